@@ -1,0 +1,14 @@
+//! discern: keeps a repository's measured quality limits (Standards) honest.
+//!
+//! The library holds every concern; the `discern` binary is a thin CLI over it. See
+//! `ARCHITECTURE.md` at the repository root for the map and the invariants.
+#![deny(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+pub mod builtins;
+pub mod cli;
+pub mod digest;
+pub mod producers;
+pub mod result;
+pub mod runtime;
+pub mod snapshot;

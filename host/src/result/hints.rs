@@ -1,0 +1,63 @@
+//! Hints: advisory lines in a result, each a registry entry with a stable id and a category.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// What the caller should do next.
+    NextStep,
+    /// A boundary the caller must not cross.
+    Guardrail,
+    /// Something worth knowing; no action implied.
+    Notice,
+    /// A judgment only the owner makes (sibling efforts, landings, limit approvals).
+    OwnerAttention,
+}
+
+/// The registry: every hint discern can emit has a stable id here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HintId {
+    SeeHelp,
+    AddStandard,
+    BuildCustomProducer,
+}
+
+impl HintId {
+    pub fn category(self) -> Category {
+        match self {
+            HintId::SeeHelp | HintId::AddStandard | HintId::BuildCustomProducer => {
+                Category::NextStep
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hint {
+    pub id: HintId,
+    pub category: Category,
+    pub text: String,
+}
+
+impl Hint {
+    /// A next-step hint; `id` must be registered as one.
+    pub fn next_step(id: HintId, text: impl Into<String>) -> Self {
+        debug_assert_eq!(id.category(), Category::NextStep, "{id:?} is not a next-step hint");
+        Self {
+            id,
+            category: id.category(),
+            text: text.into(),
+        }
+    }
+
+    /// A hint of whatever category `id` is registered with.
+    pub fn new(id: HintId, text: impl Into<String>) -> Self {
+        Self {
+            id,
+            category: id.category(),
+            text: text.into(),
+        }
+    }
+}

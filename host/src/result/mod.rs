@@ -1,0 +1,206 @@
+//! The result envelope every verb returns, and its renderings.
+//!
+//! One type for every verb; the CLI prints it as human text, Markdown (`--markdown`) or JSON
+//! (`--json`), and the MCP server will send the same JSON as `structuredContent`.
+
+mod hints;
+mod render;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use hints::{Category, Hint, HintId};
+pub use render::{human, markdown};
+
+/// A stable machine-readable reason for a refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorSlug {
+    InvalidArguments,
+    InvalidConfig,
+    InvalidValue,
+    UnknownStandard,
+    DirtyWorktree,
+    PreconditionFailed,
+    ProposalStale,
+    ProposalFailed,
+    PinFailed,
+    AwaitingConsent,
+    AwaitingStandardApproval,
+    ProducerFailed,
+    GateFailed,
+    NotFound,
+    Internal,
+}
+
+impl ErrorSlug {
+    /// The process exit code of a refusal with this slug.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            ErrorSlug::InvalidArguments => 2,
+            ErrorSlug::Internal => 70,
+            _ => 1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// One finding of a verb: what tool saw it, how bad it is, and how to see it again.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub tool: String,
+    pub severity: Severity,
+    pub message: String,
+    pub reproduce_cmd: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+}
+
+/// A presentation-neutral report of a result, for the human and Markdown renderings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    /// One sentence: the current state.
+    pub state: String,
+    pub sections: Vec<Section>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub title: String,
+    pub lines: Vec<String>,
+}
+
+/// `{ ok, verb, dry_run?, plan?, steps?, diagnostics?, data?, hints?, advisories?, error?, message? }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Envelope {
+    pub ok: bool,
+    pub verb: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<Hint>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advisories: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorSlug>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip)]
+    pub report: Report,
+}
+
+impl Envelope {
+    pub fn ok(verb: &str, data: Value, report: Report) -> Self {
+        Self {
+            ok: true,
+            verb: verb.to_owned(),
+            dry_run: None,
+            plan: None,
+            steps: None,
+            diagnostics: Vec::new(),
+            data: Some(data),
+            hints: Vec::new(),
+            advisories: Vec::new(),
+            error: None,
+            message: None,
+            report,
+        }
+    }
+
+    /// A refusal: a slug, a message saying what happened and what to do, and a next-step hint.
+    pub fn refusal(verb: &str, error: ErrorSlug, message: impl Into<String>, next: Hint) -> Self {
+        let message = message.into();
+        Self {
+            ok: false,
+            verb: verb.to_owned(),
+            dry_run: None,
+            plan: None,
+            steps: None,
+            diagnostics: Vec::new(),
+            data: None,
+            hints: vec![next],
+            advisories: Vec::new(),
+            error: Some(error),
+            report: Report {
+                state: message.clone(),
+                sections: Vec::new(),
+            },
+            message: Some(message),
+        }
+    }
+
+    pub fn with_hint(mut self, hint: Hint) -> Self {
+        self.hints.push(hint);
+        self
+    }
+
+    pub fn with_diagnostic(mut self, diagnostic: Diagnostic) -> Self {
+        self.diagnostics.push(diagnostic);
+        self
+    }
+
+    /// The process exit code for this result.
+    pub fn exit_code(&self) -> i32 {
+        match (self.ok, self.error) {
+            (true, _) => 0,
+            (false, Some(slug)) => slug.exit_code(),
+            (false, None) => 1,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serializing plain data with string keys cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| {
+            format!("{{\"ok\":false,\"verb\":\"{}\",\"error\":\"internal\",\"message\":\"cannot serialize the result: {e}\"}}", self.verb)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn undefined_fields_are_omitted_and_ok_forbids_error() {
+        let ok = Envelope::ok("producers", serde_json::json!({"n": 1}), Report::default());
+        assert_eq!(ok.to_json(), "{\n  \"ok\": true,\n  \"verb\": \"producers\",\n  \"data\": {\n    \"n\": 1\n  }\n}");
+        assert_eq!(ok.exit_code(), 0);
+        let refusal = Envelope::refusal(
+            "standards",
+            ErrorSlug::InvalidArguments,
+            "bad",
+            Hint::next_step(HintId::SeeHelp, "Run `discern --help`."),
+        );
+        assert_eq!(refusal.exit_code(), 2);
+        let json: Value = serde_json::from_str(&refusal.to_json()).unwrap();
+        assert_eq!(json["error"], "invalid_arguments");
+        assert_eq!(json["hints"][0]["category"], "next-step");
+    }
+}

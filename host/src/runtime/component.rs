@@ -1,0 +1,51 @@
+//! A producer's component: its bytes, its identity (sha256) and the label users know it by.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::digest::Digest;
+
+#[derive(Clone)]
+pub struct ProducerComponent {
+    label: String,
+    bytes: Arc<[u8]>,
+    digest: Digest,
+}
+
+impl std::fmt::Debug for ProducerComponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProducerComponent")
+            .field("label", &self.label)
+            .field("digest", &self.digest)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl ProducerComponent {
+    /// `label` names the producer in every message: `builtin:pattern` or the configured path.
+    pub fn new(label: impl Into<String>, bytes: impl Into<Arc<[u8]>>) -> Self {
+        let bytes = bytes.into();
+        Self {
+            label: label.into(),
+            digest: Digest::of(&bytes),
+            bytes,
+        }
+    }
+
+    pub fn from_file(label: impl Into<String>, path: &Path) -> std::io::Result<Self> {
+        Ok(Self::new(label, std::fs::read(path)?))
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub fn digest(&self) -> Digest {
+        self.digest
+    }
+}

@@ -1,0 +1,53 @@
+//! The wasmtime engine every producer runs in, and the epoch ticker behind wall-clock deadlines.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use wasmtime::{Config, Engine};
+
+/// One epoch tick: the resolution of wall-clock deadlines.
+pub const TICK: Duration = Duration::from_millis(10);
+
+/// The wasm stack a producer may use.
+pub const MAX_WASM_STACK: usize = 1 << 20;
+
+pub fn new_engine() -> wasmtime::Result<Engine> {
+    let mut config = Config::new();
+    config
+        .wasm_component_model(true)
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .max_wasm_stack(MAX_WASM_STACK)
+        .parallel_compilation(true);
+    Engine::new(&config)
+}
+
+/// Increments the engine's epoch every [`TICK`] until dropped.
+pub struct EpochTicker {
+    stop: Arc<AtomicBool>,
+}
+
+impl EpochTicker {
+    pub fn start(engine: &Engine) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let engine = engine.clone();
+        let stopped = Arc::clone(&stop);
+        std::thread::Builder::new()
+            .name("discern-epoch".into())
+            .spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    std::thread::sleep(TICK);
+                    engine.increment_epoch();
+                }
+            })
+            .ok();
+        Self { stop }
+    }
+}
+
+impl Drop for EpochTicker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}

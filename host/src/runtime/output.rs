@@ -1,0 +1,179 @@
+//! The host never trusts guest values: every metric, finding and description is checked.
+
+use super::bindings::wit_measure;
+use super::error::ProducerErrorKind;
+
+pub const MAX_METRICS: usize = 10_000;
+pub const MAX_FINDINGS: usize = 100_000;
+pub const MAX_NAME_BYTES: usize = 128;
+const MAX_TEXT_BYTES: usize = 4096;
+const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+
+/// One validated metric.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Metric {
+    pub name: String,
+    pub value: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    pub fingerprint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub message: String,
+}
+
+/// What a producer says it is, validated.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Info {
+    pub name: String,
+    pub version: String,
+    pub metrics: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_schema: Option<String>,
+}
+
+fn invalid(message: String) -> ProducerErrorKind {
+    ProducerErrorKind::InvalidOutput(message)
+}
+
+fn check_name(what: &str, name: &str) -> Result<(), ProducerErrorKind> {
+    if name.is_empty() {
+        return Err(invalid(format!("{what} is empty")));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(invalid(format!(
+            "{what} {:?}… is {} bytes (limit: {MAX_NAME_BYTES})",
+            name.chars().take(32).collect::<String>(),
+            name.len()
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(invalid(format!("{what} {name:?} contains control characters")));
+    }
+    Ok(())
+}
+
+fn check_text(what: &str, text: &str) -> Result<(), ProducerErrorKind> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(invalid(format!(
+            "{what} is {} bytes (limit: {MAX_TEXT_BYTES})",
+            text.len()
+        )));
+    }
+    Ok(())
+}
+
+pub fn metrics(raw: Vec<wit_measure::Metric>) -> Result<Vec<Metric>, ProducerErrorKind> {
+    if raw.len() > MAX_METRICS {
+        return Err(invalid(format!(
+            "{} metrics (limit: {MAX_METRICS})",
+            raw.len()
+        )));
+    }
+    let findings: usize = raw.iter().map(|m| m.findings.len()).sum();
+    if findings > MAX_FINDINGS {
+        return Err(invalid(format!(
+            "{findings} findings (limit: {MAX_FINDINGS})"
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(raw.len());
+    for metric in raw {
+        check_name("a metric name", &metric.name)?;
+        if !metric.value.is_finite() {
+            return Err(invalid(format!(
+                "metric {} is {} (values must be finite numbers)",
+                metric.name, metric.value
+            )));
+        }
+        if !seen.insert(metric.name.clone()) {
+            return Err(invalid(format!("metric {} is emitted twice", metric.name)));
+        }
+        let mut findings = Vec::with_capacity(metric.findings.len());
+        for finding in metric.findings {
+            if finding.fingerprint.is_empty() || finding.fingerprint.len() > 256 {
+                return Err(invalid(format!(
+                    "a finding of metric {} has a fingerprint of {} bytes (1 to 256 allowed)",
+                    metric.name,
+                    finding.fingerprint.len()
+                )));
+            }
+            check_text("a finding message", &finding.message)?;
+            if let Some(path) = &finding.path {
+                check_text("a finding path", path)?;
+            }
+            findings.push(Finding {
+                fingerprint: finding.fingerprint,
+                path: finding.path,
+                message: finding.message,
+            });
+        }
+        out.push(Metric {
+            name: metric.name,
+            value: metric.value,
+            findings,
+        });
+    }
+    Ok(out)
+}
+
+pub fn info(raw: wit_measure::Info) -> Result<Info, ProducerErrorKind> {
+    check_name("the producer name", &raw.name)?;
+    check_name("the producer version", &raw.version)?;
+    if raw.metrics.len() > MAX_METRICS {
+        return Err(invalid(format!(
+            "describe() declares {} metrics (limit: {MAX_METRICS})",
+            raw.metrics.len()
+        )));
+    }
+    for metric in &raw.metrics {
+        check_name("a declared metric name", metric)?;
+    }
+    if let Some(schema) = &raw.config_schema {
+        if schema.len() > MAX_SCHEMA_BYTES {
+            return Err(invalid(format!(
+                "the config schema is {} bytes (limit: {MAX_SCHEMA_BYTES})",
+                schema.len()
+            )));
+        }
+        serde_json::from_str::<serde_json::Value>(schema)
+            .map_err(|e| invalid(format!("the config schema is not JSON: {e}")))?;
+    }
+    Ok(Info {
+        name: raw.name,
+        version: raw.version,
+        metrics: raw.metrics,
+        config_schema: raw.config_schema,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(name: &str, value: f64) -> wit_measure::Metric {
+        wit_measure::Metric {
+            name: name.into(),
+            value,
+            findings: vec![],
+        }
+    }
+
+    #[test]
+    fn refuses_what_the_contract_forbids() {
+        let err = |raw| metrics(raw).unwrap_err().to_string();
+        assert!(err(vec![m("", 1.0)]).contains("empty"));
+        assert!(err(vec![m(&"x".repeat(129), 1.0)]).contains("limit: 128"));
+        assert!(err(vec![m("a", f64::NAN)]).contains("NaN"));
+        assert!(err(vec![m("a", f64::INFINITY)]).contains("finite"));
+        assert!(err(vec![m("a", 1.0), m("a", 2.0)]).contains("twice"));
+        assert!(err(vec![m("a\n", 1.0)]).contains("control"));
+        let many: Vec<_> = (0..10_001).map(|i| m(&format!("m{i}"), 1.0)).collect();
+        assert!(err(many).contains("10001 metrics (limit: 10000)"));
+        assert_eq!(metrics(vec![m(&"x".repeat(128), 0.5)]).unwrap()[0].value, 0.5);
+    }
+}

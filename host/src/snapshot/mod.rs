@@ -1,0 +1,234 @@
+//! The read-only view of one commit's tree that producers measure.
+//!
+//! Everything is read through gix from the object database: no checkout, no work-tree reads,
+//! so uncommitted edits can never leak into a measurement. Entries are listed once when the
+//! snapshot is opened; blob contents are read lazily, by any number of threads at once.
+
+mod pathspec;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gix::ObjectId;
+
+pub use pathspec::Pathspec;
+
+/// What a tracked path is in the commit's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Blob,
+    Symlink,
+    /// A gitlink: listed, never followed; its `id` is the submodule's commit.
+    Submodule,
+}
+
+/// One tracked file of the snapshot commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    pub size: u64,
+    pub id: ObjectId,
+    pub executable: bool,
+    pub kind: EntryKind,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("{path}: not a git repository ({message})")]
+    Open { path: PathBuf, message: String },
+    #[error("cannot resolve {rev:?} to a commit: {message}")]
+    Resolve { rev: String, message: String },
+    #[error("cannot read the tree of commit {commit}: {message}")]
+    Tree { commit: ObjectId, message: String },
+    #[error("{path}: a tracked path that is not valid UTF-8 cannot be measured")]
+    NonUtf8Path { path: String },
+}
+
+/// Why a read through the snapshot failed. Its text is what the producer sees.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}: no such file in the snapshot")]
+    NotFound(String),
+    #[error("{0}: a submodule has no content in the snapshot")]
+    Submodule(String),
+    #[error("{path}: cannot read blob {id}: {message}")]
+    Object {
+        path: String,
+        id: ObjectId,
+        message: String,
+    },
+}
+
+/// The snapshot of one commit: its sorted entries and the repository to read blobs from.
+#[derive(Clone)]
+pub struct Snapshot {
+    repo: gix::ThreadSafeRepository,
+    commit: ObjectId,
+    entries: Arc<[Entry]>,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("commit", &self.commit)
+            .field("entries", &self.entries.len())
+            .finish()
+    }
+}
+
+impl Snapshot {
+    /// Open the snapshot of `rev` (for example `HEAD` or a commit id) in the repository at `dir`.
+    pub fn open(dir: &Path, rev: &str) -> Result<Self, SnapshotError> {
+        let repo = open_repository(dir)?;
+        let local = repo.to_thread_local();
+        let commit = local
+            .rev_parse_single(rev)
+            .map_err(|e| SnapshotError::Resolve {
+                rev: rev.to_owned(),
+                message: e.to_string(),
+            })?
+            .object()
+            .and_then(|o| Ok(o.peel_to_commit()?))
+            .map_err(|e| SnapshotError::Resolve {
+                rev: rev.to_owned(),
+                message: e.to_string(),
+            })?;
+        let commit_id = commit.id;
+        let tree_error = |message: String| SnapshotError::Tree {
+            commit: commit_id,
+            message,
+        };
+        let tree = commit.tree().map_err(|e| tree_error(e.to_string()))?;
+        let records = tree
+            .traverse()
+            .breadthfirst
+            .files()
+            .map_err(|e| tree_error(e.to_string()))?;
+        let mut entries = Vec::with_capacity(records.len());
+        for record in records {
+            let mode = record.mode;
+            let kind = if mode.is_tree() {
+                continue;
+            } else if mode.is_commit() {
+                EntryKind::Submodule
+            } else if mode.is_link() {
+                EntryKind::Symlink
+            } else {
+                EntryKind::Blob
+            };
+            let path = String::from_utf8(record.filepath.into()).map_err(|e| {
+                SnapshotError::NonUtf8Path {
+                    path: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                }
+            })?;
+            let size = match kind {
+                EntryKind::Submodule => 0,
+                _ => local
+                    .find_header(record.oid)
+                    .map_err(|e| tree_error(format!("{path}: {e}")))?
+                    .size(),
+            };
+            entries.push(Entry {
+                path,
+                size,
+                id: record.oid,
+                executable: mode.is_executable(),
+                kind,
+            });
+        }
+        entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(Self {
+            repo,
+            commit: commit_id,
+            entries: entries.into(),
+        })
+    }
+
+    /// The commit this snapshot shows.
+    pub fn commit(&self) -> ObjectId {
+        self.commit
+    }
+
+    /// Every tracked entry, sorted by path.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn entry(&self, path: &str) -> Option<&Entry> {
+        self.entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// Entries matching the pathspec, sorted by path.
+    pub fn matching<'a>(&'a self, pathspec: &'a Pathspec) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries.iter().filter(|e| pathspec.matches(&e.path))
+    }
+
+    /// A reader for one thread: blob reads are served from this thread's repository handle.
+    pub fn reader(&self) -> Reader {
+        let mut repo = self.repo.to_thread_local();
+        repo.object_cache_size_if_unset(4 << 20);
+        Reader {
+            repo,
+            entries: Arc::clone(&self.entries),
+            last: None,
+        }
+    }
+}
+
+/// Reads blobs of one snapshot on one thread. Keeps the last blob read so that a producer
+/// streaming a large file through `read-range` inflates it once.
+pub struct Reader {
+    repo: gix::Repository,
+    entries: Arc<[Entry]>,
+    last: Option<(ObjectId, Arc<Vec<u8>>)>,
+}
+
+impl Reader {
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn entry(&self, path: &str) -> Option<&Entry> {
+        self.entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// The whole content of `path`.
+    pub fn read(&mut self, path: &str) -> Result<(ObjectId, Arc<Vec<u8>>), ReadError> {
+        let entry = self
+            .entry(path)
+            .ok_or_else(|| ReadError::NotFound(path.to_owned()))?;
+        if entry.kind == EntryKind::Submodule {
+            return Err(ReadError::Submodule(path.to_owned()));
+        }
+        let id = entry.id;
+        if let Some((last_id, bytes)) = &self.last
+            && *last_id == id
+        {
+            return Ok((id, Arc::clone(bytes)));
+        }
+        let blob = self.repo.find_blob(id).map_err(|e| ReadError::Object {
+            path: path.to_owned(),
+            id,
+            message: e.to_string(),
+        })?;
+        let bytes = Arc::new(blob.detach().data);
+        self.last = Some((id, Arc::clone(&bytes)));
+        Ok((id, bytes))
+    }
+}
+
+fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotError> {
+    // Isolated: the machine's global and system git config never change what we read.
+    gix::ThreadSafeRepository::open_opts(dir, gix::open::Options::isolated()).map_err(|e| {
+        SnapshotError::Open {
+            path: dir.to_owned(),
+            message: e.to_string(),
+        }
+    })
+}

@@ -1,0 +1,9 @@
+#[path = "../host/build/wasm_crates.rs"]
+mod wasm_crates;
+
+fn main() {
+    wasm_crates::build(&[
+        ("discern-test-hostile", "hostile.wasm"),
+        ("discern-test-future-wit", "future-wit.wasm"),
+    ]);
+}

@@ -82,7 +82,7 @@ pub fn producers(runtime: &Runtime) -> Envelope {
     };
     Envelope::ok(
         "producers",
-        json!({ "wit_versions": supported_wit_versions(), "producers": rows }),
+        json!({ "wit_versions": [supported_wit_versions()], "producers": rows }),
         report,
     )
     .with_hint(Hint::next_step(

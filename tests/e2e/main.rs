@@ -1,1 +1,9 @@
+//! End-to-end tests: the real producers, the real sandbox, real git repositories.
 
+mod support;
+
+mod builtins;
+mod cli;
+mod runtime_cache;
+mod sandbox;
+mod snapshot;

@@ -1,0 +1,125 @@
+//! Fixtures for the end-to-end tests: hermetic git repositories in temp dirs, a hermetic
+//! environment for the `discern` binary, and the hostile test producers built by `build.rs`.
+#![allow(clippy::unwrap_used, clippy::missing_panics_doc)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A producer that attacks the sandbox in the way `config.mode` names.
+pub const HOSTILE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/hostile.wasm"));
+/// A producer built against `discern:producer@0.2.0`.
+pub const FUTURE_WIT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/future-wit.wasm"));
+
+/// The fixed date of every commit the tests make.
+pub const GIT_DATE: &str = "2026-01-01T00:00:00Z";
+
+/// A git repository in a temporary directory, driven by the real `git` with a cleared
+/// environment: no system or global config, a private HOME, fixed identities and dates.
+pub struct TestRepo {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl TestRepo {
+    /// A new repository on branch `main`, with no commits.
+    pub fn new() -> Self {
+        let repo = Self {
+            dir: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "gc.auto", "0"]);
+        repo.git(&["config", "core.autocrlf", "false"]);
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Write a file (creating parent directories) without staging it.
+    pub fn write(&self, path: &str, content: impl AsRef<[u8]>) -> &Self {
+        let full = self.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+        self
+    }
+
+    pub fn remove(&self, path: &str) -> &Self {
+        std::fs::remove_file(self.path().join(path)).unwrap();
+        self
+    }
+
+    /// Stage everything and commit; returns the new commit id.
+    pub fn commit(&self, message: &str) -> String {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+        self.head()
+    }
+
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
+    /// Run git in the repository; panics with its stderr if it fails. Returns stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let output = self.git_output(args);
+        assert!(
+            output.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    pub fn git_output(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(self.path());
+        hermetic(&mut cmd, self.home());
+        cmd.output().unwrap()
+    }
+}
+
+impl Default for TestRepo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Clear the environment of `cmd` down to what a hermetic run needs.
+pub fn hermetic(cmd: &mut Command, home: &Path) {
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig-none"))
+        .env("GIT_AUTHOR_NAME", "Test Author")
+        .env("GIT_AUTHOR_EMAIL", "author@example.com")
+        .env("GIT_AUTHOR_DATE", GIT_DATE)
+        .env("GIT_COMMITTER_NAME", "Test Committer")
+        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+        .env("GIT_COMMITTER_DATE", GIT_DATE)
+        .env("LANG", "C")
+        .env("NO_COLOR", "1");
+}
+
+/// The `discern` binary run hermetically in `dir`, with a compile cache shared by the tests.
+pub fn discern(bin: &Path, dir: &Path, home: &Path, cache: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).current_dir(dir);
+    hermetic(&mut cmd, home);
+    cmd.env("DISCERN_CACHE_DIR", cache);
+    cmd.output().unwrap()
+}
+
+/// A directory shared by all tests of one test binary (e.g. the compile cache).
+pub fn shared_dir(base: &str, name: &str) -> PathBuf {
+    let dir = Path::new(base).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -362,11 +362,21 @@ fn classify(error: &wasmtime::Error, state: &StoreState, limits: &Limits) -> Pro
         },
         Some(Trap::UnreachableCodeReached) => match panic_message(&state.stderr.contents()) {
             Some(message) => ProducerErrorKind::Panic(message),
-            None => ProducerErrorKind::Trap(Trap::UnreachableCodeReached.to_string()),
+            None => ProducerErrorKind::Trap(trap_text(Trap::UnreachableCodeReached)),
         },
-        Some(trap) => ProducerErrorKind::Trap(trap.to_string()),
+        Some(Trap::MemoryOutOfBounds) => ProducerErrorKind::Trap(format!(
+            "{} (a producer that overflows its stack in linear memory, as Rust and C producers \
+             do with large locals, traps this way)",
+            trap_text(Trap::MemoryOutOfBounds)
+        )),
+        Some(trap) => ProducerErrorKind::Trap(trap_text(*trap)),
         None => ProducerErrorKind::Trap(format!("{error:#}")),
     }
+}
+
+fn trap_text(trap: Trap) -> String {
+    let text = trap.to_string();
+    text.strip_prefix("wasm trap: ").unwrap_or(&text).to_owned()
 }
 
 /// Rust's panic hook writes `thread '…' panicked at file:line:col:\nmessage`.

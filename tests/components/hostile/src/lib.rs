@@ -31,6 +31,7 @@ impl Producer for Hostile {
                 }
             }
             "recurse" => Ok(vec![Metric::new("depth", recurse(0) as f64)]),
+            "recurse-shadow" => Ok(vec![Metric::new("depth", recurse_shadow(0) as f64)]),
             "nan" => Ok(vec![Metric::new("ok", f64::NAN)]),
             "million" => Ok((0..1_000_000)
                 .map(|i| Metric::new(&format!("m{i}"), 1.0))
@@ -112,7 +113,7 @@ fn probe() -> Vec<Metric> {
         Metric::new("monotonic_elapsed_nanos", elapsed),
         Metric::new("random", u64::from_le_bytes(random) as f64),
         Metric::new("stdin_bytes", stdin_bytes as f64),
-        Metric::new("cwd_readable", f64::from(u8::from(std::env::current_dir().is_ok()))),
+        Metric::new("root_listable", f64::from(u8::from(std::fs::read_dir("/").is_ok()))),
     ]
 }
 
@@ -124,10 +125,18 @@ fn getrandom(buf: &mut [u8]) {
     buf.copy_from_slice(&hasher.finish().to_le_bytes());
 }
 
+/// Recursion that lives on the wasm stack (no address-taken locals): the engine's stack limit.
 #[allow(unconditional_recursion)]
 fn recurse(depth: u64) -> u64 {
-    let pad = std::hint::black_box([depth; 64]);
-    recurse(depth + 1) + pad[0]
+    std::hint::black_box(recurse(std::hint::black_box(depth + 1))) + 1
+}
+
+/// Recursion with a big local whose address is taken, so it lives on the Rust shadow stack in
+/// linear memory: it runs off the bottom of memory instead of the wasm stack.
+#[allow(unconditional_recursion)]
+fn recurse_shadow(depth: u64) -> u64 {
+    let pad = std::hint::black_box([depth; 256]);
+    recurse_shadow(depth + 1) + pad[0]
 }
 
 discern_sdk::export_producer!(Hostile);

@@ -12,9 +12,12 @@ const PROFILE: &str = "producer";
 /// Build `packages` (Cargo package names) and copy each `<lib>.wasm` to `OUT_DIR/<file>`.
 pub fn build(packages: &[(&str, &str)]) {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let manifest_dir =
-        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let workspace = manifest_dir.parent().expect("the crate lives inside the workspace");
+    let manifest_dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
+    let workspace = manifest_dir
+        .parent()
+        .expect("the crate lives inside the workspace");
     ensure_target_installed();
 
     let target_dir = shared_target_dir(&out_dir);
@@ -49,8 +52,13 @@ pub fn build(packages: &[(&str, &str)]) {
     }
     // SIMD lets memchr and regex scan snapshot files several times faster.
     cmd.env("CARGO_ENCODED_RUSTFLAGS", "-Ctarget-feature=+simd128");
-    let status = cmd.status().expect("run cargo to build the wasm32-wasip2 components");
-    assert!(status.success(), "building the wasm32-wasip2 components failed: {status}");
+    let status = cmd
+        .status()
+        .expect("run cargo to build the wasm32-wasip2 components");
+    assert!(
+        status.success(),
+        "building the wasm32-wasip2 components failed: {status}"
+    );
 
     let built = target_dir.join(TARGET).join(PROFILE);
     for (package, file) in packages {
@@ -64,7 +72,10 @@ pub fn build(packages: &[(&str, &str)]) {
     for dir in ["sdk", "producers", "wit", "tests/components"] {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
-    println!("cargo:rerun-if-changed={}", workspace.join("Cargo.lock").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        workspace.join("Cargo.lock").display()
+    );
 }
 
 /// One wasm target directory for every build script and profile: `<target>/wasm-components`,

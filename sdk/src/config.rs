@@ -133,7 +133,12 @@ mod tests {
 
     #[test]
     fn refuses_non_objects_and_bad_json() {
-        assert!(Config::parse("[1]").unwrap_err().to_string().contains("a list"));
+        assert!(
+            Config::parse("[1]")
+                .unwrap_err()
+                .to_string()
+                .contains("a list")
+        );
         assert!(Config::parse("{").is_err());
         assert_eq!(Config::parse("{}").unwrap(), Config::default());
     }
@@ -141,11 +146,31 @@ mod tests {
     #[test]
     fn typed_getters_name_the_key() {
         let c = Config::parse(r#"{"paths": ["a/**", ""], "n": -1, "s": 3}"#).unwrap();
-        assert!(c.globs("paths").unwrap_err().to_string().contains("config.paths"));
+        assert!(
+            c.globs("paths")
+                .unwrap_err()
+                .to_string()
+                .contains("config.paths")
+        );
         assert!(c.opt_u64("n").unwrap_err().to_string().contains("config.n"));
-        assert!(c.str("s").unwrap_err().to_string().contains("must be a string"));
-        assert!(c.str("missing").unwrap_err().to_string().contains("required"));
-        assert!(c.allow_only(&["paths", "n"]).unwrap_err().to_string().contains("config.s"));
+        assert!(
+            c.str("s")
+                .unwrap_err()
+                .to_string()
+                .contains("must be a string")
+        );
+        assert!(
+            c.str("missing")
+                .unwrap_err()
+                .to_string()
+                .contains("required")
+        );
+        assert!(
+            c.allow_only(&["paths", "n"])
+                .unwrap_err()
+                .to_string()
+                .contains("config.s")
+        );
     }
 
     #[test]

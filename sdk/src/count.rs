@@ -96,7 +96,14 @@ mod tests {
             c.feed(&text[split..]);
             assert_eq!(c.finish(), whole, "split at {split}");
         }
-        assert_eq!(whole, TextStats { lines: 3, words: 5, bytes: text.len() as u64 });
+        assert_eq!(
+            whole,
+            TextStats {
+                lines: 3,
+                words: 5,
+                bytes: text.len() as u64
+            }
+        );
     }
 
     #[test]

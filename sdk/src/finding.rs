@@ -31,6 +31,9 @@ mod tests {
 
     #[test]
     fn parts_cannot_be_shifted_into_each_other() {
-        assert_ne!(fingerprint("ab", "c", "x", 0), fingerprint("a", "bc", "x", 0));
+        assert_ne!(
+            fingerprint("ab", "c", "x", 0),
+            fingerprint("a", "bc", "x", 0)
+        );
     }
 }

@@ -1,32 +1,4 @@
-//! Write a discern producer in Rust.
-//!
-//! A producer is a WebAssembly component (WASI preview 2) that measures a read-only
-//! snapshot of one commit. With this crate an author implements one trait, [`Producer`],
-//! and invokes one macro, [`export_producer!`]; the WIT bindings stay hidden.
-//!
-//! ```ignore
-//! use discern_sdk::{Config, Error, Info, Metric, Producer, Snapshot};
-//!
-//! struct TodoCount;
-//!
-//! impl Producer for TodoCount {
-//!     fn describe() -> Info {
-//!         Info::new("todo-count", env!("CARGO_PKG_VERSION"), &["todos"])
-//!     }
-//!     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {
-//!         let mut todos = 0;
-//!         for entry in snapshot.files(&config.globs("paths")?) {
-//!             todos += snapshot.read_text(&entry.path)?.matches("TODO").count();
-//!         }
-//!         Ok(vec![Metric::new("todos", todos as f64)])
-//!     }
-//! }
-//!
-//! discern_sdk::export_producer!(TodoCount);
-//! ```
-//!
-//! Build with `cargo build --target wasm32-wasip2 --release` and point a Standard at the
-//! `.wasm` file (`producer = "path/to/todo_count.wasm"`). See `sdk/README.md`.
+#![doc = include_str!("../README.md")]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 mod config;

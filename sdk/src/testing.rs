@@ -55,7 +55,9 @@ impl Snapshot for MemorySnapshot {
     fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let all = self.read(path)?;
         let start = usize::try_from(offset).unwrap_or(usize::MAX).min(all.len());
-        let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX)).min(all.len());
+        let end = start
+            .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+            .min(all.len());
         Ok(all[start..end].to_vec())
     }
 
@@ -98,7 +100,10 @@ fn matches(glob: &str, path: &str) -> bool {
         )
     } else {
         let dir = glob.trim_end_matches('/');
-        path == dir || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+        path == dir
+            || path
+                .strip_prefix(dir)
+                .is_some_and(|rest| rest.starts_with('/'))
     }
 }
 

@@ -98,9 +98,18 @@ fn lcov_reads_a_committed_tracefile_and_an_artifact() {
     assert_eq!(value(&committed, "line_percent"), 75.0);
 
     let mut artifacts = Artifacts::new();
-    artifacts.insert("artifact", "SF:a\nDA:1,1\nDA:2,0\nend_of_record\n".as_bytes());
+    artifacts.insert(
+        "artifact",
+        "SF:a\nDA:1,1\nDA:2,0\nend_of_record\n".as_bytes(),
+    );
     let from_job = RUNTIME
-        .run(&builtin("lcov"), "{}", &snapshot, Arc::new(artifacts), &Limits::default())
+        .run(
+            &builtin("lcov"),
+            "{}",
+            &snapshot,
+            Arc::new(artifacts),
+            &Limits::default(),
+        )
         .unwrap();
     assert_eq!(value(&from_job, "line_percent"), 50.0);
     assert_eq!(from_job.read_set.artifacts.len(), 1);
@@ -135,8 +144,14 @@ fn discern_metric_reads_job_stdout() {
         )
         .unwrap_err();
     let message = err.to_string();
-    assert!(message.starts_with("producer builtin:discern-metric reported an error"), "{message}");
-    assert!(message.contains("this Standard declares no artifacts"), "{message}");
+    assert!(
+        message.starts_with("producer builtin:discern-metric reported an error"),
+        "{message}"
+    );
+    assert!(
+        message.contains("this Standard declares no artifacts"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -150,8 +165,9 @@ fn a_bad_config_is_the_producers_clear_error() {
     )
     .unwrap_err();
     assert!(
-        err.to_string()
-            .starts_with("producer builtin:pattern reported an error: config.pattern is not a valid regex"),
+        err.to_string().starts_with(
+            "producer builtin:pattern reported an error: config.pattern is not a valid regex"
+        ),
         "{err}"
     );
 }
@@ -160,7 +176,10 @@ fn a_bad_config_is_the_producers_clear_error() {
 fn describe_declares_metrics() {
     let info = RUNTIME.describe(&builtin("extent")).unwrap();
     assert_eq!(info.name, "extent");
-    assert_eq!(info.metrics, ["files", "lines", "words", "bytes", "max_lines"]);
+    assert_eq!(
+        info.metrics,
+        ["files", "lines", "words", "bytes", "max_lines"]
+    );
     assert!(info.config_schema.is_some());
 }
 
@@ -177,7 +196,10 @@ fn the_read_set_records_listings_and_reads_with_blob_ids() {
     let read_set = &out.read_set;
     assert_eq!(read_set.listings.len(), 1);
     assert_eq!(read_set.listings[0].globs, ["src/**"]);
-    let blob = repo.git(&["rev-parse", "HEAD:src/lib.rs"]).trim().to_owned();
+    let blob = repo
+        .git(&["rev-parse", "HEAD:src/lib.rs"])
+        .trim()
+        .to_owned();
     assert_eq!(read_set.listings[0].matched["src/lib.rs"], blob);
     assert_eq!(read_set.reads["src/lib.rs"].as_deref(), Some(blob.as_str()));
     assert_eq!(

@@ -42,10 +42,19 @@ fn producers_json_has_digests_and_metrics() {
     let text = String::from_utf8(out.stdout).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let producers = json["data"]["producers"].as_array().unwrap();
-    let names: Vec<_> = producers.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    let names: Vec<_> = producers
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
         names,
-        ["builtin:extent", "builtin:pattern", "builtin:lcov", "builtin:discern-metric", "builtin:file-size"]
+        [
+            "builtin:extent",
+            "builtin:pattern",
+            "builtin:lcov",
+            "builtin:discern-metric",
+            "builtin:file-size"
+        ]
     );
     for p in producers {
         let sha = p["sha256"].as_str().unwrap();

@@ -26,12 +26,25 @@ fn attack(mode: &str, limits: &Limits) -> ProducerError {
         .expect_err("the attack must fail");
     assert_eq!(err.producer, "tests/hostile.wasm");
     let message = err.to_string();
-    assert!(message.starts_with("producer tests/hostile.wasm "), "{message}");
-    let ok = run(&hostile(), json!({"mode": "ok"}), &snapshot, &Limits::default())
-        .expect("the next producer runs normally");
+    assert!(
+        message.starts_with("producer tests/hostile.wasm "),
+        "{message}"
+    );
+    let ok = run(
+        &hostile(),
+        json!({"mode": "ok"}),
+        &snapshot,
+        &Limits::default(),
+    )
+    .expect("the next producer runs normally");
     assert_eq!(value(&ok, "ok"), 1.0);
-    let extent = run(&builtin("extent"), json!({"paths": ["**"]}), &snapshot, &Limits::default())
-        .expect("a built-in runs normally");
+    let extent = run(
+        &builtin("extent"),
+        json!({"paths": ["**"]}),
+        &snapshot,
+        &Limits::default(),
+    )
+    .expect("a built-in runs normally");
     assert_eq!(value(&extent, "files"), 2.0);
     err
 }
@@ -42,7 +55,10 @@ fn filesystem_and_network_escapes_are_denied() {
     let ProducerErrorKind::Reported(message) = &err.kind else {
         panic!("expected the producer's own report of denials, got {err}");
     };
-    assert!(message.starts_with("sandbox denied every escape"), "{message}");
+    assert!(
+        message.starts_with("sandbox denied every escape"),
+        "{message}"
+    );
     assert!(!message.contains("ESCAPED"), "{message}");
     assert!(message.contains("/etc/passwd"), "{message}");
 }
@@ -50,7 +66,15 @@ fn filesystem_and_network_escapes_are_denied() {
 #[test]
 fn the_environment_is_empty_and_deterministic() {
     let (_repo, snapshot) = snapshot();
-    let probe = || run(&hostile(), json!({"mode": "probe"}), &snapshot, &Limits::default()).unwrap();
+    let probe = || {
+        run(
+            &hostile(),
+            json!({"mode": "probe"}),
+            &snapshot,
+            &Limits::default(),
+        )
+        .unwrap()
+    };
     let (first, second) = (probe(), probe());
     assert_eq!(value(&first, "env_vars"), 0.0);
     assert_eq!(value(&first, "args"), 0.0);
@@ -59,7 +83,10 @@ fn the_environment_is_empty_and_deterministic() {
     assert_eq!(value(&first, "wall_clock_secs"), 946_684_800.0);
     assert_eq!(value(&first, "monotonic_elapsed_nanos"), 0.0);
     assert_eq!(first.metrics, second.metrics, "same inputs, same output");
-    assert_eq!(first.fuel_consumed, second.fuel_consumed, "fuel is deterministic");
+    assert_eq!(
+        first.fuel_consumed, second.fuel_consumed,
+        "fuel is deterministic"
+    );
 }
 
 #[test]
@@ -71,7 +98,10 @@ fn an_endless_loop_exhausts_its_fuel() {
             timeout: Duration::from_millis(500)
         }
     );
-    assert!(err.to_string().contains("exhausted its CPU budget (fuel for a 0.50 s timeout)"));
+    assert!(
+        err.to_string()
+            .contains("exhausted its CPU budget (fuel for a 0.50 s timeout)")
+    );
 }
 
 #[test]
@@ -81,15 +111,29 @@ fn unbounded_allocation_hits_the_memory_limit() {
         ..Limits::default()
     };
     let err = attack("alloc", &limits);
-    assert_eq!(err.kind, ProducerErrorKind::Memory { limit_bytes: 64 << 20 });
-    assert!(err.to_string().contains("more than its memory limit of 64 MiB"));
+    assert_eq!(
+        err.kind,
+        ProducerErrorKind::Memory {
+            limit_bytes: 64 << 20
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains("more than its memory limit of 64 MiB")
+    );
 }
 
 #[test]
 fn runaway_recursion_overflows_the_stack_cleanly() {
     let err = attack("recurse", &Limits::default());
-    assert!(matches!(err.kind, ProducerErrorKind::StackOverflow { .. }), "{err}");
-    assert!(err.to_string().contains("overflowed its call stack (limit: 1024 KiB"));
+    assert!(
+        matches!(err.kind, ProducerErrorKind::StackOverflow { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("overflowed its call stack (limit: 1024 KiB")
+    );
 }
 
 #[test]
@@ -124,9 +168,15 @@ fn a_million_metrics_are_refused() {
 #[test]
 fn too_many_findings_and_long_names_are_refused() {
     let err = attack("findings", &Limits::default());
-    assert!(err.to_string().contains("100001 findings (limit: 100000)"), "{err}");
+    assert!(
+        err.to_string().contains("100001 findings (limit: 100000)"),
+        "{err}"
+    );
     let err = attack("long-name", &Limits::default());
-    assert!(err.to_string().contains("is 129 bytes (limit: 128)"), "{err}");
+    assert!(
+        err.to_string().contains("is 129 bytes (limit: 128)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -135,15 +185,26 @@ fn a_panic_is_reported_with_its_message() {
     let ProducerErrorKind::Panic(message) = &err.kind else {
         panic!("expected a panic, got {err}");
     };
-    assert!(message.starts_with("hostile producer panicked on purpose"), "{message}");
+    assert!(
+        message.starts_with("hostile producer panicked on purpose"),
+        "{message}"
+    );
     assert!(err.stderr.as_deref().unwrap_or("").contains("panicked"));
 }
 
 #[test]
 fn flooding_stderr_stops_at_the_limit_and_keeps_the_log() {
     let err = attack("stderr", &Limits::default());
-    assert_eq!(err.kind, ProducerErrorKind::StderrLimit { limit_bytes: 64 << 10 });
-    assert!(err.to_string().contains("wrote more than its stderr limit of 64 KiB"));
+    assert_eq!(
+        err.kind,
+        ProducerErrorKind::StderrLimit {
+            limit_bytes: 64 << 10
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains("wrote more than its stderr limit of 64 KiB")
+    );
     let log = err.stderr.as_deref().unwrap();
     assert_eq!(log.len(), 64 << 10);
     assert!(log.starts_with("flooding stderr"));
@@ -179,7 +240,10 @@ fn garbage_and_plain_modules_are_refused() {
     let junk = ProducerComponent::new("junk.wasm", b"not wasm at all".to_vec());
     let err = RUNTIME.describe(&junk).unwrap_err();
     assert!(matches!(err.kind, ProducerErrorKind::Malformed(_)), "{err}");
-    assert!(err.to_string().starts_with("producer junk.wasm is not a valid WebAssembly component"));
+    assert!(
+        err.to_string()
+            .starts_with("producer junk.wasm is not a valid WebAssembly component")
+    );
 
     // A core module (what `wasm32-unknown-unknown` or wasip1 produce) is not a component.
     let core_module = b"\0asm\x01\0\0\0".to_vec();

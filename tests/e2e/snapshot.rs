@@ -6,7 +6,8 @@ use discern_tests::TestRepo;
 #[test]
 fn lists_tracked_entries_with_size_id_and_mode() {
     let repo = TestRepo::new();
-    repo.write("b.txt", "bee\n").write("a/script.sh", "#!/bin/sh\n");
+    repo.write("b.txt", "bee\n")
+        .write("a/script.sh", "#!/bin/sh\n");
     let script = repo.path().join("a/script.sh");
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     repo.commit("one");
@@ -47,8 +48,20 @@ fn symlinks_and_submodules_are_listed_not_followed() {
     let sub = snapshot.entry("vendor/sub").unwrap();
     assert_eq!(sub.kind, EntryKind::Submodule);
     assert_eq!(sub.id.to_string(), commit);
-    assert!(reader.read("vendor/sub").unwrap_err().to_string().contains("submodule"));
-    assert!(reader.read("nope").unwrap_err().to_string().contains("no such file"));
+    assert!(
+        reader
+            .read("vendor/sub")
+            .unwrap_err()
+            .to_string()
+            .contains("submodule")
+    );
+    assert!(
+        reader
+            .read("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("no such file")
+    );
 }
 
 #[test]
@@ -56,17 +69,23 @@ fn a_snapshot_never_sees_the_work_tree_or_the_index() {
     let repo = TestRepo::new();
     repo.write("a.txt", "committed\n");
     repo.commit("one");
-    repo.write("a.txt", "edited\n").write("new.txt", "untracked\n");
+    repo.write("a.txt", "edited\n")
+        .write("new.txt", "untracked\n");
     repo.git(&["add", "new.txt"]);
     let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
     assert_eq!(snapshot.entries().len(), 1);
-    assert_eq!(snapshot.reader().read("a.txt").unwrap().1.as_slice(), b"committed\n");
+    assert_eq!(
+        snapshot.reader().read("a.txt").unwrap().1.as_slice(),
+        b"committed\n"
+    );
 }
 
 #[test]
 fn pathspec_selection_and_clear_errors() {
     let repo = TestRepo::new();
-    repo.write("src/a.rs", "").write("src/x/b.rs", "").write("vendor/c.rs", "");
+    repo.write("src/a.rs", "")
+        .write("src/x/b.rs", "")
+        .write("vendor/c.rs", "");
     repo.commit("one");
     let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
     let spec = Pathspec::new(&["**/*.rs", ":!vendor"]);
@@ -74,7 +93,11 @@ fn pathspec_selection_and_clear_errors() {
     assert_eq!(paths, ["src/a.rs", "src/x/b.rs"]);
 
     let err = Snapshot::open(repo.path(), "no-such-branch").unwrap_err();
-    assert!(err.to_string().contains("cannot resolve \"no-such-branch\""), "{err}");
+    assert!(
+        err.to_string()
+            .contains("cannot resolve \"no-such-branch\""),
+        "{err}"
+    );
     let not_a_repo = tempfile::tempdir().unwrap();
     let err = Snapshot::open(not_a_repo.path(), "HEAD").unwrap_err();
     assert!(err.to_string().contains("not a git repository"), "{err}");

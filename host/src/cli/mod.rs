@@ -7,7 +7,11 @@ use crate::result::{self, Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
 
 #[derive(Debug, Parser)]
-#[command(name = "discern", version, about = "Keeps a repository's measured quality limits (Standards) honest")]
+#[command(
+    name = "discern",
+    version,
+    about = "Keeps a repository's measured quality limits (Standards) honest"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -40,7 +44,10 @@ pub fn main() -> i32 {
         }
     };
     let (envelope, output) = match cli.command {
-        Command::Producers(output) => (with_runtime("producers", crate::producers::producers), output),
+        Command::Producers(output) => (
+            with_runtime("producers", crate::producers::producers),
+            output,
+        ),
     };
     print(&envelope, output);
     envelope.exit_code()

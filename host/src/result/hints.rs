@@ -44,7 +44,11 @@ pub struct Hint {
 impl Hint {
     /// A next-step hint; `id` must be registered as one.
     pub fn next_step(id: HintId, text: impl Into<String>) -> Self {
-        debug_assert_eq!(id.category(), Category::NextStep, "{id:?} is not a next-step hint");
+        debug_assert_eq!(
+            id.category(),
+            Category::NextStep,
+            "{id:?} is not a next-step hint"
+        );
         Self {
             id,
             category: id.category(),

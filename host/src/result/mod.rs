@@ -190,7 +190,10 @@ mod tests {
     #[test]
     fn undefined_fields_are_omitted_and_ok_forbids_error() {
         let ok = Envelope::ok("producers", serde_json::json!({"n": 1}), Report::default());
-        assert_eq!(ok.to_json(), "{\n  \"ok\": true,\n  \"verb\": \"producers\",\n  \"data\": {\n    \"n\": 1\n  }\n}");
+        assert_eq!(
+            ok.to_json(),
+            "{\n  \"ok\": true,\n  \"verb\": \"producers\",\n  \"data\": {\n    \"n\": 1\n  }\n}"
+        );
         assert_eq!(ok.exit_code(), 0);
         let refusal = Envelope::refusal(
             "standards",

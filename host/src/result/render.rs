@@ -63,7 +63,9 @@ pub fn markdown(envelope: &Envelope) -> String {
             out.push_str(&format!(
                 "- **{}** {}: {} (reproduce: `{}`)\n",
                 d.severity.as_str(),
-                d.tool, d.message, d.reproduce_cmd
+                d.tool,
+                d.message,
+                d.reproduce_cmd
             ));
         }
     }

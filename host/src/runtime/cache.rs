@@ -42,7 +42,11 @@ impl CompileCache {
 
     /// `DISCERN_CACHE_DIR`, else `$XDG_CACHE_HOME/discern`, else `$HOME/.cache/discern`.
     pub fn default_dir() -> Option<PathBuf> {
-        let var = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let var = |name| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         var("DISCERN_CACHE_DIR")
             .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("discern")))
             .or_else(|| var("HOME").map(|d| d.join(".cache").join("discern")))

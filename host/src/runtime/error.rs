@@ -28,25 +28,38 @@ fn log_suffix(stderr: &Option<String>) -> String {
 pub enum ProducerErrorKind {
     #[error("is not a valid WebAssembly component: {0}")]
     Malformed(String),
-    #[error("is not a discern producer: it exports no `discern:producer/measure` interface (exports: {exports}); build it against wit/v0.1")]
+    #[error(
+        "is not a discern producer: it exports no `discern:producer/measure` interface (exports: {exports}); build it against wit/v0.1"
+    )]
     NotAProducer { exports: String },
-    #[error("was built against discern:producer@{found}, newer than this discern supports ({supported}): upgrade discern, or rebuild the producer against wit/v0.1")]
+    #[error(
+        "was built against discern:producer@{found}, newer than this discern supports ({supported}): upgrade discern, or rebuild the producer against wit/v0.1"
+    )]
     VersionTooNew { found: String, supported: String },
-    #[error("was built against discern:producer@{found}, which this discern no longer supports ({supported}): rebuild the producer against wit/v0.1")]
+    #[error(
+        "was built against discern:producer@{found}, which this discern no longer supports ({supported}): rebuild the producer against wit/v0.1"
+    )]
     VersionTooOld { found: String, supported: String },
-    #[error("imports {import}, which the producer sandbox does not provide (producers get the snapshot interface and deterministic WASI basics only)")]
+    #[error(
+        "imports {import}, which the producer sandbox does not provide (producers get the snapshot interface and deterministic WASI basics only)"
+    )]
     UnsupportedImport { import: String },
     #[error("exhausted its CPU budget (fuel for a {} timeout); raise the Standard's `timeout` if the work is legitimate", secs(.timeout))]
     Fuel { timeout: Duration },
     #[error("ran past its wall-clock deadline of {} (the backstop for a {} timeout)", secs(.deadline), secs(.timeout))]
-    Deadline { timeout: Duration, deadline: Duration },
+    Deadline {
+        timeout: Duration,
+        deadline: Duration,
+    },
     #[error("tried to use more than its memory limit of {} MiB", .limit_bytes >> 20)]
     Memory { limit_bytes: u64 },
     #[error("overflowed its call stack (limit: {} KiB of wasm stack)", .limit_bytes >> 10)]
     StackOverflow { limit_bytes: u64 },
     #[error("wrote more than its stderr limit of {} KiB", .limit_bytes >> 10)]
     StderrLimit { limit_bytes: u64 },
-    #[error("tried to sleep or wait on a clock, which the sandbox does not allow (producers see a fixed clock)")]
+    #[error(
+        "tried to sleep or wait on a clock, which the sandbox does not allow (producers see a fixed clock)"
+    )]
     Sleep,
     #[error("panicked: {0}")]
     Panic(String),

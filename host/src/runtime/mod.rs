@@ -223,9 +223,12 @@ impl Runtime {
         limits: &Limits,
     ) -> Result<RunOutput, ProducerError> {
         let guest = GuestSnapshot::new(snapshot.reader(), artifacts);
-        let (result, mut finished) = self.call(component, Some(guest), limits, |producer, store| {
-            producer.discern_producer_measure().call_run(store, config_json)
-        })?;
+        let (result, mut finished) =
+            self.call(component, Some(guest), limits, |producer, store| {
+                producer
+                    .discern_producer_measure()
+                    .call_run(store, config_json)
+            })?;
         let stderr = finished.stderr.clone();
         let fail = |kind| ProducerError {
             producer: component.label().to_owned(),
@@ -251,7 +254,11 @@ impl Runtime {
         f: impl FnOnce(&Producer, &mut Store<StoreState>) -> wasmtime::Result<R>,
     ) -> Result<(R, Finished), ProducerError> {
         let loaded = self.load(component)?;
-        let state = StoreState::new(Limiter::new(limits.memory_bytes), limits.stderr_bytes, guest);
+        let state = StoreState::new(
+            Limiter::new(limits.memory_bytes),
+            limits.stderr_bytes,
+            guest,
+        );
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limiter);
         let fuel = limits.fuel();
@@ -383,7 +390,10 @@ fn trap_text(trap: Trap) -> String {
 fn panic_message(stderr: &str) -> Option<String> {
     let start = stderr.rfind("panicked at ")?;
     let mut lines = stderr[start..].lines();
-    let location = lines.next()?.trim_start_matches("panicked at ").trim_end_matches(':');
+    let location = lines
+        .next()?
+        .trim_start_matches("panicked at ")
+        .trim_end_matches(':');
     let message = lines.next().unwrap_or("").trim();
     Some(format!("{message} (at {location})"))
 }

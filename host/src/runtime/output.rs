@@ -52,7 +52,9 @@ fn check_name(what: &str, name: &str) -> Result<(), ProducerErrorKind> {
         )));
     }
     if name.chars().any(char::is_control) {
-        return Err(invalid(format!("{what} {name:?} contains control characters")));
+        return Err(invalid(format!(
+            "{what} {name:?} contains control characters"
+        )));
     }
     Ok(())
 }
@@ -174,6 +176,9 @@ mod tests {
         assert!(err(vec![m("a\n", 1.0)]).contains("control"));
         let many: Vec<_> = (0..10_001).map(|i| m(&format!("m{i}"), 1.0)).collect();
         assert!(err(many).contains("10001 metrics (limit: 10000)"));
-        assert_eq!(metrics(vec![m(&"x".repeat(128), 0.5)]).unwrap()[0].value, 0.5);
+        assert_eq!(
+            metrics(vec![m(&"x".repeat(128), 0.5)]).unwrap()[0].value,
+            0.5
+        );
     }
 }

@@ -161,7 +161,12 @@ impl wit_snapshot::Host for StoreState {
         let pathspec = Pathspec::new(&globs);
         let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
-        for entry in snapshot.reader.entries().iter().filter(|e| pathspec.matches(&e.path)) {
+        for entry in snapshot
+            .reader
+            .entries()
+            .iter()
+            .filter(|e| pathspec.matches(&e.path))
+        {
             let id = entry.id.to_string();
             matched.insert(entry.path.clone(), id.clone());
             entries.push(wit_snapshot::Entry {
@@ -176,7 +181,10 @@ impl wit_snapshot::Host for StoreState {
     }
 
     fn read(&mut self, path: String) -> wasmtime::Result<Result<Vec<u8>, String>> {
-        Ok(self.snapshot()?.read(&path)?.map(|bytes| bytes.as_ref().clone()))
+        Ok(self
+            .snapshot()?
+            .read(&path)?
+            .map(|bytes| bytes.as_ref().clone()))
     }
 
     fn read_range(
@@ -186,7 +194,9 @@ impl wit_snapshot::Host for StoreState {
         len: u64,
     ) -> wasmtime::Result<Result<Vec<u8>, String>> {
         Ok(self.snapshot()?.read(&path)?.map(|bytes| {
-            let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+            let start = usize::try_from(offset)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
             let len = usize::try_from(len).unwrap_or(usize::MAX);
             let end = start.saturating_add(len).min(bytes.len());
             bytes[start..end].to_vec()
@@ -207,7 +217,10 @@ impl wit_snapshot::Host for StoreState {
                 names if names.is_empty() => format!(
                     "no artifact named {name:?}: this Standard declares no artifacts (see `needs` and `artifact`)"
                 ),
-                names => format!("no artifact named {name:?} (available: {})", names.join(", ")),
+                names => format!(
+                    "no artifact named {name:?} (available: {})",
+                    names.join(", ")
+                ),
             }),
         })
     }

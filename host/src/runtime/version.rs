@@ -22,7 +22,10 @@ pub fn supported_list() -> String {
 /// The `discern:producer` version `component` exports, if this host supports it.
 pub fn check(engine: &Engine, component: &Component) -> Result<String, ProducerErrorKind> {
     let ty = component.component_type();
-    let exports: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_owned()).collect();
+    let exports: Vec<String> = ty
+        .exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
     let Some(version) = exports.iter().find_map(|name| name.strip_prefix(MEASURE)) else {
         return Err(ProducerErrorKind::NotAProducer {
             exports: if exports.is_empty() {

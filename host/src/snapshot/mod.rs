@@ -88,7 +88,7 @@ impl Snapshot {
                 message: e.to_string(),
             })?
             .object()
-            .and_then(|o| Ok(o.peel_to_commit()?))
+            .and_then(|o| o.peel_to_commit())
             .map_err(|e| SnapshotError::Resolve {
                 rev: rev.to_owned(),
                 message: e.to_string(),

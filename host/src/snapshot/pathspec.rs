@@ -55,7 +55,9 @@ fn matches(glob: &str, path: &str) -> bool {
         let dir = glob.trim_end_matches('/');
         dir.is_empty()
             || path == dir
-            || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+            || path
+                .strip_prefix(dir)
+                .is_some_and(|rest| rest.starts_with('/'))
     }
 }
 

@@ -48,7 +48,9 @@ impl Producer for FileSize {
             }
         };
         let total: u64 = sizes.iter().map(|(_, size)| size).sum();
-        let largest = sizes.iter().max_by_key(|(path, size)| (*size, std::cmp::Reverse(path)));
+        let largest = sizes
+            .iter()
+            .max_by_key(|(path, size)| (*size, std::cmp::Reverse(path)));
         let mut max = Metric::new("max_bytes", largest.map_or(0, |(_, s)| *s) as f64);
         if let Some((path, size)) = largest {
             max = max.with_findings(vec![Finding::new(
@@ -86,9 +88,15 @@ mod tests {
             .file("src/b.rs", "123")
             .artifact("target/app", vec![1u8; 42]);
         let one = run(&s, r#"{"path": "big.bin"}"#).unwrap();
-        assert_eq!((one[0].value, one[1].value, one[2].value), (300.0, 300.0, 1.0));
+        assert_eq!(
+            (one[0].value, one[1].value, one[2].value),
+            (300.0, 300.0, 1.0)
+        );
         let many = run(&s, r#"{"paths": ["**"]}"#).unwrap();
-        assert_eq!((many[0].value, many[1].value, many[2].value), (308.0, 300.0, 3.0));
+        assert_eq!(
+            (many[0].value, many[1].value, many[2].value),
+            (308.0, 300.0, 3.0)
+        );
         assert_eq!(many[1].findings[0].path.as_deref(), Some("big.bin"));
         let artifact = run(&s, r#"{"artifact": "target/app"}"#).unwrap();
         assert_eq!(artifact[0].value, 42.0);
@@ -97,7 +105,12 @@ mod tests {
     #[test]
     fn a_directory_name_is_not_a_file_and_choices_are_exclusive() {
         let s = MemorySnapshot::new().file("src/a.rs", "1");
-        assert!(run(&s, r#"{"path": "src"}"#).unwrap_err().to_string().contains("no such file"));
+        assert!(
+            run(&s, r#"{"path": "src"}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("no such file")
+        );
         let err = run(&s, r#"{"path": "a", "artifact": "b"}"#).unwrap_err();
         assert!(err.to_string().contains("exactly one of"));
     }

@@ -92,7 +92,12 @@ impl Coverage {
         let mut records = 0;
         for (number, raw) in text.lines().enumerate() {
             let line = raw.trim();
-            let bad = || Error::new(format!("lcov line {}: malformed record {line:?}", number + 1));
+            let bad = || {
+                Error::new(format!(
+                    "lcov line {}: malformed record {line:?}",
+                    number + 1
+                ))
+            };
             let Some((tag, value)) = line.split_once(':') else {
                 if line == "end_of_record" {
                     file = None;
@@ -104,7 +109,9 @@ impl Coverage {
                 file = Some(value.to_owned());
                 continue;
             }
-            let Some(current) = file.clone() else { continue };
+            let Some(current) = file.clone() else {
+                continue;
+            };
             let number = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
             let summary = coverage.summaries.entry(current.clone()).or_default();
             match tag {
@@ -117,11 +124,17 @@ impl Coverage {
                 "FNDA" => {
                     let (hits, name) = value.split_once(',').ok_or_else(bad)?;
                     let hits = parse_count(hits).ok_or_else(bad)?;
-                    *coverage.functions.entry((current, name.to_owned())).or_default() |= hits > 0;
+                    *coverage
+                        .functions
+                        .entry((current, name.to_owned()))
+                        .or_default() |= hits > 0;
                 }
                 "FN" => {
                     let (_, name) = value.split_once(',').ok_or_else(bad)?;
-                    coverage.functions.entry((current, name.to_owned())).or_default();
+                    coverage
+                        .functions
+                        .entry((current, name.to_owned()))
+                        .or_default();
                 }
                 "BRDA" => {
                     let parts: Vec<&str> = value.split(',').collect();

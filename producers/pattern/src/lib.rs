@@ -29,7 +29,9 @@ impl Producer for Pattern {
             .multi_line(true)
             .build()
             .map_err(|e| Error::new(format!("config.pattern is not a valid regex: {e}")))?;
-        let max_findings = config.opt_u64("max_findings")?.unwrap_or(DEFAULT_MAX_FINDINGS);
+        let max_findings = config
+            .opt_u64("max_findings")?
+            .unwrap_or(DEFAULT_MAX_FINDINGS);
         let (mut matches, mut files) = (0u64, 0u64);
         let mut findings = Vec::new();
         for entry in snapshot.files(&config.globs("paths")?) {
@@ -92,27 +94,48 @@ mod tests {
         assert_eq!(m[0].value, 3.0);
         assert_eq!(m[1].value, 2.0);
         let messages: Vec<_> = m[0].findings.iter().map(|f| f.message.as_str()).collect();
-        assert_eq!(messages, ["a.rs:1: .unwrap()", "a.rs:2: .unwrap()", "b.rs:2: .unwrap()"]);
+        assert_eq!(
+            messages,
+            [
+                "a.rs:1: .unwrap()",
+                "a.rs:2: .unwrap()",
+                "b.rs:2: .unwrap()"
+            ]
+        );
         // Equal text in one file: distinct identities by occurrence, stable across line moves.
         assert_ne!(m[0].findings[0].fingerprint, m[0].findings[1].fingerprint);
         let moved = MemorySnapshot::new().file("b.rs", "\n\n\nfine\n// z.unwrap()\n");
-        let m2 = run(&moved, r#"{"pattern": "\\.unwrap\\(\\)", "paths": ["*.rs"]}"#).unwrap();
+        let m2 = run(
+            &moved,
+            r#"{"pattern": "\\.unwrap\\(\\)", "paths": ["*.rs"]}"#,
+        )
+        .unwrap();
         assert_eq!(m2[0].findings[0].fingerprint, m[0].findings[2].fingerprint);
     }
 
     #[test]
     fn findings_are_capped_but_counts_stay_exact() {
         let s = MemorySnapshot::new().file("a.txt", "TODO\n".repeat(50));
-        let m = run(&s, r#"{"pattern": "todo", "paths": ["*"], "case_insensitive": true, "max_findings": 10}"#)
-            .unwrap();
+        let m = run(
+            &s,
+            r#"{"pattern": "todo", "paths": ["*"], "case_insensitive": true, "max_findings": 10}"#,
+        )
+        .unwrap();
         assert_eq!(m[0].value, 50.0);
         assert_eq!(m[0].findings.len(), 10);
     }
 
     #[test]
     fn bad_regex_is_a_clear_error() {
-        let err = run(&MemorySnapshot::new(), r#"{"pattern": "(", "paths": ["*"]}"#).unwrap_err();
-        assert!(err.to_string().contains("config.pattern is not a valid regex"));
+        let err = run(
+            &MemorySnapshot::new(),
+            r#"{"pattern": "(", "paths": ["*"]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("config.pattern is not a valid regex")
+        );
     }
 
     #[test]

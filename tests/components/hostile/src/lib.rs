@@ -36,15 +36,19 @@ impl Producer for Hostile {
             "million" => Ok((0..1_000_000)
                 .map(|i| Metric::new(&format!("m{i}"), 1.0))
                 .collect()),
-            "findings" => Ok(vec![Metric::new("ok", 1.0).with_findings(
-                (0..100_001)
-                    .map(|i| Finding::new("r", "p", &i.to_string(), 0, String::new()))
-                    .collect(),
-            )]),
+            "findings" => Ok(vec![
+                Metric::new("ok", 1.0).with_findings(
+                    (0..100_001)
+                        .map(|i| Finding::new("r", "p", &i.to_string(), 0, String::new()))
+                        .collect(),
+                ),
+            ]),
             "long-name" => Ok(vec![Metric::new(&"x".repeat(129), 1.0)]),
             "panic" => panic!("hostile producer panicked on purpose"),
             "stderr" => loop {
-                eprintln!("flooding stderr with a line that never ends ...........................");
+                eprintln!(
+                    "flooding stderr with a line that never ends ..........................."
+                );
             },
             "sleep" => {
                 std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -87,7 +91,10 @@ fn escape() -> Result<Vec<Metric>, Error> {
         Ok(_) => return Err(Error::new("ESCAPED: opened a socket")),
         Err(e) => denials.push(format!("socket: {e}")),
     }
-    Err(Error::new(format!("sandbox denied every escape: {}", denials.join("; "))))
+    Err(Error::new(format!(
+        "sandbox denied every escape: {}",
+        denials.join("; ")
+    )))
 }
 
 /// What the environment looks like from inside: all of it must be empty or fixed.
@@ -113,7 +120,10 @@ fn probe() -> Vec<Metric> {
         Metric::new("monotonic_elapsed_nanos", elapsed),
         Metric::new("random", u64::from_le_bytes(random) as f64),
         Metric::new("stdin_bytes", stdin_bytes as f64),
-        Metric::new("root_listable", f64::from(u8::from(std::fs::read_dir("/").is_ok()))),
+        Metric::new(
+            "root_listable",
+            f64::from(u8::from(std::fs::read_dir("/").is_ok())),
+        ),
     ]
 }
 

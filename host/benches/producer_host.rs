@@ -1,0 +1,288 @@
+//! Producer-host benchmark: a synthetic 20,000-file (~200 MB) repository, measured by the
+//! built-in producers through the real host, side by side with git and coreutils doing the
+//! same job in the same run. Prints a table; asserts that the values agree.
+//!
+//! Run: `cargo bench -p discern --bench producer_host` (env `BENCH_FILES`, `BENCH_RUNS`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use discern::runtime::{Artifacts, Limits, Runtime};
+use discern::snapshot::Snapshot;
+
+const PATTERN: &str = "TODO";
+
+fn main() {
+    let files: usize = env_or("BENCH_FILES", 20_000);
+    let runs: usize = env_or("BENCH_RUNS", 5);
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    let repo = target.join(format!("synthetic-{files}"));
+    ensure_repo(&repo, files);
+    let size = dir_size(&repo);
+    println!(
+        "repository: {} files, {:.0} MB of text, packed ({})",
+        files,
+        size as f64 / 1e6,
+        repo.display()
+    );
+
+    let limits = Limits::with_timeout(Duration::from_secs(600));
+    let pattern = discern::builtins::component("pattern").expect("built-in");
+    let extent = discern::builtins::component("extent").expect("built-in");
+    let pattern_config = format!(r#"{{"pattern": "{PATTERN}", "paths": ["**"]}}"#);
+    let extent_config = r#"{"paths": ["**"]}"#;
+
+    // git grep -c counts matching lines per file; the fixture has at most one match per line.
+    let (git_grep, git_count) = median(runs, || {
+        let out = sh(&repo, &format!("git grep -c {PATTERN} HEAD"));
+        out.lines()
+            .filter_map(|l| l.rsplit(':').next()?.parse::<u64>().ok())
+            .sum::<u64>() as f64
+    });
+
+    let cache = tempfile::tempdir().expect("temp dir");
+    let (cold, cold_count) = median(runs, || {
+        // A fresh cache directory each time: compile included.
+        let fresh = tempfile::tempdir().expect("temp dir");
+        let runtime = Runtime::with_cache_dir(Some(fresh.path().to_owned())).expect("runtime");
+        measure(
+            &runtime,
+            &repo,
+            &pattern,
+            &pattern_config,
+            &limits,
+            "matches",
+        )
+    });
+    let warm_runtime = || Runtime::with_cache_dir(Some(cache.path().to_owned())).expect("runtime");
+    measure(
+        &warm_runtime(),
+        &repo,
+        &pattern,
+        &pattern_config,
+        &limits,
+        "matches",
+    );
+    let (warm, warm_count) = median(runs, || {
+        measure(
+            &warm_runtime(),
+            &repo,
+            &pattern,
+            &pattern_config,
+            &limits,
+            "matches",
+        )
+    });
+
+    let (wc, wc_lines) = median(runs, || {
+        sh(&repo, "git ls-files -z | xargs -0 cat | wc -l")
+            .trim()
+            .parse::<f64>()
+            .expect("wc prints a number")
+    });
+    measure(
+        &warm_runtime(),
+        &repo,
+        &extent,
+        extent_config,
+        &limits,
+        "lines",
+    );
+    let (extent_time, extent_lines) = median(runs, || {
+        measure(
+            &warm_runtime(),
+            &repo,
+            &extent,
+            extent_config,
+            &limits,
+            "lines",
+        )
+    });
+    let (open, _) = median(runs, || {
+        Snapshot::open(&repo, "HEAD")
+            .expect("snapshot")
+            .entries()
+            .len() as f64
+    });
+
+    assert_eq!(git_count, cold_count, "pattern and git grep disagree");
+    assert_eq!(cold_count, warm_count);
+    assert_eq!(wc_lines, extent_lines, "extent and wc -l disagree");
+
+    println!("\nmedian of {runs} runs; ratio = host / reference");
+    println!(
+        "{:<52} {:>10} {:>12} {:>8}",
+        "workload", "time", "value", "ratio"
+    );
+    let row = |name: &str, t: Duration, v: f64, reference: Duration| {
+        println!(
+            "{:<52} {:>8.0}ms {:>12} {:>7.2}x",
+            name,
+            t.as_secs_f64() * 1e3,
+            v,
+            t.as_secs_f64() / reference.as_secs_f64()
+        );
+    };
+    row(
+        &format!("git grep -c {PATTERN} HEAD"),
+        git_grep,
+        git_count,
+        git_grep,
+    );
+    row(
+        "builtin:pattern via host, cold compile cache",
+        cold,
+        cold_count,
+        git_grep,
+    );
+    row(
+        "builtin:pattern via host, warm compile cache",
+        warm,
+        warm_count,
+        git_grep,
+    );
+    row("git ls-files -z | xargs -0 cat | wc -l", wc, wc_lines, wc);
+    row(
+        "builtin:extent lines via host, warm cache",
+        extent_time,
+        extent_lines,
+        wc,
+    );
+    row(
+        "  of which: snapshot open (list + sizes)",
+        open,
+        files as f64,
+        wc,
+    );
+}
+
+/// Open the HEAD snapshot and run one producer; returns the metric's value.
+fn measure(
+    runtime: &Runtime,
+    repo: &Path,
+    component: &discern::runtime::ProducerComponent,
+    config: &str,
+    limits: &Limits,
+    metric: &str,
+) -> f64 {
+    let snapshot = Snapshot::open(repo, "HEAD").expect("snapshot");
+    let out = runtime
+        .run(
+            component,
+            config,
+            &snapshot,
+            Arc::new(Artifacts::new()),
+            limits,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    out.metrics
+        .iter()
+        .find(|m| m.name == metric)
+        .expect("metric")
+        .value
+}
+
+fn median(runs: usize, mut f: impl FnMut() -> f64) -> (Duration, f64) {
+    let mut times = Vec::new();
+    let mut value = 0.0;
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        value = f();
+        times.push(start.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], value)
+}
+
+fn ensure_repo(repo: &Path, files: usize) {
+    if repo.join(".git/discern-bench-ready").exists() {
+        return;
+    }
+    let _ = std::fs::remove_dir_all(repo);
+    std::fs::create_dir_all(repo).expect("create bench repo");
+    eprintln!("generating {files} files in {} ...", repo.display());
+    let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    const WORDS: &[&str] = &[
+        "let", "value", "return", "match", "self", "config", "snapshot", "producer", "fn", "impl",
+        "struct", "pub", "use", "mod", "if", "else", "for", "while", "loop", "break", "=", "+",
+        "{", "}", "(", ")", ";", "//", "result", "error", "measure", "limit", "standard",
+    ];
+    for i in 0..files {
+        let dir = repo.join(format!("src/m{:03}/d{:02}", i % 200, (i / 200) % 20));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let mut text = String::with_capacity(11_000);
+        while text.len() < 10_000 {
+            let words = 4 + next() % 12;
+            for w in 0..words {
+                if w > 0 {
+                    text.push(' ');
+                }
+                text.push_str(WORDS[(next() % WORDS.len() as u64) as usize]);
+            }
+            if next() % 50 == 0 {
+                text.push_str(" // TODO: revisit");
+            }
+            text.push('\n');
+        }
+        std::fs::write(dir.join(format!("f{i:05}.rs")), text).expect("write");
+    }
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "gc.auto", "0"],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "synthetic",
+        ],
+        &["repack", "-adq"],
+        &["prune-packed"],
+    ] {
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .expect("run git");
+        assert!(status.success(), "git {args:?} failed");
+    }
+    std::fs::write(repo.join(".git/discern-bench-ready"), "").expect("marker");
+}
+
+fn sh(dir: &Path, script: &str) -> String {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .output()
+        .expect("run sh");
+    assert!(out.status.success(), "{script} failed");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn dir_size(repo: &Path) -> u64 {
+    sh(repo, "git ls-files -z | xargs -0 cat | wc -c")
+        .trim()
+        .parse()
+        .unwrap_or(0)
+}
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

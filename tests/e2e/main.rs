@@ -7,3 +7,4 @@ mod cli;
 mod runtime_cache;
 mod sandbox;
 mod snapshot;
+mod standards;

@@ -15,21 +15,56 @@ pub enum Category {
     OwnerAttention,
 }
 
-/// The registry: every hint discern can emit has a stable id here.
+/// The registry: every hint discern can emit has a stable id here, and one category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HintId {
     SeeHelp,
-    AddStandard,
     BuildCustomProducer,
+    ReportBug,
+    FixConfig,
+    RunFromRepository,
+    CommitFirst,
+    CommitOrStash,
+    ListStandards,
+    StandardsNoneConfigured,
+    StandardsPinnableSlack,
+    StandardsLimitsUnverified,
+    StandardsMoveMetricBack,
+    StandardsNeverMoveLimit,
+    StandardsRestoreDefinition,
+    StandardsFixProducer,
+    StandardsUseRate,
+    StandardsForceNotRecorded,
+    StandardsHeadMoved,
+    StandardsMeasure,
+    InitExists,
+    InitCommit,
 }
 
 impl HintId {
     pub fn category(self) -> Category {
+        use HintId::*;
         match self {
-            HintId::SeeHelp | HintId::AddStandard | HintId::BuildCustomProducer => {
-                Category::NextStep
-            }
+            StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
+            StandardsUseRate | StandardsHeadMoved => Category::Notice,
+            SeeHelp
+            | BuildCustomProducer
+            | ReportBug
+            | FixConfig
+            | RunFromRepository
+            | CommitFirst
+            | CommitOrStash
+            | ListStandards
+            | StandardsNoneConfigured
+            | StandardsPinnableSlack
+            | StandardsLimitsUnverified
+            | StandardsMoveMetricBack
+            | StandardsRestoreDefinition
+            | StandardsFixProducer
+            | StandardsMeasure
+            | InitExists
+            | InitCommit => Category::NextStep,
         }
     }
 }
@@ -49,11 +84,7 @@ impl Hint {
             Category::NextStep,
             "{id:?} is not a next-step hint"
         );
-        Self {
-            id,
-            category: id.category(),
-            text: text.into(),
-        }
+        Self::new(id, text)
     }
 
     /// A hint of whatever category `id` is registered with.

@@ -28,6 +28,8 @@ pub enum ErrorSlug {
     AwaitingConsent,
     AwaitingStandardApproval,
     ProducerFailed,
+    /// Standards were measured and some regressed.
+    StandardsFailed,
     GateFailed,
     NotFound,
     Internal,

@@ -6,5 +6,5 @@ wasmtime::component::bindgen!({
     imports: { default: trappable },
 });
 
-pub use discern::producer::snapshot as wit_snapshot;
-pub use exports::discern::producer::measure as wit_measure;
+pub use self::discern::producer::snapshot as wit_snapshot;
+pub use self::exports::discern::producer::measure as wit_measure;

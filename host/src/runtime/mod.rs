@@ -10,6 +10,7 @@ mod error;
 mod output;
 mod read_set;
 mod sandbox;
+mod trace;
 mod version;
 
 use std::collections::{BTreeMap, HashMap};
@@ -25,6 +26,7 @@ pub use component::ProducerComponent;
 pub use error::{ProducerError, ProducerErrorKind};
 pub use output::{Finding, Info, MAX_FINDINGS, MAX_METRICS, MAX_NAME_BYTES, Metric};
 pub use read_set::{Listing, ReadSet};
+pub use trace::Trace;
 pub use version::{SUPPORTED as SUPPORTED_WIT_VERSIONS, supported_list as supported_wit_versions};
 
 use crate::digest::Digest;
@@ -131,6 +133,7 @@ pub struct Runtime {
     linker: Linker<StoreState>,
     cache: CompileCache,
     loaded: Mutex<HashMap<Digest, Arc<Loaded>>>,
+    trace: Option<Arc<Trace>>,
     _ticker: engine::EpochTicker,
 }
 
@@ -154,7 +157,14 @@ impl Runtime {
             linker,
             cache: CompileCache::new(cache_dir),
             loaded: Mutex::default(),
+            trace: None,
         })
+    }
+
+    /// Append every call producers make into the host to `trace` (one JSON line each).
+    pub fn with_trace(mut self, trace: Option<Trace>) -> Self {
+        self.trace = trace.map(Arc::new);
+        self
     }
 
     pub fn cache(&self) -> &CompileCache {
@@ -222,7 +232,11 @@ impl Runtime {
         artifacts: Arc<Artifacts>,
         limits: &Limits,
     ) -> Result<RunOutput, ProducerError> {
-        let guest = GuestSnapshot::new(snapshot.reader(), artifacts);
+        let trace = self
+            .trace
+            .as_ref()
+            .map(|t| (Arc::clone(t), component.label().to_owned()));
+        let guest = GuestSnapshot::new(snapshot.reader(), artifacts, trace);
         let (result, mut finished) =
             self.call(component, Some(guest), limits, |producer, store| {
                 producer

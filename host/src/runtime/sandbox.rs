@@ -15,6 +15,7 @@ use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtx, WasiCtxView, Was
 use super::Artifacts;
 use super::bindings::wit_snapshot;
 use super::read_set::ReadSet;
+use super::trace::Trace;
 use crate::digest::Digest;
 use crate::snapshot::{Pathspec, Reader};
 
@@ -110,14 +111,27 @@ pub struct GuestSnapshot {
     reader: Reader,
     artifacts: Arc<Artifacts>,
     read_set: ReadSet,
+    trace: Option<(Arc<Trace>, String)>,
 }
 
 impl GuestSnapshot {
-    pub fn new(reader: Reader, artifacts: Arc<Artifacts>) -> Self {
+    /// `trace` = the trace file and the producer's label, when tracing.
+    pub fn new(
+        reader: Reader,
+        artifacts: Arc<Artifacts>,
+        trace: Option<(Arc<Trace>, String)>,
+    ) -> Self {
         Self {
             reader,
             artifacts,
             read_set: ReadSet::default(),
+            trace,
+        }
+    }
+
+    fn trace(&self, call: &str, argument: serde_json::Value) {
+        if let Some((trace, producer)) = &self.trace {
+            trace.call(producer, call, &argument);
         }
     }
 
@@ -133,6 +147,7 @@ impl GuestSnapshot {
 
     fn read(&mut self, path: &str) -> wasmtime::Result<Result<Arc<Vec<u8>>, String>> {
         Self::check_path(path)?;
+        self.trace("read", serde_json::json!(path));
         match self.reader.read(path) {
             Ok((id, bytes)) => {
                 self.read_set
@@ -158,6 +173,7 @@ impl wit_snapshot::Host for StoreState {
             ))));
         }
         let snapshot = self.snapshot()?;
+        snapshot.trace("files", serde_json::json!(globs));
         let pathspec = Pathspec::new(&globs);
         let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
@@ -206,6 +222,7 @@ impl wit_snapshot::Host for StoreState {
     fn artifact(&mut self, name: String) -> wasmtime::Result<Result<Vec<u8>, String>> {
         GuestSnapshot::check_path(&name)?;
         let snapshot = self.snapshot()?;
+        snapshot.trace("artifact", serde_json::json!(name));
         let found = snapshot.artifacts.get(&name);
         snapshot
             .read_set

@@ -5,6 +5,7 @@
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
 mod pathspec;
+mod repo;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use gix::ObjectId;
 
 pub use pathspec::Pathspec;
+pub use repo::{Repo, RepoError};
 
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +66,8 @@ pub enum ReadError {
 pub struct Snapshot {
     repo: gix::ThreadSafeRepository,
     commit: ObjectId,
+    tree: ObjectId,
+    worktree: bool,
     entries: Arc<[Entry]>,
 }
 
@@ -80,26 +84,46 @@ impl Snapshot {
     /// Open the snapshot of `rev` (for example `HEAD` or a commit id) in the repository at `dir`.
     pub fn open(dir: &Path, rev: &str) -> Result<Self, SnapshotError> {
         let repo = open_repository(dir)?;
-        let local = repo.to_thread_local();
-        let commit = local
-            .rev_parse_single(rev)
-            .map_err(|e| SnapshotError::Resolve {
-                rev: rev.to_owned(),
-                message: e.to_string(),
-            })?
-            .object()
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|e| SnapshotError::Resolve {
-                rev: rev.to_owned(),
-                message: e.to_string(),
-            })?;
-        let commit_id = commit.id;
-        let tree_error = |message: String| SnapshotError::Tree {
-            commit: commit_id,
+        Self::of_rev(repo, rev)
+    }
+
+    /// The snapshot of `rev` in an already open repository.
+    pub fn of_rev(repo: gix::ThreadSafeRepository, rev: &str) -> Result<Self, SnapshotError> {
+        let resolve_error = |message: String| SnapshotError::Resolve {
+            rev: rev.to_owned(),
             message,
         };
-        let tree = commit.tree().map_err(|e| tree_error(e.to_string()))?;
-        let records = tree
+        let (commit, tree) = {
+            let local = repo.to_thread_local();
+            let commit = local
+                .rev_parse_single(rev)
+                .map_err(|e| resolve_error(e.to_string()))?
+                .object()
+                .and_then(|o| o.peel_to_commit())
+                .map_err(|e| resolve_error(e.to_string()))?;
+            let tree = commit
+                .tree_id()
+                .map_err(|e| resolve_error(e.to_string()))?
+                .detach();
+            (commit.id, tree)
+        };
+        Self::of_tree(repo, commit, tree, false)
+    }
+
+    /// The snapshot of `tree`; `commit` is the commit it belongs to (for a work-tree snapshot,
+    /// the HEAD it was taken on).
+    pub fn of_tree(
+        repo: gix::ThreadSafeRepository,
+        commit: ObjectId,
+        tree: ObjectId,
+        worktree: bool,
+    ) -> Result<Self, SnapshotError> {
+        let local = repo.to_thread_local();
+        let tree_error = |message: String| SnapshotError::Tree { commit, message };
+        let tree_object = local
+            .find_tree(tree)
+            .map_err(|e| tree_error(e.to_string()))?;
+        let records = tree_object
             .traverse()
             .breadthfirst
             .files()
@@ -137,14 +161,28 @@ impl Snapshot {
             });
         }
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        drop(tree_object);
+        drop(local);
         Ok(Self {
             repo,
-            commit: commit_id,
+            commit,
+            tree,
+            worktree,
             entries: entries.into(),
         })
     }
 
-    /// The commit this snapshot shows.
+    /// The tree this snapshot shows.
+    pub fn tree(&self) -> ObjectId {
+        self.tree
+    }
+
+    /// Whether this snapshot is of the work tree as it is (`--force`), not of a commit.
+    pub fn is_worktree(&self) -> bool {
+        self.worktree
+    }
+
+    /// The commit this snapshot shows (for a work-tree snapshot: the HEAD it was taken on).
     pub fn commit(&self) -> ObjectId {
         self.commit
     }

@@ -15,6 +15,18 @@ impl Producer for Hostile {
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {
         match config.str("mode")? {
             "ok" => Ok(vec![Metric::new("ok", 1.0)]),
+            // Lists the snapshot exactly once (a call the host can count), then emits the
+            // metrics `config.emit` names with their values.
+            "emit" => {
+                let files = snapshot.files(&["**".to_owned()]);
+                let mut metrics = vec![Metric::new("listed_files", files.len() as f64)];
+                if let Some(serde_json::Value::Object(emit)) = config.get("emit") {
+                    for (name, value) in emit {
+                        metrics.push(Metric::new(name, value.as_f64().unwrap_or(f64::NAN)));
+                    }
+                }
+                Ok(metrics)
+            }
             "escape" => escape(),
             "probe" => Ok(probe()),
             "loop" => {

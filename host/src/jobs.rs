@@ -1,0 +1,150 @@
+//! `[jobs]`: the project's own host commands (not sandboxed), each run as one labelled step
+//! with captured, bounded output, the full output in a log file, and a timeout.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::config::Job;
+
+/// How much of a job's stdout is kept in memory (what producers can read as `"stdout"`).
+pub const MAX_STDOUT_BYTES: usize = 64 << 20;
+/// How many trailing lines of output a step shows.
+const TAIL_LINES: usize = 20;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct JobRun {
+    pub name: String,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub duration_s: f64,
+    /// The last lines of combined output.
+    pub output_tail: String,
+    /// Where the full output is.
+    pub output_path: PathBuf,
+    pub reproduce_cmd: String,
+    #[serde(skip)]
+    pub stdout: Vec<u8>,
+    /// Whether stdout was longer than [`MAX_STDOUT_BYTES`] (the rest is only in the log).
+    pub stdout_truncated: bool,
+}
+
+impl JobRun {
+    /// One sentence on how the job ended.
+    pub fn summary(&self) -> String {
+        if self.ok {
+            format!("job {} passed in {:.1} s", self.name, self.duration_s)
+        } else if self.timed_out {
+            format!("job {} timed out after {:.1} s", self.name, self.duration_s)
+        } else {
+            match self.exit_code {
+                Some(code) => format!("job {} failed with exit code {code}", self.name),
+                None => format!("job {} was killed by a signal", self.name),
+            }
+        }
+    }
+}
+
+/// Run `job` with `sh -c` in `dir`, writing its full output to `log_dir/<name>.log`.
+pub fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
+    let started = Instant::now();
+    let log_path = log_dir.join(format!("{}.log", job.name.replace(['/', '.'], "_")));
+    let reproduce_cmd = job.run.clone();
+    let fail = |message: String| JobRun {
+        name: job.name.clone(),
+        ok: false,
+        exit_code: None,
+        timed_out: false,
+        duration_s: started.elapsed().as_secs_f64(),
+        output_tail: message,
+        output_path: log_path.clone(),
+        reproduce_cmd: reproduce_cmd.clone(),
+        stdout: Vec::new(),
+        stdout_truncated: false,
+    };
+    if let Err(e) = std::fs::create_dir_all(log_dir) {
+        return fail(format!("cannot create {}: {e}", log_dir.display()));
+    }
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(&job.run)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => return fail(format!("cannot start `sh -c {}`: {e}", job.run)),
+    };
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let out_reader = std::thread::spawn(move || read_all(stdout));
+    let err_reader = std::thread::spawn(move || read_all(stderr));
+
+    let timeout = (job.timeout > 0.0).then(|| Duration::from_secs_f64(job.timeout));
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if timeout.is_some_and(|t| started.elapsed() > t) {
+            timed_out = true;
+            kill_group(&mut child);
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+
+    let mut log = stdout.clone();
+    if !stderr.is_empty() {
+        log.extend_from_slice(b"\n--- stderr ---\n");
+        log.extend_from_slice(&stderr);
+    }
+    let _ = crate::fsutil::write_atomic(&log_path, &log);
+    let combined = String::from_utf8_lossy(&log);
+    let lines: Vec<&str> = combined.lines().collect();
+    let output_tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    let stdout_truncated = stdout.len() > MAX_STDOUT_BYTES;
+    let mut stdout = stdout;
+    stdout.truncate(MAX_STDOUT_BYTES);
+    JobRun {
+        name: job.name.clone(),
+        ok: !timed_out && status.is_some_and(|s| s.success()),
+        exit_code: status.and_then(|s| s.code()),
+        timed_out,
+        duration_s: started.elapsed().as_secs_f64(),
+        output_tail,
+        output_path: log_path,
+        reproduce_cmd,
+        stdout,
+        stdout_truncated,
+    }
+}
+
+fn read_all(stream: Option<impl Read>) -> Vec<u8> {
+    let mut buffer = Vec::new();
+    if let Some(mut stream) = stream {
+        let _ = stream.read_to_end(&mut buffer);
+    }
+    buffer
+}
+
+/// Kill the job's whole process group (the shell and everything it started).
+fn kill_group(child: &mut std::process::Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", &format!("-{}", child.id())])
+        .status();
+    let _ = child.kill();
+}

@@ -1,0 +1,157 @@
+//! Running a plan: jobs first (once each), then every execution, in parallel up to the core count.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{ExecutionCounts, Plan};
+use crate::jobs::{self, JobRun};
+use crate::runtime::{Artifacts, RunOutput, Runtime};
+use crate::snapshot::Snapshot;
+
+/// What happened to one execution.
+#[derive(Debug, Clone)]
+pub struct ExecutionOutcome {
+    /// The run's output, or the one diagnostic every dependent Standard fails with.
+    pub result: Result<RunOutput, String>,
+    /// How many times the producer physically ran (0 when a job or the component failed).
+    pub runs: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcomes {
+    pub executions: Vec<ExecutionOutcome>,
+    pub jobs: Vec<JobRun>,
+    pub counts: ExecutionCounts,
+}
+
+/// Run `plan`: its jobs in `root` (the checkout of the snapshot's commit), then its executions
+/// against `snapshot`. `progress` hears about each step as it starts.
+pub fn execute(
+    plan: &Plan,
+    runtime: &Runtime,
+    snapshot: &Snapshot,
+    root: &Path,
+    log_dir: &Path,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Outcomes {
+    let mut job_runs: BTreeMap<&str, JobRun> = BTreeMap::new();
+    for job in &plan.jobs {
+        progress(&format!("job {}", job.name));
+        job_runs.insert(&job.name, jobs::run(job, root, log_dir));
+    }
+
+    let prepared: Vec<Result<Arc<Artifacts>, String>> = plan
+        .executions
+        .iter()
+        .map(|execution| {
+            let mut artifacts = Artifacts::new();
+            for need in &execution.needs {
+                let Some(run) = job_runs.get(need.as_str()) else {
+                    return Err(format!("job {need} did not run"));
+                };
+                if !run.ok {
+                    return Err(format!(
+                        "{}; the producer {} did not run (full output: {})",
+                        run.summary(),
+                        execution.producer,
+                        run.output_path.display()
+                    ));
+                }
+                artifacts.insert("stdout", run.stdout.clone());
+            }
+            if let Some(path) = &execution.artifact {
+                let bytes = std::fs::read(root.join(path)).map_err(|e| {
+                    format!(
+                        "the artifact {path} is missing after {} ran: {e}",
+                        execution.needs.join(", ")
+                    )
+                })?;
+                let bytes: Arc<[u8]> = bytes.into();
+                artifacts.insert(path.clone(), Arc::clone(&bytes));
+                artifacts.insert("artifact", bytes);
+            }
+            Ok(Arc::new(artifacts))
+        })
+        .collect();
+
+    let slots: Vec<std::sync::Mutex<Option<ExecutionOutcome>>> = plan
+        .executions
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(plan.executions.len())
+        .max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(execution) = plan.executions.get(index) else {
+                        break;
+                    };
+                    let outcome = match (&execution.component, &prepared[index]) {
+                        (Err(e), _) => ExecutionOutcome {
+                            result: Err(e.clone()),
+                            runs: 0,
+                        },
+                        (_, Err(e)) => ExecutionOutcome {
+                            result: Err(e.clone()),
+                            runs: 0,
+                        },
+                        (Ok(component), Ok(artifacts)) => {
+                            progress(&format!("producer {}", execution.label));
+                            let result = runtime
+                                .run(
+                                    component,
+                                    &execution.config,
+                                    snapshot,
+                                    Arc::clone(artifacts),
+                                    &execution.limits,
+                                )
+                                .map_err(|e| e.to_string());
+                            ExecutionOutcome { result, runs: 1 }
+                        }
+                    };
+                    if let Ok(mut slot) = slots[index].lock() {
+                        *slot = Some(outcome);
+                    }
+                }
+            });
+        }
+    });
+
+    let executions: Vec<ExecutionOutcome> = slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .ok()
+                .flatten()
+                .unwrap_or(ExecutionOutcome {
+                    result: Err("the execution did not finish".to_owned()),
+                    runs: 0,
+                })
+        })
+        .collect();
+    let counts = ExecutionCounts(
+        plan.executions
+            .iter()
+            .zip(&executions)
+            .map(|(e, o)| (e.label.clone(), o.runs))
+            .collect(),
+    );
+    let jobs = plan
+        .jobs
+        .iter()
+        .filter_map(|j| job_runs.remove(j.name.as_str()))
+        .collect();
+    Outcomes {
+        executions,
+        jobs,
+        counts,
+    }
+}

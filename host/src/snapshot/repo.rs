@@ -1,0 +1,228 @@
+//! The repository around a snapshot: where it is, what HEAD and the trunk point at, whether
+//! the work tree is clean, and where discern keeps its per-worktree and shared state.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gix::ObjectId;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    #[error("{path}: not inside a git repository ({message}); run discern from a git work tree")]
+    NotARepository { path: PathBuf, message: String },
+    #[error("{0}: a bare repository has no work tree to measure; run discern in a checkout")]
+    Bare(PathBuf),
+    #[error("cannot read {what}: {message}")]
+    Read { what: String, message: String },
+    #[error("`git status` failed in {root}: {message}")]
+    Status { root: PathBuf, message: String },
+}
+
+/// A discovered repository with a work tree.
+#[derive(Clone)]
+pub struct Repo {
+    repo: gix::ThreadSafeRepository,
+    root: PathBuf,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo").field("root", &self.root).finish()
+    }
+}
+
+impl Repo {
+    /// Find the repository containing `dir` (searching upwards), isolated from the machine's
+    /// global and system git config.
+    pub fn discover(dir: &Path) -> Result<Self, RepoError> {
+        let trust = gix::sec::trust::Mapping {
+            full: gix::open::Options::isolated(),
+            reduced: gix::open::Options::isolated(),
+        };
+        let repo = gix::ThreadSafeRepository::discover_opts(dir, Default::default(), trust)
+            .map_err(|e| RepoError::NotARepository {
+                path: dir.to_owned(),
+                message: e.to_string(),
+            })?;
+        let root = repo
+            .work_dir()
+            .ok_or_else(|| RepoError::Bare(dir.to_owned()))?
+            .to_owned();
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        Ok(Self { repo, root })
+    }
+
+    /// The work tree's top directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// This worktree's git dir (per-worktree state lives below it).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// The common dir shared by all worktrees.
+    pub fn common_dir(&self) -> PathBuf {
+        self.repo.to_thread_local().common_dir().to_owned()
+    }
+
+    /// `<git-dir>/discern/<name>`: per-worktree state.
+    pub fn admin_path(&self, name: &str) -> PathBuf {
+        self.git_dir().join("discern").join(name)
+    }
+
+    /// `<common-dir>/discern/<name>`: state shared by every worktree.
+    pub fn shared_path(&self, name: &str) -> PathBuf {
+        self.common_dir().join("discern").join(name)
+    }
+
+    pub fn local(&self) -> gix::Repository {
+        self.repo.to_thread_local()
+    }
+
+    /// The commit HEAD points at; `None` on an unborn branch.
+    pub fn head(&self) -> Result<Option<ObjectId>, RepoError> {
+        let repo = self.local();
+        let mut head = repo.head().map_err(|e| read_error("HEAD", e))?;
+        if head.is_unborn() {
+            return Ok(None);
+        }
+        head.try_peel_to_id()
+            .map(|id| id.map(|id| id.detach()))
+            .map_err(|e| read_error("HEAD", e))
+    }
+
+    /// The branch HEAD is on (`main`, `agent/x`); `None` when detached.
+    pub fn branch(&self) -> Result<Option<String>, RepoError> {
+        let repo = self.local();
+        let name = repo.head_name().map_err(|e| read_error("HEAD", e))?;
+        Ok(name.map(|n| n.shorten().to_string()))
+    }
+
+    /// The commit a branch points at: `refs/heads/<name>`, else `refs/remotes/origin/<name>`.
+    pub fn branch_commit(&self, name: &str) -> Result<Option<ObjectId>, RepoError> {
+        let repo = self.local();
+        for full in [
+            format!("refs/heads/{name}"),
+            format!("refs/remotes/origin/{name}"),
+        ] {
+            let found = repo
+                .try_find_reference(full.as_str())
+                .map_err(|e| read_error(&full, e))?;
+            if let Some(mut reference) = found {
+                let id = reference.peel_to_id().map_err(|e| read_error(&full, e))?;
+                return Ok(Some(id.detach()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The content of `path` in `commit`'s tree; `None` when the commit has no such file.
+    pub fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>, RepoError> {
+        let repo = self.local();
+        let what = format!("{path} at {commit}");
+        let tree = repo
+            .find_commit(commit)
+            .and_then(|c| c.tree())
+            .map_err(|e| read_error(&what, e))?;
+        let Some(entry) = tree
+            .lookup_entry_by_path(path)
+            .map_err(|e| read_error(&what, e))?
+        else {
+            return Ok(None);
+        };
+        let blob = repo
+            .find_blob(entry.object_id())
+            .map_err(|e| read_error(&what, e))?;
+        Ok(Some(blob.detach().data))
+    }
+
+    /// The snapshot of `commit`.
+    pub fn snapshot(&self, commit: ObjectId) -> Result<super::Snapshot, super::SnapshotError> {
+        super::Snapshot::of_rev(self.repo.clone(), &commit.to_string())
+    }
+
+    /// A snapshot of the work tree as it is — tracked and untracked files, ignored ones left
+    /// out — hashed into a temporary tree object on top of `head`, so that producers still
+    /// read only a snapshot. Nothing but loose objects is written; the index is untouched.
+    pub fn worktree_snapshot(&self, head: ObjectId) -> Result<super::Snapshot, RepoError> {
+        let dir = self.git_dir().join("discern");
+        std::fs::create_dir_all(&dir).map_err(|e| read_error("the git admin dir", e))?;
+        let index = tempfile::Builder::new()
+            .prefix("worktree-index-")
+            .tempfile_in(&dir)
+            .map_err(|e| read_error("a temporary index", e))?;
+        let index_path = index.path().to_owned();
+        let git = |args: &[&str]| -> Result<String, RepoError> {
+            let output = Command::new("git")
+                .args(args)
+                .current_dir(&self.root)
+                .env("GIT_INDEX_FILE", &index_path)
+                .output()
+                .map_err(|e| read_error("the work tree", e))?;
+            if !output.status.success() {
+                return Err(read_error(
+                    "the work tree",
+                    String::from_utf8_lossy(&output.stderr).trim(),
+                ));
+            }
+            Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        };
+        git(&["read-tree", &head.to_string()])?;
+        git(&["add", "-A", "--", "."])?;
+        let tree = git(&["write-tree"])?;
+        let tree =
+            ObjectId::from_hex(tree.as_bytes()).map_err(|e| read_error("the work tree", e))?;
+        super::Snapshot::of_tree(self.repo.clone(), head, tree, true)
+            .map_err(|e| read_error("the work tree snapshot", e))
+    }
+
+    /// Tracked changes and untracked files (ignored files excluded), as paths.
+    ///
+    /// Uses `git status`, which applies every ignore rule and filter exactly as the user's git does.
+    pub fn dirty_paths(&self) -> Result<Vec<String>, RepoError> {
+        let output = Command::new("git")
+            .args([
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--untracked-files=all",
+                "--ignore-submodules=none",
+            ])
+            .current_dir(&self.root)
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .output()
+            .map_err(|e| RepoError::Status {
+                root: self.root.clone(),
+                message: e.to_string(),
+            })?;
+        if !output.status.success() {
+            return Err(RepoError::Status {
+                root: self.root.clone(),
+                message: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            });
+        }
+        let mut paths = Vec::new();
+        let mut fields = output.stdout.split(|&b| b == 0).filter(|f| !f.is_empty());
+        while let Some(field) = fields.next() {
+            if field.len() < 4 {
+                continue;
+            }
+            let (status, path) = field.split_at(3);
+            paths.push(String::from_utf8_lossy(path).into_owned());
+            // A rename or copy is followed by its source path.
+            if status[0] == b'R' || status[0] == b'C' {
+                fields.next();
+            }
+        }
+        Ok(paths)
+    }
+}
+
+fn read_error(what: &str, e: impl std::fmt::Display) -> RepoError {
+    RepoError::Read {
+        what: what.to_owned(),
+        message: e.to_string(),
+    }
+}

@@ -1,0 +1,348 @@
+//! `discern init`: find the built-in Standards that fit this repository, measure them on the
+//! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use super::{Components, pin_target};
+use crate::config::{Config, Direction};
+use crate::planner::Plan;
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::runtime::Runtime;
+use crate::snapshot::Snapshot;
+use crate::workspace::Workspace;
+
+pub const VERB: &str = "init";
+
+struct Language {
+    key: &'static str,
+    name: &'static str,
+    globs: &'static [&'static str],
+    /// A regex for lint suppressions in this language, and what it catches.
+    suppressions: Option<(&'static str, &'static str)>,
+}
+
+const LANGUAGES: &[Language] = &[
+    Language {
+        key: "rust",
+        name: "Rust",
+        globs: &["**/*.rs"],
+        suppressions: Some((r"#!?\[allow\(", "`#[allow(...)]` attributes")),
+    },
+    Language {
+        key: "typescript",
+        name: "TypeScript/JavaScript",
+        globs: &[
+            "**/*.ts", "**/*.tsx", "**/*.js", "**/*.jsx", "**/*.mjs", "**/*.cjs",
+        ],
+        suppressions: Some((
+            r"eslint-disable|@ts-ignore|@ts-expect-error",
+            "`eslint-disable` and `@ts-ignore` comments",
+        )),
+    },
+    Language {
+        key: "python",
+        name: "Python",
+        globs: &["**/*.py"],
+        suppressions: Some((
+            r"#\s*(type:\s*ignore|noqa)",
+            "`# type: ignore` and `# noqa` comments",
+        )),
+    },
+    Language {
+        key: "go",
+        name: "Go",
+        globs: &["**/*.go"],
+        suppressions: Some((r"//\s*nolint", "`//nolint` comments")),
+    },
+    Language {
+        key: "java",
+        name: "Java/Kotlin",
+        globs: &["**/*.java", "**/*.kt"],
+        suppressions: Some((r"@SuppressWarnings", "`@SuppressWarnings` annotations")),
+    },
+    Language {
+        key: "c",
+        name: "C/C++",
+        globs: &["**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.hpp"],
+        suppressions: None,
+    },
+    Language {
+        key: "ruby",
+        name: "Ruby",
+        globs: &["**/*.rb"],
+        suppressions: Some((r"rubocop:disable", "`rubocop:disable` comments")),
+    },
+];
+
+/// One Standard `init` proposes.
+struct Candidate {
+    name: String,
+    comment: String,
+    direction: Direction,
+    body: String,
+}
+
+pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
+    let path = ws.root().join(crate::config::FILE);
+    if path.exists() {
+        return Envelope::refusal(
+            VERB,
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "{} already exists; `discern init` never overwrites it.",
+                path.display()
+            ),
+            Hint::next_step(
+                HintId::InitExists,
+                "Edit discern.toml by hand, or move it away and run `discern init` again.",
+            ),
+        );
+    }
+    let head = match ws.repo.head() {
+        Ok(Some(head)) => head,
+        _ => {
+            return Envelope::refusal(
+                VERB,
+                ErrorSlug::PreconditionFailed,
+                "This repository has no commit yet; `discern init` measures the committed tree.",
+                Hint::next_step(
+                    HintId::CommitFirst,
+                    "Commit your files, then run `discern init`.",
+                ),
+            );
+        }
+    };
+    let snapshot = match ws.repo.snapshot(head) {
+        Ok(s) => s,
+        Err(e) => {
+            return Envelope::refusal(
+                VERB,
+                ErrorSlug::Internal,
+                e.to_string(),
+                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+            );
+        }
+    };
+    let trunk = ws
+        .settings
+        .trunk_override
+        .clone()
+        .or_else(|| ws.repo.branch().ok().flatten())
+        .unwrap_or_else(|| crate::config::DEFAULT_TRUNK.to_owned());
+    let candidates = candidates(&snapshot);
+    let draft = render(&trunk, &candidates, &|_| 0.0, head.to_string());
+    let config = match Config::parse(&draft) {
+        Ok(config) => config,
+        Err(e) => {
+            return Envelope::refusal(
+                VERB,
+                ErrorSlug::Internal,
+                format!("init drafted an invalid config: {e}"),
+                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+            );
+        }
+    };
+    let selected: Vec<_> = config.standards.iter().collect();
+    let plan = Plan::build(
+        &config,
+        &selected,
+        &Components {
+            repo: &ws.repo,
+            snapshot: Some(&snapshot),
+        },
+    );
+    let outcomes = crate::planner::execute(
+        &plan,
+        runtime,
+        &snapshot,
+        ws.root(),
+        &ws.repo.admin_path("jobs"),
+        progress,
+    );
+
+    let mut values = std::collections::BTreeMap::new();
+    for reading in &plan.readings {
+        let Some(standard) = config.standard(&reading.standard) else {
+            continue;
+        };
+        let Ok(output) = &outcomes.executions[reading.execution].result else {
+            continue;
+        };
+        let Some(raw) = output
+            .metrics
+            .iter()
+            .find(|m| m.name == reading.metric)
+            .map(|m| m.value)
+        else {
+            continue;
+        };
+        let value = match &reading.per {
+            None => raw,
+            Some((per_execution, per_metric)) => {
+                let denominator = outcomes.executions[*per_execution]
+                    .result
+                    .as_ref()
+                    .ok()
+                    .and_then(|o| o.metrics.iter().find(|m| &m.name == per_metric))
+                    .map(|m| m.value);
+                match denominator {
+                    Some(d) if d > 0.0 => raw / d * standard.scale,
+                    _ => continue,
+                }
+            }
+        };
+        values.insert(
+            standard.name.clone(),
+            pin_target(standard.direction, value, 0.0),
+        );
+    }
+    let kept: Vec<Candidate> = candidates
+        .into_iter()
+        .filter(|c| values.contains_key(&c.name))
+        .collect();
+    let text = render(
+        &trunk,
+        &kept,
+        &|name| values.get(name).copied().unwrap_or(0.0),
+        head.to_string(),
+    );
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        });
+    if let Err(e) = written {
+        return Envelope::refusal(
+            VERB,
+            ErrorSlug::PreconditionFailed,
+            format!("cannot write {}: {e}", path.display()),
+            Hint::next_step(
+                HintId::InitExists,
+                "Check the file and its directory, then run `discern init` again.",
+            ),
+        );
+    }
+    let lines: Vec<String> = kept
+        .iter()
+        .map(|c| format!("{} = {} ({})", c.name, values[&c.name], c.comment))
+        .collect();
+    Envelope::ok(
+        VERB,
+        json!({
+            "path": path,
+            "commit": head.to_string(),
+            "trunk": trunk,
+            "standards": kept.iter().map(|c| json!({"name": c.name, "direction": c.direction, "limit": values[&c.name]})).collect::<Vec<_>>(),
+        }),
+        Report {
+            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), super::short(&head.to_string())),
+            sections: vec![Section { title: "Standards".to_owned(), lines }],
+        },
+    )
+    .with_hint(Hint::next_step(
+        HintId::InitCommit,
+        "Review discern.toml, commit it (`git add discern.toml && git commit -m \"Add discern Standards\"`), then run `discern standards`.",
+    ))
+}
+
+fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
+    let present = |globs: &[&str]| {
+        snapshot
+            .matching(&crate::snapshot::Pathspec::new(globs))
+            .next()
+            .is_some()
+    };
+    let mut out = Vec::new();
+    let mut source_globs: Vec<&str> = Vec::new();
+    for language in LANGUAGES.iter().filter(|l| present(l.globs)) {
+        source_globs.extend(language.globs);
+        let paths = toml_list(language.globs);
+        out.push(Candidate {
+            name: format!("{}_longest_file_lines", language.key),
+            comment: format!("The longest {} file, in lines.", language.name),
+            direction: Direction::Down,
+            body: format!("producer = \"builtin:extent\"\nconfig = {{ paths = {paths} }}\nmetric = \"max_lines\"\n"),
+        });
+        if let Some((pattern, what)) = language.suppressions {
+            out.push(Candidate {
+                name: format!("{}_suppressions", language.key),
+                comment: format!("Lint suppressions in {} code: {what}.", language.name),
+                direction: Direction::Down,
+                body: format!(
+                    "producer = \"builtin:pattern\"\nconfig = {{ pattern = '{pattern}', paths = {paths} }}\nmetric = \"matches\"\n"
+                ),
+            });
+        }
+    }
+    if !source_globs.is_empty() {
+        let paths = toml_list(&source_globs);
+        out.push(Candidate {
+            name: "todo_density".to_owned(),
+            comment: "TODO and FIXME markers per 1,000 lines of source.".to_owned(),
+            direction: Direction::Down,
+            body: format!(
+                "producer = \"builtin:pattern\"\nconfig = {{ pattern = '\\b(TODO|FIXME)\\b', paths = {paths} }}\nmetric = \"matches\"\nper = {{ lines = {paths} }}\nscale = 1000\n"
+            ),
+        });
+    }
+    if !snapshot.entries().is_empty() {
+        out.push(Candidate {
+            name: "largest_file_bytes".to_owned(),
+            comment: "The size of the largest tracked file, in bytes.".to_owned(),
+            direction: Direction::Down,
+            body: "producer = \"builtin:file-size\"\nconfig = { paths = [\"**\"] }\nmetric = \"max_bytes\"\n".to_owned(),
+        });
+    }
+    out
+}
+
+fn toml_list(items: &[&str]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|i| format!("{i:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+fn render(
+    trunk: &str,
+    candidates: &[Candidate],
+    limit: &dyn Fn(&str) -> f64,
+    commit: String,
+) -> String {
+    let mut text = format!(
+        "# discern.toml: this repository's Standards, written by `discern init` on {}.\n\
+         # Each limit is the value measured on that commit. A Standard with direction = \"down\"\n\
+         # holds a ceiling that may only fall; \"up\" holds a floor that may only rise. Tighten\n\
+         # limits with `discern standards --pin`; never loosen one on a branch.\n\n\
+         [repository]\ntrunk = {trunk:?}\n",
+        super::short(&commit)
+    );
+    for candidate in candidates {
+        text.push_str(&format!(
+            "\n# {}\n[standards.{}]\ndirection = \"{}\"\nlimit = {}\n{}",
+            candidate.comment,
+            candidate.name,
+            candidate.direction.as_str(),
+            toml_number(limit(&candidate.name)),
+            candidate.body
+        ));
+    }
+    text
+}
+
+fn toml_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        format!("{value}")
+    }
+}

@@ -1,0 +1,548 @@
+//! `discern standards`: measure every selected Standard through the sandboxed producers, each
+//! producer identity once, judge each reading against its limit, and refuse any limit that
+//! was loosened, redefined or deleted versus the trunk.
+
+pub mod init;
+pub mod limits;
+pub mod reading;
+pub mod record;
+mod report;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::config::{Config, ConfigError, Direction, Per, ProducerRef, StandardDef};
+use crate::planner::{ComponentSource, Plan};
+use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
+use crate::runtime::{ProducerComponent, Runtime};
+use crate::snapshot::Repo;
+use crate::workspace::Workspace;
+
+pub use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
+pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
+
+pub const VERB: &str = "standards";
+
+#[derive(Debug, Clone, Default)]
+pub struct MeasureRequest {
+    /// Standards to measure; empty = all.
+    pub names: Vec<String>,
+    /// Measure the work tree as it is (authoring a Standard): never recorded, never pinned.
+    pub force: bool,
+    /// Show the plan; measure nothing.
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measurement {
+    Measured,
+    Reused,
+    /// Not measured: blocked by the never-loosen check.
+    Skipped,
+    Failed,
+}
+
+/// One Standard's line in `data.standards[]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StandardResult {
+    pub name: String,
+    pub direction: Direction,
+    pub limit: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    pub measurement: Measurement,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused_from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin_eligible: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin_target: Option<f64>,
+    pub producer: String,
+    /// The producer execution this reading came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<String>,
+    /// How the value was computed (`12 matches per 10000 lines ×1000`), or why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The outcome of measuring, for verbs built on it (`standards`, `--pin`, `done`).
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub commit: String,
+    pub branch: Option<String>,
+    pub standards: Vec<StandardResult>,
+    pub limits: LimitsCheck,
+    pub counts: BTreeMap<String, u32>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub advisories: Vec<String>,
+    /// Whether the readings were recorded for this clean HEAD.
+    pub recorded: bool,
+    pub worktree: bool,
+}
+
+/// Resolves producers: built-ins from the binary, paths from the measured snapshot (or, for a
+/// file the snapshot does not track, from the work tree).
+pub struct Components<'a> {
+    pub repo: &'a Repo,
+    pub snapshot: Option<&'a crate::snapshot::Snapshot>,
+}
+
+impl ComponentSource for Components<'_> {
+    fn component(&self, producer: &ProducerRef) -> Result<ProducerComponent, String> {
+        match producer {
+            ProducerRef::Builtin(name) => crate::builtins::component(name)
+                .ok_or_else(|| format!("there is no built-in producer builtin:{name}")),
+            ProducerRef::Path(path) => {
+                if let Some(snapshot) = self.snapshot
+                    && snapshot.entry(path).is_some()
+                {
+                    let (_, bytes) = snapshot
+                        .reader()
+                        .read(path)
+                        .map_err(|e| format!("cannot read the producer {path}: {e}"))?;
+                    return Ok(ProducerComponent::new(path.clone(), bytes.to_vec()));
+                }
+                ProducerComponent::from_file(path.clone(), &self.repo.root().join(path)).map_err(|e| {
+                    format!(
+                        "cannot read the producer component {path}: {e}; build it, or fix `producer` (a path relative to the repository root)"
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// Load the work tree's config, or the refusal that explains why it cannot be used.
+pub fn load_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
+    Config::load(ws.root()).map_err(|e| Box::new(config_refusal(verb, &e)))
+}
+
+pub fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
+    let count = error.issues.len();
+    let mut envelope = Envelope::refusal(
+        verb,
+        ErrorSlug::InvalidConfig,
+        format!(
+            "discern.toml has {count} problem{}; nothing was measured. Fix {} and run the command again.",
+            if count == 1 { "" } else { "s" },
+            if count == 1 { "it" } else { "them" }
+        ),
+        Hint::next_step(
+            HintId::FixConfig,
+            "Fix discern.toml as the diagnostics say, then run the command again.",
+        ),
+    );
+    for issue in &error.issues {
+        envelope = envelope.with_diagnostic(Diagnostic {
+            tool: "config".to_owned(),
+            severity: Severity::Error,
+            message: issue.to_string(),
+            reproduce_cmd: format!("discern {verb} --dry-run"),
+            file: Some(crate::config::FILE.to_owned()),
+            line: issue.line.map(|l| l as u64),
+        });
+    }
+    envelope
+}
+
+/// `discern standards [NAMES] [--force] [--dry-run]`.
+pub fn measure(
+    ws: &Workspace,
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    let config = match load_config(ws, VERB) {
+        Ok(Some(config)) if !config.standards.is_empty() => config,
+        Ok(_) => return report::none_configured(),
+        Err(refusal) => return *refusal,
+    };
+    let selected = match select(&config, &request.names) {
+        Ok(selected) => selected,
+        Err(refusal) => return *refusal,
+    };
+    let trunk = config
+        .trunk(ws.settings.trunk_override.as_deref())
+        .to_owned();
+    if request.dry_run {
+        let limits = limits::check(&ws.repo, &config, &trunk, &proposal_claims(ws));
+        let measurable: Vec<&StandardDef> = selected
+            .iter()
+            .copied()
+            .filter(|s| !limits.blocked.contains_key(&s.name))
+            .collect();
+        let plan = Plan::build(
+            &config,
+            &measurable,
+            &Components {
+                repo: &ws.repo,
+                snapshot: None,
+            },
+        );
+        return report::dry_run(&config, &selected, &plan, &limits);
+    }
+    match measure_selected(ws, runtime, &config, &selected, request.force, progress) {
+        Ok(measured) => report::measured(&config, &measured, request.force),
+        Err(refusal) => *refusal,
+    }
+}
+
+/// The configured Standards named in `names` (all when empty), in declaration order.
+pub fn select<'c>(
+    config: &'c Config,
+    names: &[String],
+) -> Result<Vec<&'c StandardDef>, Box<Envelope>> {
+    let unknown: Vec<&String> = names
+        .iter()
+        .filter(|n| config.standard(n).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        let configured: Vec<&str> = config.standards.iter().map(|s| s.name.as_str()).collect();
+        return Err(Box::new(Envelope::refusal(
+            VERB,
+            ErrorSlug::InvalidValue,
+            format!(
+                "No Standard named {}; the configured Standards are: {}.",
+                unknown
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                configured.join(", ")
+            ),
+            Hint::next_step(
+                HintId::ListStandards,
+                "Name configured Standards, or run `discern standards` to measure them all.",
+            ),
+        )));
+    }
+    Ok(config
+        .standards
+        .iter()
+        .filter(|s| names.is_empty() || names.contains(&s.name))
+        .collect())
+}
+
+/// Active proposals that may explain a loosened limit (the proposal store, when present).
+pub fn proposal_claims(_ws: &Workspace) -> Vec<ProposalClaim> {
+    Vec::new()
+}
+
+/// Measure `selected` on the clean HEAD (or the work tree with `force`): never-loosen check,
+/// plan, execute, judge, record.
+pub fn measure_selected(
+    ws: &Workspace,
+    runtime: &Runtime,
+    config: &Config,
+    selected: &[&StandardDef],
+    force: bool,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Measured, Box<Envelope>> {
+    let repo = &ws.repo;
+    let internal = |what: String| {
+        Box::new(Envelope::refusal(
+            VERB,
+            ErrorSlug::Internal,
+            what,
+            Hint::next_step(
+                HintId::ReportBug,
+                "This is a bug in discern or a damaged repository; report it with the message.",
+            ),
+        ))
+    };
+    let head = match repo.head() {
+        Ok(Some(head)) => head,
+        Ok(None) => {
+            return Err(Box::new(Envelope::refusal(
+                VERB,
+                ErrorSlug::PreconditionFailed,
+                "This repository has no commit yet; Standards measure a commit.",
+                Hint::next_step(
+                    HintId::CommitFirst,
+                    "Commit your work (`git commit`), then run `discern standards`.",
+                ),
+            )));
+        }
+        Err(e) => return Err(internal(e.to_string())),
+    };
+    let branch = repo.branch().ok().flatten();
+    if !force {
+        let dirty = repo.dirty_paths().map_err(|e| internal(e.to_string()))?;
+        if !dirty.is_empty() {
+            return Err(Box::new(dirty_refusal(VERB, &dirty)));
+        }
+    }
+    let trunk = config
+        .trunk(ws.settings.trunk_override.as_deref())
+        .to_owned();
+    let limits = limits::check(repo, config, &trunk, &proposal_claims(ws));
+
+    let snapshot = if force {
+        repo.worktree_snapshot(head)
+            .map_err(|e| internal(e.to_string()))?
+    } else {
+        repo.snapshot(head).map_err(|e| internal(e.to_string()))?
+    };
+    let measurable: Vec<&StandardDef> = selected
+        .iter()
+        .copied()
+        .filter(|s| !limits.blocked.contains_key(&s.name))
+        .collect();
+    let components = Components {
+        repo,
+        snapshot: Some(&snapshot),
+    };
+    let plan = Plan::build(config, &measurable, &components);
+    let outcomes = crate::planner::execute(
+        &plan,
+        runtime,
+        &snapshot,
+        repo.root(),
+        &repo.admin_path("jobs"),
+        progress,
+    );
+
+    let mut standards = Vec::new();
+    let mut diagnostics = limits.diagnostics.clone();
+    let mut advisories = limits.advisories.clone();
+    for standard in selected {
+        let reading = plan.readings.iter().find(|r| r.standard == standard.name);
+        let result = match (limits.blocked.get(&standard.name), reading) {
+            (Some(why), _) => skipped(standard, why),
+            (None, Some(reading)) => judge(standard, reading, &plan, &outcomes),
+            (None, None) => skipped(standard, "not planned"),
+        };
+        if result.measurement == Measurement::Failed || result.verdict == Some(Verdict::Regressed) {
+            diagnostics.push(report::standard_diagnostic(standard, &result));
+        }
+        standards.push(result);
+    }
+    for job in &outcomes.jobs {
+        if !job.ok {
+            diagnostics.push(Diagnostic {
+                tool: format!("job:{}", job.name),
+                severity: Severity::Error,
+                message: format!("{}:\n{}", job.summary(), job.output_tail),
+                reproduce_cmd: job.reproduce_cmd.clone(),
+                file: None,
+                line: None,
+            });
+        }
+    }
+
+    // HEAD was pinned before measuring; if it moved, the readings describe a commit that is no
+    // longer checked out, so nothing is recorded.
+    let head_after = repo.head().ok().flatten();
+    let clean_after = force || repo.dirty_paths().map(|d| d.is_empty()).unwrap_or(false);
+    let mut recorded = false;
+    if head_after != Some(head) {
+        advisories.push(format!(
+            "HEAD moved during measurement (from {} to {}); these readings describe {} and nothing was recorded.",
+            short(&head.to_string()),
+            head_after.map_or("nothing".to_owned(), |h| short(&h.to_string())),
+            short(&head.to_string()),
+        ));
+    } else if !force && clean_after {
+        let record = record::Record {
+            version: record::VERSION,
+            head: head.to_string(),
+            values: standards
+                .iter()
+                .filter_map(|s| {
+                    let def = config.standard(&s.name)?;
+                    Some((
+                        s.name.clone(),
+                        record::RecordedValue {
+                            value: s.value.filter(|_| s.measurement == Measurement::Measured)?,
+                            definition: def.definition_fingerprint(),
+                        },
+                    ))
+                })
+                .collect(),
+            failed: standards
+                .iter()
+                .filter(|s| s.measurement == Measurement::Failed)
+                .map(|s| s.name.clone())
+                .collect(),
+        };
+        recorded = record::save(repo, &record).is_ok();
+    }
+
+    Ok(Measured {
+        commit: head.to_string(),
+        branch,
+        standards,
+        limits,
+        counts: outcomes.counts.0,
+        diagnostics,
+        advisories,
+        recorded,
+        worktree: force,
+    })
+}
+
+pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
+    let shown: Vec<&str> = dirty.iter().take(20).map(String::as_str).collect();
+    let more = dirty.len().saturating_sub(shown.len());
+    Envelope::refusal(
+        verb,
+        ErrorSlug::DirtyWorktree,
+        format!(
+            "The work tree has uncommitted changes ({}{}); measurements describe a commit, so they need a clean tree.",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ),
+        Hint::next_step(
+            HintId::CommitOrStash,
+            "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded.",
+        ),
+    )
+}
+
+fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
+    StandardResult {
+        name: standard.name.clone(),
+        direction: standard.direction,
+        limit: standard.limit,
+        margin: (standard.margin > 0.0).then_some(standard.margin),
+        measurement: Measurement::Skipped,
+        value: None,
+        verdict: None,
+        reused_from: None,
+        pin_eligible: None,
+        pin_target: None,
+        producer: standard.producer.label(),
+        execution: None,
+        note: Some(why.to_owned()),
+    }
+}
+
+/// Read one Standard from the executions: metric, `per`, `scale`, verdict, pin eligibility.
+fn judge(
+    standard: &StandardDef,
+    reading: &crate::planner::Reading,
+    plan: &Plan,
+    outcomes: &crate::planner::Outcomes,
+) -> StandardResult {
+    let execution = &plan.executions[reading.execution];
+    let mut result = skipped(standard, "");
+    result.execution = Some(execution.label.clone());
+    let fail = |mut result: StandardResult, note: String| {
+        result.measurement = Measurement::Failed;
+        result.note = Some(note);
+        result
+    };
+    let output = match &outcomes.executions[reading.execution].result {
+        Ok(output) => output,
+        Err(e) => return fail(result, e.clone()),
+    };
+    let metric = |output: &crate::runtime::RunOutput, name: &str| {
+        output
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.value)
+    };
+    let Some(raw) = metric(output, &reading.metric) else {
+        let emitted: Vec<&str> = output.metrics.iter().map(|m| m.name.as_str()).collect();
+        return fail(
+            result,
+            format!(
+                "producer {} emitted no metric {:?} (it emitted: {}); set `metric` to one of those",
+                execution.producer,
+                reading.metric,
+                if emitted.is_empty() {
+                    "none".to_owned()
+                } else {
+                    emitted.join(", ")
+                }
+            ),
+        );
+    };
+    let (value, note) = match (&reading.per, &standard.per) {
+        (Some((per_execution, per_metric)), Some(per)) => {
+            let denominator = match &outcomes.executions[*per_execution].result {
+                Ok(per_output) => metric(per_output, per_metric),
+                Err(e) => return fail(result, format!("the `per` denominator failed: {e}")),
+            };
+            match denominator {
+                Some(d) if d.is_finite() && d > 0.0 => {
+                    let value = raw / d * standard.scale;
+                    let what = match per {
+                        Per::Metric(m) => m.clone(),
+                        Per::Extent { kind, .. } => kind.as_str().to_owned(),
+                    };
+                    let scale = if standard.scale == 1.0 {
+                        String::new()
+                    } else {
+                        format!(" ×{}", standard.scale)
+                    };
+                    (
+                        value,
+                        format!("{raw} {} per {d} {what}{scale}", standard.metric),
+                    )
+                }
+                Some(d) => {
+                    return fail(
+                        result,
+                        format!(
+                            "nothing to divide by: the `per` denominator ({}) is {d}; check its pathspecs or metric",
+                            per.describe()
+                        ),
+                    );
+                }
+                None => {
+                    return fail(
+                        result,
+                        format!("the `per` metric {per_metric:?} was not emitted"),
+                    );
+                }
+            }
+        }
+        _ => (raw, format!("{raw} {}", standard.metric)),
+    };
+    if !value.is_finite() {
+        return fail(
+            result,
+            format!("the reading is not a finite number ({value})"),
+        );
+    }
+    let verdict = Verdict::judge(standard.direction, standard.limit, value);
+    let target = pin_eligible(standard.direction, standard.limit, value, standard.margin);
+    result.measurement = Measurement::Measured;
+    result.value = Some(value);
+    result.verdict = Some(verdict);
+    result.pin_eligible = Some(target.is_some());
+    result.pin_target = target;
+    result.note = Some(note);
+    result
+}
+
+pub fn short(id: &str) -> String {
+    id.chars().take(12).collect()
+}
+
+/// The JSON of a measured batch, shared by every verb that measures.
+pub fn data(measured: &Measured) -> serde_json::Value {
+    json!({
+        "commit": measured.commit,
+        "branch": measured.branch,
+        "worktree": measured.worktree,
+        "recorded": measured.recorded,
+        "standards": measured.standards,
+        "producer_executions": measured.counts,
+        "limits": measured.limits.summary,
+    })
+}

@@ -1,0 +1,92 @@
+//! Judging a reading against its limit, and what a pin would make of it.
+
+use serde::Serialize;
+
+use crate::config::Direction;
+
+/// Readings within this of the limit count as equal to it.
+pub const EPSILON: f64 = 1e-9;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Strictly better than the limit (beyond epsilon).
+    Improved,
+    Held,
+    Regressed,
+}
+
+impl Verdict {
+    pub fn judge(direction: Direction, limit: f64, value: f64) -> Self {
+        match direction {
+            Direction::Up if value + EPSILON < limit => Verdict::Regressed,
+            Direction::Up if value > limit + EPSILON => Verdict::Improved,
+            Direction::Down if value - EPSILON > limit => Verdict::Regressed,
+            Direction::Down if value < limit - EPSILON => Verdict::Improved,
+            _ => Verdict::Held,
+        }
+    }
+
+    pub fn passes(self) -> bool {
+        self != Verdict::Regressed
+    }
+}
+
+/// The limit a pin would set: `value ∓ margin`, rounded to 2 decimals in the looser direction.
+pub fn pin_target(direction: Direction, value: f64, margin: f64) -> f64 {
+    // The tiny nudge keeps 0.3 (stored as 0.29999…) from rounding to 0.29.
+    match direction {
+        Direction::Up => ((value - margin) * 100.0 + 1e-7).floor() / 100.0,
+        Direction::Down => ((value + margin) * 100.0 - 1e-7).ceil() / 100.0,
+    }
+}
+
+/// The pin target if a pin would tighten the limit: the measurement satisfies the target and
+/// the target is strictly tighter than the current limit (so gains below the margin stay).
+pub fn pin_eligible(direction: Direction, limit: f64, value: f64, margin: f64) -> Option<f64> {
+    let target = pin_target(direction, value, margin);
+    let satisfied = Verdict::judge(direction, target, value).passes();
+    let tighter = match direction {
+        Direction::Up => target > limit,
+        Direction::Down => target < limit,
+    };
+    (satisfied && tighter).then_some(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Direction::{Down, Up};
+
+    #[test]
+    fn verdicts_with_epsilon() {
+        assert_eq!(Verdict::judge(Up, 80.0, 80.0), Verdict::Held);
+        assert_eq!(Verdict::judge(Up, 80.0, 80.0 - 1e-10), Verdict::Held);
+        assert_eq!(Verdict::judge(Up, 80.0, 79.99), Verdict::Regressed);
+        assert_eq!(Verdict::judge(Up, 80.0, 80.5), Verdict::Improved);
+        assert_eq!(Verdict::judge(Down, 1.2, 1.2 + 1e-10), Verdict::Held);
+        assert_eq!(Verdict::judge(Down, 1.2, 1.3), Verdict::Regressed);
+        assert_eq!(Verdict::judge(Down, 1.2, 0.7), Verdict::Improved);
+    }
+
+    #[test]
+    fn pin_rounds_loosely_and_only_tightens() {
+        assert_eq!(pin_target(Up, 83.456, 0.0), 83.45);
+        assert_eq!(pin_target(Down, 0.301, 0.0), 0.31);
+        assert_eq!(pin_target(Down, 0.3, 0.0), 0.3);
+        assert_eq!(pin_target(Up, 0.3, 0.0), 0.3);
+        assert_eq!(pin_eligible(Up, 80.0, 83.456, 1.0), Some(82.45));
+        assert_eq!(
+            pin_eligible(Up, 80.0, 80.5, 1.0),
+            None,
+            "gain below the margin"
+        );
+        assert_eq!(pin_eligible(Down, 10.0, 4.0, 0.5), Some(4.5));
+        assert_eq!(
+            pin_eligible(Down, 4.0, 4.0, 0.0),
+            None,
+            "not strictly tighter"
+        );
+        assert_eq!(pin_eligible(Up, 80.0, 79.0, 0.0), None, "regressed");
+    }
+}

@@ -1,0 +1,342 @@
+//! The envelopes of `discern standards`: what happened, in data, text and hints.
+
+use serde_json::json;
+
+use super::{Measured, Measurement, StandardResult, VERB, Verdict, data, short};
+use crate::config::{Config, StandardDef};
+use crate::planner::Plan;
+use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity};
+use crate::standards::limits::{LimitsCheck, LimitsStatus};
+
+pub fn none_configured() -> Envelope {
+    Envelope::ok(
+        VERB,
+        json!({ "standards": [], "producer_executions": {} }),
+        Report {
+            state: "No Standards are configured; nothing was measured.".to_owned(),
+            sections: Vec::new(),
+        },
+    )
+    .with_hint(Hint::next_step(
+        HintId::StandardsNoneConfigured,
+        "Run `discern init` to write a discern.toml with the built-in Standards that fit this repository, or add a [standards.<name>] table by hand.",
+    ))
+}
+
+pub fn dry_run(
+    config: &Config,
+    selected: &[&StandardDef],
+    plan: &Plan,
+    limits: &LimitsCheck,
+) -> Envelope {
+    let mut lines = Vec::new();
+    for execution in &plan.executions {
+        lines.push(format!(
+            "{}  config {}  → {}",
+            execution.label,
+            execution.config,
+            execution.dependents.join(", ")
+        ));
+    }
+    let mut sections = vec![Section {
+        title: "Producer executions (each runs once)".to_owned(),
+        lines,
+    }];
+    if !plan.jobs.is_empty() {
+        sections.push(Section {
+            title: "Jobs that run first".to_owned(),
+            lines: plan
+                .jobs
+                .iter()
+                .map(|j| format!("{}: {}", j.name, j.run))
+                .collect(),
+        });
+    }
+    let blocked: Vec<String> = selected
+        .iter()
+        .filter(|s| limits.blocked.contains_key(&s.name))
+        .map(|s| {
+            format!(
+                "{} (blocked by the never-loosen check; not measured)",
+                s.name
+            )
+        })
+        .collect();
+    if !blocked.is_empty() {
+        sections.push(Section {
+            title: "Blocked".to_owned(),
+            lines: blocked,
+        });
+    }
+    let mut envelope = Envelope::ok(
+        VERB,
+        json!({
+            "standards": selected.iter().map(|s| json!({
+                "name": s.name,
+                "direction": s.direction,
+                "limit": s.limit,
+                "producer": s.producer.label(),
+                "metric": s.metric,
+                "blocked": limits.blocked.contains_key(&s.name),
+            })).collect::<Vec<_>>(),
+            "limits": limits.summary,
+            "configured": config.standards.len(),
+        }),
+        Report {
+            state: format!(
+                "Dry run: {} Standard(s) would be measured by {} producer execution(s); nothing was measured.",
+                selected.len() - limits.blocked.len().min(selected.len()),
+                plan.executions.len()
+            ),
+            sections,
+        },
+    );
+    envelope.dry_run = Some(true);
+    envelope.plan = Some(plan.describe());
+    envelope.diagnostics = limits.diagnostics.clone();
+    envelope.advisories = limits.advisories.clone();
+    envelope.with_hint(Hint::next_step(
+        HintId::StandardsMeasure,
+        "Run `discern standards` to measure.",
+    ))
+}
+
+/// The diagnostic of a regressed or failed Standard.
+pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> Diagnostic {
+    let message = match result.measurement {
+        Measurement::Failed => format!(
+            "Standard {} could not be measured: {}",
+            standard.name,
+            result.note.as_deref().unwrap_or("unknown failure")
+        ),
+        _ => {
+            let value = result.value.unwrap_or(f64::NAN);
+            let (relation, bound) = match standard.direction {
+                crate::config::Direction::Up => ("is below", "floor"),
+                crate::config::Direction::Down => ("exceeds", "ceiling"),
+            };
+            let mut message = format!(
+                "Standard {}: {} {relation} the {bound} {}. Move the metric back within your task's scope; never move the limit. If the work itself legitimately moved it, commit the final tree and propose the change (`discern standards propose {} --reason \"…\"`).",
+                standard.name,
+                display(value),
+                standard.limit,
+                standard.name
+            );
+            let counts =
+                standard.producer == crate::config::ProducerRef::Builtin("pattern".to_owned());
+            if counts
+                && standard.per.is_none()
+                && standard.direction == crate::config::Direction::Down
+            {
+                message.push_str(" Tip: a raw count over a growing tree rises with the tree; hold a rate instead (`per = { lines = [...] }`).");
+            }
+            message
+        }
+    };
+    Diagnostic {
+        tool: format!("standard:{}", standard.name),
+        severity: Severity::Error,
+        message,
+        reproduce_cmd: format!("discern standards {}", standard.name),
+        file: Some(crate::config::FILE.to_owned()),
+        line: standard.line.map(|l| l as u64),
+    }
+}
+
+fn display(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        let text = format!("{value:.4}");
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+fn line(result: &StandardResult) -> String {
+    let bound = match result.direction {
+        crate::config::Direction::Up => "floor",
+        crate::config::Direction::Down => "ceiling",
+    };
+    let status = match (result.measurement, result.verdict) {
+        (Measurement::Failed, _) => "FAILED".to_owned(),
+        (Measurement::Skipped, _) => "BLOCKED".to_owned(),
+        (_, Some(Verdict::Regressed)) => "REGRESSED".to_owned(),
+        (_, Some(Verdict::Improved)) => "improved".to_owned(),
+        _ => "held".to_owned(),
+    };
+    let value = result.value.map_or("—".to_owned(), display);
+    let mut text = format!(
+        "{:<10} {:<28} {value:>12}  ({bound} {})",
+        status, result.name, result.limit
+    );
+    if let Some(target) = result.pin_target {
+        text.push_str(&format!("  pinnable to {target}"));
+    }
+    if result.measurement == Measurement::Reused
+        && let Some(from) = &result.reused_from
+    {
+        text.push_str(&format!("  reused from {}", short(from)));
+    }
+    text
+}
+
+pub fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
+    let count =
+        |f: &dyn Fn(&StandardResult) -> bool| measured.standards.iter().filter(|s| f(s)).count();
+    let regressed = count(&|s| s.verdict == Some(Verdict::Regressed));
+    let failed = count(&|s| s.measurement == Measurement::Failed);
+    let skipped = count(&|s| s.measurement == Measurement::Skipped);
+    let improved = count(&|s| s.verdict == Some(Verdict::Improved));
+    let held = count(&|s| s.verdict == Some(Verdict::Held));
+    let blocking = measured.limits.blocking();
+    let ok = regressed == 0 && failed == 0 && skipped == 0 && !blocking;
+    let on = if measured.worktree {
+        format!("the work tree on {}", short(&measured.commit))
+    } else {
+        format!(
+            "{}{}",
+            short(&measured.commit),
+            measured
+                .branch
+                .as_ref()
+                .map_or(String::new(), |b| format!(" ({b})"))
+        )
+    };
+    let executions: u32 = measured.counts.values().sum();
+    let state = if ok {
+        format!(
+            "All {} Standards pass on {on}: {held} held, {improved} improved ({executions} producer run{}).",
+            measured.standards.len(),
+            if executions == 1 { "" } else { "s" }
+        )
+    } else {
+        let mut parts = Vec::new();
+        if regressed > 0 {
+            parts.push(format!("{regressed} regressed"));
+        }
+        if failed > 0 {
+            parts.push(format!("{failed} could not be measured"));
+        }
+        if skipped > 0
+            || !measured.limits.deleted.is_empty()
+            || measured.limits.summary.status == LimitsStatus::ParseFailed
+        {
+            parts.push(format!(
+                "limits blocked versus {} ({})",
+                measured.limits.summary.trunk,
+                measured
+                    .limits
+                    .summary
+                    .reason
+                    .as_deref()
+                    .unwrap_or("see diagnostics")
+            ));
+        }
+        format!("Standards fail on {on}: {}.", parts.join("; "))
+    };
+    let mut sections = vec![Section {
+        title: "Standards".to_owned(),
+        lines: measured.standards.iter().map(line).collect(),
+    }];
+    let mut evidence: Vec<String> = measured
+        .counts
+        .iter()
+        .map(|(label, runs)| format!("{label}: {runs} run{}", if *runs == 1 { "" } else { "s" }))
+        .collect();
+    evidence.push(format!(
+        "limits versus {}: {}",
+        measured.limits.summary.trunk,
+        serde_json::to_value(measured.limits.summary.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    ));
+    sections.push(Section {
+        title: "Producer executions".to_owned(),
+        lines: evidence,
+    });
+
+    let mut envelope = if ok {
+        Envelope::ok(VERB, data(measured), Report { state, sections })
+    } else {
+        let (slug, hint) = if blocking {
+            (
+                ErrorSlug::PreconditionFailed,
+                Hint::next_step(
+                    HintId::StandardsRestoreDefinition,
+                    format!(
+                        "Restore the trunk's limits and definitions in discern.toml (`git show {}:discern.toml`), then run `discern standards` again.",
+                        measured.limits.summary.trunk
+                    ),
+                ),
+            )
+        } else if failed > 0 {
+            (
+                ErrorSlug::ProducerFailed,
+                Hint::next_step(
+                    HintId::StandardsFixProducer,
+                    "Fix what the diagnostics name (the producer's config, its job, or its component), then run `discern standards` again.",
+                ),
+            )
+        } else {
+            (
+                ErrorSlug::StandardsFailed,
+                Hint::next_step(
+                    HintId::StandardsMoveMetricBack,
+                    "Move the regressed metrics back within your task's scope, commit, and run `discern standards` again.",
+                ),
+            )
+        };
+        let mut envelope = Envelope::refusal(VERB, slug, state, hint);
+        envelope.data = Some(data(measured));
+        envelope.report.sections = sections;
+        if regressed > 0 {
+            envelope = envelope.with_hint(Hint::new(
+                HintId::StandardsNeverMoveLimit,
+                "Never move a limit to make a Standard pass; a loosening needs a proposal and the owner's exact approval.",
+            ));
+        }
+        envelope
+    };
+    envelope
+        .diagnostics
+        .extend(measured.diagnostics.iter().cloned());
+    envelope
+        .advisories
+        .extend(measured.advisories.iter().cloned());
+    if measured.limits.summary.status == LimitsStatus::Unverified {
+        envelope = envelope.with_hint(Hint::next_step(
+            HintId::StandardsLimitsUnverified,
+            format!(
+                "Limits were not compared with the trunk {:?}; fetch it or set DISCERN_TRUNK so loosened limits are caught.",
+                measured.limits.summary.trunk
+            ),
+        ));
+    }
+    if force {
+        envelope = envelope.with_hint(Hint::new(
+            HintId::StandardsForceNotRecorded,
+            "--force measured the work tree as it is: these readings are not recorded and never feed a pin or a proposal.",
+        ));
+    }
+    if ok {
+        let pinnable: Vec<String> = measured
+            .standards
+            .iter()
+            .filter_map(|s| s.pin_target.map(|t| format!("{} → {t}", s.name)))
+            .collect();
+        if !pinnable.is_empty() && !force {
+            envelope = envelope.with_hint(Hint::next_step(
+                HintId::StandardsPinnableSlack,
+                format!(
+                    "Pinnable slack: {}; `discern standards --pin` tightens {} in one config-only commit{}.",
+                    pinnable.join(", "),
+                    if pinnable.len() == 1 { "it" } else { "them" },
+                    if measured.recorded { ", reusing these readings" } else { "" }
+                ),
+            ));
+        }
+    }
+    let _ = config;
+    envelope
+}

@@ -7,12 +7,14 @@
 
 pub mod builtins;
 pub mod cli;
+pub mod commit;
 pub mod config;
 pub mod digest;
 pub mod fsutil;
 pub mod jobs;
 pub mod planner;
 pub mod producers;
+pub mod proposals;
 pub mod result;
 pub mod runtime;
 pub mod snapshot;

@@ -4,6 +4,7 @@ mod support;
 
 mod builtins;
 mod cli;
+mod limit_changes;
 mod runtime_cache;
 mod sandbox;
 mod snapshot;

@@ -1,76 +1,9 @@
 //! `discern standards` and `discern init` on real repositories, through the real binary.
 
-use std::path::Path;
-
 use discern_tests::TestRepo;
 use serde_json::Value;
 
-use crate::support::cache_dir;
-
-/// A repository with a `discern.toml`, run through the real binary.
-struct Fixture {
-    repo: TestRepo,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
-    }
-}
-
-impl Fixture {
-    fn new(config: &str) -> Self {
-        let repo = TestRepo::new();
-        repo.write(
-            "src/lib.rs",
-            "// TODO: one\npub fn a() {}\n// TODO: two\npub fn b() {}\n",
-        )
-        .write("src/main.rs", "fn main() {\n    lib::a();\n}\n")
-        .write("README.md", "# fixture\n")
-        .write(".gitignore", "target/\n")
-        .write("discern.toml", config);
-        repo.commit("fixture");
-        Self { repo }
-    }
-
-    fn path(&self) -> &Path {
-        self.repo.path()
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        self.run_with(args, &[])
-    }
-
-    fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
-        cmd.args(args).current_dir(self.path());
-        discern_tests::hermetic(&mut cmd, self.repo.home());
-        cmd.env("DISCERN_CACHE_DIR", cache_dir());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let out = cmd.output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(out.stdout).unwrap(),
-            stderr: String::from_utf8(out.stderr).unwrap(),
-        }
-    }
-
-    /// Branch off main, apply `config`, commit.
-    fn branch_with(&self, config: &str) {
-        self.repo.git(&["checkout", "-q", "-b", "agent/work"]);
-        self.repo.write("discern.toml", config);
-        self.repo.commit("change the config");
-    }
-}
+use crate::support::{Fixture, cache_dir, standard};
 
 const TODO: &str = r#"
 [standards.todo]
@@ -96,15 +29,6 @@ limit = 7
 producer = "builtin:extent"
 config = { paths = ["src/**"] }
 "#;
-
-fn standard<'a>(json: &'a Value, name: &str) -> &'a Value {
-    json["data"]["standards"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {json}"))
-}
 
 macro_rules! assert_output_snapshot {
     ($name:literal, $text:expr, $root:expr) => {

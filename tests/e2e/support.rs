@@ -1,10 +1,12 @@
 //! Shared pieces of the end-to-end tests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
 use discern::runtime::{Artifacts, Limits, ProducerComponent, ProducerError, RunOutput, Runtime};
 use discern::snapshot::Snapshot;
+use discern_tests::TestRepo;
+use serde_json::Value;
 
 /// The compile cache every test shares (the cache tests use their own).
 pub fn cache_dir() -> PathBuf {
@@ -45,4 +47,78 @@ pub fn value(output: &RunOutput, metric: &str) -> f64 {
         .find(|m| m.name == metric)
         .unwrap_or_else(|| panic!("no metric {metric} in {:?}", output.metrics))
         .value
+}
+
+/// A repository with a `discern.toml`, run through the real binary.
+pub struct Fixture {
+    pub repo: TestRepo,
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
+    }
+}
+
+impl Fixture {
+    pub fn new(config: &str) -> Self {
+        let repo = TestRepo::new();
+        repo.write(
+            "src/lib.rs",
+            "// TODO: one\npub fn a() {}\n// TODO: two\npub fn b() {}\n",
+        )
+        .write("src/main.rs", "fn main() {\n    lib::a();\n}\n")
+        .write("README.md", "# fixture\n")
+        .write(".gitignore", "target/\n")
+        .write("discern.toml", config);
+        repo.commit("fixture");
+        Self { repo }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.repo.path()
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_with(args, &[])
+    }
+
+    pub fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
+        cmd.args(args).current_dir(self.path());
+        discern_tests::hermetic(&mut cmd, self.repo.home());
+        cmd.env("DISCERN_CACHE_DIR", cache_dir());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+
+    /// Branch off main, apply `config`, commit.
+    pub fn branch_with(&self, config: &str) {
+        self.repo.git(&["checkout", "-q", "-b", "agent/work"]);
+        self.repo.write("discern.toml", config);
+        self.repo.commit("change the config");
+    }
+}
+
+pub fn standard<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["data"]["standards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {json}"))
 }

@@ -31,14 +31,49 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_precedence_over_arg = true
+)]
 pub struct StandardsArgs {
+    #[command(subcommand)]
+    pub action: Option<StandardsAction>,
     /// Standards to measure (default: all).
     pub names: Vec<String>,
+    /// Tighten the selected limits to their measured gains (value ∓ margin) in one
+    /// config-only commit.
+    #[arg(long)]
+    pub pin: bool,
     /// Measure the work tree as it is, uncommitted changes included (for authoring a
     /// Standard); never recorded, never pinned.
     #[arg(long)]
     pub force: bool,
     /// Show which producers would run for which Standards; measure nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StandardsAction {
+    /// Propose loosening limits to the exact measured values, for the owner's approval: one
+    /// config-only commit for the whole batch.
+    Propose(ProposeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ProposeArgs {
+    /// The Standard to propose (the scalar form; use --batch for several at once).
+    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    pub name: Option<String>,
+    /// The technical reason (one paragraph, at most 500 characters).
+    #[arg(long, required_unless_present = "batch", conflicts_with = "batch")]
+    pub reason: Option<String>,
+    /// A JSON array of {"name", "reason"} from a file, or from stdin with `-`.
+    #[arg(long, value_name = "FILE|-")]
+    pub batch: Option<String>,
+    /// Validate and preview; measure and write nothing.
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
@@ -73,6 +108,51 @@ pub fn main() -> i32 {
             }),
             output,
         ),
+        Command::Standards(StandardsArgs {
+            action: Some(StandardsAction::Propose(args)),
+            ..
+        }) => {
+            let envelope = match read_batch(&args) {
+                Ok(requests) => in_workspace(crate::proposals::VERB, settings, |ws| {
+                    with_runtime(crate::proposals::VERB, &ws.settings, |runtime| {
+                        let progress = progress::Progress::new(ws.settings.progress);
+                        crate::proposals::propose(
+                            ws,
+                            runtime,
+                            &requests,
+                            args.dry_run,
+                            &crate::commit::Faults::from_env(),
+                            &|step| progress.step(step),
+                        )
+                    })
+                }),
+                Err(message) => Envelope::refusal(
+                    crate::proposals::VERB,
+                    ErrorSlug::InvalidArguments,
+                    message,
+                    Hint::next_step(
+                        HintId::SeeHelp,
+                        "Pass NAME --reason R, or --batch with a JSON array of {\"name\", \"reason\"}.",
+                    ),
+                ),
+            };
+            (envelope, args.output)
+        }
+        Command::Standards(args) if args.pin => {
+            let envelope = in_workspace("standards", settings, |ws| {
+                with_runtime("standards", &ws.settings, |runtime| {
+                    let progress = progress::Progress::new(ws.settings.progress);
+                    crate::standards::pin::pin(
+                        ws,
+                        runtime,
+                        &args.names,
+                        &crate::commit::Faults::from_env(),
+                        &|step| progress.step(step),
+                    )
+                })
+            });
+            (envelope, args.output)
+        }
         Command::Standards(args) => {
             let request = crate::standards::MeasureRequest {
                 names: args.names,
@@ -99,6 +179,31 @@ pub fn main() -> i32 {
     };
     print(&envelope, output);
     envelope.exit_code()
+}
+
+/// The proposals a `propose` invocation names: the scalar pair or a JSON batch.
+fn read_batch(args: &ProposeArgs) -> Result<Vec<crate::proposals::ProposalRequest>, String> {
+    match (&args.batch, &args.name, &args.reason) {
+        (Some(source), _, _) => {
+            let text = if source == "-" {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                    .map_err(|e| format!("cannot read the batch from stdin: {e}"))?;
+                text
+            } else {
+                std::fs::read_to_string(source)
+                    .map_err(|e| format!("cannot read the batch file {source}: {e}"))?
+            };
+            serde_json::from_str(&text).map_err(|e| {
+                format!("the batch must be a JSON array of {{\"name\", \"reason\"}} objects: {e}")
+            })
+        }
+        (None, Some(name), Some(reason)) => Ok(vec![crate::proposals::ProposalRequest {
+            name: name.clone(),
+            reason: reason.clone(),
+        }]),
+        _ => Err("name a Standard and give --reason, or pass --batch".to_owned()),
+    }
 }
 
 fn in_workspace(

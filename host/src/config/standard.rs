@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::value::canonical_json;
 
 /// `up`: the limit is a floor; `down`: a ceiling.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     Up,

@@ -38,6 +38,10 @@ pub enum HintId {
     StandardsForceNotRecorded,
     StandardsHeadMoved,
     StandardsMeasure,
+    StandardsPinNoSlack,
+    StandardsPinNeedsDone,
+    StandardsPropose,
+    ProposalAwaitsOwner,
     InitExists,
     InitCommit,
 }
@@ -47,7 +51,8 @@ impl HintId {
         use HintId::*;
         match self {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
-            StandardsUseRate | StandardsHeadMoved => Category::Notice,
+            StandardsUseRate | StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
+            ProposalAwaitsOwner => Category::OwnerAttention,
             SeeHelp
             | BuildCustomProducer
             | ReportBug
@@ -63,6 +68,8 @@ impl HintId {
             | StandardsRestoreDefinition
             | StandardsFixProducer
             | StandardsMeasure
+            | StandardsPinNeedsDone
+            | StandardsPropose
             | InitExists
             | InitCommit => Category::NextStep,
         }

@@ -32,6 +32,17 @@ impl ReadSet {
         }
     }
 
+    /// Add everything `other` read.
+    pub fn merge(&mut self, other: &ReadSet) {
+        for listing in &other.listings {
+            self.record_listing(&listing.globs, listing.matched.clone());
+        }
+        self.reads
+            .extend(other.reads.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.artifacts
+            .extend(other.artifacts.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+
     /// Every snapshot path this run depended on: listed or read.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         let listed = self

@@ -261,6 +261,35 @@ impl Reader {
     }
 }
 
+/// Paths whose entry differs between two snapshots (added, removed or changed), sorted.
+pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String> {
+    let old: std::collections::BTreeMap<&str, ObjectId> = before
+        .map(|b| {
+            b.entries()
+                .iter()
+                .map(|e| (e.path.as_str(), e.id))
+                .collect()
+        })
+        .unwrap_or_default();
+    let new: std::collections::BTreeMap<&str, ObjectId> = after
+        .entries()
+        .iter()
+        .map(|e| (e.path.as_str(), e.id))
+        .collect();
+    let mut changed: Vec<String> = new
+        .iter()
+        .filter(|(path, id)| old.get(*path) != Some(id))
+        .map(|(path, _)| (*path).to_owned())
+        .chain(
+            old.keys()
+                .filter(|p| !new.contains_key(*p))
+                .map(|p| (*p).to_owned()),
+        )
+        .collect();
+    changed.sort();
+    changed
+}
+
 fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotError> {
     // Isolated: the machine's global and system git config never change what we read.
     gix::ThreadSafeRepository::open_opts(dir, gix::open::Options::isolated()).map_err(|e| {

@@ -178,10 +178,25 @@ impl Repo {
             .map_err(|e| read_error("the work tree snapshot", e))
     }
 
+    /// Paths with staged changes (the index differs from HEAD).
+    pub fn staged_paths(&self) -> Result<Vec<String>, RepoError> {
+        Ok(self
+            .status()?
+            .into_iter()
+            .filter(|(x, _)| *x != b' ' && *x != b'?')
+            .map(|(_, path)| path)
+            .collect())
+    }
+
     /// Tracked changes and untracked files (ignored files excluded), as paths.
     ///
     /// Uses `git status`, which applies every ignore rule and filter exactly as the user's git does.
     pub fn dirty_paths(&self) -> Result<Vec<String>, RepoError> {
+        Ok(self.status()?.into_iter().map(|(_, path)| path).collect())
+    }
+
+    /// `git status` entries: the index status letter and the path.
+    fn status(&self) -> Result<Vec<(u8, String)>, RepoError> {
         let output = Command::new("git")
             .args([
                 "status",
@@ -210,7 +225,7 @@ impl Repo {
                 continue;
             }
             let (status, path) = field.split_at(3);
-            paths.push(String::from_utf8_lossy(path).into_owned());
+            paths.push((status[0], String::from_utf8_lossy(path).into_owned()));
             // A rename or copy is followed by its source path.
             if status[0] == b'R' || status[0] == b'C' {
                 fields.next();

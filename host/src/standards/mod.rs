@@ -4,6 +4,7 @@
 
 pub mod init;
 pub mod limits;
+pub mod pin;
 pub mod reading;
 pub mod record;
 mod report;
@@ -86,6 +87,8 @@ pub struct Measured {
     /// Whether the readings were recorded for this clean HEAD.
     pub recorded: bool,
     pub worktree: bool,
+    /// What each Standard's producer execution read (with its `per` extent's reads).
+    pub read_sets: BTreeMap<String, crate::runtime::ReadSet>,
 }
 
 /// Resolves producers: built-ins from the binary, paths from the measured snapshot (or, for a
@@ -160,6 +163,12 @@ pub fn measure(
     request: &MeasureRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
+    // A limit transaction a crash interrupted is finished (or unwound) before anything else.
+    if !request.dry_run
+        && let Err(e) = crate::proposals::recover(&ws.repo)
+    {
+        return crate::proposals::recovery_refusal(VERB, &e);
+    }
     let config = match load_config(ws, VERB) {
         Ok(Some(config)) if !config.standards.is_empty() => config,
         Ok(_) => return report::none_configured(),
@@ -232,8 +241,11 @@ pub fn select<'c>(
 }
 
 /// Active proposals that may explain a loosened limit (the proposal store, when present).
-pub fn proposal_claims(_ws: &Workspace) -> Vec<ProposalClaim> {
-    Vec::new()
+pub fn proposal_claims(ws: &Workspace) -> Vec<ProposalClaim> {
+    match Config::load(ws.root()) {
+        Ok(Some(config)) => crate::proposals::claims(ws, &config),
+        _ => Vec::new(),
+    }
 }
 
 /// Measure `selected` on the clean HEAD (or the work tree with `force`): never-loosen check,
@@ -244,6 +256,20 @@ pub fn measure_selected(
     config: &Config,
     selected: &[&StandardDef],
     force: bool,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Measured, Box<Envelope>> {
+    measure_with(ws, runtime, config, selected, force, false, progress)
+}
+
+/// [`measure_selected`], optionally measuring Standards the never-loosen check blocks too (a
+/// stale proposal's renewal must see the value its loosened limit was set to).
+pub fn measure_with(
+    ws: &Workspace,
+    runtime: &Runtime,
+    config: &Config,
+    selected: &[&StandardDef],
+    force: bool,
+    measure_blocked: bool,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Measured, Box<Envelope>> {
     let repo = &ws.repo;
@@ -294,7 +320,7 @@ pub fn measure_selected(
     let measurable: Vec<&StandardDef> = selected
         .iter()
         .copied()
-        .filter(|s| !limits.blocked.contains_key(&s.name))
+        .filter(|s| measure_blocked || !limits.blocked.contains_key(&s.name))
         .collect();
     let components = Components {
         repo,
@@ -316,9 +342,9 @@ pub fn measure_selected(
     for standard in selected {
         let reading = plan.readings.iter().find(|r| r.standard == standard.name);
         let result = match (limits.blocked.get(&standard.name), reading) {
-            (Some(why), _) => skipped(standard, why),
-            (None, Some(reading)) => judge(standard, reading, &plan, &outcomes),
-            (None, None) => skipped(standard, "not planned"),
+            (Some(why), _) if !measure_blocked => skipped(standard, why),
+            (_, Some(reading)) => judge(standard, reading, &plan, &outcomes),
+            (_, None) => skipped(standard, "not planned"),
         };
         if result.measurement == Measurement::Failed || result.verdict == Some(Verdict::Regressed) {
             diagnostics.push(report::standard_diagnostic(standard, &result));
@@ -376,6 +402,20 @@ pub fn measure_selected(
         recorded = record::save(repo, &record).is_ok();
     }
 
+    let read_sets: BTreeMap<String, crate::runtime::ReadSet> = plan
+        .readings
+        .iter()
+        .map(|reading| {
+            let mut read_set = crate::runtime::ReadSet::default();
+            for index in std::iter::once(reading.execution).chain(reading.per.as_ref().map(|p| p.0))
+            {
+                if let Ok(output) = &outcomes.executions[index].result {
+                    read_set.merge(&output.read_set);
+                }
+            }
+            (reading.standard.clone(), read_set)
+        })
+        .collect();
     Ok(Measured {
         commit: head.to_string(),
         branch,
@@ -386,6 +426,7 @@ pub fn measure_selected(
         advisories,
         recorded,
         worktree: force,
+        read_sets,
     })
 }
 
@@ -411,7 +452,7 @@ pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
     )
 }
 
-fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
+pub fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
     StandardResult {
         name: standard.name.clone(),
         direction: standard.direction,
@@ -519,9 +560,20 @@ fn judge(
             format!("the reading is not a finite number ({value})"),
         );
     }
+    assess(result, standard, value, Measurement::Measured, note)
+}
+
+/// Fill in a reading's value, verdict and pin eligibility.
+pub fn assess(
+    mut result: StandardResult,
+    standard: &StandardDef,
+    value: f64,
+    measurement: Measurement,
+    note: String,
+) -> StandardResult {
     let verdict = Verdict::judge(standard.direction, standard.limit, value);
     let target = pin_eligible(standard.direction, standard.limit, value, standard.margin);
-    result.measurement = Measurement::Measured;
+    result.measurement = measurement;
     result.value = Some(value);
     result.verdict = Some(verdict);
     result.pin_eligible = Some(target.is_some());

@@ -1,0 +1,520 @@
+//! The only code that writes refs: one config-only commit with a compare-and-swap.
+//!
+//! Build the new `discern.toml` blob, tree and commit (parent = the measured HEAD), move the
+//! branch only if it still points at that HEAD, then bring the index entry and the work-tree
+//! file in line. If anything fails after the ref moved, the guard moves it back (again with a
+//! compare-and-swap) and restores the file and the index: the repository is left exactly as
+//! it was, or exactly as intended.
+
+use std::process::Command;
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use crate::config::FILE;
+use crate::snapshot::Repo;
+
+/// Named steps where a test build can stop the process (see [`Faults`]).
+pub mod step {
+    pub const OBJECTS_WRITTEN: &str = "objects-written";
+    pub const JOURNAL_WRITTEN: &str = "journal-written";
+    pub const REF_MOVED: &str = "ref-moved";
+    pub const WORKTREE_SYNCED: &str = "worktree-synced";
+    pub const PAYLOAD_WRITTEN: &str = "payload-written";
+    /// Every step, in order.
+    pub const ALL: &[&str] = &[
+        OBJECTS_WRITTEN,
+        JOURNAL_WRITTEN,
+        REF_MOVED,
+        WORKTREE_SYNCED,
+        PAYLOAD_WRITTEN,
+    ];
+}
+
+/// Fault injection for tests, compiled into debug builds only (release builds have no hook):
+/// `DISCERN_FAULT=<step>` aborts the process when the transaction reaches that step, the way a
+/// crash or a kill would; `DISCERN_FAULT_EXEC=<step>:<command>` runs a shell command there (a
+/// concurrent writer, say).
+#[derive(Debug, Clone, Default)]
+pub struct Faults {
+    #[cfg(debug_assertions)]
+    pub abort_at: Option<String>,
+    #[cfg(debug_assertions)]
+    pub exec_at: Option<(String, String)>,
+}
+
+impl Faults {
+    pub fn from_env() -> Self {
+        Self {
+            #[cfg(debug_assertions)]
+            abort_at: std::env::var("DISCERN_FAULT")
+                .ok()
+                .filter(|s| !s.is_empty()),
+            #[cfg(debug_assertions)]
+            exec_at: std::env::var("DISCERN_FAULT_EXEC").ok().and_then(|v| {
+                v.split_once(':')
+                    .map(|(step, command)| (step.to_owned(), command.to_owned()))
+            }),
+        }
+    }
+
+    pub fn point(&self, _step: &str) {
+        #[cfg(debug_assertions)]
+        {
+            if let Some((step, command)) = &self.exec_at
+                && step == _step
+            {
+                let _ = Command::new("sh").arg("-c").arg(command).status();
+            }
+            if self.abort_at.as_deref() == Some(_step) {
+                eprintln!("discern: injected fault at {_step}");
+                std::process::abort();
+            }
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    #[error("HEAD is detached; limits change only on a named branch: check out a branch first")]
+    Detached,
+    #[error("a {0} is in progress; finish or abort it first")]
+    InProgress(&'static str),
+    #[error("staged changes exist ({0}); commit or unstage them first")]
+    Staged(String),
+    #[error(
+        "the branch {branch} moved from {expected} to {found} since it was measured; nothing was written, measure again"
+    )]
+    Moved {
+        branch: String,
+        expected: String,
+        found: String,
+    },
+    #[error("{0}")]
+    Git(String),
+}
+
+fn git_error(what: &str, e: impl std::fmt::Display) -> CommitError {
+    CommitError::Git(format!("{what}: {e}"))
+}
+
+/// The branch HEAD is on, if a config-only commit may be made on it now.
+pub fn preflight(repo: &Repo) -> Result<String, CommitError> {
+    let branch = repo
+        .branch()
+        .map_err(|e| git_error("cannot read HEAD", e))?
+        .ok_or(CommitError::Detached)?;
+    let git_dir = repo.git_dir();
+    for (marker, what) in [
+        ("MERGE_HEAD", "merge"),
+        ("rebase-merge", "rebase"),
+        ("rebase-apply", "rebase"),
+        ("CHERRY_PICK_HEAD", "cherry-pick"),
+        ("REVERT_HEAD", "revert"),
+        ("BISECT_LOG", "bisect"),
+    ] {
+        if git_dir.join(marker).exists() {
+            return Err(CommitError::InProgress(what));
+        }
+    }
+    let staged = repo
+        .staged_paths()
+        .map_err(|e| git_error("cannot read the index", e))?;
+    if !staged.is_empty() {
+        return Err(CommitError::Staged(staged.join(", ")));
+    }
+    Ok(branch)
+}
+
+/// Write blob, tree and commit for `content` as the new `discern.toml` on top of `parent`.
+pub fn write_objects(
+    repo: &Repo,
+    parent: ObjectId,
+    content: &[u8],
+    message: &str,
+) -> Result<(ObjectId, ObjectId), CommitError> {
+    let local = repo.local();
+    let blob = local
+        .write_blob(content)
+        .map_err(|e| git_error("cannot write the config blob", e))?
+        .detach();
+    let parent_tree = local
+        .find_commit(parent)
+        .and_then(|c| c.tree_id())
+        .map_err(|e| git_error("cannot read the parent commit", e))?
+        .detach();
+    let mut editor = local
+        .edit_tree(parent_tree)
+        .map_err(|e| git_error("cannot edit the tree", e))?;
+    editor
+        .upsert(FILE, gix::object::tree::EntryKind::Blob, blob)
+        .map_err(|e| git_error("cannot edit the tree", e))?;
+    let tree = editor
+        .write()
+        .map_err(|e| git_error("cannot write the tree", e))?
+        .detach();
+    let commit = gix::objs::Commit {
+        tree,
+        parents: [parent].into_iter().collect(),
+        author: identity("GIT_AUTHOR_IDENT", repo),
+        committer: identity("GIT_COMMITTER_IDENT", repo),
+        encoding: None,
+        message: message.into(),
+        extra_headers: Vec::new(),
+    };
+    let id = local
+        .write_object(&commit)
+        .map_err(|e| git_error("cannot write the commit", e))?
+        .detach();
+    Ok((id, blob))
+}
+
+/// Move `branch` from `expected` to `new`, only if it still points at `expected`.
+pub fn move_branch(
+    repo: &Repo,
+    branch: &str,
+    expected: ObjectId,
+    new: ObjectId,
+    reason: &str,
+) -> Result<(), CommitError> {
+    let name = format!("refs/heads/{branch}");
+    let full: gix::refs::FullName = name
+        .as_str()
+        .try_into()
+        .map_err(|e| git_error("invalid branch name", e))?;
+    let edit = RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: reason.into(),
+            },
+            expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(expected)),
+            new: gix::refs::Target::Object(new),
+        },
+        name: full,
+        deref: false,
+    };
+    let local = repo.local();
+    let committer = identity("GIT_COMMITTER_IDENT", repo);
+    let mut time = gix::date::parse::TimeBuf::default();
+    local
+        .edit_references_as(Some(edit), Some(committer.to_ref(&mut time)))
+        .map(|_| ())
+        .map_err(|e| {
+            let found = repo.branch_commit(branch).ok().flatten();
+            if found != Some(expected) {
+                CommitError::Moved {
+                    branch: branch.to_owned(),
+                    expected: expected.to_string(),
+                    found: found.map_or_else(|| "nothing".to_owned(), |c| c.to_string()),
+                }
+            } else {
+                git_error("cannot move the branch", e)
+            }
+        })
+}
+
+/// Make the work-tree file and its index entry match `content` (whose blob is `blob`).
+pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), CommitError> {
+    let path = repo.root().join(FILE);
+    crate::fsutil::write_atomic(&path, content)
+        .map_err(|e| git_error("cannot write discern.toml", e))?;
+    let local = repo.local();
+    let mut index = local
+        .open_index()
+        .map_err(|e| git_error("cannot read the index", e))?;
+    let position = index.entry_index_by_path(FILE.as_bytes().as_bstr());
+    let metadata = gix::index::fs::Metadata::from_path_no_follow(&path)
+        .map_err(|e| git_error("cannot stat discern.toml", e))?;
+    let stat = gix::index::entry::Stat::from_fs(&metadata)
+        .map_err(|e| git_error("cannot stat discern.toml", e))?;
+    match position {
+        Ok(position) => {
+            let entry = &mut index.entries_mut()[position];
+            entry.id = blob;
+            entry.stat = stat;
+        }
+        Err(_) => {
+            index.dangerously_push_entry(
+                stat,
+                blob,
+                gix::index::entry::Flags::empty(),
+                gix::index::entry::Mode::FILE,
+                FILE.as_bytes().as_bstr(),
+            );
+            index.sort_entries();
+        }
+    }
+    index
+        .write(gix::index::write::Options::default())
+        .map_err(|e| git_error("cannot write the index", e))?;
+    Ok(())
+}
+
+/// What a config-only commit needs.
+pub struct ConfigCommit<'a> {
+    /// `pin` or `proposal`: what the journal says it was doing.
+    pub kind: &'a str,
+    pub branch: &'a str,
+    /// The HEAD that was measured: the parent, and the ref's expected value.
+    pub head: ObjectId,
+    pub content: &'a [u8],
+    pub message: &'a str,
+    /// What must be written once the commit exists (proposal records), replayed by recovery.
+    pub payload: serde_json::Value,
+}
+
+/// The transaction journal: written before the ref moves, removed when everything is done.
+/// Whoever finds it later finishes or unwinds the transaction.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Journal {
+    pub version: u32,
+    pub kind: String,
+    pub branch: String,
+    pub head: String,
+    pub commit: String,
+    pub content: String,
+    pub payload: serde_json::Value,
+}
+
+pub const JOURNAL: &str = "config-transaction.json";
+const JOURNAL_VERSION: u32 = 1;
+
+/// How a leftover journal was resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recovery {
+    /// The ref had not moved: the repository is as it was before; the journal is gone.
+    RolledBack(Journal),
+    /// The commit had landed: index, work tree and payload are now complete.
+    Completed(Journal),
+}
+
+/// Make the commit, move the branch (CAS), sync the work tree, let `complete` write the
+/// payload, drop the journal. A failure before the ref moved changes nothing; a failure after
+/// it is rolled back (ref back by CAS, file and index restored); a crash anywhere is finished
+/// or unwound by [`recover`].
+pub fn config_only_commit(
+    repo: &Repo,
+    commit: &ConfigCommit<'_>,
+    faults: &Faults,
+    complete: &dyn Fn(&Journal) -> std::io::Result<()>,
+) -> Result<ObjectId, CommitError> {
+    let (new, blob) = write_objects(repo, commit.head, commit.content, commit.message)?;
+    faults.point(step::OBJECTS_WRITTEN);
+    let journal = Journal {
+        version: JOURNAL_VERSION,
+        kind: commit.kind.to_owned(),
+        branch: commit.branch.to_owned(),
+        head: commit.head.to_string(),
+        commit: new.to_string(),
+        content: String::from_utf8_lossy(commit.content).into_owned(),
+        payload: commit.payload.clone(),
+    };
+    let journal_path = repo.admin_path(JOURNAL);
+    let bytes = serde_json::to_vec_pretty(&journal)
+        .map_err(|e| git_error("cannot write the journal", e))?;
+    crate::fsutil::write_atomic(&journal_path, &bytes)
+        .map_err(|e| git_error("cannot write the journal", e))?;
+    faults.point(step::JOURNAL_WRITTEN);
+    let summary = commit.message.lines().next().unwrap_or("discern: config");
+    if let Err(e) = move_branch(
+        repo,
+        commit.branch,
+        commit.head,
+        new,
+        &format!("commit: {summary}"),
+    ) {
+        let _ = std::fs::remove_file(&journal_path);
+        return Err(e);
+    }
+    faults.point(step::REF_MOVED);
+    if let Err(e) = sync_worktree(repo, commit.content, blob) {
+        rollback(repo, commit, new);
+        let _ = std::fs::remove_file(&journal_path);
+        return Err(e);
+    }
+    faults.point(step::WORKTREE_SYNCED);
+    complete(&journal).map_err(|e| {
+        git_error(
+            "the commit landed but its records could not be written (the next call finishes them)",
+            e,
+        )
+    })?;
+    faults.point(step::PAYLOAD_WRITTEN);
+    std::fs::remove_file(&journal_path).map_err(|e| git_error("cannot remove the journal", e))?;
+    Ok(new)
+}
+
+/// Finish or unwind a transaction a crash interrupted. `Ok(None)`: there was none.
+pub fn recover(
+    repo: &Repo,
+    complete: &dyn Fn(&Journal) -> std::io::Result<()>,
+) -> Result<Option<Recovery>, CommitError> {
+    let path = repo.admin_path(JOURNAL);
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(None);
+    };
+    let unreadable = |why: String| {
+        CommitError::Git(format!(
+            "the transaction journal {} {why}; inspect the branch and the file, then delete the journal",
+            path.display()
+        ))
+    };
+    let journal: Journal =
+        serde_json::from_slice(&bytes).map_err(|e| unreadable(format!("is unreadable ({e})")))?;
+    if journal.version > JOURNAL_VERSION {
+        return Err(unreadable(format!(
+            "was written by a newer discern (version {})",
+            journal.version
+        )));
+    }
+    let parse = |id: &str| {
+        id.parse::<ObjectId>()
+            .map_err(|e| unreadable(format!("names an invalid commit ({e})")))
+    };
+    let (head, new) = (parse(&journal.head)?, parse(&journal.commit)?);
+    let current = repo
+        .branch_commit(&journal.branch)
+        .map_err(|e| git_error("cannot read the branch", e))?;
+    if current == Some(head) {
+        // The ref never moved: restore the file and the index from HEAD in case they changed.
+        if let Ok(Some(old)) = repo.file_at(head, FILE)
+            && let Ok(blob) = repo.local().write_blob(&old)
+        {
+            sync_worktree(repo, &old, blob.detach())?;
+        }
+        std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
+        return Ok(Some(Recovery::RolledBack(journal)));
+    }
+    if current != Some(new) {
+        return Err(unreadable(format!(
+            "describes a commit on {} that is neither its tip nor its parent (another writer moved the branch)",
+            journal.branch
+        )));
+    }
+    check_shape(repo, new, head)?;
+    let blob = repo
+        .local()
+        .write_blob(journal.content.as_bytes())
+        .map_err(|e| git_error("cannot write the config blob", e))?
+        .detach();
+    sync_worktree(repo, journal.content.as_bytes(), blob)?;
+    complete(&journal).map_err(|e| git_error("cannot write the transaction's records", e))?;
+    std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
+    Ok(Some(Recovery::Completed(journal)))
+}
+
+/// A config-only commit: exactly one parent (`parent`) and only `discern.toml` changed.
+pub fn check_shape(repo: &Repo, commit: ObjectId, parent: ObjectId) -> Result<(), CommitError> {
+    let changed = changed_paths(repo, commit)?;
+    let local = repo.local();
+    let parents: Vec<ObjectId> = local
+        .find_commit(commit)
+        .map_err(|e| git_error("cannot read the commit", e))?
+        .parent_ids()
+        .map(|id| id.detach())
+        .collect();
+    if parents != [parent] || changed.iter().any(|p| p != FILE) {
+        return Err(CommitError::Git(format!(
+            "commit {commit} is not a config-only commit on {parent} (parents: {parents:?}, changed: {})",
+            changed.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Paths a commit changed versus its first parent.
+pub fn changed_paths(repo: &Repo, commit: ObjectId) -> Result<Vec<String>, CommitError> {
+    let parent = repo
+        .local()
+        .find_commit(commit)
+        .map_err(|e| git_error("cannot read the commit", e))?
+        .parent_ids()
+        .next()
+        .map(|id| id.detach());
+    let after = repo
+        .snapshot(commit)
+        .map_err(|e| git_error("cannot read the commit", e))?;
+    let before = match parent {
+        Some(parent) => Some(
+            repo.snapshot(parent)
+                .map_err(|e| git_error("cannot read the parent", e))?,
+        ),
+        None => None,
+    };
+    Ok(crate::snapshot::changed_paths(before.as_ref(), &after))
+}
+
+/// Undo a commit whose work-tree sync failed: ref back (CAS), file and index back to HEAD's.
+fn rollback(repo: &Repo, commit: &ConfigCommit<'_>, new: ObjectId) {
+    if move_branch(
+        repo,
+        commit.branch,
+        new,
+        commit.head,
+        "discern: roll back a failed config commit",
+    )
+    .is_ok()
+        && let Ok(Some(old)) = repo.file_at(commit.head, FILE)
+        && let Ok(blob) = repo.local().write_blob(&old)
+    {
+        let _ = sync_worktree(repo, &old, blob.detach());
+    }
+}
+
+/// An identity for commits and reflogs, as git itself would use: `git var` honors
+/// `GIT_*_NAME/EMAIL/DATE` and the user's config. Falls back to a discern identity.
+fn identity(var: &str, repo: &Repo) -> gix::actor::Signature {
+    let output = Command::new("git")
+        .arg("var")
+        .arg(var)
+        .current_dir(repo.root())
+        .output();
+    let text = output
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    text.and_then(|t| parse_ident(&t))
+        .unwrap_or_else(|| gix::actor::Signature {
+            name: "discern".into(),
+            email: "discern@localhost".into(),
+            time: gix::date::Time::now_local_or_utc(),
+        })
+}
+
+/// `Name <email> 1700000000 +0100`.
+fn parse_ident(text: &str) -> Option<gix::actor::Signature> {
+    let (name, rest) = text.split_once(" <")?;
+    let (email, rest) = rest.split_once("> ")?;
+    let (seconds, offset) = rest.split_once(' ')?;
+    let seconds: i64 = seconds.parse().ok()?;
+    let sign = if offset.starts_with('-') { -1 } else { 1 };
+    let digits = offset.trim_start_matches(['+', '-']);
+    let hours: i32 = digits.get(..2)?.parse().ok()?;
+    let minutes: i32 = digits.get(2..4)?.parse().ok()?;
+    Some(gix::actor::Signature {
+        name: name.into(),
+        email: email.into(),
+        time: gix::date::Time {
+            seconds,
+            offset: sign * (hours * 3600 + minutes * 60),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_git_var_identities() {
+        let s = parse_ident("Test Author <a@example.com> 1767225600 -0130").unwrap();
+        assert_eq!(s.name, "Test Author");
+        assert_eq!(s.email, "a@example.com");
+        assert_eq!(s.time.seconds, 1_767_225_600);
+        assert_eq!(s.time.offset, -5400);
+        assert!(parse_ident("garbage").is_none());
+    }
+}

@@ -1,0 +1,94 @@
+//! The proposal records of one worktree (`<git-dir>/discern/standard-limit-proposals.json`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Direction;
+use crate::snapshot::Repo;
+
+pub const FILE: &str = "standard-limit-proposals.json";
+pub const VERSION: u32 = 1;
+
+/// One recorded loosening, bound to the config-only commit that made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposalRecord {
+    pub standard: String,
+    /// The config-only commit that set the proposed limit.
+    pub commit: String,
+    /// The commit the proposal currently vouches for (moves on `rebound`).
+    pub bound_commit: String,
+    /// The commit that was measured: the proposal commit's parent.
+    pub measured_commit: String,
+    pub definition_fingerprint: String,
+    pub trunk: String,
+    pub trunk_commit: String,
+    pub direction: Direction,
+    pub trunk_limit: f64,
+    pub proposed_limit: f64,
+    pub measurement: f64,
+    pub delta: f64,
+    pub reason: String,
+    /// Changed paths (trunk..HEAD) inside what the Standard's producer read.
+    pub evidence_paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct StoreFile {
+    version: u32,
+    proposals: Vec<ProposalRecord>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path} was written by a newer discern (format version {version}); upgrade discern")]
+    Newer { path: String, version: u64 },
+    #[error(
+        "{path} is unreadable ({message}); inspect it, or delete it to drop every proposal of this worktree"
+    )]
+    Corrupt { path: String, message: String },
+    #[error("cannot write {path}: {message}")]
+    Write { path: String, message: String },
+}
+
+pub fn load(repo: &Repo) -> Result<Vec<ProposalRecord>, StoreError> {
+    let path = repo.admin_path(FILE);
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(Vec::new());
+    };
+    let shown = path.display().to_string();
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
+            path: shown.clone(),
+            message: e.to_string(),
+        })?;
+    let version = value
+        .get("version")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    if version > u64::from(VERSION) {
+        return Err(StoreError::Newer {
+            path: shown,
+            version,
+        });
+    }
+    let file: StoreFile = serde_json::from_value(value).map_err(|e| StoreError::Corrupt {
+        path: shown,
+        message: e.to_string(),
+    })?;
+    Ok(file.proposals)
+}
+
+pub fn save(repo: &Repo, proposals: &[ProposalRecord]) -> std::io::Result<()> {
+    let path = repo.admin_path(FILE);
+    if proposals.is_empty() {
+        return match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        };
+    }
+    let file = StoreFile {
+        version: VERSION,
+        proposals: proposals.to_vec(),
+    };
+    let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
+    crate::fsutil::write_atomic(&path, &bytes)
+}

@@ -1,0 +1,363 @@
+//! `discern standards --pin [NAMES]`: tighten limits to measured gains in one config-only commit.
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::{
+    Measured, Measurement, StandardResult, VERB, Verdict, assess, data, load_config, record,
+    select, short, skipped,
+};
+use crate::commit::{self, CommitError, ConfigCommit, Faults};
+use crate::config::{Config, Direction, StandardDef};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::runtime::Runtime;
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pinned {
+    pub name: String,
+    pub from: f64,
+    pub to: f64,
+    pub measured: f64,
+}
+
+pub fn pin(
+    ws: &Workspace,
+    runtime: &Runtime,
+    names: &[String],
+    faults: &Faults,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    if let Err(e) = crate::proposals::recover(&ws.repo) {
+        return crate::proposals::recovery_refusal(VERB, &e);
+    }
+    let config = match load_config(ws, VERB) {
+        Ok(Some(config)) if !config.standards.is_empty() => config,
+        Ok(_) => return super::report::none_configured(),
+        Err(refusal) => return *refusal,
+    };
+    let selected = match select(&config, names) {
+        Ok(selected) => selected,
+        Err(refusal) => return *refusal,
+    };
+    let branch = match commit::preflight(&ws.repo) {
+        Ok(branch) => branch,
+        Err(e) => return commit_refusal(&e),
+    };
+    let dirty = ws.repo.dirty_paths().unwrap_or_default();
+    if !dirty.is_empty() {
+        return super::dirty_refusal(VERB, &dirty);
+    }
+    let measured = match reuse_or_measure(ws, runtime, &config, &selected, progress) {
+        Ok(measured) => measured,
+        Err(refusal) => return *refusal,
+    };
+    let red: Vec<&StandardResult> = measured
+        .standards
+        .iter()
+        .filter(|s| {
+            s.measurement == Measurement::Failed
+                || s.measurement == Measurement::Skipped
+                || s.verdict == Some(Verdict::Regressed)
+        })
+        .collect();
+    if !red.is_empty() || measured.limits.blocking() {
+        let mut envelope = Envelope::refusal(
+            VERB,
+            ErrorSlug::PinFailed,
+            format!(
+                "Nothing was pinned: every selected Standard must pass and no limit may be blocked versus {} ({}).",
+                measured.limits.summary.trunk,
+                if red.is_empty() {
+                    measured.limits.summary.reason.clone().unwrap_or_default()
+                } else {
+                    format!(
+                        "not passing: {}",
+                        red.iter()
+                            .map(|s| s.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            ),
+            Hint::next_step(
+                HintId::StandardsMeasure,
+                "Run `discern standards` to see what fails, fix it, then pin.",
+            ),
+        );
+        envelope.data = Some(data(&measured));
+        envelope.diagnostics = measured.diagnostics.clone();
+        return envelope;
+    }
+    let head: gix::ObjectId = match measured.commit.parse() {
+        Ok(head) => head,
+        Err(_) => return internal("the measured commit id is unreadable".to_owned()),
+    };
+    let pins: Vec<Pinned> = measured
+        .standards
+        .iter()
+        .filter_map(|s| {
+            Some(Pinned {
+                name: s.name.clone(),
+                from: s.limit,
+                to: s.pin_target?,
+                measured: s.value?,
+            })
+        })
+        .collect();
+    if pins.is_empty() {
+        let mut envelope = Envelope::ok(
+            VERB,
+            json!({ "pinned": [], "commit": measured.commit, "standards": measured.standards }),
+            Report {
+                state: "Nothing to pin: no selected Standard has a gain beyond its margin."
+                    .to_owned(),
+                sections: Vec::new(),
+            },
+        );
+        envelope.hints.push(Hint::new(
+            HintId::StandardsPinNoSlack,
+            "Limits already sit at the measured values (within each Standard's margin).",
+        ));
+        return envelope;
+    }
+    let content = match edit_limits(&config, &pins) {
+        Ok(content) => content,
+        Err(e) => return internal(e),
+    };
+    if ws.repo.head().ok().flatten() != Some(head) {
+        return Envelope::refusal(
+            VERB,
+            ErrorSlug::PinFailed,
+            "HEAD moved while measuring; nothing was pinned.",
+            Hint::next_step(
+                HintId::StandardsMeasure,
+                "Run `discern standards --pin` again on the new HEAD.",
+            ),
+        );
+    }
+    let message = pin_message(&config, &pins);
+    let new = match commit::config_only_commit(
+        &ws.repo,
+        &ConfigCommit {
+            kind: "pin",
+            branch: &branch,
+            head,
+            content: content.as_bytes(),
+            message: &message,
+            payload: serde_json::Value::Null,
+        },
+        faults,
+        &|_| Ok(()),
+    ) {
+        Ok(new) => new,
+        Err(e) => return commit_refusal(&e),
+    };
+    let lines = pins
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: {} → {} (measured {})",
+                p.name, p.from, p.to, p.measured
+            )
+        })
+        .collect();
+    let mut envelope = Envelope::ok(
+        VERB,
+        json!({
+            "pinned": pins,
+            "commit": new.to_string(),
+            "measured_commit": measured.commit,
+            "branch": branch,
+            "standards": measured.standards,
+            "producer_executions": measured.counts,
+            "limits": measured.limits.summary,
+        }),
+        Report {
+            state: format!(
+                "Pinned {} limit{} in commit {} on {branch}.",
+                pins.len(),
+                if pins.len() == 1 { "" } else { "s" },
+                short(&new.to_string())
+            ),
+            sections: vec![Section {
+                title: "Pinned".to_owned(),
+                lines,
+            }],
+        },
+    );
+    envelope.hints.push(Hint::next_step(
+        HintId::StandardsPinNeedsDone,
+        format!(
+            "The pin commit {} has no Proof yet; run `discern done` again before landing.",
+            short(&new.to_string())
+        ),
+    ));
+    envelope
+}
+
+/// The readings recorded for this clean HEAD when every selected Standard has one under its
+/// current definition; otherwise a fresh measurement.
+fn reuse_or_measure(
+    ws: &Workspace,
+    runtime: &Runtime,
+    config: &Config,
+    selected: &[&StandardDef],
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Measured, Box<Envelope>> {
+    let head = ws.repo.head().ok().flatten().map(|h| h.to_string());
+    let recorded = record::load(&ws.repo)
+        .ok()
+        .flatten()
+        .filter(|r| Some(&r.head) == head.as_ref());
+    if let (Some(record), Some(head)) = (recorded, head) {
+        let reusable: Option<Vec<StandardResult>> = selected
+            .iter()
+            .map(|standard| {
+                let value = record.values.get(&standard.name)?;
+                (value.definition == standard.definition_fingerprint()).then(|| {
+                    let mut result = assess(
+                        skipped(standard, ""),
+                        standard,
+                        value.value,
+                        Measurement::Reused,
+                        format!("recorded on {}", short(&head)),
+                    );
+                    result.reused_from = Some(head.clone());
+                    result
+                })
+            })
+            .collect();
+        if let Some(standards) = reusable {
+            let trunk = config
+                .trunk(ws.settings.trunk_override.as_deref())
+                .to_owned();
+            let limits =
+                super::limits::check(&ws.repo, config, &trunk, &super::proposal_claims(ws));
+            let mut standards = standards;
+            for standard in standards.iter_mut() {
+                if let Some(why) = limits.blocked.get(&standard.name) {
+                    *standard =
+                        skipped(config.standard(&standard.name).unwrap_or(selected[0]), why);
+                }
+            }
+            return Ok(Measured {
+                commit: head,
+                branch: ws.repo.branch().ok().flatten(),
+                standards,
+                diagnostics: limits.diagnostics.clone(),
+                advisories: limits.advisories.clone(),
+                limits,
+                counts: Default::default(),
+                recorded: true,
+                worktree: false,
+                read_sets: Default::default(),
+            });
+        }
+    }
+    super::measure_selected(ws, runtime, config, selected, false, progress)
+}
+
+/// The new `discern.toml`: only the selected limit values change; every comment and all
+/// formatting survive byte for byte.
+pub fn edit_limits(config: &Config, pins: &[Pinned]) -> Result<String, String> {
+    let mut document = config.document.clone();
+    for pin in pins {
+        set_limit(&mut document, &pin.name, pin.to)?;
+    }
+    let text = document.to_string();
+    let reparsed =
+        Config::parse(&text).map_err(|e| format!("the edited config does not validate: {e}"))?;
+    for pin in pins {
+        let limit = reparsed.standard(&pin.name).map(|s| s.limit);
+        if limit != Some(pin.to) {
+            return Err(format!(
+                "the edited config holds {limit:?} for {}, not {}",
+                pin.name, pin.to
+            ));
+        }
+    }
+    Ok(text)
+}
+
+/// Replace one Standard's `limit` value, keeping the value's surrounding whitespace and comments.
+pub fn set_limit(
+    document: &mut toml_edit::DocumentMut,
+    standard: &str,
+    limit: f64,
+) -> Result<(), String> {
+    let item = document
+        .get_mut("standards")
+        .and_then(|s| s.get_mut(standard))
+        .and_then(|t| t.get_mut("limit"))
+        .ok_or_else(|| format!("discern.toml has no standards.{standard}.limit"))?;
+    let old = item
+        .as_value()
+        .ok_or_else(|| format!("standards.{standard}.limit is not a value"))?;
+    let decor = old.decor().clone();
+    let mut new = if limit.fract() == 0.0 && limit.abs() < 9.0e15 {
+        toml_edit::Value::from(limit as i64)
+    } else {
+        toml_edit::Value::from(limit)
+    };
+    *new.decor_mut() = decor;
+    *item = toml_edit::Item::Value(new);
+    Ok(())
+}
+
+fn pin_message(config: &Config, pins: &[Pinned]) -> String {
+    let mut message = format!(
+        "discern: pin {} Standard limit{}\n\n",
+        pins.len(),
+        if pins.len() == 1 { "" } else { "s" }
+    );
+    for pin in pins {
+        let direction = config
+            .standard(&pin.name)
+            .map_or("", |s| match s.direction {
+                Direction::Up => "floor",
+                Direction::Down => "ceiling",
+            });
+        message.push_str(&format!(
+            "- {} ({direction}): {} -> {} (measured {})\n",
+            pin.name, pin.from, pin.to, pin.measured
+        ));
+    }
+    message
+}
+
+pub fn commit_refusal(e: &CommitError) -> Envelope {
+    let (slug, hint) = match e {
+        CommitError::Detached | CommitError::InProgress(_) | CommitError::Staged(_) => (
+            ErrorSlug::PreconditionFailed,
+            Hint::next_step(
+                HintId::CommitOrStash,
+                "Get the checkout onto a named branch with no operation in progress and nothing staged, then try again.",
+            ),
+        ),
+        CommitError::Moved { .. } => (
+            ErrorSlug::PinFailed,
+            Hint::next_step(
+                HintId::StandardsMeasure,
+                "Another writer moved the branch; run the command again on the new HEAD.",
+            ),
+        ),
+        CommitError::Git(_) => (
+            ErrorSlug::PinFailed,
+            Hint::next_step(
+                HintId::ReportBug,
+                "Nothing was changed; check the repository (permissions, disk) and try again.",
+            ),
+        ),
+    };
+    Envelope::refusal(VERB, slug, format!("Nothing was committed: {e}."), hint)
+}
+
+fn internal(message: String) -> Envelope {
+    Envelope::refusal(
+        VERB,
+        ErrorSlug::Internal,
+        message,
+        Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+    )
+}

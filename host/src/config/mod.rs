@@ -79,3 +79,143 @@ impl Config {
         self.jobs.iter().find(|j| j.name == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn issues(source: &str) -> Vec<String> {
+        Config::parse(source)
+            .unwrap_err()
+            .issues
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_full_config_parses_with_defaults() {
+        let config = Config::parse(
+            r#"
+[repository]
+trunk = "develop"
+branch_prefix = "bot/"
+
+[jobs]
+format = "cargo fmt"
+test = "cargo test"
+
+[jobs.coverage]
+stage = "test"
+run = "make cov"
+artifacts = ["target/lcov.info"]
+timeout = 600
+
+[acceptance]
+pre_authorized = ["docs/**"]
+
+[map]
+dir = "docs/atlas"
+
+[standards.coverage]
+direction = "up"
+limit = 81.5
+producer = "builtin:lcov"
+needs = ["jobs.coverage"]
+artifact = "target/lcov.info"
+metric = "line_percent"
+
+[standards.legacy]
+direction = "down"
+limit = 3
+run = "./count.sh"
+"#,
+        )
+        .unwrap();
+        assert_eq!(config.trunk(None), "develop");
+        assert_eq!(config.trunk(Some("main")), "main");
+        assert_eq!(config.branch_prefix, "bot/");
+        assert_eq!(config.map_dir, "docs/atlas");
+        assert_eq!(config.jobs.len(), 3);
+        assert_eq!(config.job("test").unwrap().stage, Stage::Test);
+        assert_eq!(config.job("coverage").unwrap().timeout, 600.0);
+        let coverage = config.standard("coverage").unwrap();
+        assert_eq!(coverage.scale, 1.0);
+        assert_eq!(coverage.line, Some(22));
+        let legacy = config.standard("legacy").unwrap();
+        assert_eq!(
+            legacy.producer,
+            ProducerRef::Builtin("discern-metric".into())
+        );
+        assert_eq!(legacy.metric, "legacy");
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_line() {
+        let found = issues(
+            "[repository]\ntrunk = \"bad name\"\n\n[standards.x]\ndirection = \"up\"\nlimit = nan\nproducer = \"builtin:extent\"\nscale = 0\nper = { lines = [] }\nmargin = -1\n",
+        );
+        let expected = [
+            "discern.toml:2: [repository] trunk: \"bad name\" is not a valid branch name",
+            "discern.toml:6: [standards.x] limit: must be a finite number, found NaN",
+            "discern.toml:9: [standards.x] per: per.lines must be a non-empty list of pathspecs (an empty one would count nothing)",
+            "discern.toml:8: [standards.x] scale: must be > 0, found 0",
+            "discern.toml:10: [standards.x] margin: must be ≥ 0, found -1",
+        ];
+        for e in expected {
+            assert!(found.iter().any(|f| f == e), "missing {e:?} in {found:#?}");
+        }
+    }
+
+    #[test]
+    fn cross_references_are_checked() {
+        let found = issues(
+            "[jobs.build2]\nrun = \"x\"\n\n[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:lcov\"\nneeds = [\"jobs.nope\"]\nartifact = \"out.info\"\nrun = \"y\"\n\n[standards.\"b c\"]\ndirection = \"up\"\nlimit = 1\nproducer = \"../x.wasm\"\n",
+        );
+        let all = found.join("\n");
+        assert!(
+            all.contains("[jobs.build2] stage: a custom job needs a `stage`"),
+            "{all}"
+        );
+        assert!(
+            all.contains("\"jobs.nope\" is not a configured job"),
+            "{all}"
+        );
+        assert!(
+            all.contains("\"out.info\" is not declared in the `artifacts`"),
+            "{all}"
+        );
+        assert!(
+            all.contains("give exactly one of `producer` and `run`"),
+            "{all}"
+        );
+        assert!(
+            all.contains("Standard names match ^[A-Za-z0-9_-]+$"),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn tolerant_mode_ignores_unknown_keys_but_not_broken_toml() {
+        let text = "[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:future\"\nnew_key = 1\n[future]\nx = 1\n";
+        assert!(Config::parse(text).is_err());
+        let tolerant = Config::parse_tolerant(text).unwrap();
+        assert_eq!(tolerant.standards[0].limit, 1.0);
+        assert!(Config::parse_tolerant("[standards.a\n").is_err());
+    }
+
+    #[test]
+    fn the_definition_ignores_limit_margin_and_timeout() {
+        let a = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\nmetric = \"a\"\n").unwrap();
+        let b = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 9\nmargin = 2\ntimeout = 5\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\n").unwrap();
+        assert_eq!(
+            a.standards[0].definition_fingerprint(),
+            b.standards[0].definition_fingerprint()
+        );
+        let c = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = { paths = [\"lib\"] }\n").unwrap();
+        assert_ne!(
+            a.standards[0].definition_fingerprint(),
+            c.standards[0].definition_fingerprint()
+        );
+    }
+}

@@ -216,6 +216,133 @@ pub fn move_branch(
         })
 }
 
+fn ref_edit(name: &str, change: Change) -> Result<RefEdit, CommitError> {
+    let name: gix::refs::FullName = name
+        .try_into()
+        .map_err(|e| git_error("invalid ref name", e))?;
+    Ok(RefEdit {
+        change,
+        name,
+        deref: false,
+    })
+}
+
+fn apply(repo: &Repo, edit: RefEdit) -> Result<(), CommitError> {
+    let committer = identity("GIT_COMMITTER_IDENT", repo);
+    let mut time = gix::date::parse::TimeBuf::default();
+    repo.local()
+        .edit_references_as(Some(edit), Some(committer.to_ref(&mut time)))
+        .map(|_| ())
+        .map_err(|e| git_error("cannot update the ref", e))
+}
+
+/// Create `refs/heads/<branch>` at `at`; refuses if it exists.
+pub fn create_branch(
+    repo: &Repo,
+    branch: &str,
+    at: ObjectId,
+    reason: &str,
+) -> Result<(), CommitError> {
+    let edit = ref_edit(
+        &format!("refs/heads/{branch}"),
+        Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: reason.into(),
+            },
+            expected: PreviousValue::MustNotExist,
+            new: gix::refs::Target::Object(at),
+        },
+    )?;
+    apply(repo, edit).map_err(|e| match repo.branch_commit(branch) {
+        Ok(Some(_)) => CommitError::Git(format!("the branch {branch} already exists")),
+        _ => e,
+    })
+}
+
+/// Delete `refs/heads/<branch>` if it still points at `expected`.
+pub fn delete_branch(repo: &Repo, branch: &str, expected: ObjectId) -> Result<(), CommitError> {
+    let edit = ref_edit(
+        &format!("refs/heads/{branch}"),
+        Change::Delete {
+            expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(expected)),
+            log: RefLog::AndReference,
+        },
+    )?;
+    apply(repo, edit)
+}
+
+/// The ref the Proof notes live on.
+pub const NOTES_REF: &str = "refs/notes/discern";
+
+/// Attach `note` to `commit` on [`NOTES_REF`] (replacing an earlier note on that commit), as a
+/// new notes commit whose parent is the previous notes tip; the ref moves by compare-and-swap.
+pub fn write_note(repo: &Repo, commit: ObjectId, note: &[u8]) -> Result<ObjectId, CommitError> {
+    let local = repo.local();
+    let previous = local
+        .try_find_reference(NOTES_REF)
+        .map_err(|e| git_error("cannot read the notes ref", e))?
+        .map(|mut r| r.peel_to_id().map(|id| id.detach()))
+        .transpose()
+        .map_err(|e| git_error("cannot read the notes ref", e))?;
+    let base_tree = match previous {
+        Some(tip) => local
+            .find_commit(tip)
+            .and_then(|c| c.tree_id())
+            .map_err(|e| git_error("cannot read the notes tree", e))?
+            .detach(),
+        None => ObjectId::empty_tree(gix::hash::Kind::Sha1),
+    };
+    let blob = local
+        .write_blob(note)
+        .map_err(|e| git_error("cannot write the note", e))?
+        .detach();
+    let mut editor = local
+        .edit_tree(base_tree)
+        .map_err(|e| git_error("cannot edit the notes tree", e))?;
+    editor
+        .upsert(commit.to_string(), gix::object::tree::EntryKind::Blob, blob)
+        .map_err(|e| git_error("cannot edit the notes tree", e))?;
+    let tree = editor
+        .write()
+        .map_err(|e| git_error("cannot write the notes tree", e))?
+        .detach();
+    let notes_commit = gix::objs::Commit {
+        tree,
+        parents: previous.into_iter().collect(),
+        author: identity("GIT_AUTHOR_IDENT", repo),
+        committer: identity("GIT_COMMITTER_IDENT", repo),
+        encoding: None,
+        message: format!("discern: Proof note for {commit}\n").into(),
+        extra_headers: Vec::new(),
+    };
+    let id = local
+        .write_object(&notes_commit)
+        .map_err(|e| git_error("cannot write the notes commit", e))?
+        .detach();
+    let expected = match previous {
+        Some(tip) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(tip)),
+        None => PreviousValue::MustNotExist,
+    };
+    apply(
+        repo,
+        ref_edit(
+            NOTES_REF,
+            Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: "discern: Proof note".into(),
+                },
+                expected,
+                new: gix::refs::Target::Object(id),
+            },
+        )?,
+    )?;
+    Ok(id)
+}
+
 /// Make the work-tree file and its index entry match `content` (whose blob is `blob`).
 pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), CommitError> {
     let path = repo.root().join(FILE);

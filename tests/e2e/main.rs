@@ -4,6 +4,7 @@ mod support;
 
 mod builtins;
 mod cli;
+mod lifecycle;
 mod limit_changes;
 mod runtime_cache;
 mod sandbox;

@@ -16,15 +16,22 @@ pub const GIT_DATE: &str = "2026-01-01T00:00:00Z";
 /// A git repository in a temporary directory, driven by the real `git` with a cleared
 /// environment: no system or global config, a private HOME, fixed identities and dates.
 pub struct TestRepo {
+    /// Holds the repository in `repo/`, so that sibling folders (effort worktrees in
+    /// `repo.worktrees/`) are cleaned up with it.
     dir: tempfile::TempDir,
+    root: PathBuf,
     home: tempfile::TempDir,
 }
 
 impl TestRepo {
     /// A new repository on branch `main`, with no commits.
     pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join("repo");
+        std::fs::create_dir(&root).unwrap();
         let repo = Self {
-            dir: tempfile::tempdir().unwrap(),
+            dir,
+            root,
             home: tempfile::tempdir().unwrap(),
         };
         repo.git(&["init", "-q", "-b", "main"]);
@@ -34,6 +41,11 @@ impl TestRepo {
     }
 
     pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// The temporary folder around the repository (efforts live beside the repository in it).
+    pub fn parent(&self) -> &Path {
         self.dir.path()
     }
 

@@ -22,12 +22,128 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Start an effort: a new worktree on a new branch forked from the trunk (main checkout only).
+    Start(StartArgs),
+    /// Run the fix then check jobs on the work tree as it is (no Proof).
+    Prepare(OutputArgs),
+    /// The gate: prove the exact clean commit (merge, limits, jobs, every Standard) and record Proof.
+    Done(DoneArgs),
+    /// Merge the trunk (or --from REF) into this effort; a conflict aborts cleanly.
+    Update(UpdateArgs),
+    /// Wait for another effort to be green or landed, or for the trunk to move.
+    Await(AwaitArgs),
+    /// Land this effort on the trunk with the owner's consent.
+    Accept(AcceptArgs),
+    /// Read a long operation (done, test, standards, accept, await) back.
+    Progress(ProgressArgs),
+    /// Run the test-stage jobs on the work tree as it is (no Proof).
+    Test(OutputArgs),
+    /// The project map: index, one page, or search.
+    Map(MapArgs),
     /// Measure the Standards of discern.toml on the committed HEAD.
     Standards(StandardsArgs),
     /// Write a starter discern.toml: the built-in Standards that fit, limits at today's values.
     Init(OutputArgs),
     /// List the producers discern can run: built-ins with their contract version, digest and metrics.
     Producers(OutputArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// The effort's name (its id): default a random codename.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// A one-line title (≤ 120 characters).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// A one-line brief (≤ 500 characters).
+    #[arg(long)]
+    pub brief: Option<String>,
+    /// Fork from this ref instead of the trunk.
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DoneArgs {
+    /// Run the gate even when Proof for this exact commit is current.
+    #[arg(long)]
+    pub rerun: bool,
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Merge this ref instead of the trunk.
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("condition").args(["green", "landed", "trunk_moved", "resume"]).required(true)))]
+pub struct AwaitArgs {
+    /// Until this effort holds Proof for its current commit (or has landed).
+    #[arg(long, value_name = "EFFORT")]
+    pub green: Option<String>,
+    /// Until this effort's work is on the trunk.
+    #[arg(long, value_name = "EFFORT")]
+    pub landed: Option<String>,
+    /// Until the trunk moves.
+    #[arg(long)]
+    pub trunk_moved: bool,
+    /// Continue an earlier wait.
+    #[arg(long, value_name = "HANDLE")]
+    pub resume: Option<String>,
+    /// Seconds to wait (default 3300; 0 checks once). Exit 124 when not met.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AcceptArgs {
+    /// The owner consented to this landing in conversation.
+    #[arg(long)]
+    pub confirmed: bool,
+    /// The owner's approval of one limit proposal, by its token (once per proposal).
+    #[arg(long = "approve-standard", value_name = "TOKEN")]
+    pub approve_standard: Vec<String>,
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ProgressArgs {
+    /// An operation handle (default: this checkout's latest operation).
+    pub handle: Option<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    /// A page (path under the map dir, without .md) or a region.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Words to search for (at most 5 results).
+    #[arg(long)]
+    pub search: Option<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -101,7 +217,101 @@ pub fn main() -> i32 {
         }
     };
     let settings = Settings::from_env();
+    use crate::lifecycle;
     let (envelope, output) = match cli.command {
+        Command::Start(args) => {
+            let request = lifecycle::start::StartRequest {
+                name: args.name,
+                title: args.title,
+                brief: args.brief,
+                from: args.from,
+                dry_run: args.dry_run,
+            };
+            (
+                in_workspace(lifecycle::start::VERB, settings, |ws| {
+                    lifecycle::start::start(ws, &request)
+                }),
+                args.output,
+            )
+        }
+        Command::Prepare(output) => (
+            in_workspace("prepare", settings, |ws| {
+                let progress = progress::Progress::new(ws.settings.progress);
+                lifecycle::stage_verbs::prepare(ws, &|step| progress.step(step))
+            }),
+            output,
+        ),
+        Command::Test(output) => (
+            in_workspace("test", settings, |ws| {
+                let progress = progress::Progress::new(ws.settings.progress);
+                lifecycle::stage_verbs::test(ws, &|step| progress.step(step))
+            }),
+            output,
+        ),
+        Command::Done(args) => {
+            let request = lifecycle::done::DoneRequest {
+                rerun: args.rerun,
+                dry_run: args.dry_run,
+            };
+            let envelope = in_workspace(lifecycle::done::VERB, settings, |ws| {
+                with_runtime(lifecycle::done::VERB, &ws.settings, |runtime| {
+                    let progress = progress::Progress::new(ws.settings.progress);
+                    lifecycle::done::done(ws, runtime, &request, &|step| progress.step(step))
+                })
+            });
+            (envelope, args.output)
+        }
+        Command::Update(args) => (
+            in_workspace(lifecycle::update::VERB, settings, |ws| {
+                lifecycle::update::update(ws, args.from.as_deref(), args.dry_run)
+            }),
+            args.output,
+        ),
+        Command::Await(args) => {
+            use lifecycle::wait::Condition;
+            let condition = match (args.green, args.landed, args.trunk_moved) {
+                (Some(e), _, _) => Some(Condition::Green(e)),
+                (_, Some(e), _) => Some(Condition::Landed(e)),
+                (_, _, true) => Some(Condition::TrunkMoved),
+                _ => None,
+            };
+            let request = lifecycle::wait::AwaitRequest {
+                condition,
+                timeout_s: args.timeout,
+                resume: args.resume,
+            };
+            (
+                in_workspace(lifecycle::wait::VERB, settings, |ws| {
+                    lifecycle::wait::await_condition(ws, &request)
+                }),
+                args.output,
+            )
+        }
+        Command::Accept(args) => {
+            let request = lifecycle::accept::AcceptRequest {
+                confirmed: args.confirmed,
+                approve_standard: args.approve_standard,
+                dry_run: args.dry_run,
+            };
+            (
+                in_workspace(lifecycle::accept::VERB, settings, |ws| {
+                    lifecycle::accept::accept(ws, &request)
+                }),
+                args.output,
+            )
+        }
+        Command::Progress(args) => (
+            in_workspace("progress", settings, |ws| {
+                lifecycle::operations::progress(ws, args.handle.as_deref())
+            }),
+            args.output,
+        ),
+        Command::Map(args) => (
+            in_workspace(lifecycle::map::VERB, settings, |ws| {
+                lifecycle::map::map(ws, args.target.as_deref(), args.search.as_deref())
+            }),
+            args.output,
+        ),
         Command::Producers(output) => (
             with_runtime("producers", &settings, |runtime| {
                 crate::producers::producers(runtime)
@@ -178,7 +388,11 @@ pub fn main() -> i32 {
         ),
     };
     print(&envelope, output);
-    envelope.exit_code()
+    // `await` not met is a success with a distinct exit code, so scripts can loop on it.
+    let not_met = envelope.ok
+        && envelope.verb == crate::lifecycle::wait::VERB
+        && envelope.data.as_ref().is_some_and(|d| d["met"] == false);
+    if not_met { 124 } else { envelope.exit_code() }
 }
 
 /// The proposals a `propose` invocation names: the scalar pair or a JSON batch.

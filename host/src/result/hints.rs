@@ -44,6 +44,18 @@ pub enum HintId {
     ProposalAwaitsOwner,
     InitExists,
     InitCommit,
+    StartFromMain,
+    WorkInEffort,
+    MainCheckoutDirty,
+    UpdateFromTrunk,
+    FixGate,
+    Prepare,
+    Accept,
+    AskOwner,
+    AwaitCondition,
+    ProgressHandle,
+    MapIndex,
+    ConfigureJobs,
 }
 
 impl HintId {
@@ -53,6 +65,7 @@ impl HintId {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
             StandardsUseRate | StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
             ProposalAwaitsOwner => Category::OwnerAttention,
+            MainCheckoutDirty => Category::Notice,
             SeeHelp
             | BuildCustomProducer
             | ReportBug
@@ -71,7 +84,18 @@ impl HintId {
             | StandardsPinNeedsDone
             | StandardsPropose
             | InitExists
-            | InitCommit => Category::NextStep,
+            | InitCommit
+            | StartFromMain
+            | WorkInEffort
+            | UpdateFromTrunk
+            | FixGate
+            | Prepare
+            | Accept
+            | AskOwner
+            | AwaitCondition
+            | ProgressHandle
+            | MapIndex
+            | ConfigureJobs => Category::NextStep,
         }
     }
 }

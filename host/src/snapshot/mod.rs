@@ -13,7 +13,7 @@ use std::sync::Arc;
 use gix::ObjectId;
 
 pub use pathspec::Pathspec;
-pub use repo::{Repo, RepoError};
+pub use repo::{Repo, RepoError, WorktreeInfo};
 
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

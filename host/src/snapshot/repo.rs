@@ -235,6 +235,102 @@ impl Repo {
     }
 }
 
+/// One worktree of the repository, as `git worktree list` sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeInfo {
+    pub path: PathBuf,
+    pub head: Option<ObjectId>,
+    /// The branch checked out (short name); `None` when detached.
+    pub branch: Option<String>,
+    pub is_main: bool,
+    pub bare: bool,
+    pub prunable: bool,
+}
+
+impl Repo {
+    /// Whether this checkout is the main one (not a linked worktree).
+    pub fn is_main_checkout(&self) -> bool {
+        let common = std::fs::canonicalize(self.common_dir()).ok();
+        common.is_some() && common == std::fs::canonicalize(self.git_dir()).ok()
+    }
+
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Option<ObjectId> {
+        self.local()
+            .merge_base(a, b)
+            .ok()
+            .flatten()
+            .map(|id| id.detach())
+    }
+
+    /// Whether `ancestor` is reachable from `descendant` (or equal to it).
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool {
+        ancestor == descendant || self.merge_base(ancestor, descendant) == Some(ancestor)
+    }
+
+    /// Commits in `head` not in `base`, and in `base` not in `head`.
+    pub fn ahead_behind(&self, base: ObjectId, head: ObjectId) -> Result<(u64, u64), RepoError> {
+        let out = self.git(&[
+            "rev-list",
+            "--left-right",
+            "--count",
+            &format!("{base}...{head}"),
+        ])?;
+        let mut counts = out
+            .split_whitespace()
+            .map(|n| n.parse::<u64>().unwrap_or(0));
+        let behind = counts.next().unwrap_or(0);
+        let ahead = counts.next().unwrap_or(0);
+        Ok((ahead, behind))
+    }
+
+    /// Every worktree (the main checkout first).
+    pub fn worktrees(&self) -> Result<Vec<WorktreeInfo>, RepoError> {
+        let out = self.git(&["worktree", "list", "--porcelain"])?;
+        let mut list = Vec::new();
+        for block in out.split("\n\n").filter(|b| !b.trim().is_empty()) {
+            let mut info = WorktreeInfo {
+                path: PathBuf::new(),
+                head: None,
+                branch: None,
+                is_main: list.is_empty(),
+                bare: false,
+                prunable: false,
+            };
+            for line in block.lines() {
+                if let Some(path) = line.strip_prefix("worktree ") {
+                    info.path = PathBuf::from(path);
+                } else if let Some(head) = line.strip_prefix("HEAD ") {
+                    info.head = ObjectId::from_hex(head.as_bytes()).ok();
+                } else if let Some(branch) = line.strip_prefix("branch ") {
+                    info.branch = Some(branch.trim_start_matches("refs/heads/").to_owned());
+                } else if line == "bare" {
+                    info.bare = true;
+                } else if line.starts_with("prunable") {
+                    info.prunable = true;
+                }
+            }
+            list.push(info);
+        }
+        Ok(list)
+    }
+
+    /// Run git in the work tree; its trimmed stdout, or its stderr as the error.
+    pub fn git(&self, args: &[&str]) -> Result<String, RepoError> {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(&self.root)
+            .output()
+            .map_err(|e| read_error(&format!("git {}", args.join(" ")), e))?;
+        if !output.status.success() {
+            return Err(read_error(
+                &format!("git {}", args.join(" ")),
+                String::from_utf8_lossy(&output.stderr).trim(),
+            ));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    }
+}
+
 fn read_error(what: &str, e: impl std::fmt::Display) -> RepoError {
     RepoError::Read {
         what: what.to_owned(),

@@ -1,0 +1,232 @@
+//! `discern map [--target PAGE] [--search Q]`: the project map, Markdown pages under
+//! `[map].dir` — an index of regions and pages, one page, or ranked search results.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::config::{Config, DEFAULT_MAP_DIR};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::workspace::Workspace;
+
+pub const VERB: &str = "map";
+const MAX_RESULTS: usize = 5;
+
+#[derive(Debug, Clone, Serialize)]
+struct Page {
+    /// Relative to the map dir, without `.md`.
+    target: String,
+    region: String,
+    title: String,
+    #[serde(skip)]
+    content: String,
+}
+
+fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
+    Envelope::refusal(VERB, slug, message, Hint::next_step(HintId::MapIndex, hint))
+}
+
+pub fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) -> Envelope {
+    let dir_name = Config::load(ws.root())
+        .ok()
+        .flatten()
+        .map_or(DEFAULT_MAP_DIR.to_owned(), |c| c.map_dir);
+    let dir = ws.root().join(&dir_name);
+    if !dir.is_dir() {
+        return refuse(
+            ErrorSlug::NotFound,
+            format!("There is no project map: {dir_name}/ does not exist."),
+            "Create Markdown pages under the map dir ([map].dir in discern.toml).",
+        );
+    }
+    let mut pages = Vec::new();
+    collect(&dir, &dir, &mut pages);
+    pages.sort_by(|a, b| a.target.cmp(&b.target));
+    let scoped: Vec<&Page> = match target {
+        Some(t) if search.is_some() => pages
+            .iter()
+            .filter(|p| p.region == t || p.target.starts_with(&format!("{t}/")))
+            .collect(),
+        _ => pages.iter().collect(),
+    };
+    if let Some(query) = search {
+        return search_pages(&dir_name, &scoped, query);
+    }
+    if let Some(target) = target {
+        let wanted = target.trim_end_matches(".md");
+        if let Some(page) = pages.iter().find(|p| p.target == wanted) {
+            return Envelope::ok(
+                VERB,
+                json!({ "map_dir": dir_name, "doc": { "target": page.target, "title": page.title, "region": page.region, "content": page.content } }),
+                Report {
+                    state: format!("{} ({}/{}.md)", page.title, dir_name, page.target),
+                    sections: vec![Section {
+                        title: "Content".to_owned(),
+                        lines: page.content.lines().map(str::to_owned).collect(),
+                    }],
+                },
+            );
+        }
+        let region: Vec<&Page> = pages.iter().filter(|p| p.region == wanted).collect();
+        if !region.is_empty() {
+            return index(&dir_name, &region, Some(wanted));
+        }
+        let candidates: Vec<&str> = pages
+            .iter()
+            .filter(|p| p.target.contains(wanted))
+            .map(|p| p.target.as_str())
+            .take(5)
+            .collect();
+        let mut e = refuse(
+            ErrorSlug::NotFound,
+            format!("No map page or region {target:?}."),
+            "Run `discern map` for the index, or `discern map --search` to find a page.",
+        );
+        e.data = Some(json!({ "candidates": candidates }));
+        return e;
+    }
+    index(&dir_name, &pages.iter().collect::<Vec<_>>(), None)
+}
+
+fn collect(root: &Path, dir: &Path, pages: &mut Vec<Page>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path: PathBuf = entry.path();
+        if path.is_dir() {
+            collect(root, &path, pages);
+        } else if path.extension().is_some_and(|e| e == "md")
+            && let Ok(content) = std::fs::read_to_string(&path)
+            && let Ok(relative) = path.strip_prefix(root)
+        {
+            let target = relative
+                .with_extension("")
+                .to_string_lossy()
+                .replace('\\', "/");
+            let region = target
+                .split_once('/')
+                .map_or("(top)".to_owned(), |(r, _)| r.to_owned());
+            let title = content
+                .lines()
+                .find_map(|l| l.strip_prefix("# "))
+                .map_or_else(|| target.clone(), |t| t.trim().to_owned());
+            pages.push(Page {
+                target,
+                region,
+                title,
+                content,
+            });
+        }
+    }
+}
+
+fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
+    let mut regions: Vec<(String, usize)> = Vec::new();
+    for page in pages {
+        match regions.iter_mut().find(|(r, _)| *r == page.region) {
+            Some((_, n)) => *n += 1,
+            None => regions.push((page.region.clone(), 1)),
+        }
+    }
+    let lines = pages
+        .iter()
+        .map(|p| format!("{} — {}", p.target, p.title))
+        .collect();
+    Envelope::ok(
+        VERB,
+        json!({ "map_dir": dir, "count": pages.len(), "regions": regions.iter().map(|(r, n)| json!({"name": r, "page_count": n})).collect::<Vec<_>>(), "docs": pages }),
+        Report {
+            state: format!(
+                "{} page(s) in {} region(s) of {}{}.",
+                pages.len(),
+                regions.len(),
+                dir,
+                region.map(|r| format!(" (region {r})")).unwrap_or_default()
+            ),
+            sections: vec![Section {
+                title: "Pages".to_owned(),
+                lines,
+            }],
+        },
+    )
+}
+
+fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Envelope {
+    let terms: Vec<String> = query
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if terms.is_empty() {
+        return refuse(
+            ErrorSlug::InvalidArguments,
+            "The search is empty.",
+            "Search for one or more words.",
+        );
+    }
+    let mut scored: Vec<(usize, bool, &Page)> = pages
+        .iter()
+        .filter_map(|page| {
+            let title = page.title.to_lowercase();
+            let body = page.content.to_lowercase();
+            let present = terms
+                .iter()
+                .filter(|t| title.contains(t.as_str()) || body.contains(t.as_str()))
+                .count();
+            if present == 0 {
+                return None;
+            }
+            let score: usize = terms
+                .iter()
+                .map(|t| title.matches(t.as_str()).count() * 5 + body.matches(t.as_str()).count())
+                .sum();
+            Some((score, present == terms.len(), *page))
+        })
+        .collect();
+    let total = scored.len();
+    scored.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then(b.0.cmp(&a.0))
+            .then(a.2.target.cmp(&b.2.target))
+    });
+    let results: Vec<serde_json::Value> = scored
+        .iter()
+        .take(MAX_RESULTS)
+        .map(|(score, complete, page)| {
+            let snippet = page.content.lines().find(|l| terms.iter().any(|t| l.to_lowercase().contains(t.as_str()))).unwrap_or("").trim();
+            let snippet: String = snippet.chars().take(160).collect();
+            json!({ "target": page.target, "title": page.title, "match": if *complete { "complete" } else { "partial" }, "score": score, "snippet": snippet })
+        })
+        .collect();
+    let lines = results
+        .iter()
+        .map(|r| {
+            format!(
+                "{} — {}: {}",
+                r["target"].as_str().unwrap_or(""),
+                r["title"].as_str().unwrap_or(""),
+                r["snippet"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    Envelope::ok(
+        VERB,
+        json!({ "map_dir": dir, "query": query, "count": total, "results": results, "truncated": total > MAX_RESULTS }),
+        Report {
+            state: format!(
+                "{total} page(s) match {query:?}{}.",
+                if total > MAX_RESULTS {
+                    format!("; the best {MAX_RESULTS} are shown")
+                } else {
+                    String::new()
+                }
+            ),
+            sections: vec![Section {
+                title: "Results".to_owned(),
+                lines,
+            }],
+        },
+    )
+}

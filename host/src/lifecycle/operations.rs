@@ -1,0 +1,252 @@
+//! The operation journal: long verbs (`done`, `test`, `standards`, `accept`, `await`) record
+//! their phase and final result under a handle in the git common dir; `progress` reads it back.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::snapshot::Repo;
+use crate::workspace::Workspace;
+
+const DIR: &str = "operations";
+const KEEP: usize = 256;
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Operation {
+    pub version: u32,
+    pub handle: String,
+    pub verb: String,
+    pub path: String,
+    pub branch: Option<String>,
+    pub pid: u32,
+    pub started_at: f64,
+    pub finished_at: Option<f64>,
+    pub phase: String,
+    pub result: Option<Value>,
+}
+
+/// A running operation; finish it with the verb's envelope.
+pub struct Journal {
+    path: PathBuf,
+    operation: Operation,
+}
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+fn dir(repo: &Repo) -> PathBuf {
+    repo.shared_path(DIR)
+}
+
+impl Journal {
+    /// Start journalling `verb` for this checkout.
+    pub fn begin(repo: &Repo, verb: &str) -> Self {
+        let started_at = now();
+        let seed = format!(
+            "{}:{}:{started_at}:{verb}",
+            std::process::id(),
+            repo.root().display()
+        );
+        let hex = crate::digest::Digest::of(seed.as_bytes()).hex();
+        let handle = format!("R1-{}-{}-{}", &hex[..4], &hex[4..8], &hex[8..10]).to_uppercase();
+        let operation = Operation {
+            version: VERSION,
+            handle: handle.clone(),
+            verb: verb.to_owned(),
+            path: repo.root().display().to_string(),
+            branch: repo.branch().ok().flatten(),
+            pid: std::process::id(),
+            started_at,
+            finished_at: None,
+            phase: "started".to_owned(),
+            result: None,
+        };
+        let journal = Self {
+            path: dir(repo).join(format!("{handle}.json")),
+            operation,
+        };
+        journal.write();
+        prune(repo);
+        journal
+    }
+
+    pub fn handle(&self) -> &str {
+        &self.operation.handle
+    }
+
+    pub fn phase(&mut self, phase: &str) {
+        self.operation.phase = phase.to_owned();
+        self.write();
+    }
+
+    /// Record the verb's final result (and return it, with the handle in `data.operation`).
+    pub fn finish(mut self, mut envelope: Envelope) -> Envelope {
+        if let Some(Value::Object(data)) = envelope.data.as_mut() {
+            data.insert("operation".to_owned(), json!(self.operation.handle));
+        }
+        self.operation.phase = "finished".to_owned();
+        self.operation.finished_at = Some(now());
+        self.operation.result = serde_json::to_value(&envelope).ok();
+        self.write();
+        envelope
+    }
+
+    fn write(&self) {
+        if let Ok(bytes) = serde_json::to_vec_pretty(&self.operation) {
+            let _ = crate::fsutil::write_atomic(&self.path, &bytes);
+        }
+    }
+}
+
+/// Keep the newest [`KEEP`] records.
+fn prune(repo: &Repo) {
+    let Ok(entries) = std::fs::read_dir(dir(repo)) else {
+        return;
+    };
+    let mut files: Vec<(SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if files.len() <= KEEP {
+        return;
+    }
+    files.sort();
+    for (_, path) in &files[..files.len() - KEEP] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+fn load(path: &std::path::Path) -> Option<Operation> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// `discern progress [HANDLE]`: read an operation back (the latest of this checkout by default).
+pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
+    const VERB: &str = "progress";
+    let root = ws.root().display().to_string();
+    let operation = match handle {
+        Some(handle) => {
+            let valid = handle.len() <= 32
+                && handle
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-');
+            let found = valid
+                .then(|| load(&dir(&ws.repo).join(format!("{}.json", handle.to_uppercase()))))
+                .flatten();
+            match found {
+                Some(op) if op.path == root => op,
+                Some(op) => {
+                    return Envelope::refusal(
+                        VERB,
+                        ErrorSlug::PreconditionFailed,
+                        format!(
+                            "Operation {handle} belongs to another checkout ({}); read it from there.",
+                            op.path
+                        ),
+                        Hint::next_step(
+                            HintId::ProgressHandle,
+                            "Pass `path` (or run from) the checkout that started it.",
+                        ),
+                    );
+                }
+                None => {
+                    return Envelope::refusal(
+                        VERB,
+                        ErrorSlug::NotFound,
+                        format!("No operation {handle} is recorded in this repository."),
+                        Hint::next_step(
+                            HintId::ProgressHandle,
+                            "Run `discern progress` without a handle to read this checkout's latest operation.",
+                        ),
+                    );
+                }
+            }
+        }
+        None => {
+            let latest = std::fs::read_dir(dir(&ws.repo))
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .filter_map(|e| load(&e.path()))
+                .filter(|op| op.path == root)
+                .max_by(|a, b| a.started_at.total_cmp(&b.started_at));
+            match latest {
+                Some(op) => op,
+                None => {
+                    return Envelope::refusal(
+                        VERB,
+                        ErrorSlug::NotFound,
+                        "This checkout has no recorded operation yet.",
+                        Hint::next_step(
+                            HintId::ProgressHandle,
+                            "Long verbs (done, test, standards, accept, await) record their progress; run one first.",
+                        ),
+                    );
+                }
+            }
+        }
+    };
+    let executor = if operation.finished_at.is_some() {
+        "finished"
+    } else if PathBuf::from(format!("/proc/{}", operation.pid)).exists() {
+        "running"
+    } else {
+        "gone"
+    };
+    let outcome = operation
+        .result
+        .as_ref()
+        .map(|r| json!({ "ok": r["ok"], "error": r.get("error"), "message": r.get("message") }));
+    let state = match (executor, &outcome) {
+        ("finished", Some(o)) if o["ok"] == true => format!(
+            "Operation {} ({}) finished ok.",
+            operation.handle, operation.verb
+        ),
+        ("finished", _) => format!(
+            "Operation {} ({}) finished and failed.",
+            operation.handle, operation.verb
+        ),
+        ("running", _) => format!(
+            "Operation {} ({}) is running: {}.",
+            operation.handle, operation.verb, operation.phase
+        ),
+        _ => format!(
+            "Operation {} ({}) stopped without finishing (its process is gone) during {}.",
+            operation.handle, operation.verb, operation.phase
+        ),
+    };
+    let mut lines = vec![
+        format!("verb: {}", operation.verb),
+        format!("phase: {}", operation.phase),
+    ];
+    if let Some(o) = &outcome
+        && let Some(message) = o["message"].as_str()
+    {
+        lines.push(format!("message: {message}"));
+    }
+    Envelope::ok(
+        VERB,
+        json!({
+            "handle": operation.handle,
+            "operation": { "verb": operation.verb, "path": operation.path, "branch": operation.branch, "started_at": operation.started_at, "finished_at": operation.finished_at },
+            "executor": executor,
+            "phase": operation.phase,
+            "outcome": outcome,
+            "result": operation.result,
+        }),
+        Report {
+            state,
+            sections: vec![Section {
+                title: "Operation".to_owned(),
+                lines,
+            }],
+        },
+    )
+}

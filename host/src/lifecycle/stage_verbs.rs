@@ -1,0 +1,117 @@
+//! `prepare` (fix then check jobs) and `test` (test-stage jobs): fast loops on the work tree as
+//! it is, uncommitted changes included. Neither issues Proof.
+
+use serde_json::json;
+
+use super::operations::Journal;
+use super::steps::{self, Outcome};
+use crate::config::{Config, Stage};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::workspace::Workspace;
+
+pub fn prepare(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
+    run_stages(ws, "prepare", &[&[Stage::Fix], &[Stage::Check]], progress)
+}
+
+pub fn test(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
+    let journal = Journal::begin(&ws.repo, "test");
+    journal.finish(run_stages(ws, "test", &[&[Stage::Test]], progress))
+}
+
+fn run_stages(
+    ws: &Workspace,
+    verb: &str,
+    stages: &[&[Stage]],
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    let config = match Config::load(ws.root()) {
+        Ok(config) => config,
+        Err(e) => return crate::standards::config_refusal(verb, &e),
+    };
+    let mut all = Vec::new();
+    let mut diagnostics = Vec::new();
+    for stage in stages {
+        let jobs = steps::jobs_of(config.as_ref(), stage);
+        let (steps, failures) = steps::run(&jobs, &ws.repo, false, progress);
+        let ok = steps::all_ok(&steps);
+        all.extend(steps);
+        diagnostics.extend(failures);
+        if !ok {
+            break;
+        }
+    }
+    let lines: Vec<String> = all
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}: {}",
+                if s.outcome == Outcome::Ok {
+                    "ok    "
+                } else {
+                    "FAILED"
+                },
+                s.label,
+                s.note.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    let data = json!({ "proof": "not-issued", "jobs": all.len() });
+    let mut envelope = if all.is_empty() {
+        let mut e = Envelope::ok(
+            verb,
+            data,
+            Report {
+                state: format!("No {verb} jobs are configured; nothing ran."),
+                sections: Vec::new(),
+            },
+        );
+        e.hints.push(Hint::next_step(
+            HintId::ConfigureJobs,
+            "Add the commands to [jobs] in discern.toml (format, lint, typecheck, test, …).",
+        ));
+        e
+    } else if steps::all_ok(&all) {
+        let mut e = Envelope::ok(
+            verb,
+            data,
+            Report {
+                state: format!("{} job(s) passed; no Proof is issued by {verb}.", all.len()),
+                sections: vec![Section {
+                    title: "Jobs".to_owned(),
+                    lines,
+                }],
+            },
+        );
+        e.hints.push(Hint::next_step(
+            HintId::CommitFirst,
+            "Commit, then run `discern done` for Proof.",
+        ));
+        e
+    } else {
+        let failed: Vec<&str> = all
+            .iter()
+            .filter(|s| s.outcome == Outcome::Failed)
+            .map(|s| s.label.as_str())
+            .collect();
+        let mut e = Envelope::refusal(
+            verb,
+            ErrorSlug::GateFailed,
+            format!("{} failed.", failed.join(", ")),
+            Hint::next_step(
+                HintId::FixGate,
+                format!(
+                    "Fix what the failing jobs report (each diagnostic has its reproduce command), then run `discern {verb}` again."
+                ),
+            ),
+        );
+        e.data = Some(data);
+        e.report.sections = vec![Section {
+            title: "Jobs".to_owned(),
+            lines,
+        }];
+        e
+    };
+    envelope.steps = serde_json::to_value(&all).ok();
+    envelope.diagnostics = diagnostics;
+    envelope
+}

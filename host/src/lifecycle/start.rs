@@ -1,0 +1,307 @@
+//! `discern start`: a new effort — a linked worktree on a new branch forked from the trunk.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::task::{self, CreatedFrom, TaskMetadata};
+use crate::commit;
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX, DEFAULT_TRUNK};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::snapshot::Repo;
+use crate::workspace::Workspace;
+
+pub const VERB: &str = "start";
+
+#[derive(Debug, Clone, Default)]
+pub struct StartRequest {
+    pub name: Option<String>,
+    pub title: Option<String>,
+    pub brief: Option<String>,
+    pub from: Option<String>,
+    pub dry_run: bool,
+}
+
+fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
+    Envelope::refusal(
+        VERB,
+        slug,
+        message,
+        Hint::next_step(HintId::StartFromMain, hint),
+    )
+}
+
+const ADJECTIVES: &[&str] = &[
+    "amber", "brisk", "calm", "deft", "eager", "fair", "gentle", "hardy", "keen", "lucid", "merry",
+    "noble", "proud", "quiet", "rapid", "steady", "tidy", "vivid", "witty", "zesty",
+];
+const NOUNS: &[&str] = &[
+    "badger", "comet", "delta", "ember", "falcon", "garnet", "harbor", "island", "juniper",
+    "kestrel", "lantern", "meadow", "nebula", "orchid", "pebble", "quarry", "river", "summit",
+    "tundra", "willow",
+];
+
+/// A random `<adjective>-<noun>-<4 hex>` codename.
+fn codename(attempt: u32) -> String {
+    let seed = format!(
+        "{:?}:{}:{attempt}",
+        std::time::SystemTime::now(),
+        std::process::id()
+    );
+    let digest = crate::digest::Digest::of(seed.as_bytes());
+    let b = digest.as_bytes();
+    format!(
+        "{}-{}-{:02x}{:02x}",
+        ADJECTIVES[usize::from(b[0]) % ADJECTIVES.len()],
+        NOUNS[usize::from(b[1]) % NOUNS.len()],
+        b[2],
+        b[3]
+    )
+}
+
+/// Why `name` cannot be an effort id, if it cannot.
+pub fn name_problem(name: &str) -> Option<String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        && !name.ends_with(".lock")
+        && !name.contains("..");
+    (!ok).then(|| format!("{name:?} is not a usable effort name: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"))
+}
+
+/// The folder efforts live in: the sibling `<repo>.worktrees/`.
+pub fn worktree_root(main: &Path) -> PathBuf {
+    let name = main
+        .file_name()
+        .map_or_else(|| "repo".into(), |n| n.to_string_lossy().into_owned());
+    main.with_file_name(format!("{name}.worktrees"))
+}
+
+pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
+    let repo = &ws.repo;
+    if !repo.is_main_checkout() {
+        return refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "{} is an effort worktree; efforts start from the main checkout.",
+                repo.root().display()
+            ),
+            "Run `discern start` in the main checkout, or keep working in this effort.",
+        );
+    }
+    let config = match Config::load(repo.root()) {
+        Ok(config) => config,
+        Err(e) => return crate::standards::config_refusal(VERB, &e),
+    };
+    let trunk = ws
+        .settings
+        .trunk_override
+        .clone()
+        .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
+        .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+    let prefix = config
+        .as_ref()
+        .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
+            c.branch_prefix.clone()
+        });
+    for (what, text, max) in [
+        ("title", &request.title, task::MAX_TITLE),
+        ("brief", &request.brief, task::MAX_BRIEF),
+    ] {
+        if let Some(problem) = text.as_deref().and_then(|t| task::problem(what, t, max)) {
+            return refuse(
+                ErrorSlug::InvalidArguments,
+                format!("Cannot start: {problem}."),
+                "Give a one-line title (≤ 120 characters) and brief (≤ 500).",
+            );
+        }
+    }
+    let from_ref = request.from.clone().unwrap_or_else(|| trunk.clone());
+    let from_commit = match resolve(repo, &from_ref) {
+        Some(commit) => commit,
+        None => {
+            return refuse(
+                ErrorSlug::PreconditionFailed,
+                format!(
+                    "Cannot start from {from_ref:?}: it does not name a commit in this repository."
+                ),
+                "Pass --from with a branch, tag or commit, or create the trunk branch first.",
+            );
+        }
+    };
+    let root = worktree_root(repo.root());
+    let id = match &request.name {
+        Some(name) => {
+            if let Some(problem) = name_problem(name) {
+                return refuse(
+                    ErrorSlug::InvalidArguments,
+                    problem,
+                    "Choose another --name.",
+                );
+            }
+            if taken(repo, &root, &prefix, name) {
+                return refuse(
+                    ErrorSlug::PreconditionFailed,
+                    format!(
+                        "An effort named {name} already exists (branch {prefix}{name} or folder {}).",
+                        root.join(name).display()
+                    ),
+                    "Choose another --name, or continue in the existing effort.",
+                );
+            }
+            name.clone()
+        }
+        None => match (0..16)
+            .map(codename)
+            .find(|id| !taken(repo, &root, &prefix, id))
+        {
+            Some(id) => id,
+            None => {
+                return refuse(
+                    ErrorSlug::Internal,
+                    "Could not find a free effort name.",
+                    "Pass --name.",
+                );
+            }
+        },
+    };
+    let branch = format!("{prefix}{id}");
+    let path = root.join(&id);
+    let data = json!({
+        "id": id,
+        "branch": branch,
+        "path": path,
+        "from": { "ref": from_ref, "commit": from_commit.to_string() },
+        "task": { "title": request.title, "brief": request.brief },
+    });
+    if request.dry_run {
+        let mut envelope = Envelope::ok(
+            VERB,
+            data,
+            Report {
+                state: format!(
+                    "Dry run: would create {} on branch {branch} from {from_ref}.",
+                    path.display()
+                ),
+                sections: Vec::new(),
+            },
+        );
+        envelope.dry_run = Some(true);
+        return envelope;
+    }
+
+    // Create, removing only what this call created if a later step fails.
+    if let Err(e) = commit::create_branch(
+        repo,
+        &branch,
+        from_commit,
+        &format!("discern start: {id} from {from_ref}"),
+    ) {
+        return refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("Cannot create the branch {branch}: {e}."),
+            "Choose another --name.",
+        );
+    }
+    if let Err(e) = std::fs::create_dir_all(&root)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            repo.git(&[
+                "worktree",
+                "add",
+                "--quiet",
+                &path.display().to_string(),
+                &branch,
+            ])
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        })
+    {
+        let _ = commit::delete_branch(repo, &branch, from_commit);
+        return refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Cannot create the worktree {}: {e}. Nothing was left behind.",
+                path.display()
+            ),
+            "Check the folder and try again.",
+        );
+    }
+    let metadata = TaskMetadata {
+        version: task::VERSION,
+        id: id.clone(),
+        title: request.title.clone(),
+        brief: request.brief.clone(),
+        created_from: CreatedFrom {
+            reference: from_ref.clone(),
+            commit: from_commit.to_string(),
+        },
+    };
+    let saved = Repo::discover(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|effort| task::save(effort.git_dir(), &metadata).map_err(|e| e.to_string()));
+    if let Err(e) = saved {
+        let _ = repo.git(&["worktree", "remove", "--force", &path.display().to_string()]);
+        let _ = commit::delete_branch(repo, &branch, from_commit);
+        return refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Cannot record the task metadata: {e}. The worktree and branch were removed again."
+            ),
+            "Check the repository's permissions and try again.",
+        );
+    }
+    let mut envelope = Envelope::ok(
+        VERB,
+        data,
+        Report {
+            state: format!(
+                "Started effort {id}: {} on branch {branch}, forked from {from_ref} at {}.",
+                path.display(),
+                crate::standards::short(&from_commit.to_string())
+            ),
+            sections: vec![Section {
+                title: "Effort".to_owned(),
+                lines: vec![
+                    format!("path: {}", path.display()),
+                    format!("branch: {branch}"),
+                ],
+            }],
+        },
+    );
+    envelope.hints.push(Hint::next_step(
+        HintId::WorkInEffort,
+        format!(
+            "Work in {} (cd there); commit, then run `discern done`.",
+            path.display()
+        ),
+    ));
+    let dirty = repo.dirty_paths().unwrap_or_default();
+    if !dirty.is_empty() {
+        envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("The main checkout has uncommitted changes ({}); they stay there and are not in the new effort.", dirty.len())));
+    }
+    envelope
+}
+
+fn taken(repo: &Repo, root: &Path, prefix: &str, id: &str) -> bool {
+    root.join(id).exists()
+        || repo
+            .branch_commit(&format!("{prefix}{id}"))
+            .ok()
+            .flatten()
+            .is_some()
+}
+
+/// A branch, tag or commit (anything `rev-parse` understands) as a commit id.
+pub fn resolve(repo: &Repo, rev: &str) -> Option<gix::ObjectId> {
+    let local = repo.local();
+    let id = local.rev_parse_single(rev).ok()?;
+    let commit = id.object().ok()?.peel_to_commit().ok()?;
+    Some(commit.id)
+}

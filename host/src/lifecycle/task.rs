@@ -1,0 +1,54 @@
+//! Task metadata of an effort (`<git-dir>/discern/task-metadata.json`): title, brief, origin.
+
+use serde::{Deserialize, Serialize};
+
+use crate::snapshot::Repo;
+
+pub const FILE: &str = "task-metadata.json";
+pub const VERSION: u32 = 1;
+pub const MAX_TITLE: usize = 120;
+pub const MAX_BRIEF: usize = 500;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreatedFrom {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub commit: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskMetadata {
+    pub version: u32,
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brief: Option<String>,
+    pub created_from: CreatedFrom,
+}
+
+/// Why `text` cannot be a title/brief of at most `max` characters, if it cannot.
+pub fn problem(what: &str, text: &str, max: usize) -> Option<String> {
+    let chars = text.chars().count();
+    if text.trim().is_empty() {
+        Some(format!("the {what} is blank"))
+    } else if chars > max {
+        Some(format!("the {what} is {chars} characters (at most {max})"))
+    } else if text.chars().any(|c| c.is_control()) {
+        Some(format!(
+            "the {what} must be one line without control characters"
+        ))
+    } else {
+        None
+    }
+}
+
+pub fn load(repo: &Repo) -> Option<TaskMetadata> {
+    serde_json::from_slice(&std::fs::read(repo.admin_path(FILE)).ok()?).ok()
+}
+
+/// Write the metadata of the worktree whose git dir is `git_dir`.
+pub fn save(git_dir: &std::path::Path, task: &TaskMetadata) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec_pretty(task).map_err(std::io::Error::other)?;
+    crate::fsutil::write_atomic(&git_dir.join("discern").join(FILE), &bytes)
+}

@@ -1,0 +1,328 @@
+//! `discern await (--green E | --landed E | --trunk-moved) [--timeout S] [--resume C]`: wait
+//! for one condition; not met within the budget is `ok` with `met: false` and a resume handle.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use gix::ObjectId;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::operations::Journal;
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX, DEFAULT_TRUNK};
+use crate::proof::{self, ProofState};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::snapshot::Repo;
+use crate::workspace::Workspace;
+
+pub const VERB: &str = "await";
+/// The default budget of a CLI call, in seconds.
+pub const DEFAULT_TIMEOUT_S: f64 = 3300.0;
+const POLL: Duration = Duration::from_millis(200);
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "target", rename_all = "kebab-case")]
+pub enum Condition {
+    Green(String),
+    Landed(String),
+    TrunkMoved,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct AwaitRequest {
+    pub condition: Option<Condition>,
+    pub timeout_s: Option<f64>,
+    pub resume: Option<String>,
+}
+
+/// What a resume handle remembers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Continuation {
+    version: u32,
+    handle: String,
+    condition: Condition,
+    trunk: String,
+    trunk_start: String,
+    /// The watched effort's tip when the wait began (it survives the branch's deletion).
+    tip: Option<String>,
+}
+
+fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
+    Envelope::refusal(
+        VERB,
+        slug,
+        message,
+        Hint::next_step(HintId::AwaitCondition, hint),
+    )
+}
+
+fn continuation_path(repo: &Repo, handle: &str) -> PathBuf {
+    repo.shared_path("continuations")
+        .join(format!("{handle}.json"))
+}
+
+pub fn await_condition(ws: &Workspace, request: &AwaitRequest) -> Envelope {
+    let journal = Journal::begin(&ws.repo, VERB);
+    let envelope = wait(ws, request);
+    journal.finish(envelope)
+}
+
+fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
+    let repo = &ws.repo;
+    let config = Config::load(repo.root()).ok().flatten();
+    let prefix = config
+        .as_ref()
+        .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
+            c.branch_prefix.clone()
+        });
+    let continuation = match (&request.resume, &request.condition) {
+        (Some(_), Some(_)) => {
+            return refuse(
+                ErrorSlug::InvalidArguments,
+                "Pass either a condition or --resume, not both.",
+                "Resume with only the handle.",
+            );
+        }
+        (Some(handle), None) => {
+            let valid = handle.len() <= 32
+                && handle
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-');
+            let loaded = valid
+                .then(|| std::fs::read(continuation_path(repo, handle)).ok())
+                .flatten()
+                .and_then(|b| serde_json::from_slice::<Continuation>(&b).ok());
+            match loaded {
+                Some(c) => c,
+                None => {
+                    return refuse(
+                        ErrorSlug::NotFound,
+                        format!("No await continuation {handle} is recorded."),
+                        "Start a new wait with --green, --landed or --trunk-moved.",
+                    );
+                }
+            }
+        }
+        (None, Some(condition)) => {
+            let trunk = ws
+                .settings
+                .trunk_override
+                .clone()
+                .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
+                .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+            let Some(trunk_start) = repo.branch_commit(&trunk).ok().flatten() else {
+                return refuse(
+                    ErrorSlug::PreconditionFailed,
+                    format!("The trunk {trunk} cannot be read."),
+                    "Create or fetch the trunk first.",
+                );
+            };
+            let tip = match condition {
+                Condition::Green(target) | Condition::Landed(target) => {
+                    match sibling(repo, &prefix, target) {
+                        Some((_, tip)) => tip.map(|t| t.to_string()),
+                        None => {
+                            return refuse(
+                                ErrorSlug::NotFound,
+                                format!(
+                                    "No effort {target:?}: not a worktree id, path or branch of this repository."
+                                ),
+                                "Name the effort by its id, path or branch.",
+                            );
+                        }
+                    }
+                }
+                Condition::TrunkMoved => None,
+            };
+            Continuation {
+                version: 1,
+                handle: String::new(),
+                condition: condition.clone(),
+                trunk,
+                trunk_start: trunk_start.to_string(),
+                tip,
+            }
+        }
+        (None, None) => {
+            return refuse(
+                ErrorSlug::InvalidArguments,
+                "Name one condition: --green EFFORT, --landed EFFORT or --trunk-moved.",
+                "Pass exactly one condition.",
+            );
+        }
+    };
+    let timeout = Duration::from_secs_f64(
+        request
+            .timeout_s
+            .unwrap_or(DEFAULT_TIMEOUT_S)
+            .clamp(0.0, DEFAULT_TIMEOUT_S),
+    );
+    let started = Instant::now();
+    loop {
+        let observed = observe(repo, &prefix, &continuation);
+        if observed.met {
+            let state = match &continuation.condition {
+                Condition::Green(t) => {
+                    format!("{t} is green: it holds Proof for its current commit (or has landed).")
+                }
+                Condition::Landed(t) => format!("{t} has landed on {}.", continuation.trunk),
+                Condition::TrunkMoved => format!("{} moved.", continuation.trunk),
+            };
+            if let Some(handle) = request.resume.as_deref() {
+                let _ = std::fs::remove_file(continuation_path(repo, handle));
+            }
+            let mut e = Envelope::ok(
+                VERB,
+                data(&continuation, true, started, &observed, None),
+                Report {
+                    state,
+                    sections: Vec::new(),
+                },
+            );
+            e.hints.push(Hint::next_step(HintId::UpdateFromTrunk, "Bring the new work in with `discern update` (or start from it with `discern start --from`)."));
+            return e;
+        }
+        if started.elapsed() >= timeout {
+            break;
+        }
+        std::thread::sleep(
+            POLL.min(timeout.saturating_sub(started.elapsed()))
+                .max(Duration::from_millis(1)),
+        );
+    }
+    // Not met: leave a resume handle.
+    let mut record = continuation;
+    let handle = match &request.resume {
+        Some(handle) => handle.clone(),
+        None => {
+            let seed = format!(
+                "{:?}{}{:?}",
+                std::time::SystemTime::now(),
+                std::process::id(),
+                record.condition
+            );
+            let hex = crate::digest::Digest::of(seed.as_bytes())
+                .hex()
+                .to_uppercase();
+            format!("C1-{}-{}", &hex[..4], &hex[4..8])
+        }
+    };
+    record.handle = handle.clone();
+    if let Ok(bytes) = serde_json::to_vec_pretty(&record) {
+        let _ = crate::fsutil::write_atomic(&continuation_path(repo, &handle), &bytes);
+    }
+    let observed = observe(repo, &prefix, &record);
+    let mut e = Envelope::ok(
+        VERB,
+        data(&record, false, started, &observed, Some(&handle)),
+        Report {
+            state: format!(
+                "Not met within {:.0} s; resume with `discern await --resume {handle}`.",
+                timeout.as_secs_f64()
+            ),
+            sections: Vec::new(),
+        },
+    );
+    e.hints.push(Hint::next_step(
+        HintId::AwaitCondition,
+        format!("Wait again with `discern await --resume {handle}`."),
+    ));
+    e
+}
+
+struct Observed {
+    met: bool,
+    proof: Option<ProofState>,
+    tip: Option<String>,
+    trunk_head: Option<String>,
+}
+
+fn observe(repo: &Repo, prefix: &str, c: &Continuation) -> Observed {
+    let trunk_head = repo.branch_commit(&c.trunk).ok().flatten();
+    let landed = |tip: Option<ObjectId>| match (tip, trunk_head) {
+        (Some(tip), Some(trunk)) => repo.is_ancestor(tip, trunk),
+        _ => false,
+    };
+    let remembered = c.tip.as_deref().and_then(|t| t.parse::<ObjectId>().ok());
+    match &c.condition {
+        Condition::TrunkMoved => Observed {
+            met: trunk_head.map(|t| t.to_string()).as_deref() != Some(c.trunk_start.as_str()),
+            proof: None,
+            tip: None,
+            trunk_head: trunk_head.map(|t| t.to_string()),
+        },
+        Condition::Landed(target) => {
+            let tip = sibling(repo, prefix, target)
+                .and_then(|(_, tip)| tip)
+                .or(remembered);
+            Observed {
+                met: landed(tip),
+                proof: None,
+                tip: tip.map(|t| t.to_string()),
+                trunk_head: trunk_head.map(|t| t.to_string()),
+            }
+        }
+        Condition::Green(target) => {
+            let found = sibling(repo, prefix, target);
+            let proof = found
+                .as_ref()
+                .and_then(|(path, _)| path.as_ref())
+                .and_then(|p| Repo::discover(p).ok())
+                .map(|r| proof::state(&r).0);
+            let tip = found.and_then(|(_, tip)| tip).or(remembered);
+            Observed {
+                met: proof == Some(ProofState::Honored) || landed(tip),
+                proof,
+                tip: tip.map(|t| t.to_string()),
+                trunk_head: trunk_head.map(|t| t.to_string()),
+            }
+        }
+    }
+}
+
+/// An effort by worktree id, path or branch: its worktree path (if it still has one) and tip.
+fn sibling(repo: &Repo, prefix: &str, target: &str) -> Option<(Option<PathBuf>, Option<ObjectId>)> {
+    let worktrees = repo.worktrees().unwrap_or_default();
+    let found = worktrees.iter().filter(|w| !w.is_main).find(|w| {
+        w.path.file_name().is_some_and(|n| n == target)
+            || w.path == std::path::Path::new(target)
+            || w.branch.as_deref() == Some(target)
+            || w.branch.as_deref() == Some(&format!("{prefix}{target}"))
+            || w.branch
+                .as_deref()
+                .map(|b| format!("refs/heads/{b}"))
+                .as_deref()
+                == Some(target)
+    });
+    if let Some(w) = found {
+        return Some((Some(w.path.clone()), w.head));
+    }
+    let branch = target.trim_start_matches("refs/heads/");
+    [branch.to_owned(), format!("{prefix}{branch}")]
+        .iter()
+        .find_map(|b| repo.branch_commit(b).ok().flatten())
+        .map(|tip| (None, Some(tip)))
+}
+
+fn data(
+    c: &Continuation,
+    met: bool,
+    started: Instant,
+    observed: &Observed,
+    resume: Option<&str>,
+) -> serde_json::Value {
+    let (condition, target) = match &c.condition {
+        Condition::Green(t) => ("green", Some(t)),
+        Condition::Landed(t) => ("landed", Some(t)),
+        Condition::TrunkMoved => ("trunk-moved", None),
+    };
+    json!({
+        "condition": condition,
+        "target": target,
+        "trunk": c.trunk,
+        "met": met,
+        "elapsed_ms": started.elapsed().as_millis() as u64,
+        "observed": { "proof_status": observed.proof, "tip": observed.tip, "trunk_start": c.trunk_start, "trunk_head": observed.trunk_head },
+        "resume": resume,
+    })
+}

@@ -1,0 +1,144 @@
+//! Proof: evidence that the gate passed on one exact clean commit, stale the moment anything
+//! changes. A versioned marker per worktree (`<git-dir>/discern/gate-proof`), and the one-line
+//! Proof line an agent relays to the owner.
+
+use serde::{Deserialize, Serialize};
+
+use crate::snapshot::Repo;
+
+pub const FILE: &str = "gate-proof";
+pub const VERSION: u32 = 1;
+
+/// A Standard's line in the Proof.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProvenStandard {
+    pub name: String,
+    pub value: f64,
+    pub limit: f64,
+    pub verdict: String,
+}
+
+/// A proposal the Proof carries, awaiting the owner's exact approval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProvenProposal {
+    pub standard: String,
+    pub trunk_limit: f64,
+    pub proposed_limit: f64,
+    pub token: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proof {
+    pub version: u32,
+    pub commit: String,
+    pub branch: String,
+    pub trunk: String,
+    pub trunk_commit: String,
+    /// `git diff --shortstat` of the trunk's merge base..commit.
+    pub diffstat: String,
+    pub standards: Vec<ProvenStandard>,
+    pub proposals: Vec<ProvenProposal>,
+    /// The one sentence an agent relays.
+    pub line: String,
+}
+
+/// This checkout's Proof, judged against its HEAD and tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProofState {
+    /// Proof for exactly this clean HEAD.
+    Honored,
+    Missing,
+    /// Proof for another commit.
+    Stale,
+    /// Proof for this HEAD, but the tree has changed since.
+    Dirty,
+}
+
+pub fn load(repo: &Repo) -> Option<Proof> {
+    let bytes = std::fs::read(repo.admin_path(FILE)).ok()?;
+    let proof: Proof = serde_json::from_slice(&bytes).ok()?;
+    (proof.version <= VERSION).then_some(proof)
+}
+
+pub fn save(repo: &Repo, proof: &Proof) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec_pretty(proof).map_err(std::io::Error::other)?;
+    crate::fsutil::write_atomic(&repo.admin_path(FILE), &bytes)
+}
+
+pub fn clear(repo: &Repo) {
+    let _ = std::fs::remove_file(repo.admin_path(FILE));
+}
+
+/// The state of `repo`'s Proof, and the Proof itself when it is honored.
+pub fn state(repo: &Repo) -> (ProofState, Option<Proof>) {
+    let Some(proof) = load(repo) else {
+        return (ProofState::Missing, None);
+    };
+    let head = repo.head().ok().flatten().map(|h| h.to_string());
+    if head.as_deref() != Some(proof.commit.as_str()) {
+        return (ProofState::Stale, None);
+    }
+    match repo.dirty_paths() {
+        Ok(dirty) if dirty.is_empty() => (ProofState::Honored, Some(proof)),
+        _ => (ProofState::Dirty, None),
+    }
+}
+
+/// `Proof: agent/x at 1a2b3c4d5e6f (+12 −3 in 2 files vs main); Standards: 5 pass; proposal
+/// awaiting exact owner approval: coverage 80 → 78.5`.
+pub fn line(
+    branch: &str,
+    commit: &str,
+    trunk: &str,
+    diffstat: &str,
+    standards: &[ProvenStandard],
+    proposals: &[ProvenProposal],
+) -> String {
+    let mut line = format!(
+        "Proof: {branch} at {} ({} vs {trunk}); Standards: {}",
+        crate::standards::short(commit),
+        if diffstat.is_empty() {
+            "no changes".to_owned()
+        } else {
+            diffstat.to_owned()
+        },
+        if standards.is_empty() {
+            "none configured".to_owned()
+        } else {
+            format!("{} pass", standards.len())
+        }
+    );
+    for p in proposals {
+        line.push_str(&format!(
+            "; proposal awaiting exact owner approval: {} {} → {}",
+            p.standard, p.trunk_limit, p.proposed_limit
+        ));
+    }
+    line.push('.');
+    line
+}
+
+/// `+12 −3 in 2 files`, from `git diff --shortstat`.
+pub fn diffstat(repo: &Repo, base: &str, head: &str) -> String {
+    let text = repo
+        .git(&["diff", "--shortstat", &format!("{base}..{head}")])
+        .unwrap_or_default();
+    let number = |word: &str| {
+        text.split(',')
+            .find(|part| part.contains(word))
+            .and_then(|part| part.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let files = number("changed");
+    if files == 0 {
+        return String::new();
+    }
+    format!(
+        "+{} −{} in {files} file{}",
+        number("insertion"),
+        number("deletion"),
+        if files == 1 { "" } else { "s" }
+    )
+}

@@ -38,6 +38,7 @@ macro_rules! assert_output_snapshot {
             (r"[0-9a-f]{40}", "[commit]"),
             (r"\b[0-9a-f]{12}\b", "[short]"),
             (r"#[0-9a-f]{8}", "#[identity]"),
+            (r"R1-[0-9A-F-]{12}", "[handle]"),
         ]}, {
             insta::assert_snapshot!($name, $text);
         });

@@ -156,8 +156,21 @@ pub fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
     envelope
 }
 
-/// `discern standards [NAMES] [--force] [--dry-run]`.
+/// `discern standards [NAMES] [--force] [--dry-run]`, journalled for `progress`.
 pub fn measure(
+    ws: &Workspace,
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    if request.dry_run {
+        return measure_now(ws, runtime, request, progress);
+    }
+    let journal = crate::lifecycle::operations::Journal::begin(&ws.repo, VERB);
+    journal.finish(measure_now(ws, runtime, request, progress))
+}
+
+fn measure_now(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,

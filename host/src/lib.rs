@@ -21,4 +21,5 @@ pub mod result;
 pub mod runtime;
 pub mod snapshot;
 pub mod standards;
+pub mod status;
 pub mod workspace;

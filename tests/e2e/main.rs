@@ -10,3 +10,4 @@ mod runtime_cache;
 mod sandbox;
 mod snapshot;
 mod standards;
+mod status;

@@ -22,6 +22,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Where you are: this checkout, its Proof, Standards, proposals, and the fleet of efforts.
+    Status(StatusArgs),
     /// Start an effort: a new worktree on a new branch forked from the trunk (main checkout only).
     Start(StartArgs),
     /// Run the fix then check jobs on the work tree as it is (no Proof).
@@ -46,6 +48,21 @@ pub enum Command {
     Init(OutputArgs),
     /// List the producers discern can run: built-ins with their contract version, digest and metrics.
     Producers(OutputArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Complete collections (`projection.mode = "full"`) instead of the bounded orientation view.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Survey the fleet even from an effort worktree.
+    #[arg(long)]
+    pub all: bool,
+    /// Leave the fleet out.
+    #[arg(long)]
+    pub local: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -219,6 +236,19 @@ pub fn main() -> i32 {
     let settings = Settings::from_env();
     use crate::lifecycle;
     let (envelope, output) = match cli.command {
+        Command::Status(args) => {
+            let request = crate::status::StatusRequest {
+                verbose: args.verbose,
+                all: args.all,
+                local: args.local,
+            };
+            (
+                in_workspace(crate::status::VERB, settings, |ws| {
+                    crate::status::status(ws, &request)
+                }),
+                args.output,
+            )
+        }
         Command::Start(args) => {
             let request = lifecycle::start::StartRequest {
                 name: args.name,

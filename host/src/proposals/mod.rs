@@ -843,10 +843,19 @@ fn batch_result(
         },
     );
     envelope.dry_run = dry_run;
-    envelope.hints.push(Hint::new(
+    let names: Vec<String> = records
+        .iter()
+        .map(|r| format!("{} {} → {}", r.standard, r.trunk_limit, r.proposed_limit))
+        .collect();
+    if let Ok(hint) = Hint::owner_attention(
         HintId::ProposalAwaitsOwner,
-        "Each proposal needs the owner's exact approval of its value and reason (its approval token) before it can land.",
-    ));
+        &[
+            ("total", &records.len().to_string()),
+            ("names", &names.join(", ")),
+        ],
+    ) {
+        envelope.hints.push(hint);
+    }
     if status != BatchStatus::Unchanged {
         envelope.hints.push(Hint::next_step(
             HintId::StandardsPinNeedsDone,

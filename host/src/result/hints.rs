@@ -16,7 +16,7 @@ pub enum Category {
 }
 
 /// The registry: every hint discern can emit has a stable id here, and one category.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HintId {
     SeeHelp,
@@ -56,6 +56,18 @@ pub enum HintId {
     ProgressHandle,
     MapIndex,
     ConfigureJobs,
+    StartEffort,
+    ContinueEffort,
+    CommitChanges,
+    RunDone,
+    FleetOwnership,
+    StatusFullDetail,
+    FleetDirty,
+    FleetReady,
+    FleetStale,
+    FleetBroken,
+    FleetUnreadable,
+    UnlandedBranches,
 }
 
 impl HintId {
@@ -64,8 +76,10 @@ impl HintId {
         match self {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
             StandardsUseRate | StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
-            ProposalAwaitsOwner => Category::OwnerAttention,
-            MainCheckoutDirty => Category::Notice,
+            ProposalAwaitsOwner | FleetDirty | FleetReady | FleetStale | FleetBroken
+            | FleetUnreadable | UnlandedBranches => Category::OwnerAttention,
+            MainCheckoutDirty | StatusFullDetail => Category::Notice,
+            FleetOwnership => Category::Guardrail,
             SeeHelp
             | BuildCustomProducer
             | ReportBug
@@ -95,9 +109,131 @@ impl HintId {
             | AwaitCondition
             | ProgressHandle
             | MapIndex
-            | ConfigureJobs => Category::NextStep,
+            | ConfigureJobs
+            | StartEffort
+            | ContinueEffort
+            | CommitChanges
+            | RunDone => Category::NextStep,
         }
     }
+}
+
+impl HintId {
+    /// The owner-attention entries and their templates (`{total}`, `{names}`, `{detail}` are
+    /// filled in). Owner decisions are stated as facts for the owner: never a command for the
+    /// caller to run.
+    pub const OWNER_ATTENTION: &'static [(HintId, &'static str)] = &[
+        (
+            HintId::ProposalAwaitsOwner,
+            "{total} limit proposal(s) await the owner's exact approval of value and reason: {names}.",
+        ),
+        (
+            HintId::FleetDirty,
+            "{total} other effort(s) have uncommitted changes: {names}. They belong to whoever started them.",
+        ),
+        (
+            HintId::FleetReady,
+            "{total} other effort(s) are proven and ready for the owner's review: {names}.",
+        ),
+        (
+            HintId::FleetStale,
+            "{total} other effort(s) have been idle for a week with unlanded work: {names}. Whether to resume or discard them is the owner's decision.",
+        ),
+        (
+            HintId::FleetBroken,
+            "{total} registered worktree(s) are missing their folder: {names}. Pruning them is the owner's decision.",
+        ),
+        (
+            HintId::FleetUnreadable,
+            "{total} worktree(s) cannot be read, so their state is unknown (never assumed clean): {names}.",
+        ),
+        (
+            HintId::UnlandedBranches,
+            "{total} effort branch(es) have no worktree and are not on the trunk: {names}. Landing or deleting them is the owner's decision.",
+        ),
+    ];
+
+    /// Every registered hint id.
+    pub const ALL: &'static [HintId] = &[
+        HintId::SeeHelp,
+        HintId::BuildCustomProducer,
+        HintId::ReportBug,
+        HintId::FixConfig,
+        HintId::RunFromRepository,
+        HintId::CommitFirst,
+        HintId::CommitOrStash,
+        HintId::ListStandards,
+        HintId::StandardsNoneConfigured,
+        HintId::StandardsPinnableSlack,
+        HintId::StandardsLimitsUnverified,
+        HintId::StandardsMoveMetricBack,
+        HintId::StandardsNeverMoveLimit,
+        HintId::StandardsRestoreDefinition,
+        HintId::StandardsFixProducer,
+        HintId::StandardsUseRate,
+        HintId::StandardsForceNotRecorded,
+        HintId::StandardsHeadMoved,
+        HintId::StandardsMeasure,
+        HintId::StandardsPinNoSlack,
+        HintId::StandardsPinNeedsDone,
+        HintId::StandardsPropose,
+        HintId::ProposalAwaitsOwner,
+        HintId::InitExists,
+        HintId::InitCommit,
+        HintId::StartFromMain,
+        HintId::WorkInEffort,
+        HintId::MainCheckoutDirty,
+        HintId::UpdateFromTrunk,
+        HintId::FixGate,
+        HintId::Prepare,
+        HintId::Accept,
+        HintId::AskOwner,
+        HintId::AwaitCondition,
+        HintId::ProgressHandle,
+        HintId::MapIndex,
+        HintId::ConfigureJobs,
+        HintId::StartEffort,
+        HintId::ContinueEffort,
+        HintId::CommitChanges,
+        HintId::RunDone,
+        HintId::FleetOwnership,
+        HintId::StatusFullDetail,
+        HintId::FleetDirty,
+        HintId::FleetReady,
+        HintId::FleetStale,
+        HintId::FleetBroken,
+        HintId::FleetUnreadable,
+        HintId::UnlandedBranches,
+    ];
+}
+
+/// Why an owner-attention hint was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HintError {
+    #[error(
+        "{0:?} is classified as {1:?}, not owner-attention: owner decisions never become the caller's next step"
+    )]
+    NotOwnerAttention(HintId, Category),
+    #[error("{0:?} has no owner-attention template")]
+    NoTemplate(HintId),
+    #[error("owner-attention text must not tell the caller to run a command: {0:?}")]
+    CallerCommand(String),
+}
+
+/// Whether `text` tells its reader to run a command.
+fn tells_to_run(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "`discern",
+        "discern_",
+        "`git",
+        "`cargo",
+        "run `",
+        "run the command",
+        "execute ",
+    ]
+    .iter()
+    .any(|marker| lower.contains(marker))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -118,6 +254,31 @@ impl Hint {
         Self::new(id, text)
     }
 
+    /// The only way to emit a cross-effort judgment: `id` must be an owner-attention entry, and
+    /// the text (its template with `params` filled in) must not tell the caller to run anything.
+    pub fn owner_attention(id: HintId, params: &[(&str, &str)]) -> Result<Self, HintError> {
+        if id.category() != Category::OwnerAttention {
+            return Err(HintError::NotOwnerAttention(id, id.category()));
+        }
+        let template = HintId::OWNER_ATTENTION
+            .iter()
+            .find(|(entry, _)| *entry == id)
+            .map(|(_, t)| *t)
+            .ok_or(HintError::NoTemplate(id))?;
+        let mut text = template.to_owned();
+        for (key, value) in params {
+            text = text.replace(&format!("{{{key}}}"), value);
+        }
+        if tells_to_run(&text) {
+            return Err(HintError::CallerCommand(text));
+        }
+        Ok(Self {
+            id,
+            category: Category::OwnerAttention,
+            text,
+        })
+    }
+
     /// A hint of whatever category `id` is registered with.
     pub fn new(id: HintId, text: impl Into<String>) -> Self {
         Self {
@@ -125,5 +286,56 @@ impl Hint {
             category: id.category(),
             text: text.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_owner_attention_entry_passes_its_own_check() {
+        for id in HintId::ALL
+            .iter()
+            .filter(|id| id.category() == Category::OwnerAttention)
+        {
+            let hint =
+                Hint::owner_attention(*id, &[("total", "2"), ("names", "a, b"), ("detail", "x")])
+                    .unwrap_or_else(|e| panic!("{id:?}: {e}"));
+            assert_eq!(hint.category, Category::OwnerAttention);
+            assert!(
+                !hint.text.contains('{'),
+                "{id:?} left a placeholder: {}",
+                hint.text
+            );
+        }
+        assert_eq!(
+            HintId::ALL
+                .iter()
+                .filter(|id| id.category() == Category::OwnerAttention)
+                .count(),
+            HintId::OWNER_ATTENTION.len(),
+            "every owner-attention entry has a template"
+        );
+    }
+
+    #[test]
+    fn the_seam_refuses_next_steps_and_commands() {
+        assert!(matches!(
+            Hint::owner_attention(HintId::RunDone, &[]),
+            Err(HintError::NotOwnerAttention(
+                HintId::RunDone,
+                Category::NextStep
+            ))
+        ));
+        let err = Hint::owner_attention(HintId::FleetDirty, &[("names", "`discern accept` them")])
+            .unwrap_err();
+        assert!(matches!(err, HintError::CallerCommand(_)));
+    }
+
+    #[test]
+    fn all_lists_every_id_once() {
+        let mut seen = std::collections::HashSet::new();
+        assert!(HintId::ALL.iter().all(|id| seen.insert(*id)));
     }
 }

@@ -9,7 +9,7 @@ mod render;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use hints::{Category, Hint, HintId};
+pub use hints::{Category, Hint, HintError, HintId};
 pub use render::{human, markdown};
 
 /// A stable machine-readable reason for a refusal.

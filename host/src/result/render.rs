@@ -45,20 +45,37 @@ pub fn human(envelope: &Envelope) -> String {
     out
 }
 
-/// The Markdown rendering (`--markdown`, and later the MCP text content).
+/// The Markdown rendering (`--markdown`, and the MCP text content). Sections in a fixed order:
+/// current state, evidence, authority and boundaries, owner attention, other actions, and the
+/// next action last.
 pub fn markdown(envelope: &Envelope) -> String {
-    let mut out = format!("# discern {}\n\n", envelope.verb);
-    out.push_str("## Current state\n\n");
-    out.push_str(&envelope.report.state);
-    out.push('\n');
-    for section in &envelope.report.sections {
-        out.push_str(&format!("\n## {}\n\n", section.title));
-        for line in &section.lines {
-            out.push_str(&format!("- {line}\n"));
+    let by = |category: Category| -> Vec<&str> {
+        envelope
+            .hints
+            .iter()
+            .filter(|h| h.category == category)
+            .map(|h| h.text.as_str())
+            .collect()
+    };
+    let mut out = format!(
+        "# discern {}\n\n## Current state\n\n{}\n",
+        envelope.verb, envelope.report.state
+    );
+    let notices = by(Category::Notice);
+    if !envelope.report.sections.is_empty()
+        || !envelope.diagnostics.is_empty()
+        || !notices.is_empty()
+    {
+        out.push_str("\n## Evidence\n");
+        for section in &envelope.report.sections {
+            out.push_str(&format!("\n### {}\n\n", section.title));
+            for line in &section.lines {
+                out.push_str(&format!("- {line}\n"));
+            }
         }
-    }
-    if !envelope.diagnostics.is_empty() {
-        out.push_str("\n## Evidence\n\n");
+        if !envelope.diagnostics.is_empty() || !notices.is_empty() {
+            out.push('\n');
+        }
         for d in &envelope.diagnostics {
             out.push_str(&format!(
                 "- **{}** {}: {} (reproduce: `{}`)\n",
@@ -68,50 +85,38 @@ pub fn markdown(envelope: &Envelope) -> String {
                 d.reproduce_cmd
             ));
         }
+        for notice in notices {
+            out.push_str(&format!("- {notice}\n"));
+        }
     }
-    let guardrails: Vec<_> = envelope
-        .hints
-        .iter()
-        .filter(|h| h.category == Category::Guardrail)
-        .collect();
+    let guardrails = by(Category::Guardrail);
     if !guardrails.is_empty() || !envelope.advisories.is_empty() {
         out.push_str("\n## Authority and boundaries\n\n");
-        for a in &envelope.advisories {
-            out.push_str(&format!("- {a}\n"));
-        }
-        for h in guardrails {
-            out.push_str(&format!("- {}\n", h.text));
+        for line in envelope
+            .advisories
+            .iter()
+            .map(String::as_str)
+            .chain(guardrails)
+        {
+            out.push_str(&format!("- {line}\n"));
         }
     }
-    let owner: Vec<_> = envelope
-        .hints
-        .iter()
-        .filter(|h| h.category == Category::OwnerAttention)
-        .collect();
+    let owner = by(Category::OwnerAttention);
     if !owner.is_empty() {
         out.push_str("\n## Owner attention\n\n");
-        for h in owner {
-            out.push_str(&format!("- {}\n", h.text));
+        for line in owner {
+            out.push_str(&format!("- {line}\n"));
         }
     }
-    let notices: Vec<_> = envelope
-        .hints
-        .iter()
-        .filter(|h| h.category == Category::Notice)
-        .collect();
-    let actions: Vec<_> = envelope
-        .hints
-        .iter()
-        .filter(|h| h.category == Category::NextStep)
-        .collect();
-    if actions.len() > 1 || !notices.is_empty() {
+    let actions = by(Category::NextStep);
+    if actions.len() > 1 {
         out.push_str("\n## Other actions\n\n");
-        for h in notices.iter().chain(actions.iter().skip(1)) {
-            out.push_str(&format!("- {}\n", h.text));
+        for line in &actions[1..] {
+            out.push_str(&format!("- {line}\n"));
         }
     }
     if let Some(first) = actions.first() {
-        out.push_str(&format!("\n## Next action\n\n{}\n", first.text));
+        out.push_str(&format!("\n## Next action\n\n{first}\n"));
     }
     out
 }

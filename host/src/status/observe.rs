@@ -1,0 +1,326 @@
+//! Observe everything once: this checkout, its Proof, the configured Standards, live
+//! proposals, and the whole fleet of worktrees.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX, DEFAULT_TRUNK};
+use crate::proof::{self, ProofState};
+use crate::snapshot::{Repo, WorktreeInfo};
+use crate::workspace::Workspace;
+
+/// A count against the trunk: a number, `"unknown"` when it could not be computed, or null
+/// (serialized by the caller) when there is no trunk to count against. Never a made-up 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitCount {
+    Known(u64),
+    Unknown,
+}
+
+impl Serialize for GitCount {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            GitCount::Known(n) => s.serialize_u64(*n),
+            GitCount::Unknown => s.serialize_str("unknown"),
+        }
+    }
+}
+
+/// One worktree of the fleet.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetRow {
+    pub path: String,
+    pub is_main: bool,
+    pub is_current: bool,
+    pub branch: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clean: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_files: Option<usize>,
+    pub ahead: Option<GitCount>,
+    pub behind: Option<GitCount>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_activity: Option<String>,
+    #[serde(skip)]
+    pub last_activity_secs: u64,
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofState>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_line: Option<String>,
+    /// Registered, but its folder is gone.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub broken: bool,
+    /// Its folder exists but git cannot read it: never reported as clean.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed_paths: Vec<String>,
+    /// Idle for a week with unlanded work.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
+}
+
+impl FleetRow {
+    pub fn dirty(&self) -> bool {
+        self.clean == Some(false)
+    }
+
+    /// Idle for a week with unlanded work.
+    pub fn idle_with_work(&self, now: u64) -> bool {
+        let idle = now.saturating_sub(self.last_activity_secs) >= 7 * 24 * 3600;
+        let unlanded = self.dirty() || matches!(self.ahead, Some(GitCount::Known(n)) if n > 0);
+        !self.is_main && !self.broken && idle && unlanded
+    }
+}
+
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// `2026-11-30T04:41:21Z` for unix seconds (UTC, proleptic Gregorian).
+pub fn iso8601(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn mtime(path: &Path) -> Option<u64> {
+    std::fs::metadata(path)
+        .ok()?
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs())
+}
+
+/// The full status observation; `with_fleet` surveys every worktree.
+pub fn observe(ws: &Workspace, with_fleet: bool) -> Result<Value, crate::config::ConfigError> {
+    let repo = &ws.repo;
+    let config = Config::load(repo.root())?;
+    let trunk = ws
+        .settings
+        .trunk_override
+        .clone()
+        .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
+        .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+    let prefix = config
+        .as_ref()
+        .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
+            c.branch_prefix.clone()
+        });
+    let trunk_commit = repo.branch_commit(&trunk).ok().flatten();
+    let location = if repo.is_main_checkout() {
+        "main"
+    } else {
+        "worktree"
+    };
+    let branch = repo.branch().ok().flatten();
+    let dirty = repo.dirty_paths().ok();
+    let head = repo.head().ok().flatten();
+    let (ahead, behind) = counts(repo, trunk_commit, head);
+    let (proof_state, proof) = proof::state(repo);
+    let records = crate::proposals::store::load(repo).unwrap_or_default();
+    let proposals: Vec<Value> = records
+        .iter()
+        .map(|r| {
+            let stale = crate::proposals::stale_reasons(repo, config.as_ref(), &trunk, r);
+            json!({ "standard": r.standard, "trunk_limit": r.trunk_limit, "proposed_limit": r.proposed_limit, "stale": !stale.is_empty(), "stale_reasons": stale })
+        })
+        .collect();
+    let worktrees = repo.worktrees().unwrap_or_default();
+    let now = now_secs();
+    let current = std::fs::canonicalize(repo.root()).unwrap_or_else(|_| repo.root().to_owned());
+    let fleet: Vec<FleetRow> = if with_fleet {
+        worktrees
+            .iter()
+            .map(|w| row(w, &current, trunk_commit, now))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let unlanded: Vec<String> = if with_fleet && location == "main" {
+        unlanded_branches(repo, &prefix, &worktrees, trunk_commit)
+    } else {
+        Vec::new()
+    };
+    Ok(json!({
+        "location": location,
+        "root": repo.root(),
+        "git": {
+            "branch": branch,
+            "trunk": trunk,
+            "clean": dirty.as_ref().map(Vec::is_empty),
+            "changed_files": dirty.as_ref().map(Vec::len),
+            "ahead_trunk": ahead,
+            "behind_trunk": behind,
+        },
+        "proof": {
+            "status": proof_state,
+            "line": proof.as_ref().map(|p| p.line.clone()),
+            "commit": proof.as_ref().map(|p| p.commit.clone()),
+        },
+        "standards": config.as_ref().map(|c| c.standards.iter().map(|s| s.name.clone()).collect::<Vec<_>>()).unwrap_or_default(),
+        "proposals": proposals,
+        "task": crate::lifecycle::task::load(repo),
+        "fleet": fleet,
+        "unlanded_branches": unlanded,
+    }))
+}
+
+fn counts(
+    repo: &Repo,
+    trunk: Option<gix::ObjectId>,
+    head: Option<gix::ObjectId>,
+) -> (Option<GitCount>, Option<GitCount>) {
+    match (trunk, head) {
+        (None, _) => (None, None),
+        (Some(_), None) => (Some(GitCount::Unknown), Some(GitCount::Unknown)),
+        (Some(trunk), Some(head)) => match repo.ahead_behind(trunk, head) {
+            Ok((a, b)) => (Some(GitCount::Known(a)), Some(GitCount::Known(b))),
+            Err(_) => (Some(GitCount::Unknown), Some(GitCount::Unknown)),
+        },
+    }
+}
+
+fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64) -> FleetRow {
+    let path = std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone());
+    let id = if w.is_main {
+        "main".to_owned()
+    } else {
+        w.path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    };
+    let mut row = FleetRow {
+        path: w.path.display().to_string(),
+        is_main: w.is_main,
+        is_current: path == current,
+        branch: w.branch.clone(),
+        clean: None,
+        changed_files: None,
+        ahead: None,
+        behind: None,
+        last_activity: None,
+        last_activity_secs: 0,
+        id,
+        task: None,
+        proof: None,
+        proof_line: None,
+        broken: false,
+        unreadable: false,
+        changed_paths: Vec::new(),
+        stale: false,
+    };
+    if !w.path.exists() || w.prunable {
+        row.broken = true;
+        return row;
+    }
+    let Ok(repo) = Repo::discover(&w.path) else {
+        row.unreadable = true;
+        return row;
+    };
+    match repo.dirty_paths() {
+        Ok(dirty) => {
+            row.clean = Some(dirty.is_empty());
+            row.changed_files = Some(dirty.len());
+            row.changed_paths = dirty;
+        }
+        Err(_) => {
+            row.unreadable = true;
+            return row;
+        }
+    }
+    let (ahead, behind) = counts(&repo, trunk, w.head);
+    row.ahead = ahead;
+    row.behind = behind;
+    let git_dir = repo.git_dir();
+    let activity = [
+        git_dir.join("index"),
+        git_dir.join("HEAD"),
+        git_dir.join("logs/HEAD"),
+        repo.admin_path(proof::FILE),
+    ]
+    .iter()
+    .filter_map(|p| mtime(p))
+    .max()
+    .unwrap_or(0)
+    .min(now);
+    row.last_activity_secs = activity;
+    row.last_activity = (activity > 0).then(|| iso8601(activity));
+    row.task = crate::lifecycle::task::load(&repo)
+        .and_then(|t| t.title)
+        .map(|title| json!({ "title": title }));
+    if !w.is_main {
+        let (state, proof) = proof::state(&repo);
+        row.proof = Some(state);
+        row.proof_line = proof.map(|p| p.line);
+    }
+    row.stale = row.idle_with_work(now);
+    row
+}
+
+/// Effort branches with no worktree whose work is not on the trunk.
+fn unlanded_branches(
+    repo: &Repo,
+    prefix: &str,
+    worktrees: &[WorktreeInfo],
+    trunk: Option<gix::ObjectId>,
+) -> Vec<String> {
+    let listed = repo
+        .git(&[
+            "for-each-ref",
+            "--format=%(refname:short) %(objectname)",
+            &format!("refs/heads/{prefix}"),
+        ])
+        .unwrap_or_default();
+    listed
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .filter(|(branch, _)| {
+            !worktrees
+                .iter()
+                .any(|w| w.branch.as_deref() == Some(*branch))
+        })
+        .filter(|(_, id)| match (trunk, id.parse::<gix::ObjectId>()) {
+            (Some(trunk), Ok(tip)) => !repo.is_ancestor(tip, trunk),
+            _ => true,
+        })
+        .map(|(branch, _)| branch.to_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(1_767_225_600), "2026-01-01T00:00:00Z");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
+    }
+}

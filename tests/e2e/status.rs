@@ -1,0 +1,179 @@
+//! `discern status`: observation, the bounded projection, owner-attention hints.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::support::Fixture;
+
+const CONFIG: &str = "[standards.todo]\ndirection = \"down\"\nlimit = 2\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\nmetric = \"matches\"\n";
+
+/// Add `n` effort worktrees with plain git (fast), every fifth one dirty.
+fn fleet(fixture: &Fixture, n: usize) -> Vec<PathBuf> {
+    let root = fixture.repo.parent().join("repo.worktrees");
+    (0..n)
+        .map(|i| {
+            let path = root.join(format!("e{i:03}"));
+            fixture.repo.git(&[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                &format!("agent/e{i:03}"),
+                path.to_str().unwrap(),
+                "main",
+            ]);
+            if i % 5 == 0 {
+                std::fs::write(path.join("wip.txt"), "work in progress\n").unwrap();
+            }
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn eighty_efforts_are_sampled_to_seven_rows_with_exact_totals() {
+    let fixture = Fixture::new(CONFIG);
+    fleet(&fixture, 80);
+    let run = fixture.run(&["status", "--json"]);
+    let json = run.json();
+    assert_eq!(json["ok"], true, "{}", run.stdout);
+    let data = &json["data"];
+    assert_eq!(data["fleet"].as_array().unwrap().len(), 7);
+    assert_eq!(data["fleet_total"], 80);
+    assert_eq!(data["projection"]["omitted"]["fleet"], 74);
+    // Attention first: the 16 dirty efforts lead the sample.
+    assert!(
+        data["fleet"].as_array().unwrap()[1..]
+            .iter()
+            .all(|r| r["clean"] == false),
+        "{data}"
+    );
+    let text = run.stdout.len() + fixture.run(&["status", "--markdown"]).stdout.len();
+    assert!(
+        text <= 8_000,
+        "default status is {text} characters at 80 efforts"
+    );
+
+    let json = fixture.run(&["status", "--verbose", "--json"]).json();
+    assert_eq!(json["data"]["projection"]["mode"], "full");
+    assert_eq!(json["data"]["fleet"].as_array().unwrap().len(), 81);
+    assert!(
+        json["hints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["id"] != "status-full-detail")
+    );
+
+    // Owner decisions about siblings are owner-attention, never the next action.
+    let json = fixture.run(&["status", "--json"]).json();
+    let dirty = json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] == "fleet-dirty")
+        .unwrap();
+    assert_eq!(dirty["category"], "owner-attention");
+    assert!(
+        dirty["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("16 other effort(s) have uncommitted changes")
+    );
+    let markdown = fixture.run(&["status", "--markdown"]).stdout;
+    let next = markdown.split("## Next action").nth(1).unwrap();
+    assert!(next.contains("discern start"), "{next}");
+    assert!(!next.contains("uncommitted changes"));
+    let owner = markdown.find("## Owner attention").unwrap();
+    assert!(owner < markdown.find("## Next action").unwrap());
+}
+
+#[test]
+fn an_unreadable_worktree_never_reads_as_clean_and_a_missing_trunk_is_null() {
+    let fixture = Fixture::new(CONFIG);
+    let paths = fleet(&fixture, 2);
+    // Break the first worktree's link to the repository.
+    std::fs::write(paths[0].join(".git"), "gitdir: /nowhere\n").unwrap();
+    std::fs::remove_dir_all(&paths[1]).unwrap();
+    let json = fixture.run(&["status", "--json"]).json();
+    let rows = json["data"]["fleet"].as_array().unwrap();
+    let broken_link = rows.iter().find(|r| r["id"] == "e000").unwrap();
+    assert_eq!(broken_link["unreadable"], true);
+    assert!(broken_link.get("clean").is_none(), "{broken_link}");
+    let missing = rows.iter().find(|r| r["id"] == "e001").unwrap();
+    assert_eq!(missing["broken"], true);
+    let ids: Vec<&str> = json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"fleet-unreadable") && ids.contains(&"fleet-broken"),
+        "{ids:?}"
+    );
+
+    let json = fixture
+        .run_with(&["status", "--json"], &[("DISCERN_TRUNK", "no-such-trunk")])
+        .json();
+    assert_eq!(json["data"]["git"]["ahead_trunk"], Value::Null);
+    assert_eq!(json["data"]["git"]["behind_trunk"], Value::Null);
+}
+
+#[test]
+fn status_in_an_effort_routes_to_the_next_step() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture
+        .run(&["start", "--name", "mine", "--title", "My task", "--json"])
+        .json();
+    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
+    let run = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
+        cmd.args(args).current_dir(&path);
+        discern_tests::hermetic(&mut cmd, fixture.repo.home());
+        serde_json::from_slice::<Value>(&cmd.output().unwrap().stdout).unwrap()
+    };
+    let json = run(&["status", "--json"]);
+    assert_eq!(json["data"]["location"], "worktree");
+    assert_eq!(json["data"]["task"]["title"], "My task");
+    assert_eq!(json["data"]["git"]["ahead_trunk"], 0);
+    assert!(
+        json["data"]["fleet"].as_array().unwrap().is_empty(),
+        "no fleet survey from an effort by default"
+    );
+    let next = json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["category"] == "next-step")
+        .unwrap();
+    assert_eq!(next["id"], "commit-changes");
+    let json = run(&["status", "--all", "--json"]);
+    assert_eq!(json["data"]["fleet_total"], 1);
+    assert_eq!(json["data"]["fleet"][1]["is_current"], true);
+    let json = run(&["status", "--all", "--local", "--json"]);
+    assert_eq!(json["error"], "invalid_arguments");
+}
+
+#[test]
+fn status_output_is_snapshotted_on_a_small_fleet() {
+    let fixture = Fixture::new(CONFIG);
+    fleet(&fixture, 3);
+    let filters = [
+        (
+            fixture.repo.parent().to_str().unwrap().to_owned(),
+            "[tmp]".to_owned(),
+        ),
+        (
+            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ".to_owned(),
+            "[time]".to_owned(),
+        ),
+    ];
+    let json = fixture.run(&["status", "--json"]).stdout;
+    let markdown = fixture.run(&["status", "--markdown"]).stdout;
+    insta::with_settings!({filters => filters.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect::<Vec<_>>()}, {
+        insta::assert_snapshot!("status_json", json);
+        insta::assert_snapshot!("status_markdown", markdown);
+    });
+}

@@ -13,6 +13,7 @@ pub mod digest;
 pub mod fsutil;
 pub mod jobs;
 pub mod lifecycle;
+pub mod mcp;
 pub mod planner;
 pub mod producers;
 pub mod proof;

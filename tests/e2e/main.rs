@@ -6,6 +6,7 @@ mod builtins;
 mod cli;
 mod lifecycle;
 mod limit_changes;
+mod mcp;
 mod runtime_cache;
 mod sandbox;
 mod snapshot;

@@ -48,6 +48,8 @@ pub enum Command {
     Init(OutputArgs),
     /// List the producers discern can run: built-ins with their contract version, digest and metrics.
     Producers(OutputArgs),
+    /// Serve the Model Context Protocol on stdin/stdout for coding agents.
+    Mcp,
 }
 
 #[derive(Debug, Args)]
@@ -235,7 +237,11 @@ pub fn main() -> i32 {
     };
     let settings = Settings::from_env();
     use crate::lifecycle;
+    if let Command::Mcp = cli.command {
+        return crate::mcp::serve(settings);
+    }
     let (envelope, output) = match cli.command {
+        Command::Mcp => unreachable_mcp(),
         Command::Status(args) => {
             let request = crate::status::StatusRequest {
                 verbose: args.verbose,
@@ -448,6 +454,22 @@ fn read_batch(args: &ProposeArgs) -> Result<Vec<crate::proposals::ProposalReques
         }]),
         _ => Err("name a Standard and give --reason, or pass --batch".to_owned()),
     }
+}
+
+/// `discern mcp` returned above; the match needs an arm.
+fn unreachable_mcp() -> (Envelope, OutputArgs) {
+    (
+        Envelope::refusal(
+            "mcp",
+            ErrorSlug::Internal,
+            "mcp is served before rendering",
+            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+        ),
+        OutputArgs {
+            json: false,
+            markdown: false,
+        },
+    )
 }
 
 fn in_workspace(

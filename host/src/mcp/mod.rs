@@ -1,0 +1,213 @@
+//! `discern mcp`: the MCP server over stdio. Each tool calls the same library function as its
+//! CLI verb; every result is the envelope as `structuredContent` plus its Markdown as text,
+//! with `isError = !ok`. Refusals are tool results, never JSON-RPC errors. Only this module
+//! (and `cli`) knows about a frontend protocol.
+
+mod args;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::result::{self, Envelope, ErrorSlug, Hint, HintId};
+use crate::workspace::{Settings, Workspace};
+
+pub use tools::ORDER as TOOL_ORDER;
+
+pub const STATUS_URI: &str = "discern://status";
+
+/// The server: a working root that `start` and `accept` move, and the process settings.
+#[derive(Clone)]
+pub struct Server {
+    root: Arc<Mutex<PathBuf>>,
+    settings: Settings,
+}
+
+impl Server {
+    pub fn new(root: PathBuf, settings: Settings) -> Self {
+        Self {
+            root: Arc::new(Mutex::new(root)),
+            settings,
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.root.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_root(&self, root: &Path) {
+        *self.root.lock().unwrap_or_else(|e| e.into_inner()) = root.to_owned();
+    }
+}
+
+/// Serve MCP on stdin/stdout until the client disconnects; the process exit code.
+pub fn serve(settings: Settings) -> i32 {
+    let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("discern mcp: cannot start the async runtime: {e}");
+            return 70;
+        }
+    };
+    let server = Server::new(
+        root,
+        Settings {
+            progress: false,
+            ..settings
+        },
+    );
+    runtime.block_on(async move {
+        match server.serve(rmcp::transport::stdio()).await {
+            Ok(service) => match service.waiting().await {
+                Ok(_) => 0,
+                Err(e) => {
+                    eprintln!("discern mcp: {e}");
+                    70
+                }
+            },
+            Err(e) => {
+                eprintln!("discern mcp: cannot start: {e}");
+                70
+            }
+        }
+    })
+}
+
+fn tool_result(envelope: &Envelope) -> CallToolResult {
+    let text = ContentBlock::text(result::markdown(envelope));
+    let mut out = if envelope.ok {
+        CallToolResult::success(vec![text])
+    } else {
+        CallToolResult::error(vec![text])
+    };
+    out.structured_content = serde_json::to_value(envelope).ok();
+    out
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("discern", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "discern keeps this repository's Standards honest. Start each session with discern_status; work in one effort (discern_start once per task); commit, then discern_done; land only with the owner's consent (discern_accept).",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::all()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        tools::all().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if !tools::ORDER.contains(&name.as_str()) {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {name}"),
+                None,
+            ));
+        }
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        // Progress: forward each step to the client if it asked for it.
+        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
+        if let Some(token) = context.meta.get_progress_token() {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                let mut step = 0.0;
+                while let Some(message) = receiver.recv().await {
+                    step += 1.0;
+                    let _ = peer
+                        .notify_progress(
+                            ProgressNotificationParam::new(token.clone(), step)
+                                .with_message(message),
+                        )
+                        .await;
+                }
+            });
+        }
+        let server = self.clone();
+        let envelope = tokio::task::spawn_blocking(move || {
+            let progress = move |step: &str| {
+                let _ = sender.send(step.to_owned());
+            };
+            server.dispatch(&name, &arguments, &progress)
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Envelope::refusal(
+                "mcp",
+                ErrorSlug::Internal,
+                format!("the tool call failed: {e}"),
+                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+            )
+        });
+        Ok(tool_result(&envelope).into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![
+            Resource::new(STATUS_URI, "discern-status")
+                .with_description("The bounded orientation status of the working root, computed fresh on every read.")
+                .with_mime_type("application/json"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != STATUS_URI {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {}", request.uri),
+                None,
+            ));
+        }
+        let root = self.root();
+        let settings = self.settings.clone();
+        let data = tokio::task::spawn_blocking(move || match Workspace::open(&root, settings) {
+            Ok(ws) => crate::status::resource(&ws),
+            Err(e) => serde_json::json!({ "error": e.to_string(), "projection": { "mode": "orientation" } }),
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let text = serde_json::to_string_pretty(&data)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, STATUS_URI).with_mime_type("application/json"),
+        ])
+        .into())
+    }
+}

@@ -1,0 +1,310 @@
+//! `discern mcp` through rmcp's own client, against the real binary as a child process.
+
+use std::path::{Path, PathBuf};
+
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::support::{Fixture, cache_dir};
+
+const CONFIG: &str = r#"
+[jobs]
+test = "true"
+
+[standards.todo]
+direction = "down"
+limit = 2
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+
+[standards.todo_files]
+direction = "down"
+limit = 1
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "files"
+"#;
+
+async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<RoleClient, ()> {
+    let home = fixture.repo.home().to_owned();
+    let dir = dir.to_owned();
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_discern")).configure(|cmd| {
+            cmd.arg("mcp").current_dir(&dir);
+            cmd.env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", &home)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig-none"))
+                .env("GIT_AUTHOR_NAME", "Test Author")
+                .env("GIT_AUTHOR_EMAIL", "author@example.com")
+                .env("GIT_AUTHOR_DATE", discern_tests::GIT_DATE)
+                .env("GIT_COMMITTER_NAME", "Test Committer")
+                .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+                .env("GIT_COMMITTER_DATE", discern_tests::GIT_DATE)
+                .env("DISCERN_CACHE_DIR", cache_dir());
+        }),
+    )
+    .unwrap();
+    ().serve(transport).await.unwrap()
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+) -> (bool, Value, String) {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"));
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    (
+        result.is_error.unwrap_or(false),
+        result.structured_content.unwrap_or(Value::Null),
+        text,
+    )
+}
+
+fn git_in(fixture: &Fixture, dir: &Path, args: &[&str]) {
+    let mut cmd = std::process::Command::new("git");
+    cmd.args(args).current_dir(dir);
+    discern_tests::hermetic(&mut cmd, fixture.repo.home());
+    assert!(cmd.status().unwrap().success(), "git {args:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tool_surface_is_ordered_strict_and_snapshotted() {
+    let fixture = Fixture::new(CONFIG);
+    let client = connect(&fixture, fixture.path()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, discern::mcp::TOOL_ORDER);
+    assert!(names.iter().all(|n| n.len() <= 24), "{names:?}");
+    for tool in &tools {
+        assert_eq!(
+            tool.input_schema["additionalProperties"], false,
+            "{} is strict",
+            tool.name
+        );
+        assert!(
+            tool.output_schema.is_some(),
+            "{} declares its output",
+            tool.name
+        );
+    }
+    let listing = serde_json::to_string_pretty(&tools).unwrap();
+    println!(
+        "tools/list: {} bytes of tools (pretty JSON), {} compact",
+        listing.len(),
+        serde_json::to_string(&tools).unwrap().len()
+    );
+    insta::assert_snapshot!("mcp_tools_list", listing);
+
+    // An unknown key is refused as a tool result with its slug, not a protocol error.
+    let (is_error, envelope, text) =
+        call(&client, "discern_status", json!({ "bogus": true })).await;
+    assert!(is_error);
+    assert_eq!(envelope["error"], "invalid_arguments");
+    assert!(text.contains("unknown field `bogus`"), "{text}");
+    // Relative paths are refused.
+    let (is_error, envelope, _) =
+        call(&client, "discern_status", json!({ "path": "relative/dir" })).await;
+    assert!(is_error);
+    assert!(
+        envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains("must be absolute")
+    );
+    // The action rules of discern_standards.
+    for arguments in [
+        json!({}),
+        json!({ "action": "measure", "proposals": [] }),
+        json!({ "action": "propose", "pin": true, "proposals": [] }),
+        json!({ "action": "propose", "names": ["todo"], "proposals": [] }),
+        json!({ "action": "fly" }),
+    ] {
+        let (is_error, envelope, _) = call(&client, "discern_standards", arguments.clone()).await;
+        assert!(is_error, "{arguments}");
+        assert_eq!(envelope["error"], "invalid_arguments", "{arguments}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_through_a_real_session() {
+    let fixture = Fixture::new(CONFIG);
+    std::fs::create_dir_all(fixture.path().join("docs/map")).unwrap();
+    fixture.repo.write(
+        "docs/map/index.md",
+        "# Map\n\nThe runtime lives in host/src/runtime.\n",
+    );
+    fixture.repo.commit("map");
+    let client = connect(&fixture, fixture.path()).await;
+
+    let (is_error, envelope, text) = call(&client, "discern_status", json!({})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(envelope["data"]["projection"]["mode"], "orientation");
+    assert!(text.starts_with("# discern status"));
+    let (_, envelope, _) = call(&client, "discern_standards", json!({ "action": "measure" })).await;
+    assert_eq!(envelope["ok"], true, "{envelope}");
+    assert_eq!(
+        envelope["data"]["producer_executions"]
+            .as_object()
+            .unwrap()
+            .len(),
+        1
+    );
+    let (_, envelope, _) = call(&client, "discern_map", json!({ "search": "runtime" })).await;
+    assert_eq!(envelope["data"]["results"][0]["target"], "index");
+
+    // start moves the working root into the new effort.
+    let (_, envelope, _) = call(
+        &client,
+        "discern_start",
+        json!({ "name": "mcp-effort", "title": "Through MCP" }),
+    )
+    .await;
+    assert_eq!(envelope["ok"], true, "{envelope}");
+    let effort = PathBuf::from(envelope["data"]["path"].as_str().unwrap());
+    let (_, envelope, _) = call(&client, "discern_status", json!({})).await;
+    assert_eq!(envelope["data"]["location"], "worktree");
+    assert_eq!(envelope["data"]["task"]["title"], "Through MCP");
+
+    // Work that breaches two Standards sharing one producer; one proposal batch, one commit.
+    std::fs::write(effort.join("src/new.rs"), "// TODO one\n// TODO two\n").unwrap();
+    git_in(&fixture, &effort, &["add", "-A"]);
+    git_in(&fixture, &effort, &["commit", "-q", "-m", "new module"]);
+    let (_, envelope, _) = call(&client, "discern_prepare", json!({})).await;
+    assert_eq!(envelope["ok"], true);
+    let (_, envelope, _) = call(&client, "discern_test", json!({})).await;
+    assert_eq!(envelope["ok"], true);
+    let reason = "The new module records two planned extension points as TODO markers.";
+    let (is_error, envelope, _) = call(&client, "discern_standards", json!({ "action": "propose", "proposals": [ { "name": "todo", "reason": reason }, { "name": "todo_files", "reason": reason } ] })).await;
+    assert!(!is_error, "{envelope}");
+    assert_eq!(envelope["data"]["proposal_batch"]["status"], "recorded");
+    let tokens: Vec<String> = envelope["data"]["proposal_batch"]["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["approval_token"].as_str().unwrap().to_owned())
+        .collect();
+
+    let (is_error, envelope, text) = call(&client, "discern_done", json!({})).await;
+    assert!(!is_error, "{text}");
+    let handle = envelope["data"]["operation"].as_str().unwrap().to_owned();
+    let (_, envelope, _) = call(&client, "discern_progress", json!({ "handle": handle })).await;
+    assert_eq!(envelope["data"]["outcome"]["ok"], true);
+    let (_, envelope, _) = call(&client, "discern_update", json!({})).await;
+    assert_eq!(envelope["data"]["merged"], false);
+    let (_, envelope, _) = call(
+        &client,
+        "discern_await",
+        json!({ "green": "mcp-effort", "timeout": 0 }),
+    )
+    .await;
+    assert_eq!(envelope["data"]["met"], true);
+
+    // A refusal: no consent given.
+    let (is_error, envelope, _) = call(&client, "discern_accept", json!({})).await;
+    assert!(is_error);
+    assert_eq!(envelope["error"], "awaiting_consent");
+    let (is_error, envelope, _) = call(
+        &client,
+        "discern_accept",
+        json!({ "confirmed": true, "approve_standard": tokens }),
+    )
+    .await;
+    assert!(!is_error, "{envelope}");
+    assert_eq!(envelope["data"]["landing"]["worktree_removed"], true);
+    assert!(!effort.exists());
+
+    // accept moved the working root back to the main checkout.
+    let (_, envelope, _) = call(&client, "discern_status", json!({})).await;
+    assert_eq!(envelope["data"]["location"], "main");
+    let resource = client
+        .read_resource(ReadResourceRequestParams::new("discern://status"))
+        .await
+        .unwrap();
+    let text = match &resource.contents[0] {
+        rmcp::model::ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    let data: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(data["projection"]["mode"], "orientation");
+    assert_eq!(data["location"], "main");
+    client.cancel().await.unwrap();
+}
+
+#[derive(Clone, Default)]
+struct ProgressCounter {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for ProgressCounter {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.seen
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_calls_report_progress_when_asked() {
+    let fixture = Fixture::new(CONFIG);
+    let counter = ProgressCounter::default();
+    let home = fixture.repo.home().to_owned();
+    let dir = fixture.path().to_owned();
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_discern")).configure(|cmd| {
+            cmd.arg("mcp").current_dir(&dir);
+            cmd.env("HOME", &home)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("DISCERN_CACHE_DIR", cache_dir());
+        }),
+    )
+    .unwrap();
+    let client = counter.clone().serve(transport).await.unwrap();
+    let Value::Object(arguments) = json!({ "action": "measure" }) else {
+        unreachable!()
+    };
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        CallToolRequestParams::new("discern_standards").with_arguments(arguments),
+    ));
+    let options =
+        rmcp::service::PeerRequestOptions::with_timeout(std::time::Duration::from_secs(120))
+            .reset_timeout_on_progress();
+    let response = client
+        .send_request_with_option(request, options)
+        .await
+        .unwrap()
+        .await_response()
+        .await;
+    assert!(response.is_ok(), "{response:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let seen = counter.seen.lock().unwrap().clone();
+    assert!(
+        seen.iter()
+            .any(|m| m.starts_with("producer builtin:pattern")),
+        "{seen:?}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -1,5 +1,5 @@
 //! The command-line frontend: parses arguments, calls the library, renders the envelope.
-//! Only this module (and later `mcp`) knows about terminals and output formats.
+//! Only this module (and `mcp`) knows about terminals and output formats.
 
 mod progress;
 

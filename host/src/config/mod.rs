@@ -1,4 +1,4 @@
-//! `discern.toml`: read, strictly validate, and (later) edit limits in place.
+//! `discern.toml`: read and strictly validate; the parsed document is kept for limit edits.
 //!
 //! Validation happens before anything runs and reports every problem at once, each with the
 //! table, the key, the line, and what is allowed. The parsed `toml_edit` document is kept so

@@ -36,16 +36,7 @@ async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<RoleClient, ()
         tokio::process::Command::new(env!("CARGO_BIN_EXE_discern")).configure(|cmd| {
             cmd.arg("mcp").current_dir(&dir);
             cmd.env_clear()
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .env("HOME", &home)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig-none"))
-                .env("GIT_AUTHOR_NAME", "Test Author")
-                .env("GIT_AUTHOR_EMAIL", "author@example.com")
-                .env("GIT_AUTHOR_DATE", discern_tests::GIT_DATE)
-                .env("GIT_COMMITTER_NAME", "Test Committer")
-                .env("GIT_COMMITTER_EMAIL", "committer@example.com")
-                .env("GIT_COMMITTER_DATE", discern_tests::GIT_DATE)
+                .envs(discern_tests::hermetic_env(&home))
                 .env("DISCERN_CACHE_DIR", cache_dir());
         }),
     )
@@ -276,8 +267,8 @@ async fn long_calls_report_progress_when_asked() {
     let transport = TokioChildProcess::new(
         tokio::process::Command::new(env!("CARGO_BIN_EXE_discern")).configure(|cmd| {
             cmd.arg("mcp").current_dir(&dir);
-            cmd.env("HOME", &home)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
+            cmd.env_clear()
+                .envs(discern_tests::hermetic_env(&home))
                 .env("DISCERN_CACHE_DIR", cache_dir());
         }),
     )

@@ -102,22 +102,29 @@ impl Default for TestRepo {
     }
 }
 
+/// The whole environment of a hermetic run: no system or global git config, a private HOME,
+/// fixed identities and dates.
+pub fn hermetic_env(home: &Path) -> Vec<(&'static str, std::ffi::OsString)> {
+    vec![
+        ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+        ("HOME", home.into()),
+        ("XDG_CONFIG_HOME", home.join(".config").into()),
+        ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ("GIT_CONFIG_GLOBAL", home.join(".gitconfig-none").into()),
+        ("GIT_AUTHOR_NAME", "Test Author".into()),
+        ("GIT_AUTHOR_EMAIL", "author@example.com".into()),
+        ("GIT_AUTHOR_DATE", GIT_DATE.into()),
+        ("GIT_COMMITTER_NAME", "Test Committer".into()),
+        ("GIT_COMMITTER_EMAIL", "committer@example.com".into()),
+        ("GIT_COMMITTER_DATE", GIT_DATE.into()),
+        ("LANG", "C".into()),
+        ("NO_COLOR", "1".into()),
+    ]
+}
+
 /// Clear the environment of `cmd` down to what a hermetic run needs.
 pub fn hermetic(cmd: &mut Command, home: &Path) {
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig-none"))
-        .env("GIT_AUTHOR_NAME", "Test Author")
-        .env("GIT_AUTHOR_EMAIL", "author@example.com")
-        .env("GIT_AUTHOR_DATE", GIT_DATE)
-        .env("GIT_COMMITTER_NAME", "Test Committer")
-        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
-        .env("GIT_COMMITTER_DATE", GIT_DATE)
-        .env("LANG", "C")
-        .env("NO_COLOR", "1");
+    cmd.env_clear().envs(hermetic_env(home));
 }
 
 /// The `discern` binary run hermetically in `dir`, with a compile cache shared by the tests.

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commit;
 pub mod config;
 pub mod digest;
+pub mod evidence;
 pub mod fsutil;
 pub mod jobs;
 pub mod lifecycle;

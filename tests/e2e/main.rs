@@ -4,6 +4,7 @@ mod support;
 
 mod builtins;
 mod cli;
+mod evidence;
 mod lifecycle;
 mod limit_changes;
 mod mcp;

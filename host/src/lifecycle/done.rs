@@ -286,16 +286,22 @@ fn gate(
     let mut pending = Vec::new();
     if let Some(config) = config.as_ref().filter(|c| !c.standards.is_empty()) {
         let selected: Vec<_> = config.standards.iter().collect();
-        let measured =
-            match standards::measure_selected(ws, runtime, config, &selected, false, progress) {
-                Ok(measured) => measured,
-                Err(refusal) => return *refusal,
-            };
         let records = proposals::store::load(repo).unwrap_or_default();
+        // Proposed Standards are measured fresh: their value must equal the record exactly.
+        let reuse = records.is_empty();
+        let measured = match standards::measure_with(
+            ws, runtime, config, &selected, false, false, reuse, progress,
+        ) {
+            Ok(measured) => measured,
+            Err(refusal) => return *refusal,
+        };
         let mut bad = Vec::new();
         for result in &measured.standards {
-            let failed = result.measurement != Measurement::Measured
-                || result.verdict == Some(Verdict::Regressed);
+            let read = matches!(
+                result.measurement,
+                Measurement::Measured | Measurement::Reused
+            );
+            let failed = !read || result.verdict == Some(Verdict::Regressed);
             let record = records.iter().find(|r| r.standard == result.name);
             if let Some(record) = record
                 && result.value != Some(record.measurement)
@@ -340,7 +346,8 @@ fn gate(
         all_steps.extend(measured.standards.iter().map(|s| {
             Step::check(
                 &format!("standard:{}", s.name),
-                s.measurement == Measurement::Measured && s.verdict != Some(Verdict::Regressed),
+                matches!(s.measurement, Measurement::Measured | Measurement::Reused)
+                    && s.verdict != Some(Verdict::Regressed),
                 s.note.clone().unwrap_or_default(),
             )
         }));

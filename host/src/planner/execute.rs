@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{ExecutionCounts, Plan};
+use crate::evidence::Store;
 use crate::jobs::{self, JobRun};
-use crate::runtime::{Artifacts, RunOutput, Runtime};
+use crate::runtime::{Artifacts, Metric, RunOutput, Runtime};
 use crate::snapshot::Snapshot;
 
 /// What happened to one execution.
@@ -15,8 +16,11 @@ use crate::snapshot::Snapshot;
 pub struct ExecutionOutcome {
     /// The run's output, or the one diagnostic every dependent Standard fails with.
     pub result: Result<RunOutput, String>,
-    /// How many times the producer physically ran (0 when a job or the component failed).
+    /// How many times the producer physically ran (0 when a job or the component failed, or
+    /// when evidence was reused).
     pub runs: u32,
+    /// The commit whose evidence was reused instead of running.
+    pub reused_from: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -26,20 +30,58 @@ pub struct Outcomes {
     pub counts: ExecutionCounts,
 }
 
-/// Run `plan`: its jobs in `root` (the checkout of the snapshot's commit), then its executions
-/// against `snapshot`. `progress` hears about each step as it starts.
+/// Run `plan`: reuse valid evidence, run the jobs the rest need in `root` (the checkout of the
+/// snapshot's commit), then the remaining executions against `snapshot`, recording evidence.
+/// `evidence` is `None` when nothing may be reused or recorded (a work-tree snapshot, a fresh
+/// measurement). `progress` hears about each step as it starts.
 pub fn execute(
     plan: &Plan,
     runtime: &Runtime,
     snapshot: &Snapshot,
     root: &Path,
     log_dir: &Path,
+    evidence: Option<&Store>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
+    let commit = snapshot.commit().to_string();
+    let reused: Vec<Option<ExecutionOutcome>> = plan
+        .executions
+        .iter()
+        .map(|execution| {
+            let store = evidence?;
+            execution.component.as_ref().ok()?;
+            let entry = store.lookup(&execution.identity, snapshot)?;
+            Some(ExecutionOutcome {
+                result: Ok(RunOutput {
+                    metrics: entry
+                        .metrics
+                        .iter()
+                        .map(|m| Metric {
+                            name: m.name.clone(),
+                            value: m.value,
+                            findings: Vec::new(),
+                        })
+                        .collect(),
+                    read_set: entry.read_set,
+                    stderr: String::new(),
+                    fuel_consumed: 0,
+                }),
+                runs: 0,
+                reused_from: Some(entry.commit),
+            })
+        })
+        .collect();
     let mut job_runs: BTreeMap<&str, JobRun> = BTreeMap::new();
     for job in &plan.jobs {
-        progress(&format!("job {}", job.name));
-        job_runs.insert(&job.name, jobs::run(job, root, log_dir));
+        let needed = plan
+            .executions
+            .iter()
+            .zip(&reused)
+            .any(|(e, r)| r.is_none() && e.needs.contains(&job.name));
+        if needed {
+            progress(&format!("job {}", job.name));
+            job_runs.insert(&job.name, jobs::run(job, root, log_dir));
+        }
     }
 
     let prepared: Vec<Result<Arc<Artifacts>, String>> = plan
@@ -76,11 +118,10 @@ pub fn execute(
         })
         .collect();
 
-    let slots: Vec<std::sync::Mutex<Option<ExecutionOutcome>>> = plan
-        .executions
-        .iter()
-        .map(|_| std::sync::Mutex::new(None))
-        .collect();
+    let to_run = reused.iter().filter(|r| r.is_none()).count();
+    let started = AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<ExecutionOutcome>>> =
+        reused.into_iter().map(std::sync::Mutex::new).collect();
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -94,17 +135,18 @@ pub fn execute(
                     let Some(execution) = plan.executions.get(index) else {
                         break;
                     };
+                    if slots[index].lock().map(|s| s.is_some()).unwrap_or(true) {
+                        continue;
+                    }
                     let outcome = match (&execution.component, &prepared[index]) {
-                        (Err(e), _) => ExecutionOutcome {
+                        (Err(e), _) | (_, Err(e)) => ExecutionOutcome {
                             result: Err(e.clone()),
                             runs: 0,
-                        },
-                        (_, Err(e)) => ExecutionOutcome {
-                            result: Err(e.clone()),
-                            runs: 0,
+                            reused_from: None,
                         },
                         (Ok(component), Ok(artifacts)) => {
-                            progress(&format!("producer {}", execution.label));
+                            let n = started.fetch_add(1, Ordering::Relaxed) + 1;
+                            progress(&format!("[{n}/{to_run}] producer {}", execution.label));
                             let result = runtime
                                 .run(
                                     component,
@@ -114,7 +156,19 @@ pub fn execute(
                                     &execution.limits,
                                 )
                                 .map_err(|e| e.to_string());
-                            ExecutionOutcome { result, runs: 1 }
+                            if let (Some(store), Ok(output)) = (evidence, &result) {
+                                let _ = store.save(
+                                    &execution.identity,
+                                    &commit,
+                                    &output.metrics,
+                                    &output.read_set,
+                                );
+                            }
+                            ExecutionOutcome {
+                                result,
+                                runs: 1,
+                                reused_from: None,
+                            }
                         }
                     };
                     if let Ok(mut slot) = slots[index].lock() {
@@ -134,6 +188,7 @@ pub fn execute(
                 .unwrap_or(ExecutionOutcome {
                     result: Err("the execution did not finish".to_owned()),
                     runs: 0,
+                    reused_from: None,
                 })
         })
         .collect();

@@ -26,6 +26,8 @@ pub use execute::{ExecutionOutcome, Outcomes, execute};
 pub struct Execution {
     /// `<producer label>#<first 8 hex of the identity>`: stable across runs.
     pub label: String,
+    /// The identity itself (canonical JSON): the evidence key.
+    pub identity: String,
     pub producer: String,
     /// The component, or why it could not be loaded (fails every dependent).
     pub component: Result<ProducerComponent, String>,
@@ -179,6 +181,7 @@ impl Plan {
                 let short = &crate::digest::Digest::of(identity.as_bytes()).hex()[..8];
                 self.executions.push(Execution {
                     label: format!("{producer}#{short}"),
+                    identity: identity.clone(),
                     producer,
                     component,
                     config,

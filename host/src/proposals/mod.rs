@@ -448,11 +448,12 @@ pub fn propose(
         envelope.dry_run = Some(true);
         return envelope;
     }
-    let measured =
-        match standards::measure_selected(ws, runtime, &config, &selected, false, progress) {
-            Ok(measured) => measured,
-            Err(refusal) => return *refusal,
-        };
+    let measured = match standards::measure_with(
+        ws, runtime, &config, &selected, false, false, false, progress,
+    ) {
+        Ok(measured) => measured,
+        Err(refusal) => return *refusal,
+    };
     let head: gix::ObjectId = match measured.commit.parse() {
         Ok(head) => head,
         Err(_) => {
@@ -654,7 +655,8 @@ fn rebind(
         .filter_map(|r| config.standard(&r.standard))
         .collect();
     let measured =
-        match standards::measure_with(ws, runtime, config, &selected, false, true, progress) {
+        match standards::measure_with(ws, runtime, config, &selected, false, true, false, progress)
+        {
             Ok(measured) => measured,
             Err(refusal) => return *refusal,
         };

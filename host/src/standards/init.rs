@@ -159,6 +159,7 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
         &snapshot,
         ws.root(),
         &ws.repo.admin_path("jobs"),
+        None,
         progress,
     );
 

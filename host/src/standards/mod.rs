@@ -271,11 +271,13 @@ pub fn measure_selected(
     force: bool,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Measured, Box<Envelope>> {
-    measure_with(ws, runtime, config, selected, force, false, progress)
+    measure_with(ws, runtime, config, selected, force, false, true, progress)
 }
 
 /// [`measure_selected`], optionally measuring Standards the never-loosen check blocks too (a
-/// stale proposal's renewal must see the value its loosened limit was set to).
+/// stale proposal's renewal must see the value its loosened limit was set to), and optionally
+/// without evidence reuse (a proposal measures fresh).
+#[allow(clippy::too_many_arguments)]
 pub fn measure_with(
     ws: &Workspace,
     runtime: &Runtime,
@@ -283,6 +285,7 @@ pub fn measure_with(
     selected: &[&StandardDef],
     force: bool,
     measure_blocked: bool,
+    reuse: bool,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Measured, Box<Envelope>> {
     let repo = &ws.repo;
@@ -346,6 +349,9 @@ pub fn measure_with(
         &snapshot,
         repo.root(),
         &repo.admin_path("jobs"),
+        (reuse && !force)
+            .then(|| crate::evidence::Store::new(repo.shared_path("evidence")))
+            .as_ref(),
         progress,
     );
 
@@ -400,7 +406,9 @@ pub fn measure_with(
                     Some((
                         s.name.clone(),
                         record::RecordedValue {
-                            value: s.value.filter(|_| s.measurement == Measurement::Measured)?,
+                            value: s.value.filter(|_| {
+                                matches!(s.measurement, Measurement::Measured | Measurement::Reused)
+                            })?,
                             definition: def.definition_fingerprint(),
                         },
                     ))
@@ -498,10 +506,31 @@ fn judge(
         result.note = Some(note);
         result
     };
-    let output = match &outcomes.executions[reading.execution].result {
+    let outcome = &outcomes.executions[reading.execution];
+    let output = match &outcome.result {
         Ok(output) => output,
         Err(e) => return fail(result, e.clone()),
     };
+    if let Some(inputs) = &standard.inputs {
+        let outside = crate::evidence::outside(&output.read_set, inputs);
+        if !outside.is_empty() {
+            let shown: Vec<&str> = outside.iter().take(6).map(String::as_str).collect();
+            return fail(
+                result,
+                format!(
+                    "producer {} read outside the Standard's declared inputs ({}): {}{}; widen `inputs` or narrow the producer's config",
+                    execution.producer,
+                    inputs.join(", "),
+                    shown.join(", "),
+                    if outside.len() > shown.len() {
+                        format!(" and {} more", outside.len() - shown.len())
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
+        }
+    }
     let metric = |output: &crate::runtime::RunOutput, name: &str| {
         output
             .metrics
@@ -573,7 +602,14 @@ fn judge(
             format!("the reading is not a finite number ({value})"),
         );
     }
-    assess(result, standard, value, Measurement::Measured, note)
+    let measurement = if outcome.reused_from.is_some() {
+        Measurement::Reused
+    } else {
+        Measurement::Measured
+    };
+    let mut result = assess(result, standard, value, measurement, note);
+    result.reused_from = outcome.reused_from.clone();
+    result
 }
 
 /// Fill in a reading's value, verdict and pin eligibility.

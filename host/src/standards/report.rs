@@ -203,11 +203,27 @@ pub fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
         )
     };
     let executions: u32 = measured.counts.values().sum();
+    let reused = measured
+        .standards
+        .iter()
+        .filter(|s| s.measurement == Measurement::Reused)
+        .count();
+    let runs = if reused > 0 {
+        format!(
+            "{executions} producer run{}, {reused} reading{} reused from evidence",
+            if executions == 1 { "" } else { "s" },
+            if reused == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "{executions} producer run{}",
+            if executions == 1 { "" } else { "s" }
+        )
+    };
     let state = if ok {
         format!(
-            "All {} Standards pass on {on}: {held} held, {improved} improved ({executions} producer run{}).",
-            measured.standards.len(),
-            if executions == 1 { "" } else { "s" }
+            "All {} Standards pass on {on}: {held} held, {improved} improved ({runs}).",
+            measured.standards.len()
         )
     } else {
         let mut parts = Vec::new();

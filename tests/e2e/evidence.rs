@@ -1,0 +1,243 @@
+//! Evidence reuse: a reading stays valid while everything its producer read is unchanged.
+
+use serde_json::Value;
+
+use crate::support::{Fixture, standard};
+
+const CONFIG: &str = r#"
+[standards.todo]
+direction = "down"
+limit = 10
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+
+[standards.lines]
+direction = "up"
+limit = 1
+producer = "builtin:extent"
+config = { paths = ["src/**"] }
+"#;
+
+fn measure(fixture: &Fixture) -> Value {
+    let run = fixture.run(&["standards", "--json"]);
+    let json = run.json();
+    assert_eq!(json["ok"], true, "{}", run.stdout);
+    json
+}
+
+fn runs(json: &Value) -> u64 {
+    json["data"]["producer_executions"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn unrelated_commits_reuse_and_input_changes_measure_again() {
+    let fixture = Fixture::new(CONFIG);
+    let first = measure(&fixture);
+    assert_eq!(runs(&first), 2);
+    let measured_on = fixture.repo.head();
+
+    // An unrelated commit: everything is reused, nothing runs.
+    fixture.repo.write("README.md", "# changed\n");
+    fixture.repo.commit("docs only");
+    let json = measure(&fixture);
+    assert_eq!(runs(&json), 0);
+    for name in ["todo", "lines"] {
+        assert_eq!(standard(&json, name)["measurement"], "reused");
+        assert_eq!(standard(&json, name)["reused_from"], measured_on.as_str());
+    }
+    assert_eq!(standard(&json, "todo")["value"], 2.0);
+
+    // An input file changes: both producers read it, both run again.
+    fixture
+        .repo
+        .write("src/lib.rs", "// TODO: one\npub fn a() {}\n");
+    fixture.repo.commit("edit an input");
+    let json = measure(&fixture);
+    assert_eq!(runs(&json), 2);
+    assert_eq!(standard(&json, "todo")["value"], 1.0);
+    assert_eq!(standard(&json, "todo")["measurement"], "measured");
+
+    // A file matching a listed glob is added, then removed: each is a miss.
+    fixture.repo.write("src/empty.rs", "");
+    fixture.repo.commit("add a matching file");
+    assert_eq!(
+        runs(&measure(&fixture)),
+        2,
+        "an added file changes the listing"
+    );
+    fixture.repo.remove("src/empty.rs");
+    fixture.repo.commit("remove it again");
+    let json = measure(&fixture);
+    assert_eq!(
+        runs(&json),
+        0,
+        "the listing is the one recorded two commits ago: reuse"
+    );
+
+    // A config change is a different identity.
+    fixture.repo.write(
+        "discern.toml",
+        CONFIG
+            .replace("limit = 10", "limit = 9")
+            .replace("pattern = \"TODO\"", "pattern = \"TODO|FIXME\""),
+    );
+    fixture.repo.commit("config");
+    let json = measure(&fixture);
+    assert_eq!(
+        json["data"]["producer_executions"]
+            .as_object()
+            .unwrap()
+            .values()
+            .filter(|v| *v == 1)
+            .count(),
+        1,
+        "only the changed identity runs"
+    );
+}
+
+#[test]
+fn a_changed_component_and_a_corrupt_store_are_misses() {
+    let fixture = Fixture::new("");
+    fixture
+        .repo
+        .write("tools/p.wasm", discern_tests::HOSTILE_WASM);
+    fixture.repo.write("discern.toml", "[standards.ok]\ndirection = \"up\"\nlimit = 1\nproducer = \"tools/p.wasm\"\nconfig = { mode = \"ok\" }\n");
+    fixture.repo.commit("a path producer");
+    assert_eq!(runs(&measure(&fixture)), 1);
+    fixture.repo.write("NOTES.md", "x\n");
+    fixture.repo.commit("unrelated");
+    assert_eq!(runs(&measure(&fixture)), 0);
+
+    // The same producer with a custom section appended: a new digest, a new identity.
+    let mut changed = discern_tests::HOSTILE_WASM.to_vec();
+    changed.extend_from_slice(&[0x00, 0x05, 0x04, b'n', b'o', b't', b'e']);
+    fixture.repo.write("tools/p.wasm", changed);
+    fixture.repo.commit("rebuild the producer");
+    assert_eq!(runs(&measure(&fixture)), 1);
+
+    // Corrupt every stored entry: a miss, never an error.
+    let store = fixture.path().join(".git/discern/evidence");
+    for dir in std::fs::read_dir(&store).unwrap() {
+        for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            std::fs::write(file.unwrap().path(), "{ not json").unwrap();
+        }
+    }
+    fixture.repo.write("NOTES.md", "y\n");
+    fixture.repo.commit("unrelated again");
+    assert_eq!(runs(&measure(&fixture)), 1);
+}
+
+#[test]
+fn reading_outside_declared_inputs_is_an_error() {
+    let fixture = Fixture::new(
+        "[standards.todo]\ndirection = \"down\"\nlimit = 10\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\", \"README.md\"] }\nmetric = \"matches\"\ninputs = [\"src/**\"]\n",
+    );
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(json["error"], "producer_failed");
+    let note = standard(&json, "todo")["note"].as_str().unwrap().to_owned();
+    assert!(
+        note.contains("read outside the Standard's declared inputs (src/**): README.md"),
+        "{note}"
+    );
+}
+
+#[test]
+fn job_backed_readings_are_reused_only_on_the_exact_commit() {
+    let fixture = Fixture::new(
+        "[standards.speed]\ndirection = \"down\"\nlimit = 10\nrun = \"echo DISCERN_METRIC speed 3\"\n",
+    );
+    assert_eq!(runs(&measure(&fixture)), 1);
+    assert_eq!(runs(&measure(&fixture)), 0, "same commit: reused");
+    fixture.repo.write("NOTES.md", "x\n");
+    fixture.repo.commit("unrelated");
+    assert_eq!(
+        runs(&measure(&fixture)),
+        1,
+        "another commit: the job and the producer run again"
+    );
+}
+
+#[test]
+fn concurrent_writers_lose_nothing() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture.run(&["start", "--name", "twin", "--json"]).json();
+    let twin = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
+    // The twin adds a Standard of its own and commits: a third identity, a second commit.
+    let extra = format!(
+        "{CONFIG}\n[standards.fns]\ndirection = \"up\"\nlimit = 0\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"fn\", paths = [\"src/**\"] }}\nmetric = \"matches\"\n"
+    );
+    std::fs::write(twin.join("discern.toml"), extra).unwrap();
+    let git = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(args).current_dir(&twin);
+        discern_tests::hermetic(&mut cmd, fixture.repo.home());
+        assert!(cmd.status().unwrap().success());
+    };
+    git(&["commit", "-qam", "another Standard"]);
+    let twin_head = String::from_utf8(
+        std::process::Command::new("git")
+            .args(["rev-parse", "HEAD"])
+            .current_dir(&twin)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_owned();
+    let spawn = |dir: &std::path::Path| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
+        cmd.args(["standards", "--json"])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::null());
+        discern_tests::hermetic(&mut cmd, fixture.repo.home());
+        cmd.env("DISCERN_CACHE_DIR", crate::support::cache_dir());
+        cmd.spawn().unwrap()
+    };
+    let children = [
+        spawn(fixture.path()),
+        spawn(&twin),
+        spawn(fixture.path()),
+        spawn(&twin),
+    ];
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let store = fixture.path().join(".git/discern/evidence");
+    let dirs: Vec<_> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|d| d.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 3, "three identities");
+    let mut commits = std::collections::BTreeSet::new();
+    for dir in dirs {
+        for file in std::fs::read_dir(dir).unwrap() {
+            let entry: Value =
+                serde_json::from_slice(&std::fs::read(file.unwrap().path()).unwrap()).unwrap();
+            commits.insert((
+                entry["identity"].as_str().unwrap().to_owned(),
+                entry["commit"].as_str().unwrap().to_owned(),
+            ));
+        }
+    }
+    let main = fixture.repo.head();
+    let from = |commit: &str| commits.iter().filter(|(_, c)| c == commit).count();
+    // Main recorded its two identities; the twin its three (or reused main's two, whose
+    // entries then still stand).
+    assert_eq!(from(&main), 2, "{commits:?}");
+    assert!(from(&twin_head) >= 1, "{commits:?}");
+    assert_eq!(
+        commits
+            .iter()
+            .map(|(i, _)| i)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        3
+    );
+}

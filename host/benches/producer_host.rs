@@ -107,6 +107,8 @@ fn main() {
             .len() as f64
     });
 
+    let evidence = evidence_scenarios(&repo, runs);
+
     assert_eq!(git_count, cold_count, "pattern and git grep disagree");
     assert_eq!(cold_count, warm_count);
     assert_eq!(wc_lines, extent_lines, "extent and wc -l disagree");
@@ -155,6 +157,29 @@ fn main() {
         open,
         files as f64,
         wc,
+    );
+    let (status, cold, reused, reused_runs, one, one_runs) = evidence;
+    println!(
+        "\nevidence reuse: 10 Standards over 4 producer identities (whole `discern standards` flow)"
+    );
+    row("git status --porcelain", status, 0.0, status);
+    row(
+        "discern standards, no evidence (4 producer runs)",
+        cold,
+        4.0,
+        status,
+    );
+    row(
+        "discern standards after an unrelated commit (runs)",
+        reused,
+        f64::from(reused_runs),
+        status,
+    );
+    row(
+        "discern standards after one input changed (runs)",
+        one,
+        f64::from(one_runs),
+        status,
     );
 }
 
@@ -285,4 +310,165 @@ fn env_or(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+const EVIDENCE_CONFIG: &str = r#"
+[standards.todo_low]
+direction = "down"
+limit = 1000000
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/m0*/**"] }
+metric = "matches"
+[standards.todo_low_files]
+direction = "down"
+limit = 1000000
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/m0*/**"] }
+metric = "files"
+[standards.fns_mid]
+direction = "up"
+limit = 0
+producer = "builtin:pattern"
+config = { pattern = "\\bfn\\b", paths = ["src/m1*/**"] }
+metric = "matches"
+[standards.fns_mid_files]
+direction = "up"
+limit = 0
+producer = "builtin:pattern"
+config = { pattern = "\\bfn\\b", paths = ["src/m1*/**"] }
+metric = "files"
+[standards.files]
+direction = "up"
+limit = 0
+producer = "builtin:extent"
+config = { paths = ["src/**"] }
+[standards.lines]
+direction = "up"
+limit = 0
+producer = "builtin:extent"
+config = { paths = ["src/**"] }
+[standards.words]
+direction = "up"
+limit = 0
+producer = "builtin:extent"
+config = { paths = ["src/**"] }
+[standards.bytes]
+direction = "up"
+limit = 0
+producer = "builtin:extent"
+config = { paths = ["src/**"] }
+[standards.largest_high]
+direction = "down"
+limit = 1000000
+producer = "builtin:file-size"
+config = { paths = ["src/m19*/**"] }
+metric = "max_bytes"
+[standards.total_high]
+direction = "down"
+limit = 1000000000
+producer = "builtin:file-size"
+config = { paths = ["src/m19*/**"] }
+metric = "bytes"
+"#;
+
+/// No-evidence, after-an-unrelated-commit and one-input-changed runs of the whole
+/// `discern standards` flow (clean check, limits, plan, execute, record), with
+/// `git status` on the same repository as the reference.
+fn evidence_scenarios(
+    repo: &Path,
+    runs: usize,
+) -> (Duration, Duration, Duration, u32, Duration, u32) {
+    use discern::config::Config;
+    use discern::workspace::{Settings, Workspace};
+    // A clone keeps the synthetic repository itself untouched.
+    let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
+    let clone = repo.with_file_name(format!("{name}-evidence"));
+    let _ = std::fs::remove_dir_all(&clone);
+    let cloned = Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            repo.to_str().expect("utf-8"),
+            clone.to_str().expect("utf-8"),
+        ])
+        .status()
+        .expect("git clone");
+    assert!(cloned.success());
+    std::fs::write(clone.join("discern.toml"), EVIDENCE_CONFIG).expect("write config");
+    let commit = |message: &str| {
+        for args in [
+            &["add", "-A"][..],
+            &[
+                "-c",
+                "user.name=b",
+                "-c",
+                "user.email=b@x",
+                "commit",
+                "-q",
+                "-m",
+                message,
+            ],
+        ] {
+            assert!(
+                Command::new("git")
+                    .args(args)
+                    .current_dir(&clone)
+                    .status()
+                    .expect("git")
+                    .success()
+            );
+        }
+    };
+    commit("Standards");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let runtime = Runtime::with_cache_dir(Some(cache.path().to_owned())).expect("runtime");
+    let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
+    let measure = || {
+        let config = Config::load(&clone).expect("config").expect("present");
+        let selected: Vec<_> = config.standards.iter().collect();
+        let measured =
+            discern::standards::measure_selected(&ws, &runtime, &config, &selected, false, &|_| {})
+                .unwrap_or_else(|e| panic!("{}", e.message.clone().unwrap_or_default()));
+        assert!(
+            measured.standards.iter().all(|s| s.value.is_some()),
+            "{:?}",
+            measured.standards
+        );
+        measured.counts.values().sum::<u32>()
+    };
+    // Warm the compile cache: "no evidence" means no evidence, not cold compilation.
+    for component in ["pattern", "extent", "file-size"] {
+        runtime
+            .load(&discern::builtins::component(component).expect("built-in"))
+            .expect("load");
+    }
+    let (git_status, _) = median(runs, || {
+        sh(&clone, "git status --porcelain");
+        0.0
+    });
+    let store = clone.join(".git/discern/evidence");
+    let (cold, _) = median(runs, || {
+        let _ = std::fs::remove_dir_all(&store);
+        f64::from(measure())
+    });
+    std::fs::create_dir_all(clone.join("docs")).expect("mkdir");
+    std::fs::write(clone.join("docs/notes.md"), "unrelated\n").expect("write");
+    commit("unrelated");
+    let mut reused_runs = 0;
+    let (reused, _) = median(runs, || {
+        reused_runs = measure();
+        0.0
+    });
+    let one_file = clone.join("src/m100/d00/f00100.rs");
+    let original = std::fs::read_to_string(&one_file).expect("read");
+    let mut one_runs = 0;
+    let mut edits = 0;
+    let (one, _) = median(runs, || {
+        edits += 1;
+        std::fs::write(&one_file, format!("{original}// edit {edits}\n")).expect("write");
+        commit("edit one input");
+        one_runs = measure();
+        0.0
+    });
+    (git_status, cold, reused, reused_runs, one, one_runs)
 }

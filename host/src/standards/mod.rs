@@ -386,7 +386,6 @@ pub fn measure_with(
     // HEAD was pinned before measuring; if it moved, the readings describe a commit that is no
     // longer checked out, so nothing is recorded.
     let head_after = repo.head().ok().flatten();
-    let clean_after = force || repo.dirty_paths().map(|d| d.is_empty()).unwrap_or(false);
     let mut recorded = false;
     if head_after != Some(head) {
         advisories.push(format!(
@@ -395,7 +394,9 @@ pub fn measure_with(
             head_after.map_or("nothing".to_owned(), |h| short(&h.to_string())),
             short(&head.to_string()),
         ));
-    } else if !force && clean_after {
+    } else if !force {
+        // The readings describe the pinned commit's snapshot, so an edit to the work tree
+        // during measurement cannot change them: HEAD alone decides.
         let record = record::Record {
             version: record::VERSION,
             head: head.to_string(),

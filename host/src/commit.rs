@@ -637,7 +637,7 @@ mod tests {
 
     #[test]
     fn parses_git_var_identities() {
-        let s = parse_ident("Test Author <a@example.com> 1767225600 -0130").unwrap();
+        let s = parse_ident("Test Author <a@example.com> 1767225600 -0130").expect("test fixture");
         assert_eq!(s.name, "Test Author");
         assert_eq!(s.email, "a@example.com");
         assert_eq!(s.time.seconds, 1_767_225_600);

@@ -131,18 +131,18 @@ limit = 3
 run = "./count.sh"
 "#,
         )
-        .unwrap();
+        .expect("test fixture");
         assert_eq!(config.trunk(None), "develop");
         assert_eq!(config.trunk(Some("main")), "main");
         assert_eq!(config.branch_prefix, "bot/");
         assert_eq!(config.map_dir, "docs/atlas");
         assert_eq!(config.jobs.len(), 3);
-        assert_eq!(config.job("test").unwrap().stage, Stage::Test);
-        assert_eq!(config.job("coverage").unwrap().timeout, 600.0);
-        let coverage = config.standard("coverage").unwrap();
+        assert_eq!(config.job("test").expect("test fixture").stage, Stage::Test);
+        assert_eq!(config.job("coverage").expect("test fixture").timeout, 600.0);
+        let coverage = config.standard("coverage").expect("test fixture");
         assert_eq!(coverage.scale, 1.0);
         assert_eq!(coverage.line, Some(22));
-        let legacy = config.standard("legacy").unwrap();
+        let legacy = config.standard("legacy").expect("test fixture");
         assert_eq!(
             legacy.producer,
             ProducerRef::Builtin("discern-metric".into())
@@ -199,20 +199,20 @@ run = "./count.sh"
     fn tolerant_mode_ignores_unknown_keys_but_not_broken_toml() {
         let text = "[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:future\"\nnew_key = 1\n[future]\nx = 1\n";
         assert!(Config::parse(text).is_err());
-        let tolerant = Config::parse_tolerant(text).unwrap();
+        let tolerant = Config::parse_tolerant(text).expect("test fixture");
         assert_eq!(tolerant.standards[0].limit, 1.0);
         assert!(Config::parse_tolerant("[standards.a\n").is_err());
     }
 
     #[test]
     fn the_definition_ignores_limit_margin_and_timeout() {
-        let a = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\nmetric = \"a\"\n").unwrap();
-        let b = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 9\nmargin = 2\ntimeout = 5\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\n").unwrap();
+        let a = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\nmetric = \"a\"\n").expect("test fixture");
+        let b = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 9\nmargin = 2\ntimeout = 5\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\n").expect("test fixture");
         assert_eq!(
             a.standards[0].definition_fingerprint(),
             b.standards[0].definition_fingerprint()
         );
-        let c = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = { paths = [\"lib\"] }\n").unwrap();
+        let c = Config::parse("[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = { paths = [\"lib\"] }\n").expect("test fixture");
         assert_ne!(
             a.standards[0].definition_fingerprint(),
             c.standards[0].definition_fingerprint()

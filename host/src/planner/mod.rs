@@ -277,14 +277,14 @@ mod tests {
             producer = "tools/missing.wasm"
             "#,
         )
-        .unwrap();
+        .expect("test fixture");
         let selected: Vec<&StandardDef> = config.standards.iter().collect();
         let plan = Plan::build(&config, &selected, &Builtins);
         assert_eq!(plan.executions.len(), 3, "{:#?}", plan.describe());
         assert_eq!(plan.readings[0].execution, plan.readings[1].execution);
         // The `per` extent of `todo` is the same execution the `lines` Standard reads.
         assert_eq!(
-            plan.readings[0].per.as_ref().unwrap().0,
+            plan.readings[0].per.as_ref().expect("test fixture").0,
             plan.readings[2].execution
         );
         assert!(plan.executions[2].component.is_err());

@@ -204,7 +204,7 @@ mod tests {
             Hint::next_step(HintId::SeeHelp, "Run `discern --help`."),
         );
         assert_eq!(refusal.exit_code(), 2);
-        let json: Value = serde_json::from_str(&refusal.to_json()).unwrap();
+        let json: Value = serde_json::from_str(&refusal.to_json()).expect("test fixture");
         assert_eq!(json["error"], "invalid_arguments");
         assert_eq!(json["hints"][0]["category"], "next-step");
     }

@@ -177,7 +177,7 @@ mod tests {
         let many: Vec<_> = (0..10_001).map(|i| m(&format!("m{i}"), 1.0)).collect();
         assert!(err(many).contains("10001 metrics (limit: 10000)"));
         assert_eq!(
-            metrics(vec![m(&"x".repeat(128), 0.5)]).unwrap()[0].value,
+            metrics(vec![m(&"x".repeat(128), 0.5)]).expect("test fixture")[0].value,
             0.5
         );
     }

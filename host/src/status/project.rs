@@ -187,7 +187,7 @@ mod tests {
         let data = json!({ "fleet": fleet, "standards": (0..9).map(|i| format!("s{i}")).collect::<Vec<_>>(),
                            "nested": { "groups": [ { "items": [1, 2, 3, 4, 5, 6, 7, 8] } ] } });
         let out = project(&data, Mode::Orientation);
-        let fleet = out["fleet"].as_array().unwrap();
+        let fleet = out["fleet"].as_array().expect("test fixture");
         assert_eq!(fleet.len(), 7);
         assert_eq!(fleet[0]["is_main"], true);
         // Attention first: the 4 dirty rows (i % 20 == 0) lead the sample.
@@ -207,8 +207,8 @@ mod tests {
         assert_eq!(out["projection"]["mode"], "orientation");
 
         let full = project(&data, Mode::Full);
-        assert_eq!(full["fleet"].as_array().unwrap().len(), 81);
-        assert_eq!(full["standards"].as_array().unwrap().len(), 9);
+        assert_eq!(full["fleet"].as_array().expect("test fixture").len(), 81);
+        assert_eq!(full["standards"].as_array().expect("test fixture").len(), 9);
         assert_eq!(full["projection"], json!({ "mode": "full" }));
     }
 

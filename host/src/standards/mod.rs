@@ -3,6 +3,7 @@
 //! was loosened, redefined or deleted versus the trunk.
 
 pub mod init;
+mod judge;
 pub mod limits;
 pub mod pin;
 pub mod reading;
@@ -14,13 +15,14 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::config::{Config, ConfigError, Direction, Per, ProducerRef, StandardDef};
+use crate::config::{Config, ConfigError, Direction, ProducerRef, StandardDef};
 use crate::planner::{ComponentSource, Plan};
 use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
 use crate::runtime::{ProducerComponent, Runtime};
 use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
+pub use judge::{assess, skipped};
 pub use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
 pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
 
@@ -362,7 +364,7 @@ pub fn measure_with(
         let reading = plan.readings.iter().find(|r| r.standard == standard.name);
         let result = match (limits.blocked.get(&standard.name), reading) {
             (Some(why), _) if !measure_blocked => skipped(standard, why),
-            (_, Some(reading)) => judge(standard, reading, &plan, &outcomes),
+            (_, Some(reading)) => judge::judge(standard, reading, &plan, &outcomes),
             (_, None) => skipped(standard, "not planned"),
         };
         if result.measurement == Measurement::Failed || result.verdict == Some(Verdict::Regressed) {
@@ -472,164 +474,6 @@ pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
             "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded.",
         ),
     )
-}
-
-pub fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
-    StandardResult {
-        name: standard.name.clone(),
-        direction: standard.direction,
-        limit: standard.limit,
-        margin: (standard.margin > 0.0).then_some(standard.margin),
-        measurement: Measurement::Skipped,
-        value: None,
-        verdict: None,
-        reused_from: None,
-        pin_eligible: None,
-        pin_target: None,
-        producer: standard.producer.label(),
-        execution: None,
-        note: Some(why.to_owned()),
-    }
-}
-
-/// Read one Standard from the executions: metric, `per`, `scale`, verdict, pin eligibility.
-fn judge(
-    standard: &StandardDef,
-    reading: &crate::planner::Reading,
-    plan: &Plan,
-    outcomes: &crate::planner::Outcomes,
-) -> StandardResult {
-    let execution = &plan.executions[reading.execution];
-    let mut result = skipped(standard, "");
-    result.execution = Some(execution.label.clone());
-    let fail = |mut result: StandardResult, note: String| {
-        result.measurement = Measurement::Failed;
-        result.note = Some(note);
-        result
-    };
-    let outcome = &outcomes.executions[reading.execution];
-    let output = match &outcome.result {
-        Ok(output) => output,
-        Err(e) => return fail(result, e.clone()),
-    };
-    if let Some(inputs) = &standard.inputs {
-        let outside = crate::evidence::outside(&output.read_set, inputs);
-        if !outside.is_empty() {
-            let shown: Vec<&str> = outside.iter().take(6).map(String::as_str).collect();
-            return fail(
-                result,
-                format!(
-                    "producer {} read outside the Standard's declared inputs ({}): {}{}; widen `inputs` or narrow the producer's config",
-                    execution.producer,
-                    inputs.join(", "),
-                    shown.join(", "),
-                    if outside.len() > shown.len() {
-                        format!(" and {} more", outside.len() - shown.len())
-                    } else {
-                        String::new()
-                    }
-                ),
-            );
-        }
-    }
-    let metric = |output: &crate::runtime::RunOutput, name: &str| {
-        output
-            .metrics
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| m.value)
-    };
-    let Some(raw) = metric(output, &reading.metric) else {
-        let emitted: Vec<&str> = output.metrics.iter().map(|m| m.name.as_str()).collect();
-        return fail(
-            result,
-            format!(
-                "producer {} emitted no metric {:?} (it emitted: {}); set `metric` to one of those",
-                execution.producer,
-                reading.metric,
-                if emitted.is_empty() {
-                    "none".to_owned()
-                } else {
-                    emitted.join(", ")
-                }
-            ),
-        );
-    };
-    let (value, note) = match (&reading.per, &standard.per) {
-        (Some((per_execution, per_metric)), Some(per)) => {
-            let denominator = match &outcomes.executions[*per_execution].result {
-                Ok(per_output) => metric(per_output, per_metric),
-                Err(e) => return fail(result, format!("the `per` denominator failed: {e}")),
-            };
-            match denominator {
-                Some(d) if d.is_finite() && d > 0.0 => {
-                    let value = raw / d * standard.scale;
-                    let what = match per {
-                        Per::Metric(m) => m.clone(),
-                        Per::Extent { kind, .. } => kind.as_str().to_owned(),
-                    };
-                    let scale = if standard.scale == 1.0 {
-                        String::new()
-                    } else {
-                        format!(" ×{}", standard.scale)
-                    };
-                    (
-                        value,
-                        format!("{raw} {} per {d} {what}{scale}", standard.metric),
-                    )
-                }
-                Some(d) => {
-                    return fail(
-                        result,
-                        format!(
-                            "nothing to divide by: the `per` denominator ({}) is {d}; check its pathspecs or metric",
-                            per.describe()
-                        ),
-                    );
-                }
-                None => {
-                    return fail(
-                        result,
-                        format!("the `per` metric {per_metric:?} was not emitted"),
-                    );
-                }
-            }
-        }
-        _ => (raw, format!("{raw} {}", standard.metric)),
-    };
-    if !value.is_finite() {
-        return fail(
-            result,
-            format!("the reading is not a finite number ({value})"),
-        );
-    }
-    let measurement = if outcome.reused_from.is_some() {
-        Measurement::Reused
-    } else {
-        Measurement::Measured
-    };
-    let mut result = assess(result, standard, value, measurement, note);
-    result.reused_from = outcome.reused_from.clone();
-    result
-}
-
-/// Fill in a reading's value, verdict and pin eligibility.
-pub fn assess(
-    mut result: StandardResult,
-    standard: &StandardDef,
-    value: f64,
-    measurement: Measurement,
-    note: String,
-) -> StandardResult {
-    let verdict = Verdict::judge(standard.direction, standard.limit, value);
-    let target = pin_eligible(standard.direction, standard.limit, value, standard.margin);
-    result.measurement = measurement;
-    result.value = Some(value);
-    result.verdict = Some(verdict);
-    result.pin_eligible = Some(target.is_some());
-    result.pin_target = target;
-    result.note = Some(note);
-    result
 }
 
 pub fn short(id: &str) -> String {

@@ -34,11 +34,13 @@ impl Verdict {
 
 /// The limit a pin would set: `value ∓ margin`, rounded to 2 decimals in the looser direction.
 pub fn pin_target(direction: Direction, value: f64, margin: f64) -> f64 {
-    // The tiny nudge keeps 0.3 (stored as 0.29999…) from rounding to 0.29.
-    match direction {
+    // The tiny nudge keeps 0.3 (stored as 0.29999…) from rounding to 0.29; adding 0.0 turns
+    // a -0.0 into 0.
+    let target = match direction {
         Direction::Up => ((value - margin) * 100.0 + 1e-7).floor() / 100.0,
         Direction::Down => ((value + margin) * 100.0 - 1e-7).ceil() / 100.0,
-    }
+    };
+    target + 0.0
 }
 
 /// The pin target if a pin would tighten the limit: the measurement satisfies the target and
@@ -75,6 +77,7 @@ mod tests {
         assert_eq!(pin_target(Down, 0.301, 0.0), 0.31);
         assert_eq!(pin_target(Down, 0.3, 0.0), 0.3);
         assert_eq!(pin_target(Up, 0.3, 0.0), 0.3);
+        assert!(pin_target(Down, 0.0, 0.0).is_sign_positive(), "never -0");
         assert_eq!(pin_eligible(Up, 80.0, 83.456, 1.0), Some(82.45));
         assert_eq!(
             pin_eligible(Up, 80.0, 80.5, 1.0),

@@ -15,6 +15,13 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use crate::config::FILE;
 use crate::snapshot::Repo;
 
+mod transaction;
+
+pub use transaction::{
+    ConfigCommit, JOURNAL, Journal, Recovery, changed_paths, check_shape, config_only_commit,
+    recover,
+};
+
 /// Named steps where a test build can stop the process (see [`Faults`]).
 pub mod step {
     pub const OBJECTS_WRITTEN: &str = "objects-written";
@@ -95,7 +102,7 @@ pub enum CommitError {
     Git(String),
 }
 
-fn git_error(what: &str, e: impl std::fmt::Display) -> CommitError {
+pub(crate) fn git_error(what: &str, e: impl std::fmt::Display) -> CommitError {
     CommitError::Git(format!("{what}: {e}"))
 }
 
@@ -380,220 +387,9 @@ pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), 
     Ok(())
 }
 
-/// What a config-only commit needs.
-pub struct ConfigCommit<'a> {
-    /// `pin` or `proposal`: what the journal says it was doing.
-    pub kind: &'a str,
-    pub branch: &'a str,
-    /// The HEAD that was measured: the parent, and the ref's expected value.
-    pub head: ObjectId,
-    pub content: &'a [u8],
-    pub message: &'a str,
-    /// What must be written once the commit exists (proposal records), replayed by recovery.
-    pub payload: serde_json::Value,
-}
-
-/// The transaction journal: written before the ref moves, removed when everything is done.
-/// Whoever finds it later finishes or unwinds the transaction.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Journal {
-    pub version: u32,
-    pub kind: String,
-    pub branch: String,
-    pub head: String,
-    pub commit: String,
-    pub content: String,
-    pub payload: serde_json::Value,
-}
-
-pub const JOURNAL: &str = "config-transaction.json";
-const JOURNAL_VERSION: u32 = 1;
-
-/// How a leftover journal was resolved.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Recovery {
-    /// The ref had not moved: the repository is as it was before; the journal is gone.
-    RolledBack(Journal),
-    /// The commit had landed: index, work tree and payload are now complete.
-    Completed(Journal),
-}
-
-/// Make the commit, move the branch (CAS), sync the work tree, let `complete` write the
-/// payload, drop the journal. A failure before the ref moved changes nothing; a failure after
-/// it is rolled back (ref back by CAS, file and index restored); a crash anywhere is finished
-/// or unwound by [`recover`].
-pub fn config_only_commit(
-    repo: &Repo,
-    commit: &ConfigCommit<'_>,
-    faults: &Faults,
-    complete: &dyn Fn(&Journal) -> std::io::Result<()>,
-) -> Result<ObjectId, CommitError> {
-    let (new, blob) = write_objects(repo, commit.head, commit.content, commit.message)?;
-    faults.point(step::OBJECTS_WRITTEN);
-    let journal = Journal {
-        version: JOURNAL_VERSION,
-        kind: commit.kind.to_owned(),
-        branch: commit.branch.to_owned(),
-        head: commit.head.to_string(),
-        commit: new.to_string(),
-        content: String::from_utf8_lossy(commit.content).into_owned(),
-        payload: commit.payload.clone(),
-    };
-    let journal_path = repo.admin_path(JOURNAL);
-    let bytes = serde_json::to_vec_pretty(&journal)
-        .map_err(|e| git_error("cannot write the journal", e))?;
-    crate::fsutil::write_atomic(&journal_path, &bytes)
-        .map_err(|e| git_error("cannot write the journal", e))?;
-    faults.point(step::JOURNAL_WRITTEN);
-    let summary = commit.message.lines().next().unwrap_or("discern: config");
-    if let Err(e) = move_branch(
-        repo,
-        commit.branch,
-        commit.head,
-        new,
-        &format!("commit: {summary}"),
-    ) {
-        let _ = std::fs::remove_file(&journal_path);
-        return Err(e);
-    }
-    faults.point(step::REF_MOVED);
-    if let Err(e) = sync_worktree(repo, commit.content, blob) {
-        rollback(repo, commit, new);
-        let _ = std::fs::remove_file(&journal_path);
-        return Err(e);
-    }
-    faults.point(step::WORKTREE_SYNCED);
-    complete(&journal).map_err(|e| {
-        git_error(
-            "the commit landed but its records could not be written (the next call finishes them)",
-            e,
-        )
-    })?;
-    faults.point(step::PAYLOAD_WRITTEN);
-    std::fs::remove_file(&journal_path).map_err(|e| git_error("cannot remove the journal", e))?;
-    Ok(new)
-}
-
-/// Finish or unwind a transaction a crash interrupted. `Ok(None)`: there was none.
-pub fn recover(
-    repo: &Repo,
-    complete: &dyn Fn(&Journal) -> std::io::Result<()>,
-) -> Result<Option<Recovery>, CommitError> {
-    let path = repo.admin_path(JOURNAL);
-    let Ok(bytes) = std::fs::read(&path) else {
-        return Ok(None);
-    };
-    let unreadable = |why: String| {
-        CommitError::Git(format!(
-            "the transaction journal {} {why}; inspect the branch and the file, then delete the journal",
-            path.display()
-        ))
-    };
-    let journal: Journal =
-        serde_json::from_slice(&bytes).map_err(|e| unreadable(format!("is unreadable ({e})")))?;
-    if journal.version > JOURNAL_VERSION {
-        return Err(unreadable(format!(
-            "was written by a newer discern (version {})",
-            journal.version
-        )));
-    }
-    let parse = |id: &str| {
-        id.parse::<ObjectId>()
-            .map_err(|e| unreadable(format!("names an invalid commit ({e})")))
-    };
-    let (head, new) = (parse(&journal.head)?, parse(&journal.commit)?);
-    let current = repo
-        .branch_commit(&journal.branch)
-        .map_err(|e| git_error("cannot read the branch", e))?;
-    if current == Some(head) {
-        // The ref never moved: restore the file and the index from HEAD in case they changed.
-        if let Ok(Some(old)) = repo.file_at(head, FILE)
-            && let Ok(blob) = repo.local().write_blob(&old)
-        {
-            sync_worktree(repo, &old, blob.detach())?;
-        }
-        std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
-        return Ok(Some(Recovery::RolledBack(journal)));
-    }
-    if current != Some(new) {
-        return Err(unreadable(format!(
-            "describes a commit on {} that is neither its tip nor its parent (another writer moved the branch)",
-            journal.branch
-        )));
-    }
-    check_shape(repo, new, head)?;
-    let blob = repo
-        .local()
-        .write_blob(journal.content.as_bytes())
-        .map_err(|e| git_error("cannot write the config blob", e))?
-        .detach();
-    sync_worktree(repo, journal.content.as_bytes(), blob)?;
-    complete(&journal).map_err(|e| git_error("cannot write the transaction's records", e))?;
-    std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
-    Ok(Some(Recovery::Completed(journal)))
-}
-
-/// A config-only commit: exactly one parent (`parent`) and only `discern.toml` changed.
-pub fn check_shape(repo: &Repo, commit: ObjectId, parent: ObjectId) -> Result<(), CommitError> {
-    let changed = changed_paths(repo, commit)?;
-    let local = repo.local();
-    let parents: Vec<ObjectId> = local
-        .find_commit(commit)
-        .map_err(|e| git_error("cannot read the commit", e))?
-        .parent_ids()
-        .map(|id| id.detach())
-        .collect();
-    if parents != [parent] || changed.iter().any(|p| p != FILE) {
-        return Err(CommitError::Git(format!(
-            "commit {commit} is not a config-only commit on {parent} (parents: {parents:?}, changed: {})",
-            changed.join(", ")
-        )));
-    }
-    Ok(())
-}
-
-/// Paths a commit changed versus its first parent.
-pub fn changed_paths(repo: &Repo, commit: ObjectId) -> Result<Vec<String>, CommitError> {
-    let parent = repo
-        .local()
-        .find_commit(commit)
-        .map_err(|e| git_error("cannot read the commit", e))?
-        .parent_ids()
-        .next()
-        .map(|id| id.detach());
-    let after = repo
-        .snapshot(commit)
-        .map_err(|e| git_error("cannot read the commit", e))?;
-    let before = match parent {
-        Some(parent) => Some(
-            repo.snapshot(parent)
-                .map_err(|e| git_error("cannot read the parent", e))?,
-        ),
-        None => None,
-    };
-    Ok(crate::snapshot::changed_paths(before.as_ref(), &after))
-}
-
-/// Undo a commit whose work-tree sync failed: ref back (CAS), file and index back to HEAD's.
-fn rollback(repo: &Repo, commit: &ConfigCommit<'_>, new: ObjectId) {
-    if move_branch(
-        repo,
-        commit.branch,
-        new,
-        commit.head,
-        "discern: roll back a failed config commit",
-    )
-    .is_ok()
-        && let Ok(Some(old)) = repo.file_at(commit.head, FILE)
-        && let Ok(blob) = repo.local().write_blob(&old)
-    {
-        let _ = sync_worktree(repo, &old, blob.detach());
-    }
-}
-
 /// An identity for commits and reflogs, as git itself would use: `git var` honors
 /// `GIT_*_NAME/EMAIL/DATE` and the user's config. Falls back to a discern identity.
-fn identity(var: &str, repo: &Repo) -> gix::actor::Signature {
+pub(crate) fn identity(var: &str, repo: &Repo) -> gix::actor::Signature {
     let output = Command::new("git")
         .arg("var")
         .arg(var)

@@ -1,0 +1,109 @@
+//! The result of a proposal batch: data, the owner listing, hints; and the commit message.
+
+use serde_json::json;
+
+use super::{ApprovalItem, BatchStatus, ProposalRecord, VERB};
+use crate::result::{Envelope, Hint, HintId, Report, Section};
+use crate::standards::short;
+
+pub(super) fn proposal_message(records: &[ProposalRecord]) -> String {
+    let mut message = format!(
+        "discern: propose {} Standard limit{} for owner approval\n\n",
+        records.len(),
+        if records.len() == 1 { "" } else { "s" }
+    );
+    for r in records {
+        message.push_str(&format!(
+            "- {} ({}): {} -> {} (measured {}): {}\n",
+            r.standard,
+            r.direction.bound(),
+            r.trunk_limit,
+            r.proposed_limit,
+            r.measurement,
+            r.reason
+        ));
+    }
+    message
+}
+
+pub(super) fn batch_result(
+    status: BatchStatus,
+    records: &[ProposalRecord],
+    branch: &str,
+    dry_run: Option<bool>,
+) -> Envelope {
+    let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
+    let proposals: Vec<serde_json::Value> = records
+        .iter()
+        .zip(&items)
+        .map(|(r, i)| {
+            let mut value = serde_json::to_value(r).unwrap_or_default();
+            if let Some(map) = value.as_object_mut() {
+                map.insert("approval_token".to_owned(), json!(i.token));
+            }
+            value
+        })
+        .collect();
+    let status_text = serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let commit = records
+        .first()
+        .map(|r| short(&r.commit))
+        .unwrap_or_default();
+    let state = match status {
+        BatchStatus::Recorded => format!(
+            "Recorded {} proposal(s) in config-only commit {commit} on {branch}; they await the owner's exact approval.",
+            records.len()
+        ),
+        BatchStatus::Rebound => format!(
+            "Renewed {} stale proposal(s) on the current HEAD of {branch} (no new commit).",
+            records.len()
+        ),
+        BatchStatus::Replaced => format!(
+            "Replaced the reasons of {} proposal(s); earlier Proof no longer applies.",
+            records.len()
+        ),
+        BatchStatus::Unchanged => format!(
+            "The same {} proposal(s) are already recorded; nothing was measured or written.",
+            records.len()
+        ),
+        BatchStatus::Recovered => format!(
+            "Finished an interrupted proposal transaction: {} proposal(s) recorded in commit {commit}.",
+            records.len()
+        ),
+    };
+    let mut envelope = Envelope::ok(
+        VERB,
+        json!({ "proposal_batch": { "status": status_text, "proposals": proposals } }),
+        Report {
+            state,
+            sections: vec![Section {
+                title: "Awaiting exact owner approval".to_owned(),
+                lines: items.iter().map(ApprovalItem::line).collect(),
+            }],
+        },
+    );
+    envelope.dry_run = dry_run;
+    let names: Vec<String> = records
+        .iter()
+        .map(|r| format!("{} {} → {}", r.standard, r.trunk_limit, r.proposed_limit))
+        .collect();
+    if let Ok(hint) = Hint::owner_attention(
+        HintId::ProposalAwaitsOwner,
+        &[
+            ("total", &records.len().to_string()),
+            ("names", &names.join(", ")),
+        ],
+    ) {
+        envelope.hints.push(hint);
+    }
+    if status != BatchStatus::Unchanged {
+        envelope.hints.push(Hint::next_step(
+            HintId::StandardsPinNeedsDone,
+            "Run `discern done` on the new HEAD: a proposal changes what earlier Proof covered.",
+        ));
+    }
+    envelope
+}

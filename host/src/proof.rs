@@ -72,6 +72,15 @@ pub fn clear(repo: &Repo) {
 
 /// The state of `repo`'s Proof, and the Proof itself when it is honored.
 pub fn state(repo: &Repo) -> (ProofState, Option<Proof>) {
+    judge(repo, || repo.dirty_paths().is_ok_and(|d| d.is_empty()))
+}
+
+/// [`state`] for a checkout whose cleanliness the caller has already observed.
+pub fn state_known_clean(repo: &Repo, clean: bool) -> (ProofState, Option<Proof>) {
+    judge(repo, || clean)
+}
+
+fn judge(repo: &Repo, clean: impl FnOnce() -> bool) -> (ProofState, Option<Proof>) {
     let Some(proof) = load(repo) else {
         return (ProofState::Missing, None);
     };
@@ -79,9 +88,10 @@ pub fn state(repo: &Repo) -> (ProofState, Option<Proof>) {
     if head.as_deref() != Some(proof.commit.as_str()) {
         return (ProofState::Stale, None);
     }
-    match repo.dirty_paths() {
-        Ok(dirty) if dirty.is_empty() => (ProofState::Honored, Some(proof)),
-        _ => (ProofState::Dirty, None),
+    if clean() {
+        (ProofState::Honored, Some(proof))
+    } else {
+        (ProofState::Dirty, None)
     }
 }
 

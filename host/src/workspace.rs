@@ -19,6 +19,44 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The producer runtime these settings describe (compile cache, trace file), or the
+    /// refusal of `verb` when it cannot start.
+    pub fn runtime(
+        &self,
+        verb: &str,
+    ) -> Result<crate::runtime::Runtime, Box<crate::result::Envelope>> {
+        use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+        let trace = match self
+            .trace
+            .as_deref()
+            .map(crate::runtime::Trace::open)
+            .transpose()
+        {
+            Ok(trace) => trace,
+            Err(e) => {
+                return Err(Box::new(Envelope::refusal(
+                    verb,
+                    ErrorSlug::InvalidArguments,
+                    format!("cannot open the DISCERN_TRACE file: {e}"),
+                    Hint::next_step(
+                        HintId::SeeHelp,
+                        "Point DISCERN_TRACE at a writable file, or unset it.",
+                    ),
+                )));
+            }
+        };
+        crate::runtime::Runtime::with_cache_dir(self.cache_dir.clone())
+            .map(|runtime| runtime.with_trace(trace))
+            .map_err(|e| {
+                Box::new(Envelope::refusal(
+                    verb,
+                    ErrorSlug::Internal,
+                    format!("cannot start the producer runtime: {e}"),
+                    Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+                ))
+            })
+    }
+
     /// Settings from the process environment.
     pub fn from_env() -> Self {
         Self {
@@ -50,5 +88,19 @@ impl Workspace {
 
     pub fn root(&self) -> &Path {
         self.repo.root()
+    }
+
+    /// The effective trunk: `DISCERN_TRUNK`, else `[repository].trunk`, else `main`.
+    pub fn trunk(&self, config: Option<&crate::config::Config>) -> String {
+        match config {
+            Some(config) => config
+                .trunk(self.settings.trunk_override.as_deref())
+                .to_owned(),
+            None => self
+                .settings
+                .trunk_override
+                .clone()
+                .unwrap_or_else(|| crate::config::DEFAULT_TRUNK.to_owned()),
+        }
     }
 }

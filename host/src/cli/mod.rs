@@ -237,11 +237,8 @@ pub fn main() -> i32 {
     };
     let settings = Settings::from_env();
     use crate::lifecycle;
-    if let Command::Mcp = cli.command {
-        return crate::mcp::serve(settings);
-    }
     let (envelope, output) = match cli.command {
-        Command::Mcp => unreachable_mcp(),
+        Command::Mcp => return crate::mcp::serve(settings),
         Command::Status(args) => {
             let request = crate::status::StatusRequest {
                 verbose: args.verbose,
@@ -456,22 +453,6 @@ fn read_batch(args: &ProposeArgs) -> Result<Vec<crate::proposals::ProposalReques
     }
 }
 
-/// `discern mcp` returned above; the match needs an arm.
-fn unreachable_mcp() -> (Envelope, OutputArgs) {
-    (
-        Envelope::refusal(
-            "mcp",
-            ErrorSlug::Internal,
-            "mcp is served before rendering",
-            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        ),
-        OutputArgs {
-            json: false,
-            markdown: false,
-        },
-    )
-}
-
 fn in_workspace(
     verb: &str,
     settings: Settings,
@@ -506,29 +487,9 @@ fn in_workspace(
 }
 
 fn with_runtime(verb: &str, settings: &Settings, f: impl FnOnce(&Runtime) -> Envelope) -> Envelope {
-    let trace = match settings.trace.as_deref().map(crate::runtime::Trace::open) {
-        Some(Err(e)) => {
-            return Envelope::refusal(
-                verb,
-                ErrorSlug::InvalidArguments,
-                format!("cannot open the DISCERN_TRACE file: {e}"),
-                Hint::next_step(
-                    HintId::SeeHelp,
-                    "Point DISCERN_TRACE at a writable file, or unset it.",
-                ),
-            );
-        }
-        Some(Ok(trace)) => Some(trace),
-        None => None,
-    };
-    match Runtime::with_cache_dir(settings.cache_dir.clone()) {
-        Ok(runtime) => f(&runtime.with_trace(trace)),
-        Err(e) => Envelope::refusal(
-            verb,
-            ErrorSlug::Internal,
-            format!("cannot start the producer runtime: {e}"),
-            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        ),
+    match settings.runtime(verb) {
+        Ok(runtime) => f(&runtime),
+        Err(refusal) => *refusal,
     }
 }
 

@@ -185,42 +185,39 @@ pub fn move_branch(
     new: ObjectId,
     reason: &str,
 ) -> Result<(), CommitError> {
-    let name = format!("refs/heads/{branch}");
-    let full: gix::refs::FullName = name
-        .as_str()
-        .try_into()
-        .map_err(|e| git_error("invalid branch name", e))?;
-    let edit = RefEdit {
-        change: Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: reason.into(),
-            },
-            expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(expected)),
-            new: gix::refs::Target::Object(new),
-        },
-        name: full,
-        deref: false,
-    };
-    let local = repo.local();
-    let committer = identity("GIT_COMMITTER_IDENT", repo);
-    let mut time = gix::date::parse::TimeBuf::default();
-    local
-        .edit_references_as(Some(edit), Some(committer.to_ref(&mut time)))
-        .map(|_| ())
-        .map_err(|e| {
-            let found = repo.branch_commit(branch).ok().flatten();
-            if found != Some(expected) {
-                CommitError::Moved {
-                    branch: branch.to_owned(),
-                    expected: expected.to_string(),
-                    found: found.map_or_else(|| "nothing".to_owned(), |c| c.to_string()),
-                }
-            } else {
-                git_error("cannot move the branch", e)
+    let edit = ref_edit(
+        &format!("refs/heads/{branch}"),
+        update(
+            reason,
+            PreviousValue::MustExistAndMatch(gix::refs::Target::Object(expected)),
+            new,
+        ),
+    )?;
+    apply(repo, edit).map_err(|e| {
+        let found = repo.branch_commit(branch).ok().flatten();
+        if found != Some(expected) {
+            CommitError::Moved {
+                branch: branch.to_owned(),
+                expected: expected.to_string(),
+                found: found.map_or_else(|| "nothing".to_owned(), |c| c.to_string()),
             }
-        })
+        } else {
+            e
+        }
+    })
+}
+
+/// A ref update with a reflog entry, refused unless the ref's current value is `expected`.
+fn update(message: &str, expected: PreviousValue, new: ObjectId) -> Change {
+    Change::Update {
+        log: LogChange {
+            mode: RefLog::AndReference,
+            force_create_reflog: false,
+            message: message.into(),
+        },
+        expected,
+        new: gix::refs::Target::Object(new),
+    }
 }
 
 fn ref_edit(name: &str, change: Change) -> Result<RefEdit, CommitError> {
@@ -252,15 +249,7 @@ pub fn create_branch(
 ) -> Result<(), CommitError> {
     let edit = ref_edit(
         &format!("refs/heads/{branch}"),
-        Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: reason.into(),
-            },
-            expected: PreviousValue::MustNotExist,
-            new: gix::refs::Target::Object(at),
-        },
+        update(reason, PreviousValue::MustNotExist, at),
     )?;
     apply(repo, edit).map_err(|e| match repo.branch_commit(branch) {
         Ok(Some(_)) => CommitError::Git(format!("the branch {branch} already exists")),
@@ -334,18 +323,7 @@ pub fn write_note(repo: &Repo, commit: ObjectId, note: &[u8]) -> Result<ObjectId
     };
     apply(
         repo,
-        ref_edit(
-            NOTES_REF,
-            Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: "discern: Proof note".into(),
-                },
-                expected,
-                new: gix::refs::Target::Object(id),
-            },
-        )?,
+        ref_edit(NOTES_REF, update("discern: Proof note", expected, id))?,
     )?;
     Ok(id)
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::operations::Journal;
 use crate::commit;
-use crate::config::{Config, DEFAULT_TRUNK};
+use crate::config::Config;
 use crate::proof::{self, ProofState};
 use crate::proposals::{self, ApprovalItem};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
@@ -62,12 +62,7 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
         );
     }
     let config = Config::load(repo.root()).ok().flatten();
-    let trunk = ws
-        .settings
-        .trunk_override
-        .clone()
-        .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
-        .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+    let trunk = ws.trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {
         return refuse(
             ErrorSlug::PreconditionFailed,
@@ -222,15 +217,8 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
     if main_on_trunk {
         let main_dirty: Vec<String> = main_repo
             .as_ref()
-            .map(|m| m.dirty_paths().unwrap_or_default())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|p| {
-                main_repo
-                    .as_ref()
-                    .is_some_and(|m| m.git(&["ls-files", "--error-unmatch", "--", p]).is_ok())
-            })
-            .collect();
+            .map(|m| m.tracked_changes().unwrap_or_default())
+            .unwrap_or_default();
         if !main_dirty.is_empty() {
             return refuse(
                 ErrorSlug::PreconditionFailed,

@@ -52,12 +52,7 @@ fn gate(
         Ok(config) => config,
         Err(e) => return standards::config_refusal(VERB, &e),
     };
-    let trunk = ws
-        .settings
-        .trunk_override
-        .clone()
-        .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
-        .unwrap_or_else(|| crate::config::DEFAULT_TRUNK.to_owned());
+    let trunk = ws.trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {
         return refuse(
             ErrorSlug::PreconditionFailed,
@@ -223,7 +218,12 @@ fn gate(
     // Never-loosen.
     journal.phase("standards-limits");
     let limits = config.as_ref().map(|config| {
-        standards::limits::check(repo, config, &trunk, &standards::proposal_claims(ws))
+        standards::limits::check(
+            repo,
+            config,
+            &trunk,
+            &standards::proposal_claims(ws, config),
+        )
     });
     if let Some(limits) = &limits {
         all_steps.push(Step::check(

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
-use crate::config::{Config, DEFAULT_BRANCH_PREFIX, DEFAULT_TRUNK};
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::snapshot::Repo;
 use crate::workspace::Workspace;
@@ -99,12 +99,7 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
         Ok(config) => config,
         Err(e) => return crate::standards::config_refusal(VERB, &e),
     };
-    let trunk = ws
-        .settings
-        .trunk_override
-        .clone()
-        .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
-        .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+    let trunk = ws.trunk(config.as_ref());
     let prefix = config
         .as_ref()
         .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {

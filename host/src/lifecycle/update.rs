@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::config::{Config, DEFAULT_TRUNK};
+use crate::config::Config;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::standards::short;
 use crate::workspace::Workspace;
@@ -29,12 +29,7 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
         );
     }
     let config = Config::load(repo.root()).ok().flatten();
-    let trunk = ws
-        .settings
-        .trunk_override
-        .clone()
-        .or_else(|| config.map(|c| c.trunk))
-        .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+    let trunk = ws.trunk(config.as_ref());
     let source = from.map_or_else(|| trunk.clone(), str::to_owned);
     let Some(branch) = repo.branch().ok().flatten() else {
         return refuse(
@@ -43,12 +38,7 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
             "Check out the effort branch first.",
         );
     };
-    let tracked_dirty: Vec<String> = repo
-        .dirty_paths()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| !untracked(repo, p))
-        .collect();
+    let tracked_dirty = repo.tracked_changes().unwrap_or_default();
     if !tracked_dirty.is_empty() {
         return refuse(
             ErrorSlug::DirtyWorktree,
@@ -162,9 +152,4 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
             refusal
         }
     }
-}
-
-fn untracked(repo: &crate::snapshot::Repo, path: &str) -> bool {
-    repo.git(&["ls-files", "--error-unmatch", "--", path])
-        .is_err()
 }

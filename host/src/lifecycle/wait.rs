@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::operations::Journal;
-use crate::config::{Config, DEFAULT_BRANCH_PREFIX, DEFAULT_TRUNK};
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::proof::{self, ProofState};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
 use crate::snapshot::Repo;
@@ -104,12 +104,7 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
             }
         }
         (None, Some(condition)) => {
-            let trunk = ws
-                .settings
-                .trunk_override
-                .clone()
-                .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
-                .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+            let trunk = ws.trunk(config.as_ref());
             let Some(trunk_start) = repo.branch_commit(&trunk).ok().flatten() else {
                 return refuse(
                     ErrorSlug::PreconditionFailed,

@@ -11,7 +11,7 @@ use crate::commit::Faults;
 use crate::lifecycle;
 use crate::proposals::{self, ProposalRequest};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
-use crate::runtime::{Runtime, Trace};
+use crate::runtime::Runtime;
 use crate::standards::{self, MeasureRequest};
 use crate::workspace::Workspace;
 
@@ -172,21 +172,7 @@ impl Server {
     }
 
     fn runtime(&self, verb: &str) -> Result<Runtime, Box<Envelope>> {
-        let trace = self
-            .settings
-            .trace
-            .as_deref()
-            .and_then(|p| Trace::open(p).ok());
-        Runtime::with_cache_dir(self.settings.cache_dir.clone())
-            .map(|r| r.with_trace(trace))
-            .map_err(|e| {
-                Box::new(Envelope::refusal(
-                    verb,
-                    ErrorSlug::Internal,
-                    format!("cannot start the producer runtime: {e}"),
-                    Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-                ))
-            })
+        self.settings.runtime(verb)
     }
 
     /// Run one tool: strict arguments, then the library verb.

@@ -7,7 +7,6 @@
 //! sha256 of its payload, so a truncated or corrupted file is recompiled, never loaded.
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use wasmtime::Engine;
@@ -105,15 +104,9 @@ fn deserialize(engine: &Engine, payload: &[u8]) -> Option<Component> {
 }
 
 fn write_entry(path: &Path, payload: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("cache entry has no parent directory"))?;
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(MAGIC)?;
-    tmp.write_all(Digest::of(payload).as_bytes())?;
-    tmp.write_all(payload)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let mut bytes = Vec::with_capacity(HEADER + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(Digest::of(payload).as_bytes());
+    bytes.extend_from_slice(payload);
+    crate::fsutil::write_atomic(path, &bytes)
 }

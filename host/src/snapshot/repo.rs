@@ -188,6 +188,16 @@ impl Repo {
             .collect())
     }
 
+    /// Paths of tracked files with changes (staged or not); untracked files left out.
+    pub fn tracked_changes(&self) -> Result<Vec<String>, RepoError> {
+        Ok(self
+            .status()?
+            .into_iter()
+            .filter(|(x, _)| *x != b'?')
+            .map(|(_, path)| path)
+            .collect())
+    }
+
     /// Tracked changes and untracked files (ignored files excluded), as paths.
     ///
     /// Uses `git status`, which applies every ignore rule and filter exactly as the user's git does.

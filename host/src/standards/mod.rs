@@ -197,7 +197,7 @@ fn measure_now(
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
     if request.dry_run {
-        let limits = limits::check(&ws.repo, &config, &trunk, &proposal_claims(ws));
+        let limits = limits::check(&ws.repo, &config, &trunk, &proposal_claims(ws, &config));
         let measurable: Vec<&StandardDef> = selected
             .iter()
             .copied()
@@ -256,11 +256,8 @@ pub fn select<'c>(
 }
 
 /// Active proposals that may explain a loosened limit (the proposal store, when present).
-pub fn proposal_claims(ws: &Workspace) -> Vec<ProposalClaim> {
-    match Config::load(ws.root()) {
-        Ok(Some(config)) => crate::proposals::claims(ws, &config),
-        _ => Vec::new(),
-    }
+pub fn proposal_claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
+    crate::proposals::claims(ws, config)
 }
 
 /// Measure `selected` on the clean HEAD (or the work tree with `force`): never-loosen check,
@@ -327,7 +324,7 @@ pub fn measure_with(
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
-    let limits = limits::check(repo, config, &trunk, &proposal_claims(ws));
+    let limits = limits::check(repo, config, &trunk, &proposal_claims(ws, config));
 
     let snapshot = if force {
         repo.worktree_snapshot(head)

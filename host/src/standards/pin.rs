@@ -232,8 +232,12 @@ fn reuse_or_measure(
             let trunk = config
                 .trunk(ws.settings.trunk_override.as_deref())
                 .to_owned();
-            let limits =
-                super::limits::check(&ws.repo, config, &trunk, &super::proposal_claims(ws));
+            let limits = super::limits::check(
+                &ws.repo,
+                config,
+                &trunk,
+                &super::proposal_claims(ws, config),
+            );
             let mut standards = standards;
             for standard in standards.iter_mut() {
                 if let Some(why) = limits.blocked.get(&standard.name) {

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::config::{Config, DEFAULT_BRANCH_PREFIX, DEFAULT_TRUNK};
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::proof::{self, ProofState};
 use crate::snapshot::{Repo, WorktreeInfo};
 use crate::workspace::Workspace;
@@ -121,12 +121,7 @@ fn mtime(path: &Path) -> Option<u64> {
 pub fn observe(ws: &Workspace, with_fleet: bool) -> Result<Value, crate::config::ConfigError> {
     let repo = &ws.repo;
     let config = Config::load(repo.root())?;
-    let trunk = ws
-        .settings
-        .trunk_override
-        .clone()
-        .or_else(|| config.as_ref().map(|c| c.trunk.clone()))
-        .unwrap_or_else(|| DEFAULT_TRUNK.to_owned());
+    let trunk = ws.trunk(config.as_ref());
     let prefix = config
         .as_ref()
         .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
@@ -142,7 +137,8 @@ pub fn observe(ws: &Workspace, with_fleet: bool) -> Result<Value, crate::config:
     let dirty = repo.dirty_paths().ok();
     let head = repo.head().ok().flatten();
     let (ahead, behind) = counts(repo, trunk_commit, head);
-    let (proof_state, proof) = proof::state(repo);
+    let (proof_state, proof) =
+        proof::state_known_clean(repo, dirty.as_ref().is_some_and(Vec::is_empty));
     let records = crate::proposals::store::load(repo).unwrap_or_default();
     let proposals: Vec<Value> = records
         .iter()
@@ -275,7 +271,7 @@ fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64)
         .and_then(|t| t.title)
         .map(|title| json!({ "title": title }));
     if !w.is_main {
-        let (state, proof) = proof::state(&repo);
+        let (state, proof) = proof::state_known_clean(&repo, row.clean == Some(true));
         row.proof = Some(state);
         row.proof_line = proof.map(|p| p.line);
     }

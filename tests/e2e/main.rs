@@ -5,6 +5,7 @@ mod support;
 mod builtins;
 mod cli;
 mod evidence;
+mod examples;
 mod lifecycle;
 mod limit_changes;
 mod mcp;

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod examples;
+
 /// A producer that attacks the sandbox in the way `config.mode` names.
 pub const HOSTILE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/hostile.wasm"));
 /// A producer built against `discern:producer@0.2.0`.

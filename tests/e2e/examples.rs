@@ -1,0 +1,173 @@
+//! The example producer of `sdk/examples/license-header`, written in Rust, Python, JavaScript
+//! and C: `sdk/examples/build.sh` installs each toolchain from its registry and builds it, then
+//! every component measures the same fixture repository, through `discern standards` and
+//! through the runtime, with identical results.
+//!
+//! A language whose toolchain cannot be installed on this machine is skipped with the reason
+//! printed; a toolchain that installs but fails to build, or a component that disagrees, fails.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use discern::runtime::{Artifacts, Limits, Metric};
+use discern::snapshot::Snapshot;
+use discern_tests::TestRepo;
+use discern_tests::examples::{self, BAD_CONFIG, Built, CASES, Examples};
+
+use crate::support::{Fixture, RUNTIME, standard};
+
+/// Build once per test binary; both tests use the result.
+fn built() -> &'static Examples {
+    static BUILT: OnceLock<Examples> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let tools = target
+            .parent()
+            .expect("the target folder")
+            .join("example-toolchains");
+        let built = examples::build(&target.join("examples"), &tools);
+        eprintln!("sdk/examples/build.sh:\n{}", built.output);
+        for (language, result) in &built.built {
+            match result {
+                Built::Component { .. } => {}
+                Built::Skipped(reason) => eprintln!("SKIPPING {language}: {reason}"),
+                Built::Failed(log) => panic!("the {language} example failed to build:\n{log}"),
+            }
+        }
+        assert!(
+            matches!(built.built[0], ("rust", Built::Component { .. })),
+            "the Rust example must always build: {:?}",
+            built.built[0]
+        );
+        built
+    })
+}
+
+fn fixture_repo(components: &[(&str, PathBuf)], config: &str) -> Fixture {
+    let repo = TestRepo::new();
+    for (path, bytes) in examples::FIXTURE {
+        repo.write(path, bytes);
+    }
+    repo.write("src/big.rs", examples::big_file());
+    repo.write(".gitignore", "build/\n");
+    for (language, wasm) in components {
+        let to = repo.path().join(format!("build/{language}.wasm"));
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(wasm, to).unwrap();
+    }
+    repo.write("discern.toml", config);
+    repo.commit("fixture");
+    Fixture { repo }
+}
+
+#[test]
+fn the_four_languages_measure_the_same_values_through_discern_standards() {
+    let components = built().components();
+    let mut config = String::new();
+    for (language, _) in &components {
+        for case in CASES {
+            let (direction, limit) = if case.metric == "files_without_header" {
+                ("down", 100)
+            } else {
+                ("up", 0)
+            };
+            config.push_str(&format!(
+                "[standards.{language}_{}]\ndirection = \"{direction}\"\nlimit = {limit}\n\
+                 producer = \"build/{language}.wasm\"\nmetric = \"{}\"\nconfig = {}\n\n",
+                case.suffix, case.metric, case.toml
+            ));
+        }
+        config.push_str(&format!(
+            "[standards.{language}_bad]\ndirection = \"down\"\nlimit = 1\n\
+             producer = \"build/{language}.wasm\"\nmetric = \"files_without_header\"\nconfig = {}\n\n",
+            BAD_CONFIG.0
+        ));
+    }
+    let fixture = fixture_repo(&components, &config);
+    let run = fixture.run(&["standards", "--json"]);
+    let json = run.json();
+
+    for case in CASES {
+        for (language, _) in &components {
+            let standard = standard(&json, &format!("{language}_{}", case.suffix));
+            assert_eq!(
+                standard["value"].as_f64(),
+                Some(case.expected),
+                "{language} measured {} differently: {standard}",
+                case.suffix
+            );
+        }
+    }
+    // The refused config fails the run, with each language's message in its diagnostic.
+    assert_eq!(json["ok"], false, "{json}");
+    for (language, _) in &components {
+        let tool = format!("standard:{language}_bad");
+        let diagnostic = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["tool"] == tool.as_str())
+            .unwrap_or_else(|| panic!("no diagnostic for {tool}: {json}"));
+        let message = diagnostic["message"].as_str().unwrap();
+        assert!(message.contains(BAD_CONFIG.1), "{language}: {message}");
+    }
+}
+
+#[test]
+fn the_four_languages_return_identical_metrics_and_findings() {
+    let components = built().components();
+    let fixture = fixture_repo(&components, "");
+    let snapshot = Snapshot::open(fixture.path(), "HEAD").unwrap();
+    let limits = Limits::default();
+    let measure = |wasm: &PathBuf, config: &str| -> Vec<Metric> {
+        let component = discern::runtime::ProducerComponent::from_file("example", wasm).unwrap();
+        RUNTIME
+            .run(
+                &component,
+                config,
+                &snapshot,
+                std::sync::Arc::new(Artifacts::new()),
+                &limits,
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", wasm.display()))
+            .metrics
+    };
+
+    let (_, reference_wasm) = &components[0];
+    for case in CASES {
+        let reference = measure(reference_wasm, case.json);
+        let names: Vec<_> = reference.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["files_without_header", "license_header_share"]);
+        let missing = &reference[0];
+        assert!(
+            missing
+                .findings
+                .iter()
+                .all(|f| f.path.as_deref() == Some(f.fingerprint.as_str())
+                    && f.message.starts_with(&f.fingerprint)),
+            "{missing:?}"
+        );
+        for (language, wasm) in &components[1..] {
+            assert_eq!(
+                measure(wasm, case.json),
+                reference,
+                "{language} disagrees with Rust on {}",
+                case.suffix
+            );
+        }
+    }
+    // describe() agrees too: name, version, metrics and the config schema.
+    let describe = |wasm: &PathBuf| {
+        RUNTIME
+            .describe(&discern::runtime::ProducerComponent::from_file("example", wasm).unwrap())
+            .unwrap()
+    };
+    let reference = describe(reference_wasm);
+    for (language, wasm) in &components[1..] {
+        assert_eq!(
+            describe(wasm),
+            reference,
+            "{language} describes itself differently"
+        );
+    }
+}

@@ -16,7 +16,7 @@ macro_rules! builtin {
     };
 }
 
-pub const BUILTINS: &[Builtin] = &[
+pub const BUILTINS: [Builtin; 5] = [
     builtin!("extent"),
     builtin!("pattern"),
     builtin!("lcov"),
@@ -27,12 +27,20 @@ pub const BUILTINS: &[Builtin] = &[
 /// The prefix that names a built-in in `producer = "builtin:<name>"`.
 pub const PREFIX: &str = "builtin:";
 
-/// The component of `builtin:<name>`, if there is such a built-in.
+/// The component of `builtin:<name>`, if there is such a built-in. Each is hashed once per
+/// process (a plan asks for the same built-ins once per Standard).
 pub fn component(name: &str) -> Option<ProducerComponent> {
-    BUILTINS
-        .iter()
-        .find(|b| b.name == name)
-        .map(|b| ProducerComponent::new(format!("{PREFIX}{}", b.name), b.wasm))
+    static COMPONENTS: [std::sync::OnceLock<ProducerComponent>; BUILTINS.len()] =
+        [const { std::sync::OnceLock::new() }; BUILTINS.len()];
+    let index = BUILTINS.iter().position(|b| b.name == name)?;
+    let builtin = &BUILTINS[index];
+    Some(
+        COMPONENTS[index]
+            .get_or_init(|| {
+                ProducerComponent::new(format!("{PREFIX}{}", builtin.name), builtin.wasm)
+            })
+            .clone(),
+    )
 }
 
 pub fn names() -> impl Iterator<Item = &'static str> {

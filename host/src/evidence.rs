@@ -1,19 +1,22 @@
 //! Evidence: a recorded producer execution that may be reused while its inputs are unchanged.
 //!
 //! A producer can only read through the `snapshot` interface, so the host knows exactly what it
-//! read: the globs it listed with the entries they matched, and every path it read, with blob
-//! ids. That read set is a complete input closure: when every recorded entry has the same blob
-//! id in a new snapshot (and every listed glob matches the same set), the reading is valid for
-//! that commit without running anything. A job-backed execution (artifacts, stdout) is valid
-//! only for the exact commit it was measured on.
+//! read: the globs it listed and every path it read. That read set is a complete input closure:
+//! when no path that changed between the recorded commit and a new snapshot was read or matches
+//! a listed glob, every read has the same blob id and every listing the same entries, so the
+//! reading is valid for that commit without running anything. The changed paths come from a
+//! tree diff that opens only the subtrees whose ids differ, so checking an entry costs the size
+//! of the change, not of the read set. A job-backed execution (artifacts, stdout) is valid only
+//! for the exact commit it was measured on.
 //!
 //! The store lives in the git common dir (`discern/evidence/<identity>/<entry>.json`): one
 //! content-addressed file per entry, written atomically, so concurrent writers never lose each
 //! other's entries; bounded in size (oldest evicted). It is a cache: a missing or corrupt entry
 //! is a miss, never an error.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +24,9 @@ use serde::{Deserialize, Serialize};
 use crate::runtime::{Metric, ReadSet};
 use crate::snapshot::{Pathspec, Snapshot};
 
-pub const VERSION: u32 = 1;
+/// Version 2: read paths as one NUL-separated string and listings as their globs (version 1
+/// stored every matched entry, which made a large listing slow to load).
+pub const VERSION: u32 = 2;
 /// The store's size bound; the oldest entries are evicted beyond it.
 pub const MAX_BYTES: u64 = 256 << 20;
 
@@ -41,19 +46,73 @@ pub struct Entry {
     /// Valid only on `commit` (a job-backed execution).
     pub exact_commit: bool,
     pub metrics: Vec<MetricValue>,
-    pub read_set: ReadSet,
+    /// Every glob list the producer listed.
+    pub listings: Vec<Vec<String>>,
+    /// Every path it read (present or not), sorted, separated by NUL: one string loads in one
+    /// pass however many paths it holds.
+    pub reads: String,
     /// The artifacts it was handed: name → sha256.
     pub artifacts: BTreeMap<String, String>,
 }
 
+impl Entry {
+    /// The read paths, sorted.
+    pub fn read_paths(&self) -> Vec<&str> {
+        self.reads.split('\0').filter(|p| !p.is_empty()).collect()
+    }
+
+    /// The read set this entry stands for on `snapshot` (where it is valid): the recorded reads
+    /// and listings, with the snapshot's blob ids, which are the recorded ones.
+    pub fn read_set(&self, snapshot: &Snapshot) -> ReadSet {
+        let mut read_set = ReadSet::default();
+        for path in self.read_paths() {
+            read_set.reads.insert(
+                path.to_owned(),
+                snapshot.entry(path).map(|e| e.id.to_string()),
+            );
+        }
+        for globs in &self.listings {
+            let spec = Pathspec::new(globs);
+            let matched = snapshot
+                .matching(&spec)
+                .map(|e| (e.path.clone(), e.id.to_string()))
+                .collect();
+            read_set.record_listing(globs, matched);
+        }
+        read_set.artifacts = self
+            .artifacts
+            .iter()
+            .map(|(name, digest)| (name.clone(), Some(digest.clone())))
+            .collect();
+        read_set
+    }
+}
+
+/// Changed paths per recorded commit, computed once per store (all identities usually share
+/// the commit they were recorded on).
+type ChangedSince = HashMap<String, Option<Arc<Vec<String>>>>;
+
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    changed: Arc<Mutex<ChangedSince>>,
 }
 
 impl Store {
     pub fn new(dir: PathBuf) -> Self {
-        Self { dir }
+        Self {
+            dir,
+            changed: Arc::default(),
+        }
+    }
+
+    /// The paths that changed from `commit` to `snapshot`, or `None` if `commit` is unreadable.
+    fn changed_since(&self, commit: &str, snapshot: &Snapshot) -> Option<Arc<Vec<String>>> {
+        let mut cache = self.changed.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(commit.to_owned())
+            .or_insert_with(|| snapshot.changed_since(commit).map(Arc::new))
+            .clone()
     }
 
     fn identity_dir(&self, identity: &str) -> PathBuf {
@@ -73,15 +132,17 @@ impl Store {
         candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
         candidates.into_iter().find_map(|(_, path)| {
             let entry: Entry = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-            (entry.version == VERSION && entry.identity == identity && valid_on(&entry, snapshot))
-                .then(|| {
-                    // Touch it: eviction is least-recently-used.
-                    let _ = std::fs::File::options()
-                        .append(true)
-                        .open(&path)
-                        .and_then(|f| f.set_modified(SystemTime::now()));
-                    entry
-                })
+            (entry.version == VERSION
+                && entry.identity == identity
+                && self.valid_on(&entry, snapshot))
+            .then(|| {
+                // Touch it: eviction is least-recently-used.
+                let _ = std::fs::File::options()
+                    .append(true)
+                    .open(&path)
+                    .and_then(|f| f.set_modified(SystemTime::now()));
+                entry
+            })
         })
     }
 
@@ -105,7 +166,17 @@ impl Store {
                     value: m.value,
                 })
                 .collect(),
-            read_set: read_set.clone(),
+            listings: read_set
+                .listings
+                .iter()
+                .map(|listing| listing.globs.clone())
+                .collect(),
+            reads: read_set
+                .reads
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("\0"),
             artifacts: read_set
                 .artifacts
                 .iter()
@@ -161,31 +232,27 @@ impl Store {
     }
 }
 
-/// Whether everything `entry` read is unchanged in `snapshot`.
-pub fn valid_on(entry: &Entry, snapshot: &Snapshot) -> bool {
-    if entry.exact_commit {
-        return entry.commit.parse().ok() == Some(snapshot.commit()) && !snapshot.is_worktree();
+impl Store {
+    /// Whether everything `entry` read is unchanged in `snapshot`: no path that changed since
+    /// the recorded commit was read or matches a listed glob.
+    pub fn valid_on(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
+        let same_commit = entry.commit.parse().ok() == Some(snapshot.commit());
+        if entry.exact_commit || same_commit {
+            return same_commit && !snapshot.is_worktree();
+        }
+        let Some(changed) = self.changed_since(&entry.commit, snapshot) else {
+            return false;
+        };
+        if changed.is_empty() {
+            return true;
+        }
+        let reads = entry.read_paths();
+        let listings: Vec<Pathspec> = entry.listings.iter().map(|g| Pathspec::new(g)).collect();
+        !changed.iter().any(|path| {
+            reads.binary_search(&path.as_str()).is_ok()
+                || listings.iter().any(|spec| spec.matches(path))
+        })
     }
-    let same = |path: &str, id: &Option<String>| match (snapshot.entry(path), id) {
-        (Some(e), Some(id)) => id.parse().ok() == Some(e.id),
-        (None, None) => true,
-        _ => false,
-    };
-    if !entry.read_set.reads.iter().all(|(path, id)| same(path, id)) {
-        return false;
-    }
-    entry.read_set.listings.iter().all(|listing| {
-        let spec = Pathspec::new(&listing.globs);
-        let now: BTreeMap<&str, String> = snapshot
-            .matching(&spec)
-            .map(|e| (e.path.as_str(), e.id.to_string()))
-            .collect();
-        now.len() == listing.matched.len()
-            && listing
-                .matched
-                .iter()
-                .all(|(path, id)| now.get(path.as_str()) == Some(id))
-    })
 }
 
 /// Paths `read_set` touched outside `inputs` (read, or matched by a listing).

@@ -102,3 +102,144 @@ fn pathspec_selection_and_clear_errors() {
     let err = Snapshot::open(not_a_repo.path(), "HEAD").unwrap_err();
     assert!(err.to_string().contains("not a git repository"), "{err}");
 }
+
+#[test]
+fn changed_since_names_exactly_the_paths_a_tree_diff_finds() {
+    let repo = TestRepo::new();
+    repo.write("keep/deep/same.txt", "same\n")
+        .write("edit/deep/file.txt", "before\n")
+        .write("gone/x/one.txt", "1\n")
+        .write("gone/two.txt", "2\n")
+        .write("mode.sh", "#!/bin/sh\n")
+        .write("becomes-dir", "a file first\n");
+    let before = repo.commit("before");
+    repo.write("edit/deep/file.txt", "after\n")
+        .write("new/a/b.txt", "new\n")
+        .remove("gone/x/one.txt")
+        .remove("gone/two.txt")
+        .remove("becomes-dir")
+        .write("becomes-dir/inner.txt", "now a folder\n");
+    let script = repo.path().join("mode.sh");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    repo.commit("after");
+    let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
+    // The whole-listing comparison is the reference the tree diff must agree with.
+    let old = Snapshot::open(repo.path(), &before).unwrap();
+    let mut reference = discern::snapshot::changed_paths(Some(&old), &snapshot);
+    reference.push("mode.sh".to_owned()); // a mode change: the listing compares ids only
+    reference.sort();
+    assert_eq!(snapshot.changed_since(&before), Some(reference.clone()));
+    assert_eq!(
+        reference,
+        [
+            "becomes-dir",
+            "becomes-dir/inner.txt",
+            "edit/deep/file.txt",
+            "gone/two.txt",
+            "gone/x/one.txt",
+            "mode.sh",
+            "new/a/b.txt"
+        ]
+    );
+    assert_eq!(snapshot.changed_since(&repo.head()), Some(Vec::new()));
+    // A commit the repository does not have: unknown, never "nothing changed".
+    assert_eq!(snapshot.changed_since(&"1".repeat(40)), None);
+    assert_eq!(snapshot.changed_since("not a commit"), None);
+}
+
+/// The fast clean check proves exactly the clean states and leaves everything else to
+/// `git status`, whose answer `dirty_against` then gives.
+#[test]
+fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status() {
+    use discern::snapshot::Repo;
+    let repo = TestRepo::new();
+    repo.write("src/a.txt", "a\n")
+        .write("src/deep/b.txt", "b\n")
+        .write("run.sh", "#!/bin/sh\n")
+        .write(".gitignore", "target/\n*.log\n");
+    // Files as old as a real checkout's: written in the second the index is written, an entry
+    // is racily clean (only its content could tell), and the check rightly cannot tell.
+    let age = |paths: &[&str]| {
+        for path in paths {
+            std::fs::File::options()
+                .append(true)
+                .open(repo.path().join(path))
+                .unwrap()
+                .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(30))
+                .unwrap();
+        }
+    };
+    let tracked = ["src/a.txt", "src/deep/b.txt", "run.sh", ".gitignore"];
+    age(&tracked);
+    repo.commit("base");
+    let check = |line: u32, expect_proven: bool, expect_dirty: &[&str]| {
+        let discerned = Repo::discover(repo.path()).unwrap();
+        let head = discerned.head().unwrap().unwrap();
+        let snapshot = discerned.snapshot(head).unwrap();
+        assert_eq!(
+            discerned.proves_clean(&snapshot),
+            expect_proven,
+            "line {line}: proven clean? (git status: {})",
+            repo.git(&["status", "--porcelain"])
+        );
+        assert_eq!(
+            discerned.dirty_against(&snapshot).unwrap(),
+            expect_dirty,
+            "line {line}"
+        );
+    };
+    check(line!(), true, &[]);
+
+    // Ignored names, even inside tracked folders, and a folder that is ignored as a whole.
+    repo.write("target/debug/x", "built\n")
+        .write("src/deep/trace.log", "log\n");
+    check(line!(), true, &[]);
+    // A folder holding only ignored files: git shows nothing, but only git can tell.
+    repo.write("logs/one.log", "1\n");
+    check(line!(), false, &[]);
+    std::fs::remove_dir_all(repo.path().join("logs")).unwrap();
+
+    // Untracked names that are not ignored.
+    repo.write("notes.txt", "n\n");
+    check(line!(), false, &["notes.txt"]);
+    repo.remove("notes.txt");
+    repo.write("src/new/c.txt", "c\n");
+    check(line!(), false, &["src/new/"]);
+    std::fs::remove_dir_all(repo.path().join("src/new")).unwrap();
+    check(line!(), true, &[]);
+
+    // Content changed (same size), deleted, mode changed, staged.
+    repo.write("src/a.txt", "A\n");
+    check(line!(), false, &["src/a.txt"]);
+    repo.git(&["checkout", "--", "src/a.txt"]);
+    repo.remove("src/deep/b.txt");
+    check(line!(), false, &["src/deep/b.txt"]);
+    repo.git(&["checkout", "--", "src/deep/b.txt"]);
+    let script = repo.path().join("run.sh");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    check(line!(), false, &["run.sh"]);
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    repo.write("src/a.txt", "staged\n");
+    repo.git(&["add", "src/a.txt"]);
+    repo.write("src/a.txt", "a\n");
+    check(line!(), false, &["src/a.txt"]);
+    repo.git(&["reset", "-q", "src/a.txt"]);
+
+    // Touched but unchanged: the stat differs, so only git (which compares content) can tell.
+    let file = std::fs::File::options()
+        .append(true)
+        .open(repo.path().join("src/deep/b.txt"))
+        .unwrap();
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+        .unwrap();
+    check(line!(), false, &[]);
+    // Once git refreshes the index's stat data, the fast check proves it again.
+    age(&tracked);
+    repo.git(&["update-index", "-q", "--refresh"]);
+    check(line!(), true, &[]);
+
+    // A tracked folder replaced by a file.
+    std::fs::remove_dir_all(repo.path().join("src/deep")).unwrap();
+    repo.write("src/deep", "now a file\n");
+    check(line!(), false, &["src/deep/b.txt", "src/deep"]);
+}

@@ -10,6 +10,12 @@ const CONFIG: &str = "[standards.todo]\ndirection = \"down\"\nlimit = 2\nproduce
 
 /// Add `n` effort worktrees with plain git (fast), every fifth one dirty.
 fn fleet(fixture: &Fixture, n: usize) -> Vec<PathBuf> {
+    let minute_ago = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 60;
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(minute_ago);
     let root = fixture.repo.parent().join("repo.worktrees");
     (0..n)
         .map(|i| {
@@ -28,7 +34,25 @@ fn fleet(fixture: &Fixture, n: usize) -> Vec<PathBuf> {
             }
             path
         })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .inspect(|path| same_last_activity(fixture, path, at))
         .collect()
+}
+
+/// Every effort last active at the same instant, so that the order of equally ranked rows
+/// (most recent first, then by path) does not depend on how fast the machine created them.
+fn same_last_activity(fixture: &Fixture, worktree: &std::path::Path, at: std::time::SystemTime) {
+    let name = worktree.file_name().unwrap();
+    let git_dir = fixture.path().join(".git/worktrees").join(name);
+    for file in ["index", "HEAD", "logs/HEAD"] {
+        if let Ok(handle) = std::fs::File::options()
+            .append(true)
+            .open(git_dir.join(file))
+        {
+            handle.set_modified(at).unwrap();
+        }
+    }
 }
 
 #[test]

@@ -62,7 +62,11 @@ pub fn execute(
                             findings: Vec::new(),
                         })
                         .collect(),
-                    read_set: entry.read_set,
+                    read_set: if execution.keep_read_set {
+                        entry.read_set(snapshot)
+                    } else {
+                        crate::runtime::ReadSet::default()
+                    },
                     stderr: String::new(),
                     fuel_consumed: 0,
                 }),

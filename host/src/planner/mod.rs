@@ -39,6 +39,9 @@ pub struct Execution {
     pub limits: Limits,
     /// Standards (and `per:` extents) that read this execution.
     pub dependents: Vec<String>,
+    /// Whether a dependent declares `inputs`, so a reused reading must bring back its read set
+    /// for the boundary check (otherwise reuse skips rebuilding it).
+    pub keep_read_set: bool,
 }
 
 /// How one Standard is read from the executions.
@@ -117,6 +120,7 @@ impl Plan {
                 timeout(standard.timeout),
                 &standard.name,
             );
+            plan.executions[execution].keep_read_set |= standard.inputs.is_some();
             let per = match &standard.per {
                 None => None,
                 Some(Per::Metric(metric)) => Some((execution, metric.clone())),
@@ -189,6 +193,7 @@ impl Plan {
                     artifact,
                     limits: Limits::with_timeout(timeout),
                     dependents: Vec::new(),
+                    keep_read_set: false,
                 });
                 by_identity.insert(identity, self.executions.len() - 1);
                 self.executions.len() - 1

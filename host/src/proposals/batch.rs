@@ -375,11 +375,7 @@ pub fn propose(
                 "Propose only Standards this work breached.",
             );
         }
-        let read_set = measured
-            .read_sets
-            .get(&request.name)
-            .cloned()
-            .unwrap_or_default();
+        let read_set = measured.read_sets.of(&request.name);
         let evidence = evidence_paths(&changed, &read_set, standard.inputs.as_deref());
         if evidence.is_empty() {
             return refusal(

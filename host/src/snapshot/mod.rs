@@ -4,6 +4,7 @@
 //! so uncommitted edits can never leak into a measurement. Entries are listed once when the
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
+mod clean;
 mod pathspec;
 mod repo;
 
@@ -214,6 +215,74 @@ impl Snapshot {
             last: None,
         }
     }
+}
+
+impl Snapshot {
+    /// Paths whose entry differs between the tree of `commit` and this snapshot's tree (added,
+    /// removed, or changed in content or mode), sorted; `None` when `commit` cannot be read
+    /// (for example after a garbage collection). Only subtrees whose ids differ are read, so
+    /// the cost follows the size of the change, not of the tree.
+    pub fn changed_since(&self, commit: &str) -> Option<Vec<String>> {
+        let local = self.repo.to_thread_local();
+        let id: ObjectId = commit.parse().ok()?;
+        let old = local.find_commit(id).ok()?.tree_id().ok()?.detach();
+        let mut changed = Vec::new();
+        diff_trees(&local, Some(old), Some(self.tree), "", &mut changed)?;
+        changed.sort_unstable();
+        Some(changed)
+    }
+}
+
+type TreeEntries = std::collections::BTreeMap<Vec<u8>, (gix::objs::tree::EntryMode, ObjectId)>;
+
+fn tree_entries(repo: &gix::Repository, tree: Option<ObjectId>) -> Option<TreeEntries> {
+    let Some(tree) = tree else {
+        return Some(TreeEntries::new());
+    };
+    let tree = repo.find_tree(tree).ok()?;
+    let decoded = tree.decode().ok()?;
+    Some(
+        decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_vec(), (e.mode, e.oid.to_owned())))
+            .collect(),
+    )
+}
+
+fn diff_trees(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    prefix: &str,
+    changed: &mut Vec<String>,
+) -> Option<()> {
+    if old == new {
+        return Some(());
+    }
+    let (old, new) = (tree_entries(repo, old)?, tree_entries(repo, new)?);
+    let names: std::collections::BTreeSet<&Vec<u8>> = old.keys().chain(new.keys()).collect();
+    for name in names {
+        let (before, after) = (old.get(name), new.get(name));
+        if before == after {
+            continue;
+        }
+        let path = format!("{prefix}{}", std::str::from_utf8(name).ok()?);
+        let subtree = |side: Option<&(gix::objs::tree::EntryMode, ObjectId)>| {
+            side.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| *id)
+        };
+        let (old_tree, new_tree) = (subtree(before), subtree(after));
+        if old_tree.is_some() || new_tree.is_some() {
+            diff_trees(repo, old_tree, new_tree, &format!("{path}/"), changed)?;
+        }
+        let file = |side: Option<&(gix::objs::tree::EntryMode, ObjectId)>| {
+            side.is_some_and(|(mode, _)| !mode.is_tree())
+        };
+        if file(before) || file(after) {
+            changed.push(path);
+        }
+    }
+    Some(())
 }
 
 /// Reads blobs of one snapshot on one thread. Keeps the last blob read so that a producer

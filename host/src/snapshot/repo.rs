@@ -205,44 +205,81 @@ impl Repo {
         Ok(self.status()?.into_iter().map(|(_, path)| path).collect())
     }
 
+    /// Whether the in-process check proves the index and work tree identical to `head` (the
+    /// snapshot of HEAD), every untracked name ignored; `false` means "cannot tell".
+    pub fn proves_clean(&self, head: &super::Snapshot) -> bool {
+        super::clean::proves_clean(&self.repo.to_thread_local(), &self.root, head)
+    }
+
+    /// The dirty paths of the work tree and index against `head` (the snapshot of HEAD): none
+    /// when the in-process check proves them clean (`clean.rs`), else what `git status` reports,
+    /// untracked folders named as folders (`dir/`) as `git status` shows them.
+    pub fn dirty_against(&self, head: &super::Snapshot) -> Result<Vec<String>, RepoError> {
+        if self.proves_clean(head) {
+            return Ok(Vec::new());
+        }
+        let output = self
+            .status_command("normal")
+            .output()
+            .map_err(|e| self.status_error(e.to_string()))?;
+        Ok(parse_status(&self.root, output)?
+            .into_iter()
+            .map(|(_, path)| path)
+            .collect())
+    }
+
     /// `git status` entries: the index status letter and the path.
     fn status(&self) -> Result<Vec<(u8, String)>, RepoError> {
-        let output = Command::new("git")
-            .args([
-                "status",
-                "--porcelain=v1",
-                "-z",
-                "--untracked-files=all",
-                "--ignore-submodules=none",
-            ])
-            .current_dir(&self.root)
-            .env("GIT_OPTIONAL_LOCKS", "0")
+        let output = self
+            .status_command("all")
             .output()
-            .map_err(|e| RepoError::Status {
-                root: self.root.clone(),
-                message: e.to_string(),
-            })?;
-        if !output.status.success() {
-            return Err(RepoError::Status {
-                root: self.root.clone(),
-                message: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
-            });
-        }
-        let mut paths = Vec::new();
-        let mut fields = output.stdout.split(|&b| b == 0).filter(|f| !f.is_empty());
-        while let Some(field) = fields.next() {
-            if field.len() < 4 {
-                continue;
-            }
-            let (status, path) = field.split_at(3);
-            paths.push((status[0], String::from_utf8_lossy(path).into_owned()));
-            // A rename or copy is followed by its source path.
-            if status[0] == b'R' || status[0] == b'C' {
-                fields.next();
-            }
-        }
-        Ok(paths)
+            .map_err(|e| self.status_error(e.to_string()))?;
+        parse_status(&self.root, output)
     }
+
+    fn status_command(&self, untracked: &str) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.args([
+            "status",
+            "--porcelain=v1",
+            "-z",
+            &format!("--untracked-files={untracked}"),
+            "--ignore-submodules=none",
+        ])
+        .current_dir(&self.root)
+        .env("GIT_OPTIONAL_LOCKS", "0");
+        cmd
+    }
+
+    fn status_error(&self, message: String) -> RepoError {
+        RepoError::Status {
+            root: self.root.clone(),
+            message,
+        }
+    }
+}
+
+fn parse_status(root: &Path, output: std::process::Output) -> Result<Vec<(u8, String)>, RepoError> {
+    if !output.status.success() {
+        return Err(RepoError::Status {
+            root: root.to_path_buf(),
+            message: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        });
+    }
+    let mut paths = Vec::new();
+    let mut fields = output.stdout.split(|&b| b == 0).filter(|f| !f.is_empty());
+    while let Some(field) = fields.next() {
+        if field.len() < 4 {
+            continue;
+        }
+        let (status, path) = field.split_at(3);
+        paths.push((status[0], String::from_utf8_lossy(path).into_owned()));
+        // A rename or copy is followed by its source path.
+        if status[0] == b'R' || status[0] == b'C' {
+            fields.next();
+        }
+    }
+    Ok(paths)
 }
 
 /// One worktree of the repository, as `git worktree list` sees it.

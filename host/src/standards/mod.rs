@@ -90,7 +90,29 @@ pub struct Measured {
     pub recorded: bool,
     pub worktree: bool,
     /// What each Standard's producer execution read (with its `per` extent's reads).
-    pub read_sets: BTreeMap<String, crate::runtime::ReadSet>,
+    pub read_sets: ReadSets,
+}
+
+/// What each execution read, and which executions each Standard's reading used. A Standard's
+/// read set is merged only when asked for (proposals need it; a plain measurement does not,
+/// and merging listings of tens of thousands of paths per Standard is not free).
+#[derive(Debug, Clone, Default)]
+pub struct ReadSets {
+    executions: Vec<Option<crate::runtime::ReadSet>>,
+    by_standard: BTreeMap<String, Vec<usize>>,
+}
+
+impl ReadSets {
+    /// What `standard`'s producer execution read, with its `per` extent's reads.
+    pub fn of(&self, standard: &str) -> crate::runtime::ReadSet {
+        let mut read_set = crate::runtime::ReadSet::default();
+        for index in self.by_standard.get(standard).into_iter().flatten() {
+            if let Some(Some(executed)) = self.executions.get(*index) {
+                read_set.merge(executed);
+            }
+        }
+        read_set
+    }
 }
 
 /// Resolves producers: built-ins from the binary, paths from the measured snapshot (or, for a
@@ -315,23 +337,26 @@ pub fn measure_with(
         Err(e) => return Err(internal(e.to_string())),
     };
     let branch = repo.branch().ok().flatten();
-    if !force {
-        let dirty = repo.dirty_paths().map_err(|e| internal(e.to_string()))?;
-        if !dirty.is_empty() {
-            return Err(Box::new(dirty_refusal(VERB, &dirty)));
-        }
-    }
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
     let limits = limits::check(repo, config, &trunk, &proposal_claims(ws, config));
-
     let snapshot = if force {
-        repo.worktree_snapshot(head)
-            .map_err(|e| internal(e.to_string()))?
+        repo.worktree_snapshot(head).map_err(|e| e.to_string())
     } else {
-        repo.snapshot(head).map_err(|e| internal(e.to_string()))?
-    };
+        repo.snapshot(head).map_err(|e| e.to_string())
+    }
+    .map_err(internal)?;
+    // The snapshot is read-only work, so the clean check can use it (HEAD's entries) and
+    // nothing runs or is recorded before the check has answered.
+    if !force {
+        let dirty = repo
+            .dirty_against(&snapshot)
+            .map_err(|e| internal(e.to_string()))?;
+        if !dirty.is_empty() {
+            return Err(Box::new(dirty_refusal(VERB, &dirty)));
+        }
+    }
     let measurable: Vec<&StandardDef> = selected
         .iter()
         .copied()
@@ -423,20 +448,23 @@ pub fn measure_with(
         recorded = record::save(repo, &record).is_ok();
     }
 
-    let read_sets: BTreeMap<String, crate::runtime::ReadSet> = plan
-        .readings
-        .iter()
-        .map(|reading| {
-            let mut read_set = crate::runtime::ReadSet::default();
-            for index in std::iter::once(reading.execution).chain(reading.per.as_ref().map(|p| p.0))
-            {
-                if let Ok(output) = &outcomes.executions[index].result {
-                    read_set.merge(&output.read_set);
-                }
-            }
-            (reading.standard.clone(), read_set)
-        })
-        .collect();
+    let read_sets = ReadSets {
+        by_standard: plan
+            .readings
+            .iter()
+            .map(|reading| {
+                let executions = std::iter::once(reading.execution)
+                    .chain(reading.per.as_ref().map(|p| p.0))
+                    .collect();
+                (reading.standard.clone(), executions)
+            })
+            .collect(),
+        executions: outcomes
+            .executions
+            .into_iter()
+            .map(|outcome| outcome.result.ok().map(|output| output.read_set))
+            .collect(),
+    };
     Ok(Measured {
         commit: head.to_string(),
         branch,

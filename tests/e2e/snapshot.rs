@@ -243,3 +243,28 @@ fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status()
     repo.write("src/deep", "now a file\n");
     check(line!(), false, &["src/deep/b.txt", "src/deep"]);
 }
+
+/// Files committed within the second the index was written are racily clean: their stat data
+/// cannot tell, so the check hashes them, as git does.
+#[test]
+fn racily_clean_files_are_settled_by_their_content() {
+    use discern::snapshot::Repo;
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n").write("dir/b.txt", "b\n");
+    std::os::unix::fs::symlink("a.txt", repo.path().join("link")).unwrap();
+    repo.commit("just now");
+    let state = || {
+        let discerned = Repo::discover(repo.path()).unwrap();
+        let snapshot = discerned
+            .snapshot(discerned.head().unwrap().unwrap())
+            .unwrap();
+        (
+            discerned.proves_clean(&snapshot),
+            discerned.dirty_against(&snapshot).unwrap(),
+        )
+    };
+    assert_eq!(state(), (true, Vec::<String>::new()));
+    // Same size, most likely the same second: only the content differs.
+    repo.write("a.txt", "b\n");
+    assert_eq!(state(), (false, vec!["a.txt".to_owned()]));
+}

@@ -2,9 +2,10 @@
 //!
 //! It does what `git status` does on a clean tree, in-process and in parallel: the index must
 //! match HEAD's tree (its cache-tree, else entry by entry); every tracked file's `lstat` must
-//! match its index entry (mtime, ctime, size, inode, owner, mode) without being racily clean;
-//! and every name in a tracked folder that the index does not know must be ignored (one
-//! `git check-ignore` call decides, with all of git's ignore sources). Anything unusual —
+//! match its index entry (mtime, ctime, size, inode, owner, mode), and a racily clean one (a
+//! bounded number) must hash to its blob id; and every name in a tracked folder that the index
+//! does not know must be ignored (one `git check-ignore` call decides, with all of git's ignore
+//! sources). Anything unusual —
 //! conflicts, sparse or assume-unchanged entries, submodules, an unreadable file, a stat
 //! mismatch, an untracked name that is not ignored — is "cannot tell", and the caller asks
 //! `git status`, which stays the authority on what is dirty and why.
@@ -12,9 +13,10 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gix::index::State;
 use gix::index::entry::{Flags, Mode, Stat, stat::Options};
@@ -39,6 +41,7 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
     if !index_matches(state, head) {
         return false;
     }
+    let racy = AtomicUsize::new(0);
     let untracked = std::thread::scope(|scope| {
         let walk = scope.spawn(|| untracked_names(state, root));
         let workers = std::thread::available_parallelism().map_or(1, usize::from);
@@ -46,7 +49,7 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
         let stats: Vec<_> = state
             .entries()
             .chunks(chunk)
-            .map(|entries| scope.spawn(move || stats_match(state, entries, root)))
+            .map(|entries| scope.spawn(|| stats_match(state, entries, root, &racy)))
             .collect();
         let stats_ok = stats.into_iter().all(|s| s.join().unwrap_or(false));
         let untracked = walk.join().ok().flatten();
@@ -83,9 +86,20 @@ fn index_matches(state: &State, head: &Snapshot) -> bool {
         })
 }
 
-/// Every entry's `lstat` matches what the index recorded, and none is racily clean (modified
-/// within the index file's own timestamp, where only the content could tell).
-fn stats_match(state: &State, entries: &[gix::index::Entry], root: &Path) -> bool {
+/// How many racily clean entries may be settled by hashing their content (as git does) before
+/// the check gives up and lets `git status` decide. Just after a commit, the files it wrote
+/// are racy; after a fresh checkout, thousands may be.
+const RACY_BUDGET: usize = 256;
+
+/// Every entry's `lstat` matches what the index recorded; an entry that is racily clean
+/// (modified within the index file's own timestamp, where only the content can tell) must hash
+/// to its blob id, within the shared `racy` budget.
+fn stats_match(
+    state: &State,
+    entries: &[gix::index::Entry],
+    root: &Path,
+    racy: &AtomicUsize,
+) -> bool {
     // As git is usually built (without USE_NSEC): whole seconds. Still sound, by git's own
     // racy rule: a file changed within the second its entry records is at least as new as the
     // index, so it is racy and the check says "cannot tell".
@@ -104,9 +118,29 @@ fn stats_match(state: &State, entries: &[gix::index::Entry], root: &Path) -> boo
         if entry.mode.change_to_match_fs(&meta, true, true).is_some() {
             return false;
         }
-        Stat::from_fs(&meta).is_ok_and(|stat| {
-            entry.stat.matches(&stat, options) && !entry.stat.is_racy(timestamp, options)
-        })
+        let Ok(stat) = Stat::from_fs(&meta) else {
+            return false;
+        };
+        if !entry.stat.matches(&stat, options) {
+            return false;
+        }
+        !entry.stat.is_racy(timestamp, options)
+            || (racy.fetch_add(1, Ordering::Relaxed) < RACY_BUDGET
+                && content_matches(entry, &path, meta.is_symlink()))
+    })
+}
+
+/// The file (or the symlink's target) hashes to the entry's blob id. Raw bytes: a file that
+/// git would convert on the way in (line endings, filters) does not match, and git decides.
+fn content_matches(entry: &gix::index::Entry, path: &Path, symlink: bool) -> bool {
+    let bytes = if symlink {
+        std::fs::read_link(path).map(|target| target.into_os_string().into_vec())
+    } else {
+        std::fs::read(path)
+    };
+    bytes.is_ok_and(|bytes| {
+        gix::objs::compute_hash(entry.id.kind(), gix::objs::Kind::Blob, &bytes)
+            .is_ok_and(|id| id == entry.id)
     })
 }
 

@@ -16,7 +16,7 @@ fn lists_tracked_entries_with_size_id_and_mode() {
     assert_eq!(paths, ["a/script.sh", "b.txt"]);
     let script = snapshot.entry("a/script.sh").unwrap();
     assert!(script.executable);
-    assert_eq!(script.size, 10);
+    assert_eq!(snapshot.reader().size(0).unwrap(), 10);
     assert_eq!(
         script.id.to_string(),
         repo.git(&["rev-parse", "HEAD:a/script.sh"]).trim()

@@ -177,17 +177,22 @@ impl wit_snapshot::Host for StoreState {
         let pathspec = Pathspec::new(&globs);
         let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
-        for entry in snapshot
+        for (index, entry) in snapshot
             .reader
             .entries()
             .iter()
-            .filter(|e| pathspec.matches(&e.path))
+            .enumerate()
+            .filter(|(_, e)| pathspec.matches(&e.path))
         {
             let id = entry.id.to_string();
+            let size = snapshot
+                .reader
+                .size(index)
+                .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
             matched.insert(entry.path.clone(), id.clone());
             entries.push(wit_snapshot::Entry {
                 path: entry.path.clone(),
-                size: entry.size,
+                size,
                 id,
                 executable: entry.executable,
             });

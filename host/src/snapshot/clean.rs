@@ -13,13 +13,15 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::Write;
+use std::ops::Range;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gix::index::State;
-use gix::index::entry::{Flags, Mode, Stat, stat::Options};
+use gix::index::entry::{Flags, Mode, Stat, stat, stat::Options};
 
 use super::{EntryKind, Snapshot};
 
@@ -41,19 +43,41 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
     if !index_matches(state, head) {
         return false;
     }
+    let paths: Vec<&[u8]> = state
+        .entries()
+        .iter()
+        .map(|e| e.path(state).as_ref())
+        .collect();
+    let mut folders = Vec::new();
+    tracked_folders(&paths, Vec::new(), 0..paths.len(), &mut folders);
     let racy = AtomicUsize::new(0);
+    let check = Check {
+        state,
+        root,
+        paths: &paths,
+        racy: &racy,
+    };
+    // Folders are independent: read them on every core, interleaved so that each thread gets
+    // a share of the large and the small ones.
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
     let untracked = std::thread::scope(|scope| {
-        let walk = scope.spawn(|| untracked_names(state, root));
-        let workers = std::thread::available_parallelism().map_or(1, usize::from);
-        let chunk = state.entries().len().div_ceil(workers).max(1);
-        let stats: Vec<_> = state
-            .entries()
-            .chunks(chunk)
-            .map(|entries| scope.spawn(|| stats_match(state, entries, root, &racy)))
+        let threads: Vec<_> = (0..workers)
+            .map(|worker| {
+                let (check, folders) = (&check, &folders);
+                scope.spawn(move || {
+                    let mut names = Vec::new();
+                    for (prefix, range) in folders.iter().skip(worker).step_by(workers) {
+                        names.extend(check.folder(prefix, range.clone())?);
+                    }
+                    Some(names)
+                })
+            })
             .collect();
-        let stats_ok = stats.into_iter().all(|s| s.join().unwrap_or(false));
-        let untracked = walk.join().ok().flatten();
-        untracked.filter(|_| stats_ok)
+        let mut names = Vec::new();
+        for thread in threads {
+            names.extend(thread.join().ok().flatten()?);
+        }
+        Some(names)
     });
     match untracked {
         None => false,
@@ -91,43 +115,147 @@ fn index_matches(state: &State, head: &Snapshot) -> bool {
 /// are racy; after a fresh checkout, thousands may be.
 const RACY_BUDGET: usize = 256;
 
-/// Every entry's `lstat` matches what the index recorded; an entry that is racily clean
-/// (modified within the index file's own timestamp, where only the content can tell) must hash
-/// to its blob id, within the shared `racy` budget.
-fn stats_match(
-    state: &State,
-    entries: &[gix::index::Entry],
-    root: &Path,
-    racy: &AtomicUsize,
-) -> bool {
-    // As git is usually built (without USE_NSEC): whole seconds. Still sound, by git's own
-    // racy rule: a file changed within the second its entry records is at least as new as the
-    // index, so it is racy and the check says "cannot tell".
-    let options = Options {
-        trust_ctime: true,
-        check_stat: true,
-        use_nsec: false,
-        use_stdev: false,
-    };
-    let timestamp = state.timestamp();
-    entries.iter().all(|entry| {
-        let path = root.join(OsStr::from_bytes(entry.path(state)));
-        let Ok(meta) = gix::index::fs::Metadata::from_path_no_follow(&path) else {
-            return false;
-        };
-        if entry.mode.change_to_match_fs(&meta, true, true).is_some() {
-            return false;
+/// Every tracked folder (`prefix` empty or ending in `/`) with the range of the sorted index
+/// paths below it.
+fn tracked_folders(
+    paths: &[&[u8]],
+    prefix: Vec<u8>,
+    range: Range<usize>,
+    folders: &mut Vec<(Vec<u8>, Range<usize>)>,
+) {
+    let mut at = range.start;
+    let mut subfolders = Vec::new();
+    while at < range.end {
+        let rest = &paths[at][prefix.len()..];
+        match rest.iter().position(|b| *b == b'/') {
+            Some(slash) => {
+                let sub = [prefix.as_slice(), &rest[..=slash]].concat();
+                let len = paths[at..range.end].partition_point(|p| p.starts_with(&sub));
+                subfolders.push((sub, at..at + len));
+                at += len;
+            }
+            None => at += 1,
         }
-        let Ok(stat) = Stat::from_fs(&meta) else {
-            return false;
-        };
-        if !entry.stat.matches(&stat, options) {
-            return false;
+    }
+    folders.push((prefix, range));
+    for (sub, range) in subfolders {
+        tracked_folders(paths, sub, range, folders);
+    }
+}
+
+struct Check<'a> {
+    state: &'a State,
+    root: &'a Path,
+    paths: &'a [&'a [u8]],
+    racy: &'a AtomicUsize,
+}
+
+impl Check<'_> {
+    /// Read one tracked folder: every tracked file in it must be there with its recorded stat
+    /// data (or, racily clean, its content), every tracked subfolder must be a folder; returns
+    /// the names the index does not know (folders with a trailing `/`), or `None` ("cannot
+    /// tell").
+    fn folder(&self, prefix: &[u8], range: Range<usize>) -> Option<Vec<String>> {
+        let mut files: HashMap<&[u8], usize> = HashMap::new();
+        let mut subfolders: HashMap<&[u8], ()> = HashMap::new();
+        let mut at = range.start;
+        while at < range.end {
+            let rest = &self.paths[at][prefix.len()..];
+            match rest.iter().position(|b| *b == b'/') {
+                Some(slash) => {
+                    let sub = &self.paths[at][..prefix.len() + slash + 1];
+                    subfolders.insert(&rest[..slash], ());
+                    at += self.paths[at..range.end].partition_point(|p| p.starts_with(sub));
+                }
+                None => {
+                    files.insert(rest, at);
+                    at += 1;
+                }
+            }
         }
-        !entry.stat.is_racy(timestamp, options)
-            || (racy.fetch_add(1, Ordering::Relaxed) < RACY_BUDGET
-                && content_matches(entry, &path, meta.is_symlink()))
-    })
+        let dir = self.root.join(OsStr::from_bytes(prefix));
+        let mut seen = 0;
+        let mut untracked = Vec::new();
+        for dirent in std::fs::read_dir(&dir).ok()? {
+            let dirent = dirent.ok()?;
+            let name = dirent.file_name();
+            let name = name.as_bytes();
+            if prefix.is_empty() && name == b".git" {
+                continue;
+            }
+            if let Some(&index) = files.get(name) {
+                seen += 1;
+                // Relative to the open folder (fstatat), as cheap as git's own lstat.
+                let meta = dirent.metadata().ok()?;
+                if !self.entry_matches(
+                    &self.state.entries()[index],
+                    &meta,
+                    &dir.join(OsStr::from_bytes(name)),
+                ) {
+                    return None;
+                }
+            } else if subfolders.contains_key(name) {
+                seen += 1;
+                if !dirent.file_type().ok()?.is_dir() {
+                    return None;
+                }
+            } else {
+                let folder = dirent.file_type().ok()?.is_dir();
+                untracked.push(format!(
+                    "{}{}{}",
+                    std::str::from_utf8(prefix).ok()?,
+                    std::str::from_utf8(name).ok()?,
+                    if folder { "/" } else { "" }
+                ));
+            }
+        }
+        // Something tracked is missing.
+        (seen == files.len() + subfolders.len()).then_some(untracked)
+    }
+
+    /// The file's `lstat` matches its index entry (as git is usually built: whole seconds; still
+    /// sound by git's racy rule, since a file changed within the second its entry records is at
+    /// least as new as the index), and a racily clean entry hashes to its blob id.
+    fn entry_matches(
+        &self,
+        entry: &gix::index::Entry,
+        meta: &std::fs::Metadata,
+        path: &Path,
+    ) -> bool {
+        let options = Options {
+            trust_ctime: true,
+            check_stat: true,
+            use_nsec: false,
+            use_stdev: false,
+        };
+        let kind = meta.file_type();
+        let executable = meta.mode() & 0o100 != 0;
+        let mode_ok = match entry.mode {
+            Mode::FILE => kind.is_file() && !executable,
+            Mode::FILE_EXECUTABLE => kind.is_file() && executable,
+            Mode::SYMLINK => kind.is_symlink(),
+            _ => false,
+        };
+        let time = |secs: i64, nsecs: i64| stat::Time {
+            secs: u32::try_from(secs).unwrap_or(0),
+            nsecs: u32::try_from(nsecs).unwrap_or(0),
+        };
+        // Truncated to 32 bits on purpose, as git (and the index) does.
+        let now = Stat {
+            mtime: time(meta.mtime(), meta.mtime_nsec()),
+            ctime: time(meta.ctime(), meta.ctime_nsec()),
+            dev: meta.dev() as u32,
+            ino: meta.ino() as u32,
+            uid: meta.uid(),
+            gid: meta.gid(),
+            size: meta.size() as u32,
+        };
+        mode_ok
+            && entry.stat.matches(&now, options)
+            && (!entry.stat.is_racy(self.state.timestamp(), options)
+                || (self.racy.fetch_add(1, Ordering::Relaxed) < RACY_BUDGET
+                    && content_matches(entry, path, kind.is_symlink())))
+    }
 }
 
 /// The file (or the symlink's target) hashes to the entry's blob id. Raw bytes: a file that
@@ -142,59 +270,6 @@ fn content_matches(entry: &gix::index::Entry, path: &Path, symlink: bool) -> boo
         gix::objs::compute_hash(entry.id.kind(), gix::objs::Kind::Blob, &bytes)
             .is_ok_and(|id| id == entry.id)
     })
-}
-
-/// Names in tracked folders that the index does not know (folders end in `/`), or `None` when
-/// a folder cannot be read as expected.
-fn untracked_names(state: &State, root: &Path) -> Option<Vec<String>> {
-    let paths: Vec<&[u8]> = state
-        .entries()
-        .iter()
-        .map(|e| e.path(state).as_ref())
-        .collect();
-    let mut names = Vec::new();
-    walk(root, b"", &paths, &mut names)?;
-    Some(names)
-}
-
-/// Read one tracked folder (`prefix` is empty or ends in `/`); `paths` are the sorted index
-/// paths below it.
-fn walk(root: &Path, prefix: &[u8], paths: &[&[u8]], names: &mut Vec<String>) -> Option<()> {
-    let mut children: HashMap<&[u8], bool> = HashMap::new();
-    for path in paths {
-        let rest = &path[prefix.len()..];
-        match rest.iter().position(|b| *b == b'/') {
-            Some(slash) => children.insert(&rest[..slash], true),
-            None => children.insert(rest, false),
-        };
-    }
-    for dirent in std::fs::read_dir(root.join(OsStr::from_bytes(prefix))).ok()? {
-        let dirent = dirent.ok()?;
-        let name = dirent.file_name();
-        let name = name.as_bytes();
-        if prefix.is_empty() && name == b".git" {
-            continue;
-        }
-        let is_dir = dirent.file_type().ok()?.is_dir();
-        match children.get(name) {
-            Some(true) if is_dir => {
-                let sub = [prefix, name, b"/"].concat();
-                let start = paths.partition_point(|p| *p < sub.as_slice());
-                let len = paths[start..].partition_point(|p| p.starts_with(&sub));
-                walk(root, &sub, &paths[start..start + len], names)?;
-            }
-            // A tracked folder that is no longer one: let git describe it.
-            Some(true) => return None,
-            Some(false) => {}
-            None => names.push(format!(
-                "{}{}{}",
-                std::str::from_utf8(prefix).ok()?,
-                std::str::from_utf8(name).ok()?,
-                if is_dir { "/" } else { "" }
-            )),
-        }
-    }
-    Some(())
 }
 
 /// Whether git ignores every one of `names` (`git check-ignore`, which applies `.gitignore`

@@ -9,7 +9,7 @@ mod pathspec;
 mod repo;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use gix::ObjectId;
 
@@ -29,7 +29,6 @@ pub enum EntryKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub path: String,
-    pub size: u64,
     pub id: ObjectId,
     pub executable: bool,
     pub kind: EntryKind,
@@ -70,6 +69,9 @@ pub struct Snapshot {
     tree: ObjectId,
     worktree: bool,
     entries: Arc<[Entry]>,
+    /// Blob sizes, looked up (from object headers) only when a producer lists an entry: a
+    /// measurement that reuses evidence never pays for them.
+    sizes: Arc<[OnceLock<u64>]>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -146,16 +148,8 @@ impl Snapshot {
                     path: String::from_utf8_lossy(e.as_bytes()).into_owned(),
                 }
             })?;
-            let size = match kind {
-                EntryKind::Submodule => 0,
-                _ => local
-                    .find_header(record.oid)
-                    .map_err(|e| tree_error(format!("{path}: {e}")))?
-                    .size(),
-            };
             entries.push(Entry {
                 path,
-                size,
                 id: record.oid,
                 executable: mode.is_executable(),
                 kind,
@@ -164,12 +158,14 @@ impl Snapshot {
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         drop(tree_object);
         drop(local);
+        let sizes = entries.iter().map(|_| OnceLock::new()).collect();
         Ok(Self {
             repo,
             commit,
             tree,
             worktree,
             entries: entries.into(),
+            sizes,
         })
     }
 
@@ -212,6 +208,7 @@ impl Snapshot {
         Reader {
             repo,
             entries: Arc::clone(&self.entries),
+            sizes: Arc::clone(&self.sizes),
             last: None,
         }
     }
@@ -290,12 +287,37 @@ fn diff_trees(
 pub struct Reader {
     repo: gix::Repository,
     entries: Arc<[Entry]>,
+    sizes: Arc<[OnceLock<u64>]>,
     last: Option<(ObjectId, Arc<Vec<u8>>)>,
 }
 
 impl Reader {
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// The size in bytes of the blob of `entries()[index]` (0 for a submodule).
+    pub fn size(&self, index: usize) -> Result<u64, ReadError> {
+        let entry = self
+            .entries
+            .get(index)
+            .ok_or_else(|| ReadError::NotFound(format!("entry #{index}")))?;
+        if let Some(size) = self.sizes[index].get() {
+            return Ok(*size);
+        }
+        let size = match entry.kind {
+            EntryKind::Submodule => 0,
+            _ => self
+                .repo
+                .find_header(entry.id)
+                .map_err(|e| ReadError::Object {
+                    path: entry.path.clone(),
+                    id: entry.id,
+                    message: e.to_string(),
+                })?
+                .size(),
+        };
+        Ok(*self.sizes[index].get_or_init(|| size))
     }
 
     pub fn entry(&self, path: &str) -> Option<&Entry> {

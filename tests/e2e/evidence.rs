@@ -241,3 +241,26 @@ fn concurrent_writers_lose_nothing() {
         3
     );
 }
+
+#[test]
+fn evidence_whose_commit_is_gone_is_a_miss_not_an_error() {
+    let fixture = Fixture::new(CONFIG);
+    fixture.repo.git(&["checkout", "-q", "-b", "scratch"]);
+    fixture.repo.write("NOTES.md", "scratch work\n");
+    fixture.repo.commit("measured, then thrown away");
+    assert_eq!(runs(&measure(&fixture)), 2);
+    // Drop the measured commit from the repository entirely.
+    fixture.repo.git(&["checkout", "-q", "main"]);
+    fixture.repo.git(&["branch", "-D", "scratch"]);
+    fixture
+        .repo
+        .git(&["reflog", "expire", "--expire=now", "--all"]);
+    fixture.repo.git(&["gc", "-q", "--prune=now"]);
+    fixture.repo.write("README.md", "# later\n");
+    fixture.repo.commit("unrelated, on main");
+    // The entries name a commit the tree diff cannot read: measure again.
+    assert_eq!(runs(&measure(&fixture)), 2);
+    fixture.repo.write("README.md", "# later still\n");
+    fixture.repo.commit("unrelated again");
+    assert_eq!(runs(&measure(&fixture)), 0, "the new entries are reused");
+}

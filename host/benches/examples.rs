@@ -113,7 +113,7 @@ fn main() {
          `run` on the {}-file fixture (median of {runs}); standards: the release `discern standards` \
          with one Standard, cold = empty compile cache, warm = cached component (evidence cleared, \
          so the producer runs).",
-        examples::FIXTURE.len()
+        examples::FIXTURE.len() + 1
     );
     for (language, value) in &values {
         assert_eq!(

@@ -88,9 +88,9 @@ impl Entry {
     }
 }
 
-/// Changed paths per recorded commit, computed once per store (all identities usually share
-/// the commit they were recorded on).
-type ChangedSince = HashMap<String, Option<Arc<Vec<String>>>>;
+/// Changed paths per (recorded commit, snapshot tree), computed once per store (all identities
+/// usually share the commit they were recorded on).
+type ChangedSince = HashMap<(String, gix::ObjectId), Option<Arc<Vec<String>>>>;
 
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -110,7 +110,7 @@ impl Store {
     fn changed_since(&self, commit: &str, snapshot: &Snapshot) -> Option<Arc<Vec<String>>> {
         let mut cache = self.changed.lock().unwrap_or_else(|e| e.into_inner());
         cache
-            .entry(commit.to_owned())
+            .entry((commit.to_owned(), snapshot.tree()))
             .or_insert_with(|| snapshot.changed_since(commit).map(Arc::new))
             .clone()
     }
@@ -171,10 +171,13 @@ impl Store {
                 .iter()
                 .map(|listing| listing.globs.clone())
                 .collect(),
+            // A path with NUL cannot exist in a git tree, so its read stays absent on every
+            // commit; dropping it keeps the separator unambiguous and the list sorted.
             reads: read_set
                 .reads
                 .keys()
                 .map(String::as_str)
+                .filter(|path| !path.contains('\0'))
                 .collect::<Vec<_>>()
                 .join("\0"),
             artifacts: read_set

@@ -198,6 +198,18 @@ fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status()
     repo.write("logs/one.log", "1\n");
     check(line!(), false, &[]);
     std::fs::remove_dir_all(repo.path().join("logs")).unwrap();
+    // `keep/*` ignores everything in keep/ but `!keep/c` shows it: asked with a trailing
+    // slash, check-ignore would call the folder ignored.
+    repo.write(".git/info/exclude", "keep/*\n!keep/c\n");
+    repo.write("keep/c", "shown\n");
+    check(line!(), false, &["keep/"]);
+    repo.write("keep/c", "").remove("keep/c");
+    std::fs::remove_dir_all(repo.path().join("keep")).unwrap();
+    // A name that git would read as pathspec magic (`:(top)target` would ask about the
+    // ignored target/ folder).
+    repo.write(":(top)target", "not ignored\n");
+    check(line!(), false, &[":(top)target"]);
+    repo.remove(":(top)target");
 
     // Untracked names that are not ignored.
     repo.write("notes.txt", "n\n");
@@ -215,6 +227,8 @@ fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status()
     repo.remove("src/deep/b.txt");
     check(line!(), false, &["src/deep/b.txt"]);
     repo.git(&["checkout", "--", "src/deep/b.txt"]);
+    // A second later, so that git itself sees the mode change's new ctime and refreshes it.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
     let script = repo.path().join("run.sh");
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     check(line!(), false, &["run.sh"]);

@@ -185,10 +185,13 @@ impl wit_snapshot::Host for StoreState {
             .filter(|(_, e)| pathspec.matches(&e.path))
         {
             let id = entry.id.to_string();
-            let size = snapshot
-                .reader
-                .size(index)
-                .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
+            // An object the snapshot lists but cannot read is the repository's fault, not the
+            // producer's: say so (a partial clone, a damaged object database).
+            let size = snapshot.reader.size(index).map_err(|e| {
+                wasmtime::Error::msg(format!(
+                    "the repository cannot be read (a damaged or partial object database): {e}"
+                ))
+            })?;
             matched.insert(entry.path.clone(), id.clone());
             entries.push(wit_snapshot::Entry {
                 path: entry.path.clone(),

@@ -2,9 +2,10 @@
 //!
 //! It does what `git status` does on a clean tree, in-process and in parallel: the index must
 //! match HEAD's tree (its cache-tree, else entry by entry); every tracked file's `lstat` must
-//! match its index entry (mtime, ctime, size, inode, owner, mode), and a racily clean one (a
-//! bounded number) must hash to its blob id; and every name in a tracked folder that the index
-//! does not know must be ignored (one `git check-ignore` call decides, with all of git's ignore
+//! match its index entry to the nanosecond (mtime, ctime, size, inode, owner, mode), racily
+//! clean ones (a bounded number) must show no change to `git diff-files`, which compares their
+//! content with all of git's filters; and every name in a tracked folder that the index does
+//! not know must be ignored (one `git check-ignore` call decides, with all of git's ignore
 //! sources). Anything unusual —
 //! conflicts, sparse or assume-unchanged entries, submodules, an unreadable file, a stat
 //! mismatch, an untracked name that is not ignored — is "cannot tell", and the caller asks
@@ -14,7 +15,7 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::Write;
 use std::ops::Range;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -28,6 +29,19 @@ use super::{EntryKind, Snapshot};
 /// Whether the index and the work tree provably hold exactly `head` (the snapshot of HEAD),
 /// untracked files all ignored. `false` means "cannot tell", not "dirty".
 pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> bool {
+    // The repository is opened isolated from the environment; git (the fallback, and
+    // `check-ignore`) is not. Where they could look at different indexes or trees, only git.
+    if [
+        "GIT_INDEX_FILE",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+    ]
+    .iter()
+    .any(|var| std::env::var_os(var).is_some())
+    {
+        return false;
+    }
     let Ok(index) = repo.open_index() else {
         return false;
     };
@@ -60,30 +74,31 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
     // Folders are independent: read them on every core, interleaved so that each thread gets
     // a share of the large and the small ones.
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
-    let untracked = std::thread::scope(|scope| {
+    let walked = std::thread::scope(|scope| {
         let threads: Vec<_> = (0..workers)
             .map(|worker| {
                 let (check, folders) = (&check, &folders);
                 scope.spawn(move || {
-                    let mut names = Vec::new();
+                    let (mut names, mut racy) = (Vec::new(), Vec::new());
                     for (prefix, range) in folders.iter().skip(worker).step_by(workers) {
-                        names.extend(check.folder(prefix, range.clone())?);
+                        names.extend(check.folder(prefix, range.clone(), &mut racy)?);
                     }
-                    Some(names)
+                    Some((names, racy))
                 })
             })
             .collect();
-        let mut names = Vec::new();
+        let (mut names, mut racy) = (Vec::new(), Vec::new());
         for thread in threads {
-            names.extend(thread.join().ok().flatten()?);
+            let (more_names, more_racy) = thread.join().ok().flatten()?;
+            names.extend(more_names);
+            racy.extend(more_racy);
         }
-        Some(names)
+        Some((names, racy))
     });
-    match untracked {
-        None => false,
-        Some(names) if names.is_empty() => true,
-        Some(names) => all_ignored(root, &names),
-    }
+    let Some((untracked, racy)) = walked else {
+        return false;
+    };
+    racy_unchanged(root, &racy) && (untracked.is_empty() || all_ignored(root, &untracked))
 }
 
 /// The index holds exactly HEAD's tree: a valid cache-tree with HEAD's tree id, or the same
@@ -110,9 +125,9 @@ fn index_matches(state: &State, head: &Snapshot) -> bool {
         })
 }
 
-/// How many racily clean entries may be settled by hashing their content (as git does) before
-/// the check gives up and lets `git status` decide. Just after a commit, the files it wrote
-/// are racy; after a fresh checkout, thousands may be.
+/// How many racily clean entries may be handed to `git diff-files` before the check gives up
+/// and lets `git status` decide. Just after a commit, the files it wrote are racy; after a
+/// fresh checkout, thousands may be.
 const RACY_BUDGET: usize = 256;
 
 /// Every tracked folder (`prefix` empty or ending in `/`) with the range of the sorted index
@@ -155,7 +170,12 @@ impl Check<'_> {
     /// data (or, racily clean, its content), every tracked subfolder must be a folder; returns
     /// the names the index does not know (folders with a trailing `/`), or `None` ("cannot
     /// tell").
-    fn folder(&self, prefix: &[u8], range: Range<usize>) -> Option<Vec<String>> {
+    fn folder(
+        &self,
+        prefix: &[u8],
+        range: Range<usize>,
+        racy: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
         let mut files: HashMap<&[u8], usize> = HashMap::new();
         let mut subfolders: HashMap<&[u8], ()> = HashMap::new();
         let mut at = range.start;
@@ -187,11 +207,8 @@ impl Check<'_> {
                 seen += 1;
                 // Relative to the open folder (fstatat), as cheap as git's own lstat.
                 let meta = dirent.metadata().ok()?;
-                if !self.entry_matches(
-                    &self.state.entries()[index],
-                    &meta,
-                    &dir.join(OsStr::from_bytes(name)),
-                ) {
+                if !self.entry_matches(&self.state.entries()[index], &meta, self.paths[index], racy)
+                {
                     return None;
                 }
             } else if subfolders.contains_key(name) {
@@ -213,20 +230,26 @@ impl Check<'_> {
         (seen == files.len() + subfolders.len()).then_some(untracked)
     }
 
-    /// The file's `lstat` matches its index entry (as git is usually built: whole seconds; still
-    /// sound by git's racy rule, since a file changed within the second its entry records is at
-    /// least as new as the index), and a racily clean entry hashes to its blob id.
+    /// The file's `lstat` matches its index entry to the nanosecond (stricter than git as it is
+    /// usually built, so never "clean" where any git would see a change). A racily clean entry
+    /// (changed within the second the index was written, by whole seconds: again the stricter
+    /// side) is only collected in `racy`; `git diff-files` settles those, with every filter.
     fn entry_matches(
         &self,
         entry: &gix::index::Entry,
         meta: &std::fs::Metadata,
-        path: &Path,
+        path: &[u8],
+        racy: &mut Vec<String>,
     ) -> bool {
-        let options = Options {
+        let exact = Options {
             trust_ctime: true,
             check_stat: true,
-            use_nsec: false,
+            use_nsec: true,
             use_stdev: false,
+        };
+        let by_second = Options {
+            use_nsec: false,
+            ..exact
         };
         let kind = meta.file_type();
         let executable = meta.mode() & 0o100 != 0;
@@ -250,31 +273,46 @@ impl Check<'_> {
             gid: meta.gid(),
             size: meta.size() as u32,
         };
-        mode_ok
-            && entry.stat.matches(&now, options)
-            && (!entry.stat.is_racy(self.state.timestamp(), options)
-                || (self.racy.fetch_add(1, Ordering::Relaxed) < RACY_BUDGET
-                    && content_matches(entry, path, kind.is_symlink())))
+        if !mode_ok || !entry.stat.matches(&now, exact) {
+            return false;
+        }
+        if entry.stat.is_racy(self.state.timestamp(), by_second) {
+            if self.racy.fetch_add(1, Ordering::Relaxed) >= RACY_BUDGET {
+                return false;
+            }
+            let Ok(path) = std::str::from_utf8(path) else {
+                return false;
+            };
+            racy.push(path.to_owned());
+        }
+        true
     }
 }
 
-/// The file (or the symlink's target) hashes to the entry's blob id. Raw bytes: a file that
-/// git would convert on the way in (line endings, filters) does not match, and git decides.
-fn content_matches(entry: &gix::index::Entry, path: &Path, symlink: bool) -> bool {
-    let bytes = if symlink {
-        std::fs::read_link(path).map(|target| target.into_os_string().into_vec())
-    } else {
-        std::fs::read(path)
-    };
-    bytes.is_ok_and(|bytes| {
-        gix::objs::compute_hash(entry.id.kind(), gix::objs::Kind::Blob, &bytes)
-            .is_ok_and(|id| id == entry.id)
-    })
+/// Whether git sees no change in the racily clean `paths`: `git diff-files` compares their
+/// content the way git does (line endings, filters, attributes), without writing anything.
+fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
+    paths.is_empty()
+        || Command::new("git")
+            .args(["--literal-pathspecs", "diff-files", "--quiet", "--"])
+            .args(paths)
+            .current_dir(root)
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
 }
 
 /// Whether git ignores every one of `names` (`git check-ignore`, which applies `.gitignore`
-/// files, `info/exclude` and `core.excludesFile`).
+/// files, `info/exclude` and `core.excludesFile`). Folders are asked for without their
+/// trailing `/`: git then looks at the path itself, as `git status` does (with the slash,
+/// `keep/*` would match `keep/` even where `!keep/c` shows `keep/c` as untracked). A name
+/// starting with `:` would be read as pathspec magic: "cannot tell".
 fn all_ignored(root: &Path, names: &[String]) -> bool {
+    if names.iter().any(|n| n.starts_with(':')) {
+        return false;
+    }
     let Ok(mut child) = Command::new("git")
         .args(["check-ignore", "-z", "--stdin"])
         .current_dir(root)
@@ -287,7 +325,7 @@ fn all_ignored(root: &Path, names: &[String]) -> bool {
     };
     let input: Vec<u8> = names
         .iter()
-        .flat_map(|n| [n.as_bytes(), b"\0"])
+        .flat_map(|n| [n.trim_end_matches('/').as_bytes(), b"\0"])
         .flatten()
         .copied()
         .collect();

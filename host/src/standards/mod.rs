@@ -95,7 +95,9 @@ pub struct Measured {
 
 /// What each execution read, and which executions each Standard's reading used. A Standard's
 /// read set is merged only when asked for (proposals need it; a plain measurement does not,
-/// and merging listings of tens of thousands of paths per Standard is not free).
+/// and merging listings of tens of thousands of paths per Standard is not free). An execution
+/// reused from evidence carries its read set only when a dependent declares `inputs`, so a
+/// caller that needs read sets must measure without reuse (as proposals do).
 #[derive(Debug, Clone, Default)]
 pub struct ReadSets {
     executions: Vec<Option<crate::runtime::ReadSet>>,
@@ -337,26 +339,28 @@ pub fn measure_with(
         Err(e) => return Err(internal(e.to_string())),
     };
     let branch = repo.branch().ok().flatten();
-    let trunk = config
-        .trunk(ws.settings.trunk_override.as_deref())
-        .to_owned();
-    let limits = limits::check(repo, config, &trunk, &proposal_claims(ws, config));
     let snapshot = if force {
         repo.worktree_snapshot(head).map_err(|e| e.to_string())
     } else {
         repo.snapshot(head).map_err(|e| e.to_string())
-    }
-    .map_err(internal)?;
-    // The snapshot is read-only work, so the clean check can use it (HEAD's entries) and
-    // nothing runs or is recorded before the check has answered.
+    };
+    // The clean check uses HEAD's entries; a tree that cannot be read is still refused as
+    // dirty first when it is, since that is what the user can act on.
     if !force {
-        let dirty = repo
-            .dirty_against(&snapshot)
-            .map_err(|e| internal(e.to_string()))?;
+        let dirty = match &snapshot {
+            Ok(snapshot) => repo.dirty_against(snapshot),
+            Err(_) => repo.dirty_paths(),
+        }
+        .map_err(|e| internal(e.to_string()))?;
         if !dirty.is_empty() {
             return Err(Box::new(dirty_refusal(VERB, &dirty)));
         }
     }
+    let snapshot = snapshot.map_err(internal)?;
+    let trunk = config
+        .trunk(ws.settings.trunk_override.as_deref())
+        .to_owned();
+    let limits = limits::check(repo, config, &trunk, &proposal_claims(ws, config));
     let measurable: Vec<&StandardDef> = selected
         .iter()
         .copied()

@@ -33,11 +33,7 @@ fn main() {
     }
 
     let repo = TestRepo::new();
-    for (path, bytes) in examples::FIXTURE {
-        repo.write(path, bytes);
-    }
-    repo.write("src/big.rs", examples::big_file());
-    repo.write(".gitignore", "build/\n");
+    examples::write_fixture(&repo);
     repo.commit("fixture");
     let snapshot = Snapshot::open(repo.path(), "HEAD").expect("snapshot");
     let case = &CASES[0];
@@ -113,7 +109,7 @@ fn main() {
          `run` on the {}-file fixture (median of {runs}); standards: the release `discern standards` \
          with one Standard, cold = empty compile cache, warm = cached component (evidence cleared, \
          so the producer runs).",
-        examples::FIXTURE.len() + 1
+        examples::FIXTURE_FILES
     );
     for (language, value) in &values {
         assert_eq!(

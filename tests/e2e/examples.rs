@@ -45,11 +45,7 @@ fn built() -> &'static Examples {
 
 fn fixture_repo(components: &[(&str, PathBuf)], config: &str) -> Fixture {
     let repo = TestRepo::new();
-    for (path, bytes) in examples::FIXTURE {
-        repo.write(path, bytes);
-    }
-    repo.write("src/big.rs", examples::big_file());
-    repo.write(".gitignore", "build/\n");
+    examples::write_fixture(&repo);
     for (language, wasm) in components {
         let to = repo.path().join(format!("build/{language}.wasm"));
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, Run, cache_dir};
+use crate::support::Fixture;
 
 const CONFIG: &str = r#"
 [jobs]
@@ -22,22 +22,6 @@ producer = "builtin:pattern"
 config = { pattern = "TODO", paths = ["src/**"] }
 metric = "matches"
 "#;
-
-fn run_in(fixture: &Fixture, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
-    cmd.args(args).current_dir(dir);
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    cmd.env("DISCERN_CACHE_DIR", cache_dir());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
 
 /// `git` in an effort worktree, hermetically.
 fn git_in(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
@@ -107,7 +91,7 @@ fn start_done_accept_lands_with_a_note_and_cleans_up() {
     .unwrap();
     assert_eq!(metadata["title"], "A test effort");
 
-    let run = run_in(&fixture, &path, &["done", "--json"], &[]);
+    let run = fixture.run_in(&path, &["done", "--json"], &[]);
     let json = run.json();
     assert_eq!(json["ok"], true, "{}", run.stdout);
     assert_eq!(json["data"]["gate_ran"], true);
@@ -134,10 +118,10 @@ fn start_done_accept_lands_with_a_note_and_cleans_up() {
         ]
     );
     // Proof is reused on the unchanged tree.
-    let json = run_in(&fixture, &path, &["done", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(json["data"]["gate_ran"], false);
     // progress reads the finished done back.
-    let json = run_in(&fixture, &path, &["progress", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["progress", "--json"], &[]).json();
     assert_eq!(json["data"]["operation"]["verb"], "done");
     assert_eq!(json["data"]["executor"], "finished");
     assert_eq!(json["data"]["outcome"]["ok"], true);
@@ -145,7 +129,7 @@ fn start_done_accept_lands_with_a_note_and_cleans_up() {
     let head = git_in(&fixture, &path, &["rev-parse", "HEAD"])
         .trim()
         .to_owned();
-    let run = run_in(&fixture, &path, &["accept", "--confirmed", "--json"], &[]);
+    let run = fixture.run_in(&path, &["accept", "--confirmed", "--json"], &[]);
     let json = run.json();
     assert_eq!(json["ok"], true, "{}", run.stdout);
     assert_eq!(
@@ -189,18 +173,20 @@ fn done_refuses_a_dirty_tree_and_proof_goes_stale_with_a_new_commit() {
     let fixture = Fixture::new(CONFIG);
     let path = effort(&fixture, "dirty", &[("src/x.rs", "x\n")]);
     std::fs::write(path.join("scratch.txt"), "untracked\n").unwrap();
-    let json = run_in(&fixture, &path, &["done", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(json["error"], "dirty_worktree");
     assert!(json["message"].as_str().unwrap().contains("scratch.txt"));
     std::fs::remove_file(path.join("scratch.txt")).unwrap();
     assert_eq!(
-        run_in(&fixture, &path, &["done", "--json"], &[]).json()["data"]["gate_ran"],
+        fixture.run_in(&path, &["done", "--json"], &[]).json()["data"]["gate_ran"],
         true
     );
     std::fs::write(path.join("src/y.rs"), "y\n").unwrap();
     git_in(&fixture, &path, &["add", "-A"]);
     git_in(&fixture, &path, &["commit", "-q", "-m", "more"]);
-    let json = run_in(&fixture, &path, &["accept", "--confirmed", "--json"], &[]).json();
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
     assert_eq!(json["error"], "precondition_failed");
     assert!(
         json["message"]
@@ -210,7 +196,7 @@ fn done_refuses_a_dirty_tree_and_proof_goes_stale_with_a_new_commit() {
         "{json}"
     );
     assert_eq!(
-        run_in(&fixture, &path, &["done", "--json"], &[]).json()["data"]["gate_ran"],
+        fixture.run_in(&path, &["done", "--json"], &[]).json()["data"]["gate_ran"],
         true,
         "stale Proof is not reused"
     );
@@ -223,7 +209,7 @@ fn a_failing_job_fails_the_gate_with_its_reproduce_command_and_bounded_output() 
         "test = \"seq 1 500; echo boom >&2; exit 4\"",
     ));
     let path = effort(&fixture, "red", &[("src/x.rs", "x\n")]);
-    let json = run_in(&fixture, &path, &["done", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(json["error"], "gate_failed");
     assert_eq!(json["data"]["failed_stage"], "check/test");
     let diagnostic = json["diagnostics"]
@@ -263,17 +249,19 @@ fn a_failing_job_fails_the_gate_with_its_reproduce_command_and_bounded_output() 
 fn accept_needs_consent_proof_and_the_current_trunk() {
     let fixture = Fixture::new(CONFIG);
     let path = effort(&fixture, "consent", &[("src/x.rs", "x\n")]);
-    let json = run_in(&fixture, &path, &["accept", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
     assert_eq!(json["error"], "precondition_failed", "no Proof yet");
-    run_in(&fixture, &path, &["done"], &[]);
-    let json = run_in(&fixture, &path, &["accept", "--json"], &[]).json();
+    fixture.run_in(&path, &["done"], &[]);
+    let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
     assert_eq!(json["error"], "awaiting_consent");
     assert_eq!(json["data"]["changed_paths"], json!(["src/x.rs"]));
 
     // The trunk moves: the Proof no longer lands.
     fixture.repo.write("README.md", "# moved\n");
     fixture.repo.commit("trunk moves");
-    let json = run_in(&fixture, &path, &["accept", "--confirmed", "--json"], &[]).json();
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
     assert_eq!(json["error"], "precondition_failed");
     assert!(
         json["message"]
@@ -282,16 +270,18 @@ fn accept_needs_consent_proof_and_the_current_trunk() {
             .contains("main moved since the Proof")
     );
     // update merges the trunk; done again; then it lands.
-    let json = run_in(&fixture, &path, &["update", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["update", "--json"], &[]).json();
     assert_eq!(json["data"]["merged"], true, "{json}");
-    let json = run_in(&fixture, &path, &["update", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["update", "--json"], &[]).json();
     assert_eq!(json["data"]["merged"], false, "idempotent");
     assert_eq!(
-        run_in(&fixture, &path, &["done", "--json"], &[]).json()["ok"],
+        fixture.run_in(&path, &["done", "--json"], &[]).json()["ok"],
         true
     );
     assert_eq!(
-        run_in(&fixture, &path, &["accept", "--confirmed", "--json"], &[]).json()["ok"],
+        fixture
+            .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+            .json()["ok"],
         true
     );
 }
@@ -300,8 +290,8 @@ fn accept_needs_consent_proof_and_the_current_trunk() {
 fn a_pre_authorized_scope_lands_without_conversation_consent() {
     let fixture = Fixture::new(CONFIG);
     let path = effort(&fixture, "docs", &[("docs/guide.md", "# Guide\n")]);
-    run_in(&fixture, &path, &["done"], &[]);
-    let json = run_in(&fixture, &path, &["accept", "--json"], &[]).json();
+    fixture.run_in(&path, &["done"], &[]);
+    let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
     assert_eq!(json["ok"], true, "{json}");
     assert_eq!(
         json["data"]["consent"],
@@ -318,8 +308,7 @@ fn a_live_proposal_lands_only_with_exactly_its_token() {
         &[("src/more.rs", "// TODO 1\n// TODO 2\n// TODO 3\n")],
     );
     let reason = "The new module lists three planned extension points.";
-    let run = run_in(
-        &fixture,
+    let run = fixture.run_in(
         &path,
         &["standards", "propose", "todo", "--reason", reason, "--json"],
         &[],
@@ -327,7 +316,7 @@ fn a_live_proposal_lands_only_with_exactly_its_token() {
     let json = run.json();
     assert_eq!(json["ok"], true, "{}", run.stdout);
     let token = discern::proposals::approval_token("todo", 5.0, reason);
-    let json = run_in(&fixture, &path, &["done", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(json["ok"], true, "{json}");
     let line = json["data"]["proof_line"].as_str().unwrap();
     assert!(
@@ -340,7 +329,7 @@ fn a_live_proposal_lands_only_with_exactly_its_token() {
         for t in tokens {
             args.extend(["--approve-standard", t]);
         }
-        run_in(&fixture, &path, &args, &[]).json()
+        fixture.run_in(&path, &args, &[]).json()
     };
     for (tokens, problem) in [
         (vec![], "1 proposal(s) not approved"),
@@ -366,13 +355,13 @@ fn a_live_proposal_lands_only_with_exactly_its_token() {
         );
     }
     // A standing grant never covers a proposal.
-    let json = run_in(
-        &fixture,
-        &path,
-        &["accept", "--approve-standard", &token, "--json"],
-        &[],
-    )
-    .json();
+    let json = fixture
+        .run_in(
+            &path,
+            &["accept", "--approve-standard", &token, "--json"],
+            &[],
+        )
+        .json();
     assert_eq!(json["error"], "awaiting_consent");
 
     let head = git_in(&fixture, &path, &["rev-parse", "HEAD"])
@@ -399,7 +388,7 @@ fn update_aborts_a_conflict_cleanly() {
     fixture.repo.write("README.md", "# trunk version\n");
     fixture.repo.commit("trunk edits the README");
     let before = git_in(&fixture, &path, &["rev-parse", "HEAD"]);
-    let json = run_in(&fixture, &path, &["update", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["update", "--json"], &[]).json();
     assert_eq!(json["error"], "precondition_failed");
     assert!(
         json["message"]
@@ -429,7 +418,7 @@ fn await_met_not_met_and_resumed() {
     assert_eq!(json["data"]["met"], false);
     let handle = json["data"]["resume"].as_str().unwrap().to_owned();
     assert!(handle.starts_with("C1-"));
-    run_in(&fixture, &path, &["done"], &[]);
+    fixture.run_in(&path, &["done"], &[]);
     let run = fixture.run(&["await", "--resume", &handle, "--timeout", "5", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json()["data"]["met"], true);
@@ -461,7 +450,7 @@ fn await_met_not_met_and_resumed() {
 
     // landed: after accept, the sibling's work is on the trunk.
     fixture.repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
-    run_in(&fixture, &path, &["accept", "--confirmed"], &[]);
+    fixture.run_in(&path, &["accept", "--confirmed"], &[]);
     let run = fixture.run(&[
         "await",
         "--landed",
@@ -477,7 +466,7 @@ fn await_met_not_met_and_resumed() {
 fn start_refuses_outside_the_main_checkout_and_cleans_up_after_itself() {
     let fixture = Fixture::new(CONFIG);
     let path = effort(&fixture, "one", &[("src/x.rs", "x\n")]);
-    let json = run_in(&fixture, &path, &["start", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["start", "--json"], &[]).json();
     assert_eq!(json["error"], "precondition_failed");
     let json = fixture.run(&["start", "--name", "one", "--json"]).json();
     assert_eq!(json["error"], "precondition_failed", "the name is taken");
@@ -564,7 +553,7 @@ fn prepare_and_test_run_their_stages_without_proof() {
     ));
     let path = effort(&fixture, "loop", &[("src/x.rs", "x\n")]);
     std::fs::write(path.join("uncommitted.txt"), "fine\n").unwrap();
-    let json = run_in(&fixture, &path, &["prepare", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["prepare", "--json"], &[]).json();
     assert_eq!(json["ok"], true, "{json}");
     let steps: Vec<&str> = json["steps"]
         .as_array()
@@ -574,7 +563,7 @@ fn prepare_and_test_run_their_stages_without_proof() {
         .collect();
     assert_eq!(steps, ["job:format", "job:lint"]);
     assert!(path.join("fmt.log").exists());
-    let json = run_in(&fixture, &path, &["test", "--json"], &[]).json();
+    let json = fixture.run_in(&path, &["test", "--json"], &[]).json();
     assert_eq!(json["ok"], true);
     assert_eq!(json["data"]["proof"], "not-issued");
     assert!(
@@ -607,8 +596,8 @@ fn lifecycle_outputs_are_snapshotted() {
             "passed in [s] s".to_owned(),
         ),
     ];
-    let done = run_in(&fixture, &path, &["done", "--markdown"], &[]).stdout;
-    let refusal = run_in(&fixture, &path, &["accept", "--json"], &[]).stdout;
+    let done = fixture.run_in(&path, &["done", "--markdown"], &[]).stdout;
+    let refusal = fixture.run_in(&path, &["accept", "--json"], &[]).stdout;
     insta::with_settings!({filters => filters.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect::<Vec<_>>()}, {
         insta::assert_snapshot!("done_markdown", done);
         insta::assert_snapshot!("accept_awaiting_consent_json", refusal);

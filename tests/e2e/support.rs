@@ -91,8 +91,13 @@ impl Fixture {
     }
 
     pub fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.run_in(self.path(), args, env)
+    }
+
+    /// Run the binary in `dir` (an effort's worktree, say) with this fixture's environment.
+    pub fn run_in(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
-        cmd.args(args).current_dir(self.path());
+        cmd.args(args).current_dir(dir);
         discern_tests::hermetic(&mut cmd, self.repo.home());
         cmd.env("DISCERN_CACHE_DIR", cache_dir());
         for (k, v) in env {

@@ -127,10 +127,23 @@ pub const FIXTURE: &[(&str, &[u8])] = &[
 ];
 
 /// A file whose only marker lies past the 8 KiB the producers read.
-pub fn big_file() -> Vec<u8> {
+fn big_file() -> Vec<u8> {
     let mut bytes = vec![b'x'; 9000];
     bytes.extend_from_slice(b"\n// SPDX-License-Identifier: MIT\n");
     bytes
+}
+
+/// How many files [`write_fixture`] writes.
+pub const FIXTURE_FILES: usize = FIXTURE.len() + 2;
+
+/// Write the fixture into `repo` (not committed): [`FIXTURE`], the big file, and a
+/// `.gitignore` that keeps `build/` (where components go) out of the snapshot.
+pub fn write_fixture(repo: &crate::TestRepo) {
+    for (path, bytes) in FIXTURE {
+        repo.write(path, bytes);
+    }
+    repo.write("src/big.rs", big_file());
+    repo.write(".gitignore", "build/\n");
 }
 
 /// One Standard per language measures each case.

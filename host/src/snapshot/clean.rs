@@ -11,7 +11,7 @@
 //! mismatch, an untracked name that is not ignored — is "cannot tell", and the caller asks
 //! `git status`, which stays the authority on what is dirty and why.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io::Write;
 use std::ops::Range;
@@ -80,8 +80,8 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
                 let (check, folders) = (&check, &folders);
                 scope.spawn(move || {
                     let (mut names, mut racy) = (Vec::new(), Vec::new());
-                    for (prefix, range) in folders.iter().skip(worker).step_by(workers) {
-                        names.extend(check.folder(prefix, range.clone(), &mut racy)?);
+                    for folder in folders.iter().skip(worker).step_by(workers) {
+                        names.extend(check.folder(folder, &mut racy)?);
                     }
                     Some((names, racy))
                 })
@@ -130,30 +130,50 @@ fn index_matches(state: &State, head: &Snapshot) -> bool {
 /// fresh checkout, thousands may be.
 const RACY_BUDGET: usize = 256;
 
-/// Every tracked folder (`prefix` empty or ending in `/`) with the range of the sorted index
-/// paths below it.
-fn tracked_folders(
-    paths: &[&[u8]],
+/// One tracked folder, as the index knows it.
+struct Folder<'a> {
+    /// Empty for the root, else ending in `/`.
+    prefix: Vec<u8>,
+    /// Tracked files directly in it: name → index of the entry.
+    files: HashMap<&'a [u8], usize>,
+    /// Names of tracked subfolders.
+    subfolders: HashSet<&'a [u8]>,
+}
+
+/// Every tracked folder below `prefix`, whose sorted index paths are `range`, in one pass:
+/// a subfolder's paths are a contiguous run, skipped with a binary search.
+fn tracked_folders<'a>(
+    paths: &[&'a [u8]],
     prefix: Vec<u8>,
     range: Range<usize>,
-    folders: &mut Vec<(Vec<u8>, Range<usize>)>,
+    folders: &mut Vec<Folder<'a>>,
 ) {
+    let mut folder = Folder {
+        prefix,
+        files: HashMap::new(),
+        subfolders: HashSet::new(),
+    };
+    let mut below = Vec::new();
     let mut at = range.start;
-    let mut subfolders = Vec::new();
     while at < range.end {
-        let rest = &paths[at][prefix.len()..];
+        let path = paths[at];
+        let rest = &path[folder.prefix.len()..];
         match rest.iter().position(|b| *b == b'/') {
             Some(slash) => {
-                let sub = [prefix.as_slice(), &rest[..=slash]].concat();
-                let len = paths[at..range.end].partition_point(|p| p.starts_with(&sub));
-                subfolders.push((sub, at..at + len));
+                let sub = &path[..folder.prefix.len() + slash + 1];
+                let len = paths[at..range.end].partition_point(|p| p.starts_with(sub));
+                folder.subfolders.insert(&rest[..slash]);
+                below.push((sub.to_vec(), at..at + len));
                 at += len;
             }
-            None => at += 1,
+            None => {
+                folder.files.insert(rest, at);
+                at += 1;
+            }
         }
     }
-    folders.push((prefix, range));
-    for (sub, range) in subfolders {
+    folders.push(folder);
+    for (sub, range) in below {
         tracked_folders(paths, sub, range, folders);
     }
 }
@@ -170,29 +190,12 @@ impl Check<'_> {
     /// data (or, racily clean, its content), every tracked subfolder must be a folder; returns
     /// the names the index does not know (folders with a trailing `/`), or `None` ("cannot
     /// tell").
-    fn folder(
-        &self,
-        prefix: &[u8],
-        range: Range<usize>,
-        racy: &mut Vec<String>,
-    ) -> Option<Vec<String>> {
-        let mut files: HashMap<&[u8], usize> = HashMap::new();
-        let mut subfolders: HashMap<&[u8], ()> = HashMap::new();
-        let mut at = range.start;
-        while at < range.end {
-            let rest = &self.paths[at][prefix.len()..];
-            match rest.iter().position(|b| *b == b'/') {
-                Some(slash) => {
-                    let sub = &self.paths[at][..prefix.len() + slash + 1];
-                    subfolders.insert(&rest[..slash], ());
-                    at += self.paths[at..range.end].partition_point(|p| p.starts_with(sub));
-                }
-                None => {
-                    files.insert(rest, at);
-                    at += 1;
-                }
-            }
-        }
+    fn folder(&self, folder: &Folder, racy: &mut Vec<String>) -> Option<Vec<String>> {
+        let Folder {
+            prefix,
+            files,
+            subfolders,
+        } = folder;
         let dir = self.root.join(OsStr::from_bytes(prefix));
         let mut seen = 0;
         let mut untracked = Vec::new();
@@ -211,7 +214,7 @@ impl Check<'_> {
                 {
                     return None;
                 }
-            } else if subfolders.contains_key(name) {
+            } else if subfolders.contains(name) {
                 seen += 1;
                 if !dirent.file_type().ok()?.is_dir() {
                     return None;

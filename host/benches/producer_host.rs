@@ -428,9 +428,16 @@ fn evidence_scenarios(
     let measure = || {
         let config = Config::load(&clone).expect("config").expect("present");
         let selected: Vec<_> = config.standards.iter().collect();
-        let measured =
-            discern::standards::measure_selected(&ws, &runtime, &config, &selected, false, &|_| {})
-                .unwrap_or_else(|e| panic!("{}", e.message.clone().unwrap_or_default()));
+        let measured = discern::standards::measure_with(
+            &ws,
+            &runtime,
+            &config,
+            &selected,
+            &discern::standards::MeasureOptions::default(),
+            &[],
+            &|_| {},
+        )
+        .unwrap_or_else(|e| panic!("{}", e.message.clone().unwrap_or_default()));
         assert!(
             measured.standards.iter().all(|s| s.value.is_some()),
             "{:?}",

@@ -96,6 +96,8 @@ type ChangedSince = HashMap<(String, gix::ObjectId), Option<Arc<Vec<String>>>>;
 pub struct Store {
     dir: PathBuf,
     changed: Arc<Mutex<ChangedSince>>,
+    /// A store that is only read (a dry run): lookups touch nothing, saves write nothing.
+    read_only: bool,
 }
 
 impl Store {
@@ -103,6 +105,15 @@ impl Store {
         Self {
             dir,
             changed: Arc::default(),
+            read_only: false,
+        }
+    }
+
+    /// A store that is only read: valid entries are reused, nothing is written or touched.
+    pub fn read_only(dir: PathBuf) -> Self {
+        Self {
+            read_only: true,
+            ..Self::new(dir)
         }
     }
 
@@ -137,6 +148,9 @@ impl Store {
                 && self.valid_on(&entry, snapshot))
             .then(|| {
                 // Touch it: eviction is least-recently-used.
+                if self.read_only {
+                    return entry;
+                }
                 let _ = std::fs::File::options()
                     .append(true)
                     .open(&path)
@@ -154,6 +168,9 @@ impl Store {
         metrics: &[Metric],
         read_set: &ReadSet,
     ) -> std::io::Result<()> {
+        if self.read_only {
+            return Ok(());
+        }
         let entry = Entry {
             version: VERSION,
             identity: identity.to_owned(),

@@ -1,21 +1,24 @@
 //! discern: keeps a repository's measured quality limits (Standards) honest.
 //!
-//! The library holds every concern; the `discern` binary is a thin CLI over it. See
+//! The library holds every concern but the frontends: the `discern` binary (`frontend/`)
+//! holds the CLI and the MCP server, built from the verb table ([`verbs`]). See
 //! `ARCHITECTURE.md` at the repository root for the map and the invariants.
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod builtins;
-pub mod cli;
 pub mod commit;
 pub mod config;
 pub mod digest;
 pub mod evidence;
 pub mod fsutil;
+#[cfg(test)]
+mod import_graph;
 pub mod jobs;
 pub mod lifecycle;
-pub mod mcp;
+pub mod operations;
 pub mod planner;
+pub mod preflight;
 pub mod producers;
 pub mod proof;
 pub mod proposals;
@@ -24,4 +27,5 @@ pub mod runtime;
 pub mod snapshot;
 pub mod standards;
 pub mod status;
+pub mod verbs;
 pub mod workspace;

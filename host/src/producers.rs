@@ -8,6 +8,13 @@ use crate::builtins;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::{Runtime, supported_wit_versions};
 
+pub const VERB: &str = "producers";
+
+/// `discern producers` takes no arguments.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProducersRequest {}
+
 #[derive(Debug, Serialize)]
 struct ProducerRow {
     name: String,

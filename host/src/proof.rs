@@ -55,6 +55,18 @@ pub enum ProofState {
     Dirty,
 }
 
+impl ProofState {
+    /// The wire name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProofState::Honored => "honored",
+            ProofState::Missing => "missing",
+            ProofState::Stale => "stale",
+            ProofState::Dirty => "dirty",
+        }
+    }
+}
+
 pub fn load(repo: &Repo) -> Option<Proof> {
     let bytes = std::fs::read(repo.admin_path(FILE)).ok()?;
     let proof: Proof = serde_json::from_slice(&bytes).ok()?;
@@ -107,7 +119,7 @@ pub fn line(
 ) -> String {
     let mut line = format!(
         "Proof: {branch} at {} ({} vs {trunk}); Standards: {}",
-        crate::standards::short(commit),
+        crate::snapshot::short(commit),
         if diffstat.is_empty() {
             "no changes".to_owned()
         } else {

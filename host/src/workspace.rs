@@ -16,6 +16,8 @@ pub struct Settings {
     pub progress: bool,
     /// `DISCERN_TRACE`: a file that receives one JSON line per producer call into the host.
     pub trace: Option<PathBuf>,
+    /// Test-only fault injection (`DISCERN_FAULT`, `DISCERN_FAULT_EXEC`; debug builds only).
+    pub faults: crate::commit::Faults,
 }
 
 impl Settings {
@@ -68,6 +70,7 @@ impl Settings {
             trace: std::env::var_os("DISCERN_TRACE")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
+            faults: crate::commit::Faults::from_env(),
         }
     }
 }

@@ -14,3 +14,4 @@ mod sandbox;
 mod snapshot;
 mod standards;
 mod status;
+mod surfaces;

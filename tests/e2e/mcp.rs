@@ -29,7 +29,7 @@ config = { pattern = "TODO", paths = ["src/**"] }
 metric = "files"
 "#;
 
-async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<RoleClient, ()> {
+pub(crate) async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<RoleClient, ()> {
     let home = fixture.repo.home().to_owned();
     let dir = dir.to_owned();
     let transport = TokioChildProcess::new(
@@ -44,7 +44,7 @@ async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<RoleClient, ()
     ().serve(transport).await.unwrap()
 }
 
-async fn call(
+pub(crate) async fn call(
     client: &RunningService<RoleClient, ()>,
     tool: &str,
     arguments: Value,
@@ -82,7 +82,7 @@ async fn the_tool_surface_is_ordered_strict_and_snapshotted() {
     let client = connect(&fixture, fixture.path()).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, discern::mcp::TOOL_ORDER);
+    assert_eq!(names, discern::verbs::tool_names());
     assert!(names.iter().all(|n| n.len() <= 24), "{names:?}");
     for tool in &tools {
         assert_eq!(
@@ -103,6 +103,11 @@ async fn the_tool_surface_is_ordered_strict_and_snapshotted() {
         serde_json::to_string(&tools).unwrap().len()
     );
     insta::assert_snapshot!("mcp_tools_list", listing);
+    // Agents pay for the listing in every session: it stays within 12 KB on the wire.
+    let wire = serde_json::to_string(&json!({ "tools": tools }))
+        .unwrap()
+        .len();
+    assert!(wire <= 12_000, "tools/list is {wire} bytes on the wire");
 
     // An unknown key is refused as a tool result with its slug, not a protocol error.
     let (is_error, envelope, text) =

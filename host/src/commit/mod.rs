@@ -18,8 +18,8 @@ use crate::snapshot::Repo;
 mod transaction;
 
 pub use transaction::{
-    ConfigCommit, JOURNAL, Journal, Recovery, changed_paths, check_shape, config_only_commit,
-    recover,
+    ConfigCommit, JOURNAL, Journal, Recovery, StateFile, changed_paths, check_shape,
+    config_only_commit, pending, recover,
 };
 
 /// Named steps where a test build can stop the process (see [`Faults`]).

@@ -16,8 +16,41 @@ pub struct ConfigCommit<'a> {
     pub head: ObjectId,
     pub content: &'a [u8],
     pub message: &'a str,
-    /// What must be written once the commit exists (proposal records), replayed by recovery.
-    pub payload: serde_json::Value,
+    /// The state files that must be written once the commit exists (proposal records bound
+    /// to it), given the new commit's id. They are part of the journal, so recovery writes
+    /// them without knowing which verb made the transaction.
+    pub files: &'a dyn Fn(ObjectId) -> Result<Vec<StateFile>, String>,
+}
+
+/// One file under `<git-dir>/discern/` that a transaction writes once its commit exists.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StateFile {
+    /// The file name under `<git-dir>/discern/` (a plain name: no folder, no `..`).
+    pub name: String,
+    /// Its whole new content; `None` removes the file.
+    pub content: Option<String>,
+}
+
+impl StateFile {
+    fn write(&self, repo: &Repo) -> std::io::Result<()> {
+        let plain = !self.name.is_empty()
+            && !self.name.starts_with('.')
+            && !self.name.contains(['/', '\\']);
+        if !plain {
+            return Err(std::io::Error::other(format!(
+                "the journal names an unsafe state file {:?}",
+                self.name
+            )));
+        }
+        let path = repo.admin_path(&self.name);
+        match &self.content {
+            Some(content) => crate::fsutil::write_atomic(&path, content.as_bytes()),
+            None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
+        }
+    }
 }
 
 /// The transaction journal: written before the ref moves, removed when everything is done.
@@ -30,11 +63,14 @@ pub struct Journal {
     pub head: String,
     pub commit: String,
     pub content: String,
-    pub payload: serde_json::Value,
+    /// What the transaction writes once its commit exists.
+    #[serde(default)]
+    pub files: Vec<StateFile>,
 }
 
 pub const JOURNAL: &str = "config-transaction.json";
-const JOURNAL_VERSION: u32 = 1;
+/// 2: the journal carries its state files (1 carried a verb-specific payload).
+const JOURNAL_VERSION: u32 = 2;
 
 /// How a leftover journal was resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,10 +89,10 @@ pub fn config_only_commit(
     repo: &Repo,
     commit: &ConfigCommit<'_>,
     faults: &Faults,
-    complete: &dyn Fn(&Journal) -> std::io::Result<()>,
 ) -> Result<ObjectId, CommitError> {
     let (new, blob) = write_objects(repo, commit.head, commit.content, commit.message)?;
     faults.point(step::OBJECTS_WRITTEN);
+    let files = (commit.files)(new).map_err(|e| git_error("cannot prepare the records", e))?;
     let journal = Journal {
         version: JOURNAL_VERSION,
         kind: commit.kind.to_owned(),
@@ -64,7 +100,7 @@ pub fn config_only_commit(
         head: commit.head.to_string(),
         commit: new.to_string(),
         content: String::from_utf8_lossy(commit.content).into_owned(),
-        payload: commit.payload.clone(),
+        files,
     };
     let journal_path = repo.admin_path(JOURNAL);
     let bytes = serde_json::to_vec_pretty(&journal)
@@ -90,7 +126,7 @@ pub fn config_only_commit(
         return Err(e);
     }
     faults.point(step::WORKTREE_SYNCED);
-    complete(&journal).map_err(|e| {
+    write_files(repo, &journal).map_err(|e| {
         git_error(
             "the commit landed but its records could not be written (the next call finishes them)",
             e,
@@ -101,11 +137,27 @@ pub fn config_only_commit(
     Ok(new)
 }
 
-/// Finish or unwind a transaction a crash interrupted. `Ok(None)`: there was none.
-pub fn recover(
-    repo: &Repo,
-    complete: &dyn Fn(&Journal) -> std::io::Result<()>,
-) -> Result<Option<Recovery>, CommitError> {
+/// The journal of a transaction a crash interrupted, if one is pending: what read-only verbs
+/// and dry runs report instead of recovering (they write nothing). `Err` when the journal
+/// exists but cannot be read.
+pub fn pending(repo: &Repo) -> Result<Option<Journal>, String> {
+    let path = repo.admin_path(JOURNAL);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| format!("{} is unreadable ({e})", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{} cannot be read ({e})", path.display())),
+    }
+}
+
+fn write_files(repo: &Repo, journal: &Journal) -> std::io::Result<()> {
+    journal.files.iter().try_for_each(|file| file.write(repo))
+}
+
+/// Finish or unwind a transaction a crash interrupted, whatever verb made it. `Ok(None)`:
+/// there was none.
+pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
     let path = repo.admin_path(JOURNAL);
     let Ok(bytes) = std::fs::read(&path) else {
         return Ok(None);
@@ -118,9 +170,9 @@ pub fn recover(
     };
     let journal: Journal =
         serde_json::from_slice(&bytes).map_err(|e| unreadable(format!("is unreadable ({e})")))?;
-    if journal.version > JOURNAL_VERSION {
+    if journal.version != JOURNAL_VERSION {
         return Err(unreadable(format!(
-            "was written by a newer discern (version {})",
+            "was written by another version of discern (format {}, this one reads {JOURNAL_VERSION})",
             journal.version
         )));
     }
@@ -155,7 +207,8 @@ pub fn recover(
         .map_err(|e| git_error("cannot write the config blob", e))?
         .detach();
     sync_worktree(repo, journal.content.as_bytes(), blob)?;
-    complete(&journal).map_err(|e| git_error("cannot write the transaction's records", e))?;
+    write_files(repo, &journal)
+        .map_err(|e| git_error("cannot write the transaction's records", e))?;
     std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
     Ok(Some(Recovery::Completed(journal)))
 }

@@ -13,6 +13,16 @@ pub enum Stage {
 impl Stage {
     pub const NAMES: &'static str = "fix, build, check, test";
 
+    /// The wire name (as serialized and as written in `discern.toml`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Fix => "fix",
+            Stage::Build => "build",
+            Stage::Check => "check",
+            Stage::Test => "test",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "fix" => Some(Stage::Fix),

@@ -9,25 +9,35 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use serde_json::json;
 
-use super::operations::Journal;
+use super::Moved;
 use crate::commit;
 use crate::config::Config;
+use crate::operations::Journal;
+use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, ProofState};
 use crate::proposals::{self, ApprovalItem};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::snapshot::short;
 use crate::snapshot::{Pathspec, Repo};
-use crate::standards::short;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "accept";
 pub const NOTE_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AcceptRequest {
-    /// The owner consented in conversation.
+    /// The owner consented to this landing in conversation.
+    #[arg(long)]
+    #[serde(default)]
     pub confirmed: bool,
-    /// One approval token per live proposal.
+    /// The owner's approval of one limit proposal, by its token (once per proposal).
+    #[arg(long = "approve-standard", value_name = "TOKEN")]
+    #[serde(default)]
     pub approve_standard: Vec<String>,
+    /// Preview only: what landing would do; nothing is written.
+    #[arg(long)]
+    #[serde(default)]
     pub dry_run: bool,
 }
 
@@ -45,13 +55,17 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
     Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
 }
 
-pub fn accept(ws: &Workspace, request: &AcceptRequest) -> Envelope {
-    let journal = Journal::begin(&ws.repo, VERB);
-    let envelope = land(ws, request);
-    journal.finish(envelope)
+pub fn accept(ws: &Workspace, request: &AcceptRequest) -> Moved {
+    // A dry run writes nothing, not even the operation journal.
+    let journal = Journal::begin_unless(request.dry_run, &ws.repo, VERB);
+    let landed = land(ws, request);
+    Moved {
+        envelope: journal.finish(landed.envelope),
+        root: landed.root,
+    }
 }
 
-fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
+fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
     let repo = &ws.repo;
     if repo.is_main_checkout() {
         return refuse(
@@ -59,7 +73,8 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             "accept lands an effort; this is the main checkout.",
             HintId::WorkInEffort,
             "Run `discern accept` inside the effort worktree.",
-        );
+        )
+        .into();
     }
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.trunk(config.as_ref());
@@ -69,11 +84,11 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             "HEAD is detached.",
             HintId::WorkInEffort,
             "Check out the effort branch.",
-        );
+        )
+        .into();
     };
-    let dirty = repo.dirty_paths().unwrap_or_default();
-    if !dirty.is_empty() {
-        return crate::standards::dirty_refusal(VERB, &dirty);
+    if let Err(refusal) = preflight::require_clean(VERB, repo, Cleanliness::Full) {
+        return (*refusal).into();
     }
     let (Some(head), Some(trunk_commit)) = (
         repo.head().ok().flatten(),
@@ -84,7 +99,8 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             format!("HEAD or the trunk {trunk} cannot be read."),
             HintId::UpdateFromTrunk,
             "Check the repository.",
-        );
+        )
+        .into();
     };
     let (state, proof) = proof::state(repo);
     let Some(proof) = proof.filter(|_| state == ProofState::Honored) else {
@@ -93,11 +109,12 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             format!(
                 "There is no honored Proof for {} ({}); only proven work lands.",
                 short(&head.to_string()),
-                format!("{state:?}").to_lowercase()
+                state.as_str()
             ),
             HintId::FixGate,
             "Run `discern done`, then accept.",
-        );
+        )
+        .into();
     };
     if !repo.is_ancestor(trunk_commit, head) {
         return refuse(
@@ -107,7 +124,7 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             ),
             HintId::UpdateFromTrunk,
             "Run `discern update`, then `discern done`, then accept.",
-        );
+        ).into();
     }
 
     // Authority: consent in conversation, or every changed path inside a standing grant.
@@ -139,7 +156,7 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
         e.data = Some(
             json!({ "proof_line": proof.line, "changed_paths": changed, "pre_authorized": scopes }),
         );
-        return e;
+        return e.into();
     }
     if !records.is_empty() {
         let stale: Vec<String> = records
@@ -155,7 +172,8 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
                 format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
                 HintId::StandardsPropose,
                 "Renew them (repeat the proposal batch), run `discern done`, then accept.",
-            );
+            )
+            .into();
         }
         let wanted: BTreeSet<&str> = items.iter().map(|i| i.token.as_str()).collect();
         let given: Vec<&str> = request
@@ -198,7 +216,7 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
                 title: "Proposals awaiting exact owner approval".to_owned(),
                 lines: items.iter().map(ApprovalItem::line).collect(),
             }];
-            return e;
+            return e.into();
         }
     }
 
@@ -210,15 +228,32 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             "Cannot find the main checkout.",
             HintId::ReportBug,
             "Report this as a bug in discern.",
-        );
+        )
+        .into();
     };
     let main_repo = Repo::discover(&main.path).ok();
     let main_on_trunk = main.branch.as_deref() == Some(trunk.as_str());
     if main_on_trunk {
-        let main_dirty: Vec<String> = main_repo
-            .as_ref()
-            .map(|m| m.tracked_changes().unwrap_or_default())
-            .unwrap_or_default();
+        let main_dirty = match &main_repo {
+            Some(m) => preflight::dirty_paths(m, Cleanliness::TrackedFiles),
+            None => Err(crate::snapshot::RepoError::Read {
+                what: format!("the main checkout {}", main.path.display()),
+                message: "it is not a readable git work tree".to_owned(),
+            }),
+        };
+        let main_dirty = match main_dirty {
+            Ok(dirty) => dirty,
+            Err(e) => {
+                return refuse(
+                    ErrorSlug::PreconditionFailed,
+                    format!(
+                        "Whether the main checkout ({trunk}) has uncommitted changes cannot be told: {e}. Nothing was changed."
+                    ),
+                    HintId::AskOwner,
+                    &format!("Ask the owner to run `git status` in {} and fix what it reports, then accept again.", main.path.display()),
+                ).into();
+            }
+        };
         if !main_dirty.is_empty() {
             return refuse(
                 ErrorSlug::PreconditionFailed,
@@ -228,7 +263,7 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
                 ),
                 HintId::AskOwner,
                 "Ask the owner to commit or stash the main checkout's changes, then accept again.",
-            );
+            ).into();
         }
     }
     let consent = if request.confirmed {
@@ -249,7 +284,7 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             },
         );
         e.dry_run = Some(true);
-        return e;
+        return e.into();
     }
 
     // Land: fast-forward the trunk (CAS), then the note, then clean up.
@@ -265,7 +300,8 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             format!("Nothing landed: {e}."),
             HintId::UpdateFromTrunk,
             "Run `discern update`, `discern done`, then accept again.",
-        );
+        )
+        .into();
     }
     let note = ProofNote {
         version: NOTE_VERSION,
@@ -338,5 +374,8 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Envelope {
             main.path.display()
         ),
     ));
-    e
+    Moved {
+        envelope: e,
+        root: removed.then(|| main.path.clone()),
+    }
 }

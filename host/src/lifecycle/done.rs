@@ -4,21 +4,30 @@
 
 use serde_json::{Value, json};
 
-use super::operations::Journal;
 use super::steps::{self, Step};
 use crate::config::{Config, Stage};
+use crate::operations::Journal;
+use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
 use crate::proposals;
 use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity};
 use crate::runtime::Runtime;
-use crate::standards::{self, Measurement, Verdict, short};
+use crate::snapshot::short;
+use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "done";
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DoneRequest {
+    /// Run the gate even when Proof for this exact commit is current.
+    #[arg(long)]
+    #[serde(default)]
     pub rerun: bool,
+    /// Preview only: the stages and Standards the gate would run; nothing runs or is written.
+    #[arg(long)]
+    #[serde(default)]
     pub dry_run: bool,
 }
 
@@ -32,7 +41,8 @@ pub fn done(
     request: &DoneRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    let mut journal = Journal::begin(&ws.repo, VERB);
+    // A dry run writes nothing, not even the operation journal.
+    let mut journal = Journal::begin_unless(request.dry_run, &ws.repo, VERB);
     let envelope = gate(ws, runtime, request, &mut journal, progress);
     journal.finish(envelope)
 }
@@ -45,12 +55,12 @@ fn gate(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     let repo = &ws.repo;
-    if let Err(e) = proposals::recover(repo) {
-        return proposals::recovery_refusal(VERB, &e);
+    if let Err(refusal) = preflight::recover(VERB, repo) {
+        return *refusal;
     }
     let config = match Config::load(repo.root()) {
         Ok(config) => config,
-        Err(e) => return standards::config_refusal(VERB, &e),
+        Err(e) => return crate::preflight::config_refusal(VERB, &e),
     };
     let trunk = ws.trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {
@@ -71,9 +81,8 @@ fn gate(
             "Start an effort (`discern start`) and run `discern done` there.",
         );
     }
-    let dirty = repo.dirty_paths().unwrap_or_default();
-    if !dirty.is_empty() {
-        return standards::dirty_refusal(VERB, &dirty);
+    if let Err(refusal) = preflight::require_clean(VERB, repo, Cleanliness::Full) {
+        return *refusal;
     }
     let Some(head) = repo.head().ok().flatten() else {
         return refuse(
@@ -93,7 +102,19 @@ fn gate(
             "Fetch the trunk or set DISCERN_TRUNK, then run `discern done` again.",
         );
     };
-    let (ahead, behind) = repo.ahead_behind(trunk_commit, head).unwrap_or((0, 0));
+    let (ahead, behind) = match repo.ahead_behind(trunk_commit, head) {
+        Ok(counts) => counts,
+        Err(e) => {
+            return refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("How far {branch} is ahead of {trunk} cannot be told: {e}."),
+                HintId::CheckRepository,
+                &format!(
+                    "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run `discern done` again."
+                ),
+            );
+        }
+    };
     if ahead == 0 {
         return refuse(
             ErrorSlug::PreconditionFailed,
@@ -127,7 +148,7 @@ fn gate(
             .flat_map(|s| {
                 stage_jobs(&[*s])
                     .into_iter()
-                    .map(|j| format!("job:{} ({:?})", j.name, j.stage).to_lowercase())
+                    .map(|j| format!("job:{} ({})", j.name, j.stage.as_str()))
             })
             .chain(
                 config
@@ -218,18 +239,13 @@ fn gate(
     // Never-loosen.
     journal.phase("standards-limits");
     let limits = config.as_ref().map(|config| {
-        standards::limits::check(
-            repo,
-            config,
-            &trunk,
-            &standards::proposal_claims(ws, config),
-        )
+        standards::limits::check(repo, config, &trunk, &proposals::claims(ws, config))
     });
     if let Some(limits) = &limits {
         all_steps.push(Step::check(
             "standards-limits",
             !limits.blocking(),
-            format!("{:?}", limits.summary.status).to_lowercase(),
+            limits.summary.status.as_str().to_owned(),
         ));
         if limits.blocking() {
             let reason = limits.summary.reason.clone().unwrap_or_default();
@@ -263,15 +279,25 @@ fn gate(
                 json!({}),
             );
         }
-        if name == "fix" && !repo.dirty_paths().unwrap_or_default().is_empty() {
-            diagnostics.push(Diagnostic { tool: "gate".to_owned(), severity: Severity::Error, message: "The fix stage changed committed files; the commit is not what the fix jobs produce.".to_owned(), reproduce_cmd: "discern prepare".to_owned(), file: None, line: None });
-            let mut envelope = fail(
-                "fix",
-                "The fix stage changed committed files.".to_owned(),
-                all_steps,
-                diagnostics,
-                json!({}),
-            );
+        let fix_changed = match preflight::dirty_paths(repo, Cleanliness::Full) {
+            _ if name != "fix" => None,
+            Ok(dirty) if dirty.is_empty() => None,
+            Ok(_) => Some("The fix stage changed committed files".to_owned()),
+            // Fail closed: an unknown state after the fix jobs is not "unchanged".
+            Err(e) => Some(format!(
+                "Whether the fix stage changed committed files cannot be told ({e})"
+            )),
+        };
+        if let Some(what) = fix_changed {
+            diagnostics.push(Diagnostic {
+                tool: "gate".to_owned(),
+                severity: Severity::Error,
+                message: format!("{what}; the commit is not what the fix jobs produce."),
+                reproduce_cmd: "discern prepare".to_owned(),
+                file: None,
+                line: None,
+            });
+            let mut envelope = fail("fix", format!("{what}."), all_steps, diagnostics, json!({}));
             envelope.hints = vec![Hint::next_step(
                 HintId::Prepare,
                 "Run `discern prepare`, commit what it changes, then `discern done` again.",
@@ -288,9 +314,21 @@ fn gate(
         let selected: Vec<_> = config.standards.iter().collect();
         let records = proposals::store::load(repo).unwrap_or_default();
         // Proposed Standards are measured fresh: their value must equal the record exactly.
-        let reuse = records.is_empty();
+        let options = MeasureOptions {
+            evidence: match records.is_empty() {
+                true => EvidenceUse::ReuseAndRecord,
+                false => EvidenceUse::Fresh,
+            },
+            ..MeasureOptions::default()
+        };
         let measured = match standards::measure_with(
-            ws, runtime, config, &selected, false, false, reuse, progress,
+            ws,
+            runtime,
+            config,
+            &selected,
+            &options,
+            &proposals::claims(ws, config),
+            progress,
         ) {
             Ok(measured) => measured,
             Err(refusal) => return *refusal,
@@ -328,7 +366,7 @@ fn gate(
                 limit: result.limit,
                 verdict: result
                     .verdict
-                    .map_or("held".to_owned(), |v| format!("{v:?}").to_lowercase()),
+                    .map_or("held".to_owned(), |v| v.as_str().to_owned()),
             });
             if let Some(record) = record {
                 pending.push(ProvenProposal {
@@ -364,9 +402,9 @@ fn gate(
     }
 
     // Proof only for the same clean commit.
-    if repo.head().ok().flatten() != Some(head)
-        || !repo.dirty_paths().unwrap_or_default().is_empty()
-    {
+    let still_clean =
+        preflight::dirty_paths(repo, Cleanliness::Full).is_ok_and(|dirty| dirty.is_empty());
+    if repo.head().ok().flatten() != Some(head) || !still_clean {
         return fail(
             "proof",
             "HEAD or the tree changed while the gate ran; no Proof was recorded.".to_owned(),

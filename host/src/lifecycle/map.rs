@@ -11,6 +11,18 @@ use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "map";
+
+/// `discern map [--target PAGE] [--search Q]`.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MapRequest {
+    /// A page (path under the map dir, without .md) or a region.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Words to search for (at most 5 results).
+    #[arg(long)]
+    pub search: Option<String>,
+}
 const MAX_RESULTS: usize = 5;
 
 #[derive(Debug, Clone, Serialize)]

@@ -3,11 +3,16 @@
 
 use serde_json::json;
 
-use super::operations::Journal;
 use super::steps::{self, Outcome};
 use crate::config::{Config, Stage};
+use crate::operations::Journal;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
+
+/// `discern prepare` and `discern test` take no arguments: they run jobs on the work tree as it is.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StageRequest {}
 
 pub fn prepare(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
     run_stages(ws, "prepare", &[&[Stage::Fix], &[Stage::Check]], progress)
@@ -26,7 +31,7 @@ fn run_stages(
 ) -> Envelope {
     let config = match Config::load(ws.root()) {
         Ok(config) => config,
-        Err(e) => return crate::standards::config_refusal(verb, &e),
+        Err(e) => return crate::preflight::config_refusal(verb, &e),
     };
     let mut all = Vec::new();
     let mut diagnostics = Vec::new();

@@ -4,21 +4,35 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
+use super::Moved;
 use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::preflight::{self, Cleanliness};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "start";
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StartRequest {
+    /// The effort's name (its id): default a random codename.
+    #[arg(long)]
     pub name: Option<String>,
+    /// A one-line title (≤ 120 characters).
+    #[arg(long)]
     pub title: Option<String>,
+    /// A one-line brief (≤ 500 characters).
+    #[arg(long)]
     pub brief: Option<String>,
+    /// Fork from this ref instead of the trunk.
+    #[arg(long)]
     pub from: Option<String>,
+    /// Preview only: what would be created; nothing is written.
+    #[arg(long)]
+    #[serde(default)]
     pub dry_run: bool,
 }
 
@@ -83,7 +97,7 @@ pub fn worktree_root(main: &Path) -> PathBuf {
     main.with_file_name(format!("{name}.worktrees"))
 }
 
-pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
+pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
     let repo = &ws.repo;
     if !repo.is_main_checkout() {
         return refuse(
@@ -93,11 +107,12 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                 repo.root().display()
             ),
             "Run `discern start` in the main checkout, or keep working in this effort.",
-        );
+        )
+        .into();
     }
     let config = match Config::load(repo.root()) {
         Ok(config) => config,
-        Err(e) => return crate::standards::config_refusal(VERB, &e),
+        Err(e) => return crate::preflight::config_refusal(VERB, &e).into(),
     };
     let trunk = ws.trunk(config.as_ref());
     let prefix = config
@@ -114,7 +129,8 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                 ErrorSlug::InvalidArguments,
                 format!("Cannot start: {problem}."),
                 "Give a one-line title (≤ 120 characters) and brief (≤ 500).",
-            );
+            )
+            .into();
         }
     }
     let from_ref = request.from.clone().unwrap_or_else(|| trunk.clone());
@@ -127,7 +143,8 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                     "Cannot start from {from_ref:?}: it does not name a commit in this repository."
                 ),
                 "Pass --from with a branch, tag or commit, or create the trunk branch first.",
-            );
+            )
+            .into();
         }
     };
     let root = worktree_root(repo.root());
@@ -138,7 +155,8 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                     ErrorSlug::InvalidArguments,
                     problem,
                     "Choose another --name.",
-                );
+                )
+                .into();
             }
             if taken(repo, &root, &prefix, name) {
                 return refuse(
@@ -148,7 +166,7 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                         root.join(name).display()
                     ),
                     "Choose another --name, or continue in the existing effort.",
-                );
+                ).into();
             }
             name.clone()
         }
@@ -162,7 +180,8 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                     ErrorSlug::Internal,
                     "Could not find a free effort name.",
                     "Pass --name.",
-                );
+                )
+                .into();
             }
         },
     };
@@ -188,7 +207,7 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
             },
         );
         envelope.dry_run = Some(true);
-        return envelope;
+        return envelope.into();
     }
 
     // Create, removing only what this call created if a later step fails.
@@ -202,7 +221,8 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
             ErrorSlug::PreconditionFailed,
             format!("Cannot create the branch {branch}: {e}."),
             "Choose another --name.",
-        );
+        )
+        .into();
     }
     if let Err(e) = std::fs::create_dir_all(&root)
         .map_err(|e| e.to_string())
@@ -226,7 +246,8 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                 path.display()
             ),
             "Check the folder and try again.",
-        );
+        )
+        .into();
     }
     let metadata = TaskMetadata {
         version: task::VERSION,
@@ -250,7 +271,8 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
                 "Cannot record the task metadata: {e}. The worktree and branch were removed again."
             ),
             "Check the repository's permissions and try again.",
-        );
+        )
+        .into();
     }
     let mut envelope = Envelope::ok(
         VERB,
@@ -259,7 +281,7 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
             state: format!(
                 "Started effort {id}: {} on branch {branch}, forked from {from_ref} at {}.",
                 path.display(),
-                crate::standards::short(&from_commit.to_string())
+                crate::snapshot::short(&from_commit.to_string())
             ),
             sections: vec![Section {
                 title: "Effort".to_owned(),
@@ -277,11 +299,15 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Envelope {
             path.display()
         ),
     ));
-    let dirty = repo.dirty_paths().unwrap_or_default();
-    if !dirty.is_empty() {
-        envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("The main checkout has uncommitted changes ({}); they stay there and are not in the new effort.", dirty.len())));
+    match preflight::dirty_paths(repo, Cleanliness::Full) {
+        Ok(dirty) if dirty.is_empty() => {}
+        Ok(dirty) => envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("The main checkout has uncommitted changes ({}); they stay there and are not in the new effort.", dirty.len()))),
+        Err(e) => envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("Whether the main checkout has uncommitted changes cannot be told ({e}); whatever it has stays there and is not in the new effort."))),
     }
-    envelope
+    Moved {
+        envelope,
+        root: Some(path),
+    }
 }
 
 fn taken(repo: &Repo, root: &Path, prefix: &str, id: &str) -> bool {

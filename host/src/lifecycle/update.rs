@@ -4,11 +4,25 @@
 use serde_json::json;
 
 use crate::config::Config;
+use crate::preflight::{self, CleanError, Cleanliness};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
-use crate::standards::short;
+use crate::snapshot::short;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "update";
+
+/// `discern update [--from REF] [--dry-run]`.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateRequest {
+    /// Merge this ref instead of the trunk.
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Preview only: what would be merged; nothing is written.
+    #[arg(long)]
+    #[serde(default)]
+    pub dry_run: bool,
+}
 
 fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
     Envelope::refusal(
@@ -38,16 +52,19 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
             "Check out the effort branch first.",
         );
     };
-    let tracked_dirty = repo.tracked_changes().unwrap_or_default();
-    if !tracked_dirty.is_empty() {
-        return refuse(
-            ErrorSlug::DirtyWorktree,
-            format!(
-                "Tracked files have uncommitted changes ({}); a merge needs them committed.",
-                tracked_dirty.join(", ")
-            ),
-            "Commit (or stash) your changes, then run `discern update`.",
-        );
+    match preflight::check_clean(repo, Cleanliness::TrackedFiles) {
+        Ok(()) => {}
+        Err(CleanError::Dirty(tracked_dirty)) => {
+            return refuse(
+                ErrorSlug::DirtyWorktree,
+                format!(
+                    "Tracked files have uncommitted changes ({}); a merge needs them committed.",
+                    tracked_dirty.join(", ")
+                ),
+                "Commit (or stash) your changes, then run `discern update`.",
+            );
+        }
+        Err(e) => return preflight::clean_refusal(VERB, repo, &e),
     }
     let (Some(head), Some(incoming)) = (
         repo.head().ok().flatten(),
@@ -59,7 +76,18 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
             "Pass --from with a branch, tag or commit.",
         );
     };
-    let (_, behind) = repo.ahead_behind(incoming, head).unwrap_or((0, 0));
+    let behind = match repo.ahead_behind(incoming, head) {
+        Ok((_, behind)) => behind,
+        Err(e) => {
+            return refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("Whether {branch} already contains {source} cannot be told: {e}."),
+                &format!(
+                    "Run `git rev-list --count HEAD..{source}` and fix what it reports, then run `discern update` again."
+                ),
+            );
+        }
+    };
     if behind == 0 {
         return Envelope::ok(
             VERB,

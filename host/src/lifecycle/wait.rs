@@ -8,8 +8,8 @@ use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::operations::Journal;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::operations::Journal;
 use crate::proof::{self, ProofState};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
 use crate::snapshot::Repo;
@@ -28,11 +28,65 @@ pub enum Condition {
     TrunkMoved,
 }
 
-#[derive(Debug, Clone, Default)]
+/// `discern await (--green E | --landed E | --trunk-moved | --resume C) [--timeout S]`.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[command(group(clap::ArgGroup::new("condition").args(["green", "landed", "trunk_moved", "resume"]).required(true)))]
 pub struct AwaitRequest {
-    pub condition: Option<Condition>,
-    pub timeout_s: Option<f64>,
+    /// Until this effort (id, path or branch) holds Proof for its current commit (or has landed).
+    #[arg(long, value_name = "EFFORT")]
+    pub green: Option<String>,
+    /// Until this effort's (id, path or branch) work is on the trunk.
+    #[arg(long, value_name = "EFFORT")]
+    pub landed: Option<String>,
+    /// Until the trunk moves.
+    #[arg(long)]
+    #[serde(default)]
+    pub trunk_moved: bool,
+    /// Continue an earlier wait by its resume handle.
+    #[arg(long, value_name = "HANDLE")]
     pub resume: Option<String>,
+    /// Seconds to wait (default 3300 on the CLI, 45 over MCP; 0 checks once). Not met: the CLI
+    /// exits 124.
+    #[arg(long)]
+    #[schemars(range(min = 0))]
+    pub timeout: Option<f64>,
+}
+
+impl AwaitRequest {
+    /// The one condition named, `None` when none is (a resume), or the refusal for several.
+    fn condition(&self) -> Result<Option<Condition>, Box<Envelope>> {
+        let named = usize::from(self.green.is_some())
+            + usize::from(self.landed.is_some())
+            + usize::from(self.trunk_moved);
+        if named > 1 {
+            return Err(Box::new(refuse(
+                ErrorSlug::InvalidArguments,
+                "Name exactly one condition: green, landed or trunk_moved.",
+                "Pass exactly one condition.",
+            )));
+        }
+        Ok(match (&self.green, &self.landed, self.trunk_moved) {
+            (Some(e), _, _) => Some(Condition::Green(e.clone())),
+            (_, Some(e), _) => Some(Condition::Landed(e.clone())),
+            (_, _, true) => Some(Condition::TrunkMoved),
+            _ => None,
+        })
+    }
+}
+
+/// What `await` returns: the envelope, and whether the condition was met (a CLI that was not
+/// met exits 124 so that scripts can loop on it).
+pub struct Awaited {
+    pub envelope: Envelope,
+    pub met: bool,
+}
+
+/// The wait, resolved: one condition or a resume handle, and the budget.
+struct Wait {
+    condition: Option<Condition>,
+    timeout_s: f64,
+    resume: Option<String>,
 }
 
 /// What a resume handle remembers.
@@ -61,13 +115,31 @@ fn continuation_path(repo: &Repo, handle: &str) -> PathBuf {
         .join(format!("{handle}.json"))
 }
 
-pub fn await_condition(ws: &Workspace, request: &AwaitRequest) -> Envelope {
+/// `await`, with `default_timeout_s` when the request names no timeout.
+pub fn await_condition(ws: &Workspace, request: &AwaitRequest, default_timeout_s: f64) -> Awaited {
+    let condition = match request.condition() {
+        Ok(condition) => condition,
+        Err(refusal) => {
+            return Awaited {
+                envelope: *refusal,
+                met: false,
+            };
+        }
+    };
+    let wait_for = Wait {
+        condition,
+        timeout_s: request.timeout.unwrap_or(default_timeout_s),
+        resume: request.resume.clone(),
+    };
     let journal = Journal::begin(&ws.repo, VERB);
-    let envelope = wait(ws, request);
-    journal.finish(envelope)
+    let (envelope, met) = wait(ws, &wait_for);
+    Awaited {
+        envelope: journal.finish(envelope),
+        met,
+    }
 }
 
-fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
+fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
     let repo = &ws.repo;
     let config = Config::load(repo.root()).ok().flatten();
     let prefix = config
@@ -77,10 +149,13 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
         });
     let continuation = match (&request.resume, &request.condition) {
         (Some(_), Some(_)) => {
-            return refuse(
-                ErrorSlug::InvalidArguments,
-                "Pass either a condition or --resume, not both.",
-                "Resume with only the handle.",
+            return (
+                refuse(
+                    ErrorSlug::InvalidArguments,
+                    "Pass either a condition or --resume, not both.",
+                    "Resume with only the handle.",
+                ),
+                false,
             );
         }
         (Some(handle), None) => {
@@ -95,10 +170,13 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
             match loaded {
                 Some(c) => c,
                 None => {
-                    return refuse(
-                        ErrorSlug::NotFound,
-                        format!("No await continuation {handle} is recorded."),
-                        "Start a new wait with --green, --landed or --trunk-moved.",
+                    return (
+                        refuse(
+                            ErrorSlug::NotFound,
+                            format!("No await continuation {handle} is recorded."),
+                            "Start a new wait with --green, --landed or --trunk-moved.",
+                        ),
+                        false,
                     );
                 }
             }
@@ -106,10 +184,13 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
         (None, Some(condition)) => {
             let trunk = ws.trunk(config.as_ref());
             let Some(trunk_start) = repo.branch_commit(&trunk).ok().flatten() else {
-                return refuse(
-                    ErrorSlug::PreconditionFailed,
-                    format!("The trunk {trunk} cannot be read."),
-                    "Create or fetch the trunk first.",
+                return (
+                    refuse(
+                        ErrorSlug::PreconditionFailed,
+                        format!("The trunk {trunk} cannot be read."),
+                        "Create or fetch the trunk first.",
+                    ),
+                    false,
                 );
             };
             let tip = match condition {
@@ -117,12 +198,15 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
                     match sibling(repo, &prefix, target) {
                         Some((_, tip)) => tip.map(|t| t.to_string()),
                         None => {
-                            return refuse(
-                                ErrorSlug::NotFound,
-                                format!(
-                                    "No effort {target:?}: not a worktree id, path or branch of this repository."
+                            return (
+                                refuse(
+                                    ErrorSlug::NotFound,
+                                    format!(
+                                        "No effort {target:?}: not a worktree id, path or branch of this repository."
+                                    ),
+                                    "Name the effort by its id, path or branch.",
                                 ),
-                                "Name the effort by its id, path or branch.",
+                                false,
                             );
                         }
                     }
@@ -139,19 +223,17 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
             }
         }
         (None, None) => {
-            return refuse(
-                ErrorSlug::InvalidArguments,
-                "Name one condition: --green EFFORT, --landed EFFORT or --trunk-moved.",
-                "Pass exactly one condition.",
+            return (
+                refuse(
+                    ErrorSlug::InvalidArguments,
+                    "Name one condition: --green EFFORT, --landed EFFORT or --trunk-moved.",
+                    "Pass exactly one condition.",
+                ),
+                false,
             );
         }
     };
-    let timeout = Duration::from_secs_f64(
-        request
-            .timeout_s
-            .unwrap_or(DEFAULT_TIMEOUT_S)
-            .clamp(0.0, DEFAULT_TIMEOUT_S),
-    );
+    let timeout = Duration::from_secs_f64(request.timeout_s.clamp(0.0, DEFAULT_TIMEOUT_S));
     let started = Instant::now();
     loop {
         let observed = observe(repo, &prefix, &continuation);
@@ -175,7 +257,7 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
                 },
             );
             e.hints.push(Hint::next_step(HintId::UpdateFromTrunk, "Bring the new work in with `discern update` (or start from it with `discern start --from`)."));
-            return e;
+            return (e, true);
         }
         if started.elapsed() >= timeout {
             break;
@@ -222,7 +304,7 @@ fn wait(ws: &Workspace, request: &AwaitRequest) -> Envelope {
         HintId::AwaitCondition,
         format!("Wait again with `discern await --resume {handle}`."),
     ));
-    e
+    (e, false)
 }
 
 struct Observed {

@@ -33,13 +33,14 @@ pub struct Outcomes {
 /// Run `plan`: reuse valid evidence, run the jobs the rest need in `root` (the checkout of the
 /// snapshot's commit), then the remaining executions against `snapshot`, recording evidence.
 /// `evidence` is `None` when nothing may be reused or recorded (a work-tree snapshot, a fresh
-/// measurement). `progress` hears about each step as it starts.
+/// measurement). `log_dir` is where job logs go, `None` in a dry run, which runs no job.
+/// `progress` hears about each step as it starts.
 pub fn execute(
     plan: &Plan,
     runtime: &Runtime,
     snapshot: &Snapshot,
     root: &Path,
-    log_dir: &Path,
+    log_dir: Option<&Path>,
     evidence: Option<&Store>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
@@ -82,7 +83,7 @@ pub fn execute(
             .iter()
             .zip(&reused)
             .any(|(e, r)| r.is_none() && e.needs.contains(&job.name));
-        if needed {
+        if needed && let Some(log_dir) = log_dir {
             progress(&format!("job {}", job.name));
             job_runs.insert(&job.name, jobs::run(job, root, log_dir));
         }
@@ -95,7 +96,10 @@ pub fn execute(
             let mut artifacts = Artifacts::new();
             for need in &execution.needs {
                 let Some(run) = job_runs.get(need.as_str()) else {
-                    return Err(format!("job {need} did not run"));
+                    return Err(match log_dir {
+                        Some(_) => format!("job {need} did not run"),
+                        None => format!("a dry run runs no job, and this reading needs job {need}"),
+                    });
                 };
                 if !run.ok {
                     return Err(format!(

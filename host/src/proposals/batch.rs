@@ -5,34 +5,42 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
+use super::ProposeRequest;
 use super::renew::rebind;
 use super::report::{batch_result, proposal_message};
 use super::{
-    BatchStatus, ProposalRecord, ProposalRequest, VERB, complete, evidence_paths, reason, recover,
-    recovery_refusal, refusal, stale_reasons, store,
+    BatchStatus, ProposalRecord, ProposalRequest, VERB, evidence_paths, reason, refusal,
+    stale_reasons, store,
 };
-use crate::commit::{self, ConfigCommit, Faults, Recovery};
+use crate::commit::{self, ConfigCommit, Recovery};
 use crate::config::{Config, FILE};
+use crate::preflight::{self, Cleanliness};
 use crate::result::{Envelope, ErrorSlug, Report};
 use crate::runtime::Runtime;
 use crate::snapshot::Repo;
-use crate::standards::{self, Measurement, Verdict};
+use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
 use crate::workspace::Workspace;
 
 /// `discern standards propose`: one batch, all or nothing.
 pub fn propose(
     ws: &Workspace,
     runtime: &Runtime,
-    requests: &[ProposalRequest],
-    dry_run: bool,
-    faults: &Faults,
+    request: &ProposeRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     let repo = &ws.repo;
-    // A crash in an earlier call is finished (or unwound) first.
-    let recovered = match recover(repo) {
-        Ok(recovered) => recovered,
-        Err(e) => return recovery_refusal(VERB, &e),
+    let (requests, dry_run) = (&request.proposals[..], request.dry_run);
+    let faults = &ws.settings.faults;
+    // A crash in an earlier call is finished (or unwound) first; a dry run only reports it.
+    let pending = dry_run
+        .then(|| preflight::pending_transaction(repo))
+        .flatten();
+    let recovered = match dry_run {
+        true => None,
+        false => match preflight::recover(VERB, repo) {
+            Ok(recovered) => recovered,
+            Err(refusal) => return *refusal,
+        },
     };
 
     // 1. Validate every request before any effect.
@@ -71,7 +79,7 @@ pub fn propose(
             "Give each proposal a one-paragraph technical reason (at most 500 characters, no secrets, no claim of approval).",
         );
     }
-    let config = match standards::load_config(ws, VERB) {
+    let config = match crate::preflight::load_config(ws, VERB) {
         Ok(Some(config)) => config,
         Ok(None) => {
             return refusal(
@@ -102,6 +110,10 @@ pub fn propose(
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
+    let clean = match preflight::observe_clean(VERB, repo, Cleanliness::Full) {
+        Ok(clean) => clean,
+        Err(refusal) => return *refusal,
+    };
     let branch = match commit::preflight(repo) {
         Ok(branch) => branch,
         Err(e) => {
@@ -121,9 +133,8 @@ pub fn propose(
             "Start an effort (`discern start`) or check out your work branch, then propose there.",
         );
     }
-    let dirty = repo.dirty_paths().unwrap_or_default();
-    if !dirty.is_empty() {
-        return standards::dirty_refusal(VERB, &dirty);
+    if let Err(e) = clean {
+        return preflight::clean_refusal(VERB, repo, &e);
     }
     let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
         return refusal(
@@ -253,7 +264,7 @@ pub fn propose(
                     "Check the git admin directory's permissions and try again.",
                 );
             }
-            clear_proof(repo);
+            crate::proof::clear(repo);
             return batch_result(BatchStatus::Replaced, &replaced, &branch, None);
         }
         return rebind(
@@ -306,10 +317,20 @@ pub fn propose(
             },
         );
         envelope.dry_run = Some(true);
+        envelope.advisories.extend(pending);
         return envelope;
     }
     let measured = match standards::measure_with(
-        ws, runtime, &config, &selected, false, false, false, progress,
+        ws,
+        runtime,
+        &config,
+        &selected,
+        &MeasureOptions {
+            evidence: EvidenceUse::Fresh,
+            ..MeasureOptions::default()
+        },
+        &super::claims(ws, &config),
+        progress,
     ) {
         Ok(measured) => measured,
         Err(refusal) => return *refusal,
@@ -418,15 +439,14 @@ pub fn propose(
         Err(e) => return refusal(ErrorSlug::Internal, e, "Report this as a bug in discern."),
     };
     let message = proposal_message(&records);
-    let payload = match serde_json::to_value(&records) {
-        Ok(payload) => payload,
-        Err(e) => {
-            return refusal(
-                ErrorSlug::Internal,
-                e.to_string(),
-                "Report this as a bug in discern.",
-            );
+    // The records are bound to the proposal commit once it exists; the journal carries them.
+    let bound = |commit: gix::ObjectId| {
+        let mut records = records.clone();
+        for record in &mut records {
+            record.commit = commit.to_string();
+            record.bound_commit = commit.to_string();
         }
+        store::state_file(&records).map(|file| vec![file])
     };
     let commit_result = commit::config_only_commit(
         repo,
@@ -436,10 +456,9 @@ pub fn propose(
             head,
             content: content.as_bytes(),
             message: &message,
-            payload,
+            files: &bound,
         },
         faults,
-        &|journal| complete(repo, journal),
     );
     if let Err(e) = commit_result {
         let slug = if matches!(e, commit::CommitError::Moved { .. }) {
@@ -453,7 +472,7 @@ pub fn propose(
             "Run the same batch again; a half-finished transaction is finished or unwound first.",
         );
     }
-    clear_proof(repo);
+    crate::proof::clear(repo);
     let records = store::load(repo).unwrap_or_default();
     batch_result(BatchStatus::Recorded, &records, &branch, None)
 }
@@ -482,8 +501,4 @@ fn changed_since_trunk(
     let before = repo.snapshot(base).map_err(|e| e.to_string())?;
     let after = repo.snapshot(head).map_err(|e| e.to_string())?;
     Ok(crate::snapshot::changed_paths(Some(&before), &after))
-}
-
-pub(super) fn clear_proof(repo: &Repo) {
-    let _ = std::fs::remove_file(repo.admin_path("gate-proof"));
 }

@@ -12,11 +12,12 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::commit::{self, Journal, Recovery};
+use crate::commit;
 use crate::config::{Config, FILE};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::snapshot::short;
 use crate::snapshot::{Pathspec, Repo};
-use crate::standards::{ProposalClaim, short};
+use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 
 pub use batch::propose;
@@ -26,11 +27,25 @@ pub use token::{ApprovalItem, approval_token};
 pub const VERB: &str = "standards propose";
 
 /// One requested proposal.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProposalRequest {
+    /// The Standard whose limit the work breached.
     pub name: String,
+    /// The technical reason (one paragraph, at most 500 characters).
     pub reason: String,
+}
+
+/// `propose`: the batch, all or nothing (MCP `discern_standards` with `action: "propose"`;
+/// the CLI's `standards propose NAME --reason R | --batch FILE` builds the same).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProposeRequest {
+    /// Ordered {name, reason} requests, all recorded in one config-only commit.
+    pub proposals: Vec<ProposalRequest>,
+    /// Validate and preview only; measure and write nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -120,38 +135,6 @@ pub(crate) fn refusal(slug: ErrorSlug, message: impl Into<String>, hint: &str) -
         slug,
         message,
         Hint::next_step(HintId::StandardsPropose, hint),
-    )
-}
-
-/// Write the records a proposal journal carries, bound to the journal's commit.
-pub(crate) fn complete(repo: &Repo, journal: &Journal) -> std::io::Result<()> {
-    let mut records: Vec<ProposalRecord> =
-        serde_json::from_value(journal.payload.clone()).map_err(std::io::Error::other)?;
-    for record in &mut records {
-        record.commit = journal.commit.clone();
-        record.bound_commit = journal.commit.clone();
-    }
-    store::save(repo, &records)
-}
-
-/// Finish or unwind whatever config transaction (pin or proposal) a crash interrupted.
-pub fn recover(repo: &Repo) -> Result<Option<Recovery>, commit::CommitError> {
-    commit::recover(repo, &|journal| match journal.kind.as_str() {
-        "proposal" => complete(repo, journal),
-        _ => Ok(()),
-    })
-}
-
-/// The refusal when an interrupted transaction cannot be recovered.
-pub fn recovery_refusal(verb: &str, e: &commit::CommitError) -> Envelope {
-    Envelope::refusal(
-        verb,
-        ErrorSlug::ProposalStale,
-        format!("An earlier limit transaction cannot be recovered: {e}"),
-        Hint::next_step(
-            HintId::StandardsPropose,
-            "Inspect the branch and the journal named above, then run the command again.",
-        ),
     )
 }
 

@@ -1,13 +1,12 @@
 //! Renewing a stale proposal set (`rebound`): re-measure, require exactly the recorded values,
 //! move the binding to HEAD; no new commit.
 
-use super::batch::clear_proof;
 use super::report::batch_result;
 use super::{BatchStatus, ProposalRecord, ProposalRequest, refusal, store};
 use crate::config::Config;
 use crate::result::{Envelope, ErrorSlug};
 use crate::runtime::Runtime;
-use crate::standards;
+use crate::standards::{self, EvidenceUse, MeasureOptions};
 use crate::workspace::Workspace;
 
 /// Renew the complete stale set: re-measure; every value must equal its record exactly.
@@ -62,12 +61,22 @@ pub(super) fn rebind(
         .iter()
         .filter_map(|r| config.standard(&r.standard))
         .collect();
-    let measured =
-        match standards::measure_with(ws, runtime, config, &selected, false, true, false, progress)
-        {
-            Ok(measured) => measured,
-            Err(refusal) => return *refusal,
-        };
+    let measured = match standards::measure_with(
+        ws,
+        runtime,
+        config,
+        &selected,
+        &MeasureOptions {
+            measure_blocked: true,
+            evidence: EvidenceUse::Fresh,
+            ..MeasureOptions::default()
+        },
+        &super::claims(ws, config),
+        progress,
+    ) {
+        Ok(measured) => measured,
+        Err(refusal) => return *refusal,
+    };
     let head = repo
         .head()
         .ok()
@@ -113,6 +122,6 @@ pub(super) fn rebind(
             "Check the git admin directory's permissions and try again.",
         );
     }
-    clear_proof(repo);
+    crate::proof::clear(repo);
     batch_result(BatchStatus::Rebound, &renewed, branch, None)
 }

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::{ApprovalItem, BatchStatus, ProposalRecord, VERB};
 use crate::result::{Envelope, Hint, HintId, Report, Section};
-use crate::standards::short;
+use crate::snapshot::short;
 
 pub(super) fn proposal_message(records: &[ProposalRecord]) -> String {
     let mut message = format!(

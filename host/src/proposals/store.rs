@@ -77,6 +77,25 @@ pub fn load(repo: &Repo) -> Result<Vec<ProposalRecord>, StoreError> {
     Ok(file.proposals)
 }
 
+/// The store file holding exactly `proposals`, for a transaction to write once its commit
+/// exists (no proposals: the file is removed).
+pub fn state_file(proposals: &[ProposalRecord]) -> Result<crate::commit::StateFile, String> {
+    let content = match proposals.is_empty() {
+        true => None,
+        false => {
+            let file = StoreFile {
+                version: VERSION,
+                proposals: proposals.to_vec(),
+            };
+            Some(serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?)
+        }
+    };
+    Ok(crate::commit::StateFile {
+        name: FILE.to_owned(),
+        content,
+    })
+}
+
 pub fn save(repo: &Repo, proposals: &[ProposalRecord]) -> std::io::Result<()> {
     let path = repo.admin_path(FILE);
     if proposals.is_empty() {

@@ -22,6 +22,7 @@ pub enum HintId {
     SeeHelp,
     BuildCustomProducer,
     ReportBug,
+    CheckRepository,
     FixConfig,
     RunFromRepository,
     CommitFirst,
@@ -83,6 +84,7 @@ impl HintId {
             SeeHelp
             | BuildCustomProducer
             | ReportBug
+            | CheckRepository
             | FixConfig
             | RunFromRepository
             | CommitFirst

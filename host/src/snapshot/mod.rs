@@ -390,3 +390,8 @@ fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotErro
         }
     })
 }
+
+/// A commit id shortened for people (12 hex digits).
+pub fn short(id: &str) -> String {
+    id.chars().take(12).collect()
+}

@@ -322,12 +322,18 @@ impl Repo {
             "--count",
             &format!("{base}...{head}"),
         ])?;
-        let mut counts = out
+        let counts: Vec<u64> = out
             .split_whitespace()
-            .map(|n| n.parse::<u64>().unwrap_or(0));
-        let behind = counts.next().unwrap_or(0);
-        let ahead = counts.next().unwrap_or(0);
-        Ok((ahead, behind))
+            .map(str::parse::<u64>)
+            .collect::<Result<_, _>>()
+            .map_err(|e| read_error("the output of git rev-list --count", e))?;
+        match counts[..] {
+            [behind, ahead] => Ok((ahead, behind)),
+            _ => Err(read_error(
+                "the output of git rev-list --count",
+                format!("expected two counts, got {out:?}"),
+            )),
+        }
     }
 
     /// Every worktree (the main checkout first).

@@ -15,6 +15,11 @@ use crate::workspace::Workspace;
 
 pub const VERB: &str = "init";
 
+/// `discern init` takes no arguments.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitRequest {}
+
 struct Language {
     key: &'static str,
     name: &'static str,
@@ -158,7 +163,7 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
         runtime,
         &snapshot,
         ws.root(),
-        &ws.repo.admin_path("jobs"),
+        Some(&ws.repo.admin_path("jobs")),
         None,
         progress,
     );
@@ -241,7 +246,7 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
             "standards": kept.iter().map(|c| json!({"name": c.name, "direction": c.direction, "limit": values[&c.name]})).collect::<Vec<_>>(),
         }),
         Report {
-            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), super::short(&head.to_string())),
+            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), crate::snapshot::short(&head.to_string())),
             sections: vec![Section { title: "Standards".to_owned(), lines }],
         },
     )
@@ -325,7 +330,7 @@ fn render(
          # holds a ceiling that may only fall; \"up\" holds a floor that may only rise. Tighten\n\
          # limits with `discern standards --pin`; never loosen one on a branch.\n\n\
          [repository]\ntrunk = {trunk:?}\n",
-        super::short(&commit)
+        crate::snapshot::short(&commit)
     );
     for candidate in candidates {
         text.push_str(&format!(

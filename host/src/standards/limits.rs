@@ -25,6 +25,19 @@ pub enum LimitsStatus {
     ParseFailed,
 }
 
+impl LimitsStatus {
+    /// The wire name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitsStatus::Verified => "verified",
+            LimitsStatus::Proposed => "proposed",
+            LimitsStatus::Loosened => "loosened",
+            LimitsStatus::Unverified => "unverified",
+            LimitsStatus::ParseFailed => "parse_failed",
+        }
+    }
+}
+
 /// `data.limits`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LimitsSummary {

@@ -15,11 +15,13 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::config::{Config, ConfigError, Direction, ProducerRef, StandardDef};
+use crate::config::{Config, Direction, ProducerRef, StandardDef};
 use crate::planner::{ComponentSource, Plan};
+use crate::preflight::load_config;
+use crate::preflight::{self, CleanError};
 use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
 use crate::runtime::{ProducerComponent, Runtime};
-use crate::snapshot::Repo;
+use crate::snapshot::{Repo, short};
 use crate::workspace::Workspace;
 
 pub use judge::{assess, skipped};
@@ -28,13 +30,28 @@ pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
 
 pub const VERB: &str = "standards";
 
-#[derive(Debug, Clone, Default)]
+/// `discern standards [NAMES] [--pin] [--force] [--dry-run]` (MCP `discern_standards` with
+/// `action: "measure"`).
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct MeasureRequest {
-    /// Standards to measure; empty = all.
+    /// The Standards to measure (default: all).
+    #[serde(default)]
     pub names: Vec<String>,
-    /// Measure the work tree as it is (authoring a Standard): never recorded, never pinned.
+    /// Tighten the selected limits to their measured gains (value ∓ margin) in one
+    /// config-only commit.
+    #[arg(long)]
+    #[serde(default)]
+    pub pin: bool,
+    /// Measure the work tree as it is, uncommitted changes included (for authoring a
+    /// Standard); never recorded, never pinned.
+    #[arg(long)]
+    #[serde(default)]
     pub force: bool,
-    /// Show the plan; measure nothing.
+    /// Preview only, writing nothing: the producers that would run for which Standards, or
+    /// with pin, the limits that would be pinned.
+    #[arg(long)]
+    #[serde(default)]
     pub dry_run: bool,
 }
 
@@ -149,37 +166,39 @@ impl ComponentSource for Components<'_> {
     }
 }
 
-/// Load the work tree's config, or the refusal that explains why it cannot be used.
-pub fn load_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
-    Config::load(ws.root()).map_err(|e| Box::new(config_refusal(verb, &e)))
-}
-
-pub fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
-    let count = error.issues.len();
-    let mut envelope = Envelope::refusal(
-        verb,
-        ErrorSlug::InvalidConfig,
-        format!(
-            "discern.toml has {count} problem{}; nothing was measured. Fix {} and run the command again.",
-            if count == 1 { "" } else { "s" },
-            if count == 1 { "it" } else { "them" }
-        ),
-        Hint::next_step(
-            HintId::FixConfig,
-            "Fix discern.toml as the diagnostics say, then run the command again.",
-        ),
-    );
-    for issue in &error.issues {
-        envelope = envelope.with_diagnostic(Diagnostic {
-            tool: "config".to_owned(),
-            severity: Severity::Error,
-            message: issue.to_string(),
-            reproduce_cmd: format!("discern {verb} --dry-run"),
-            file: Some(crate::config::FILE.to_owned()),
-            line: issue.line.map(|l| l as u64),
-        });
+/// `discern standards`: measure, or with `pin` tighten limits; flag combinations that make no
+/// sense are refused before anything runs.
+///
+/// `claims` are the active proposals the caller found (they explain a loosened limit).
+pub fn standards(
+    ws: &Workspace,
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    claims: &[ProposalClaim],
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    if request.pin && request.force {
+        return Envelope::refusal(
+            VERB,
+            ErrorSlug::InvalidArguments,
+            "--pin and --force contradict each other: a pin commits limits measured on the committed HEAD, and --force measures the work tree, which is never recorded or pinned.",
+            Hint::next_step(
+                HintId::SeeHelp,
+                "Commit your work and pin without --force, or measure with --force alone.",
+            ),
+        );
     }
-    envelope
+    if request.pin {
+        return pin::pin(
+            ws,
+            runtime,
+            &request.names,
+            request.dry_run,
+            claims,
+            progress,
+        );
+    }
+    measure(ws, runtime, request, claims, progress)
 }
 
 /// `discern standards [NAMES] [--force] [--dry-run]`, journalled for `progress`.
@@ -187,26 +206,28 @@ pub fn measure(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,
+    claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     if request.dry_run {
-        return measure_now(ws, runtime, request, progress);
+        return measure_now(ws, runtime, request, claims, progress);
     }
-    let journal = crate::lifecycle::operations::Journal::begin(&ws.repo, VERB);
-    journal.finish(measure_now(ws, runtime, request, progress))
+    let journal = crate::operations::Journal::begin(&ws.repo, VERB);
+    journal.finish(measure_now(ws, runtime, request, claims, progress))
 }
 
 fn measure_now(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,
+    claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     // A limit transaction a crash interrupted is finished (or unwound) before anything else.
     if !request.dry_run
-        && let Err(e) = crate::proposals::recover(&ws.repo)
+        && let Err(refusal) = preflight::recover(VERB, &ws.repo)
     {
-        return crate::proposals::recovery_refusal(VERB, &e);
+        return *refusal;
     }
     let config = match load_config(ws, VERB) {
         Ok(Some(config)) if !config.standards.is_empty() => config,
@@ -221,7 +242,7 @@ fn measure_now(
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
     if request.dry_run {
-        let limits = limits::check(&ws.repo, &config, &trunk, &proposal_claims(ws, &config));
+        let limits = limits::check(&ws.repo, &config, &trunk, claims);
         let measurable: Vec<&StandardDef> = selected
             .iter()
             .copied()
@@ -235,9 +256,17 @@ fn measure_now(
                 snapshot: None,
             },
         );
-        return report::dry_run(&config, &selected, &plan, &limits);
+        let mut envelope = report::dry_run(&config, &selected, &plan, &limits);
+        envelope
+            .advisories
+            .extend(preflight::pending_transaction(&ws.repo));
+        return envelope;
     }
-    match measure_selected(ws, runtime, &config, &selected, request.force, progress) {
+    let options = MeasureOptions {
+        worktree: request.force,
+        ..MeasureOptions::default()
+    };
+    match measure_with(ws, runtime, &config, &selected, &options, claims, progress) {
         Ok(measured) => report::measured(&config, &measured, request.force),
         Err(refusal) => *refusal,
     }
@@ -256,7 +285,7 @@ pub fn select<'c>(
         let configured: Vec<&str> = config.standards.iter().map(|s| s.name.as_str()).collect();
         return Err(Box::new(Envelope::refusal(
             VERB,
-            ErrorSlug::InvalidValue,
+            ErrorSlug::UnknownStandard,
             format!(
                 "No Standard named {}; the configured Standards are: {}.",
                 unknown
@@ -279,38 +308,54 @@ pub fn select<'c>(
         .collect())
 }
 
-/// Active proposals that may explain a loosened limit (the proposal store, when present).
-pub fn proposal_claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
-    crate::proposals::claims(ws, config)
+/// How a batch is measured: the choices that change behaviour (gitoxide's `Options`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeasureOptions {
+    /// Measure the work tree as it is (`--force`): never recorded, never reused.
+    pub worktree: bool,
+    /// Measure Standards the never-loosen check blocks too (a stale proposal's renewal must
+    /// see the value its loosened limit was set to).
+    pub measure_blocked: bool,
+    /// What evidence may do: be reused and recorded, only be reused, or neither (a proposal
+    /// measures fresh).
+    pub evidence: EvidenceUse,
+    /// Whether this is a dry run: no job runs, no evidence or reading is recorded, nothing is
+    /// written anywhere.
+    pub dry_run: bool,
 }
 
-/// Measure `selected` on the clean HEAD (or the work tree with `force`): never-loosen check,
-/// plan, execute, judge, record.
-pub fn measure_selected(
-    ws: &Workspace,
-    runtime: &Runtime,
-    config: &Config,
-    selected: &[&StandardDef],
-    force: bool,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<Measured, Box<Envelope>> {
-    measure_with(ws, runtime, config, selected, force, false, true, progress)
+/// What a measurement may do with the evidence store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidenceUse {
+    ReuseAndRecord,
+    ReuseOnly,
+    Fresh,
 }
 
-/// [`measure_selected`], optionally measuring Standards the never-loosen check blocks too (a
-/// stale proposal's renewal must see the value its loosened limit was set to), and optionally
-/// without evidence reuse (a proposal measures fresh).
-#[allow(clippy::too_many_arguments)]
+impl Default for MeasureOptions {
+    fn default() -> Self {
+        Self {
+            worktree: false,
+            measure_blocked: false,
+            evidence: EvidenceUse::ReuseAndRecord,
+            dry_run: false,
+        }
+    }
+}
+
+/// Measure `selected` on the clean HEAD (or the work tree): never-loosen check, plan,
+/// execute, judge, record, as `options` say.
 pub fn measure_with(
     ws: &Workspace,
     runtime: &Runtime,
     config: &Config,
     selected: &[&StandardDef],
-    force: bool,
-    measure_blocked: bool,
-    reuse: bool,
+    options: &MeasureOptions,
+    claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Measured, Box<Envelope>> {
+    let force = options.worktree;
+    let measure_blocked = options.measure_blocked;
     let repo = &ws.repo;
     let internal = |what: String| {
         Box::new(Envelope::refusal(
@@ -351,16 +396,20 @@ pub fn measure_with(
             Ok(snapshot) => repo.dirty_against(snapshot),
             Err(_) => repo.dirty_paths(),
         }
-        .map_err(|e| internal(e.to_string()))?;
-        if !dirty.is_empty() {
-            return Err(Box::new(dirty_refusal(VERB, &dirty)));
+        .map_err(CleanError::CannotTell)
+        .and_then(|dirty| match dirty.is_empty() {
+            true => Ok(()),
+            false => Err(CleanError::Dirty(dirty)),
+        });
+        if let Err(e) = dirty {
+            return Err(Box::new(preflight::clean_refusal(VERB, repo, &e)));
         }
     }
     let snapshot = snapshot.map_err(internal)?;
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
-    let limits = limits::check(repo, config, &trunk, &proposal_claims(ws, config));
+    let limits = limits::check(repo, config, &trunk, claims);
     let measurable: Vec<&StandardDef> = selected
         .iter()
         .copied()
@@ -376,10 +425,10 @@ pub fn measure_with(
         runtime,
         &snapshot,
         repo.root(),
-        &repo.admin_path("jobs"),
-        (reuse && !force)
-            .then(|| crate::evidence::Store::new(repo.shared_path("evidence")))
-            .as_ref(),
+        (!options.dry_run)
+            .then(|| repo.admin_path("jobs"))
+            .as_deref(),
+        evidence_store(repo, options).as_ref(),
         progress,
     );
 
@@ -422,7 +471,7 @@ pub fn measure_with(
             head_after.map_or("nothing".to_owned(), |h| short(&h.to_string())),
             short(&head.to_string()),
         ));
-    } else if !force {
+    } else if !force && !options.dry_run {
         // The readings describe the pinned commit's snapshot, so an edit to the work tree
         // during measurement cannot change them: HEAD alone decides.
         let record = record::Record {
@@ -483,30 +532,16 @@ pub fn measure_with(
     })
 }
 
-pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
-    let shown: Vec<&str> = dirty.iter().take(20).map(String::as_str).collect();
-    let more = dirty.len().saturating_sub(shown.len());
-    Envelope::refusal(
-        verb,
-        ErrorSlug::DirtyWorktree,
-        format!(
-            "The work tree has uncommitted changes ({}{}); measurements describe a commit, so they need a clean tree.",
-            shown.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ),
-        Hint::next_step(
-            HintId::CommitOrStash,
-            "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded.",
-        ),
-    )
-}
-
-pub fn short(id: &str) -> String {
-    id.chars().take(12).collect()
+/// The evidence store a measurement with `options` may use.
+fn evidence_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
+    let dir = repo.shared_path("evidence");
+    match (options.worktree, options.evidence, options.dry_run) {
+        (true, _, _) | (_, EvidenceUse::Fresh, _) => None,
+        (_, EvidenceUse::ReuseOnly, _) | (_, _, true) => {
+            Some(crate::evidence::Store::read_only(dir))
+        }
+        (_, EvidenceUse::ReuseAndRecord, false) => Some(crate::evidence::Store::new(dir)),
+    }
 }
 
 /// The JSON of a measured batch, shared by every verb that measures.

@@ -4,13 +4,15 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::{
-    Measured, Measurement, StandardResult, VERB, Verdict, assess, data, load_config, record,
-    select, short, skipped,
+    MeasureOptions, Measured, Measurement, StandardResult, VERB, Verdict, assess, data,
+    load_config, record, select, short, skipped,
 };
-use crate::commit::{self, CommitError, ConfigCommit, Faults};
+use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::{Config, Direction, StandardDef};
+use crate::preflight::{self, Cleanliness};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::Runtime;
+use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,15 +23,19 @@ pub struct Pinned {
     pub measured: f64,
 }
 
+/// `discern standards --pin [NAMES] [--dry-run]`. A dry run measures (reusing evidence, never
+/// recording it, running no job) and shows what would be pinned; it writes nothing.
 pub fn pin(
     ws: &Workspace,
     runtime: &Runtime,
     names: &[String],
-    faults: &Faults,
+    dry_run: bool,
+    claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    if let Err(e) = crate::proposals::recover(&ws.repo) {
-        return crate::proposals::recovery_refusal(VERB, &e);
+    let pending = preflight::pending_transaction(&ws.repo);
+    if !dry_run && let Err(refusal) = preflight::recover(VERB, &ws.repo) {
+        return *refusal;
     }
     let config = match load_config(ws, VERB) {
         Ok(Some(config)) if !config.standards.is_empty() => config,
@@ -40,18 +46,26 @@ pub fn pin(
         Ok(selected) => selected,
         Err(refusal) => return *refusal,
     };
+    let clean = match preflight::observe_clean(VERB, &ws.repo, Cleanliness::Full) {
+        Ok(clean) => clean,
+        Err(refusal) => return *refusal,
+    };
     let branch = match commit::preflight(&ws.repo) {
         Ok(branch) => branch,
         Err(e) => return commit_refusal(&e),
     };
-    let dirty = ws.repo.dirty_paths().unwrap_or_default();
-    if !dirty.is_empty() {
-        return super::dirty_refusal(VERB, &dirty);
+    if let Err(e) = clean {
+        return preflight::clean_refusal(VERB, &ws.repo, &e);
     }
-    let measured = match reuse_or_measure(ws, runtime, &config, &selected, progress) {
-        Ok(measured) => measured,
-        Err(refusal) => return *refusal,
+    let options = MeasureOptions {
+        dry_run,
+        ..MeasureOptions::default()
     };
+    let measured =
+        match reuse_or_measure(ws, runtime, &config, &selected, &options, claims, progress) {
+            Ok(measured) => measured,
+            Err(refusal) => return *refusal,
+        };
     let red: Vec<&StandardResult> = measured
         .standards
         .iter()
@@ -125,6 +139,9 @@ pub fn pin(
         Ok(content) => content,
         Err(e) => return internal(e),
     };
+    if dry_run {
+        return dry_run_result(&measured, &pins, pending);
+    }
     if ws.repo.head().ok().flatten() != Some(head) {
         return Envelope::refusal(
             VERB,
@@ -145,10 +162,9 @@ pub fn pin(
             head,
             content: content.as_bytes(),
             message: &message,
-            payload: serde_json::Value::Null,
+            files: &|_| Ok(Vec::new()),
         },
-        faults,
-        &|_| Ok(()),
+        &ws.settings.faults,
     ) {
         Ok(new) => new,
         Err(e) => return commit_refusal(&e),
@@ -203,6 +219,8 @@ fn reuse_or_measure(
     runtime: &Runtime,
     config: &Config,
     selected: &[&StandardDef],
+    options: &MeasureOptions,
+    claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Measured, Box<Envelope>> {
     let head = ws.repo.head().ok().flatten().map(|h| h.to_string());
@@ -232,12 +250,7 @@ fn reuse_or_measure(
             let trunk = config
                 .trunk(ws.settings.trunk_override.as_deref())
                 .to_owned();
-            let limits = super::limits::check(
-                &ws.repo,
-                config,
-                &trunk,
-                &super::proposal_claims(ws, config),
-            );
+            let limits = super::limits::check(&ws.repo, config, &trunk, claims);
             let mut standards = standards;
             for standard in standards.iter_mut() {
                 if let Some(why) = limits.blocked.get(&standard.name) {
@@ -259,7 +272,7 @@ fn reuse_or_measure(
             });
         }
     }
-    super::measure_selected(ws, runtime, config, selected, false, progress)
+    super::measure_with(ws, runtime, config, selected, options, claims, progress)
 }
 
 /// The new `discern.toml`: only the selected limit values change; every comment and all
@@ -355,6 +368,50 @@ pub fn commit_refusal(e: &CommitError) -> Envelope {
         ),
     };
     Envelope::refusal(VERB, slug, format!("Nothing was committed: {e}."), hint)
+}
+
+/// What `--pin --dry-run` shows: the pins a real run would commit, as a plan.
+fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>) -> Envelope {
+    let lines = pins
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: {} → {} (measured {})",
+                p.name, p.from, p.to, p.measured
+            )
+        })
+        .collect();
+    let mut envelope = Envelope::ok(
+        VERB,
+        json!({
+            "pinned": [],
+            "measured_commit": measured.commit,
+            "branch": measured.branch,
+            "standards": measured.standards,
+            "producer_executions": measured.counts,
+            "limits": measured.limits.summary,
+        }),
+        Report {
+            state: format!(
+                "Dry run: {} limit{} would be pinned on {}; nothing was written.",
+                pins.len(),
+                if pins.len() == 1 { "" } else { "s" },
+                short(&measured.commit)
+            ),
+            sections: vec![Section {
+                title: "Would pin".to_owned(),
+                lines,
+            }],
+        },
+    );
+    envelope.dry_run = Some(true);
+    envelope.plan = Some(json!({ "pin": pins }));
+    envelope.advisories.extend(pending);
+    envelope.hints.push(Hint::next_step(
+        HintId::StandardsMeasure,
+        "Run `discern standards --pin` without --dry-run to commit these limits.",
+    ));
+    envelope
 }
 
 fn internal(message: String) -> Envelope {

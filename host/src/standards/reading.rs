@@ -17,6 +17,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The wire name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Improved => "improved",
+            Verdict::Held => "held",
+            Verdict::Regressed => "regressed",
+        }
+    }
+
     pub fn judge(direction: Direction, limit: f64, value: f64) -> Self {
         match direction {
             Direction::Up if value + EPSILON < limit => Verdict::Regressed,

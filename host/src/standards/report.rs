@@ -2,10 +2,11 @@
 
 use serde_json::json;
 
-use super::{Measured, Measurement, StandardResult, VERB, Verdict, data, short};
+use super::{Measured, Measurement, StandardResult, VERB, Verdict, data};
 use crate::config::{Config, StandardDef};
 use crate::planner::Plan;
 use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity};
+use crate::snapshot::short;
 use crate::standards::limits::{LimitsCheck, LimitsStatus};
 
 pub fn none_configured() -> Envelope {

@@ -14,13 +14,20 @@ pub use project::{CAP, Mode, project};
 pub const VERB: &str = "status";
 
 /// What `status` shows.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StatusRequest {
-    /// Full structured detail (`projection.mode = "full"`).
+    /// Complete collections (`projection.mode = "full"`) instead of the bounded orientation view.
+    #[arg(long, short)]
+    #[serde(default)]
     pub verbose: bool,
     /// Survey the fleet even from an effort worktree.
+    #[arg(long)]
+    #[serde(default)]
     pub all: bool,
-    /// Leave the fleet out even in the main checkout.
+    /// Leave the fleet out.
+    #[arg(long)]
+    #[serde(default)]
     pub local: bool,
 }
 
@@ -39,7 +46,7 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
     let data = match observe::observe(ws, with_fleet) {
         Ok(data) => data,
         Err(e) => {
-            let mut refusal = crate::standards::config_refusal(VERB, &e);
+            let mut refusal = crate::preflight::config_refusal(VERB, &e);
             refusal.data = Some(serde_json::json!({ "projection": { "mode": "orientation" } }));
             return refusal;
         }

@@ -1,9 +1,9 @@
-//! `discern mcp`: the MCP server over stdio. Each tool calls the same library function as its
-//! CLI verb; every result is the envelope as `structuredContent` plus its Markdown as text,
-//! with `isError = !ok`. Refusals are tool results, never JSON-RPC errors. Only this module
-//! (and `cli`) knows about a frontend protocol.
+//! `discern mcp`: the MCP server over stdio. Its tools and their dispatch come from the verb
+//! table, so each tool calls the same library function as its CLI verb; every result is the
+//! envelope as `structuredContent` plus its Markdown as text, with `isError = !ok`. Refusals
+//! are tool results, never JSON-RPC errors. Only this module (and `cli`) knows about a
+//! frontend protocol.
 
-mod args;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -19,10 +19,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::result::{self, Envelope, ErrorSlug, Hint, HintId};
-use crate::workspace::{Settings, Workspace};
-
-pub use tools::ORDER as TOOL_ORDER;
+use discern::result::{self, Envelope, ErrorSlug, Hint, HintId};
+use discern::verbs::{self, Context, Outcome, Surface};
+use discern::workspace::{Settings, Workspace};
 
 pub const STATUS_URI: &str = "discern://status";
 
@@ -47,6 +46,40 @@ impl Server {
 
     fn set_root(&self, root: &Path) {
         *self.root.lock().unwrap_or_else(|e| e.into_inner()) = root.to_owned();
+    }
+
+    /// Run one tool from the table: `path` taken out of the arguments (it names the checkout
+    /// to act on), the rest parsed strictly by the verb; a landing or a start moves the root.
+    fn dispatch(&self, tool: &str, arguments: Value, progress: &(dyn Fn(&str) + Sync)) -> Outcome {
+        let Some(entry) = verbs::by_tool(tool) else {
+            return verbs::invalid_arguments("mcp", format!("unknown tool {tool}")).into();
+        };
+        let verb = entry.info().name;
+        let Value::Object(mut arguments) = arguments else {
+            return verbs::invalid_arguments(verb, "Invalid arguments: expected an object.").into();
+        };
+        let dir = match arguments.remove(tools::PATH) {
+            None | Some(Value::Null) => self.root(),
+            Some(Value::String(p)) if Path::new(&p).is_absolute() => PathBuf::from(p),
+            Some(other) => {
+                return verbs::invalid_arguments(
+                    verb,
+                    format!("`path` must be absolute, got {other}."),
+                )
+                .into();
+            }
+        };
+        let ctx = Context {
+            dir: &dir,
+            settings: &self.settings,
+            surface: Surface::Mcp,
+            progress,
+        };
+        let outcome = entry.run_tool(&ctx, Value::Object(arguments));
+        if let Some(root) = &outcome.root {
+            self.set_root(root);
+        }
+        outcome
     }
 }
 
@@ -129,7 +162,7 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if !tools::ORDER.contains(&name.as_str()) {
+        if verbs::by_tool(&name).is_none() {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool {name}"),
                 None,
@@ -158,7 +191,7 @@ impl ServerHandler for Server {
             let progress = move |step: &str| {
                 let _ = sender.send(step.to_owned());
             };
-            server.dispatch(&name, &arguments, &progress)
+            server.dispatch(&name, arguments, &progress).envelope
         })
         .await
         .unwrap_or_else(|e| {
@@ -198,7 +231,7 @@ impl ServerHandler for Server {
         let root = self.root();
         let settings = self.settings.clone();
         let data = tokio::task::spawn_blocking(move || match Workspace::open(&root, settings) {
-            Ok(ws) => crate::status::resource(&ws),
+            Ok(ws) => discern::status::resource(&ws),
             Err(e) => serde_json::json!({ "error": e.to_string(), "projection": { "mode": "orientation" } }),
         })
         .await

@@ -11,6 +11,16 @@ use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
+pub const PROGRESS_VERB: &str = "progress";
+
+/// `discern progress [HANDLE]`.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProgressRequest {
+    /// An operation handle (default: this checkout's latest operation).
+    pub handle: Option<String>,
+}
+
 const DIR: &str = "operations";
 const KEEP: usize = 256;
 pub const VERSION: u32 = 1;
@@ -31,7 +41,8 @@ pub struct Operation {
 
 /// A running operation; finish it with the verb's envelope.
 pub struct Journal {
-    path: PathBuf,
+    /// Where the operation is recorded; `None` for a dry run, which records nothing.
+    path: Option<PathBuf>,
     operation: Operation,
 }
 
@@ -48,6 +59,11 @@ fn dir(repo: &Repo) -> PathBuf {
 impl Journal {
     /// Start journalling `verb` for this checkout.
     pub fn begin(repo: &Repo, verb: &str) -> Self {
+        Self::begin_unless(false, repo, verb)
+    }
+
+    /// [`Journal::begin`], or when `dry_run`, a journal that writes nothing.
+    pub fn begin_unless(dry_run: bool, repo: &Repo, verb: &str) -> Self {
         let started_at = now();
         let seed = format!(
             "{}:{}:{started_at}:{verb}",
@@ -69,11 +85,13 @@ impl Journal {
             result: None,
         };
         let journal = Self {
-            path: dir(repo).join(format!("{handle}.json")),
+            path: (!dry_run).then(|| dir(repo).join(format!("{handle}.json"))),
             operation,
         };
-        journal.write();
-        prune(repo);
+        if !dry_run {
+            journal.write();
+            prune(repo);
+        }
         journal
     }
 
@@ -88,7 +106,9 @@ impl Journal {
 
     /// Record the verb's final result (and return it, with the handle in `data.operation`).
     pub fn finish(mut self, mut envelope: Envelope) -> Envelope {
-        if let Some(Value::Object(data)) = envelope.data.as_mut() {
+        if self.path.is_some()
+            && let Some(Value::Object(data)) = envelope.data.as_mut()
+        {
             data.insert("operation".to_owned(), json!(self.operation.handle));
         }
         self.operation.phase = "finished".to_owned();
@@ -99,8 +119,10 @@ impl Journal {
     }
 
     fn write(&self) {
-        if let Ok(bytes) = serde_json::to_vec_pretty(&self.operation) {
-            let _ = crate::fsutil::write_atomic(&self.path, &bytes);
+        if let Some(path) = &self.path
+            && let Ok(bytes) = serde_json::to_vec_pretty(&self.operation)
+        {
+            let _ = crate::fsutil::write_atomic(path, &bytes);
         }
     }
 }

@@ -1,0 +1,203 @@
+//! What a verb needs of the checkout before it acts, checked one way for every verb and
+//! **fail-closed**: when discern cannot tell whether the tree is clean (a `git status` that
+//! fails, an unreadable HEAD), that is a refusal naming the failure, never "clean".
+//!
+//! The cleanliness a verb needs is declared in the verb table (`verbs::Info::cleanliness`):
+//! none for read-only verbs, tracked files only for `update`, everything (no tracked change,
+//! no untracked file that is not ignored) for Proof and limit commits.
+
+use crate::config::{Config, ConfigError};
+use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
+use crate::snapshot::{Repo, RepoError};
+use crate::workspace::Workspace;
+
+/// How clean a verb needs the checkout to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cleanliness {
+    /// The verb does not care (read-only verbs, jobs on the work tree as it is).
+    Any,
+    /// No tracked file may differ from HEAD (staged or not); untracked files are allowed.
+    TrackedFiles,
+    /// No tracked change and no untracked file that is not ignored.
+    Full,
+}
+
+impl Cleanliness {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cleanliness::Any => "any",
+            Cleanliness::TrackedFiles => "tracked-files",
+            Cleanliness::Full => "full",
+        }
+    }
+}
+
+/// Why a checkout does not meet the cleanliness a verb needs.
+#[derive(Debug, thiserror::Error)]
+pub enum CleanError {
+    #[error("the work tree has uncommitted changes ({})", listed(.0))]
+    Dirty(Vec<String>),
+    #[error("discern cannot tell whether the work tree is clean: {0}")]
+    CannotTell(#[from] RepoError),
+}
+
+/// The paths that break `level` in `repo`: none when the in-process check proves the tree
+/// clean, else what `git status` reports. An error means "cannot tell", never "clean".
+pub fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>, RepoError> {
+    if level == Cleanliness::Any {
+        return Ok(Vec::new());
+    }
+    // A proof of full cleanliness covers the tracked-files level too.
+    if let Some(head) = repo.head()?
+        && let Ok(snapshot) = repo.snapshot(head)
+        && repo.proves_clean(&snapshot)
+    {
+        return Ok(Vec::new());
+    }
+    match level {
+        Cleanliness::Any => Ok(Vec::new()),
+        Cleanliness::TrackedFiles => repo.tracked_changes(),
+        Cleanliness::Full => repo.dirty_paths(),
+    }
+}
+
+/// Finish or unwind the config transaction a crash interrupted in this checkout (what every
+/// writing verb does first), or the refusal of `verb` when it cannot be recovered.
+pub fn recover(verb: &str, repo: &Repo) -> Result<Option<crate::commit::Recovery>, Box<Envelope>> {
+    crate::commit::recover(repo).map_err(|e| Box::new(recovery_refusal(verb, &e)))
+}
+
+/// The refusal when an interrupted transaction cannot be recovered.
+pub fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> Envelope {
+    Envelope::refusal(
+        verb,
+        ErrorSlug::ProposalStale,
+        format!("An earlier limit transaction cannot be recovered: {e}"),
+        Hint::next_step(
+            HintId::StandardsPropose,
+            "Inspect the branch and the journal named above, then run the command again.",
+        ),
+    )
+}
+
+/// The advisory a read-only verb or a dry run gives about a transaction a crash interrupted
+/// (it writes nothing, so it does not recover it; the next writing verb does).
+pub fn pending_transaction(repo: &Repo) -> Option<String> {
+    match crate::commit::pending(repo) {
+        Ok(None) => None,
+        Ok(Some(journal)) => Some(format!(
+            "An interrupted {} transaction on {} is pending; the next writing verb here (e.g. `discern standards`) finishes or unwinds it before anything else.",
+            journal.kind, journal.branch
+        )),
+        Err(e) => Some(format!(
+            "A transaction journal is pending but unreadable: {e}; the next writing verb refuses until it is resolved."
+        )),
+    }
+}
+
+/// `Ok` when `repo` meets `level`.
+pub fn check_clean(repo: &Repo, level: Cleanliness) -> Result<(), CleanError> {
+    let dirty = dirty_paths(repo, level)?;
+    if dirty.is_empty() {
+        Ok(())
+    } else {
+        Err(CleanError::Dirty(dirty))
+    }
+}
+
+/// Whether `repo` meets `level`, with an unknown state already turned into the refusal of
+/// `verb`: a verb that checks more specific things first (a detached HEAD, staged changes)
+/// still never proceeds on a state it cannot read.
+pub fn observe_clean(
+    verb: &str,
+    repo: &Repo,
+    level: Cleanliness,
+) -> Result<Result<(), CleanError>, Box<Envelope>> {
+    match check_clean(repo, level) {
+        Err(e @ CleanError::CannotTell(_)) => Err(Box::new(clean_refusal(verb, repo, &e))),
+        other => Ok(other),
+    }
+}
+
+/// `Ok` when the checkout meets `level`, else the refusal of `verb` that says what to do.
+pub fn require_clean(verb: &str, repo: &Repo, level: Cleanliness) -> Result<(), Box<Envelope>> {
+    check_clean(repo, level).map_err(|e| Box::new(clean_refusal(verb, repo, &e)))
+}
+
+/// The refusal for a checkout that is not clean enough, or whose cleanliness cannot be told.
+pub fn clean_refusal(verb: &str, repo: &Repo, error: &CleanError) -> Envelope {
+    match error {
+        CleanError::Dirty(paths) => dirty_refusal(verb, paths),
+        CleanError::CannotTell(e) => Envelope::refusal(
+            verb,
+            ErrorSlug::PreconditionFailed,
+            format!("{error}. Nothing was changed; discern never reads an unknown state as clean."),
+            Hint::next_step(
+                HintId::CheckRepository,
+                format!(
+                    "Run `git status` in {} and fix what it reports ({e}), then run the command again.",
+                    repo.root().display()
+                ),
+            ),
+        ),
+    }
+}
+
+/// The refusal for uncommitted changes, naming up to 20 of them.
+pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
+    Envelope::refusal(
+        verb,
+        ErrorSlug::DirtyWorktree,
+        format!(
+            "The work tree has uncommitted changes ({}); measurements describe a commit, so they need a clean tree.",
+            listed(dirty)
+        ),
+        Hint::next_step(
+            HintId::CommitOrStash,
+            "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded.",
+        ),
+    )
+}
+
+fn listed(paths: &[String]) -> String {
+    let shown: Vec<&str> = paths.iter().take(20).map(String::as_str).collect();
+    let more = paths.len().saturating_sub(shown.len());
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// Load the work tree's config, or the refusal that explains why it cannot be used.
+pub fn load_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
+    Config::load(ws.root()).map_err(|e| Box::new(config_refusal(verb, &e)))
+}
+
+pub fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
+    let count = error.issues.len();
+    let mut envelope = Envelope::refusal(
+        verb,
+        ErrorSlug::InvalidConfig,
+        format!(
+            "discern.toml has {count} problem{}; nothing was measured. Fix {} and run the command again.",
+            if count == 1 { "" } else { "s" },
+            if count == 1 { "it" } else { "them" }
+        ),
+        Hint::next_step(
+            HintId::FixConfig,
+            "Fix discern.toml as the diagnostics say, then run the command again.",
+        ),
+    );
+    for issue in &error.issues {
+        envelope = envelope.with_diagnostic(Diagnostic {
+            tool: "config".to_owned(),
+            severity: Severity::Error,
+            message: issue.to_string(),
+            reproduce_cmd: format!("discern {verb} --dry-run"),
+            file: Some(crate::config::FILE.to_owned()),
+            line: issue.line.map(|l| l as u64),
+        });
+    }
+    envelope
+}

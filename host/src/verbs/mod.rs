@@ -1,0 +1,254 @@
+//! The verb table: every verb once, with the request type both frontends parse, what it is
+//! for, how it behaves (annotations, the cleanliness it needs) and the library call it makes.
+//!
+//! The CLI builds its subcommands from [`TABLE`] (clap reads the request types' derives); the
+//! MCP server builds `tools/list` (names, order, descriptions, input schemas from the same
+//! derives, annotations) and its dispatch from it. A flag that exists on one surface and not
+//! the other cannot be written, except where ADR 0405 fixes a different shape per surface
+//! (`discern_standards`, see [`table`]). Verbs return an [`Outcome`], so no frontend parses a
+//! result's `data` to decide anything.
+
+mod table;
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::preflight::Cleanliness;
+use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::runtime::Runtime;
+use crate::workspace::{Settings, Workspace};
+
+pub use table::{STANDARDS_TOOL_ARGS, TABLE, tool_names};
+
+/// Which frontend called: the defaults that differ per surface (an MCP client may drop a long
+/// call, so `await` waits less there) and how a refusal of bad arguments reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    Cli,
+    Mcp,
+}
+
+/// What a verb needs to run: where, with which settings, and where its progress goes.
+pub struct Context<'a> {
+    /// The directory the verb acts in (the CLI's current directory, the MCP working root or
+    /// the tool call's `path`).
+    pub dir: &'a Path,
+    pub settings: &'a Settings,
+    pub surface: Surface,
+    pub progress: &'a (dyn Fn(&str) + Sync),
+}
+
+impl Context<'_> {
+    /// The repository the verb acts in, or the refusal of `verb` that says how to get there.
+    pub fn workspace(&self, verb: &str) -> Result<Workspace, Box<Envelope>> {
+        Workspace::open(self.dir, self.settings.clone()).map_err(|e| {
+            let hint = match self.surface {
+                Surface::Cli => "Run discern from inside a git work tree.",
+                Surface::Mcp => "Pass `path` with an absolute path inside a git work tree.",
+            };
+            Box::new(Envelope::refusal(
+                verb,
+                ErrorSlug::PreconditionFailed,
+                e.to_string(),
+                Hint::next_step(HintId::RunFromRepository, hint),
+            ))
+        })
+    }
+
+    /// The producer runtime, or the refusal of `verb` when it cannot start.
+    pub fn runtime(&self, verb: &str) -> Result<Runtime, Box<Envelope>> {
+        self.settings.runtime(verb)
+    }
+}
+
+/// What a verb returns to its frontend: the envelope, the process exit code, and where the
+/// MCP server's working root moves (`start` into the new effort, a landing `accept` back).
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub envelope: Envelope,
+    pub exit_code: i32,
+    pub root: Option<PathBuf>,
+}
+
+impl Outcome {
+    pub fn with_root(mut self, root: Option<PathBuf>) -> Self {
+        self.root = root;
+        self
+    }
+
+    pub fn with_exit_code(mut self, code: i32) -> Self {
+        self.exit_code = code;
+        self
+    }
+}
+
+impl From<Envelope> for Outcome {
+    fn from(envelope: Envelope) -> Self {
+        Self {
+            exit_code: envelope.exit_code(),
+            envelope,
+            root: None,
+        }
+    }
+}
+
+impl From<Box<Envelope>> for Outcome {
+    fn from(envelope: Box<Envelope>) -> Self {
+        Self::from(*envelope)
+    }
+}
+
+/// The MCP annotations of a tool, stated truthfully.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+}
+
+/// One row of the verb table.
+#[derive(Debug, Clone, Copy)]
+pub struct Info {
+    /// The CLI subcommand and the envelope's `verb`.
+    pub name: &'static str,
+    /// The MCP tool, when the verb has one.
+    pub tool: Option<&'static str>,
+    /// The CLI's one-line help.
+    pub summary: &'static str,
+    /// The MCP tool description: when to use it, in one or two sentences.
+    pub tool_description: &'static str,
+    pub annotations: Annotations,
+    /// How clean the checkout must be before the verb writes anything.
+    pub cleanliness: Cleanliness,
+    /// Whether the verb can write (refs, the index, the work tree, `.git/discern`); every
+    /// such verb has a dry run that writes nothing, or none of its writes is the user's.
+    pub writes: bool,
+}
+
+/// A verb with one request type for both frontends.
+pub trait Verb: Sync + 'static {
+    type Request: clap::Args + clap::FromArgMatches + DeserializeOwned + schemars::JsonSchema;
+    fn info(&self) -> &'static Info;
+    fn run(&self, ctx: &Context, request: Self::Request) -> Outcome;
+}
+
+/// A row of the table as the frontends use it (a [`Verb`], or a verb whose surfaces differ
+/// by design).
+pub trait Entry: Sync {
+    fn info(&self) -> &'static Info;
+    /// The CLI subcommand (without the output flags, which the CLI adds).
+    fn command(&self) -> clap::Command;
+    fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error>;
+    /// The MCP input schema (without `path`, which the MCP server adds).
+    fn input_schema(&self) -> Map<String, Value>;
+    /// Run from MCP arguments (`path` already taken out); bad arguments are a refusal.
+    fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome;
+}
+
+impl<V: Verb> Entry for V {
+    fn info(&self) -> &'static Info {
+        Verb::info(self)
+    }
+
+    fn command(&self) -> clap::Command {
+        let info = Verb::info(self);
+        // The request type's own doc comment would become the about: set it after.
+        <V::Request as clap::Args>::augment_args(clap::Command::new(info.name)).about(info.summary)
+    }
+
+    fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error> {
+        let request = <V::Request as clap::FromArgMatches>::from_arg_matches(matches)?;
+        Ok(self.run(ctx, request))
+    }
+
+    fn input_schema(&self) -> Map<String, Value> {
+        schema_of::<V::Request>()
+    }
+
+    fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome {
+        match parse::<V::Request>(Verb::info(self).name, arguments) {
+            Ok(request) => self.run(ctx, request),
+            Err(refusal) => refusal.into(),
+        }
+    }
+}
+
+/// The JSON schema of a request type, as a tool's input schema: an object with its
+/// properties, unknown keys rejected (the types deny unknown fields), no meta keys.
+pub fn schema_of<T: schemars::JsonSchema>() -> Map<String, Value> {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.meta_schema = None;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut map = match schema.to_value() {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    map.remove("title");
+    map.remove("description");
+    compact(&mut map);
+    if !map.contains_key("properties") {
+        map.insert("properties".to_owned(), Value::Object(Map::new()));
+    }
+    map.insert("additionalProperties".to_owned(), Value::Bool(false));
+    map
+}
+
+/// Agents pay for `tools/list` in every session, so each schema says only what it must: an
+/// optional argument is its type (an absent key means "not given", never `null`), defaults
+/// are left to the descriptions, and a doc comment's line breaks are spaces.
+fn compact(schema: &mut Map<String, Value>) {
+    schema.remove("default");
+    if let Some(Value::Array(types)) = schema.get("type") {
+        let kept: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+        if let [only] = kept[..] {
+            let only = only.clone();
+            schema.insert("type".to_owned(), only);
+        }
+    }
+    if let Some(Value::String(text)) = schema.get_mut("description") {
+        *text = text.replace('\n', " ");
+    }
+    for value in schema.values_mut() {
+        match value {
+            Value::Object(inner) => compact(inner),
+            Value::Array(items) => items.iter_mut().for_each(|item| {
+                if let Value::Object(inner) = item {
+                    compact(inner);
+                }
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// Strict MCP arguments for `verb`, or the `invalid_arguments` refusal naming what is wrong.
+pub fn parse<T: DeserializeOwned>(verb: &str, arguments: Value) -> Result<T, Box<Envelope>> {
+    serde_json::from_value(arguments)
+        .map_err(|e| Box::new(invalid_arguments(verb, format!("Invalid arguments: {e}."))))
+}
+
+/// The refusal for arguments a tool's schema does not allow.
+pub fn invalid_arguments(verb: &str, message: impl Into<String>) -> Envelope {
+    Envelope::refusal(
+        verb,
+        ErrorSlug::InvalidArguments,
+        message,
+        Hint::next_step(
+            HintId::SeeHelp,
+            "Call again with arguments the verb's help (CLI) or input schema (MCP) allows.",
+        ),
+    )
+}
+
+/// The row for CLI subcommand `name`.
+pub fn by_name(name: &str) -> Option<&'static dyn Entry> {
+    TABLE.iter().copied().find(|e| e.info().name == name)
+}
+
+/// The row for MCP tool `tool`.
+pub fn by_tool(tool: &str) -> Option<&'static dyn Entry> {
+    TABLE.iter().copied().find(|e| e.info().tool == Some(tool))
+}

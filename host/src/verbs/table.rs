@@ -1,0 +1,527 @@
+//! The table itself: one row per verb, in the MCP tool order ADR 0405 fixes (the eight-tool
+//! lifecycle prefix status … map, then progress, test and the one `discern_standards` tool),
+//! followed by the verbs only the CLI has.
+
+use serde_json::{Map as JsonMap, Value, json};
+
+use super::{
+    Annotations, Context, Entry, Info, Outcome, Surface, Verb, invalid_arguments, schema_of,
+};
+use crate::lifecycle::{
+    self, accept::AcceptRequest, done::DoneRequest, map::MapRequest, stage_verbs::StageRequest,
+    start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
+};
+use crate::operations::{self, ProgressRequest};
+use crate::preflight::Cleanliness;
+use crate::producers::ProducersRequest;
+use crate::proposals::{self, ProposalRequest, ProposeRequest};
+use crate::standards::{self, MeasureRequest, init::InitRequest};
+use crate::status::StatusRequest;
+
+/// The default `await` budget for MCP clients, which may drop long calls.
+const MCP_AWAIT_TIMEOUT_S: f64 = 45.0;
+
+/// Every verb, in order.
+pub static TABLE: &[&dyn Entry] = &[
+    &Status, &Start, &Prepare, &Done, &Update, &Await, &Accept, &Map, &Progress, &Test, &Standards,
+    &Init, &Producers,
+];
+
+/// The MCP tool names, in order.
+pub fn tool_names() -> Vec<&'static str> {
+    TABLE.iter().filter_map(|e| e.info().tool).collect()
+}
+
+const READ_ONLY: Annotations = Annotations {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+
+const WRITES: Annotations = Annotations {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+};
+
+const WRITES_IDEMPOTENT: Annotations = Annotations {
+    idempotent: true,
+    ..WRITES
+};
+
+const DESTRUCTIVE: Annotations = Annotations {
+    destructive: true,
+    ..WRITES
+};
+
+/// Run `f` with the workspace, or return the refusal that says how to get one.
+fn in_workspace(
+    ctx: &Context,
+    verb: &str,
+    f: impl FnOnce(&crate::workspace::Workspace) -> Outcome,
+) -> Outcome {
+    match ctx.workspace(verb) {
+        Ok(ws) => f(&ws),
+        Err(refusal) => refusal.into(),
+    }
+}
+
+/// Run `f` with the workspace and the producer runtime.
+fn with_runtime(
+    ctx: &Context,
+    verb: &str,
+    f: impl FnOnce(&crate::workspace::Workspace, &crate::runtime::Runtime) -> Outcome,
+) -> Outcome {
+    in_workspace(ctx, verb, |ws| match ctx.runtime(verb) {
+        Ok(runtime) => f(ws, &runtime),
+        Err(refusal) => refusal.into(),
+    })
+}
+
+struct Status;
+impl Verb for Status {
+    type Request = StatusRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: crate::status::VERB,
+            tool: Some("discern_status"),
+            summary: "Where you are: this checkout, its Proof, Standards, proposals, and the fleet of efforts",
+            tool_description: "Read first in every session: where you are, your Proof, the Standards, and the other efforts (bounded; verbose for everything). Changes nothing.",
+            annotations: READ_ONLY,
+            cleanliness: Cleanliness::Any,
+            writes: false,
+        }
+    }
+    fn run(&self, ctx: &Context, request: StatusRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            crate::status::status(ws, &request).into()
+        })
+    }
+}
+
+struct Start;
+impl Verb for Start {
+    type Request = StartRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::start::VERB,
+            tool: Some("discern_start"),
+            summary: "Start an effort: a new worktree on a new branch forked from the trunk (main checkout only)",
+            tool_description: "Start a new effort (a worktree on its own branch) for a new task; the server then works in it. Never start a second effort for work that already has one: continue at its path.",
+            annotations: WRITES,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, request: StartRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            let started = lifecycle::start::start(ws, &request);
+            Outcome::from(started.envelope).with_root(started.root)
+        })
+    }
+}
+
+struct Prepare;
+impl Verb for Prepare {
+    type Request = StageRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: "prepare",
+            tool: Some("discern_prepare"),
+            summary: "Run the fix then check jobs on the work tree as it is (no Proof)",
+            tool_description: "Run the fix and check jobs (format, lint, typecheck) on your uncommitted work before committing. Issues no Proof.",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, _request: StageRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            lifecycle::stage_verbs::prepare(ws, ctx.progress).into()
+        })
+    }
+}
+
+struct Done;
+impl Verb for Done {
+    type Request = DoneRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::done::VERB,
+            tool: Some("discern_done"),
+            summary: "The gate: prove the exact clean commit (merge, limits, jobs, every Standard) and record Proof",
+            tool_description: "Prove the committed work: the gate (merge, limits, jobs, every Standard) on the exact clean commit; on success relay the Proof line to the owner.",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Full,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, request: DoneRequest) -> Outcome {
+        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
+            lifecycle::done::done(ws, runtime, &request, ctx.progress).into()
+        })
+    }
+}
+
+struct Update;
+impl Verb for Update {
+    type Request = UpdateRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::update::VERB,
+            tool: Some("discern_update"),
+            summary: "Merge the trunk (or --from REF) into this effort; a conflict aborts cleanly",
+            tool_description: "Merge the trunk into this effort when it is behind; a conflict aborts and changes nothing.",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::TrackedFiles,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, request: UpdateRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            lifecycle::update::update(ws, request.from.as_deref(), request.dry_run).into()
+        })
+    }
+}
+
+struct Await;
+impl Verb for Await {
+    type Request = AwaitRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::wait::VERB,
+            tool: Some("discern_await"),
+            summary: "Wait for another effort to be green or landed, or for the trunk to move",
+            tool_description: "Wait for another effort to be green or landed, or for the trunk to move; when not met, call again with the resume handle.",
+            annotations: READ_ONLY,
+            cleanliness: Cleanliness::Any,
+            writes: false,
+        }
+    }
+    fn run(&self, ctx: &Context, request: AwaitRequest) -> Outcome {
+        let default_timeout = match ctx.surface {
+            Surface::Cli => lifecycle::wait::DEFAULT_TIMEOUT_S,
+            Surface::Mcp => MCP_AWAIT_TIMEOUT_S,
+        };
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            let awaited = lifecycle::wait::await_condition(ws, &request, default_timeout);
+            let not_met = awaited.envelope.ok && !awaited.met;
+            let outcome = Outcome::from(awaited.envelope);
+            // Not met is a success with a distinct exit code, so scripts can loop on it.
+            match not_met {
+                true => outcome.with_exit_code(124),
+                false => outcome,
+            }
+        })
+    }
+}
+
+struct Accept;
+impl Verb for Accept {
+    type Request = AcceptRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::accept::VERB,
+            tool: Some("discern_accept"),
+            summary: "Land this effort on the trunk with the owner's consent",
+            tool_description: "Land the proven effort on the trunk, only with the owner's consent given in this conversation (confirmed) and, for limit proposals, exactly their approval tokens.",
+            annotations: DESTRUCTIVE,
+            cleanliness: Cleanliness::Full,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, request: AcceptRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            let accepted = lifecycle::accept::accept(ws, &request);
+            Outcome::from(accepted.envelope).with_root(accepted.root)
+        })
+    }
+}
+
+struct Map;
+impl Verb for Map {
+    type Request = MapRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::map::VERB,
+            tool: Some("discern_map"),
+            summary: "The project map: index, one page, or search",
+            tool_description: "Look up the project map: the index, one page, or a search for where something lives.",
+            annotations: READ_ONLY,
+            cleanliness: Cleanliness::Any,
+            writes: false,
+        }
+    }
+    fn run(&self, ctx: &Context, request: MapRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            lifecycle::map::map(ws, request.target.as_deref(), request.search.as_deref()).into()
+        })
+    }
+}
+
+struct Progress;
+impl Verb for Progress {
+    type Request = ProgressRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: operations::PROGRESS_VERB,
+            tool: Some("discern_progress"),
+            summary: "Read a long operation (done, test, standards, accept, await) back",
+            tool_description: "Read back a long operation (done, test, standards, accept, await) by its handle, e.g. after a lost call. Changes nothing.",
+            annotations: READ_ONLY,
+            cleanliness: Cleanliness::Any,
+            writes: false,
+        }
+    }
+    fn run(&self, ctx: &Context, request: ProgressRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            operations::progress(ws, request.handle.as_deref()).into()
+        })
+    }
+}
+
+struct Test;
+impl Verb for Test {
+    type Request = StageRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: "test",
+            tool: Some("discern_test"),
+            summary: "Run the test-stage jobs on the work tree as it is (no Proof)",
+            tool_description: "Run only the test jobs on the work tree as it is; done already includes them, so use this only for a quick check.",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, _request: StageRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            lifecycle::stage_verbs::test(ws, ctx.progress).into()
+        })
+    }
+}
+
+/// `standards`: the surfaces differ by design (ADR 0405). The CLI has `standards [NAMES]
+/// [--pin] [--force] [--dry-run]` and the scalar `standards propose NAME --reason R` (or
+/// `--batch`); MCP has one `discern_standards` tool with a required `action`, whose measure
+/// arguments are [`MeasureRequest`]'s and whose propose arguments are [`ProposeRequest`]'s.
+struct Standards;
+
+const STANDARDS: Info = Info {
+    name: standards::VERB,
+    tool: Some("discern_standards"),
+    summary: "Measure the Standards of discern.toml on the committed HEAD",
+    tool_description: "Measure the Standards (action measure; pin tightens gains), or, when your work itself breached limits, propose the exact measured limits for the owner's approval (action propose, all at once).",
+    annotations: WRITES,
+    cleanliness: Cleanliness::Full,
+    writes: true,
+};
+
+/// The keys `discern_standards` takes besides those of the two request types.
+pub const STANDARDS_TOOL_ARGS: &[&str] = &["action"];
+
+/// `standards propose`'s CLI arguments: the scalar pair or a JSON batch.
+#[derive(Debug, clap::Args)]
+struct ProposeArgs {
+    /// The Standard to propose (the scalar form; use --batch for several at once).
+    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    name: Option<String>,
+    /// The technical reason (one paragraph, at most 500 characters).
+    #[arg(long, required_unless_present = "batch", conflicts_with = "batch")]
+    reason: Option<String>,
+    /// A JSON array of {"name", "reason"} from a file, or from stdin with `-`.
+    #[arg(long, value_name = "FILE|-")]
+    batch: Option<String>,
+    /// Validate and preview; measure and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+impl ProposeArgs {
+    /// The batch these arguments name.
+    fn request(self) -> Result<ProposeRequest, String> {
+        let proposals = match (self.batch, self.name, self.reason) {
+            (Some(source), _, _) => read_batch(&source)?,
+            (None, Some(name), Some(reason)) => vec![ProposalRequest { name, reason }],
+            _ => return Err("name a Standard and give --reason, or pass --batch".to_owned()),
+        };
+        Ok(ProposeRequest {
+            proposals,
+            dry_run: self.dry_run,
+        })
+    }
+}
+
+fn read_batch(source: &str) -> Result<Vec<ProposalRequest>, String> {
+    let text = if source == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("cannot read the batch from stdin: {e}"))?;
+        text
+    } else {
+        std::fs::read_to_string(source)
+            .map_err(|e| format!("cannot read the batch file {source}: {e}"))?
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        format!("the batch must be a JSON array of {{\"name\", \"reason\"}} objects: {e}")
+    })
+}
+
+fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
+    with_runtime(ctx, standards::VERB, |ws, runtime| {
+        // Active proposals explain a loosened limit; a config that cannot be read is refused
+        // by the verb itself.
+        let claims = crate::config::Config::load(ws.root())
+            .ok()
+            .flatten()
+            .map(|config| proposals::claims(ws, &config))
+            .unwrap_or_default();
+        standards::standards(ws, runtime, request, &claims, ctx.progress).into()
+    })
+}
+
+fn propose(ctx: &Context, request: &ProposeRequest) -> Outcome {
+    with_runtime(ctx, proposals::VERB, |ws, runtime| {
+        proposals::propose(ws, runtime, request, ctx.progress).into()
+    })
+}
+
+impl Entry for Standards {
+    fn info(&self) -> &'static Info {
+        &STANDARDS
+    }
+
+    fn command(&self) -> clap::Command {
+        let propose = <ProposeArgs as clap::Args>::augment_args(clap::Command::new("propose"))
+            .about("Propose loosening limits to the exact measured values, for the owner's approval: one config-only commit for the whole batch");
+        <MeasureRequest as clap::Args>::augment_args(clap::Command::new(STANDARDS.name))
+            .about(STANDARDS.summary)
+            .args_conflicts_with_subcommands(true)
+            .subcommand_precedence_over_arg(true)
+            .subcommand(propose)
+    }
+
+    fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error> {
+        if let Some(("propose", sub)) = matches.subcommand() {
+            let args = <ProposeArgs as clap::FromArgMatches>::from_arg_matches(sub)?;
+            return Ok(match args.request() {
+                Ok(request) => propose(ctx, &request),
+                Err(message) => Outcome::from(crate::result::Envelope::refusal(
+                    proposals::VERB,
+                    crate::result::ErrorSlug::InvalidArguments,
+                    message,
+                    crate::result::Hint::next_step(
+                        crate::result::HintId::SeeHelp,
+                        "Pass NAME --reason R, or --batch with a JSON array of {\"name\", \"reason\"}.",
+                    ),
+                )),
+            });
+        }
+        let request = <MeasureRequest as clap::FromArgMatches>::from_arg_matches(matches)?;
+        Ok(measure(ctx, &request))
+    }
+
+    fn input_schema(&self) -> JsonMap<String, Value> {
+        let mut properties = JsonMap::new();
+        properties.insert(
+            "action".to_owned(),
+            json!({ "type": "string", "enum": ["measure", "propose"] }),
+        );
+        for schema in [schema_of::<MeasureRequest>(), schema_of::<ProposeRequest>()] {
+            if let Some(Value::Object(props)) = schema.get("properties") {
+                for (key, value) in props {
+                    properties
+                        .entry(key.clone())
+                        .or_insert_with(|| value.clone());
+                }
+            }
+        }
+        let mut schema = schema_of::<ProposeRequest>();
+        schema.insert("properties".to_owned(), Value::Object(properties));
+        schema.insert("required".to_owned(), json!(["action"]));
+        schema
+    }
+
+    fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome {
+        let verb = STANDARDS.name;
+        let Value::Object(mut arguments) = arguments else {
+            return invalid_arguments(verb, "Invalid arguments: expected an object.").into();
+        };
+        let action = arguments.remove("action");
+        let has = |key: &str| arguments.contains_key(key);
+        match action.as_ref().and_then(Value::as_str) {
+            Some("measure") if has("proposals") => invalid_arguments(
+                verb,
+                "action measure takes no proposals; use action propose.",
+            )
+            .into(),
+            Some("measure") => match super::parse::<MeasureRequest>(verb, Value::Object(arguments))
+            {
+                Ok(request) => measure(ctx, &request),
+                Err(refusal) => refusal.into(),
+            },
+            Some("propose") if has("pin") || has("force") || has("names") => invalid_arguments(
+                verb,
+                "action propose takes proposals only (no pin, force or names).",
+            )
+            .into(),
+            Some("propose") if !has("proposals") => {
+                invalid_arguments(verb, "action propose needs proposals: [{name, reason}, …].")
+                    .into()
+            }
+            Some("propose") => match super::parse::<ProposeRequest>(verb, Value::Object(arguments))
+            {
+                Ok(request) => propose(ctx, &request),
+                Err(refusal) => refusal.into(),
+            },
+            _ => invalid_arguments(
+                verb,
+                "Invalid arguments: `action` is required and must be \"measure\" or \"propose\".",
+            )
+            .into(),
+        }
+    }
+}
+
+struct Init;
+impl Verb for Init {
+    type Request = InitRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: standards::init::VERB,
+            tool: None,
+            summary: "Write a starter discern.toml: the built-in Standards that fit, limits at today's values",
+            tool_description: "",
+            annotations: WRITES,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, _request: InitRequest) -> Outcome {
+        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
+            standards::init::init(ws, runtime, ctx.progress).into()
+        })
+    }
+}
+
+struct Producers;
+impl Verb for Producers {
+    type Request = ProducersRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: crate::producers::VERB,
+            tool: None,
+            summary: "List the producers discern can run: built-ins with their contract version, digest and metrics",
+            tool_description: "",
+            annotations: READ_ONLY,
+            cleanliness: Cleanliness::Any,
+            writes: false,
+        }
+    }
+    fn run(&self, ctx: &Context, _request: ProducersRequest) -> Outcome {
+        match ctx.runtime(Verb::info(self).name) {
+            Ok(runtime) => crate::producers::producers(&runtime).into(),
+            Err(refusal) => refusal.into(),
+        }
+    }
+}

@@ -118,7 +118,7 @@ fn unknown_names_and_missing_config_are_clear() {
     let run = fixture.run(&["standards", "nope", "--json"]);
     assert_eq!(run.code, 1);
     let json = run.json();
-    assert_eq!(json["error"], "invalid_value");
+    assert_eq!(json["error"], "unknown_standard");
     assert!(
         json["message"]
             .as_str()

@@ -65,46 +65,83 @@ pub fn accept(ws: &Workspace, request: &AcceptRequest) -> Moved {
     }
 }
 
+/// What `accept` established about the effort before deciding anything.
+struct Landing {
+    config: Option<Config>,
+    trunk: String,
+    branch: String,
+    head: gix::ObjectId,
+    trunk_commit: gix::ObjectId,
+    proof: proof::Proof,
+}
+
+/// Who authorized the landing, and the proposals it approves.
+struct Authority {
+    consent: serde_json::Value,
+    items: Vec<ApprovalItem>,
+}
+
+/// The main checkout, and whether it has the trunk checked out (then it follows the landing).
+struct MainCheckout {
+    info: crate::snapshot::WorktreeInfo,
+    repo: Option<Repo>,
+    on_trunk: bool,
+}
+
 fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
+    let prepared = landing(ws).and_then(|landing| {
+        let authority = authority(ws, request, &landing)?;
+        let main = main_checkout(&ws.repo, &landing.trunk)?;
+        Ok((landing, authority, main))
+    });
+    let (landing, authority, main) = match prepared {
+        Ok(prepared) => prepared,
+        Err(refusal) => return (*refusal).into(),
+    };
+    if request.dry_run {
+        return dry_run(&landing, &authority).into();
+    }
+    fast_forward(&ws.repo, &landing, &authority, &main)
+}
+
+/// The preconditions: an effort worktree on a branch, clean, with honored Proof for its HEAD,
+/// containing the current trunk.
+fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     let repo = &ws.repo;
+    let refused = |slug, message: String, id, hint: &str| Box::new(refuse(slug, message, id, hint));
     if repo.is_main_checkout() {
-        return refuse(
+        return Err(refused(
             ErrorSlug::PreconditionFailed,
-            "accept lands an effort; this is the main checkout.",
+            "accept lands an effort; this is the main checkout.".to_owned(),
             HintId::WorkInEffort,
             "Run `discern accept` inside the effort worktree.",
-        )
-        .into();
+        ));
     }
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {
-        return refuse(
+        return Err(refused(
             ErrorSlug::PreconditionFailed,
-            "HEAD is detached.",
+            "HEAD is detached.".to_owned(),
             HintId::WorkInEffort,
             "Check out the effort branch.",
-        )
-        .into();
+        ));
     };
-    if let Err(refusal) = preflight::require_clean(VERB, repo, Cleanliness::Full) {
-        return (*refusal).into();
-    }
+    preflight::require_clean(VERB, repo, Cleanliness::Full)?;
     let (Some(head), Some(trunk_commit)) = (
         repo.head().ok().flatten(),
         repo.branch_commit(&trunk).ok().flatten(),
     ) else {
-        return refuse(
+        return Err(refused(
             ErrorSlug::PreconditionFailed,
             format!("HEAD or the trunk {trunk} cannot be read."),
             HintId::UpdateFromTrunk,
             "Check the repository.",
-        )
-        .into();
+        ));
     };
     let (state, proof) = proof::state(repo);
     let Some(proof) = proof.filter(|_| state == ProofState::Honored) else {
-        return refuse(
+        return Err(refused(
             ErrorSlug::PreconditionFailed,
             format!(
                 "There is no honored Proof for {} ({}); only proven work lands.",
@@ -113,25 +150,58 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
             ),
             HintId::FixGate,
             "Run `discern done`, then accept.",
-        )
-        .into();
+        ));
     };
     if !repo.is_ancestor(trunk_commit, head) {
-        return refuse(
+        return Err(refused(
             ErrorSlug::PreconditionFailed,
             format!(
                 "{trunk} moved since the Proof: {branch} does not contain it, so it cannot fast-forward."
             ),
             HintId::UpdateFromTrunk,
             "Run `discern update`, then `discern done`, then accept.",
-        ).into();
+        ));
     }
+    Ok(Landing {
+        config,
+        trunk,
+        branch,
+        head,
+        trunk_commit,
+        proof,
+    })
+}
 
-    // Authority: consent in conversation, or every changed path inside a standing grant.
-    let base = repo.merge_base(trunk_commit, head).unwrap_or(trunk_commit);
+/// Consent in conversation, or every changed path inside a standing grant; and every live
+/// proposal approved by exactly its token.
+fn authority(
+    ws: &Workspace,
+    request: &AcceptRequest,
+    landing: &Landing,
+) -> Result<Authority, Box<Envelope>> {
+    let repo = &ws.repo;
+    let Landing {
+        config,
+        trunk,
+        branch,
+        head,
+        trunk_commit,
+        proof,
+    } = landing;
+    let base = repo
+        .merge_base(*trunk_commit, *head)
+        .unwrap_or(*trunk_commit);
+    // Fail closed: paths that cannot be listed are never inside a grant.
     let changed = repo
         .git(&["diff", "--name-only", &format!("{base}..{head}")])
-        .unwrap_or_default();
+        .map_err(|e| {
+            Box::new(refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("The changed paths cannot be listed: {e}."),
+                HintId::CheckRepository,
+                &format!("Run `git diff --name-only {base}..HEAD` and fix what it reports, then accept again."),
+            ))
+        })?;
     let changed: Vec<&str> = changed.lines().collect();
     let scopes = config
         .as_ref()
@@ -141,8 +211,6 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
         let spec = Pathspec::new(&scopes);
         changed.iter().all(|p| spec.matches(p))
     };
-    let records = proposals::store::load(repo).unwrap_or_default();
-    let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
     if !request.confirmed && !granted {
         let mut e = refuse(
             ErrorSlug::AwaitingConsent,
@@ -156,143 +224,196 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
         e.data = Some(
             json!({ "proof_line": proof.line, "changed_paths": changed, "pre_authorized": scopes }),
         );
-        return e.into();
+        return Err(Box::new(e));
     }
+    let records = proposals::store::load(repo).map_err(|e| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "The proposal records cannot be read, so what needs approval cannot be told: {e}."
+            ),
+            HintId::CheckRepository,
+            "Fix or remove the file named above, run `discern done`, then accept again.",
+        ))
+    })?;
+    let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
     if !records.is_empty() {
-        let stale: Vec<String> = records
-            .iter()
-            .filter_map(|r| {
-                let why = proposals::stale_reasons(repo, config.as_ref(), &trunk, r);
-                (!why.is_empty()).then(|| format!("{} ({})", r.standard, why.join("; ")))
-            })
-            .collect();
-        if !stale.is_empty() {
-            return refuse(
-                ErrorSlug::ProposalStale,
-                format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
-                HintId::StandardsPropose,
-                "Renew them (repeat the proposal batch), run `discern done`, then accept.",
-            )
-            .into();
-        }
-        let wanted: BTreeSet<&str> = items.iter().map(|i| i.token.as_str()).collect();
-        let given: Vec<&str> = request
-            .approve_standard
-            .iter()
-            .map(String::as_str)
-            .collect();
-        let unique: BTreeSet<&str> = given.iter().copied().collect();
-        let exact = request.confirmed && unique.len() == given.len() && unique == wanted;
-        if !exact {
-            let mut problems = Vec::new();
-            if !request.confirmed {
-                problems.push(
-                    "a proposal is never covered by a standing grant: the owner must confirm"
-                        .to_owned(),
-                );
-            }
-            if unique.len() != given.len() {
-                problems.push("a token is given more than once".to_owned());
-            }
-            let unknown: Vec<&str> = unique.difference(&wanted).copied().collect();
-            if !unknown.is_empty() {
-                problems.push(format!("unknown token(s): {}", unknown.join(", ")));
-            }
-            let missing = wanted.difference(&unique).count();
-            if missing > 0 {
-                problems.push(format!("{missing} proposal(s) not approved"));
-            }
-            let mut e = refuse(
-                ErrorSlug::AwaitingStandardApproval,
-                format!(
-                    "Limit proposals need the owner's exact approval ({}).",
-                    problems.join("; ")
-                ),
-                HintId::AskOwner,
-                "Show the owner each proposal below; with their approval, run `discern accept --confirmed --approve-standard TOKEN` once per proposal.",
-            );
-            e.data = Some(json!({ "standard_approvals_required": items }));
-            e.report.sections = vec![Section {
-                title: "Proposals awaiting exact owner approval".to_owned(),
-                lines: items.iter().map(ApprovalItem::line).collect(),
-            }];
-            return e.into();
-        }
-    }
-
-    // The main checkout: refuse before anything if it holds the trunk and is dirty.
-    let worktrees = repo.worktrees().unwrap_or_default();
-    let Some(main) = worktrees.iter().find(|w| w.is_main).cloned() else {
-        return refuse(
-            ErrorSlug::Internal,
-            "Cannot find the main checkout.",
-            HintId::ReportBug,
-            "Report this as a bug in discern.",
-        )
-        .into();
-    };
-    let main_repo = Repo::discover(&main.path).ok();
-    let main_on_trunk = main.branch.as_deref() == Some(trunk.as_str());
-    if main_on_trunk {
-        let main_dirty = match &main_repo {
-            Some(m) => preflight::dirty_paths(m, Cleanliness::TrackedFiles),
-            None => Err(crate::snapshot::RepoError::Read {
-                what: format!("the main checkout {}", main.path.display()),
-                message: "it is not a readable git work tree".to_owned(),
-            }),
-        };
-        let main_dirty = match main_dirty {
-            Ok(dirty) => dirty,
-            Err(e) => {
-                return refuse(
-                    ErrorSlug::PreconditionFailed,
-                    format!(
-                        "Whether the main checkout ({trunk}) has uncommitted changes cannot be told: {e}. Nothing was changed."
-                    ),
-                    HintId::AskOwner,
-                    &format!("Ask the owner to run `git status` in {} and fix what it reports, then accept again.", main.path.display()),
-                ).into();
-            }
-        };
-        if !main_dirty.is_empty() {
-            return refuse(
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "The main checkout has {trunk} checked out with uncommitted changes ({}); landing would leave it inconsistent. Nothing was changed.",
-                    main_dirty.join(", ")
-                ),
-                HintId::AskOwner,
-                "Ask the owner to commit or stash the main checkout's changes, then accept again.",
-            ).into();
-        }
+        approvals(repo, request, landing, &records, &items)?;
     }
     let consent = if request.confirmed {
         json!({ "source": "confirmed" })
     } else {
         json!({ "source": "pre_authorized", "scopes": scopes })
     };
-    if request.dry_run {
-        let mut e = Envelope::ok(
-            VERB,
-            json!({ "would_land": head.to_string(), "trunk": trunk, "consent": consent }),
-            Report {
-                state: format!(
-                    "Dry run: would fast-forward {trunk} to {}.",
-                    short(&head.to_string())
-                ),
-                sections: Vec::new(),
-            },
-        );
-        e.dry_run = Some(true);
-        return e.into();
-    }
+    Ok(Authority { consent, items })
+}
 
-    // Land: fast-forward the trunk (CAS), then the note, then clean up.
+/// Every live proposal is approved by exactly its token (and none is stale).
+fn approvals(
+    repo: &Repo,
+    request: &AcceptRequest,
+    landing: &Landing,
+    records: &[proposals::ProposalRecord],
+    items: &[ApprovalItem],
+) -> Result<(), Box<Envelope>> {
+    let stale: Vec<String> = records
+        .iter()
+        .filter_map(|r| {
+            let why = proposals::stale_reasons(repo, landing.config.as_ref(), &landing.trunk, r);
+            (!why.is_empty()).then(|| format!("{} ({})", r.standard, why.join("; ")))
+        })
+        .collect();
+    if !stale.is_empty() {
+        return Err(Box::new(refuse(
+            ErrorSlug::ProposalStale,
+            format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
+            HintId::StandardsPropose,
+            "Renew them (repeat the proposal batch), run `discern done`, then accept.",
+        )));
+    }
+    let wanted: BTreeSet<&str> = items.iter().map(|i| i.token.as_str()).collect();
+    let given: Vec<&str> = request
+        .approve_standard
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let unique: BTreeSet<&str> = given.iter().copied().collect();
+    if request.confirmed && unique.len() == given.len() && unique == wanted {
+        return Ok(());
+    }
+    let mut problems = Vec::new();
+    if !request.confirmed {
+        problems.push(
+            "a proposal is never covered by a standing grant: the owner must confirm".to_owned(),
+        );
+    }
+    if unique.len() != given.len() {
+        problems.push("a token is given more than once".to_owned());
+    }
+    let unknown: Vec<&str> = unique.difference(&wanted).copied().collect();
+    if !unknown.is_empty() {
+        problems.push(format!("unknown token(s): {}", unknown.join(", ")));
+    }
+    let missing = wanted.difference(&unique).count();
+    if missing > 0 {
+        problems.push(format!("{missing} proposal(s) not approved"));
+    }
+    let mut e = refuse(
+        ErrorSlug::AwaitingStandardApproval,
+        format!(
+            "Limit proposals need the owner's exact approval ({}).",
+            problems.join("; ")
+        ),
+        HintId::AskOwner,
+        "Show the owner each proposal below; with their approval, run `discern accept --confirmed --approve-standard TOKEN` once per proposal.",
+    );
+    e.data = Some(json!({ "standard_approvals_required": items }));
+    e.report.sections = vec![Section {
+        title: "Proposals awaiting exact owner approval".to_owned(),
+        lines: items.iter().map(ApprovalItem::line).collect(),
+    }];
+    Err(Box::new(e))
+}
+
+/// The main checkout; refused before anything moves if it holds the trunk and has tracked
+/// changes, or its state cannot be told.
+fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>> {
+    let worktrees = repo.worktrees().unwrap_or_default();
+    let Some(info) = worktrees.iter().find(|w| w.is_main).cloned() else {
+        return Err(Box::new(refuse(
+            ErrorSlug::Internal,
+            "Cannot find the main checkout.",
+            HintId::ReportBug,
+            "Report this as a bug in discern.",
+        )));
+    };
+    let main_repo = Repo::discover(&info.path).ok();
+    let on_trunk = info.branch.as_deref() == Some(trunk);
+    if !on_trunk {
+        return Ok(MainCheckout {
+            info,
+            repo: main_repo,
+            on_trunk,
+        });
+    }
+    let dirty = match &main_repo {
+        Some(m) => preflight::dirty_paths(m, Cleanliness::TrackedFiles),
+        None => Err(crate::snapshot::RepoError::Read {
+            what: format!("the main checkout {}", info.path.display()),
+            message: "it is not a readable git work tree".to_owned(),
+        }),
+    };
+    let refused = |message: String, hint: &str| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            message,
+            HintId::AskOwner,
+            hint,
+        ))
+    };
+    match dirty {
+        Err(e) => Err(refused(
+            format!(
+                "Whether the main checkout ({trunk}) has uncommitted changes cannot be told: {e}. Nothing was changed."
+            ),
+            &format!(
+                "Ask the owner to run `git status` in {} and fix what it reports, then accept again.",
+                info.path.display()
+            ),
+        )),
+        Ok(dirty) if !dirty.is_empty() => Err(refused(
+            format!(
+                "The main checkout has {trunk} checked out with uncommitted changes ({}); landing would leave it inconsistent. Nothing was changed.",
+                dirty.join(", ")
+            ),
+            "Ask the owner to commit or stash the main checkout's changes, then accept again.",
+        )),
+        Ok(_) => Ok(MainCheckout {
+            info,
+            repo: main_repo,
+            on_trunk,
+        }),
+    }
+}
+
+/// `--dry-run`: what landing would do; nothing is written.
+fn dry_run(landing: &Landing, authority: &Authority) -> Envelope {
+    let mut e = Envelope::ok(
+        VERB,
+        json!({ "would_land": landing.head.to_string(), "trunk": landing.trunk, "consent": authority.consent }),
+        Report {
+            state: format!(
+                "Dry run: would fast-forward {} to {}.",
+                landing.trunk,
+                short(&landing.head.to_string())
+            ),
+            sections: Vec::new(),
+        },
+    );
+    e.dry_run = Some(true);
+    e
+}
+
+/// Land: fast-forward the trunk (CAS), then the note, then the main checkout and clean-up.
+fn fast_forward(
+    repo: &Repo,
+    landing: &Landing,
+    authority: &Authority,
+    main: &MainCheckout,
+) -> Moved {
+    let Landing {
+        trunk,
+        branch,
+        head,
+        trunk_commit,
+        proof,
+        ..
+    } = landing;
     if let Err(e) = commit::move_branch(
         repo,
-        &trunk,
-        trunk_commit,
-        head,
+        trunk,
+        *trunk_commit,
+        *head,
         &format!("discern accept: fast-forward {trunk} to {branch}"),
     ) {
         return refuse(
@@ -307,50 +428,39 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
         version: NOTE_VERSION,
         subject: json!({ "commit": head.to_string(), "branch": branch, "trunk": trunk }),
         proof: proof.clone(),
-        consent: consent.clone(),
-        approved_proposals: if records.is_empty() {
-            Vec::new()
-        } else {
-            items.clone()
-        },
+        consent: authority.consent.clone(),
+        approved_proposals: authority.items.clone(),
     };
     let note_status = serde_json::to_vec_pretty(&note)
         .map_err(|e| e.to_string())
-        .and_then(|bytes| commit::write_note(repo, head, &bytes).map_err(|e| e.to_string()));
+        .and_then(|bytes| commit::write_note(repo, *head, &bytes).map_err(|e| e.to_string()));
     // The main checkout follows the trunk if it has it checked out.
-    let main_updated = main_on_trunk
-        && main_repo.as_ref().is_some_and(|m| {
-            m.git(&[
-                "read-tree",
-                "-m",
-                "-u",
-                &trunk_commit.to_string(),
-                &head.to_string(),
-            ])
-            .is_ok()
+    let main_repo = main.repo.as_ref();
+    let main_updated = main.on_trunk
+        && main_repo.is_some_and(|m| {
+            let (from, to) = (trunk_commit.to_string(), head.to_string());
+            m.git(&["read-tree", "-m", "-u", &from, &to]).is_ok()
         });
     let worktree_path = repo.root().to_owned();
-    let removed = main_repo.as_ref().is_some_and(|m| {
+    let removed = main_repo.is_some_and(|m| {
         m.git(&["worktree", "remove", &worktree_path.display().to_string()])
             .is_ok()
     });
-    let branch_deleted = removed
-        && main_repo
-            .as_ref()
-            .is_some_and(|m| commit::delete_branch(m, &branch, head).is_ok());
+    let branch_deleted =
+        removed && main_repo.is_some_and(|m| commit::delete_branch(m, branch, *head).is_ok());
     let _ = proposals::store::save(repo, &[]);
-    let landing = json!({ "trunk_landed": true, "worktree_removed": removed, "branch_deleted": branch_deleted, "main_checkout_updated": main_updated });
+    let landing_facts = json!({ "trunk_landed": true, "worktree_removed": removed, "branch_deleted": branch_deleted, "main_checkout_updated": main_updated });
     let mut e = Envelope::ok(
         VERB,
         json!({
             "landed": head.to_string(),
             "trunk": trunk,
             "proof_line": proof.line,
-            "consent": consent,
-            "standard_approvals": if records.is_empty() { Vec::new() } else { items },
+            "consent": authority.consent,
+            "standard_approvals": authority.items,
             "proof_note": { "ref": commit::NOTES_REF, "written": note_status.is_ok(), "error": note_status.err() },
-            "landing": landing,
-            "root": main.path,
+            "landing": landing_facts,
+            "root": main.info.path,
         }),
         Report {
             state: format!(
@@ -371,11 +481,11 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
         HintId::WorkInEffort,
         format!(
             "Continue in the main checkout {} (or start a new effort).",
-            main.path.display()
+            main.info.path.display()
         ),
     ));
     Moved {
         envelope: e,
-        root: removed.then(|| main.path.clone()),
+        root: removed.then(|| main.info.path.clone()),
     }
 }

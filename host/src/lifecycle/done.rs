@@ -47,147 +47,26 @@ pub fn done(
     journal.finish(envelope)
 }
 
-fn gate(
-    ws: &Workspace,
-    runtime: &Runtime,
-    request: &DoneRequest,
-    journal: &mut Journal,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
-    let repo = &ws.repo;
-    if let Err(refusal) = preflight::recover(VERB, repo) {
-        return *refusal;
-    }
-    let config = match Config::load(repo.root()) {
-        Ok(config) => config,
-        Err(e) => return crate::preflight::config_refusal(VERB, &e),
-    };
-    let trunk = ws.trunk(config.as_ref());
-    let Some(branch) = repo.branch().ok().flatten() else {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            "HEAD is detached; the gate proves a commit on an effort branch.",
-            HintId::WorkInEffort,
-            "Check out your effort branch, then run `discern done`.",
-        );
-    };
-    if branch == trunk {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "{branch} is the trunk; the gate proves work on an effort branch before it lands."
-            ),
-            HintId::WorkInEffort,
-            "Start an effort (`discern start`) and run `discern done` there.",
-        );
-    }
-    if let Err(refusal) = preflight::require_clean(VERB, repo, Cleanliness::Full) {
-        return *refusal;
-    }
-    let Some(head) = repo.head().ok().flatten() else {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            "This branch has no commit yet.",
-            HintId::CommitFirst,
-            "Commit your work, then run `discern done`.",
-        );
-    };
-    let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "The trunk {trunk} cannot be read, so the gate cannot check that this work contains it."
-            ),
-            HintId::UpdateFromTrunk,
-            "Fetch the trunk or set DISCERN_TRUNK, then run `discern done` again.",
-        );
-    };
-    let (ahead, behind) = match repo.ahead_behind(trunk_commit, head) {
-        Ok(counts) => counts,
-        Err(e) => {
-            return refuse(
-                ErrorSlug::PreconditionFailed,
-                format!("How far {branch} is ahead of {trunk} cannot be told: {e}."),
-                HintId::CheckRepository,
-                &format!(
-                    "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run `discern done` again."
-                ),
-            );
-        }
-    };
-    if ahead == 0 {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("{branch} has no commit ahead of {trunk}: there is nothing to prove."),
-            HintId::CommitFirst,
-            "Commit your work, then run `discern done`.",
-        );
-    }
-    if !request.rerun
-        && let (ProofState::Honored, Some(proof)) = proof::state(repo)
-    {
-        let mut envelope = Envelope::ok(
-            VERB,
-            json!({ "gate_ran": false, "proof": proof, "proof_line": proof.line }),
-            Report {
-                state: format!(
-                    "Proof is current for {} (the gate did not run again). {}",
-                    short(&proof.commit),
-                    proof.line
-                ),
-                sections: Vec::new(),
-            },
-        );
-        envelope.hints.push(Hint::next_step(HintId::Accept, "Report the Proof line to the owner; with their consent, `discern accept --confirmed` lands it (`--rerun` runs the gate again)."));
-        return envelope;
-    }
-    let stage_jobs = |stages: &[Stage]| steps::jobs_of(config.as_ref(), stages);
-    if request.dry_run {
-        let plan: Vec<String> = [Stage::Fix, Stage::Build, Stage::Check, Stage::Test]
-            .iter()
-            .flat_map(|s| {
-                stage_jobs(&[*s])
-                    .into_iter()
-                    .map(|j| format!("job:{} ({})", j.name, j.stage.as_str()))
-            })
-            .chain(
-                config
-                    .iter()
-                    .flat_map(|c| c.standards.iter().map(|s| format!("standard:{}", s.name))),
-            )
-            .collect();
-        let mut envelope = Envelope::ok(
-            VERB,
-            json!({ "gate_ran": false }),
-            Report {
-                state: format!(
-                    "Dry run: the gate would run {} step(s) on {}.",
-                    plan.len() + 2,
-                    short(&head.to_string())
-                ),
-                sections: vec![Section {
-                    title: "Plan".to_owned(),
-                    lines: plan.clone(),
-                }],
-            },
-        );
-        envelope.dry_run = Some(true);
-        let all: Vec<String> = ["merge", "standards-limits"]
-            .into_iter()
-            .map(String::from)
-            .chain(plan)
-            .collect();
-        envelope.plan = Some(json!({ "steps": all }));
-        return envelope;
-    }
+/// What the gate established before it runs anything: the exact commit and its trunk.
+struct Subject {
+    config: Option<Config>,
+    trunk: String,
+    branch: String,
+    head: gix::ObjectId,
+    trunk_commit: gix::ObjectId,
+    behind: u64,
+}
 
-    let mut all_steps: Vec<Step> = Vec::new();
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    let fail = |stage: &str,
-                message: String,
-                steps: Vec<Step>,
-                diagnostics: Vec<Diagnostic>,
-                extra: Value| {
+/// The gate's record so far: the steps that ran and what they found.
+struct Run<'a> {
+    subject: &'a Subject,
+    steps: Vec<Step>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Run<'_> {
+    /// The failure at `stage`, with every step and diagnostic so far and `extra` data.
+    fn fail(self, stage: &str, message: String, extra: Value) -> Box<Envelope> {
         let mut envelope = Envelope::refusal(
             VERB,
             ErrorSlug::GateFailed,
@@ -199,20 +78,205 @@ fn gate(
                 ),
             ),
         );
-        let mut data = json!({ "gate_ran": true, "failed_stage": stage, "commit": head.to_string(), "branch": branch });
+        let subject = self.subject;
+        let mut data = json!({ "gate_ran": true, "failed_stage": stage, "commit": subject.head.to_string(), "branch": subject.branch });
         if let (Some(d), Value::Object(e)) = (data.as_object_mut(), extra) {
             d.extend(e);
         }
         envelope.data = Some(data);
-        envelope.steps = serde_json::to_value(&steps).ok();
-        envelope.diagnostics = diagnostics;
-        envelope
-    };
+        envelope.steps = serde_json::to_value(&self.steps).ok();
+        envelope.diagnostics = self.diagnostics;
+        Box::new(envelope)
+    }
+}
 
-    // Merge check: the branch contains the trunk.
+fn gate(
+    ws: &Workspace,
+    runtime: &Runtime,
+    request: &DoneRequest,
+    journal: &mut Journal,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    let subject = match subject(ws, request) {
+        Ok(subject) => subject,
+        Err(refusal) => return *refusal,
+    };
+    if !request.rerun
+        && let (ProofState::Honored, Some(proof)) = proof::state(&ws.repo)
+    {
+        return current_proof(&proof);
+    }
+    if request.dry_run {
+        return dry_run(&ws.repo, &subject);
+    }
+    let mut run = Run {
+        subject: &subject,
+        steps: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let proven = merge_check(&mut run, &ws.repo, journal)
+        .and_then(|()| limits_check(&mut run, ws, journal))
+        .and_then(|()| job_stages(&mut run, &ws.repo, journal, progress))
+        .and_then(|()| standards_stage(&mut run, ws, runtime, journal, progress));
+    match proven {
+        Ok((standards, proposals)) => record_proof(run, &ws.repo, standards, proposals),
+        Err(failure) => *failure,
+    }
+}
+
+/// Every precondition of the gate, in order: a recovered checkout, a readable config, an
+/// effort branch (not the trunk), a clean tree, a commit ahead of a readable trunk.
+fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelope>> {
+    let repo = &ws.repo;
+    if !request.dry_run {
+        preflight::recover(VERB, repo)?;
+    }
+    let config =
+        Config::load(repo.root()).map_err(|e| Box::new(preflight::config_refusal(VERB, &e)))?;
+    let trunk = ws.trunk(config.as_ref());
+    let refused = |slug, message: String, id, hint: &str| Box::new(refuse(slug, message, id, hint));
+    let Some(branch) = repo.branch().ok().flatten() else {
+        return Err(refused(
+            ErrorSlug::PreconditionFailed,
+            "HEAD is detached; the gate proves a commit on an effort branch.".to_owned(),
+            HintId::WorkInEffort,
+            "Check out your effort branch, then run `discern done`.",
+        ));
+    };
+    if branch == trunk {
+        return Err(refused(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "{branch} is the trunk; the gate proves work on an effort branch before it lands."
+            ),
+            HintId::WorkInEffort,
+            "Start an effort (`discern start`) and run `discern done` there.",
+        ));
+    }
+    preflight::require_clean(VERB, repo, Cleanliness::Full)?;
+    let Some(head) = repo.head().ok().flatten() else {
+        return Err(refused(
+            ErrorSlug::PreconditionFailed,
+            "This branch has no commit yet.".to_owned(),
+            HintId::CommitFirst,
+            "Commit your work, then run `discern done`.",
+        ));
+    };
+    let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
+        return Err(refused(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "The trunk {trunk} cannot be read, so the gate cannot check that this work contains it."
+            ),
+            HintId::UpdateFromTrunk,
+            "Fetch the trunk or set DISCERN_TRUNK, then run `discern done` again.",
+        ));
+    };
+    let (ahead, behind) = repo.ahead_behind(trunk_commit, head).map_err(|e| {
+        refused(
+            ErrorSlug::PreconditionFailed,
+            format!("How far {branch} is ahead of {trunk} cannot be told: {e}."),
+            HintId::CheckRepository,
+            &format!(
+                "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run `discern done` again."
+            ),
+        )
+    })?;
+    if ahead == 0 {
+        return Err(refused(
+            ErrorSlug::PreconditionFailed,
+            format!("{branch} has no commit ahead of {trunk}: there is nothing to prove."),
+            HintId::CommitFirst,
+            "Commit your work, then run `discern done`.",
+        ));
+    }
+    Ok(Subject {
+        config,
+        trunk,
+        branch,
+        head,
+        trunk_commit,
+        behind,
+    })
+}
+
+/// Proof is already current for this exact commit: the gate does not run again.
+fn current_proof(proof: &Proof) -> Envelope {
+    let mut envelope = Envelope::ok(
+        VERB,
+        json!({ "gate_ran": false, "proof": proof, "proof_line": proof.line }),
+        Report {
+            state: format!(
+                "Proof is current for {} (the gate did not run again). {}",
+                short(&proof.commit),
+                proof.line
+            ),
+            sections: Vec::new(),
+        },
+    );
+    envelope.hints.push(Hint::next_step(HintId::Accept, "Report the Proof line to the owner; with their consent, `discern accept --confirmed` lands it (`--rerun` runs the gate again)."));
+    envelope
+}
+
+/// `--dry-run`: the steps the gate would run; nothing runs or is written.
+fn dry_run(repo: &crate::snapshot::Repo, subject: &Subject) -> Envelope {
+    let config = subject.config.as_ref();
+    let plan: Vec<String> = [Stage::Fix, Stage::Build, Stage::Check, Stage::Test]
+        .iter()
+        .flat_map(|s| {
+            steps::jobs_of(config, &[*s])
+                .into_iter()
+                .map(|j| format!("job:{} ({})", j.name, j.stage.as_str()))
+        })
+        .chain(
+            config
+                .iter()
+                .flat_map(|c| c.standards.iter().map(|s| format!("standard:{}", s.name))),
+        )
+        .collect();
+    let mut envelope = Envelope::ok(
+        VERB,
+        json!({ "gate_ran": false }),
+        Report {
+            state: format!(
+                "Dry run: the gate would run {} step(s) on {}.",
+                plan.len() + 2,
+                short(&subject.head.to_string())
+            ),
+            sections: vec![Section {
+                title: "Plan".to_owned(),
+                lines: plan.clone(),
+            }],
+        },
+    );
+    envelope.dry_run = Some(true);
+    let all: Vec<String> = ["merge", "standards-limits"]
+        .into_iter()
+        .map(String::from)
+        .chain(plan)
+        .collect();
+    envelope.plan = Some(json!({ "steps": all }));
+    envelope
+        .advisories
+        .extend(preflight::pending_transaction(repo));
+    envelope
+}
+
+/// The branch contains the trunk.
+fn merge_check(
+    run: &mut Run,
+    repo: &crate::snapshot::Repo,
+    journal: &mut Journal,
+) -> Result<(), Box<Envelope>> {
     journal.phase("merge");
-    let contained = repo.is_ancestor(trunk_commit, head);
-    all_steps.push(Step::check(
+    let Subject {
+        branch,
+        trunk,
+        behind,
+        ..
+    } = run.subject;
+    let contained = repo.is_ancestor(run.subject.trunk_commit, run.subject.head);
+    run.steps.push(Step::check(
         "merge",
         contained,
         if contained {
@@ -221,204 +285,267 @@ fn gate(
             format!("{branch} is {behind} commit(s) behind {trunk}")
         },
     ));
-    if !contained {
-        let mut envelope = fail(
-            "merge",
-            format!("{branch} does not contain the latest {trunk} ({behind} commit(s) behind)."),
-            all_steps,
-            diagnostics,
-            json!({ "behind": behind }),
-        );
-        envelope.hints = vec![Hint::next_step(
-            HintId::UpdateFromTrunk,
-            "Run `discern update` to merge the trunk, then `discern done` again.",
-        )];
-        return envelope;
+    if contained {
+        return Ok(());
     }
+    let message =
+        format!("{branch} does not contain the latest {trunk} ({behind} commit(s) behind).");
+    let mut envelope = std::mem::replace(
+        run,
+        Run {
+            subject: run.subject,
+            steps: Vec::new(),
+            diagnostics: Vec::new(),
+        },
+    )
+    .fail("merge", message, json!({ "behind": behind }));
+    envelope.hints = vec![Hint::next_step(
+        HintId::UpdateFromTrunk,
+        "Run `discern update` to merge the trunk, then `discern done` again.",
+    )];
+    Err(envelope)
+}
 
-    // Never-loosen.
+/// Never-loosen: no limit is looser than the trunk's unless a live proposal explains it.
+fn limits_check(run: &mut Run, ws: &Workspace, journal: &mut Journal) -> Result<(), Box<Envelope>> {
     journal.phase("standards-limits");
-    let limits = config.as_ref().map(|config| {
-        standards::limits::check(repo, config, &trunk, &proposals::claims(ws, config))
-    });
-    if let Some(limits) = &limits {
-        all_steps.push(Step::check(
-            "standards-limits",
-            !limits.blocking(),
-            limits.summary.status.as_str().to_owned(),
-        ));
-        if limits.blocking() {
-            let reason = limits.summary.reason.clone().unwrap_or_default();
-            return fail(
-                "standards_limits",
-                format!("Limits changed versus {trunk}: {reason}."),
-                all_steps,
-                limits.diagnostics.clone(),
-                json!({ "limits": limits.summary }),
-            );
-        }
+    let Some(config) = run.subject.config.as_ref() else {
+        return Ok(());
+    };
+    let limits = standards::limits::check(
+        &ws.repo,
+        config,
+        &run.subject.trunk,
+        &proposals::claims(ws, config),
+    );
+    run.steps.push(Step::check(
+        "standards-limits",
+        !limits.blocking(),
+        limits.summary.status.as_str().to_owned(),
+    ));
+    if !limits.blocking() {
+        return Ok(());
     }
+    let reason = limits.summary.reason.clone().unwrap_or_default();
+    let mut failed = take(run);
+    failed.diagnostics = limits.diagnostics.clone();
+    Err(failed.fail(
+        "standards_limits",
+        format!("Limits changed versus {}: {reason}.", run.subject.trunk),
+        json!({ "limits": limits.summary }),
+    ))
+}
 
-    // fix → build → check ∥ test.
+/// The run so far, moved out to build a failure.
+fn take<'a>(run: &mut Run<'a>) -> Run<'a> {
+    std::mem::replace(
+        run,
+        Run {
+            subject: run.subject,
+            steps: Vec::new(),
+            diagnostics: Vec::new(),
+        },
+    )
+}
+
+/// fix → build → check ∥ test; the fix stage must leave the committed tree as it is.
+fn job_stages(
+    run: &mut Run,
+    repo: &crate::snapshot::Repo,
+    journal: &mut Journal,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(), Box<Envelope>> {
+    let config = run.subject.config.as_ref();
     for (stage, name, parallel) in [
         (&[Stage::Fix][..], "fix", false),
         (&[Stage::Build][..], "build", false),
         (&[Stage::Check, Stage::Test][..], "check/test", true),
     ] {
         journal.phase(name);
-        let (steps, failures) = steps::run(&stage_jobs(stage), repo, parallel, progress);
+        let (steps, failures) =
+            steps::run(&steps::jobs_of(config, stage), repo, parallel, progress);
         let ok = steps::all_ok(&steps);
-        all_steps.extend(steps);
-        diagnostics.extend(failures);
+        run.steps.extend(steps);
+        run.diagnostics.extend(failures);
         if !ok {
-            return fail(
-                name,
-                format!("The gate failed at the {name} stage."),
-                all_steps,
-                diagnostics,
-                json!({}),
-            );
+            let message = format!("The gate failed at the {name} stage.");
+            return Err(take(run).fail(name, message, json!({})));
         }
-        let fix_changed = match preflight::dirty_paths(repo, Cleanliness::Full) {
-            _ if name != "fix" => None,
-            Ok(dirty) if dirty.is_empty() => None,
-            Ok(_) => Some("The fix stage changed committed files".to_owned()),
-            // Fail closed: an unknown state after the fix jobs is not "unchanged".
-            Err(e) => Some(format!(
-                "Whether the fix stage changed committed files cannot be told ({e})"
-            )),
-        };
-        if let Some(what) = fix_changed {
-            diagnostics.push(Diagnostic {
-                tool: "gate".to_owned(),
-                severity: Severity::Error,
-                message: format!("{what}; the commit is not what the fix jobs produce."),
-                reproduce_cmd: "discern prepare".to_owned(),
-                file: None,
-                line: None,
-            });
-            let mut envelope = fail("fix", format!("{what}."), all_steps, diagnostics, json!({}));
-            envelope.hints = vec![Hint::next_step(
-                HintId::Prepare,
-                "Run `discern prepare`, commit what it changes, then `discern done` again.",
-            )];
-            return envelope;
+        if name == "fix" {
+            fix_left_the_commit(run, repo)?;
         }
     }
+    Ok(())
+}
 
-    // Every Standard; proposed ones must equal their record.
+/// The fix jobs changed nothing committed (fail closed: an unknown state is a change).
+fn fix_left_the_commit(run: &mut Run, repo: &crate::snapshot::Repo) -> Result<(), Box<Envelope>> {
+    let what = match preflight::dirty_paths(repo, Cleanliness::Full) {
+        Ok(dirty) if dirty.is_empty() => return Ok(()),
+        Ok(_) => "The fix stage changed committed files".to_owned(),
+        Err(e) => format!("Whether the fix stage changed committed files cannot be told ({e})"),
+    };
+    run.diagnostics.push(Diagnostic {
+        tool: "gate".to_owned(),
+        severity: Severity::Error,
+        message: format!("{what}; the commit is not what the fix jobs produce."),
+        reproduce_cmd: "discern prepare".to_owned(),
+        file: None,
+        line: None,
+    });
+    let mut envelope = take(run).fail("fix", format!("{what}."), json!({}));
+    envelope.hints = vec![Hint::next_step(
+        HintId::Prepare,
+        "Run `discern prepare`, commit what it changes, then `discern done` again.",
+    )];
+    Err(envelope)
+}
+
+/// Every Standard passes; a proposed one measures exactly its recorded value. The proven
+/// readings and the proposals awaiting the owner's approval.
+fn standards_stage(
+    run: &mut Run,
+    ws: &Workspace,
+    runtime: &Runtime,
+    journal: &mut Journal,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Box<Envelope>> {
     journal.phase("standards");
-    let mut proven = Vec::new();
-    let mut pending = Vec::new();
-    if let Some(config) = config.as_ref().filter(|c| !c.standards.is_empty()) {
-        let selected: Vec<_> = config.standards.iter().collect();
-        let records = proposals::store::load(repo).unwrap_or_default();
-        // Proposed Standards are measured fresh: their value must equal the record exactly.
-        let options = MeasureOptions {
-            evidence: match records.is_empty() {
-                true => EvidenceUse::ReuseAndRecord,
-                false => EvidenceUse::Fresh,
-            },
-            ..MeasureOptions::default()
-        };
-        let measured = match standards::measure_with(
-            ws,
-            runtime,
-            config,
-            &selected,
-            &options,
-            &proposals::claims(ws, config),
-            progress,
-        ) {
-            Ok(measured) => measured,
-            Err(refusal) => return *refusal,
-        };
-        let mut bad = Vec::new();
-        for result in &measured.standards {
-            let read = matches!(
-                result.measurement,
-                Measurement::Measured | Measurement::Reused
-            );
-            let failed = !read || result.verdict == Some(Verdict::Regressed);
-            let record = records.iter().find(|r| r.standard == result.name);
-            if let Some(record) = record
-                && result.value != Some(record.measurement)
-            {
-                bad.push(format!(
-                    "{} measures {} but its proposal recorded {}",
-                    result.name,
-                    result.value.map_or("nothing".to_owned(), |v| v.to_string()),
-                    record.measurement
-                ));
-                continue;
-            }
-            if failed {
-                bad.push(format!(
-                    "{} {}",
-                    result.name,
-                    result.note.as_deref().unwrap_or("failed")
-                ));
-                continue;
-            }
-            proven.push(ProvenStandard {
-                name: result.name.clone(),
-                value: result.value.unwrap_or_default(),
-                limit: result.limit,
-                verdict: result
-                    .verdict
-                    .map_or("held".to_owned(), |v| v.as_str().to_owned()),
-            });
-            if let Some(record) = record {
-                pending.push(ProvenProposal {
-                    standard: record.standard.clone(),
-                    trunk_limit: record.trunk_limit,
-                    proposed_limit: record.proposed_limit,
-                    token: proposals::approval_token(
-                        &record.standard,
-                        record.proposed_limit,
-                        &record.reason,
-                    ),
-                });
-            }
+    let Some(config) = run
+        .subject
+        .config
+        .as_ref()
+        .filter(|c| !c.standards.is_empty())
+    else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let records = proposals::store::load(&ws.repo).map_err(|e| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("The proposal records cannot be read: {e}."),
+            HintId::StandardsPropose,
+            "Fix or remove the file named above, then run `discern done` again.",
+        ))
+    })?;
+    // Proposed Standards are measured fresh: their value must equal the record exactly.
+    let options = MeasureOptions {
+        evidence: match records.is_empty() {
+            true => EvidenceUse::ReuseAndRecord,
+            false => EvidenceUse::Fresh,
+        },
+        ..MeasureOptions::default()
+    };
+    let selected: Vec<_> = config.standards.iter().collect();
+    let claims = proposals::claims(ws, config);
+    let measured =
+        standards::measure_with(ws, runtime, config, &selected, &options, &claims, progress)?;
+    let judged = judge_readings(&measured.standards, &records);
+    run.steps.extend(measured.standards.iter().map(|s| {
+        Step::check(
+            &format!("standard:{}", s.name),
+            matches!(s.measurement, Measurement::Measured | Measurement::Reused)
+                && s.verdict != Some(Verdict::Regressed),
+            s.note.clone().unwrap_or_default(),
+        )
+    }));
+    run.diagnostics.extend(measured.diagnostics.iter().cloned());
+    match judged {
+        Ok(proven) => Ok(proven),
+        Err(bad) => Err(take(run).fail(
+            "standards",
+            format!("Standards fail: {}.", bad.join("; ")),
+            json!({ "standards": measured.standards }),
+        )),
+    }
+}
+
+/// The proven readings and pending proposals, or what fails.
+fn judge_readings(
+    results: &[standards::StandardResult],
+    records: &[proposals::ProposalRecord],
+) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Vec<String>> {
+    let (mut proven, mut pending, mut bad) = (Vec::new(), Vec::new(), Vec::new());
+    for result in results {
+        let read = matches!(
+            result.measurement,
+            Measurement::Measured | Measurement::Reused
+        );
+        let failed = !read || result.verdict == Some(Verdict::Regressed);
+        let record = records.iter().find(|r| r.standard == result.name);
+        if let Some(record) = record
+            && result.value != Some(record.measurement)
+        {
+            bad.push(format!(
+                "{} measures {} but its proposal recorded {}",
+                result.name,
+                result.value.map_or("nothing".to_owned(), |v| v.to_string()),
+                record.measurement
+            ));
+            continue;
         }
-        all_steps.extend(measured.standards.iter().map(|s| {
-            Step::check(
-                &format!("standard:{}", s.name),
-                matches!(s.measurement, Measurement::Measured | Measurement::Reused)
-                    && s.verdict != Some(Verdict::Regressed),
-                s.note.clone().unwrap_or_default(),
-            )
-        }));
-        diagnostics.extend(measured.diagnostics.iter().cloned());
-        if !bad.is_empty() {
-            return fail(
-                "standards",
-                format!("Standards fail: {}.", bad.join("; ")),
-                all_steps,
-                diagnostics,
-                json!({ "standards": measured.standards }),
-            );
+        if failed {
+            bad.push(format!(
+                "{} {}",
+                result.name,
+                result.note.as_deref().unwrap_or("failed")
+            ));
+            continue;
+        }
+        proven.push(ProvenStandard {
+            name: result.name.clone(),
+            value: result.value.unwrap_or_default(),
+            limit: result.limit,
+            verdict: result
+                .verdict
+                .map_or("held".to_owned(), |v| v.as_str().to_owned()),
+        });
+        if let Some(record) = record {
+            pending.push(ProvenProposal {
+                standard: record.standard.clone(),
+                trunk_limit: record.trunk_limit,
+                proposed_limit: record.proposed_limit,
+                token: proposals::approval_token(
+                    &record.standard,
+                    record.proposed_limit,
+                    &record.reason,
+                ),
+            });
         }
     }
+    match bad.is_empty() {
+        true => Ok((proven, pending)),
+        false => Err(bad),
+    }
+}
 
-    // Proof only for the same clean commit.
+/// Proof for the same clean commit the gate ran on (HEAD and tree unchanged meanwhile).
+fn record_proof(
+    run: Run,
+    repo: &crate::snapshot::Repo,
+    proven: Vec<ProvenStandard>,
+    pending: Vec<ProvenProposal>,
+) -> Envelope {
+    let Subject {
+        branch,
+        trunk,
+        head,
+        trunk_commit,
+        ..
+    } = run.subject;
     let still_clean =
         preflight::dirty_paths(repo, Cleanliness::Full).is_ok_and(|dirty| dirty.is_empty());
-    if repo.head().ok().flatten() != Some(head) || !still_clean {
-        return fail(
-            "proof",
-            "HEAD or the tree changed while the gate ran; no Proof was recorded.".to_owned(),
-            all_steps,
-            diagnostics,
-            json!({}),
-        );
+    if repo.head().ok().flatten() != Some(*head) || !still_clean {
+        let message = "HEAD or the tree changed while the gate ran; no Proof was recorded.";
+        return *run.fail("proof", message.to_owned(), json!({}));
     }
-    let base = repo.merge_base(trunk_commit, head).unwrap_or(trunk_commit);
+    let base = repo
+        .merge_base(*trunk_commit, *head)
+        .unwrap_or(*trunk_commit);
     let diffstat = proof::diffstat(repo, &base.to_string(), &head.to_string());
     let line = proof::line(
-        &branch,
+        branch,
         &head.to_string(),
-        &trunk,
+        trunk,
         &diffstat,
         &proven,
         &pending,
@@ -442,6 +569,7 @@ fn gate(
             "Check the git admin directory's permissions.",
         );
     }
+    let lines = run.steps.iter().map(step_line).collect();
     let mut envelope = Envelope::ok(
         VERB,
         json!({ "gate_ran": true, "proof": record, "proof_line": line }),
@@ -449,28 +577,25 @@ fn gate(
             state: line.clone(),
             sections: vec![Section {
                 title: "Steps".to_owned(),
-                lines: all_steps
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{} {}{}",
-                            if s.outcome == steps::Outcome::Failed {
-                                "FAILED"
-                            } else {
-                                "ok"
-                            },
-                            s.label,
-                            s.note
-                                .as_ref()
-                                .map(|n| format!(": {n}"))
-                                .unwrap_or_default()
-                        )
-                    })
-                    .collect(),
+                lines,
             }],
         },
     );
-    envelope.steps = serde_json::to_value(&all_steps).ok();
+    envelope.steps = serde_json::to_value(&run.steps).ok();
     envelope.hints.push(Hint::next_step(HintId::Accept, "Report the Proof line to the owner; with their consent, `discern accept --confirmed` lands it."));
     envelope
+}
+
+/// `ok build` / `FAILED lint: …`: one step as the report shows it.
+fn step_line(step: &Step) -> String {
+    let outcome = match step.outcome {
+        steps::Outcome::Failed => "FAILED",
+        _ => "ok",
+    };
+    let note = step
+        .note
+        .as_ref()
+        .map(|n| format!(": {n}"))
+        .unwrap_or_default();
+    format!("{outcome} {}{note}", step.label)
 }

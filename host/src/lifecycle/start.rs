@@ -98,22 +98,67 @@ pub fn worktree_root(main: &Path) -> PathBuf {
 }
 
 pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
+    let plan = match plan(ws, request) {
+        Ok(plan) => plan,
+        Err(refusal) => return (*refusal).into(),
+    };
+    let data = json!({
+        "id": plan.id,
+        "branch": plan.branch,
+        "path": plan.path,
+        "from": { "ref": plan.from_ref, "commit": plan.from_commit.to_string() },
+        "task": { "title": request.title, "brief": request.brief },
+    });
+    if request.dry_run {
+        let state = format!(
+            "Dry run: would create {} on branch {} from {}.",
+            plan.path.display(),
+            plan.branch,
+            plan.from_ref
+        );
+        let mut envelope = Envelope::ok(
+            VERB,
+            data,
+            Report {
+                state,
+                sections: Vec::new(),
+            },
+        );
+        envelope.dry_run = Some(true);
+        return envelope.into();
+    }
+    if let Err(refusal) = create(&ws.repo, request, &plan) {
+        return (*refusal).into();
+    }
+    started(&ws.repo, plan, data)
+}
+
+/// The effort `start` would create.
+struct Plan {
+    id: String,
+    branch: String,
+    path: PathBuf,
+    from_ref: String,
+    from_commit: gix::ObjectId,
+}
+
+/// Where the new effort goes and what it forks from, refused when it cannot be created: not
+/// the main checkout, a bad title or brief, an unknown `--from`, a taken or bad name.
+fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Box<Envelope>> {
     let repo = &ws.repo;
+    let refused = |slug, message: String, hint: &str| Box::new(refuse(slug, message, hint));
     if !repo.is_main_checkout() {
-        return refuse(
+        return Err(refused(
             ErrorSlug::PreconditionFailed,
             format!(
                 "{} is an effort worktree; efforts start from the main checkout.",
                 repo.root().display()
             ),
             "Run `discern start` in the main checkout, or keep working in this effort.",
-        )
-        .into();
+        ));
     }
-    let config = match Config::load(repo.root()) {
-        Ok(config) => config,
-        Err(e) => return crate::preflight::config_refusal(VERB, &e).into(),
-    };
+    let config = Config::load(repo.root())
+        .map_err(|e| Box::new(crate::preflight::config_refusal(VERB, &e)))?;
     let trunk = ws.trunk(config.as_ref());
     let prefix = config
         .as_ref()
@@ -125,129 +170,113 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
         ("brief", &request.brief, task::MAX_BRIEF),
     ] {
         if let Some(problem) = text.as_deref().and_then(|t| task::problem(what, t, max)) {
-            return refuse(
+            return Err(refused(
                 ErrorSlug::InvalidArguments,
                 format!("Cannot start: {problem}."),
                 "Give a one-line title (≤ 120 characters) and brief (≤ 500).",
-            )
-            .into();
+            ));
         }
     }
     let from_ref = request.from.clone().unwrap_or_else(|| trunk.clone());
-    let from_commit = match resolve(repo, &from_ref) {
-        Some(commit) => commit,
-        None => {
-            return refuse(
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "Cannot start from {from_ref:?}: it does not name a commit in this repository."
-                ),
-                "Pass --from with a branch, tag or commit, or create the trunk branch first.",
-            )
-            .into();
-        }
-    };
-    let root = worktree_root(repo.root());
-    let id = match &request.name {
-        Some(name) => {
-            if let Some(problem) = name_problem(name) {
-                return refuse(
-                    ErrorSlug::InvalidArguments,
-                    problem,
-                    "Choose another --name.",
-                )
-                .into();
-            }
-            if taken(repo, &root, &prefix, name) {
-                return refuse(
-                    ErrorSlug::PreconditionFailed,
-                    format!(
-                        "An effort named {name} already exists (branch {prefix}{name} or folder {}).",
-                        root.join(name).display()
-                    ),
-                    "Choose another --name, or continue in the existing effort.",
-                ).into();
-            }
-            name.clone()
-        }
-        None => match (0..16)
-            .map(codename)
-            .find(|id| !taken(repo, &root, &prefix, id))
-        {
-            Some(id) => id,
-            None => {
-                return refuse(
-                    ErrorSlug::Internal,
-                    "Could not find a free effort name.",
-                    "Pass --name.",
-                )
-                .into();
-            }
-        },
-    };
-    let branch = format!("{prefix}{id}");
-    let path = root.join(&id);
-    let data = json!({
-        "id": id,
-        "branch": branch,
-        "path": path,
-        "from": { "ref": from_ref, "commit": from_commit.to_string() },
-        "task": { "title": request.title, "brief": request.brief },
-    });
-    if request.dry_run {
-        let mut envelope = Envelope::ok(
-            VERB,
-            data,
-            Report {
-                state: format!(
-                    "Dry run: would create {} on branch {branch} from {from_ref}.",
-                    path.display()
-                ),
-                sections: Vec::new(),
-            },
-        );
-        envelope.dry_run = Some(true);
-        return envelope.into();
-    }
-
-    // Create, removing only what this call created if a later step fails.
-    if let Err(e) = commit::create_branch(
-        repo,
-        &branch,
-        from_commit,
-        &format!("discern start: {id} from {from_ref}"),
-    ) {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("Cannot create the branch {branch}: {e}."),
-            "Choose another --name.",
-        )
-        .into();
-    }
-    if let Err(e) = std::fs::create_dir_all(&root)
-        .map_err(|e| e.to_string())
-        .and_then(|()| {
-            repo.git(&[
-                "worktree",
-                "add",
-                "--quiet",
-                &path.display().to_string(),
-                &branch,
-            ])
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-        })
-    {
-        let _ = commit::delete_branch(repo, &branch, from_commit);
-        return refuse(
+    let Some(from_commit) = resolve(repo, &from_ref) else {
+        return Err(refused(
             ErrorSlug::PreconditionFailed,
             format!(
-                "Cannot create the worktree {}: {e}. Nothing was left behind.",
-                path.display()
+                "Cannot start from {from_ref:?}: it does not name a commit in this repository."
             ),
+            "Pass --from with a branch, tag or commit, or create the trunk branch first.",
+        ));
+    };
+    let root = worktree_root(repo.root());
+    let id = effort_id(repo, &root, &prefix, request.name.as_deref())?;
+    Ok(Plan {
+        branch: format!("{prefix}{id}"),
+        path: root.join(&id),
+        id,
+        from_ref,
+        from_commit,
+    })
+}
+
+/// The effort's id: the requested name when it is valid and free, else a free codename.
+fn effort_id(
+    repo: &Repo,
+    root: &Path,
+    prefix: &str,
+    name: Option<&str>,
+) -> Result<String, Box<Envelope>> {
+    let refused = |slug, message: String, hint: &str| Box::new(refuse(slug, message, hint));
+    let Some(name) = name else {
+        return (0..16)
+            .map(codename)
+            .find(|id| !taken(repo, root, prefix, id))
+            .ok_or_else(|| {
+                refused(
+                    ErrorSlug::Internal,
+                    "Could not find a free effort name.".to_owned(),
+                    "Pass --name.",
+                )
+            });
+    };
+    if let Some(problem) = name_problem(name) {
+        return Err(refused(
+            ErrorSlug::InvalidArguments,
+            problem,
+            "Choose another --name.",
+        ));
+    }
+    if taken(repo, root, prefix, name) {
+        return Err(refused(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "An effort named {name} already exists (branch {prefix}{name} or folder {}).",
+                root.join(name).display()
+            ),
+            "Choose another --name, or continue in the existing effort.",
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// Create the branch, the worktree and the task metadata, removing only what this call
+/// created if a later step fails.
+fn create(repo: &Repo, request: &StartRequest, plan: &Plan) -> Result<(), Box<Envelope>> {
+    let Plan {
+        id,
+        branch,
+        path,
+        from_ref,
+        from_commit,
+    } = plan;
+    let refused = |message: String, hint: &str| {
+        Box::new(refuse(ErrorSlug::PreconditionFailed, message, hint))
+    };
+    if let Err(e) = commit::create_branch(
+        repo,
+        branch,
+        *from_commit,
+        &format!("discern start: {id} from {from_ref}"),
+    ) {
+        return Err(refused(
+            format!("Cannot create the branch {branch}: {e}."),
+            "Choose another --name.",
+        ));
+    }
+    let root = path.parent().unwrap_or(path);
+    let path_text = path.display().to_string();
+    if let Err(e) = std::fs::create_dir_all(root)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            repo.git(&["worktree", "add", "--quiet", &path_text, branch])
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+    {
+        let _ = commit::delete_branch(repo, branch, *from_commit);
+        return Err(refused(
+            format!("Cannot create the worktree {path_text}: {e}. Nothing was left behind."),
             "Check the folder and try again.",
-        )
-        .into();
+        ));
     }
     let metadata = TaskMetadata {
         version: task::VERSION,
@@ -259,21 +288,31 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
             commit: from_commit.to_string(),
         },
     };
-    let saved = Repo::discover(&path)
+    let saved = Repo::discover(path)
         .map_err(|e| e.to_string())
         .and_then(|effort| task::save(effort.git_dir(), &metadata).map_err(|e| e.to_string()));
     if let Err(e) = saved {
-        let _ = repo.git(&["worktree", "remove", "--force", &path.display().to_string()]);
-        let _ = commit::delete_branch(repo, &branch, from_commit);
-        return refuse(
-            ErrorSlug::PreconditionFailed,
+        let _ = repo.git(&["worktree", "remove", "--force", &path_text]);
+        let _ = commit::delete_branch(repo, branch, *from_commit);
+        return Err(refused(
             format!(
                 "Cannot record the task metadata: {e}. The worktree and branch were removed again."
             ),
             "Check the repository's permissions and try again.",
-        )
-        .into();
+        ));
     }
+    Ok(())
+}
+
+/// The result of a started effort; the caller works in it from now on.
+fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
+    let Plan {
+        id,
+        branch,
+        path,
+        from_ref,
+        from_commit,
+    } = plan;
     let mut envelope = Envelope::ok(
         VERB,
         data,

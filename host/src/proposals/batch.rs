@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::json;
 
 use super::ProposeRequest;
-use super::renew::rebind;
+use super::renew::{Renewal, rebind};
 use super::report::{batch_result, proposal_message};
 use super::{
     BatchStatus, ProposalRecord, ProposalRequest, VERB, evidence_paths, reason, refusal,
@@ -30,11 +30,7 @@ pub fn propose(
 ) -> Envelope {
     let repo = &ws.repo;
     let (requests, dry_run) = (&request.proposals[..], request.dry_run);
-    let faults = &ws.settings.faults;
     // A crash in an earlier call is finished (or unwound) first; a dry run only reports it.
-    let pending = dry_run
-        .then(|| preflight::pending_transaction(repo))
-        .flatten();
     let recovered = match dry_run {
         true => None,
         false => match preflight::recover(VERB, repo) {
@@ -42,14 +38,66 @@ pub fn propose(
             Err(refusal) => return *refusal,
         },
     };
+    let decided = validate(requests)
+        .and_then(|()| configured(ws, requests))
+        .and_then(|config| Ok((target(ws, &config, requests)?, config)))
+        .and_then(|(target, config)| {
+            // A recovered transaction that was exactly this batch: done.
+            if let Some(Recovery::Completed(journal)) = &recovered
+                && journal.kind == "proposal"
+            {
+                let records = store::load(repo).unwrap_or_default();
+                if same_batch(&records, requests) {
+                    let status = BatchStatus::Recovered;
+                    return Ok(batch_result(status, &records, &target.branch, None));
+                }
+            }
+            let batch = Batch {
+                ws,
+                config: &config,
+                requests,
+                target: &target,
+                dry_run,
+            };
+            match existing_state(&batch, runtime, progress)? {
+                Some(decided) => Ok(decided),
+                None => new_batch(&batch, runtime, progress),
+            }
+        });
+    decided.unwrap_or_else(|refusal| *refusal)
+}
 
-    // 1. Validate every request before any effect.
+/// Where the batch lands: the effort branch, the trunk it is measured against, and the
+/// trunk's limit of every requested Standard.
+struct Target {
+    branch: String,
+    trunk: String,
+    trunk_commit: gix::ObjectId,
+    trunk_limits: BTreeMap<String, f64>,
+}
+
+/// One batch being decided.
+struct Batch<'a> {
+    ws: &'a Workspace,
+    config: &'a Config,
+    requests: &'a [ProposalRequest],
+    target: &'a Target,
+    dry_run: bool,
+}
+
+fn fail(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Box<Envelope> {
+    Box::new(refusal(slug, message, hint))
+}
+
+/// Every request is valid before any effect: a non-empty batch, each Standard once, each
+/// reason a technical justification.
+fn validate(requests: &[ProposalRequest]) -> Result<(), Box<Envelope>> {
     if requests.is_empty() {
-        return refusal(
+        return Err(fail(
             ErrorSlug::InvalidValue,
             "The batch is empty; name at least one Standard with a reason.",
             "Pass [{\"name\": \"...\", \"reason\": \"...\"}].",
-        );
+        ));
     }
     let mut seen = BTreeSet::new();
     let duplicates: Vec<&str> = requests
@@ -58,11 +106,11 @@ pub fn propose(
         .map(|r| r.name.as_str())
         .collect();
     if !duplicates.is_empty() {
-        return refusal(
+        return Err(fail(
             ErrorSlug::InvalidValue,
             format!("The batch names {} more than once.", duplicates.join(", ")),
             "Name each Standard once.",
-        );
+        ));
     }
     let bad_reasons: Vec<String> = requests
         .iter()
@@ -73,22 +121,23 @@ pub fn propose(
         })
         .collect();
     if !bad_reasons.is_empty() {
-        return refusal(
+        return Err(fail(
             ErrorSlug::InvalidValue,
             format!("Invalid reason: {}.", bad_reasons.join("; ")),
             "Give each proposal a one-paragraph technical reason (at most 500 characters, no secrets, no claim of approval).",
-        );
+        ));
     }
-    let config = match crate::preflight::load_config(ws, VERB) {
-        Ok(Some(config)) => config,
-        Ok(None) => {
-            return refusal(
-                ErrorSlug::UnknownStandard,
-                "There is no discern.toml, so there is nothing to propose.",
-                "Configure Standards first (`discern init`).",
-            );
-        }
-        Err(refusal) => return *refusal,
+    Ok(())
+}
+
+/// The config, with every requested Standard in it.
+fn configured(ws: &Workspace, requests: &[ProposalRequest]) -> Result<Config, Box<Envelope>> {
+    let Some(config) = preflight::load_config(ws, VERB)? else {
+        return Err(fail(
+            ErrorSlug::UnknownStandard,
+            "There is no discern.toml, so there is nothing to propose.",
+            "Configure Standards first (`discern init`).",
+        ));
     };
     let unknown: Vec<&str> = requests
         .iter()
@@ -97,7 +146,7 @@ pub fn propose(
         .collect();
     if !unknown.is_empty() {
         let configured: Vec<&str> = config.standards.iter().map(|s| s.name.as_str()).collect();
-        return refusal(
+        return Err(fail(
             ErrorSlug::UnknownStandard,
             format!(
                 "No Standard named {}; the configured Standards are: {}.",
@@ -105,206 +154,244 @@ pub fn propose(
                 configured.join(", ")
             ),
             "Name configured Standards.",
-        );
+        ));
     }
+    Ok(config)
+}
+
+/// A clean effort branch (not the trunk), a readable trunk with a config, and every
+/// requested Standard on it.
+fn target(
+    ws: &Workspace,
+    config: &Config,
+    requests: &[ProposalRequest],
+) -> Result<Target, Box<Envelope>> {
+    let repo = &ws.repo;
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
-    let clean = match preflight::observe_clean(VERB, repo, Cleanliness::Full) {
-        Ok(clean) => clean,
-        Err(refusal) => return *refusal,
-    };
-    let branch = match commit::preflight(repo) {
-        Ok(branch) => branch,
-        Err(e) => {
-            return refusal(
-                ErrorSlug::PreconditionFailed,
-                format!("Cannot propose: {e}."),
-                "Propose from an effort branch with a clean tree.",
-            );
-        }
-    };
+    let clean = preflight::observe_clean(VERB, repo, Cleanliness::Full)?;
+    let branch = commit::preflight(repo).map_err(|e| {
+        fail(
+            ErrorSlug::PreconditionFailed,
+            format!("Cannot propose: {e}."),
+            "Propose from an effort branch with a clean tree.",
+        )
+    })?;
     if branch == trunk {
-        return refusal(
+        return Err(fail(
             ErrorSlug::PreconditionFailed,
             format!(
                 "{branch} is the trunk; limits are proposed on an effort branch, never on the trunk."
             ),
             "Start an effort (`discern start`) or check out your work branch, then propose there.",
-        );
+        ));
     }
-    if let Err(e) = clean {
-        return preflight::clean_refusal(VERB, repo, &e);
-    }
+    clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
     let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
-        return refusal(
+        return Err(fail(
             ErrorSlug::PreconditionFailed,
             format!("The trunk {trunk} cannot be read, so no trunk limit can be verified."),
             "Fetch the trunk or set DISCERN_TRUNK, then propose again.",
-        );
+        ));
     };
-    let trunk_config = match repo
+    let trunk_limits = trunk_limits(repo, &trunk, trunk_commit, requests)?;
+    Ok(Target {
+        branch,
+        trunk,
+        trunk_commit,
+        trunk_limits,
+    })
+}
+
+/// The trunk's limit of every requested Standard, from the trunk commit's config.
+fn trunk_limits(
+    repo: &Repo,
+    trunk: &str,
+    trunk_commit: gix::ObjectId,
+    requests: &[ProposalRequest],
+) -> Result<BTreeMap<String, f64>, Box<Envelope>> {
+    let trunk_config = repo
         .file_at(trunk_commit, FILE)
         .ok()
         .flatten()
         .and_then(|b| String::from_utf8(b).ok())
-        .map(|t| Config::parse_tolerant(&t))
-    {
-        Some(Ok(config)) => config,
-        _ => {
-            return refusal(
+        .map(|t| Config::parse_tolerant(&t));
+    let Some(Ok(trunk_config)) = trunk_config else {
+        return Err(fail(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "The trunk {trunk} has no readable discern.toml, so there is no trunk limit to propose against."
+            ),
+            "Land the Standards on the trunk first.",
+        ));
+    };
+    let mut limits = BTreeMap::new();
+    for request in requests {
+        let Some(standard) = trunk_config.standard(&request.name) else {
+            return Err(fail(
                 ErrorSlug::PreconditionFailed,
                 format!(
-                    "The trunk {trunk} has no readable discern.toml, so there is no trunk limit to propose against."
+                    "Standard {} is not on the trunk {trunk}: a new Standard has no trunk limit to breach.",
+                    request.name
                 ),
-                "Land the Standards on the trunk first.",
-            );
-        }
-    };
-    let mut trunk_limits = BTreeMap::new();
-    for request in requests {
-        match trunk_config.standard(&request.name) {
-            Some(standard) => {
-                trunk_limits.insert(request.name.clone(), standard.limit);
-            }
-            None => {
-                return refusal(
-                    ErrorSlug::PreconditionFailed,
-                    format!(
-                        "Standard {} is not on the trunk {trunk}: a new Standard has no trunk limit to breach.",
-                        request.name
-                    ),
-                    "Set the new Standard's limit to its measured value instead.",
-                );
-            }
-        }
+                "Set the new Standard's limit to its measured value instead.",
+            ));
+        };
+        limits.insert(request.name.clone(), standard.limit);
     }
+    Ok(limits)
+}
 
-    // 2. A recovered transaction that was exactly this batch: done.
-    if let Some(Recovery::Completed(journal)) = &recovered
-        && journal.kind == "proposal"
-    {
-        let records = store::load(repo).unwrap_or_default();
-        if same_batch(&records, requests) {
-            return batch_result(BatchStatus::Recovered, &records, &branch, None);
-        }
+/// Existing proposals decide before anything is measured or written: the same set is
+/// unchanged, re-worded (`replaced`) or renewed (`rebound`); anything else is refused.
+/// `None`: there are none, so this is a new batch.
+fn existing_state(
+    batch: &Batch,
+    runtime: &Runtime,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Option<Envelope>, Box<Envelope>> {
+    let Batch {
+        ws,
+        config,
+        requests,
+        target,
+        dry_run,
+    } = batch;
+    let repo = &ws.repo;
+    let existing = store::load(repo).map_err(|e| {
+        fail(
+            ErrorSlug::ProposalStale,
+            e.to_string(),
+            "Fix or remove the proposal store named above.",
+        )
+    })?;
+    if existing.is_empty() {
+        return Ok(None);
     }
-
-    // 3. Existing state decides before anything is measured or written.
-    let existing = match store::load(repo) {
-        Ok(existing) => existing,
-        Err(e) => {
-            return refusal(
-                ErrorSlug::ProposalStale,
-                e.to_string(),
-                "Fix or remove the proposal store named above.",
-            );
-        }
-    };
-    if !existing.is_empty() {
-        let names: BTreeSet<&str> = existing.iter().map(|r| r.standard.as_str()).collect();
-        let requested: BTreeSet<&str> = requests.iter().map(|r| r.name.as_str()).collect();
-        let stale: Vec<Vec<String>> = existing
-            .iter()
-            .map(|r| stale_reasons(repo, Some(&config), &trunk, r))
-            .collect();
-        let all_active = stale.iter().all(Vec::is_empty);
-        let all_stale = stale.iter().all(|s| !s.is_empty());
-        if names != requested || !(all_active || all_stale) {
-            let state: Vec<String> = existing
-                .iter()
-                .zip(&stale)
-                .map(|(r, s)| {
-                    format!(
-                        "{} ({})",
-                        r.standard,
-                        if s.is_empty() {
-                            "active".to_owned()
-                        } else {
-                            format!("stale: {}", s.join("; "))
-                        }
-                    )
-                })
-                .collect();
-            return refusal(
-                ErrorSlug::ProposalStale,
-                format!(
-                    "This worktree already has proposals: {}. A new batch must be exactly the existing set; nothing was measured or written.",
-                    state.join(", ")
-                ),
-                "Repeat the existing batch (to renew or re-word it), or have the owner resolve the existing proposals first.",
-            );
-        }
-        if all_active {
-            let unchanged = requests.iter().all(|q| {
-                existing
-                    .iter()
-                    .any(|r| r.standard == q.name && r.reason == q.reason)
-            });
-            if unchanged {
-                return batch_result(BatchStatus::Unchanged, &existing, &branch, None);
-            }
-            if dry_run {
-                return batch_result(BatchStatus::Replaced, &existing, &branch, Some(true));
-            }
-            let replaced: Vec<ProposalRecord> = existing
-                .iter()
-                .map(|r| {
-                    let mut r = r.clone();
-                    if let Some(q) = requests.iter().find(|q| q.name == r.standard) {
-                        r.reason = q.reason.clone();
-                    }
-                    r
-                })
-                .collect();
-            if let Err(e) = store::save(repo, &replaced) {
-                return refusal(
-                    ErrorSlug::ProposalFailed,
-                    format!("Cannot write the proposal store: {e}"),
-                    "Check the git admin directory's permissions and try again.",
-                );
-            }
-            crate::proof::clear(repo);
-            return batch_result(BatchStatus::Replaced, &replaced, &branch, None);
-        }
-        return rebind(
-            ws,
-            runtime,
-            &config,
-            &existing,
+    let stale: Vec<Vec<String>> = existing
+        .iter()
+        .map(|r| stale_reasons(repo, Some(config), &target.trunk, r))
+        .collect();
+    let all_active = stale.iter().all(Vec::is_empty);
+    let all_stale = stale.iter().all(|s| !s.is_empty());
+    let names: BTreeSet<&str> = existing.iter().map(|r| r.standard.as_str()).collect();
+    let requested: BTreeSet<&str> = requests.iter().map(|r| r.name.as_str()).collect();
+    if names != requested || !(all_active || all_stale) {
+        return Err(other_proposals(&existing, &stale));
+    }
+    if !all_active {
+        let renewal = Renewal {
+            existing: &existing,
             requests,
-            &branch,
-            &trunk,
-            trunk_commit,
-            dry_run,
-            progress,
-        );
+            branch: &target.branch,
+            trunk: &target.trunk,
+            trunk_commit: target.trunk_commit,
+            dry_run: *dry_run,
+        };
+        return Ok(Some(rebind(ws, runtime, config, &renewal, progress)));
     }
+    let unchanged = requests.iter().all(|q| {
+        existing
+            .iter()
+            .any(|r| r.standard == q.name && r.reason == q.reason)
+    });
+    let branch = &target.branch;
+    if unchanged {
+        return Ok(Some(batch_result(
+            BatchStatus::Unchanged,
+            &existing,
+            branch,
+            None,
+        )));
+    }
+    if *dry_run {
+        return Ok(Some(batch_result(
+            BatchStatus::Replaced,
+            &existing,
+            branch,
+            Some(true),
+        )));
+    }
+    let replaced: Vec<ProposalRecord> = existing
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if let Some(q) = requests.iter().find(|q| q.name == r.standard) {
+                r.reason = q.reason.clone();
+            }
+            r
+        })
+        .collect();
+    store::save(repo, &replaced).map_err(|e| {
+        fail(
+            ErrorSlug::ProposalFailed,
+            format!("Cannot write the proposal store: {e}"),
+            "Check the git admin directory's permissions and try again.",
+        )
+    })?;
+    crate::proof::clear(repo);
+    Ok(Some(batch_result(
+        BatchStatus::Replaced,
+        &replaced,
+        branch,
+        None,
+    )))
+}
 
-    // 4. A new batch.
-    for request in requests {
+/// The refusal for a batch that is not exactly the existing (all active or all stale) set.
+fn other_proposals(existing: &[ProposalRecord], stale: &[Vec<String>]) -> Box<Envelope> {
+    let state: Vec<String> = existing
+        .iter()
+        .zip(stale)
+        .map(|(r, s)| match s.is_empty() {
+            true => format!("{} (active)", r.standard),
+            false => format!("{} (stale: {})", r.standard, s.join("; ")),
+        })
+        .collect();
+    fail(
+        ErrorSlug::ProposalStale,
+        format!(
+            "This worktree already has proposals: {}. A new batch must be exactly the existing set; nothing was measured or written.",
+            state.join(", ")
+        ),
+        "Repeat the existing batch (to renew or re-word it), or have the owner resolve the existing proposals first.",
+    )
+}
+
+/// A new batch: every limit still the trunk's, measured fresh on the clean HEAD, each breach
+/// attributed to this work, then one config-only commit binding every record to it.
+fn new_batch(
+    batch: &Batch,
+    runtime: &Runtime,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Envelope, Box<Envelope>> {
+    let Batch {
+        ws,
+        config,
+        requests,
+        target,
+        dry_run,
+    } = batch;
+    for request in requests.iter() {
         let (Some(standard), Some(trunk_limit)) = (
             config.standard(&request.name),
-            trunk_limits.get(&request.name),
+            target.trunk_limits.get(&request.name),
         ) else {
             continue;
         };
         if standard.limit != *trunk_limit {
-            return refusal(
+            return Err(fail(
                 ErrorSlug::PreconditionFailed,
                 format!(
                     "Standard {} already moved its limit on this branch ({} → {}); a proposal starts from the trunk's limit.",
                     request.name, trunk_limit, standard.limit
                 ),
                 "Restore the trunk's limit in discern.toml and commit, then propose.",
-            );
+            ));
         }
     }
-    let selected: Vec<_> = requests
-        .iter()
-        .filter_map(|r| config.standard(&r.name))
-        .collect();
-    if dry_run {
+    if *dry_run {
         let mut envelope = Envelope::ok(
             VERB,
             json!({ "proposal_batch": { "status": "preview", "proposals": requests } }),
@@ -317,105 +404,81 @@ pub fn propose(
             },
         );
         envelope.dry_run = Some(true);
-        envelope.advisories.extend(pending);
-        return envelope;
+        envelope
+            .advisories
+            .extend(preflight::pending_transaction(&ws.repo));
+        return Ok(envelope);
     }
-    let measured = match standards::measure_with(
+    let (head, records) = measure_records(batch, runtime, progress)?;
+    commit_batch(batch, head, &records)
+}
+
+/// Measure the batch fresh and turn each breach into its record (measured on `head`).
+fn measure_records(
+    batch: &Batch,
+    runtime: &Runtime,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(gix::ObjectId, Vec<ProposalRecord>), Box<Envelope>> {
+    let Batch {
         ws,
-        runtime,
-        &config,
-        &selected,
-        &MeasureOptions {
-            evidence: EvidenceUse::Fresh,
-            ..MeasureOptions::default()
-        },
-        &super::claims(ws, &config),
-        progress,
-    ) {
-        Ok(measured) => measured,
-        Err(refusal) => return *refusal,
+        config,
+        requests,
+        target,
+        ..
+    } = batch;
+    let repo = &ws.repo;
+    let selected: Vec<_> = requests
+        .iter()
+        .filter_map(|r| config.standard(&r.name))
+        .collect();
+    let options = MeasureOptions {
+        evidence: EvidenceUse::Fresh,
+        ..MeasureOptions::default()
     };
-    let head: gix::ObjectId = match measured.commit.parse() {
-        Ok(head) => head,
-        Err(_) => {
-            return refusal(
-                ErrorSlug::Internal,
-                "the measured commit id is unreadable",
-                "Report this as a bug in discern.",
-            );
-        }
-    };
+    let claims = super::claims(ws, config);
+    let measured =
+        standards::measure_with(ws, runtime, config, &selected, &options, &claims, progress)?;
+    let head: gix::ObjectId = measured.commit.parse().map_err(|_| {
+        fail(
+            ErrorSlug::Internal,
+            "the measured commit id is unreadable",
+            "Report this as a bug in discern.",
+        )
+    })?;
     if repo.head().ok().flatten() != Some(head) {
-        return refusal(
+        return Err(fail(
             ErrorSlug::ProposalStale,
             "HEAD moved during measurement; nothing was written.",
             "Propose again on the new HEAD.",
-        );
+        ));
     }
-    let changed = match changed_since_trunk(repo, trunk_commit, head) {
-        Ok(changed) => changed,
-        Err(e) => {
-            return refusal(
-                ErrorSlug::PreconditionFailed,
-                format!("Cannot read the changes since the trunk: {e}"),
-                "Check the repository, then propose again.",
-            );
-        }
-    };
+    let changed = changed_since_trunk(repo, target.trunk_commit, head).map_err(|e| {
+        fail(
+            ErrorSlug::PreconditionFailed,
+            format!("Cannot read the changes since the trunk: {e}"),
+            "Check the repository, then propose again.",
+        )
+    })?;
     let mut records = Vec::new();
-    for request in requests {
+    for request in requests.iter() {
         let Some(standard) = config.standard(&request.name) else {
             continue;
         };
         let Some(result) = measured.standards.iter().find(|s| s.name == request.name) else {
             continue;
         };
-        let trunk_limit = trunk_limits[&request.name];
-        let Some(value) = result
-            .value
-            .filter(|_| result.measurement == Measurement::Measured)
-        else {
-            return refusal(
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "Standard {} could not be measured ({}); nothing was written.",
-                    request.name,
-                    result.note.as_deref().unwrap_or("see diagnostics")
-                ),
-                "Fix the measurement first (`discern standards`).",
-            );
-        };
-        if Verdict::judge(standard.direction, trunk_limit, value) != Verdict::Regressed {
-            return refusal(
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "Standard {} measures {value}, which meets the trunk's {} {trunk_limit}: there is no breach to propose.",
-                    request.name,
-                    standard.direction.bound()
-                ),
-                "Propose only Standards this work breached.",
-            );
-        }
         let read_set = measured.read_sets.of(&request.name);
         let evidence = evidence_paths(&changed, &read_set, standard.inputs.as_deref());
-        if evidence.is_empty() {
-            return refusal(
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "Standard {}'s breach cannot be attributed to this work: no path changed since the trunk is among what its producer read.",
-                    request.name
-                ),
-                "Move the metric back instead; a proposal must come from this work's own changes.",
-            );
-        }
+        let trunk_limit = target.trunk_limits[&request.name];
+        let value = breach(standard, result, trunk_limit, &evidence)?;
         records.push(ProposalRecord {
             standard: request.name.clone(),
             commit: String::new(),
             bound_commit: String::new(),
             measured_commit: head.to_string(),
             definition_fingerprint: standard.definition_fingerprint(),
-            trunk: trunk.clone(),
-            trunk_commit: trunk_commit.to_string(),
+            trunk: target.trunk.clone(),
+            trunk_commit: target.trunk_commit.to_string(),
             direction: standard.direction,
             trunk_limit,
             proposed_limit: value,
@@ -425,6 +488,60 @@ pub fn propose(
             evidence_paths: evidence,
         });
     }
+    Ok((head, records))
+}
+
+/// The measured value of a real breach this work caused, or why it is not one.
+fn breach(
+    standard: &crate::config::StandardDef,
+    result: &standards::StandardResult,
+    trunk_limit: f64,
+    evidence: &[String],
+) -> Result<f64, Box<Envelope>> {
+    let name = &standard.name;
+    let Some(value) = result
+        .value
+        .filter(|_| result.measurement == Measurement::Measured)
+    else {
+        return Err(fail(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Standard {name} could not be measured ({}); nothing was written.",
+                result.note.as_deref().unwrap_or("see diagnostics")
+            ),
+            "Fix the measurement first (`discern standards`).",
+        ));
+    };
+    if Verdict::judge(standard.direction, trunk_limit, value) != Verdict::Regressed {
+        return Err(fail(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Standard {name} measures {value}, which meets the trunk's {} {trunk_limit}: there is no breach to propose.",
+                standard.direction.bound()
+            ),
+            "Propose only Standards this work breached.",
+        ));
+    }
+    if evidence.is_empty() {
+        return Err(fail(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Standard {name}'s breach cannot be attributed to this work: no path changed since the trunk is among what its producer read."
+            ),
+            "Move the metric back instead; a proposal must come from this work's own changes.",
+        ));
+    }
+    Ok(value)
+}
+
+/// One config-only commit setting every proposed limit, its records bound to it.
+fn commit_batch(
+    batch: &Batch,
+    head: gix::ObjectId,
+    records: &[ProposalRecord],
+) -> Result<Envelope, Box<Envelope>> {
+    let repo = &batch.ws.repo;
+    let branch = &batch.target.branch;
     let pins: Vec<standards::pin::Pinned> = records
         .iter()
         .map(|r| standards::pin::Pinned {
@@ -434,47 +551,40 @@ pub fn propose(
             measured: r.measurement,
         })
         .collect();
-    let content = match standards::pin::edit_limits(&config, &pins) {
-        Ok(content) => content,
-        Err(e) => return refusal(ErrorSlug::Internal, e, "Report this as a bug in discern."),
-    };
-    let message = proposal_message(&records);
+    let content = standards::pin::edit_limits(batch.config, &pins)
+        .map_err(|e| fail(ErrorSlug::Internal, e, "Report this as a bug in discern."))?;
+    let message = proposal_message(records);
     // The records are bound to the proposal commit once it exists; the journal carries them.
     let bound = |commit: gix::ObjectId| {
-        let mut records = records.clone();
+        let mut records = records.to_vec();
         for record in &mut records {
             record.commit = commit.to_string();
             record.bound_commit = commit.to_string();
         }
         store::state_file(&records).map(|file| vec![file])
     };
-    let commit_result = commit::config_only_commit(
-        repo,
-        &ConfigCommit {
-            kind: "proposal",
-            branch: &branch,
-            head,
-            content: content.as_bytes(),
-            message: &message,
-            files: &bound,
-        },
-        faults,
-    );
-    if let Err(e) = commit_result {
-        let slug = if matches!(e, commit::CommitError::Moved { .. }) {
-            ErrorSlug::ProposalStale
-        } else {
-            ErrorSlug::ProposalFailed
+    let commit = ConfigCommit {
+        kind: "proposal",
+        branch,
+        head,
+        content: content.as_bytes(),
+        message: &message,
+        files: &bound,
+    };
+    if let Err(e) = commit::config_only_commit(repo, &commit, &batch.ws.settings.faults) {
+        let slug = match e {
+            commit::CommitError::Moved { .. } => ErrorSlug::ProposalStale,
+            _ => ErrorSlug::ProposalFailed,
         };
-        return refusal(
+        return Err(fail(
             slug,
             format!("Nothing was proposed: {e}."),
             "Run the same batch again; a half-finished transaction is finished or unwound first.",
-        );
+        ));
     }
     crate::proof::clear(repo);
     let records = store::load(repo).unwrap_or_default();
-    batch_result(BatchStatus::Recorded, &records, &branch, None)
+    Ok(batch_result(BatchStatus::Recorded, &records, branch, None))
 }
 
 fn same_batch(records: &[ProposalRecord], requests: &[ProposalRequest]) -> bool {

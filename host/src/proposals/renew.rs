@@ -9,20 +9,32 @@ use crate::runtime::Runtime;
 use crate::standards::{self, EvidenceUse, MeasureOptions};
 use crate::workspace::Workspace;
 
+/// A stale proposal set to renew, and where it is renewed.
+pub(super) struct Renewal<'a> {
+    pub existing: &'a [ProposalRecord],
+    pub requests: &'a [ProposalRequest],
+    pub branch: &'a str,
+    pub trunk: &'a str,
+    pub trunk_commit: gix::ObjectId,
+    pub dry_run: bool,
+}
+
 /// Renew the complete stale set: re-measure; every value must equal its record exactly.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn rebind(
     ws: &Workspace,
     runtime: &Runtime,
     config: &Config,
-    existing: &[ProposalRecord],
-    requests: &[ProposalRequest],
-    branch: &str,
-    trunk: &str,
-    trunk_commit: gix::ObjectId,
-    dry_run: bool,
+    renewal: &Renewal,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
+    let Renewal {
+        existing,
+        requests,
+        branch,
+        trunk,
+        trunk_commit,
+        dry_run,
+    } = *renewal;
     let repo = &ws.repo;
     for record in existing {
         let Some(standard) = config.standard(&record.standard) else {

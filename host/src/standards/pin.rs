@@ -34,39 +34,67 @@ pub fn pin(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     let pending = preflight::pending_transaction(&ws.repo);
-    if !dry_run && let Err(refusal) = preflight::recover(VERB, &ws.repo) {
-        return *refusal;
-    }
-    let config = match load_config(ws, VERB) {
-        Ok(Some(config)) if !config.standards.is_empty() => config,
-        Ok(_) => return super::report::none_configured(),
-        Err(refusal) => return *refusal,
-    };
-    let selected = match select(&config, names) {
-        Ok(selected) => selected,
-        Err(refusal) => return *refusal,
-    };
-    let clean = match preflight::observe_clean(VERB, &ws.repo, Cleanliness::Full) {
-        Ok(clean) => clean,
-        Err(refusal) => return *refusal,
-    };
-    let branch = match commit::preflight(&ws.repo) {
-        Ok(branch) => branch,
-        Err(e) => return commit_refusal(&e),
-    };
-    if let Err(e) = clean {
-        return preflight::clean_refusal(VERB, &ws.repo, &e);
-    }
-    let options = MeasureOptions {
-        dry_run,
-        ..MeasureOptions::default()
-    };
-    let measured =
-        match reuse_or_measure(ws, runtime, &config, &selected, &options, claims, progress) {
-            Ok(measured) => measured,
-            Err(refusal) => return *refusal,
+    let prepared = prepare(ws, names, dry_run).and_then(|(config, branch)| {
+        let selected = select(&config, names)?;
+        let options = MeasureOptions {
+            dry_run,
+            ..MeasureOptions::default()
         };
-    let red: Vec<&StandardResult> = measured
+        let measured =
+            reuse_or_measure(ws, runtime, &config, &selected, &options, claims, progress)?;
+        Ok((config, branch, measured))
+    });
+    let (config, branch, measured) = match prepared {
+        Ok(prepared) => prepared,
+        Err(refusal) => return *refusal,
+    };
+    if let Some(refusal) = not_all_passing(&measured) {
+        return refusal;
+    }
+    let pins = pins(&measured);
+    if pins.is_empty() {
+        let mut envelope = nothing_to_pin(&measured);
+        envelope.dry_run = dry_run.then_some(true);
+        return envelope;
+    }
+    let content = match edit_limits(&config, &pins) {
+        Ok(content) => content,
+        Err(e) => return internal(e),
+    };
+    if dry_run {
+        return dry_run_result(&measured, &pins, pending);
+    }
+    let message = pin_message(&config, &pins);
+    match commit_pins(ws, &branch, &measured, content.as_bytes(), &message) {
+        Ok(new) => pinned(&measured, &pins, &branch, new),
+        Err(refusal) => *refusal,
+    }
+}
+
+/// Recovered (unless a dry run), configured, clean, on a branch a config-only commit may be
+/// made on: the config and that branch.
+fn prepare(
+    ws: &Workspace,
+    names: &[String],
+    dry_run: bool,
+) -> Result<(Config, String), Box<Envelope>> {
+    if !dry_run {
+        preflight::recover(VERB, &ws.repo)?;
+    }
+    let config = match load_config(ws, VERB)? {
+        Some(config) if !config.standards.is_empty() => config,
+        _ => return Err(Box::new(super::report::none_configured())),
+    };
+    select(&config, names)?;
+    let clean = preflight::observe_clean(VERB, &ws.repo, Cleanliness::Full)?;
+    let branch = commit::preflight(&ws.repo).map_err(|e| Box::new(commit_refusal(&e)))?;
+    clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, &ws.repo, &e)))?;
+    Ok((config, branch))
+}
+
+/// The refusal when a selected Standard does not pass or a limit is blocked versus the trunk.
+fn not_all_passing(measured: &Measured) -> Option<Envelope> {
+    let red: Vec<&str> = measured
         .standards
         .iter()
         .filter(|s| {
@@ -74,40 +102,35 @@ pub fn pin(
                 || s.measurement == Measurement::Skipped
                 || s.verdict == Some(Verdict::Regressed)
         })
+        .map(|s| s.name.as_str())
         .collect();
-    if !red.is_empty() || measured.limits.blocking() {
-        let mut envelope = Envelope::refusal(
-            VERB,
-            ErrorSlug::PinFailed,
-            format!(
-                "Nothing was pinned: every selected Standard must pass and no limit may be blocked versus {} ({}).",
-                measured.limits.summary.trunk,
-                if red.is_empty() {
-                    measured.limits.summary.reason.clone().unwrap_or_default()
-                } else {
-                    format!(
-                        "not passing: {}",
-                        red.iter()
-                            .map(|s| s.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }
-            ),
-            Hint::next_step(
-                HintId::StandardsMeasure,
-                "Run `discern standards` to see what fails, fix it, then pin.",
-            ),
-        );
-        envelope.data = Some(data(&measured));
-        envelope.diagnostics = measured.diagnostics.clone();
-        return envelope;
+    if red.is_empty() && !measured.limits.blocking() {
+        return None;
     }
-    let head: gix::ObjectId = match measured.commit.parse() {
-        Ok(head) => head,
-        Err(_) => return internal("the measured commit id is unreadable".to_owned()),
+    let why = match red.is_empty() {
+        true => measured.limits.summary.reason.clone().unwrap_or_default(),
+        false => format!("not passing: {}", red.join(", ")),
     };
-    let pins: Vec<Pinned> = measured
+    let mut envelope = Envelope::refusal(
+        VERB,
+        ErrorSlug::PinFailed,
+        format!(
+            "Nothing was pinned: every selected Standard must pass and no limit may be blocked versus {} ({why}).",
+            measured.limits.summary.trunk,
+        ),
+        Hint::next_step(
+            HintId::StandardsMeasure,
+            "Run `discern standards` to see what fails, fix it, then pin.",
+        ),
+    );
+    envelope.data = Some(data(measured));
+    envelope.diagnostics = measured.diagnostics.clone();
+    Some(envelope)
+}
+
+/// Every selected Standard with a gain beyond its margin, and its new limit.
+fn pins(measured: &Measured) -> Vec<Pinned> {
+    measured
         .standards
         .iter()
         .filter_map(|s| {
@@ -118,32 +141,39 @@ pub fn pin(
                 measured: s.value?,
             })
         })
-        .collect();
-    if pins.is_empty() {
-        let mut envelope = Envelope::ok(
-            VERB,
-            json!({ "pinned": [], "commit": measured.commit, "standards": measured.standards }),
-            Report {
-                state: "Nothing to pin: no selected Standard has a gain beyond its margin."
-                    .to_owned(),
-                sections: Vec::new(),
-            },
-        );
-        envelope.hints.push(Hint::new(
-            HintId::StandardsPinNoSlack,
-            "Limits already sit at the measured values (within each Standard's margin).",
-        ));
-        return envelope;
-    }
-    let content = match edit_limits(&config, &pins) {
-        Ok(content) => content,
-        Err(e) => return internal(e),
-    };
-    if dry_run {
-        return dry_run_result(&measured, &pins, pending);
-    }
+        .collect()
+}
+
+fn nothing_to_pin(measured: &Measured) -> Envelope {
+    let mut envelope = Envelope::ok(
+        VERB,
+        json!({ "pinned": [], "commit": measured.commit, "standards": measured.standards }),
+        Report {
+            state: "Nothing to pin: no selected Standard has a gain beyond its margin.".to_owned(),
+            sections: Vec::new(),
+        },
+    );
+    envelope.hints.push(Hint::new(
+        HintId::StandardsPinNoSlack,
+        "Limits already sit at the measured values (within each Standard's margin).",
+    ));
+    envelope
+}
+
+/// The config-only commit on `branch`, made only if it still points at the measured HEAD.
+fn commit_pins(
+    ws: &Workspace,
+    branch: &str,
+    measured: &Measured,
+    content: &[u8],
+    message: &str,
+) -> Result<gix::ObjectId, Box<Envelope>> {
+    let head: gix::ObjectId = measured
+        .commit
+        .parse()
+        .map_err(|_| Box::new(internal("the measured commit id is unreadable".to_owned())))?;
     if ws.repo.head().ok().flatten() != Some(head) {
-        return Envelope::refusal(
+        return Err(Box::new(Envelope::refusal(
             VERB,
             ErrorSlug::PinFailed,
             "HEAD moved while measuring; nothing was pinned.",
@@ -151,24 +181,21 @@ pub fn pin(
                 HintId::StandardsMeasure,
                 "Run `discern standards --pin` again on the new HEAD.",
             ),
-        );
+        )));
     }
-    let message = pin_message(&config, &pins);
-    let new = match commit::config_only_commit(
-        &ws.repo,
-        &ConfigCommit {
-            kind: "pin",
-            branch: &branch,
-            head,
-            content: content.as_bytes(),
-            message: &message,
-            files: &|_| Ok(Vec::new()),
-        },
-        &ws.settings.faults,
-    ) {
-        Ok(new) => new,
-        Err(e) => return commit_refusal(&e),
+    let commit = ConfigCommit {
+        kind: "pin",
+        branch,
+        head,
+        content,
+        message,
+        files: &|_| Ok(Vec::new()),
     };
+    commit::config_only_commit(&ws.repo, &commit, &ws.settings.faults)
+        .map_err(|e| Box::new(commit_refusal(&e)))
+}
+
+fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId) -> Envelope {
     let lines = pins
         .iter()
         .map(|p| {

@@ -342,3 +342,187 @@ async fn an_unknown_standard_is_unknown_standard_on_every_verb_and_surface() {
     }
     client.cancel().await.unwrap();
 }
+
+/// Keys whose values differ between two runs by nature (handles, times, process ids).
+const VOLATILE: &[&str] = &[
+    "operation",
+    "handle",
+    "resume",
+    "started_at",
+    "finished_at",
+    "pid",
+    "elapsed_s",
+    "elapsed_ms",
+    "duration_s",
+    "waited_s",
+    "last_activity",
+    "age_s",
+];
+
+/// `text` with every resume or operation handle (`C1-XXXX-XXXX`, `R1-XXXX-XXXX-XX`) masked.
+fn masked_handles(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['C', 'R']) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let len = if from.starts_with("C1-") {
+            12
+        } else if from.starts_with("R1-") {
+            15
+        } else {
+            0
+        };
+        let handle = from
+            .get(..len)
+            .filter(|h| h.chars().skip(3).all(|c| c == '-' || c.is_ascii_hexdigit()));
+        match handle {
+            Some(h) if len > 0 => {
+                out.push_str("<handle>");
+                rest = &from[h.len()..];
+            }
+            _ => {
+                out.push_str(&from[..1]);
+                rest = &from[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `value` with `root` written as `<TMP>` and volatile values masked.
+fn normalized(value: &Value, root: &str) -> Value {
+    match value {
+        Value::String(s) => Value::String(masked_handles(&s.replace(root, "<TMP>"))),
+        Value::Array(items) => Value::Array(items.iter().map(|v| normalized(v, root)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| match VOLATILE.contains(&k.as_str()) {
+                    true => (k.clone(), Value::String("<volatile>".to_owned())),
+                    false => (k.clone(), normalized(v, root)),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Every verb with a tool gives the same envelope on both surfaces: the same request on two
+/// identical repositories, once through the CLI and once through MCP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_answers_exactly_as_its_cli_verb() {
+    let (cli, mcp) = (Fixture::new(CONFIG), Fixture::new(CONFIG));
+    let (cli_effort, mcp_effort) = (proven_effort(&cli), proven_effort(&mcp));
+    let client = connect(&mcp, mcp.path()).await;
+    let reason = "The new parser needs its TODO markers until the grammar settles.";
+    // (where, CLI arguments, tool, tool arguments); `true` = in the effort.
+    let cases: Vec<(bool, Vec<&str>, &str, Value)> = vec![
+        (false, vec!["status"], "discern_status", json!({})),
+        (
+            false,
+            vec!["status", "--verbose"],
+            "discern_status",
+            json!({ "verbose": true }),
+        ),
+        (
+            false,
+            vec!["start", "--name", "e2", "--dry-run"],
+            "discern_start",
+            json!({ "name": "e2", "dry_run": true }),
+        ),
+        (true, vec!["prepare"], "discern_prepare", json!({})),
+        (true, vec!["done"], "discern_done", json!({})),
+        (
+            true,
+            vec!["done", "--rerun", "--dry-run"],
+            "discern_done",
+            json!({ "rerun": true, "dry_run": true }),
+        ),
+        (
+            true,
+            vec!["update", "--dry-run"],
+            "discern_update",
+            json!({ "dry_run": true }),
+        ),
+        (
+            true,
+            vec!["await", "--trunk-moved", "--timeout", "0"],
+            "discern_await",
+            json!({ "trunk_moved": true, "timeout": 0 }),
+        ),
+        (
+            true,
+            vec!["accept", "--dry-run"],
+            "discern_accept",
+            json!({ "dry_run": true }),
+        ),
+        (false, vec!["map"], "discern_map", json!({})),
+        (true, vec!["test"], "discern_test", json!({})),
+        (true, vec!["progress"], "discern_progress", json!({})),
+        (
+            false,
+            vec!["standards"],
+            "discern_standards",
+            json!({ "action": "measure" }),
+        ),
+        (
+            false,
+            vec!["standards", "todo", "--dry-run"],
+            "discern_standards",
+            json!({ "action": "measure", "names": ["todo"], "dry_run": true }),
+        ),
+        (
+            false,
+            vec!["standards", "--pin", "--dry-run"],
+            "discern_standards",
+            json!({ "action": "measure", "pin": true, "dry_run": true }),
+        ),
+        (
+            true,
+            vec![
+                "standards",
+                "propose",
+                "todo",
+                "--reason",
+                reason,
+                "--dry-run",
+            ],
+            "discern_standards",
+            json!({ "action": "propose", "dry_run": true, "proposals": [{ "name": "todo", "reason": reason }] }),
+        ),
+    ];
+    let mut tools = std::collections::BTreeSet::new();
+    for (in_effort, args, tool, arguments) in &cases {
+        let dir = if *in_effort {
+            &cli_effort
+        } else {
+            &cli.path().to_owned()
+        };
+        let mut full = args.clone();
+        full.push("--json");
+        let by_cli = fixture_json(&cli, dir, &full);
+        let mut arguments = arguments.clone();
+        if *in_effort {
+            arguments["path"] = json!(mcp_effort.display().to_string());
+        }
+        let (_, by_mcp, _) = call(&client, tool, arguments).await;
+        let root_cli = cli.repo.parent().display().to_string();
+        let root_mcp = mcp.repo.parent().display().to_string();
+        assert_eq!(
+            normalized(&by_cli, &root_cli),
+            normalized(&by_mcp, &root_mcp),
+            "{args:?} and {tool} disagree"
+        );
+        tools.insert(*tool);
+    }
+    client.cancel().await.unwrap();
+    // Every tool of the table was compared.
+    let all: std::collections::BTreeSet<&str> = discern::verbs::tool_names().into_iter().collect();
+    assert_eq!(tools, all);
+}
+
+fn fixture_json(fixture: &Fixture, dir: &Path, args: &[&str]) -> Value {
+    let run = fixture.run_in(dir, args, &[]);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.stdout))
+}

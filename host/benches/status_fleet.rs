@@ -65,7 +65,7 @@ fn main() {
         let default = status(&ws, &StatusRequest::default());
         let elapsed = start.elapsed();
         let json = default.to_json();
-        let markdown = discern::result::markdown(&default);
+        let markdown = discern::result::markdown(&default, &discern::verbs::steps::tool_call);
         let full = status(
             &ws,
             &StatusRequest {
@@ -73,7 +73,8 @@ fn main() {
                 ..StatusRequest::default()
             },
         );
-        let full_chars = full.to_json().len() + discern::result::markdown(&full).len();
+        let full_chars = full.to_json().len()
+            + discern::result::markdown(&full, &discern::verbs::steps::tool_call).len();
         println!(
             "{n:>6} {:>14} {:>14} {full_chars:>14} {:>10.0}ms",
             json.len() + markdown.len(),

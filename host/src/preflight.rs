@@ -86,7 +86,7 @@ pub fn pending_transaction(repo: &Repo) -> Option<String> {
     match crate::commit::pending(repo) {
         Ok(None) => None,
         Ok(Some(journal)) => Some(format!(
-            "An interrupted {} transaction on {} is pending; the next writing verb here (e.g. `discern standards`) finishes or unwinds it before anything else.",
+            "An interrupted {} transaction on {} is pending; the next writing verb here finishes or unwinds it before anything else.",
             journal.kind, journal.branch
         )),
         Err(e) => Some(format!(

@@ -75,8 +75,29 @@ fn eighty_efforts_are_sampled_to_seven_rows_with_exact_totals() {
     );
     let text = run.stdout.len() + fixture.run(&["status", "--markdown"]).stdout.len();
     assert!(
-        text <= 8_000,
+        text <= 4_000,
         "default status is {text} characters at 80 efforts"
+    );
+    println!("default status at 80 efforts: {text} characters (JSON + Markdown)");
+    // Nothing an agent needs is lost: every sampled row names its effort and state, the
+    // dirty siblings are counted for the owner, and the route to everything is one step away.
+    for row in &data["fleet"].as_array().unwrap()[1..] {
+        for key in ["id", "branch", "clean", "ahead", "behind", "proof"] {
+            assert!(row.get(key).is_some(), "{key} in {row}");
+        }
+    }
+    let hints = json["hints"].as_array().unwrap();
+    assert!(
+        hints
+            .iter()
+            .any(|h| h["id"] == "fleet-dirty" && h["text"].as_str().unwrap().starts_with("16 ")),
+        "{hints:?}"
+    );
+    assert!(
+        hints
+            .iter()
+            .any(|h| h["action"]["arguments"]["verbose"] == true),
+        "{hints:?}"
     );
 
     let json = fixture.run(&["status", "--verbose", "--json"]).json();

@@ -109,9 +109,9 @@ fn print(envelope: &Envelope, output: OutputArgs) {
     let text = if output.json {
         envelope.to_json() + "\n"
     } else if output.markdown {
-        result::markdown(envelope)
+        result::markdown(envelope, &verbs::steps::command_line)
     } else {
-        result::human(envelope)
+        result::human(envelope, &verbs::steps::command_line)
     };
     print!("{text}");
 }

@@ -121,7 +121,7 @@ pub fn serve(settings: Settings) -> i32 {
 }
 
 fn tool_result(envelope: &Envelope) -> CallToolResult {
-    let text = ContentBlock::text(result::markdown(envelope));
+    let text = ContentBlock::text(result::markdown(envelope, &verbs::steps::tool_call));
     let mut out = if envelope.ok {
         CallToolResult::success(vec![text])
     } else {

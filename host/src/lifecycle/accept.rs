@@ -16,7 +16,7 @@ use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, ProofState};
 use crate::proposals::{self, ApprovalItem};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
 use crate::snapshot::short;
 use crate::snapshot::{Pathspec, Repo};
 use crate::workspace::Workspace;
@@ -114,8 +114,9 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
             ErrorSlug::PreconditionFailed,
             "accept lands an effort; this is the main checkout.".to_owned(),
             HintId::WorkInEffort,
-            "Run `discern accept` inside the effort worktree.",
-        ));
+            "Land from inside the effort worktree",
+        )
+        .with_next(Action::new("accept")));
     }
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.trunk(config.as_ref());
@@ -149,8 +150,9 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
                 state.as_str()
             ),
             HintId::FixGate,
-            "Run `discern done`, then accept.",
-        ));
+            "Run the gate, then accept",
+        )
+        .with_next(Action::new("done")));
     };
     if !repo.is_ancestor(trunk_commit, head) {
         return Err(refused(
@@ -159,8 +161,8 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
                 "{trunk} moved since the Proof: {branch} does not contain it, so it cannot fast-forward."
             ),
             HintId::UpdateFromTrunk,
-            "Run `discern update`, then `discern done`, then accept.",
-        ));
+            "Bring in the trunk, run the gate, then accept",
+        ).with_next(Action::new("update")));
     }
     Ok(Landing {
         config,
@@ -219,8 +221,9 @@ fn authority(
                 proof.line
             ),
             HintId::AskOwner,
-            "Ask the owner; with their consent in this conversation, run `discern accept --confirmed`.",
-        );
+            "Ask the owner; with their consent in this conversation, land it",
+        )
+        .with_next(Action::new("accept").flag("confirmed"));
         e.data = Some(
             json!({ "proof_line": proof.line, "changed_paths": changed, "pre_authorized": scopes }),
         );
@@ -233,8 +236,8 @@ fn authority(
                 "The proposal records cannot be read, so what needs approval cannot be told: {e}."
             ),
             HintId::CheckRepository,
-            "Fix or remove the file named above, run `discern done`, then accept again.",
-        ))
+            "Fix or remove the file named above, run the gate, then accept again",
+        ).with_next(Action::new("done")))
     })?;
     let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
     if !records.is_empty() {
@@ -268,7 +271,7 @@ fn approvals(
             ErrorSlug::ProposalStale,
             format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
             HintId::StandardsPropose,
-            "Renew them (repeat the proposal batch), run `discern done`, then accept.",
+            "Renew them (repeat the same proposal batch), prove the new commit, then accept.",
         )));
     }
     let wanted: BTreeSet<&str> = items.iter().map(|i| i.token.as_str()).collect();
@@ -305,8 +308,8 @@ fn approvals(
             problems.join("; ")
         ),
         HintId::AskOwner,
-        "Show the owner each proposal below; with their approval, run `discern accept --confirmed --approve-standard TOKEN` once per proposal.",
-    );
+        "Show the owner each proposal below; with their approval, land it with one token per proposal",
+    ).with_next(Action::new("accept").flag("confirmed").arg("approve_standard", vec!["TOKEN"]));
     e.data = Some(json!({ "standard_approvals_required": items }));
     e.report.sections = vec![Section {
         title: "Proposals awaiting exact owner approval".to_owned(),
@@ -420,8 +423,9 @@ fn fast_forward(
             ErrorSlug::PreconditionFailed,
             format!("Nothing landed: {e}."),
             HintId::UpdateFromTrunk,
-            "Run `discern update`, `discern done`, then accept again.",
+            "Bring in the trunk, run the gate, then accept again",
         )
+        .with_next(Action::new("update"))
         .into();
     }
     let note = ProofNote {

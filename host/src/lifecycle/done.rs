@@ -10,7 +10,9 @@ use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
 use crate::proposals;
-use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity};
+use crate::result::{
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity, WithNext,
+};
 use crate::runtime::Runtime;
 use crate::snapshot::short;
 use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
@@ -73,11 +75,10 @@ impl Run<'_> {
             message,
             Hint::next_step(
                 HintId::FixGate,
-                format!(
-                    "Fix what the {stage} stage reports, commit, and run `discern done` again."
-                ),
+                format!("Fix what the {stage} stage reports, commit, and run the gate again"),
             ),
-        );
+        )
+        .with_next(Action::new(VERB));
         let subject = self.subject;
         let mut data = json!({ "gate_ran": true, "failed_stage": stage, "commit": subject.head.to_string(), "branch": subject.branch });
         if let (Some(d), Value::Object(e)) = (data.as_object_mut(), extra) {
@@ -140,8 +141,9 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
             ErrorSlug::PreconditionFailed,
             "HEAD is detached; the gate proves a commit on an effort branch.".to_owned(),
             HintId::WorkInEffort,
-            "Check out your effort branch, then run `discern done`.",
-        ));
+            "Check out your effort branch, then run the gate",
+        )
+        .with_next(Action::new("done")));
     };
     if branch == trunk {
         return Err(refused(
@@ -150,8 +152,9 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
                 "{branch} is the trunk; the gate proves work on an effort branch before it lands."
             ),
             HintId::WorkInEffort,
-            "Start an effort (`discern start`) and run `discern done` there.",
-        ));
+            "Start an effort and run the gate there",
+        )
+        .with_next(Action::new("start")));
     }
     preflight::require_clean(VERB, repo, Cleanliness::Full)?;
     let Some(head) = repo.head().ok().flatten() else {
@@ -159,8 +162,9 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
             ErrorSlug::PreconditionFailed,
             "This branch has no commit yet.".to_owned(),
             HintId::CommitFirst,
-            "Commit your work, then run `discern done`.",
-        ));
+            "Commit your work, then run the gate",
+        )
+        .with_next(Action::new("done")));
     };
     let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
         return Err(refused(
@@ -169,8 +173,8 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
                 "The trunk {trunk} cannot be read, so the gate cannot check that this work contains it."
             ),
             HintId::UpdateFromTrunk,
-            "Fetch the trunk or set DISCERN_TRUNK, then run `discern done` again.",
-        ));
+            "Fetch the trunk or set DISCERN_TRUNK, then run the gate again",
+        ).with_next(Action::new("done")));
     };
     let (ahead, behind) = repo.ahead_behind(trunk_commit, head).map_err(|e| {
         refused(
@@ -178,17 +182,18 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
             format!("How far {branch} is ahead of {trunk} cannot be told: {e}."),
             HintId::CheckRepository,
             &format!(
-                "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run `discern done` again."
+                "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run the gate again"
             ),
-        )
+        ).with_next(Action::new("done"))
     })?;
     if ahead == 0 {
         return Err(refused(
             ErrorSlug::PreconditionFailed,
             format!("{branch} has no commit ahead of {trunk}: there is nothing to prove."),
             HintId::CommitFirst,
-            "Commit your work, then run `discern done`.",
-        ));
+            "Commit your work, then run the gate",
+        )
+        .with_next(Action::new("done")));
     }
     Ok(Subject {
         config,
@@ -214,7 +219,13 @@ fn current_proof(proof: &Proof) -> Envelope {
             sections: Vec::new(),
         },
     );
-    envelope.hints.push(Hint::next_step(HintId::Accept, "Report the Proof line to the owner; with their consent, `discern accept --confirmed` lands it (`--rerun` runs the gate again)."));
+    envelope.hints.push(
+        Hint::next_step(
+            HintId::Accept,
+            "Report the Proof line to the owner; with their consent, land it",
+        )
+        .with_action(Action::new("accept").flag("confirmed")),
+    );
     envelope
 }
 
@@ -299,10 +310,13 @@ fn merge_check(
         },
     )
     .fail("merge", message, json!({ "behind": behind }));
-    envelope.hints = vec![Hint::next_step(
-        HintId::UpdateFromTrunk,
-        "Run `discern update` to merge the trunk, then `discern done` again.",
-    )];
+    envelope.hints = vec![
+        Hint::next_step(
+            HintId::UpdateFromTrunk,
+            "Merge the trunk, then run the gate again",
+        )
+        .with_action(Action::new("update")),
+    ];
     Err(envelope)
 }
 
@@ -394,10 +408,13 @@ fn fix_left_the_commit(run: &mut Run, repo: &crate::snapshot::Repo) -> Result<()
         line: None,
     });
     let mut envelope = take(run).fail("fix", format!("{what}."), json!({}));
-    envelope.hints = vec![Hint::next_step(
-        HintId::Prepare,
-        "Run `discern prepare`, commit what it changes, then `discern done` again.",
-    )];
+    envelope.hints = vec![
+        Hint::next_step(
+            HintId::Prepare,
+            "Run the fix jobs, commit what they change, then run the gate again",
+        )
+        .with_action(Action::new("prepare")),
+    ];
     Err(envelope)
 }
 
@@ -420,12 +437,15 @@ fn standards_stage(
         return Ok((Vec::new(), Vec::new()));
     };
     let records = proposals::store::load(&ws.repo).map_err(|e| {
-        Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("The proposal records cannot be read: {e}."),
-            HintId::StandardsPropose,
-            "Fix or remove the file named above, then run `discern done` again.",
-        ))
+        Box::new(
+            refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("The proposal records cannot be read: {e}."),
+                HintId::StandardsPropose,
+                "Fix or remove the file named above, then run the gate again",
+            )
+            .with_next(Action::new("done")),
+        )
     })?;
     // Proposed Standards are measured fresh: their value must equal the record exactly.
     let options = MeasureOptions {
@@ -582,7 +602,13 @@ fn record_proof(
         },
     );
     envelope.steps = serde_json::to_value(&run.steps).ok();
-    envelope.hints.push(Hint::next_step(HintId::Accept, "Report the Proof line to the owner; with their consent, `discern accept --confirmed` lands it."));
+    envelope.hints.push(
+        Hint::next_step(
+            HintId::Accept,
+            "Report the Proof line to the owner; with their consent, land it",
+        )
+        .with_action(Action::new("accept").flag("confirmed")),
+    );
     envelope
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::{Config, DEFAULT_MAP_DIR};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "map";
@@ -93,8 +93,9 @@ pub fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) -> Envelo
         let mut e = refuse(
             ErrorSlug::NotFound,
             format!("No map page or region {target:?}."),
-            "Run `discern map` for the index, or `discern map --search` to find a page.",
-        );
+            "Look at the index (or search it for a page)",
+        )
+        .with_next(Action::new("map"));
         e.data = Some(json!({ "candidates": candidates }));
         return e;
     }

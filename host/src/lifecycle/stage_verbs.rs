@@ -6,7 +6,7 @@ use serde_json::json;
 use super::steps::{self, Outcome};
 use crate::config::{Config, Stage};
 use crate::operations::Journal;
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
 
 /// `discern prepare` and `discern test` take no arguments: they run jobs on the work tree as it is.
@@ -87,10 +87,10 @@ fn run_stages(
                 }],
             },
         );
-        e.hints.push(Hint::next_step(
-            HintId::CommitFirst,
-            "Commit, then run `discern done` for Proof.",
-        ));
+        e.hints.push(
+            Hint::next_step(HintId::CommitFirst, "Commit, then run the gate for Proof")
+                .with_action(Action::new("done")),
+        );
         e
     } else {
         let failed: Vec<&str> = all
@@ -104,10 +104,8 @@ fn run_stages(
             format!("{} failed.", failed.join(", ")),
             Hint::next_step(
                 HintId::FixGate,
-                format!(
-                    "Fix what the failing jobs report (each diagnostic has its reproduce command), then run `discern {verb}` again."
-                ),
-            ),
+                "Fix what the failing jobs report (each diagnostic has its reproduce command), then run it again",
+            ).with_action(Action::new(verb)),
         );
         e.data = Some(data);
         e.report.sections = vec![Section {

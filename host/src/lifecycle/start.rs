@@ -9,7 +9,7 @@ use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::preflight::{self, Cleanliness};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
 use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
@@ -154,8 +154,9 @@ fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Box<Envelope>> {
                 "{} is an effort worktree; efforts start from the main checkout.",
                 repo.root().display()
             ),
-            "Run `discern start` in the main checkout, or keep working in this effort.",
-        ));
+            "Start efforts in the main checkout, or keep working in this effort",
+        )
+        .with_next(Action::new("start")));
     }
     let config = Config::load(repo.root())
         .map_err(|e| Box::new(crate::preflight::config_refusal(VERB, &e)))?;
@@ -331,13 +332,16 @@ fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
             }],
         },
     );
-    envelope.hints.push(Hint::next_step(
-        HintId::WorkInEffort,
-        format!(
-            "Work in {} (cd there); commit, then run `discern done`.",
-            path.display()
-        ),
-    ));
+    envelope.hints.push(
+        Hint::next_step(
+            HintId::WorkInEffort,
+            format!(
+                "Work in {} (cd there); commit, then run the gate",
+                path.display()
+            ),
+        )
+        .with_action(Action::new("done")),
+    );
     match preflight::dirty_paths(repo, Cleanliness::Full) {
         Ok(dirty) if dirty.is_empty() => {}
         Ok(dirty) => envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("The main checkout has uncommitted changes ({}); they stay there and are not in the new effort.", dirty.len()))),

@@ -15,7 +15,7 @@ use super::{
 use crate::commit::{self, ConfigCommit, Recovery};
 use crate::config::{Config, FILE};
 use crate::preflight::{self, Cleanliness};
-use crate::result::{Envelope, ErrorSlug, Report};
+use crate::result::{Action, Envelope, ErrorSlug, Report, WithNext};
 use crate::runtime::Runtime;
 use crate::snapshot::Repo;
 use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
@@ -136,8 +136,9 @@ fn configured(ws: &Workspace, requests: &[ProposalRequest]) -> Result<Config, Bo
         return Err(fail(
             ErrorSlug::UnknownStandard,
             "There is no discern.toml, so there is nothing to propose.",
-            "Configure Standards first (`discern init`).",
-        ));
+            "Configure Standards first",
+        )
+        .with_next(Action::new("init")));
     };
     let unknown: Vec<&str> = requests
         .iter()
@@ -184,8 +185,8 @@ fn target(
             format!(
                 "{branch} is the trunk; limits are proposed on an effort branch, never on the trunk."
             ),
-            "Start an effort (`discern start`) or check out your work branch, then propose there.",
-        ));
+            "Start an effort or check out your work branch, then propose there",
+        ).with_next(Action::new("start")));
     }
     clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
     let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
@@ -509,8 +510,9 @@ fn breach(
                 "Standard {name} could not be measured ({}); nothing was written.",
                 result.note.as_deref().unwrap_or("see diagnostics")
             ),
-            "Fix the measurement first (`discern standards`).",
-        ));
+            "Fix the measurement first",
+        )
+        .with_next(Action::new("standards")));
     };
     if Verdict::judge(standard.direction, trunk_limit, value) != Verdict::Regressed {
         return Err(fail(

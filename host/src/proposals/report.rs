@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::{ApprovalItem, BatchStatus, ProposalRecord, VERB};
-use crate::result::{Envelope, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
 use crate::snapshot::short;
 
 pub(super) fn proposal_message(records: &[ProposalRecord]) -> String {
@@ -100,10 +100,13 @@ pub(super) fn batch_result(
         envelope.hints.push(hint);
     }
     if status != BatchStatus::Unchanged {
-        envelope.hints.push(Hint::next_step(
-            HintId::StandardsPinNeedsDone,
-            "Run `discern done` on the new HEAD: a proposal changes what earlier Proof covered.",
-        ));
+        envelope.hints.push(
+            Hint::next_step(
+                HintId::StandardsPinNeedsDone,
+                "Run the gate on the new HEAD: a proposal changes what earlier Proof covered",
+            )
+            .with_action(Action::new("done")),
+        );
     }
     envelope
 }

@@ -1,6 +1,8 @@
 //! Hints: advisory lines in a result, each a registry entry with a stable id and a category.
 
 use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -238,14 +240,92 @@ fn tells_to_run(text: &str) -> bool {
     .any(|marker| lower.contains(marker))
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Hint {
-    pub id: HintId,
-    pub category: Category,
-    pub text: String,
+/// A step as data: a verb of the verb table and its arguments, named as the verb's request
+/// type names them (the MCP tool's argument names). Each frontend renders it its own way: the
+/// CLI as a command line, MCP as a tool call. A hint's text never spells the command itself.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Action {
+    /// The CLI verb (`accept`, `standards propose`).
+    pub verb: String,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub arguments: Map<String, Value>,
+}
+
+impl Action {
+    pub fn new(verb: &str) -> Self {
+        Self {
+            verb: verb.to_owned(),
+            arguments: Map::new(),
+        }
+    }
+
+    /// A boolean argument set to true (`--confirmed`, `confirmed: true`).
+    pub fn flag(self, name: &str) -> Self {
+        self.arg(name, true)
+    }
+
+    pub fn arg(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.arguments.insert(name.to_owned(), value.into());
+        self
+    }
+}
+
+/// An advisory line of a result. Owner-attention hints are their own variant, so they cannot
+/// carry a step for the caller at all (ADR 0306): an owner decision never becomes the
+/// caller's next action.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Hint {
+    /// Advice to the caller (next step, guardrail, notice), optionally with the step to take.
+    Advice {
+        id: HintId,
+        text: String,
+        action: Option<Action>,
+    },
+    /// A judgment for the owner: a statement, never a verb or arguments.
+    OwnerAttention { id: HintId, text: String },
+}
+
+impl Serialize for Hint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("id", &self.id())?;
+        map.serialize_entry("category", &self.category())?;
+        map.serialize_entry("text", self.text())?;
+        if let Some(action) = self.action() {
+            map.serialize_entry("action", action)?;
+        }
+        map.end()
+    }
 }
 
 impl Hint {
+    pub fn id(&self) -> HintId {
+        match self {
+            Hint::Advice { id, .. } | Hint::OwnerAttention { id, .. } => *id,
+        }
+    }
+
+    pub fn category(&self) -> Category {
+        match self {
+            Hint::Advice { id, .. } => id.category(),
+            Hint::OwnerAttention { .. } => Category::OwnerAttention,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        match self {
+            Hint::Advice { text, .. } | Hint::OwnerAttention { text, .. } => text,
+        }
+    }
+
+    /// The step this hint advises, if it names one.
+    pub fn action(&self) -> Option<&Action> {
+        match self {
+            Hint::Advice { action, .. } => action.as_ref(),
+            Hint::OwnerAttention { .. } => None,
+        }
+    }
+
     /// A next-step hint; `id` must be registered as one.
     pub fn next_step(id: HintId, text: impl Into<String>) -> Self {
         debug_assert_eq!(
@@ -254,6 +334,25 @@ impl Hint {
             "{id:?} is not a next-step hint"
         );
         Self::new(id, text)
+    }
+
+    /// A next-step hint that names its step: `text` says what and why, `action` is the step
+    /// (each frontend renders it after the text).
+    pub fn next_step_to(id: HintId, text: impl Into<String>, action: Action) -> Self {
+        Self::next_step(id, text).with_action(action)
+    }
+
+    /// The same advice with the step to take. An owner-attention hint takes none: it stays a
+    /// statement for the owner.
+    pub fn with_action(self, action: Action) -> Self {
+        match self {
+            Hint::Advice { id, text, .. } => Hint::Advice {
+                id,
+                text,
+                action: Some(action),
+            },
+            owner @ Hint::OwnerAttention { .. } => owner,
+        }
     }
 
     /// The only way to emit a cross-effort judgment: `id` must be an owner-attention entry, and
@@ -274,19 +373,19 @@ impl Hint {
         if tells_to_run(&text) {
             return Err(HintError::CallerCommand(text));
         }
-        Ok(Self {
-            id,
-            category: Category::OwnerAttention,
-            text,
-        })
+        Ok(Hint::OwnerAttention { id, text })
     }
 
     /// A hint of whatever category `id` is registered with.
     pub fn new(id: HintId, text: impl Into<String>) -> Self {
-        Self {
-            id,
-            category: id.category(),
-            text: text.into(),
+        let text = text.into();
+        match id.category() {
+            Category::OwnerAttention => Hint::OwnerAttention { id, text },
+            _ => Hint::Advice {
+                id,
+                text,
+                action: None,
+            },
         }
     }
 }
@@ -304,11 +403,11 @@ mod tests {
             let hint =
                 Hint::owner_attention(*id, &[("total", "2"), ("names", "a, b"), ("detail", "x")])
                     .unwrap_or_else(|e| panic!("{id:?}: {e}"));
-            assert_eq!(hint.category, Category::OwnerAttention);
+            assert_eq!(hint.category(), Category::OwnerAttention);
             assert!(
-                !hint.text.contains('{'),
+                !hint.text().contains('{'),
                 "{id:?} left a placeholder: {}",
-                hint.text
+                hint.text()
             );
         }
         assert_eq!(

@@ -9,8 +9,8 @@ mod render;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use hints::{Category, Hint, HintError, HintId};
-pub use render::{human, markdown};
+pub use hints::{Action, Category, Hint, HintError, HintId};
+pub use render::{StepRenderer, human, markdown};
 
 /// A stable machine-readable reason for a refusal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -182,6 +182,32 @@ impl Envelope {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| {
             format!("{{\"ok\":false,\"verb\":\"{}\",\"error\":\"internal\",\"message\":\"cannot serialize the result: {e}\"}}", self.verb)
         })
+    }
+}
+
+/// Naming the step a result's next-step hint advises, on an envelope or a boxed refusal.
+pub trait WithNext {
+    /// The step the (first) next-step hint names, as data each frontend renders.
+    fn with_next(self, action: Action) -> Self;
+}
+
+impl WithNext for Envelope {
+    fn with_next(mut self, action: Action) -> Self {
+        if let Some(at) = self
+            .hints
+            .iter()
+            .position(|h| h.category() == Category::NextStep)
+        {
+            let hint = self.hints.remove(at);
+            self.hints.insert(at, hint.with_action(action));
+        }
+        self
+    }
+}
+
+impl WithNext for Box<Envelope> {
+    fn with_next(self, action: Action) -> Self {
+        Box::new((*self).with_next(action))
     }
 }
 

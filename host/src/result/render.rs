@@ -1,9 +1,20 @@
 //! Human terminal text and Markdown renderings of an envelope.
 
-use super::{Category, Envelope};
+use super::{Action, Category, Envelope, Hint};
+
+/// How a frontend spells a step: a CLI command line, or an MCP tool call.
+pub type StepRenderer<'a> = &'a dyn Fn(&Action) -> String;
+
+/// A hint as one line: its text, then the step it names as the frontend spells it.
+fn line(hint: &Hint, render: StepRenderer) -> String {
+    match hint.action() {
+        Some(action) => format!("{}: `{}`.", hint.text(), render(action)),
+        None => hint.text().to_owned(),
+    }
+}
 
 /// The default terminal rendering: the state, the sections, diagnostics, then hints.
-pub fn human(envelope: &Envelope) -> String {
+pub fn human(envelope: &Envelope, render: StepRenderer) -> String {
     let mut out = String::new();
     let state = &envelope.report.state;
     if !state.is_empty() {
@@ -33,13 +44,13 @@ pub fn human(envelope: &Envelope) -> String {
     if !hints.is_empty() {
         out.push('\n');
         for hint in hints {
-            let label = match hint.category {
+            let label = match hint.category() {
                 Category::NextStep => "next",
                 Category::Guardrail => "note",
                 Category::Notice => "info",
                 Category::OwnerAttention => "owner",
             };
-            out.push_str(&format!("{label}: {}\n", hint.text));
+            out.push_str(&format!("{label}: {}\n", line(hint, render)));
         }
     }
     out
@@ -48,13 +59,13 @@ pub fn human(envelope: &Envelope) -> String {
 /// The Markdown rendering (`--markdown`, and the MCP text content). Sections in a fixed order:
 /// current state, evidence, authority and boundaries, owner attention, other actions, and the
 /// next action last.
-pub fn markdown(envelope: &Envelope) -> String {
-    let by = |category: Category| -> Vec<&str> {
+pub fn markdown(envelope: &Envelope, render: StepRenderer) -> String {
+    let by = |category: Category| -> Vec<String> {
         envelope
             .hints
             .iter()
-            .filter(|h| h.category == category)
-            .map(|h| h.text.as_str())
+            .filter(|h| h.category() == category)
+            .map(|h| line(h, render))
             .collect()
     };
     let mut out = format!(
@@ -92,12 +103,7 @@ pub fn markdown(envelope: &Envelope) -> String {
     let guardrails = by(Category::Guardrail);
     if !guardrails.is_empty() || !envelope.advisories.is_empty() {
         out.push_str("\n## Authority and boundaries\n\n");
-        for line in envelope
-            .advisories
-            .iter()
-            .map(String::as_str)
-            .chain(guardrails)
-        {
+        for line in envelope.advisories.iter().cloned().chain(guardrails) {
             out.push_str(&format!("- {line}\n"));
         }
     }

@@ -19,7 +19,7 @@ use crate::config::{Config, Direction, ProducerRef, StandardDef};
 use crate::planner::{ComponentSource, Plan};
 use crate::preflight::load_config;
 use crate::preflight::{self, CleanError};
-use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
+use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
 use crate::runtime::{ProducerComponent, Runtime};
 use crate::snapshot::{Repo, short};
 use crate::workspace::Workspace;
@@ -297,8 +297,9 @@ pub fn select<'c>(
             ),
             Hint::next_step(
                 HintId::ListStandards,
-                "Name configured Standards, or run `discern standards` to measure them all.",
-            ),
+                "Name configured Standards, or measure them all",
+            )
+            .with_action(Action::new("standards")),
         )));
     }
     Ok(config
@@ -438,8 +439,9 @@ fn pinned_snapshot(
                 "This repository has no commit yet; Standards measure a commit.",
                 Hint::next_step(
                     HintId::CommitFirst,
-                    "Commit your work (`git commit`), then run `discern standards`.",
-                ),
+                    "Commit your work (`git commit`), then measure",
+                )
+                .with_action(Action::new("standards")),
             )));
         }
         Err(e) => return Err(internal(e.to_string())),

@@ -10,7 +10,7 @@ use super::{
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::{Config, Direction, StandardDef};
 use crate::preflight::{self, Cleanliness};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::Runtime;
 use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
@@ -118,10 +118,8 @@ fn not_all_passing(measured: &Measured) -> Option<Envelope> {
             "Nothing was pinned: every selected Standard must pass and no limit may be blocked versus {} ({why}).",
             measured.limits.summary.trunk,
         ),
-        Hint::next_step(
-            HintId::StandardsMeasure,
-            "Run `discern standards` to see what fails, fix it, then pin.",
-        ),
+        Hint::next_step(HintId::StandardsMeasure, "See what fails, fix it, then pin")
+            .with_action(Action::new("standards")),
     );
     envelope.data = Some(data(measured));
     envelope.diagnostics = measured.diagnostics.clone();
@@ -177,10 +175,8 @@ fn commit_pins(
             VERB,
             ErrorSlug::PinFailed,
             "HEAD moved while measuring; nothing was pinned.",
-            Hint::next_step(
-                HintId::StandardsMeasure,
-                "Run `discern standards --pin` again on the new HEAD.",
-            ),
+            Hint::next_step(HintId::StandardsMeasure, "Pin again on the new HEAD")
+                .with_action(Action::new("standards").flag("pin")),
         )));
     }
     let commit = ConfigCommit {
@@ -229,13 +225,16 @@ fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId
             }],
         },
     );
-    envelope.hints.push(Hint::next_step(
-        HintId::StandardsPinNeedsDone,
-        format!(
-            "The pin commit {} has no Proof yet; run `discern done` again before landing.",
-            short(&new.to_string())
-        ),
-    ));
+    envelope.hints.push(
+        Hint::next_step(
+            HintId::StandardsPinNeedsDone,
+            format!(
+                "The pin commit {} has no Proof yet; run the gate again before landing",
+                short(&new.to_string())
+            ),
+        )
+        .with_action(Action::new("done")),
+    );
     envelope
 }
 
@@ -434,10 +433,10 @@ fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>)
     envelope.dry_run = Some(true);
     envelope.plan = Some(json!({ "pin": pins }));
     envelope.advisories.extend(pending);
-    envelope.hints.push(Hint::next_step(
-        HintId::StandardsMeasure,
-        "Run `discern standards --pin` without --dry-run to commit these limits.",
-    ));
+    envelope.hints.push(
+        Hint::next_step(HintId::StandardsMeasure, "Commit these limits")
+            .with_action(Action::new("standards").flag("pin")),
+    );
     envelope
 }
 

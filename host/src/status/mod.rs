@@ -6,7 +6,7 @@ pub mod project;
 
 use serde_json::Value;
 
-use crate::result::{Envelope, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
 
 pub use project::{CAP, Mode, project};
@@ -60,10 +60,13 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
     let mut envelope = Envelope::ok(VERB, projected.clone(), report(&projected));
     envelope.hints = hints(&data);
     if !verbose {
-        envelope.hints.push(Hint::new(
-            HintId::StatusFullDetail,
-            "This is the bounded orientation view; complete collections: `discern status --verbose --json` (MCP: `discern_status` with `verbose: true`).",
-        ));
+        envelope.hints.push(
+            Hint::new(
+                HintId::StatusFullDetail,
+                "This is the bounded orientation view; for complete collections",
+            )
+            .with_action(Action::new("status").flag("verbose")),
+        );
     }
     envelope
 }
@@ -236,8 +239,8 @@ fn hints(data: &Value) -> Vec<Hint> {
         HintId::FleetReady,
         names(&|r| {
             r["clean"] == true
-                && r["ahead"].as_u64().unwrap_or(0) > 0
-                && r["behind"].as_u64().unwrap_or(0) == 0
+                && r["ahead"].as_u64().is_some_and(|n| n > 0)
+                && r["behind"].as_u64() == Some(0)
                 && r["proof"] == "honored"
         }),
     );
@@ -268,36 +271,60 @@ fn hints(data: &Value) -> Vec<Hint> {
     if data["location"] == "main" {
         hints.push(Hint::next_step(
             if rows.is_empty() { HintId::StartEffort } else { HintId::ContinueEffort },
-            "Start an effort for your task with `discern start --title \"…\"`, or continue in the effort you started earlier (at its recorded path).",
-        ));
+            "Start an effort for your task, or continue in the effort you started earlier (at its recorded path)",
+        ).with_action(Action::new("start").arg("title", "…")));
         return hints;
     }
-    let ahead = git["ahead_trunk"].as_u64().unwrap_or(0);
-    let behind = git["behind_trunk"].as_u64().unwrap_or(0);
     if git["clean"] == false {
-        hints.push(Hint::next_step(
-            HintId::CommitChanges,
-            "Commit your changes, then run `discern done`.",
-        ));
-    } else if behind > 0 {
-        hints.push(Hint::next_step(
-            HintId::UpdateFromTrunk,
-            format!(
-                "Run `discern update` to bring in {behind} trunk commit(s), then `discern done`."
-            ),
-        ));
+        hints.push(
+            Hint::next_step(
+                HintId::CommitChanges,
+                "Commit your changes, then run the gate",
+            )
+            .with_action(Action::new("done")),
+        );
+        return hints;
+    }
+    // Unknown counts (an unreadable trunk) are never read as 0.
+    let (Some(ahead), Some(behind)) = (git["ahead_trunk"].as_u64(), git["behind_trunk"].as_u64())
+    else {
+        hints.push(
+            Hint::next_step(
+                HintId::UpdateFromTrunk,
+                "How far this effort is from the trunk cannot be told; fetch the trunk (or set DISCERN_TRUNK), then run the gate",
+            )
+            .with_action(Action::new("done")),
+        );
+        return hints;
+    };
+    if behind > 0 {
+        hints.push(
+            Hint::next_step(
+                HintId::UpdateFromTrunk,
+                format!("Bring in {behind} trunk commit(s), then run the gate"),
+            )
+            .with_action(Action::new("update")),
+        );
     } else if ahead == 0 {
-        hints.push(Hint::next_step(
-            HintId::CommitChanges,
-            "Make your change and commit it, then run `discern done`.",
-        ));
+        hints.push(
+            Hint::next_step(
+                HintId::CommitChanges,
+                "Make your change and commit it, then run the gate",
+            )
+            .with_action(Action::new("done")),
+        );
     } else if data["proof"]["status"] == "honored" {
-        hints.push(Hint::next_step(HintId::Accept, "Report the Proof line to the owner; with their consent, `discern accept --confirmed` lands it."));
+        hints.push(
+            Hint::next_step(
+                HintId::Accept,
+                "Report the Proof line to the owner; with their consent, land it",
+            )
+            .with_action(Action::new("accept").flag("confirmed")),
+        );
     } else {
-        hints.push(Hint::next_step(
-            HintId::RunDone,
-            "Run `discern done` to prove this commit.",
-        ));
+        hints.push(
+            Hint::next_step(HintId::RunDone, "Prove this commit").with_action(Action::new("done")),
+        );
     }
     hints
 }

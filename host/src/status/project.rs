@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 /// Items any array keeps in orientation mode.
 pub const CAP: usize = 6;
 
-/// Fields a fleet row keeps in orientation mode.
+/// Fields a fleet row keeps in orientation mode. Its last activity only orders the sample.
 const ROW_FIELDS: &[&str] = &[
     "path",
     "is_main",
@@ -18,13 +18,27 @@ const ROW_FIELDS: &[&str] = &[
     "changed_files",
     "ahead",
     "behind",
-    "last_activity",
     "id",
     "task",
     "proof",
     "broken",
     "unreadable",
 ];
+
+/// Fields a sibling's row leaves out in orientation mode (the main and current rows keep them).
+const SIBLING_HIDES: &[&str] = &["path", "changed_files"];
+
+/// Row flags orientation mode shows only when they are true (most rows are neither).
+const ROW_FLAGS: &[&str] = &["is_main", "is_current", "broken", "unreadable"];
+
+/// Whether orientation mode leaves `value` out: nothing observed (an empty list, no task).
+fn empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
 
 /// Fields only full mode shows (history and per-row detail).
 const FULL_ONLY: &[&str] = &["landing_history"];
@@ -53,7 +67,7 @@ pub fn project(data: &Value, mode: Mode) -> Value {
     let mut omitted = Map::new();
     let mut out = Map::new();
     for (key, value) in data {
-        if key == "fleet" || FULL_ONLY.contains(&key.as_str()) {
+        if key == "fleet" || FULL_ONLY.contains(&key.as_str()) || empty(value) {
             continue;
         }
         out.insert(key.clone(), bound(value, key, &mut omitted));
@@ -62,11 +76,17 @@ pub fn project(data: &Value, mode: Mode) -> Value {
     let (kept, total_non_main) = sample_fleet(&rows);
     let mut fleet = Vec::new();
     for (i, row) in kept.iter().enumerate() {
+        // A sibling effort is named by its id and branch and judged by its state; its folder
+        // and its changes are not the caller's to work on (ADR 0306), so only the main and
+        // the current row carry their path and their count of changed files.
+        let own = row["is_main"] == true || row["is_current"] == true;
         let reduced: Map<String, Value> = row
             .as_object()
             .map(|r| {
                 r.iter()
                     .filter(|(k, _)| ROW_FIELDS.contains(&k.as_str()))
+                    .filter(|(k, _)| own || !SIBLING_HIDES.contains(&k.as_str()))
+                    .filter(|(k, v)| !(ROW_FLAGS.contains(&k.as_str()) && **v == false))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect()
             })

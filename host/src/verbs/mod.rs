@@ -8,6 +8,7 @@
 //! (`discern_standards`, see [`table`]). Verbs return an [`Outcome`], so no frontend parses a
 //! result's `data` to decide anything.
 
+pub mod steps;
 mod table;
 
 use std::path::{Path, PathBuf};

@@ -12,6 +12,7 @@ pub mod config;
 pub mod digest;
 pub mod evidence;
 pub mod fsutil;
+pub mod git;
 #[cfg(test)]
 mod import_graph;
 pub mod jobs;

@@ -12,6 +12,7 @@ use serde_json::json;
 use super::Moved;
 use crate::commit;
 use crate::config::Config;
+use crate::git::{self, Removal};
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, ProofState};
@@ -22,6 +23,8 @@ use crate::snapshot::{Pathspec, Repo};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "accept";
+/// Only the proven, clean commit lands.
+pub const CLEANLINESS: Cleanliness = Cleanliness::Full;
 pub const NOTE_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
@@ -128,7 +131,7 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
             "Check out the effort branch.",
         ));
     };
-    preflight::require_clean(VERB, repo, Cleanliness::Full)?;
+    preflight::require_clean(VERB, repo, CLEANLINESS)?;
     let (Some(head), Some(trunk_commit)) = (
         repo.head().ok().flatten(),
         repo.branch_commit(&trunk).ok().flatten(),
@@ -441,15 +444,10 @@ fn fast_forward(
     // The main checkout follows the trunk if it has it checked out.
     let main_repo = main.repo.as_ref();
     let main_updated = main.on_trunk
-        && main_repo.is_some_and(|m| {
-            let (from, to) = (trunk_commit.to_string(), head.to_string());
-            m.git(&["read-tree", "-m", "-u", &from, &to]).is_ok()
-        });
+        && main_repo.is_some_and(|m| git::worktree::follow(m, *trunk_commit, *head).is_ok());
     let worktree_path = repo.root().to_owned();
-    let removed = main_repo.is_some_and(|m| {
-        m.git(&["worktree", "remove", &worktree_path.display().to_string()])
-            .is_ok()
-    });
+    let removed = main_repo
+        .is_some_and(|m| git::worktree::remove(m, &worktree_path, Removal::IfClean).is_ok());
     let branch_deleted =
         removed && main_repo.is_some_and(|m| commit::delete_branch(m, branch, *head).is_ok());
     let _ = proposals::store::save(repo, &[]);

@@ -19,6 +19,8 @@ use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "done";
+/// Proof is for a commit: no tracked change, no untracked file that is not ignored.
+pub const CLEANLINESS: Cleanliness = Cleanliness::Full;
 
 #[derive(Debug, Clone, Copy, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -156,7 +158,7 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
         )
         .with_next(Action::new("start")));
     }
-    preflight::require_clean(VERB, repo, Cleanliness::Full)?;
+    preflight::require_clean(VERB, repo, CLEANLINESS)?;
     let Some(head) = repo.head().ok().flatten() else {
         return Err(refused(
             ErrorSlug::PreconditionFailed,

@@ -8,6 +8,7 @@ use super::Moved;
 use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::git::{self, Removal};
 use crate::preflight::{self, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
 use crate::snapshot::Repo;
@@ -263,16 +264,8 @@ fn create(repo: &Repo, request: &StartRequest, plan: &Plan) -> Result<(), Box<En
             "Choose another --name.",
         ));
     }
-    let root = path.parent().unwrap_or(path);
     let path_text = path.display().to_string();
-    if let Err(e) = std::fs::create_dir_all(root)
-        .map_err(|e| e.to_string())
-        .and_then(|()| {
-            repo.git(&["worktree", "add", "--quiet", &path_text, branch])
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        })
-    {
+    if let Err(e) = git::worktree::add(repo, path, branch) {
         let _ = commit::delete_branch(repo, branch, *from_commit);
         return Err(refused(
             format!("Cannot create the worktree {path_text}: {e}. Nothing was left behind."),
@@ -293,7 +286,7 @@ fn create(repo: &Repo, request: &StartRequest, plan: &Plan) -> Result<(), Box<En
         .map_err(|e| e.to_string())
         .and_then(|effort| task::save(effort.git_dir(), &metadata).map_err(|e| e.to_string()));
     if let Err(e) = saved {
-        let _ = repo.git(&["worktree", "remove", "--force", &path_text]);
+        let _ = git::worktree::remove(repo, path, Removal::Discard);
         let _ = commit::delete_branch(repo, branch, *from_commit);
         return Err(refused(
             format!(

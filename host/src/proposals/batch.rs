@@ -14,7 +14,7 @@ use super::{
 };
 use crate::commit::{self, ConfigCommit, Recovery};
 use crate::config::{Config, FILE};
-use crate::preflight::{self, Cleanliness};
+use crate::preflight;
 use crate::result::{Action, Envelope, ErrorSlug, Report, WithNext};
 use crate::runtime::Runtime;
 use crate::snapshot::Repo;
@@ -171,7 +171,7 @@ fn target(
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
-    let clean = preflight::observe_clean(VERB, repo, Cleanliness::Full)?;
+    let clean = preflight::observe_clean(VERB, repo, standards::CLEANLINESS)?;
     let branch = commit::preflight(repo).map_err(|e| {
         fail(
             ErrorSlug::PreconditionFailed,

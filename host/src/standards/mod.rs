@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::config::{Config, Direction, ProducerRef, StandardDef};
 use crate::planner::{ComponentSource, Plan};
 use crate::preflight::load_config;
-use crate::preflight::{self, CleanError};
+use crate::preflight::{self, CleanError, Cleanliness};
 use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
 use crate::runtime::{ProducerComponent, Runtime};
 use crate::snapshot::{Repo, short};
@@ -29,6 +29,9 @@ pub use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
 pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
 
 pub const VERB: &str = "standards";
+/// Readings describe a commit, and a pin commits limits: a clean tree (`--force` excepted,
+/// which measures the work tree and is never recorded).
+pub const CLEANLINESS: Cleanliness = Cleanliness::Full;
 
 /// `discern standards [NAMES] [--pin] [--force] [--dry-run]` (MCP `discern_standards` with
 /// `action: "measure"`).

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::{Config, Direction, StandardDef};
-use crate::preflight::{self, Cleanliness};
+use crate::preflight;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::Runtime;
 use crate::standards::ProposalClaim;
@@ -86,7 +86,7 @@ fn prepare(
         _ => return Err(Box::new(super::report::none_configured())),
     };
     select(&config, names)?;
-    let clean = preflight::observe_clean(VERB, &ws.repo, Cleanliness::Full)?;
+    let clean = preflight::observe_clean(VERB, &ws.repo, super::CLEANLINESS)?;
     let branch = commit::preflight(&ws.repo).map_err(|e| Box::new(commit_refusal(&e)))?;
     clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, &ws.repo, &e)))?;
     Ok((config, branch))

@@ -152,7 +152,7 @@ impl Verb for Done {
             summary: "The gate: prove the exact clean commit (merge, limits, jobs, every Standard) and record Proof",
             tool_description: "Prove the committed work: the gate (merge, limits, jobs, every Standard) on the exact clean commit; on success relay the Proof line to the owner.",
             annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Full,
+            cleanliness: lifecycle::done::CLEANLINESS,
             writes: true,
         }
     }
@@ -226,7 +226,7 @@ impl Verb for Accept {
             summary: "Land this effort on the trunk with the owner's consent",
             tool_description: "Land the proven effort on the trunk, only with the owner's consent given in this conversation (confirmed) and, for limit proposals, exactly their approval tokens.",
             annotations: DESTRUCTIVE,
-            cleanliness: Cleanliness::Full,
+            cleanliness: lifecycle::accept::CLEANLINESS,
             writes: true,
         }
     }
@@ -313,7 +313,7 @@ const STANDARDS: Info = Info {
     summary: "Measure the Standards of discern.toml on the committed HEAD",
     tool_description: "Measure the Standards (action measure; pin tightens gains), or, when your work itself breached limits, propose the exact measured limits for the owner's approval (action propose, all at once).",
     annotations: WRITES,
-    cleanliness: Cleanliness::Full,
+    cleanliness: standards::CLEANLINESS,
     writes: true,
 };
 

@@ -4,6 +4,7 @@ mod support;
 
 mod builtins;
 mod cli;
+mod contract;
 mod evidence;
 mod examples;
 mod lifecycle;

@@ -151,69 +151,14 @@ fn load(path: &std::path::Path) -> Option<Operation> {
 
 /// `discern progress [HANDLE]`: read an operation back (the latest of this checkout by default).
 pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
-    const VERB: &str = "progress";
     let root = ws.root().display().to_string();
-    let operation = match handle {
-        Some(handle) => {
-            let valid = handle.len() <= 32
-                && handle
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-');
-            let found = valid
-                .then(|| load(&dir(&ws.repo).join(format!("{}.json", handle.to_uppercase()))))
-                .flatten();
-            match found {
-                Some(op) if op.path == root => op,
-                Some(op) => {
-                    return Envelope::refusal(
-                        VERB,
-                        ErrorSlug::PreconditionFailed,
-                        format!(
-                            "Operation {handle} belongs to another checkout ({}); read it from there.",
-                            op.path
-                        ),
-                        Hint::next_step(
-                            HintId::ProgressHandle,
-                            "Pass `path` (or run from) the checkout that started it.",
-                        ),
-                    );
-                }
-                None => {
-                    return Envelope::refusal(
-                        VERB,
-                        ErrorSlug::NotFound,
-                        format!("No operation {handle} is recorded in this repository."),
-                        Hint::next_step(
-                            HintId::ProgressHandle,
-                            "Run `discern progress` without a handle to read this checkout's latest operation.",
-                        ),
-                    );
-                }
-            }
-        }
-        None => {
-            let latest = std::fs::read_dir(dir(&ws.repo))
-                .into_iter()
-                .flatten()
-                .filter_map(Result::ok)
-                .filter_map(|e| load(&e.path()))
-                .filter(|op| op.path == root)
-                .max_by(|a, b| a.started_at.total_cmp(&b.started_at));
-            match latest {
-                Some(op) => op,
-                None => {
-                    return Envelope::refusal(
-                        VERB,
-                        ErrorSlug::NotFound,
-                        "This checkout has no recorded operation yet.",
-                        Hint::next_step(
-                            HintId::ProgressHandle,
-                            "Long verbs (done, test, standards, accept, await) record their progress; run one first.",
-                        ),
-                    );
-                }
-            }
-        }
+    let found = match handle {
+        Some(handle) => by_handle(ws, &root, handle),
+        None => latest(ws, &root),
+    };
+    let operation = match found {
+        Ok(operation) => operation,
+        Err(refusal) => return *refusal,
     };
     let executor = if operation.finished_at.is_some() {
         "finished"
@@ -226,24 +171,7 @@ pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
         .result
         .as_ref()
         .map(|r| json!({ "ok": r["ok"], "error": r.get("error"), "message": r.get("message") }));
-    let state = match (executor, &outcome) {
-        ("finished", Some(o)) if o["ok"] == true => format!(
-            "Operation {} ({}) finished ok.",
-            operation.handle, operation.verb
-        ),
-        ("finished", _) => format!(
-            "Operation {} ({}) finished and failed.",
-            operation.handle, operation.verb
-        ),
-        ("running", _) => format!(
-            "Operation {} ({}) is running: {}.",
-            operation.handle, operation.verb, operation.phase
-        ),
-        _ => format!(
-            "Operation {} ({}) stopped without finishing (its process is gone) during {}.",
-            operation.handle, operation.verb, operation.phase
-        ),
-    };
+    let state = state(&operation, executor, outcome.as_ref());
     let mut lines = vec![
         format!("verb: {}", operation.verb),
         format!("phase: {}", operation.phase),
@@ -254,7 +182,7 @@ pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
         lines.push(format!("message: {message}"));
     }
     Envelope::ok(
-        VERB,
+        PROGRESS_VERB,
         json!({
             "handle": operation.handle,
             "operation": { "verb": operation.verb, "path": operation.path, "branch": operation.branch, "started_at": operation.started_at, "finished_at": operation.finished_at },
@@ -271,4 +199,82 @@ pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
             }],
         },
     )
+}
+
+/// The operation `handle`, if this checkout (`root`) recorded it.
+fn by_handle(ws: &Workspace, root: &str, handle: &str) -> Result<Operation, Box<Envelope>> {
+    let valid = handle.len() <= 32
+        && handle
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-');
+    let found = valid
+        .then(|| load(&dir(&ws.repo).join(format!("{}.json", handle.to_uppercase()))))
+        .flatten();
+    match found {
+        Some(op) if op.path == root => Ok(op),
+        Some(op) => Err(Box::new(Envelope::refusal(
+            PROGRESS_VERB,
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Operation {handle} belongs to another checkout ({}); read it from there.",
+                op.path
+            ),
+            Hint::next_step(
+                HintId::ProgressHandle,
+                "Pass `path` (or run from) the checkout that started it.",
+            ),
+        ))),
+        None => Err(Box::new(Envelope::refusal(
+            PROGRESS_VERB,
+            ErrorSlug::NotFound,
+            format!("No operation {handle} is recorded in this repository."),
+            Hint::next_step(
+                HintId::ProgressHandle,
+                "Run `discern progress` without a handle to read this checkout's latest operation.",
+            ),
+        ))),
+    }
+}
+
+/// The latest operation this checkout (`root`) started.
+fn latest(ws: &Workspace, root: &str) -> Result<Operation, Box<Envelope>> {
+    std::fs::read_dir(dir(&ws.repo))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| load(&e.path()))
+        .filter(|op| op.path == root)
+        .max_by(|a, b| a.started_at.total_cmp(&b.started_at))
+        .ok_or_else(|| {
+            Box::new(Envelope::refusal(
+                PROGRESS_VERB,
+                ErrorSlug::NotFound,
+                "This checkout has no recorded operation yet.",
+                Hint::next_step(
+                    HintId::ProgressHandle,
+                    "Long verbs (done, test, standards, accept, await) record their progress; run one first.",
+                ),
+            ))
+        })
+}
+
+fn state(operation: &Operation, executor: &str, outcome: Option<&Value>) -> String {
+    match (executor, outcome) {
+        ("finished", Some(o)) if o["ok"] == true => format!(
+            "Operation {} ({}) finished ok.",
+            operation.handle, operation.verb
+        ),
+        ("finished", _) => format!(
+            "Operation {} ({}) finished and failed.",
+            operation.handle, operation.verb
+        ),
+        ("running", _) => format!(
+            "Operation {} ({}) is running: {}.",
+            operation.handle, operation.verb, operation.phase
+        ),
+        _ => format!(
+            "Operation {} ({}) stopped without finishing (its process is gone) during {}.",
+            operation.handle, operation.verb, operation.phase
+        ),
+    }
 }

@@ -1,12 +1,13 @@
 //! `discern update [--from REF]`: merge the trunk (or REF) into the effort branch. A conflict
 //! aborts the merge and leaves no conflict state. Idempotent.
 
+use gix::ObjectId;
 use serde_json::json;
 
 use crate::config::Config;
 use crate::preflight::{self, CleanError, Cleanliness};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
-use crate::snapshot::short;
+use crate::snapshot::{Repo, RepoError, short};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "update";
@@ -52,19 +53,8 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
             "Check out the effort branch first.",
         );
     };
-    match preflight::check_clean(repo, Cleanliness::TrackedFiles) {
-        Ok(()) => {}
-        Err(CleanError::Dirty(tracked_dirty)) => {
-            return refuse(
-                ErrorSlug::DirtyWorktree,
-                format!(
-                    "Tracked files have uncommitted changes ({}); a merge needs them committed.",
-                    tracked_dirty.join(", ")
-                ),
-                "Commit (or stash) your changes, then run `discern update`.",
-            );
-        }
-        Err(e) => return preflight::clean_refusal(VERB, repo, &e),
+    if let Err(refusal) = tracked_clean(repo) {
+        return *refusal;
     }
     let (Some(head), Some(incoming)) = (
         repo.head().ok().flatten(),
@@ -106,11 +96,53 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
             &format!("{head}..{incoming}"),
         ])
         .unwrap_or_default();
-    let commits: Vec<&str> = subjects.lines().collect();
+    let merge = Merge {
+        source: &source,
+        branch: &branch,
+        head,
+        incoming,
+        behind,
+        commits: subjects.lines().collect(),
+    };
     if dry_run {
+        return merge.preview();
+    }
+    merge.run(repo)
+}
+
+/// Whether the tracked files are committed, as a merge needs them; else the refusal.
+fn tracked_clean(repo: &Repo) -> Result<(), Box<Envelope>> {
+    match preflight::check_clean(repo, Cleanliness::TrackedFiles) {
+        Ok(()) => Ok(()),
+        Err(CleanError::Dirty(tracked_dirty)) => Err(Box::new(refuse(
+            ErrorSlug::DirtyWorktree,
+            format!(
+                "Tracked files have uncommitted changes ({}); a merge needs them committed.",
+                tracked_dirty.join(", ")
+            ),
+            "Commit (or stash) your changes, then run `discern update`.",
+        ))),
+        Err(e) => Err(Box::new(preflight::clean_refusal(VERB, repo, &e))),
+    }
+}
+
+/// A merge of `incoming` (named `source`) into `branch` at `head`, which lacks `behind` commits.
+struct Merge<'a> {
+    source: &'a str,
+    branch: &'a str,
+    head: ObjectId,
+    incoming: ObjectId,
+    behind: u64,
+    /// The subjects of the first incoming commits.
+    commits: Vec<&'a str>,
+}
+
+impl Merge<'_> {
+    fn preview(&self) -> Envelope {
+        let (source, branch, behind) = (self.source, self.branch, self.behind);
         let mut e = Envelope::ok(
             VERB,
-            json!({ "merged": false, "from": source, "behind": behind, "commits": commits }),
+            json!({ "merged": false, "from": source, "behind": behind, "commits": self.commits }),
             Report {
                 state: format!(
                     "Dry run: would merge {behind} commit(s) from {source} into {branch}."
@@ -119,65 +151,78 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
             },
         );
         e.dry_run = Some(true);
-        return e;
+        e
     }
-    let message = format!("Merge {source} into {branch} (discern update)");
-    match repo.git(&[
-        "merge",
-        "--no-edit",
-        "--no-ff",
-        "-m",
-        &message,
-        &incoming.to_string(),
-    ]) {
-        Ok(_) => {
-            let after = repo
-                .head()
-                .ok()
-                .flatten()
-                .map(|h| h.to_string())
-                .unwrap_or_default();
-            let mut e = Envelope::ok(
-                VERB,
-                json!({ "merged": true, "from": source, "behind": behind, "commits": commits, "range": { "before": head.to_string(), "incoming": incoming.to_string(), "after": after } }),
-                Report {
-                    state: format!(
-                        "Merged {behind} commit(s) from {source} into {branch} ({} → {}).",
-                        short(&head.to_string()),
-                        short(&after)
-                    ),
-                    sections: vec![Section {
-                        title: "Incoming".to_owned(),
-                        lines: commits.iter().map(|c| (*c).to_owned()).collect(),
-                    }],
-                },
-            );
-            e.hints.push(Hint::next_step(
-                HintId::FixGate,
-                "Run `discern done` again: the merge is a new commit.",
-            ));
-            e
+
+    fn run(&self, repo: &Repo) -> Envelope {
+        let message = format!(
+            "Merge {} into {} (discern update)",
+            self.source, self.branch
+        );
+        match repo.git(&[
+            "merge",
+            "--no-edit",
+            "--no-ff",
+            "-m",
+            &message,
+            &self.incoming.to_string(),
+        ]) {
+            Ok(_) => self.merged(repo),
+            Err(e) => self.aborted(repo, &e),
         }
-        Err(e) => {
-            let conflicts = repo
-                .git(&["diff", "--name-only", "--diff-filter=U"])
-                .unwrap_or_default();
-            let _ = repo.git(&["merge", "--abort"]);
-            let files: Vec<&str> = conflicts.lines().collect();
-            let mut refusal = refuse(
-                ErrorSlug::PreconditionFailed,
-                if files.is_empty() {
-                    format!("The merge of {source} failed and was aborted: {e}")
-                } else {
-                    format!(
-                        "Merging {source} conflicts in {}; the merge was aborted and nothing changed.",
-                        files.join(", ")
-                    )
-                },
-                "Resolve by hand: `git merge` the trunk, fix the conflicts, commit; then `discern done`.",
-            );
-            refusal.data = Some(json!({ "merged": false, "from": source, "conflicts": files }));
-            refusal
-        }
+    }
+
+    fn merged(&self, repo: &Repo) -> Envelope {
+        let (source, branch, behind, head) = (self.source, self.branch, self.behind, self.head);
+        let after = repo
+            .head()
+            .ok()
+            .flatten()
+            .map(|h| h.to_string())
+            .unwrap_or_default();
+        let mut e = Envelope::ok(
+            VERB,
+            json!({ "merged": true, "from": source, "behind": behind, "commits": self.commits, "range": { "before": head.to_string(), "incoming": self.incoming.to_string(), "after": after } }),
+            Report {
+                state: format!(
+                    "Merged {behind} commit(s) from {source} into {branch} ({} → {}).",
+                    short(&head.to_string()),
+                    short(&after)
+                ),
+                sections: vec![Section {
+                    title: "Incoming".to_owned(),
+                    lines: self.commits.iter().map(|c| (*c).to_owned()).collect(),
+                }],
+            },
+        );
+        e.hints.push(Hint::next_step(
+            HintId::FixGate,
+            "Run `discern done` again: the merge is a new commit.",
+        ));
+        e
+    }
+
+    /// The merge failed: abort it, so that no conflict state is left, and say where it conflicted.
+    fn aborted(&self, repo: &Repo, e: &RepoError) -> Envelope {
+        let source = self.source;
+        let conflicts = repo
+            .git(&["diff", "--name-only", "--diff-filter=U"])
+            .unwrap_or_default();
+        let _ = repo.git(&["merge", "--abort"]);
+        let files: Vec<&str> = conflicts.lines().collect();
+        let mut refusal = refuse(
+            ErrorSlug::PreconditionFailed,
+            if files.is_empty() {
+                format!("The merge of {source} failed and was aborted: {e}")
+            } else {
+                format!(
+                    "Merging {source} conflicts in {}; the merge was aborted and nothing changed.",
+                    files.join(", ")
+                )
+            },
+            "Resolve by hand: `git merge` the trunk, fix the conflicts, commit; then `discern done`.",
+        );
+        refusal.data = Some(json!({ "merged": false, "from": source, "conflicts": files }));
+        refusal
     }
 }

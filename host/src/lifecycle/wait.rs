@@ -148,116 +148,32 @@ fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
             c.branch_prefix.clone()
         });
     let continuation = match (&request.resume, &request.condition) {
-        (Some(_), Some(_)) => {
-            return (
-                refuse(
-                    ErrorSlug::InvalidArguments,
-                    "Pass either a condition or --resume, not both.",
-                    "Resume with only the handle.",
-                ),
-                false,
-            );
-        }
-        (Some(handle), None) => {
-            let valid = handle.len() <= 32
-                && handle
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-');
-            let loaded = valid
-                .then(|| std::fs::read(continuation_path(repo, handle)).ok())
-                .flatten()
-                .and_then(|b| serde_json::from_slice::<Continuation>(&b).ok());
-            match loaded {
-                Some(c) => c,
-                None => {
-                    return (
-                        refuse(
-                            ErrorSlug::NotFound,
-                            format!("No await continuation {handle} is recorded."),
-                            "Start a new wait with --green, --landed or --trunk-moved.",
-                        ),
-                        false,
-                    );
-                }
-            }
-        }
-        (None, Some(condition)) => {
-            let trunk = ws.trunk(config.as_ref());
-            let Some(trunk_start) = repo.branch_commit(&trunk).ok().flatten() else {
-                return (
-                    refuse(
-                        ErrorSlug::PreconditionFailed,
-                        format!("The trunk {trunk} cannot be read."),
-                        "Create or fetch the trunk first.",
-                    ),
-                    false,
-                );
-            };
-            let tip = match condition {
-                Condition::Green(target) | Condition::Landed(target) => {
-                    match sibling(repo, &prefix, target) {
-                        Some((_, tip)) => tip.map(|t| t.to_string()),
-                        None => {
-                            return (
-                                refuse(
-                                    ErrorSlug::NotFound,
-                                    format!(
-                                        "No effort {target:?}: not a worktree id, path or branch of this repository."
-                                    ),
-                                    "Name the effort by its id, path or branch.",
-                                ),
-                                false,
-                            );
-                        }
-                    }
-                }
-                Condition::TrunkMoved => None,
-            };
-            Continuation {
-                version: 1,
-                handle: String::new(),
-                condition: condition.clone(),
-                trunk,
-                trunk_start: trunk_start.to_string(),
-                tip,
-            }
-        }
-        (None, None) => {
-            return (
-                refuse(
-                    ErrorSlug::InvalidArguments,
-                    "Name one condition: --green EFFORT, --landed EFFORT or --trunk-moved.",
-                    "Pass exactly one condition.",
-                ),
-                false,
-            );
-        }
+        (Some(_), Some(_)) => Err(Box::new(refuse(
+            ErrorSlug::InvalidArguments,
+            "Pass either a condition or --resume, not both.",
+            "Resume with only the handle.",
+        ))),
+        (Some(handle), None) => resumed(repo, handle),
+        (None, Some(condition)) => begin(ws, config.as_ref(), &prefix, condition),
+        (None, None) => Err(Box::new(refuse(
+            ErrorSlug::InvalidArguments,
+            "Name one condition: --green EFFORT, --landed EFFORT or --trunk-moved.",
+            "Pass exactly one condition.",
+        ))),
+    };
+    let continuation = match continuation {
+        Ok(continuation) => continuation,
+        Err(refusal) => return (*refusal, false),
     };
     let timeout = Duration::from_secs_f64(request.timeout_s.clamp(0.0, DEFAULT_TIMEOUT_S));
     let started = Instant::now();
     loop {
         let observed = observe(repo, &prefix, &continuation);
         if observed.met {
-            let state = match &continuation.condition {
-                Condition::Green(t) => {
-                    format!("{t} is green: it holds Proof for its current commit (or has landed).")
-                }
-                Condition::Landed(t) => format!("{t} has landed on {}.", continuation.trunk),
-                Condition::TrunkMoved => format!("{} moved.", continuation.trunk),
-            };
             if let Some(handle) = request.resume.as_deref() {
                 let _ = std::fs::remove_file(continuation_path(repo, handle));
             }
-            let mut e = Envelope::ok(
-                VERB,
-                data(&continuation, true, started, &observed, None),
-                Report {
-                    state,
-                    sections: Vec::new(),
-                },
-            );
-            e.hints.push(Hint::next_step(HintId::UpdateFromTrunk, "Bring the new work in with `discern update` (or start from it with `discern start --from`)."));
-            return (e, true);
+            return (met(&continuation, started, &observed), true);
         }
         if started.elapsed() >= timeout {
             break;
@@ -267,10 +183,111 @@ fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
                 .max(Duration::from_millis(1)),
         );
     }
-    // Not met: leave a resume handle.
-    let mut record = continuation;
-    let handle = match &request.resume {
-        Some(handle) => handle.clone(),
+    let envelope = not_met(
+        repo,
+        &prefix,
+        continuation,
+        request.resume.as_deref(),
+        started,
+        timeout,
+    );
+    (envelope, false)
+}
+
+/// The continuation recorded under `handle`.
+fn resumed(repo: &Repo, handle: &str) -> Result<Continuation, Box<Envelope>> {
+    let valid = handle.len() <= 32
+        && handle
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-');
+    valid
+        .then(|| std::fs::read(continuation_path(repo, handle)).ok())
+        .flatten()
+        .and_then(|b| serde_json::from_slice::<Continuation>(&b).ok())
+        .ok_or_else(|| {
+            Box::new(refuse(
+                ErrorSlug::NotFound,
+                format!("No await continuation {handle} is recorded."),
+                "Start a new wait with --green, --landed or --trunk-moved.",
+            ))
+        })
+}
+
+/// A new wait for `condition`, from the trunk and the watched effort as they are now.
+fn begin(
+    ws: &Workspace,
+    config: Option<&Config>,
+    prefix: &str,
+    condition: &Condition,
+) -> Result<Continuation, Box<Envelope>> {
+    let repo = &ws.repo;
+    let trunk = ws.trunk(config);
+    let Some(trunk_start) = repo.branch_commit(&trunk).ok().flatten() else {
+        return Err(Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("The trunk {trunk} cannot be read."),
+            "Create or fetch the trunk first.",
+        )));
+    };
+    let tip = match condition {
+        Condition::Green(target) | Condition::Landed(target) => {
+            match sibling(repo, prefix, target) {
+                Some((_, tip)) => tip.map(|t| t.to_string()),
+                None => {
+                    return Err(Box::new(refuse(
+                        ErrorSlug::NotFound,
+                        format!(
+                            "No effort {target:?}: not a worktree id, path or branch of this repository."
+                        ),
+                        "Name the effort by its id, path or branch.",
+                    )));
+                }
+            }
+        }
+        Condition::TrunkMoved => None,
+    };
+    Ok(Continuation {
+        version: 1,
+        handle: String::new(),
+        condition: condition.clone(),
+        trunk,
+        trunk_start: trunk_start.to_string(),
+        tip,
+    })
+}
+
+fn met(continuation: &Continuation, started: Instant, observed: &Observed) -> Envelope {
+    let state = match &continuation.condition {
+        Condition::Green(t) => {
+            format!("{t} is green: it holds Proof for its current commit (or has landed).")
+        }
+        Condition::Landed(t) => format!("{t} has landed on {}.", continuation.trunk),
+        Condition::TrunkMoved => format!("{} moved.", continuation.trunk),
+    };
+    let mut e = Envelope::ok(
+        VERB,
+        data(continuation, true, started, observed, None),
+        Report {
+            state,
+            sections: Vec::new(),
+        },
+    );
+    e.hints.push(Hint::next_step(HintId::UpdateFromTrunk, "Bring the new work in with `discern update` (or start from it with `discern start --from`)."));
+    e
+}
+
+/// Not met within the budget: record the wait under a resume handle (the same one when
+/// resumed) so that the next call continues it.
+fn not_met(
+    repo: &Repo,
+    prefix: &str,
+    mut record: Continuation,
+    resume: Option<&str>,
+    started: Instant,
+    timeout: Duration,
+) -> Envelope {
+    let handle = match resume {
+        Some(handle) => handle.to_owned(),
         None => {
             let seed = format!(
                 "{:?}{}{:?}",
@@ -288,7 +305,7 @@ fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
     if let Ok(bytes) = serde_json::to_vec_pretty(&record) {
         let _ = crate::fsutil::write_atomic(&continuation_path(repo, &handle), &bytes);
     }
-    let observed = observe(repo, &prefix, &record);
+    let observed = observe(repo, prefix, &record);
     let mut e = Envelope::ok(
         VERB,
         data(&record, false, started, &observed, Some(&handle)),
@@ -304,7 +321,7 @@ fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
         HintId::AwaitCondition,
         format!("Wait again with `discern await --resume {handle}`."),
     ));
-    (e, false)
+    e
 }
 
 struct Observed {

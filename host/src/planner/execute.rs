@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use super::{ExecutionCounts, Plan};
+use super::{Execution, ExecutionCounts, Plan};
 use crate::evidence::Store;
 use crate::jobs::{self, JobRun};
 use crate::runtime::{Artifacts, Metric, RunOutput, Runtime};
@@ -44,162 +44,28 @@ pub fn execute(
     evidence: Option<&Store>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
-    let commit = snapshot.commit().to_string();
     let reused: Vec<Option<ExecutionOutcome>> = plan
         .executions
         .iter()
-        .map(|execution| {
-            let store = evidence?;
-            execution.component.as_ref().ok()?;
-            let entry = store.lookup(&execution.identity, snapshot)?;
-            Some(ExecutionOutcome {
-                result: Ok(RunOutput {
-                    metrics: entry
-                        .metrics
-                        .iter()
-                        .map(|m| Metric {
-                            name: m.name.clone(),
-                            value: m.value,
-                            findings: Vec::new(),
-                        })
-                        .collect(),
-                    read_set: if execution.keep_read_set {
-                        entry.read_set(snapshot)
-                    } else {
-                        crate::runtime::ReadSet::default()
-                    },
-                    stderr: String::new(),
-                    fuel_consumed: 0,
-                }),
-                runs: 0,
-                reused_from: Some(entry.commit),
-            })
-        })
+        .map(|execution| reuse(execution, snapshot, evidence))
         .collect();
-    let mut job_runs: BTreeMap<&str, JobRun> = BTreeMap::new();
-    for job in &plan.jobs {
-        let needed = plan
+    let mut job_runs = run_jobs(plan, &reused, root, log_dir, progress);
+    let pending = Pending {
+        plan,
+        runtime,
+        snapshot,
+        evidence,
+        progress,
+        commit: snapshot.commit().to_string(),
+        prepared: plan
             .executions
             .iter()
-            .zip(&reused)
-            .any(|(e, r)| r.is_none() && e.needs.contains(&job.name));
-        if needed && let Some(log_dir) = log_dir {
-            progress(&format!("job {}", job.name));
-            job_runs.insert(&job.name, jobs::run(job, root, log_dir));
-        }
-    }
-
-    let prepared: Vec<Result<Arc<Artifacts>, String>> = plan
-        .executions
-        .iter()
-        .map(|execution| {
-            let mut artifacts = Artifacts::new();
-            for need in &execution.needs {
-                let Some(run) = job_runs.get(need.as_str()) else {
-                    return Err(match log_dir {
-                        Some(_) => format!("job {need} did not run"),
-                        None => format!("a dry run runs no job, and this reading needs job {need}"),
-                    });
-                };
-                if !run.ok {
-                    return Err(format!(
-                        "{}; the producer {} did not run (full output: {})",
-                        run.summary(),
-                        execution.producer,
-                        run.output_path.display()
-                    ));
-                }
-                artifacts.insert("stdout", run.stdout.clone());
-            }
-            if let Some(path) = &execution.artifact {
-                let bytes = std::fs::read(root.join(path)).map_err(|e| {
-                    format!(
-                        "the artifact {path} is missing after {} ran: {e}",
-                        execution.needs.join(", ")
-                    )
-                })?;
-                let bytes: Arc<[u8]> = bytes.into();
-                artifacts.insert(path.clone(), Arc::clone(&bytes));
-                artifacts.insert("artifact", bytes);
-            }
-            Ok(Arc::new(artifacts))
-        })
-        .collect();
-
-    let to_run = reused.iter().filter(|r| r.is_none()).count();
-    let started = AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<ExecutionOutcome>>> =
-        reused.into_iter().map(std::sync::Mutex::new).collect();
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(plan.executions.len())
-        .max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(execution) = plan.executions.get(index) else {
-                        break;
-                    };
-                    if slots[index].lock().map(|s| s.is_some()).unwrap_or(true) {
-                        continue;
-                    }
-                    let outcome = match (&execution.component, &prepared[index]) {
-                        (Err(e), _) | (_, Err(e)) => ExecutionOutcome {
-                            result: Err(e.clone()),
-                            runs: 0,
-                            reused_from: None,
-                        },
-                        (Ok(component), Ok(artifacts)) => {
-                            let n = started.fetch_add(1, Ordering::Relaxed) + 1;
-                            progress(&format!("[{n}/{to_run}] producer {}", execution.label));
-                            let result = runtime
-                                .run(
-                                    component,
-                                    &execution.config,
-                                    snapshot,
-                                    Arc::clone(artifacts),
-                                    &execution.limits,
-                                )
-                                .map_err(|e| e.to_string());
-                            if let (Some(store), Ok(output)) = (evidence, &result) {
-                                let _ = store.save(
-                                    &execution.identity,
-                                    &commit,
-                                    &output.metrics,
-                                    &output.read_set,
-                                );
-                            }
-                            ExecutionOutcome {
-                                result,
-                                runs: 1,
-                                reused_from: None,
-                            }
-                        }
-                    };
-                    if let Ok(mut slot) = slots[index].lock() {
-                        *slot = Some(outcome);
-                    }
-                }
-            });
-        }
-    });
-
-    let executions: Vec<ExecutionOutcome> = slots
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .ok()
-                .flatten()
-                .unwrap_or(ExecutionOutcome {
-                    result: Err("the execution did not finish".to_owned()),
-                    runs: 0,
-                    reused_from: None,
-                })
-        })
-        .collect();
+            .map(|execution| prepare(execution, &job_runs, root, log_dir))
+            .collect(),
+        to_run: reused.iter().filter(|r| r.is_none()).count(),
+        started: AtomicUsize::new(0),
+    };
+    let executions = pending.run_all(reused);
     let counts = ExecutionCounts(
         plan.executions
             .iter()
@@ -216,5 +82,205 @@ pub fn execute(
         executions,
         jobs,
         counts,
+    }
+}
+
+/// The outcome recorded for `execution` on `snapshot`, if `evidence` holds a valid one.
+fn reuse(
+    execution: &Execution,
+    snapshot: &Snapshot,
+    evidence: Option<&Store>,
+) -> Option<ExecutionOutcome> {
+    let store = evidence?;
+    execution.component.as_ref().ok()?;
+    let entry = store.lookup(&execution.identity, snapshot)?;
+    Some(ExecutionOutcome {
+        result: Ok(RunOutput {
+            metrics: entry
+                .metrics
+                .iter()
+                .map(|m| Metric {
+                    name: m.name.clone(),
+                    value: m.value,
+                    findings: Vec::new(),
+                })
+                .collect(),
+            read_set: if execution.keep_read_set {
+                entry.read_set(snapshot)
+            } else {
+                crate::runtime::ReadSet::default()
+            },
+            stderr: String::new(),
+            fuel_consumed: 0,
+        }),
+        runs: 0,
+        reused_from: Some(entry.commit),
+    })
+}
+
+/// Run each job that an execution still to run needs, once; none in a dry run (no `log_dir`).
+fn run_jobs<'p>(
+    plan: &'p Plan,
+    reused: &[Option<ExecutionOutcome>],
+    root: &Path,
+    log_dir: Option<&Path>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> BTreeMap<&'p str, JobRun> {
+    let mut job_runs = BTreeMap::new();
+    for job in &plan.jobs {
+        let needed = plan
+            .executions
+            .iter()
+            .zip(reused)
+            .any(|(e, r)| r.is_none() && e.needs.contains(&job.name));
+        if needed && let Some(log_dir) = log_dir {
+            progress(&format!("job {}", job.name));
+            job_runs.insert(job.name.as_str(), jobs::run(job, root, log_dir));
+        }
+    }
+    job_runs
+}
+
+/// What `execution` reads through `snapshot.artifact`: its jobs' stdout and its declared
+/// artifact, or why it cannot run.
+fn prepare(
+    execution: &Execution,
+    job_runs: &BTreeMap<&str, JobRun>,
+    root: &Path,
+    log_dir: Option<&Path>,
+) -> Result<Arc<Artifacts>, String> {
+    let mut artifacts = Artifacts::new();
+    for need in &execution.needs {
+        let Some(run) = job_runs.get(need.as_str()) else {
+            return Err(match log_dir {
+                Some(_) => format!("job {need} did not run"),
+                None => format!("a dry run runs no job, and this reading needs job {need}"),
+            });
+        };
+        if !run.ok {
+            return Err(format!(
+                "{}; the producer {} did not run (full output: {})",
+                run.summary(),
+                execution.producer,
+                run.output_path.display()
+            ));
+        }
+        artifacts.insert("stdout", run.stdout.clone());
+    }
+    if let Some(path) = &execution.artifact {
+        let bytes = std::fs::read(root.join(path)).map_err(|e| {
+            format!(
+                "the artifact {path} is missing after {} ran: {e}",
+                execution.needs.join(", ")
+            )
+        })?;
+        let bytes: Arc<[u8]> = bytes.into();
+        artifacts.insert(path.clone(), Arc::clone(&bytes));
+        artifacts.insert("artifact", bytes);
+    }
+    Ok(Arc::new(artifacts))
+}
+
+/// What the workers share: the plan, where each execution runs, and the progress count.
+struct Pending<'a> {
+    plan: &'a Plan,
+    runtime: &'a Runtime,
+    snapshot: &'a Snapshot,
+    evidence: Option<&'a Store>,
+    progress: &'a (dyn Fn(&str) + Sync),
+    commit: String,
+    /// Per execution: its artifacts, or why it cannot run.
+    prepared: Vec<Result<Arc<Artifacts>, String>>,
+    to_run: usize,
+    started: AtomicUsize,
+}
+
+impl Pending<'_> {
+    /// Run every execution that was not reused, in parallel up to the core count.
+    fn run_all(&self, reused: Vec<Option<ExecutionOutcome>>) -> Vec<ExecutionOutcome> {
+        let slots: Vec<Mutex<Option<ExecutionOutcome>>> =
+            reused.into_iter().map(Mutex::new).collect();
+        let next = AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(self.plan.executions.len())
+            .max(1);
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(execution) = self.plan.executions.get(index) else {
+                            break;
+                        };
+                        if slots[index].lock().map(|s| s.is_some()).unwrap_or(true) {
+                            continue;
+                        }
+                        let outcome = self.run(execution, &self.prepared[index]);
+                        if let Ok(mut slot) = slots[index].lock() {
+                            *slot = Some(outcome);
+                        }
+                    }
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .map(|slot| {
+                slot.into_inner()
+                    .ok()
+                    .flatten()
+                    .unwrap_or(ExecutionOutcome {
+                        result: Err("the execution did not finish".to_owned()),
+                        runs: 0,
+                        reused_from: None,
+                    })
+            })
+            .collect()
+    }
+
+    /// Run one execution and record its evidence; a component or job failure runs nothing.
+    fn run(
+        &self,
+        execution: &Execution,
+        prepared: &Result<Arc<Artifacts>, String>,
+    ) -> ExecutionOutcome {
+        match (&execution.component, prepared) {
+            (Err(e), _) | (_, Err(e)) => ExecutionOutcome {
+                result: Err(e.clone()),
+                runs: 0,
+                reused_from: None,
+            },
+            (Ok(component), Ok(artifacts)) => {
+                let n = self.started.fetch_add(1, Ordering::Relaxed) + 1;
+                (self.progress)(&format!(
+                    "[{n}/{}] producer {}",
+                    self.to_run, execution.label
+                ));
+                let result = self
+                    .runtime
+                    .run(
+                        component,
+                        &execution.config,
+                        self.snapshot,
+                        Arc::clone(artifacts),
+                        &execution.limits,
+                    )
+                    .map_err(|e| e.to_string());
+                if let (Some(store), Ok(output)) = (self.evidence, &result) {
+                    let _ = store.save(
+                        &execution.identity,
+                        &self.commit,
+                        &output.metrics,
+                        &output.read_set,
+                    );
+                }
+                ExecutionOutcome {
+                    result,
+                    runs: 1,
+                    reused_from: None,
+                }
+            }
+        }
     }
 }

@@ -1,13 +1,17 @@
 //! `discern init`: find the built-in Standards that fit this repository, measure them on the
 //! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
 
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
+use gix::ObjectId;
 use serde_json::json;
 
+use super::judge::{metric, per_reading};
 use super::{Components, pin_target};
-use crate::config::{Config, Direction};
-use crate::planner::Plan;
+use crate::config::{Config, Direction, StandardDef};
+use crate::planner::{Outcomes, Plan, Reading};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
@@ -105,30 +109,9 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
             ),
         );
     }
-    let head = match ws.repo.head() {
-        Ok(Some(head)) => head,
-        _ => {
-            return Envelope::refusal(
-                VERB,
-                ErrorSlug::PreconditionFailed,
-                "This repository has no commit yet; `discern init` measures the committed tree.",
-                Hint::next_step(
-                    HintId::CommitFirst,
-                    "Commit your files, then run `discern init`.",
-                ),
-            );
-        }
-    };
-    let snapshot = match ws.repo.snapshot(head) {
-        Ok(s) => s,
-        Err(e) => {
-            return Envelope::refusal(
-                VERB,
-                ErrorSlug::Internal,
-                e.to_string(),
-                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-            );
-        }
+    let (head, snapshot) = match committed(ws) {
+        Ok(committed) => committed,
+        Err(refusal) => return *refusal,
     };
     let trunk = ws
         .settings
@@ -138,72 +121,10 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
         .unwrap_or_else(|| crate::config::DEFAULT_TRUNK.to_owned());
     let candidates = candidates(&snapshot);
     let draft = render(&trunk, &candidates, &|_| 0.0, head.to_string());
-    let config = match Config::parse(&draft) {
-        Ok(config) => config,
-        Err(e) => {
-            return Envelope::refusal(
-                VERB,
-                ErrorSlug::Internal,
-                format!("init drafted an invalid config: {e}"),
-                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-            );
-        }
+    let values = match todays_limits(ws, runtime, &snapshot, &draft, progress) {
+        Ok(values) => values,
+        Err(refusal) => return *refusal,
     };
-    let selected: Vec<_> = config.standards.iter().collect();
-    let plan = Plan::build(
-        &config,
-        &selected,
-        &Components {
-            repo: &ws.repo,
-            snapshot: Some(&snapshot),
-        },
-    );
-    let outcomes = crate::planner::execute(
-        &plan,
-        runtime,
-        &snapshot,
-        ws.root(),
-        Some(&ws.repo.admin_path("jobs")),
-        None,
-        progress,
-    );
-
-    let mut values = std::collections::BTreeMap::new();
-    for reading in &plan.readings {
-        let Some(standard) = config.standard(&reading.standard) else {
-            continue;
-        };
-        let Ok(output) = &outcomes.executions[reading.execution].result else {
-            continue;
-        };
-        let Some(raw) = output
-            .metrics
-            .iter()
-            .find(|m| m.name == reading.metric)
-            .map(|m| m.value)
-        else {
-            continue;
-        };
-        let value = match &reading.per {
-            None => raw,
-            Some((per_execution, per_metric)) => {
-                let denominator = outcomes.executions[*per_execution]
-                    .result
-                    .as_ref()
-                    .ok()
-                    .and_then(|o| o.metrics.iter().find(|m| &m.name == per_metric))
-                    .map(|m| m.value);
-                match denominator {
-                    Some(d) if d > 0.0 => raw / d * standard.scale,
-                    _ => continue,
-                }
-            }
-        };
-        values.insert(
-            standard.name.clone(),
-            pin_target(standard.direction, value, 0.0),
-        );
-    }
     let kept: Vec<Candidate> = candidates
         .into_iter()
         .filter(|c| values.contains_key(&c.name))
@@ -214,15 +135,7 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
         &|name| values.get(name).copied().unwrap_or(0.0),
         head.to_string(),
     );
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())?;
-            file.sync_all()
-        });
-    if let Err(e) = written {
+    if let Err(e) = write_new(&path, &text) {
         return Envelope::refusal(
             VERB,
             ErrorSlug::PreconditionFailed,
@@ -233,6 +146,121 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
             ),
         );
     }
+    wrote(&path, &head.to_string(), &trunk, &kept, &values)
+}
+
+/// The committed HEAD and its snapshot: what `init` measures.
+fn committed(ws: &Workspace) -> Result<(ObjectId, Snapshot), Box<Envelope>> {
+    let head = match ws.repo.head() {
+        Ok(Some(head)) => head,
+        _ => {
+            return Err(Box::new(Envelope::refusal(
+                VERB,
+                ErrorSlug::PreconditionFailed,
+                "This repository has no commit yet; `discern init` measures the committed tree.",
+                Hint::next_step(
+                    HintId::CommitFirst,
+                    "Commit your files, then run `discern init`.",
+                ),
+            )));
+        }
+    };
+    match ws.repo.snapshot(head) {
+        Ok(snapshot) => Ok((head, snapshot)),
+        Err(e) => Err(Box::new(Envelope::refusal(
+            VERB,
+            ErrorSlug::Internal,
+            e.to_string(),
+            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+        ))),
+    }
+}
+
+/// Measure every Standard of `draft` on `snapshot`: name → the limit a pin would set today.
+/// A Standard that cannot be read is left out.
+fn todays_limits(
+    ws: &Workspace,
+    runtime: &Runtime,
+    snapshot: &Snapshot,
+    draft: &str,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<BTreeMap<String, f64>, Box<Envelope>> {
+    let config = Config::parse(draft).map_err(|e| {
+        Box::new(Envelope::refusal(
+            VERB,
+            ErrorSlug::Internal,
+            format!("init drafted an invalid config: {e}"),
+            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+        ))
+    })?;
+    let selected: Vec<_> = config.standards.iter().collect();
+    let plan = Plan::build(
+        &config,
+        &selected,
+        &Components {
+            repo: &ws.repo,
+            snapshot: Some(snapshot),
+        },
+    );
+    let outcomes = crate::planner::execute(
+        &plan,
+        runtime,
+        snapshot,
+        ws.root(),
+        Some(&ws.repo.admin_path("jobs")),
+        None,
+        progress,
+    );
+    let mut values = BTreeMap::new();
+    for reading in &plan.readings {
+        let Some(standard) = config.standard(&reading.standard) else {
+            continue;
+        };
+        if let Some(value) = value(standard, reading, &outcomes) {
+            values.insert(
+                standard.name.clone(),
+                pin_target(standard.direction, value, 0.0),
+            );
+        }
+    }
+    Ok(values)
+}
+
+/// What `standard` reads from the executions, by the arithmetic `judge` uses; `None` when it
+/// cannot be read.
+fn value(standard: &StandardDef, reading: &Reading, outcomes: &Outcomes) -> Option<f64> {
+    let output = outcomes.executions[reading.execution]
+        .result
+        .as_ref()
+        .ok()?;
+    let raw = metric(output, &reading.metric)?;
+    match &reading.per {
+        None => Some(raw),
+        Some((per_execution, per_metric)) => {
+            let per_output = outcomes.executions[*per_execution].result.as_ref().ok()?;
+            per_reading(raw, metric(per_output, per_metric)?, standard.scale)
+        }
+    }
+}
+
+/// Create `path` with `text`, never over an existing file.
+fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}
+
+/// The envelope of a written `discern.toml`.
+fn wrote(
+    path: &Path,
+    head: &str,
+    trunk: &str,
+    kept: &[Candidate],
+    values: &BTreeMap<String, f64>,
+) -> Envelope {
     let lines: Vec<String> = kept
         .iter()
         .map(|c| format!("{} = {} ({})", c.name, values[&c.name], c.comment))
@@ -241,12 +269,12 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
         VERB,
         json!({
             "path": path,
-            "commit": head.to_string(),
+            "commit": head,
             "trunk": trunk,
             "standards": kept.iter().map(|c| json!({"name": c.name, "direction": c.direction, "limit": values[&c.name]})).collect::<Vec<_>>(),
         }),
         Report {
-            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), crate::snapshot::short(&head.to_string())),
+            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), crate::snapshot::short(head)),
             sections: vec![Section { title: "Standards".to_owned(), lines }],
         },
     )

@@ -101,93 +101,24 @@ pub fn check(
         diagnostics: Vec::new(),
         advisories: Vec::new(),
     };
-    let show = format!("git show {trunk}:{}", crate::config::FILE);
-    let trunk_commit = match repo.branch_commit(trunk) {
-        Ok(Some(commit)) => commit,
-        Ok(None) | Err(_) => {
-            check.summary.status = LimitsStatus::Unverified;
-            let reason = format!(
-                "the trunk {trunk:?} cannot be read (a new repository, or a clone without that branch), so no limit was compared with it"
-            );
-            check.advisories.push(format!(
-                "Standards limits are UNVERIFIED: {reason}. Fetch the trunk (`git fetch origin {trunk}`) or set DISCERN_TRUNK to the branch work lands on."
-            ));
-            check.summary.reason = Some(reason);
-            return check;
-        }
+    let Some(trunk_config) = trunk_config(repo, trunk, &mut check) else {
+        return check;
     };
-    check.summary.trunk_commit = Some(trunk_commit.to_string());
-    let trunk_config = match repo.file_at(trunk_commit, crate::config::FILE) {
-        Ok(None) => return check,
-        Ok(Some(bytes)) => String::from_utf8(bytes)
-            .map_err(|_| "it is not UTF-8".to_owned())
-            .and_then(|text| {
-                crate::config::Config::parse_tolerant(&text).map_err(|e| e.to_string())
-            }),
-        Err(e) => Err(e.to_string()),
-    };
-    let trunk_config = match trunk_config {
-        Ok(config) => config,
-        Err(e) => {
-            check.summary.status = LimitsStatus::ParseFailed;
-            check.summary.reason =
-                Some(format!("trunk's {} cannot be parsed", crate::config::FILE));
-            check.diagnostics.push(diagnostic(
-                format!(
-                    "trunk's {} (at {trunk}) cannot be parsed, so no limit can be verified; fix it on the trunk first:\n{e}",
-                    crate::config::FILE
-                ),
-                &show,
-            ));
-            return check;
-        }
-    };
-
     let mut proposed = 0;
     for standard in &config.standards {
         let Some(old) = trunk_config.standard(&standard.name) else {
             continue;
         };
-        let changes = changed_fields(old, standard);
-        if !changes.is_empty() {
-            let message = format!(
-                "Standard {} is redefined versus {trunk}: {}. A limit only keeps its meaning while these stay equal; restore the trunk definition. An intentional redefinition is the owner's change to make on the trunk; a proposal cannot waive it.",
-                standard.name,
-                changes.join("; ")
-            );
-            check.diagnostics.push(diagnostic(message.clone(), DRY_RUN));
-            check.blocked.insert(standard.name.clone(), message);
-            continue;
+        match versus(old, standard, trunk, proposals) {
+            Versus::Kept => {}
+            Versus::Proposed => proposed += 1,
+            Versus::Blocked(message) => {
+                check.diagnostics.push(diagnostic(message.clone(), DRY_RUN));
+                check.blocked.insert(standard.name.clone(), message);
+            }
         }
-        let loosened = match standard.direction {
-            Direction::Up => standard.limit < old.limit,
-            Direction::Down => standard.limit > old.limit,
-        };
-        if !loosened {
-            continue;
-        }
-        let explained = proposals.iter().any(|p| {
-            p.standard == standard.name
-                && p.direction == standard.direction
-                && p.trunk_limit == old.limit
-                && p.proposed_limit == standard.limit
-        });
-        if explained {
-            proposed += 1;
-            continue;
-        }
-        let bound = standard.direction.bound();
-        let rule = match standard.direction {
-            Direction::Up => "floors only rise",
-            Direction::Down => "ceilings only fall",
-        };
-        let message = format!(
-            "Standard {} loosens its {bound} {} -> {} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change (`discern standards propose {} --reason \"…\"`) for the owner's exact approval.",
-            standard.name, old.limit, standard.limit, standard.name
-        );
-        check.diagnostics.push(diagnostic(message.clone(), DRY_RUN));
-        check.blocked.insert(standard.name.clone(), message);
     }
+    let show = show(trunk);
     for old in &trunk_config.standards {
         if config.standard(&old.name).is_none() {
             check.deleted.push(old.name.clone());
@@ -216,6 +147,107 @@ pub fn check(
         ));
     }
     check
+}
+
+/// How to look at trunk's config by hand.
+fn show(trunk: &str) -> String {
+    format!("git show {trunk}:{}", crate::config::FILE)
+}
+
+/// Trunk's config, read from its commit; `None` when there is nothing to compare with: no
+/// trunk (unverified), no config on it, or one that cannot be parsed (recorded in `check`).
+fn trunk_config(repo: &Repo, trunk: &str, check: &mut LimitsCheck) -> Option<Config> {
+    let trunk_commit = match repo.branch_commit(trunk) {
+        Ok(Some(commit)) => commit,
+        Ok(None) | Err(_) => {
+            check.summary.status = LimitsStatus::Unverified;
+            let reason = format!(
+                "the trunk {trunk:?} cannot be read (a new repository, or a clone without that branch), so no limit was compared with it"
+            );
+            check.advisories.push(format!(
+                "Standards limits are UNVERIFIED: {reason}. Fetch the trunk (`git fetch origin {trunk}`) or set DISCERN_TRUNK to the branch work lands on."
+            ));
+            check.summary.reason = Some(reason);
+            return None;
+        }
+    };
+    check.summary.trunk_commit = Some(trunk_commit.to_string());
+    let trunk_config = match repo.file_at(trunk_commit, crate::config::FILE) {
+        Ok(None) => return None,
+        Ok(Some(bytes)) => String::from_utf8(bytes)
+            .map_err(|_| "it is not UTF-8".to_owned())
+            .and_then(|text| {
+                crate::config::Config::parse_tolerant(&text).map_err(|e| e.to_string())
+            }),
+        Err(e) => Err(e.to_string()),
+    };
+    match trunk_config {
+        Ok(config) => Some(config),
+        Err(e) => {
+            check.summary.status = LimitsStatus::ParseFailed;
+            check.summary.reason =
+                Some(format!("trunk's {} cannot be parsed", crate::config::FILE));
+            check.diagnostics.push(diagnostic(
+                format!(
+                    "trunk's {} (at {trunk}) cannot be parsed, so no limit can be verified; fix it on the trunk first:\n{e}",
+                    crate::config::FILE
+                ),
+                &show(trunk),
+            ));
+            None
+        }
+    }
+}
+
+/// How a branch Standard compares with the trunk's of the same name.
+enum Versus {
+    /// Same definition, and a limit no looser.
+    Kept,
+    /// A looser limit that an active proposal explains.
+    Proposed,
+    /// Redefined, or loosened without a proposal: why.
+    Blocked(String),
+}
+
+fn versus(
+    old: &StandardDef,
+    standard: &StandardDef,
+    trunk: &str,
+    proposals: &[ProposalClaim],
+) -> Versus {
+    let changes = changed_fields(old, standard);
+    if !changes.is_empty() {
+        return Versus::Blocked(format!(
+            "Standard {} is redefined versus {trunk}: {}. A limit only keeps its meaning while these stay equal; restore the trunk definition. An intentional redefinition is the owner's change to make on the trunk; a proposal cannot waive it.",
+            standard.name,
+            changes.join("; ")
+        ));
+    }
+    let loosened = match standard.direction {
+        Direction::Up => standard.limit < old.limit,
+        Direction::Down => standard.limit > old.limit,
+    };
+    if !loosened {
+        return Versus::Kept;
+    }
+    let explained = proposals.iter().any(|p| {
+        p.standard == standard.name
+            && p.direction == standard.direction
+            && p.trunk_limit == old.limit
+            && p.proposed_limit == standard.limit
+    });
+    if explained {
+        return Versus::Proposed;
+    }
+    let bound = standard.direction.bound();
+    let rule = match standard.direction {
+        Direction::Up => "floors only rise",
+        Direction::Down => "ceilings only fall",
+    };
+    Versus::Blocked(format!(
+        "Standard {} loosens its {bound} {} -> {} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change (`discern standards propose {} --reason \"…\"`) for the owner's exact approval.",
+        standard.name, old.limit, standard.limit, standard.name
+    ))
 }
 
 fn diagnostic(message: String, reproduce: &str) -> Diagnostic {

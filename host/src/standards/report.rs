@@ -182,138 +182,13 @@ fn line(result: &StandardResult) -> String {
 }
 
 pub fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
-    let count =
-        |f: &dyn Fn(&StandardResult) -> bool| measured.standards.iter().filter(|s| f(s)).count();
-    let regressed = count(&|s| s.verdict == Some(Verdict::Regressed));
-    let failed = count(&|s| s.measurement == Measurement::Failed);
-    let skipped = count(&|s| s.measurement == Measurement::Skipped);
-    let improved = count(&|s| s.verdict == Some(Verdict::Improved));
-    let held = count(&|s| s.verdict == Some(Verdict::Held));
-    let blocking = measured.limits.blocking();
-    let ok = regressed == 0 && failed == 0 && skipped == 0 && !blocking;
-    let on = if measured.worktree {
-        format!("the work tree on {}", short(&measured.commit))
-    } else {
-        format!(
-            "{}{}",
-            short(&measured.commit),
-            measured
-                .branch
-                .as_ref()
-                .map_or(String::new(), |b| format!(" ({b})"))
-        )
-    };
-    let executions: u32 = measured.counts.values().sum();
-    let reused = measured
-        .standards
-        .iter()
-        .filter(|s| s.measurement == Measurement::Reused)
-        .count();
-    let runs = if reused > 0 {
-        format!(
-            "{executions} producer run{}, {reused} reading{} reused from evidence",
-            if executions == 1 { "" } else { "s" },
-            if reused == 1 { "" } else { "s" }
-        )
-    } else {
-        format!(
-            "{executions} producer run{}",
-            if executions == 1 { "" } else { "s" }
-        )
-    };
-    let state = if ok {
-        format!(
-            "All {} Standards pass on {on}: {held} held, {improved} improved ({runs}).",
-            measured.standards.len()
-        )
-    } else {
-        let mut parts = Vec::new();
-        if regressed > 0 {
-            parts.push(format!("{regressed} regressed"));
-        }
-        if failed > 0 {
-            parts.push(format!("{failed} could not be measured"));
-        }
-        if skipped > 0
-            || !measured.limits.deleted.is_empty()
-            || measured.limits.summary.status == LimitsStatus::ParseFailed
-        {
-            parts.push(format!(
-                "limits blocked versus {} ({})",
-                measured.limits.summary.trunk,
-                measured
-                    .limits
-                    .summary
-                    .reason
-                    .as_deref()
-                    .unwrap_or("see diagnostics")
-            ));
-        }
-        format!("Standards fail on {on}: {}.", parts.join("; "))
-    };
-    let mut sections = vec![Section {
-        title: "Standards".to_owned(),
-        lines: measured.standards.iter().map(line).collect(),
-    }];
-    let mut evidence: Vec<String> = measured
-        .counts
-        .iter()
-        .map(|(label, runs)| format!("{label}: {runs} run{}", if *runs == 1 { "" } else { "s" }))
-        .collect();
-    evidence.push(format!(
-        "limits versus {}: {}",
-        measured.limits.summary.trunk,
-        serde_json::to_value(measured.limits.summary.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default()
-    ));
-    sections.push(Section {
-        title: "Producer executions".to_owned(),
-        lines: evidence,
-    });
-
-    let mut envelope = if ok {
+    let tally = Tally::of(measured);
+    let state = state(measured, &tally);
+    let sections = sections(measured);
+    let mut envelope = if tally.ok {
         Envelope::ok(VERB, data(measured), Report { state, sections })
     } else {
-        let (slug, hint) = if blocking {
-            (
-                ErrorSlug::PreconditionFailed,
-                Hint::next_step(
-                    HintId::StandardsRestoreDefinition,
-                    format!(
-                        "Restore the trunk's limits and definitions in discern.toml (`git show {}:discern.toml`), then run `discern standards` again.",
-                        measured.limits.summary.trunk
-                    ),
-                ),
-            )
-        } else if failed > 0 {
-            (
-                ErrorSlug::ProducerFailed,
-                Hint::next_step(
-                    HintId::StandardsFixProducer,
-                    "Fix what the diagnostics name (the producer's config, its job, or its component), then run `discern standards` again.",
-                ),
-            )
-        } else {
-            (
-                ErrorSlug::StandardsFailed,
-                Hint::next_step(
-                    HintId::StandardsMoveMetricBack,
-                    "Move the regressed metrics back within your task's scope, commit, and run `discern standards` again.",
-                ),
-            )
-        };
-        let mut envelope = Envelope::refusal(VERB, slug, state, hint);
-        envelope.data = Some(data(measured));
-        envelope.report.sections = sections;
-        if regressed > 0 {
-            envelope = envelope.with_hint(Hint::new(
-                HintId::StandardsNeverMoveLimit,
-                "Never move a limit to make a Standard pass; a loosening needs a proposal and the owner's exact approval.",
-            ));
-        }
-        envelope
+        refusal(measured, &tally, state, sections)
     };
     envelope
         .diagnostics
@@ -336,24 +211,210 @@ pub fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
             "--force measured the work tree as it is: these readings are not recorded and never feed a pin or a proposal.",
         ));
     }
-    if ok {
-        let pinnable: Vec<String> = measured
-            .standards
-            .iter()
-            .filter_map(|s| s.pin_target.map(|t| format!("{} → {t}", s.name)))
-            .collect();
-        if !pinnable.is_empty() && !force {
-            envelope = envelope.with_hint(Hint::next_step(
-                HintId::StandardsPinnableSlack,
-                format!(
-                    "Pinnable slack: {}; `discern standards --pin` tightens {} in one config-only commit{}.",
-                    pinnable.join(", "),
-                    if pinnable.len() == 1 { "it" } else { "them" },
-                    if measured.recorded { ", reusing these readings" } else { "" }
-                ),
-            ));
-        }
+    // A forced reading is never recorded, so it cannot feed a pin.
+    if tally.ok
+        && !force
+        && let Some(hint) = pinnable_slack(measured)
+    {
+        envelope = envelope.with_hint(hint);
     }
     let _ = config;
     envelope
+}
+
+/// How the Standards of one measurement came out.
+struct Tally {
+    regressed: usize,
+    failed: usize,
+    skipped: usize,
+    improved: usize,
+    held: usize,
+    /// Whether the never-loosen check blocks.
+    blocking: bool,
+    /// Whether everything passes.
+    ok: bool,
+}
+
+impl Tally {
+    fn of(measured: &Measured) -> Self {
+        let count = |f: &dyn Fn(&StandardResult) -> bool| {
+            measured.standards.iter().filter(|s| f(s)).count()
+        };
+        let regressed = count(&|s| s.verdict == Some(Verdict::Regressed));
+        let failed = count(&|s| s.measurement == Measurement::Failed);
+        let skipped = count(&|s| s.measurement == Measurement::Skipped);
+        let blocking = measured.limits.blocking();
+        Tally {
+            regressed,
+            failed,
+            skipped,
+            improved: count(&|s| s.verdict == Some(Verdict::Improved)),
+            held: count(&|s| s.verdict == Some(Verdict::Held)),
+            blocking,
+            ok: regressed == 0 && failed == 0 && skipped == 0 && !blocking,
+        }
+    }
+}
+
+/// The one-line state: everything passes, or what fails.
+fn state(measured: &Measured, tally: &Tally) -> String {
+    let on = if measured.worktree {
+        format!("the work tree on {}", short(&measured.commit))
+    } else {
+        format!(
+            "{}{}",
+            short(&measured.commit),
+            measured
+                .branch
+                .as_ref()
+                .map_or(String::new(), |b| format!(" ({b})"))
+        )
+    };
+    if tally.ok {
+        return format!(
+            "All {} Standards pass on {on}: {} held, {} improved ({}).",
+            measured.standards.len(),
+            tally.held,
+            tally.improved,
+            runs(measured)
+        );
+    }
+    let mut parts = Vec::new();
+    if tally.regressed > 0 {
+        parts.push(format!("{} regressed", tally.regressed));
+    }
+    if tally.failed > 0 {
+        parts.push(format!("{} could not be measured", tally.failed));
+    }
+    if tally.skipped > 0
+        || !measured.limits.deleted.is_empty()
+        || measured.limits.summary.status == LimitsStatus::ParseFailed
+    {
+        parts.push(format!(
+            "limits blocked versus {} ({})",
+            measured.limits.summary.trunk,
+            measured
+                .limits
+                .summary
+                .reason
+                .as_deref()
+                .unwrap_or("see diagnostics")
+        ));
+    }
+    format!("Standards fail on {on}: {}.", parts.join("; "))
+}
+
+/// How many producers ran, and how many readings came from evidence instead.
+fn runs(measured: &Measured) -> String {
+    let executions: u32 = measured.counts.values().sum();
+    let reused = measured
+        .standards
+        .iter()
+        .filter(|s| s.measurement == Measurement::Reused)
+        .count();
+    if reused > 0 {
+        format!(
+            "{executions} producer run{}, {reused} reading{} reused from evidence",
+            if executions == 1 { "" } else { "s" },
+            if reused == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "{executions} producer run{}",
+            if executions == 1 { "" } else { "s" }
+        )
+    }
+}
+
+fn sections(measured: &Measured) -> Vec<Section> {
+    let mut evidence: Vec<String> = measured
+        .counts
+        .iter()
+        .map(|(label, runs)| format!("{label}: {runs} run{}", if *runs == 1 { "" } else { "s" }))
+        .collect();
+    evidence.push(format!(
+        "limits versus {}: {}",
+        measured.limits.summary.trunk,
+        serde_json::to_value(measured.limits.summary.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    ));
+    vec![
+        Section {
+            title: "Standards".to_owned(),
+            lines: measured.standards.iter().map(line).collect(),
+        },
+        Section {
+            title: "Producer executions".to_owned(),
+            lines: evidence,
+        },
+    ]
+}
+
+/// The refusal of a failed measurement, its slug and next step by what failed first.
+fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Section>) -> Envelope {
+    let (slug, hint) = if tally.blocking {
+        (
+            ErrorSlug::PreconditionFailed,
+            Hint::next_step(
+                HintId::StandardsRestoreDefinition,
+                format!(
+                    "Restore the trunk's limits and definitions in discern.toml (`git show {}:discern.toml`), then run `discern standards` again.",
+                    measured.limits.summary.trunk
+                ),
+            ),
+        )
+    } else if tally.failed > 0 {
+        (
+            ErrorSlug::ProducerFailed,
+            Hint::next_step(
+                HintId::StandardsFixProducer,
+                "Fix what the diagnostics name (the producer's config, its job, or its component), then run `discern standards` again.",
+            ),
+        )
+    } else {
+        (
+            ErrorSlug::StandardsFailed,
+            Hint::next_step(
+                HintId::StandardsMoveMetricBack,
+                "Move the regressed metrics back within your task's scope, commit, and run `discern standards` again.",
+            ),
+        )
+    };
+    let mut envelope = Envelope::refusal(VERB, slug, state, hint);
+    envelope.data = Some(data(measured));
+    envelope.report.sections = sections;
+    if tally.regressed > 0 {
+        envelope = envelope.with_hint(Hint::new(
+            HintId::StandardsNeverMoveLimit,
+            "Never move a limit to make a Standard pass; a loosening needs a proposal and the owner's exact approval.",
+        ));
+    }
+    envelope
+}
+
+/// The next step when some limits could be pinned tighter.
+fn pinnable_slack(measured: &Measured) -> Option<Hint> {
+    let pinnable: Vec<String> = measured
+        .standards
+        .iter()
+        .filter_map(|s| s.pin_target.map(|t| format!("{} → {t}", s.name)))
+        .collect();
+    if pinnable.is_empty() {
+        return None;
+    }
+    Some(Hint::next_step(
+        HintId::StandardsPinnableSlack,
+        format!(
+            "Pinnable slack: {}; `discern standards --pin` tightens {} in one config-only commit{}.",
+            pinnable.join(", "),
+            if pinnable.len() == 1 { "it" } else { "them" },
+            if measured.recorded {
+                ", reusing these readings"
+            } else {
+                ""
+            }
+        ),
+    ))
 }

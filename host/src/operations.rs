@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
@@ -230,8 +230,9 @@ fn by_handle(ws: &Workspace, root: &str, handle: &str) -> Result<Operation, Box<
             format!("No operation {handle} is recorded in this repository."),
             Hint::next_step(
                 HintId::ProgressHandle,
-                "Run `discern progress` without a handle to read this checkout's latest operation.",
-            ),
+                "Read this checkout's latest operation (no handle)",
+            )
+            .with_action(Action::new("progress")),
         ))),
     }
 }

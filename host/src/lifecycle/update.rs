@@ -5,9 +5,10 @@ use gix::ObjectId;
 use serde_json::json;
 
 use crate::config::Config;
+use crate::git;
 use crate::preflight::{self, CleanError, Cleanliness};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
-use crate::snapshot::{Repo, RepoError, short};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::snapshot::{Repo, short};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "update";
@@ -40,8 +41,9 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
         return refuse(
             ErrorSlug::PreconditionFailed,
             "update brings the trunk into an effort; this is the main checkout.",
-            "Run `discern update` inside an effort worktree.",
-        );
+            "Bring the trunk into an effort from inside its worktree",
+        )
+        .with_next(Action::new("update"));
     }
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.trunk(config.as_ref());
@@ -73,9 +75,9 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
                 ErrorSlug::PreconditionFailed,
                 format!("Whether {branch} already contains {source} cannot be told: {e}."),
                 &format!(
-                    "Run `git rev-list --count HEAD..{source}` and fix what it reports, then run `discern update` again."
+                    "Run `git rev-list --count HEAD..{source}` and fix what it reports, then update again"
                 ),
-            );
+            ).with_next(Action::new("update"));
         }
     };
     if behind == 0 {
@@ -114,14 +116,17 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
 fn tracked_clean(repo: &Repo) -> Result<(), Box<Envelope>> {
     match preflight::check_clean(repo, Cleanliness::TrackedFiles) {
         Ok(()) => Ok(()),
-        Err(CleanError::Dirty(tracked_dirty)) => Err(Box::new(refuse(
-            ErrorSlug::DirtyWorktree,
-            format!(
-                "Tracked files have uncommitted changes ({}); a merge needs them committed.",
-                tracked_dirty.join(", ")
-            ),
-            "Commit (or stash) your changes, then run `discern update`.",
-        ))),
+        Err(CleanError::Dirty(tracked_dirty)) => Err(Box::new(
+            refuse(
+                ErrorSlug::DirtyWorktree,
+                format!(
+                    "Tracked files have uncommitted changes ({}); a merge needs them committed.",
+                    tracked_dirty.join(", ")
+                ),
+                "Commit (or stash) your changes, then update",
+            )
+            .with_next(Action::new("update")),
+        )),
         Err(e) => Err(Box::new(preflight::clean_refusal(VERB, repo, &e))),
     }
 }
@@ -159,16 +164,10 @@ impl Merge<'_> {
             "Merge {} into {} (discern update)",
             self.source, self.branch
         );
-        match repo.git(&[
-            "merge",
-            "--no-edit",
-            "--no-ff",
-            "-m",
-            &message,
-            &self.incoming.to_string(),
-        ]) {
-            Ok(_) => self.merged(repo),
-            Err(e) => self.aborted(repo, &e),
+        match git::worktree::merge(repo, self.incoming, &message) {
+            git::Merge::Merged => self.merged(repo),
+            git::Merge::Conflicted(files) => self.aborted(&files, None),
+            git::Merge::Failed(why) => self.aborted(&[], Some(&why)),
         }
     }
 
@@ -195,33 +194,31 @@ impl Merge<'_> {
                 }],
             },
         );
-        e.hints.push(Hint::next_step(
-            HintId::FixGate,
-            "Run `discern done` again: the merge is a new commit.",
-        ));
+        e.hints.push(
+            Hint::next_step(
+                HintId::FixGate,
+                "The merge is a new commit: run the gate again",
+            )
+            .with_action(Action::new("done")),
+        );
         e
     }
 
-    /// The merge failed: abort it, so that no conflict state is left, and say where it conflicted.
-    fn aborted(&self, repo: &Repo, e: &RepoError) -> Envelope {
+    /// The merge failed and was aborted (no conflict state is left): say where it conflicted.
+    fn aborted(&self, files: &[String], failure: Option<&str>) -> Envelope {
         let source = self.source;
-        let conflicts = repo
-            .git(&["diff", "--name-only", "--diff-filter=U"])
-            .unwrap_or_default();
-        let _ = repo.git(&["merge", "--abort"]);
-        let files: Vec<&str> = conflicts.lines().collect();
         let mut refusal = refuse(
             ErrorSlug::PreconditionFailed,
-            if files.is_empty() {
-                format!("The merge of {source} failed and was aborted: {e}")
-            } else {
-                format!(
+            match failure {
+                Some(why) => format!("The merge of {source} failed and was aborted: {why}"),
+                None => format!(
                     "Merging {source} conflicts in {}; the merge was aborted and nothing changed.",
                     files.join(", ")
-                )
+                ),
             },
-            "Resolve by hand: `git merge` the trunk, fix the conflicts, commit; then `discern done`.",
-        );
+            "Resolve by hand (`git merge` the trunk, fix the conflicts, commit), then run the gate",
+        )
+        .with_next(Action::new("done"));
         refusal.data = Some(json!({ "merged": false, "from": source, "conflicts": files }));
         refusal
     }

@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::operations::Journal;
 use crate::proof::{self, ProofState};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report};
 use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
@@ -272,7 +272,13 @@ fn met(continuation: &Continuation, started: Instant, observed: &Observed) -> En
             sections: Vec::new(),
         },
     );
-    e.hints.push(Hint::next_step(HintId::UpdateFromTrunk, "Bring the new work in with `discern update` (or start from it with `discern start --from`)."));
+    e.hints.push(
+        Hint::next_step(
+            HintId::UpdateFromTrunk,
+            "Bring the new work in (or start a new effort from it)",
+        )
+        .with_action(Action::new("update")),
+    );
     e
 }
 
@@ -311,16 +317,16 @@ fn not_met(
         data(&record, false, started, &observed, Some(&handle)),
         Report {
             state: format!(
-                "Not met within {:.0} s; resume with `discern await --resume {handle}`.",
+                "Not met within {:.0} s; resume with the handle {handle}.",
                 timeout.as_secs_f64()
             ),
             sections: Vec::new(),
         },
     );
-    e.hints.push(Hint::next_step(
-        HintId::AwaitCondition,
-        format!("Wait again with `discern await --resume {handle}`."),
-    ));
+    e.hints.push(
+        Hint::next_step(HintId::AwaitCondition, "Wait again")
+            .with_action(Action::new("await").arg("resume", handle.clone())),
+    );
     e
 }
 

@@ -12,7 +12,7 @@ use super::judge::{metric, per_reading};
 use super::{Components, pin_target};
 use crate::config::{Config, Direction, StandardDef};
 use crate::planner::{Outcomes, Plan, Reading};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
@@ -105,8 +105,9 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
             ),
             Hint::next_step(
                 HintId::InitExists,
-                "Edit discern.toml by hand, or move it away and run `discern init` again.",
-            ),
+                "Edit discern.toml by hand, or move it away and write a new one",
+            )
+            .with_action(Action::new("init")),
         );
     }
     let (head, snapshot) = match committed(ws) {
@@ -142,8 +143,9 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
             format!("cannot write {}: {e}", path.display()),
             Hint::next_step(
                 HintId::InitExists,
-                "Check the file and its directory, then run `discern init` again.",
-            ),
+                "Check the file and its directory, then write it again",
+            )
+            .with_action(Action::new("init")),
         );
     }
     wrote(&path, &head.to_string(), &trunk, &kept, &values)
@@ -160,8 +162,9 @@ fn committed(ws: &Workspace) -> Result<(ObjectId, Snapshot), Box<Envelope>> {
                 "This repository has no commit yet; `discern init` measures the committed tree.",
                 Hint::next_step(
                     HintId::CommitFirst,
-                    "Commit your files, then run `discern init`.",
-                ),
+                    "Commit your files, then write the starter config",
+                )
+                .with_action(Action::new("init")),
             )));
         }
     };
@@ -280,8 +283,8 @@ fn wrote(
     )
     .with_hint(Hint::next_step(
         HintId::InitCommit,
-        "Review discern.toml, commit it (`git add discern.toml && git commit -m \"Add discern Standards\"`), then run `discern standards`.",
-    ))
+        "Review discern.toml, commit it (`git add discern.toml && git commit -m \"Add discern Standards\"`), then measure",
+    ).with_action(Action::new("standards")))
 }
 
 fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {

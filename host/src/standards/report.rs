@@ -5,7 +5,9 @@ use serde_json::json;
 use super::{Measured, Measurement, StandardResult, VERB, Verdict, data};
 use crate::config::{Config, StandardDef};
 use crate::planner::Plan;
-use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity};
+use crate::result::{
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity,
+};
 use crate::snapshot::short;
 use crate::standards::limits::{LimitsCheck, LimitsStatus};
 
@@ -20,8 +22,8 @@ pub fn none_configured() -> Envelope {
     )
     .with_hint(Hint::next_step(
         HintId::StandardsNoneConfigured,
-        "Run `discern init` to write a discern.toml with the built-in Standards that fit this repository, or add a [standards.<name>] table by hand.",
-    ))
+        "Write a discern.toml with the built-in Standards that fit this repository, or add a [standards.<name>] table by hand",
+    ).with_action(Action::new("init")))
 }
 
 pub fn dry_run(
@@ -96,10 +98,9 @@ pub fn dry_run(
     envelope.plan = Some(plan.describe());
     envelope.diagnostics = limits.diagnostics.clone();
     envelope.advisories = limits.advisories.clone();
-    envelope.with_hint(Hint::next_step(
-        HintId::StandardsMeasure,
-        "Run `discern standards` to measure.",
-    ))
+    envelope.with_hint(
+        Hint::next_step(HintId::StandardsMeasure, "Measure").with_action(Action::new("standards")),
+    )
 }
 
 /// The diagnostic of a regressed or failed Standard.
@@ -360,26 +361,26 @@ fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Sect
             Hint::next_step(
                 HintId::StandardsRestoreDefinition,
                 format!(
-                    "Restore the trunk's limits and definitions in discern.toml (`git show {}:discern.toml`), then run `discern standards` again.",
+                    "Restore the trunk's limits and definitions in discern.toml (`git show {}:discern.toml`), then measure again",
                     measured.limits.summary.trunk
                 ),
-            ),
+            ).with_action(Action::new("standards")),
         )
     } else if tally.failed > 0 {
         (
             ErrorSlug::ProducerFailed,
             Hint::next_step(
                 HintId::StandardsFixProducer,
-                "Fix what the diagnostics name (the producer's config, its job, or its component), then run `discern standards` again.",
-            ),
+                "Fix what the diagnostics name (the producer's config, its job, or its component), then measure again",
+            ).with_action(Action::new("standards")),
         )
     } else {
         (
             ErrorSlug::StandardsFailed,
             Hint::next_step(
                 HintId::StandardsMoveMetricBack,
-                "Move the regressed metrics back within your task's scope, commit, and run `discern standards` again.",
-            ),
+                "Move the regressed metrics back within your task's scope, commit, and measure again",
+            ).with_action(Action::new("standards")),
         )
     };
     let mut envelope = Envelope::refusal(VERB, slug, state, hint);
@@ -404,17 +405,20 @@ fn pinnable_slack(measured: &Measured) -> Option<Hint> {
     if pinnable.is_empty() {
         return None;
     }
-    Some(Hint::next_step(
-        HintId::StandardsPinnableSlack,
-        format!(
-            "Pinnable slack: {}; `discern standards --pin` tightens {} in one config-only commit{}.",
-            pinnable.join(", "),
-            if pinnable.len() == 1 { "it" } else { "them" },
-            if measured.recorded {
-                ", reusing these readings"
-            } else {
-                ""
-            }
-        ),
-    ))
+    Some(
+        Hint::next_step(
+            HintId::StandardsPinnableSlack,
+            format!(
+                "Pinnable slack: {}; a pin tightens {} in one config-only commit{}",
+                pinnable.join(", "),
+                if pinnable.len() == 1 { "it" } else { "them" },
+                if measured.recorded {
+                    ", reusing these readings"
+                } else {
+                    ""
+                }
+            ),
+        )
+        .with_action(Action::new("standards").flag("pin")),
+    )
 }

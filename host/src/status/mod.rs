@@ -193,13 +193,24 @@ fn report(data: &Value) -> Report {
 
 /// Hints from the full observation: the caller's own next step last, owner decisions apart.
 fn hints(data: &Value) -> Vec<Hint> {
-    let mut hints = Vec::new();
     let rows: Vec<&Value> = data["fleet"]
         .as_array()
         .into_iter()
         .flatten()
         .filter(|r| r["is_main"] != true && r["is_current"] != true)
         .collect();
+    let mut hints = owner_hints(data, &rows);
+    if !rows.is_empty() {
+        hints.push(Hint::new(HintId::FleetOwnership, "Continue a fleet worktree only if this effort created it; another effort's worktree, idle or clean, is not yours to adopt, land or discard."));
+    }
+    hints.extend(own_hints(data, rows.is_empty()));
+    hints
+}
+
+/// The owner's judgments about the other efforts, unlanded branches and live proposals:
+/// statements for the owner, never the caller's next step (ADR 0306).
+fn owner_hints(data: &Value, rows: &[&Value]) -> Vec<Hint> {
+    let mut hints = Vec::new();
     let names = |pick: &dyn Fn(&Value) -> bool| -> Vec<String> {
         rows.iter()
             .filter(|r| pick(r))
@@ -264,13 +275,16 @@ fn hints(data: &Value) -> Vec<Hint> {
         .filter_map(|p| p["standard"].as_str().map(str::to_owned))
         .collect();
     owner(HintId::ProposalAwaitsOwner, live_proposals);
-    if !rows.is_empty() {
-        hints.push(Hint::new(HintId::FleetOwnership, "Continue a fleet worktree only if this effort created it; another effort's worktree, idle or clean, is not yours to adopt, land or discard."));
-    }
+    hints
+}
+
+/// The caller's own next step, from this checkout's state.
+fn own_hints(data: &Value, alone: bool) -> Vec<Hint> {
+    let mut hints = Vec::new();
     let git = &data["git"];
     if data["location"] == "main" {
         hints.push(Hint::next_step(
-            if rows.is_empty() { HintId::StartEffort } else { HintId::ContinueEffort },
+            if alone { HintId::StartEffort } else { HintId::ContinueEffort },
             "Start an effort for your task, or continue in the effort you started earlier (at its recorded path)",
         ).with_action(Action::new("start").arg("title", "…")));
         return hints;

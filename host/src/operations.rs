@@ -7,8 +7,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::git::Repo;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
-use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
 pub const PROGRESS_VERB: &str = "progress";

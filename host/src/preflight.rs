@@ -7,8 +7,8 @@
 //! no untracked file that is not ignored) for Proof and limit commits.
 
 use crate::config::{Config, ConfigError};
+use crate::git::{Repo, RepoError};
 use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
-use crate::snapshot::{Repo, RepoError};
 use crate::workspace::Workspace;
 
 /// How clean a verb needs the checkout to be.

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::Repo;
+use crate::git::Repo;
 
 pub const FILE: &str = "gate-proof";
 pub const VERSION: u32 = 1;
@@ -119,7 +119,7 @@ pub fn line(
 ) -> String {
     let mut line = format!(
         "Proof: {branch} at {} ({} vs {trunk}); Standards: {}",
-        crate::snapshot::short(commit),
+        crate::git::short(commit),
         if diffstat.is_empty() {
             "no changes".to_owned()
         } else {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::snapshot::{Repo, RepoError};
+use crate::git::{Repo, RepoError};
 
 /// Settings a frontend gathers once per process.
 #[derive(Debug, Clone, Default)]

@@ -151,7 +151,7 @@ fn changed_since_names_exactly_the_paths_a_tree_diff_finds() {
 /// `git status`, whose answer `dirty_against` then gives.
 #[test]
 fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status() {
-    use discern::snapshot::Repo;
+    use discern::git::Repo;
     let repo = TestRepo::new();
     repo.write("src/a.txt", "a\n")
         .write("src/deep/b.txt", "b\n")
@@ -262,7 +262,7 @@ fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status()
 /// cannot tell, so the check hashes them, as git does.
 #[test]
 fn racily_clean_files_are_settled_by_their_content() {
-    use discern::snapshot::Repo;
+    use discern::git::Repo;
     let repo = TestRepo::new();
     repo.write("a.txt", "a\n").write("dir/b.txt", "b\n");
     std::os::unix::fs::symlink("a.txt", repo.path().join("link")).unwrap();

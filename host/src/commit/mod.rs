@@ -13,7 +13,7 @@ use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use crate::config::FILE;
-use crate::snapshot::Repo;
+use crate::git::Repo;
 
 mod transaction;
 

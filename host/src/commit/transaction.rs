@@ -5,7 +5,7 @@ use gix::ObjectId;
 
 use super::{CommitError, Faults, git_error, move_branch, step, sync_worktree, write_objects};
 use crate::config::FILE;
-use crate::snapshot::Repo;
+use crate::git::Repo;
 
 /// What a config-only commit needs.
 pub struct ConfigCommit<'a> {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use gix::ObjectId;
 
-use crate::snapshot::Repo;
+use crate::git::Repo;
 
 /// A git command that failed, and what it said.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

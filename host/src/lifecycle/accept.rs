@@ -12,14 +12,15 @@ use serde_json::json;
 use super::Moved;
 use crate::commit;
 use crate::config::Config;
+use crate::git::Repo;
+use crate::git::short;
 use crate::git::{self, Removal};
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, ProofState};
 use crate::proposals::{self, ApprovalItem};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
-use crate::snapshot::short;
-use crate::snapshot::{Pathspec, Repo};
+use crate::snapshot::Pathspec;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "accept";
@@ -86,7 +87,7 @@ struct Authority {
 
 /// The main checkout, and whether it has the trunk checked out (then it follows the landing).
 struct MainCheckout {
-    info: crate::snapshot::WorktreeInfo,
+    info: crate::git::WorktreeInfo,
     repo: Option<Repo>,
     on_trunk: bool,
 }
@@ -344,7 +345,7 @@ fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>
     }
     let dirty = match &main_repo {
         Some(m) => preflight::dirty_paths(m, Cleanliness::TrackedFiles),
-        None => Err(crate::snapshot::RepoError::Read {
+        None => Err(crate::git::RepoError::Read {
             what: format!("the main checkout {}", info.path.display()),
             message: "it is not a readable git work tree".to_owned(),
         }),

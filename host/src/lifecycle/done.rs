@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::steps::{self, Step};
 use crate::config::{Config, Stage};
+use crate::git::short;
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
@@ -14,7 +15,6 @@ use crate::result::{
     Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity, WithNext,
 };
 use crate::runtime::Runtime;
-use crate::snapshot::short;
 use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
 use crate::workspace::Workspace;
 
@@ -232,7 +232,7 @@ fn current_proof(proof: &Proof) -> Envelope {
 }
 
 /// `--dry-run`: the steps the gate would run; nothing runs or is written.
-fn dry_run(repo: &crate::snapshot::Repo, subject: &Subject) -> Envelope {
+fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
     let config = subject.config.as_ref();
     let plan: Vec<String> = [Stage::Fix, Stage::Build, Stage::Check, Stage::Test]
         .iter()
@@ -278,7 +278,7 @@ fn dry_run(repo: &crate::snapshot::Repo, subject: &Subject) -> Envelope {
 /// The branch contains the trunk.
 fn merge_check(
     run: &mut Run,
-    repo: &crate::snapshot::Repo,
+    repo: &crate::git::Repo,
     journal: &mut Journal,
 ) -> Result<(), Box<Envelope>> {
     journal.phase("merge");
@@ -367,7 +367,7 @@ fn take<'a>(run: &mut Run<'a>) -> Run<'a> {
 /// fix → build → check ∥ test; the fix stage must leave the committed tree as it is.
 fn job_stages(
     run: &mut Run,
-    repo: &crate::snapshot::Repo,
+    repo: &crate::git::Repo,
     journal: &mut Journal,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(), Box<Envelope>> {
@@ -395,7 +395,7 @@ fn job_stages(
 }
 
 /// The fix jobs changed nothing committed (fail closed: an unknown state is a change).
-fn fix_left_the_commit(run: &mut Run, repo: &crate::snapshot::Repo) -> Result<(), Box<Envelope>> {
+fn fix_left_the_commit(run: &mut Run, repo: &crate::git::Repo) -> Result<(), Box<Envelope>> {
     let what = match preflight::dirty_paths(repo, Cleanliness::Full) {
         Ok(dirty) if dirty.is_empty() => return Ok(()),
         Ok(_) => "The fix stage changed committed files".to_owned(),
@@ -543,7 +543,7 @@ fn judge_readings(
 /// Proof for the same clean commit the gate ran on (HEAD and tree unchanged meanwhile).
 fn record_proof(
     run: Run,
-    repo: &crate::snapshot::Repo,
+    repo: &crate::git::Repo,
     proven: Vec<ProvenStandard>,
     pending: Vec<ProvenProposal>,
 ) -> Envelope {

@@ -8,10 +8,10 @@ use super::Moved;
 use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::git::Repo;
 use crate::git::{self, Removal};
 use crate::preflight::{self, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
-use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "start";
@@ -314,7 +314,7 @@ fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
             state: format!(
                 "Started effort {id}: {} on branch {branch}, forked from {from_ref} at {}.",
                 path.display(),
-                crate::snapshot::short(&from_commit.to_string())
+                crate::git::short(&from_commit.to_string())
             ),
             sections: vec![Section {
                 title: "Effort".to_owned(),

@@ -3,9 +3,9 @@
 use serde::Serialize;
 
 use crate::config::{Config, Job, Stage};
+use crate::git::Repo;
 use crate::jobs::{self, JobRun};
 use crate::result::{Diagnostic, Severity};
-use crate::snapshot::Repo;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::Repo;
+use crate::git::Repo;
 
 pub const FILE: &str = "task-metadata.json";
 pub const VERSION: u32 = 1;

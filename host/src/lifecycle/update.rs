@@ -6,9 +6,9 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::git;
+use crate::git::{Repo, short};
 use crate::preflight::{self, CleanError, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
-use crate::snapshot::{Repo, short};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "update";

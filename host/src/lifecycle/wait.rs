@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::git::Repo;
 use crate::operations::Journal;
 use crate::proof::{self, ProofState};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report};
-use crate::snapshot::Repo;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "await";

@@ -14,10 +14,10 @@ use super::{
 };
 use crate::commit::{self, ConfigCommit, Recovery};
 use crate::config::{Config, FILE};
+use crate::git::Repo;
 use crate::preflight;
 use crate::result::{Action, Envelope, ErrorSlug, Report, WithNext};
 use crate::runtime::Runtime;
-use crate::snapshot::Repo;
 use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
 use crate::workspace::Workspace;
 

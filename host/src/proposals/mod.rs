@@ -14,9 +14,10 @@ use serde::Serialize;
 
 use crate::commit;
 use crate::config::{Config, FILE};
+use crate::git::Repo;
+use crate::git::short;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
-use crate::snapshot::short;
-use crate::snapshot::{Pathspec, Repo};
+use crate::snapshot::Pathspec;
 use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 

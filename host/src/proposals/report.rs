@@ -3,8 +3,8 @@
 use serde_json::json;
 
 use super::{ApprovalItem, BatchStatus, ProposalRecord, VERB};
+use crate::git::short;
 use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
-use crate::snapshot::short;
 
 pub(super) fn proposal_message(records: &[ProposalRecord]) -> String {
     let mut message = format!(

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::Direction;
-use crate::snapshot::Repo;
+use crate::git::Repo;
 
 pub const FILE: &str = "standard-limit-proposals.json";
 pub const VERSION: u32 = 1;

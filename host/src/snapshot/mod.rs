@@ -4,9 +4,7 @@
 //! so uncommitted edits can never leak into a measurement. Entries are listed once when the
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
-mod clean;
 mod pathspec;
-mod repo;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -14,7 +12,6 @@ use std::sync::{Arc, OnceLock};
 use gix::ObjectId;
 
 pub use pathspec::Pathspec;
-pub use repo::{Repo, RepoError, WorktreeInfo};
 
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -389,9 +386,4 @@ fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotErro
             message: e.to_string(),
         }
     })
-}
-
-/// A commit id shortened for people (12 hex digits).
-pub fn short(id: &str) -> String {
-    id.chars().take(12).collect()
 }

@@ -277,7 +277,7 @@ fn wrote(
             "standards": kept.iter().map(|c| json!({"name": c.name, "direction": c.direction, "limit": values[&c.name]})).collect::<Vec<_>>(),
         }),
         Report {
-            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), crate::snapshot::short(head)),
+            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), crate::git::short(head)),
             sections: vec![Section { title: "Standards".to_owned(), lines }],
         },
     )
@@ -361,7 +361,7 @@ fn render(
          # holds a ceiling that may only fall; \"up\" holds a floor that may only rise. Tighten\n\
          # limits with `discern standards --pin`; never loosen one on a branch.\n\n\
          [repository]\ntrunk = {trunk:?}\n",
-        crate::snapshot::short(&commit)
+        crate::git::short(&commit)
     );
     for candidate in candidates {
         text.push_str(&format!(

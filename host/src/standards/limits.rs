@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{Config, Direction, StandardDef};
+use crate::git::Repo;
 use crate::result::{Diagnostic, Severity};
-use crate::snapshot::Repo;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -245,7 +245,7 @@ fn versus(
         Direction::Down => "ceilings only fall",
     };
     Versus::Blocked(format!(
-        "Standard {} loosens its {bound} {} -> {} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change (`discern standards propose {} --reason \"…\"`) for the owner's exact approval.",
+        "Standard {} loosens its {bound} {} -> {} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change for {} with a technical reason, for the owner's exact approval.",
         standard.name, old.limit, standard.limit, standard.name
     ))
 }

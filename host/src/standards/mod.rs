@@ -16,12 +16,12 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::{Config, Direction, ProducerRef, StandardDef};
+use crate::git::{Repo, short};
 use crate::planner::{ComponentSource, Plan};
 use crate::preflight::load_config;
 use crate::preflight::{self, CleanError, Cleanliness};
 use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
 use crate::runtime::{ProducerComponent, Runtime};
-use crate::snapshot::{Repo, short};
 use crate::workspace::Workspace;
 
 pub use judge::{assess, skipped};

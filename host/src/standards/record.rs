@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::Repo;
+use crate::git::Repo;
 
 pub const FILE: &str = "standard-measurements.json";
 pub const VERSION: u32 = 1;

@@ -4,11 +4,11 @@ use serde_json::json;
 
 use super::{Measured, Measurement, StandardResult, VERB, Verdict, data};
 use crate::config::{Config, StandardDef};
+use crate::git::short;
 use crate::planner::Plan;
 use crate::result::{
     Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity,
 };
-use crate::snapshot::short;
 use crate::standards::limits::{LimitsCheck, LimitsStatus};
 
 pub fn none_configured() -> Envelope {
@@ -118,7 +118,7 @@ pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> D
                 crate::config::Direction::Down => ("exceeds", "ceiling"),
             };
             let mut message = format!(
-                "Standard {}: {} {relation} the {bound} {}. Move the metric back within your task's scope; never move the limit. If the work itself legitimately moved it, commit the final tree and propose the change (`discern standards propose {} --reason \"…\"`).",
+                "Standard {}: {} {relation} the {bound} {}. Move the metric back within your task's scope; never move the limit. If the work itself legitimately moved it, commit the final tree and propose the change for {} with a technical reason.",
                 standard.name,
                 display(value),
                 standard.limit,

@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::git::{Repo, WorktreeInfo};
 use crate::proof::{self, ProofState};
-use crate::snapshot::{Repo, WorktreeInfo};
 use crate::workspace::Workspace;
 
 /// A count against the trunk: a number, `"unknown"` when it could not be computed, or null

@@ -6,6 +6,8 @@ use std::process::Command;
 
 use gix::ObjectId;
 
+use crate::snapshot::{Snapshot, SnapshotError};
+
 #[derive(Debug, thiserror::Error)]
 pub enum RepoError {
     #[error("{path}: not inside a git repository ({message}); run discern from a git work tree")]
@@ -139,14 +141,14 @@ impl Repo {
     }
 
     /// The snapshot of `commit`.
-    pub fn snapshot(&self, commit: ObjectId) -> Result<super::Snapshot, super::SnapshotError> {
-        super::Snapshot::of_rev(self.repo.clone(), &commit.to_string())
+    pub fn snapshot(&self, commit: ObjectId) -> Result<Snapshot, SnapshotError> {
+        Snapshot::of_rev(self.repo.clone(), &commit.to_string())
     }
 
     /// A snapshot of the work tree as it is — tracked and untracked files, ignored ones left
     /// out — hashed into a temporary tree object on top of `head`, so that producers still
     /// read only a snapshot. Nothing but loose objects is written; the index is untouched.
-    pub fn worktree_snapshot(&self, head: ObjectId) -> Result<super::Snapshot, RepoError> {
+    pub fn worktree_snapshot(&self, head: ObjectId) -> Result<Snapshot, RepoError> {
         let dir = self.git_dir().join("discern");
         std::fs::create_dir_all(&dir).map_err(|e| read_error("the git admin dir", e))?;
         let index = tempfile::Builder::new()
@@ -174,7 +176,7 @@ impl Repo {
         let tree = git(&["write-tree"])?;
         let tree =
             ObjectId::from_hex(tree.as_bytes()).map_err(|e| read_error("the work tree", e))?;
-        super::Snapshot::of_tree(self.repo.clone(), head, tree, true)
+        Snapshot::of_tree(self.repo.clone(), head, tree, true)
             .map_err(|e| read_error("the work tree snapshot", e))
     }
 
@@ -207,14 +209,14 @@ impl Repo {
 
     /// Whether the in-process check proves the index and work tree identical to `head` (the
     /// snapshot of HEAD), every untracked name ignored; `false` means "cannot tell".
-    pub fn proves_clean(&self, head: &super::Snapshot) -> bool {
+    pub fn proves_clean(&self, head: &Snapshot) -> bool {
         super::clean::proves_clean(&self.repo.to_thread_local(), &self.root, head)
     }
 
     /// The dirty paths of the work tree and index against `head` (the snapshot of HEAD): none
     /// when the in-process check proves them clean (`clean.rs`), else what `git status` reports,
     /// untracked folders named as folders (`dir/`) as `git status` shows them.
-    pub fn dirty_against(&self, head: &super::Snapshot) -> Result<Vec<String>, RepoError> {
+    pub fn dirty_against(&self, head: &Snapshot) -> Result<Vec<String>, RepoError> {
         if self.proves_clean(head) {
             return Ok(Vec::new());
         }

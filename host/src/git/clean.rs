@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gix::index::State;
 use gix::index::entry::{Flags, Mode, Stat, stat, stat::Options};
 
-use super::{EntryKind, Snapshot};
+use crate::snapshot::{EntryKind, Snapshot};
 
 /// Whether the index and the work tree provably hold exactly `head` (the snapshot of HEAD),
 /// untracked files all ignored. `false` means "cannot tell", not "dirty".

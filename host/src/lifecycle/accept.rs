@@ -49,10 +49,78 @@ pub struct AcceptRequest {
 #[derive(Debug, Clone, Serialize)]
 pub struct ProofNote {
     pub version: u32,
-    pub subject: serde_json::Value,
+    pub subject: NoteSubject,
     pub proof: proof::Proof,
-    pub consent: serde_json::Value,
+    pub consent: Consent,
     pub approved_proposals: Vec<ApprovalItem>,
+}
+
+/// What a Proof note is about: the landed commit, its branch and the trunk it landed on.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteSubject {
+    pub commit: String,
+    pub branch: String,
+    pub trunk: String,
+}
+
+/// Where the authority to land came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum Consent {
+    /// The owner consented in conversation.
+    Confirmed,
+    /// Every changed path is inside these standing grants.
+    PreAuthorized { scopes: Vec<String> },
+}
+
+/// `data` of a landing.
+#[derive(Debug, Serialize)]
+struct Landed<'a> {
+    landed: String,
+    trunk: &'a str,
+    proof_line: &'a str,
+    consent: &'a Consent,
+    standard_approvals: &'a [ApprovalItem],
+    proof_note: NoteStatus,
+    landing: LandingFacts,
+    root: &'a std::path::Path,
+}
+
+#[derive(Debug, Serialize)]
+struct NoteStatus {
+    #[serde(rename = "ref")]
+    reference: &'static str,
+    written: bool,
+    error: Option<String>,
+}
+
+/// What the landing did besides moving the trunk.
+#[derive(Debug, Serialize)]
+struct LandingFacts {
+    trunk_landed: bool,
+    worktree_removed: bool,
+    branch_deleted: bool,
+    main_checkout_updated: bool,
+}
+
+/// `data` of a refusal for want of consent.
+#[derive(Debug, Serialize)]
+struct AwaitingConsent<'a> {
+    proof_line: &'a str,
+    changed_paths: &'a [&'a str],
+    pre_authorized: &'a [String],
+}
+
+/// `data` of `accept --dry-run`.
+#[derive(Debug, Serialize)]
+struct WouldLand<'a> {
+    would_land: String,
+    trunk: &'a str,
+    consent: &'a Consent,
+}
+
+fn to_data(data: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(data).unwrap_or(serde_json::Value::Null)
 }
 
 fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Envelope {
@@ -81,7 +149,7 @@ struct Landing {
 
 /// Who authorized the landing, and the proposals it approves.
 struct Authority {
-    consent: serde_json::Value,
+    consent: Consent,
     items: Vec<ApprovalItem>,
 }
 
@@ -228,9 +296,11 @@ fn authority(
             "Ask the owner; with their consent in this conversation, land it",
         )
         .with_next(Action::new("accept").flag("confirmed"));
-        e.data = Some(
-            json!({ "proof_line": proof.line, "changed_paths": changed, "pre_authorized": scopes }),
-        );
+        e.data = Some(to_data(&AwaitingConsent {
+            proof_line: &proof.line,
+            changed_paths: &changed,
+            pre_authorized: &scopes,
+        }));
         return Err(Box::new(e));
     }
     let records = proposals::store::load(repo).map_err(|e| {
@@ -247,10 +317,9 @@ fn authority(
     if !records.is_empty() {
         approvals(repo, request, landing, &records, &items)?;
     }
-    let consent = if request.confirmed {
-        json!({ "source": "confirmed" })
-    } else {
-        json!({ "source": "pre_authorized", "scopes": scopes })
+    let consent = match request.confirmed {
+        true => Consent::Confirmed,
+        false => Consent::PreAuthorized { scopes },
     };
     Ok(Authority { consent, items })
 }
@@ -387,7 +456,11 @@ fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>
 fn dry_run(landing: &Landing, authority: &Authority) -> Envelope {
     let mut e = Envelope::ok(
         VERB,
-        json!({ "would_land": landing.head.to_string(), "trunk": landing.trunk, "consent": authority.consent }),
+        to_data(&WouldLand {
+            would_land: landing.head.to_string(),
+            trunk: &landing.trunk,
+            consent: &authority.consent,
+        }),
         Report {
             state: format!(
                 "Dry run: would fast-forward {} to {}.",
@@ -434,7 +507,11 @@ fn fast_forward(
     }
     let note = ProofNote {
         version: NOTE_VERSION,
-        subject: json!({ "commit": head.to_string(), "branch": branch, "trunk": trunk }),
+        subject: NoteSubject {
+            commit: head.to_string(),
+            branch: branch.clone(),
+            trunk: trunk.clone(),
+        },
         proof: proof.clone(),
         consent: authority.consent.clone(),
         approved_proposals: authority.items.clone(),
@@ -452,19 +529,28 @@ fn fast_forward(
     let branch_deleted =
         removed && main_repo.is_some_and(|m| commit::delete_branch(m, branch, *head).is_ok());
     let _ = proposals::store::save(repo, &[]);
-    let landing_facts = json!({ "trunk_landed": true, "worktree_removed": removed, "branch_deleted": branch_deleted, "main_checkout_updated": main_updated });
+    let data = Landed {
+        landed: head.to_string(),
+        trunk,
+        proof_line: &proof.line,
+        consent: &authority.consent,
+        standard_approvals: &authority.items,
+        proof_note: NoteStatus {
+            reference: commit::NOTES_REF,
+            written: note_status.is_ok(),
+            error: note_status.err(),
+        },
+        landing: LandingFacts {
+            trunk_landed: true,
+            worktree_removed: removed,
+            branch_deleted,
+            main_checkout_updated: main_updated,
+        },
+        root: &main.info.path,
+    };
     let mut e = Envelope::ok(
         VERB,
-        json!({
-            "landed": head.to_string(),
-            "trunk": trunk,
-            "proof_line": proof.line,
-            "consent": authority.consent,
-            "standard_approvals": authority.items,
-            "proof_note": { "ref": commit::NOTES_REF, "written": note_status.is_ok(), "error": note_status.err() },
-            "landing": landing_facts,
-            "root": main.info.path,
-        }),
+        to_data(&data),
         Report {
             state: format!(
                 "Landed {branch} on {trunk} at {}. {}",

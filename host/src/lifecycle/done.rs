@@ -2,6 +2,7 @@
 //! merge check, never-loosen, fix → build → check ∥ test, every Standard; on success a Proof
 //! marker for that commit and the Proof line.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::steps::{self, Step};
@@ -51,6 +52,40 @@ pub fn done(
     journal.finish(envelope)
 }
 
+/// `data` of a `done` result.
+#[derive(Debug, Default, Serialize)]
+struct DoneData<'a> {
+    gate_ran: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed_stage: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    branch: Option<&'a str>,
+    /// What the failed stage found: how far behind the trunk, the limits, the Standards.
+    #[serde(flatten)]
+    found: Found<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<&'a Proof>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof_line: Option<&'a str>,
+}
+
+/// What a failed stage found, in its data.
+#[derive(Debug, Default, Serialize)]
+struct Found<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    behind: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limits: Option<&'a standards::LimitsSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    standards: Option<&'a [standards::StandardResult]>,
+}
+
+fn to_data(data: &impl Serialize) -> Value {
+    serde_json::to_value(data).unwrap_or(Value::Null)
+}
+
 /// What the gate established before it runs anything: the exact commit and its trunk.
 struct Subject {
     config: Option<Config>,
@@ -70,7 +105,7 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// The failure at `stage`, with every step and diagnostic so far and `extra` data.
-    fn fail(self, stage: &str, message: String, extra: Value) -> Box<Envelope> {
+    fn fail(self, stage: &str, message: String, found: Found) -> Box<Envelope> {
         let mut envelope = Envelope::refusal(
             VERB,
             ErrorSlug::GateFailed,
@@ -82,11 +117,14 @@ impl Run<'_> {
         )
         .with_next(Action::new(VERB));
         let subject = self.subject;
-        let mut data = json!({ "gate_ran": true, "failed_stage": stage, "commit": subject.head.to_string(), "branch": subject.branch });
-        if let (Some(d), Value::Object(e)) = (data.as_object_mut(), extra) {
-            d.extend(e);
-        }
-        envelope.data = Some(data);
+        envelope.data = Some(to_data(&DoneData {
+            gate_ran: true,
+            failed_stage: Some(stage),
+            commit: Some(subject.head.to_string()),
+            branch: Some(&subject.branch),
+            found,
+            ..DoneData::default()
+        }));
         envelope.steps = serde_json::to_value(&self.steps).ok();
         envelope.diagnostics = self.diagnostics;
         Box::new(envelope)
@@ -211,7 +249,11 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
 fn current_proof(proof: &Proof) -> Envelope {
     let mut envelope = Envelope::ok(
         VERB,
-        json!({ "gate_ran": false, "proof": proof, "proof_line": proof.line }),
+        to_data(&DoneData {
+            proof: Some(proof),
+            proof_line: Some(&proof.line),
+            ..DoneData::default()
+        }),
         Report {
             state: format!(
                 "Proof is current for {} (the gate did not run again). {}",
@@ -249,7 +291,7 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
         .collect();
     let mut envelope = Envelope::ok(
         VERB,
-        json!({ "gate_ran": false }),
+        to_data(&DoneData::default()),
         Report {
             state: format!(
                 "Dry run: the gate would run {} step(s) on {}.",
@@ -311,7 +353,14 @@ fn merge_check(
             diagnostics: Vec::new(),
         },
     )
-    .fail("merge", message, json!({ "behind": behind }));
+    .fail(
+        "merge",
+        message,
+        Found {
+            behind: Some(*behind),
+            ..Found::default()
+        },
+    );
     envelope.hints = vec![
         Hint::next_step(
             HintId::UpdateFromTrunk,
@@ -348,7 +397,10 @@ fn limits_check(run: &mut Run, ws: &Workspace, journal: &mut Journal) -> Result<
     Err(failed.fail(
         "standards_limits",
         format!("Limits changed versus {}: {reason}.", run.subject.trunk),
-        json!({ "limits": limits.summary }),
+        Found {
+            limits: Some(&limits.summary),
+            ..Found::default()
+        },
     ))
 }
 
@@ -385,7 +437,7 @@ fn job_stages(
         run.diagnostics.extend(failures);
         if !ok {
             let message = format!("The gate failed at the {name} stage.");
-            return Err(take(run).fail(name, message, json!({})));
+            return Err(take(run).fail(name, message, Found::default()));
         }
         if name == "fix" {
             fix_left_the_commit(run, repo)?;
@@ -409,7 +461,7 @@ fn fix_left_the_commit(run: &mut Run, repo: &crate::git::Repo) -> Result<(), Box
         file: None,
         line: None,
     });
-    let mut envelope = take(run).fail("fix", format!("{what}."), json!({}));
+    let mut envelope = take(run).fail("fix", format!("{what}."), Found::default());
     envelope.hints = vec![
         Hint::next_step(
             HintId::Prepare,
@@ -476,7 +528,10 @@ fn standards_stage(
         Err(bad) => Err(take(run).fail(
             "standards",
             format!("Standards fail: {}.", bad.join("; ")),
-            json!({ "standards": measured.standards }),
+            Found {
+                standards: Some(&measured.standards),
+                ..Found::default()
+            },
         )),
     }
 }
@@ -558,7 +613,7 @@ fn record_proof(
         preflight::dirty_paths(repo, Cleanliness::Full).is_ok_and(|dirty| dirty.is_empty());
     if repo.head().ok().flatten() != Some(*head) || !still_clean {
         let message = "HEAD or the tree changed while the gate ran; no Proof was recorded.";
-        return *run.fail("proof", message.to_owned(), json!({}));
+        return *run.fail("proof", message.to_owned(), Found::default());
     }
     let base = repo
         .merge_base(*trunk_commit, *head)
@@ -594,7 +649,12 @@ fn record_proof(
     let lines = run.steps.iter().map(step_line).collect();
     let mut envelope = Envelope::ok(
         VERB,
-        json!({ "gate_ran": true, "proof": record, "proof_line": line }),
+        to_data(&DoneData {
+            gate_ran: true,
+            proof: Some(&record),
+            proof_line: Some(&line),
+            ..DoneData::default()
+        }),
         Report {
             state: line.clone(),
             sections: vec![Section {

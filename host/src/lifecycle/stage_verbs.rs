@@ -1,13 +1,18 @@
 //! `prepare` (fix then check jobs) and `test` (test-stage jobs): fast loops on the work tree as
 //! it is, uncommitted changes included. Neither issues Proof.
 
-use serde_json::json;
-
 use super::steps::{self, Outcome};
 use crate::config::{Config, Stage};
 use crate::operations::Journal;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
+
+/// `data` of `prepare` and `test`: they issue no Proof, and how many jobs ran.
+#[derive(Debug, serde::Serialize)]
+struct StageData {
+    proof: &'static str,
+    jobs: usize,
+}
 
 /// `discern prepare` and `discern test` take no arguments: they run jobs on the work tree as it is.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
@@ -60,7 +65,11 @@ fn run_stages(
             )
         })
         .collect();
-    let data = json!({ "proof": "not-issued", "jobs": all.len() });
+    let data = serde_json::to_value(StageData {
+        proof: "not-issued",
+        jobs: all.len(),
+    })
+    .unwrap_or(serde_json::Value::Null);
     let mut envelope = if all.is_empty() {
         let mut e = Envelope::ok(
             verb,

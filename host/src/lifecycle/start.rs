@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use super::Moved;
 use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
@@ -103,13 +101,20 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
         Ok(plan) => plan,
         Err(refusal) => return (*refusal).into(),
     };
-    let data = json!({
-        "id": plan.id,
-        "branch": plan.branch,
-        "path": plan.path,
-        "from": { "ref": plan.from_ref, "commit": plan.from_commit.to_string() },
-        "task": { "title": request.title, "brief": request.brief },
-    });
+    let data = StartData {
+        id: &plan.id,
+        branch: &plan.branch,
+        path: &plan.path,
+        from: From {
+            reference: &plan.from_ref,
+            commit: plan.from_commit.to_string(),
+        },
+        task: Task {
+            title: request.title.as_deref(),
+            brief: request.brief.as_deref(),
+        },
+    };
+    let data = serde_json::to_value(&data).unwrap_or(serde_json::Value::Null);
     if request.dry_run {
         let state = format!(
             "Dry run: would create {} on branch {} from {}.",
@@ -132,6 +137,29 @@ pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
         return (*refusal).into();
     }
     started(&ws.repo, plan, data)
+}
+
+/// `data` of a `start` result: the effort, where it forked from, its task.
+#[derive(Debug, serde::Serialize)]
+struct StartData<'a> {
+    id: &'a str,
+    branch: &'a str,
+    path: &'a Path,
+    from: From<'a>,
+    task: Task<'a>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct From<'a> {
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    commit: String,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Task<'a> {
+    title: Option<&'a str>,
+    brief: Option<&'a str>,
 }
 
 /// The effort `start` would create.

@@ -2,7 +2,6 @@
 //! aborts the merge and leaves no conflict state. Idempotent.
 
 use gix::ObjectId;
-use serde_json::json;
 
 use crate::config::Config;
 use crate::git;
@@ -12,6 +11,46 @@ use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, 
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "update";
+
+/// `data` of an `update` result.
+#[derive(Debug, serde::Serialize)]
+struct UpdateData<'a> {
+    merged: bool,
+    from: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    behind: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commits: Option<&'a [&'a str]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range: Option<MergedRange>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conflicts: Option<&'a [String]>,
+}
+
+/// The commits a merge joined: the branch before, the incoming tip, the merge commit.
+#[derive(Debug, serde::Serialize)]
+struct MergedRange {
+    before: String,
+    incoming: String,
+    after: String,
+}
+
+impl<'a> UpdateData<'a> {
+    fn of(from: &'a str) -> Self {
+        Self {
+            merged: false,
+            from,
+            behind: None,
+            commits: None,
+            range: None,
+            conflicts: None,
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
 
 /// `discern update [--from REF] [--dry-run]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
@@ -83,7 +122,11 @@ pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
     if behind == 0 {
         return Envelope::ok(
             VERB,
-            json!({ "merged": false, "from": source, "behind": 0 }),
+            UpdateData {
+                behind: Some(0),
+                ..UpdateData::of(&source)
+            }
+            .json(),
             Report {
                 state: format!("{branch} already contains {source}; nothing to merge."),
                 sections: Vec::new(),
@@ -147,7 +190,12 @@ impl Merge<'_> {
         let (source, branch, behind) = (self.source, self.branch, self.behind);
         let mut e = Envelope::ok(
             VERB,
-            json!({ "merged": false, "from": source, "behind": behind, "commits": self.commits }),
+            UpdateData {
+                behind: Some(behind),
+                commits: Some(&self.commits),
+                ..UpdateData::of(source)
+            }
+            .json(),
             Report {
                 state: format!(
                     "Dry run: would merge {behind} commit(s) from {source} into {branch}."
@@ -181,7 +229,18 @@ impl Merge<'_> {
             .unwrap_or_default();
         let mut e = Envelope::ok(
             VERB,
-            json!({ "merged": true, "from": source, "behind": behind, "commits": self.commits, "range": { "before": head.to_string(), "incoming": self.incoming.to_string(), "after": after } }),
+            UpdateData {
+                merged: true,
+                behind: Some(behind),
+                commits: Some(&self.commits),
+                range: Some(MergedRange {
+                    before: head.to_string(),
+                    incoming: self.incoming.to_string(),
+                    after: after.clone(),
+                }),
+                ..UpdateData::of(source)
+            }
+            .json(),
             Report {
                 state: format!(
                     "Merged {behind} commit(s) from {source} into {branch} ({} → {}).",
@@ -219,7 +278,13 @@ impl Merge<'_> {
             "Resolve by hand (`git merge` the trunk, fix the conflicts, commit), then run the gate",
         )
         .with_next(Action::new("done"));
-        refusal.data = Some(json!({ "merged": false, "from": source, "conflicts": files }));
+        refusal.data = Some(
+            UpdateData {
+                conflicts: Some(files),
+                ..UpdateData::of(source)
+            }
+            .json(),
+        );
         refusal
     }
 }

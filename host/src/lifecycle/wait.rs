@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::Repo;
@@ -330,6 +329,27 @@ fn not_met(
     e
 }
 
+/// `data` of an `await` result.
+#[derive(Debug, Serialize)]
+struct AwaitData<'a> {
+    condition: &'static str,
+    target: Option<&'a String>,
+    trunk: &'a str,
+    met: bool,
+    elapsed_ms: u64,
+    observed: ObservedData<'a>,
+    resume: Option<&'a str>,
+}
+
+/// What the wait last saw.
+#[derive(Debug, Serialize)]
+struct ObservedData<'a> {
+    proof_status: Option<ProofState>,
+    tip: Option<&'a str>,
+    trunk_start: &'a str,
+    trunk_head: Option<&'a str>,
+}
+
 struct Observed {
     met: bool,
     proof: Option<ProofState>,
@@ -416,13 +436,19 @@ fn data(
         Condition::Landed(t) => ("landed", Some(t)),
         Condition::TrunkMoved => ("trunk-moved", None),
     };
-    json!({
-        "condition": condition,
-        "target": target,
-        "trunk": c.trunk,
-        "met": met,
-        "elapsed_ms": started.elapsed().as_millis() as u64,
-        "observed": { "proof_status": observed.proof, "tip": observed.tip, "trunk_start": c.trunk_start, "trunk_head": observed.trunk_head },
-        "resume": resume,
-    })
+    let data = AwaitData {
+        condition,
+        target,
+        trunk: &c.trunk,
+        met,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        observed: ObservedData {
+            proof_status: observed.proof,
+            tip: observed.tip.as_deref(),
+            trunk_start: &c.trunk_start,
+            trunk_head: observed.trunk_head.as_deref(),
+        },
+        resume,
+    };
+    serde_json::to_value(&data).unwrap_or(serde_json::Value::Null)
 }

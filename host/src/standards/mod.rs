@@ -13,7 +13,6 @@ mod report;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::config::{Config, Direction, ProducerRef, StandardDef};
 use crate::git::{Repo, short};
@@ -586,15 +585,33 @@ fn evidence_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::eviden
     }
 }
 
-/// The JSON of a measured batch, shared by every verb that measures.
+/// `data` of a measured batch, shared by every verb that measures.
+#[derive(Debug, Serialize)]
+pub struct MeasuredData<'a> {
+    pub commit: &'a str,
+    pub branch: &'a Option<String>,
+    pub worktree: bool,
+    pub recorded: bool,
+    pub standards: &'a [StandardResult],
+    pub producer_executions: &'a BTreeMap<String, u32>,
+    pub limits: &'a LimitsSummary,
+}
+
+impl<'a> MeasuredData<'a> {
+    pub fn of(measured: &'a Measured) -> Self {
+        Self {
+            commit: &measured.commit,
+            branch: &measured.branch,
+            worktree: measured.worktree,
+            recorded: measured.recorded,
+            standards: &measured.standards,
+            producer_executions: &measured.counts,
+            limits: &measured.limits.summary,
+        }
+    }
+}
+
+/// `data` of a measured batch as JSON.
 pub fn data(measured: &Measured) -> serde_json::Value {
-    json!({
-        "commit": measured.commit,
-        "branch": measured.branch,
-        "worktree": measured.worktree,
-        "recorded": measured.recorded,
-        "standards": measured.standards,
-        "producer_executions": measured.counts,
-        "limits": measured.limits.summary,
-    })
+    serde_json::to_value(MeasuredData::of(measured)).unwrap_or(serde_json::Value::Null)
 }

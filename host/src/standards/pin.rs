@@ -15,6 +15,43 @@ use crate::runtime::Runtime;
 use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 
+/// `data` of a pin result: what was pinned (nothing, in a dry run), in which commit, and the
+/// readings it rests on.
+#[derive(Debug, Serialize)]
+struct PinData<'a> {
+    pinned: &'a [Pinned],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measured_commit: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    branch: Option<&'a Option<String>>,
+    standards: &'a [StandardResult],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    producer_executions: Option<&'a std::collections::BTreeMap<String, u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limits: Option<&'a super::LimitsSummary>,
+}
+
+impl<'a> PinData<'a> {
+    /// Everything the measurement says, nothing pinned yet.
+    fn of(measured: &'a Measured) -> Self {
+        Self {
+            pinned: &[],
+            commit: None,
+            measured_commit: Some(&measured.commit),
+            branch: Some(&measured.branch),
+            standards: &measured.standards,
+            producer_executions: Some(&measured.counts),
+            limits: Some(&measured.limits.summary),
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pinned {
     pub name: String,
@@ -145,7 +182,15 @@ fn pins(measured: &Measured) -> Vec<Pinned> {
 fn nothing_to_pin(measured: &Measured) -> Envelope {
     let mut envelope = Envelope::ok(
         VERB,
-        json!({ "pinned": [], "commit": measured.commit, "standards": measured.standards }),
+        PinData {
+            commit: Some(measured.commit.clone()),
+            measured_commit: None,
+            branch: None,
+            producer_executions: None,
+            limits: None,
+            ..PinData::of(measured)
+        }
+        .json(),
         Report {
             state: "Nothing to pin: no selected Standard has a gain beyond its margin.".to_owned(),
             sections: Vec::new(),
@@ -203,15 +248,13 @@ fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId
         .collect();
     let mut envelope = Envelope::ok(
         VERB,
-        json!({
-            "pinned": pins,
-            "commit": new.to_string(),
-            "measured_commit": measured.commit,
-            "branch": branch,
-            "standards": measured.standards,
-            "producer_executions": measured.counts,
-            "limits": measured.limits.summary,
-        }),
+        PinData {
+            pinned: pins,
+            commit: Some(new.to_string()),
+            branch: Some(&Some(branch.to_owned())),
+            ..PinData::of(measured)
+        }
+        .json(),
         Report {
             state: format!(
                 "Pinned {} limit{} in commit {} on {branch}.",
@@ -409,14 +452,7 @@ fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>)
         .collect();
     let mut envelope = Envelope::ok(
         VERB,
-        json!({
-            "pinned": [],
-            "measured_commit": measured.commit,
-            "branch": measured.branch,
-            "standards": measured.standards,
-            "producer_executions": measured.counts,
-            "limits": measured.limits.summary,
-        }),
+        PinData::of(measured).json(),
         Report {
             state: format!(
                 "Dry run: {} limit{} would be pinned on {}; nothing was written.",

@@ -25,6 +25,71 @@ pub struct MapRequest {
 }
 const MAX_RESULTS: usize = 5;
 
+/// `data` of a `map` result: the index, one page, or search results.
+#[derive(Debug, Serialize)]
+struct MapData<'a> {
+    map_dir: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    doc: Option<Doc<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    regions: Option<Vec<Region<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    docs: Option<&'a [&'a Page]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results: Option<&'a [Found<'a>]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+}
+
+impl<'a> MapData<'a> {
+    fn of(map_dir: &'a str) -> Self {
+        Self {
+            map_dir,
+            doc: None,
+            query: None,
+            count: None,
+            regions: None,
+            docs: None,
+            results: None,
+            truncated: None,
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// One page with its content.
+#[derive(Debug, Serialize)]
+struct Doc<'a> {
+    target: &'a str,
+    title: &'a str,
+    region: &'a str,
+    content: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct Region<'a> {
+    name: &'a str,
+    page_count: usize,
+}
+
+/// One search result.
+#[derive(Debug, Serialize)]
+struct Found<'a> {
+    target: &'a str,
+    title: &'a str,
+    #[serde(rename = "match")]
+    matched: &'static str,
+    score: usize,
+    snippet: String,
+}
+
 #[derive(Debug, Clone, Serialize)]
 struct Page {
     /// Relative to the map dir, without `.md`.
@@ -70,7 +135,16 @@ pub fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) -> Envelo
         if let Some(page) = pages.iter().find(|p| p.target == wanted) {
             return Envelope::ok(
                 VERB,
-                json!({ "map_dir": dir_name, "doc": { "target": page.target, "title": page.title, "region": page.region, "content": page.content } }),
+                MapData {
+                    doc: Some(Doc {
+                        target: &page.target,
+                        title: &page.title,
+                        region: &page.region,
+                        content: &page.content,
+                    }),
+                    ..MapData::of(&dir_name)
+                }
+                .json(),
                 Report {
                     state: format!("{} ({}/{}.md)", page.title, dir_name, page.target),
                     sections: vec![Section {
@@ -149,7 +223,21 @@ fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
         .collect();
     Envelope::ok(
         VERB,
-        json!({ "map_dir": dir, "count": pages.len(), "regions": regions.iter().map(|(r, n)| json!({"name": r, "page_count": n})).collect::<Vec<_>>(), "docs": pages }),
+        MapData {
+            count: Some(pages.len()),
+            regions: Some(
+                regions
+                    .iter()
+                    .map(|(name, page_count)| Region {
+                        name,
+                        page_count: *page_count,
+                    })
+                    .collect(),
+            ),
+            docs: Some(pages),
+            ..MapData::of(dir)
+        }
+        .json(),
         Report {
             state: format!(
                 "{} page(s) in {} region(s) of {}{}.",
@@ -204,29 +292,39 @@ fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Envelope {
             .then(b.0.cmp(&a.0))
             .then(a.2.target.cmp(&b.2.target))
     });
-    let results: Vec<serde_json::Value> = scored
+    let results: Vec<Found> = scored
         .iter()
         .take(MAX_RESULTS)
         .map(|(score, complete, page)| {
-            let snippet = page.content.lines().find(|l| terms.iter().any(|t| l.to_lowercase().contains(t.as_str()))).unwrap_or("").trim();
-            let snippet: String = snippet.chars().take(160).collect();
-            json!({ "target": page.target, "title": page.title, "match": if *complete { "complete" } else { "partial" }, "score": score, "snippet": snippet })
+            let snippet = page
+                .content
+                .lines()
+                .find(|l| terms.iter().any(|t| l.to_lowercase().contains(t.as_str())))
+                .unwrap_or("")
+                .trim();
+            Found {
+                target: &page.target,
+                title: &page.title,
+                matched: if *complete { "complete" } else { "partial" },
+                score: *score,
+                snippet: snippet.chars().take(160).collect(),
+            }
         })
         .collect();
     let lines = results
         .iter()
-        .map(|r| {
-            format!(
-                "{} — {}: {}",
-                r["target"].as_str().unwrap_or(""),
-                r["title"].as_str().unwrap_or(""),
-                r["snippet"].as_str().unwrap_or("")
-            )
-        })
+        .map(|r| format!("{} — {}: {}", r.target, r.title, r.snippet))
         .collect();
     Envelope::ok(
         VERB,
-        json!({ "map_dir": dir, "query": query, "count": total, "results": results, "truncated": total > MAX_RESULTS }),
+        MapData {
+            query: Some(query),
+            count: Some(total),
+            results: Some(&results),
+            truncated: Some(total > MAX_RESULTS),
+            ..MapData::of(dir)
+        }
+        .json(),
         Report {
             state: format!(
                 "{total} page(s) match {query:?}{}.",

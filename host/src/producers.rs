@@ -2,13 +2,19 @@
 //! digest and the metrics its `describe()` declares.
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::builtins;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::{Runtime, supported_wit_versions};
 
 pub const VERB: &str = "producers";
+
+/// `data` of `producers`: the contract versions this binary runs, and every built-in.
+#[derive(Debug, Serialize)]
+struct ProducersData<'a> {
+    wit_versions: [String; 1],
+    producers: &'a [ProducerRow],
+}
 
 /// `discern producers` takes no arguments.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
@@ -89,7 +95,11 @@ pub fn producers(runtime: &Runtime) -> Envelope {
     };
     Envelope::ok(
         "producers",
-        json!({ "wit_versions": [supported_wit_versions()], "producers": rows }),
+        serde_json::to_value(ProducersData {
+            wit_versions: [supported_wit_versions()],
+            producers: &rows,
+        })
+        .unwrap_or(serde_json::Value::Null),
         report,
     )
     .with_hint(Hint::next_step(

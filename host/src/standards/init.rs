@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::Path;
 
 use gix::ObjectId;
-use serde_json::json;
 
 use super::judge::{metric, per_reading};
 use super::{Components, pin_target};
@@ -18,6 +17,22 @@ use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "init";
+
+/// `data` of `init`: the file written, the commit measured, and each Standard's limit.
+#[derive(Debug, serde::Serialize)]
+struct InitData<'a> {
+    path: &'a std::path::Path,
+    commit: &'a str,
+    trunk: &'a str,
+    standards: Vec<Written<'a>>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Written<'a> {
+    name: &'a str,
+    direction: Direction,
+    limit: f64,
+}
 
 /// `discern init` takes no arguments.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
@@ -270,12 +285,20 @@ fn wrote(
         .collect();
     Envelope::ok(
         VERB,
-        json!({
-            "path": path,
-            "commit": head,
-            "trunk": trunk,
-            "standards": kept.iter().map(|c| json!({"name": c.name, "direction": c.direction, "limit": values[&c.name]})).collect::<Vec<_>>(),
-        }),
+        serde_json::to_value(InitData {
+            path,
+            commit: head,
+            trunk,
+            standards: kept
+                .iter()
+                .map(|c| Written {
+                    name: &c.name,
+                    direction: c.direction,
+                    limit: values[&c.name],
+                })
+                .collect(),
+        })
+        .unwrap_or(serde_json::Value::Null),
         Report {
             state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), crate::git::short(head)),
             sections: vec![Section { title: "Standards".to_owned(), lines }],

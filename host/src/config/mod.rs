@@ -4,6 +4,7 @@
 //! table, the key, the line, and what is allowed. The parsed `toml_edit` document is kept so
 //! that limit edits touch nothing but the limit values.
 
+mod edit;
 mod error;
 mod jobs;
 mod standard;

@@ -344,51 +344,11 @@ fn reuse_or_measure(
     super::measure_with(ws, runtime, config, selected, options, claims, progress)
 }
 
-/// The new `discern.toml`: only the selected limit values change; every comment and all
-/// formatting survive byte for byte.
+/// `discern.toml` with each pinned Standard's limit set to its new value (every other byte
+/// kept).
 pub fn edit_limits(config: &Config, pins: &[Pinned]) -> Result<String, String> {
-    let mut document = config.document.clone();
-    for pin in pins {
-        set_limit(&mut document, &pin.name, pin.to)?;
-    }
-    let text = document.to_string();
-    let reparsed =
-        Config::parse(&text).map_err(|e| format!("the edited config does not validate: {e}"))?;
-    for pin in pins {
-        let limit = reparsed.standard(&pin.name).map(|s| s.limit);
-        if limit != Some(pin.to) {
-            return Err(format!(
-                "the edited config holds {limit:?} for {}, not {}",
-                pin.name, pin.to
-            ));
-        }
-    }
-    Ok(text)
-}
-
-/// Replace one Standard's `limit` value, keeping the value's surrounding whitespace and comments.
-pub fn set_limit(
-    document: &mut toml_edit::DocumentMut,
-    standard: &str,
-    limit: f64,
-) -> Result<(), String> {
-    let item = document
-        .get_mut("standards")
-        .and_then(|s| s.get_mut(standard))
-        .and_then(|t| t.get_mut("limit"))
-        .ok_or_else(|| format!("discern.toml has no standards.{standard}.limit"))?;
-    let old = item
-        .as_value()
-        .ok_or_else(|| format!("standards.{standard}.limit is not a value"))?;
-    let decor = old.decor().clone();
-    let mut new = if limit.fract() == 0.0 && limit.abs() < 9.0e15 {
-        toml_edit::Value::from(limit as i64)
-    } else {
-        toml_edit::Value::from(limit)
-    };
-    *new.decor_mut() = decor;
-    *item = toml_edit::Item::Value(new);
-    Ok(())
+    let limits: Vec<(&str, f64)> = pins.iter().map(|p| (p.name.as_str(), p.to)).collect();
+    config.with_limits(&limits)
 }
 
 fn pin_message(config: &Config, pins: &[Pinned]) -> String {

@@ -263,13 +263,7 @@ fn current_proof(proof: &Proof) -> Envelope {
             sections: Vec::new(),
         },
     );
-    envelope.hints.push(
-        Hint::next_step(
-            HintId::Accept,
-            "Report the Proof line to the owner; with their consent, land it",
-        )
-        .with_action(Action::new("accept").flag("confirmed")),
-    );
+    envelope.hints.push(land_it());
     envelope
 }
 
@@ -664,14 +658,17 @@ fn record_proof(
         },
     );
     envelope.steps = serde_json::to_value(&run.steps).ok();
-    envelope.hints.push(
-        Hint::next_step(
-            HintId::Accept,
-            "Report the Proof line to the owner; with their consent, land it",
-        )
-        .with_action(Action::new("accept").flag("confirmed")),
-    );
+    envelope.hints.push(land_it());
     envelope
+}
+
+/// The next step after Proof: the owner decides, the caller relays.
+fn land_it() -> Hint {
+    Hint::next_step(
+        HintId::Accept,
+        "Report the Proof line to the owner; with their consent, land it",
+    )
+    .with_action(Action::new("accept").flag("confirmed"))
 }
 
 /// `ok build` / `FAILED lint: …`: one step as the report shows it.

@@ -52,12 +52,23 @@ impl<'a> PinData<'a> {
     }
 }
 
+/// One limit a pin moves.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pinned {
     pub name: String,
     pub from: f64,
     pub to: f64,
     pub measured: f64,
+}
+
+impl Pinned {
+    /// `todo: 5 → 2 (measured 2)`.
+    fn line(&self) -> String {
+        format!(
+            "{}: {} → {} (measured {})",
+            self.name, self.from, self.to, self.measured
+        )
+    }
 }
 
 /// `discern standards --pin [NAMES] [--dry-run]`. A dry run measures (reusing evidence, never
@@ -237,15 +248,7 @@ fn commit_pins(
 }
 
 fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId) -> Envelope {
-    let lines = pins
-        .iter()
-        .map(|p| {
-            format!(
-                "{}: {} → {} (measured {})",
-                p.name, p.from, p.to, p.measured
-            )
-        })
-        .collect();
+    let lines = pins.iter().map(Pinned::line).collect();
     let mut envelope = Envelope::ok(
         VERB,
         PinData {
@@ -401,15 +404,7 @@ pub fn commit_refusal(e: &CommitError) -> Envelope {
 
 /// What `--pin --dry-run` shows: the pins a real run would commit, as a plan.
 fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>) -> Envelope {
-    let lines = pins
-        .iter()
-        .map(|p| {
-            format!(
-                "{}: {} → {} (measured {})",
-                p.name, p.from, p.to, p.measured
-            )
-        })
-        .collect();
+    let lines = pins.iter().map(Pinned::line).collect();
     let mut envelope = Envelope::ok(
         VERB,
         PinData::of(measured).json(),

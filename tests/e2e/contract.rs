@@ -19,13 +19,6 @@ metric = "matches"
 margin = 0
 "#;
 
-fn git_in(fixture: &Fixture, dir: &Path, args: &[&str]) {
-    let mut cmd = std::process::Command::new("git");
-    cmd.args(args).current_dir(dir);
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    assert!(cmd.status().unwrap().success(), "git {args:?}");
-}
-
 /// Values that differ between runs by nature, written as placeholders.
 fn filters(fixture: &Fixture) -> Vec<(String, String)> {
     [
@@ -110,8 +103,8 @@ fn every_verb_json_is_snapshotted() {
     std::fs::write(effort.join("src/new.rs"), "pub fn n() {}\n").unwrap();
     json("prepare", &effort, &["prepare"]);
     json("test", &effort, &["test"]);
-    git_in(&fixture, &effort, &["add", "-A"]);
-    git_in(&fixture, &effort, &["commit", "-q", "-m", "work"]);
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "work"]);
     json("status_effort", &effort, &["status"]);
     json("done_dry_run", &effort, &["done", "--dry-run"]);
     json("done", &effort, &["done"]);

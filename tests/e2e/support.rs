@@ -111,6 +111,14 @@ impl Fixture {
         }
     }
 
+    /// `git` in `dir` (an effort's worktree, say), hermetically; panics when it fails.
+    pub fn git_in(&self, dir: &Path, args: &[&str]) {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(args).current_dir(dir);
+        discern_tests::hermetic(&mut cmd, self.repo.home());
+        assert!(cmd.status().unwrap().success(), "git {args:?}");
+    }
+
     /// Branch off main, apply `config`, commit.
     pub fn branch_with(&self, config: &str) {
         self.repo.git(&["checkout", "-q", "-b", "agent/work"]);

@@ -60,13 +60,6 @@ fn assert_unchanged(
     assert!(changed.is_empty(), "{what} wrote: {changed:?}");
 }
 
-fn git_in(fixture: &Fixture, dir: &Path, args: &[&str]) {
-    let mut cmd = std::process::Command::new("git");
-    cmd.args(args).current_dir(dir);
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    assert!(cmd.status().unwrap().success(), "git {args:?}");
-}
-
 /// A fixture with a proven effort `e1` one commit ahead, and the trunk moved since (so
 /// `update` has something to merge and `accept` something to refuse or land).
 fn proven_effort(fixture: &Fixture) -> PathBuf {
@@ -74,8 +67,8 @@ fn proven_effort(fixture: &Fixture) -> PathBuf {
     assert_eq!(run.json()["ok"], true, "{}", run.stdout);
     let effort = fixture.repo.parent().join("repo.worktrees/e1");
     std::fs::write(effort.join("src/new.rs"), "pub fn n() {}\n").unwrap();
-    git_in(fixture, &effort, &["add", "-A"]);
-    git_in(fixture, &effort, &["commit", "-q", "-m", "work"]);
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "work"]);
     let done = fixture.run_in(&effort, &["done", "--json"], &[]);
     assert_eq!(done.json()["ok"], true, "{}", done.stdout);
     fixture.repo.write("docs/trunk.md", "moved\n");

@@ -1,10 +1,30 @@
 //! The result of a proposal batch: data, the owner listing, hints; and the commit message.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::{ApprovalItem, BatchStatus, ProposalRecord, VERB};
 use crate::git::short;
 use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
+
+/// `data` of a proposal batch result.
+#[derive(Debug, Serialize)]
+struct BatchData<'a> {
+    proposal_batch: Batch<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct Batch<'a> {
+    status: BatchStatus,
+    proposals: Vec<Proposal<'a>>,
+}
+
+/// A record as the owner approves it: everything recorded, and its approval token.
+#[derive(Debug, Serialize)]
+struct Proposal<'a> {
+    #[serde(flatten)]
+    record: &'a ProposalRecord,
+    approval_token: &'a str,
+}
 
 pub(super) fn proposal_message(records: &[ProposalRecord]) -> String {
     let mut message = format!(
@@ -33,21 +53,14 @@ pub(super) fn batch_result(
     dry_run: Option<bool>,
 ) -> Envelope {
     let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
-    let proposals: Vec<serde_json::Value> = records
+    let proposals: Vec<Proposal> = records
         .iter()
         .zip(&items)
-        .map(|(r, i)| {
-            let mut value = serde_json::to_value(r).unwrap_or_default();
-            if let Some(map) = value.as_object_mut() {
-                map.insert("approval_token".to_owned(), json!(i.token));
-            }
-            value
+        .map(|(record, item)| Proposal {
+            record,
+            approval_token: &item.token,
         })
         .collect();
-    let status_text = serde_json::to_value(status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
     let commit = records
         .first()
         .map(|r| short(&r.commit))
@@ -76,7 +89,10 @@ pub(super) fn batch_result(
     };
     let mut envelope = Envelope::ok(
         VERB,
-        json!({ "proposal_batch": { "status": status_text, "proposals": proposals } }),
+        serde_json::to_value(BatchData {
+            proposal_batch: Batch { status, proposals },
+        })
+        .unwrap_or(serde_json::Value::Null),
         Report {
             state,
             sections: vec![Section {

@@ -141,26 +141,29 @@ pub fn line(
     line
 }
 
-/// `+12 −3 in 2 files`, from `git diff --shortstat`.
+/// `+12 −3 in 2 files`, from `git diff --shortstat`; empty when nothing changed, and says so
+/// when git cannot tell (never a made-up 0).
 pub fn diffstat(repo: &Repo, base: &str, head: &str) -> String {
-    let text = repo
-        .git(&["diff", "--shortstat", &format!("{base}..{head}")])
-        .unwrap_or_default();
-    let number = |word: &str| {
-        text.split(',')
-            .find(|part| part.contains(word))
-            .and_then(|part| part.split_whitespace().next())
-            .and_then(|n| n.parse::<u64>().ok())
-            .unwrap_or(0)
+    let Ok(text) = repo.git(&["diff", "--shortstat", &format!("{base}..{head}")]) else {
+        return "diffstat unknown".to_owned();
     };
-    let files = number("changed");
-    if files == 0 {
+    if text.trim().is_empty() {
         return String::new();
     }
+    // `git diff --shortstat` leaves out a count that is zero ("1 file changed, 2 insertions(+)").
+    let number = |word: &str| -> Option<u64> {
+        match text.split(',').find(|part| part.contains(word)) {
+            None => Some(0),
+            Some(part) => part.split_whitespace().next()?.parse().ok(),
+        }
+    };
+    let (Some(files), Some(added), Some(removed)) =
+        (number("changed"), number("insertion"), number("deletion"))
+    else {
+        return "diffstat unknown".to_owned();
+    };
     format!(
-        "+{} −{} in {files} file{}",
-        number("insertion"),
-        number("deletion"),
+        "+{added} −{removed} in {files} file{}",
         if files == 1 { "" } else { "s" }
     )
 }

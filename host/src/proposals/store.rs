@@ -63,7 +63,10 @@ pub fn load(repo: &Repo) -> Result<Vec<ProposalRecord>, StoreError> {
     let version = value
         .get("version")
         .and_then(serde_json::Value::as_u64)
-        .unwrap_or(0);
+        .ok_or_else(|| StoreError::Corrupt {
+            path: shown.clone(),
+            message: "it has no format version".to_owned(),
+        })?;
     if version > u64::from(VERSION) {
         return Err(StoreError::Newer {
             path: shown,

@@ -137,7 +137,8 @@ fn report(data: &Value) -> Report {
             if p["stale"] == true { " (stale)" } else { "" }
         ));
     }
-    let total = data["fleet_total"].as_u64().unwrap_or(0);
+    // The projector always counts the fleet; without it, the rows shown are all there is.
+    let total = data["fleet_total"].as_u64().map_or(0, |n| n as usize);
     let mut fleet = Vec::new();
     for row in data["fleet"]
         .as_array()
@@ -172,11 +173,8 @@ fn report(data: &Value) -> Report {
             }
         ));
     }
-    if total as usize > fleet.len() {
-        fleet.push(format!(
-            "plus {} more effort(s)",
-            total as usize - fleet.len()
-        ));
+    if total > fleet.len() {
+        fleet.push(format!("plus {} more effort(s)", total - fleet.len()));
     }
     let mut sections = vec![Section {
         title: "This checkout".to_owned(),

@@ -126,7 +126,7 @@ fn sample_fleet(rows: &[Value]) -> (Vec<Value>, usize) {
     let total = others.len();
     let rank = |r: &Value| -> u8 {
         let dirty = r["clean"] == false || r["unreadable"] == true || r["broken"] == true;
-        let ahead = r["ahead"].as_u64().unwrap_or(0) > 0;
+        let ahead = r["ahead"].as_u64().is_some_and(|n| n > 0);
         let ready = r["clean"] == true && ahead && r["proof"] == "honored";
         let stale = r["proof"] == "stale" || r["proof"] == "dirty";
         if dirty {

@@ -6,6 +6,9 @@ pub mod project;
 
 use serde_json::Value;
 
+use crate::proof::ProofState;
+use observe::{FleetRow, GitCount, Location, Observation};
+
 use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
 
@@ -57,7 +60,8 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
         Mode::Orientation
     };
     let projected = project(&data, mode);
-    let mut envelope = Envelope::ok(VERB, projected.clone(), report(&projected));
+    let report = report(&data, &projected);
+    let mut envelope = Envelope::ok(VERB, projected.data, report);
     envelope.hints = hints(&data);
     if !verbose {
         envelope.hints.push(
@@ -74,150 +78,160 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
 /// The `discern://status` resource: the orientation projection, computed fresh.
 pub fn resource(ws: &Workspace) -> Value {
     match observe::observe(ws, ws.repo.is_main_checkout()) {
-        Ok(data) => project(&data, Mode::Orientation),
+        Ok(data) => project(&data, Mode::Orientation).data,
         Err(e) => {
             serde_json::json!({ "error": e.to_string(), "projection": { "mode": "orientation" } })
         }
     }
 }
 
-fn count(value: &Value) -> String {
+fn count(value: Option<GitCount>) -> String {
     match value {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.clone(),
-        _ => "unknown".to_owned(),
+        Some(GitCount::Known(n)) => n.to_string(),
+        Some(GitCount::Unknown) | None => "unknown".to_owned(),
     }
 }
 
-fn report(data: &Value) -> Report {
-    let git = &data["git"];
-    let branch = git["branch"].as_str().unwrap_or("(detached HEAD)");
-    let trunk = git["trunk"].as_str().unwrap_or("main");
-    let clean = match git["clean"].as_bool() {
+fn clean_word(clean: Option<bool>) -> &'static str {
+    match clean {
         Some(true) => "clean",
         Some(false) => "dirty",
         None => "unreadable",
-    };
-    let state = if data["location"] == "main" && branch == trunk {
+    }
+}
+
+/// The human report: this checkout's state and facts, then the sampled fleet.
+fn report(observation: &Observation, projected: &project::Projected) -> Report {
+    let git = &observation.git;
+    let branch = git.branch.as_deref().unwrap_or("(detached HEAD)");
+    let trunk = &git.trunk;
+    let clean = clean_word(git.clean);
+    let state = if observation.location == Location::Main && branch == trunk {
         format!("{branch} is {clean} in the main checkout.")
-    } else if git["ahead_trunk"].is_null() {
+    } else if git.ahead_trunk.is_none() {
         format!(
             "{branch} is {clean}; the trunk {trunk} cannot be read, so ahead/behind are unknown."
         )
     } else {
         format!(
             "{branch} is {clean}, {} ahead and {} behind {trunk}.",
-            count(&git["ahead_trunk"]),
-            count(&git["behind_trunk"])
+            count(git.ahead_trunk),
+            count(git.behind_trunk)
         )
     };
-    let mut facts = vec![format!("Root: {}", data["root"].as_str().unwrap_or(""))];
-    if let Some(n) = git["changed_files"].as_u64().filter(|n| *n > 0) {
-        facts.push(format!("Changed files: {n}"));
-    }
-    if data["location"] == "worktree" {
-        let proof = &data["proof"];
-        facts.push(format!(
-            "Proof: {}{}",
-            proof["status"].as_str().unwrap_or("missing"),
-            proof["line"]
-                .as_str()
-                .map(|l| format!(". {l}"))
-                .unwrap_or_default()
-        ));
-    }
-    let standards = data["standards"].as_array().map_or(0, Vec::len);
-    facts.push(format!("Standards configured: {standards}"));
-    for p in data["proposals"].as_array().into_iter().flatten() {
-        facts.push(format!(
-            "Proposal {}: {} → {}{}",
-            p["standard"].as_str().unwrap_or(""),
-            p["trunk_limit"],
-            p["proposed_limit"],
-            if p["stale"] == true { " (stale)" } else { "" }
-        ));
-    }
-    // The projector always counts the fleet; without it, the rows shown are all there is.
-    let total = data["fleet_total"].as_u64().map_or(0, |n| n as usize);
-    let mut fleet = Vec::new();
-    for row in data["fleet"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| r["is_main"] != true)
-    {
-        let state = if row["broken"] == true {
-            "folder missing".to_owned()
-        } else if row["unreadable"] == true {
-            "git state unavailable".to_owned()
-        } else {
-            format!(
-                "{}, {} ahead, {} behind, Proof {}",
-                if row["clean"] == true {
-                    "clean"
-                } else {
-                    "dirty"
-                },
-                count(&row["ahead"]),
-                count(&row["behind"]),
-                row["proof"].as_str().unwrap_or("missing")
-            )
-        };
-        fleet.push(format!(
-            "{}{}: {state}",
-            row["branch"].as_str().unwrap_or("(detached)"),
-            if row["is_current"] == true {
-                " (this checkout)"
-            } else {
-                ""
-            }
-        ));
-    }
-    if total > fleet.len() {
-        fleet.push(format!("plus {} more effort(s)", total - fleet.len()));
-    }
     let mut sections = vec![Section {
         title: "This checkout".to_owned(),
-        lines: facts,
+        lines: facts(observation),
     }];
+    let total = projected.fleet_total;
     if total > 0 {
         sections.push(Section {
             title: format!("Fleet: {total} active effort(s)"),
-            lines: fleet,
+            lines: fleet_lines(observation, projected),
         });
     }
     Report { state, sections }
 }
 
-/// Hints from the full observation: the caller's own next step last, owner decisions apart.
-fn hints(data: &Value) -> Vec<Hint> {
-    let rows: Vec<&Value> = data["fleet"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| r["is_main"] != true && r["is_current"] != true)
+/// The facts about this checkout: where, what changed, its Proof, Standards and proposals.
+fn facts(observation: &Observation) -> Vec<String> {
+    let mut facts = vec![format!("Root: {}", observation.root.display())];
+    if let Some(n) = observation.git.changed_files.filter(|n| *n > 0) {
+        facts.push(format!("Changed files: {n}"));
+    }
+    if observation.location == Location::Worktree {
+        let proof = &observation.proof;
+        let line = proof
+            .line
+            .as_ref()
+            .map(|l| format!(". {l}"))
+            .unwrap_or_default();
+        facts.push(format!("Proof: {}{line}", proof.status.as_str()));
+    }
+    facts.push(format!(
+        "Standards configured: {}",
+        observation.standards.len()
+    ));
+    for p in observation.proposals.iter().take(CAP) {
+        facts.push(format!(
+            "Proposal {}: {} → {}{}",
+            p.standard,
+            serde_json::json!(p.trunk_limit),
+            serde_json::json!(p.proposed_limit),
+            if p.stale { " (stale)" } else { "" }
+        ));
+    }
+    facts
+}
+
+/// One line per sampled effort (the main checkout apart), and how many are not shown.
+fn fleet_lines(observation: &Observation, projected: &project::Projected) -> Vec<String> {
+    let mut lines: Vec<String> = projected
+        .sample
+        .iter()
+        .filter_map(|i| observation.fleet.get(*i))
+        .filter(|row| !row.is_main)
+        .map(|row| {
+            let state = if row.broken {
+                "folder missing".to_owned()
+            } else if row.unreadable {
+                "git state unavailable".to_owned()
+            } else {
+                format!(
+                    "{}, {} ahead, {} behind, Proof {}",
+                    if row.clean == Some(true) {
+                        "clean"
+                    } else {
+                        "dirty"
+                    },
+                    count(row.ahead),
+                    count(row.behind),
+                    row.proof.map_or("missing", ProofState::as_str)
+                )
+            };
+            format!(
+                "{}{}: {state}",
+                row.branch.as_deref().unwrap_or("(detached)"),
+                if row.is_current {
+                    " (this checkout)"
+                } else {
+                    ""
+                }
+            )
+        })
         .collect();
-    let mut hints = owner_hints(data, &rows);
+    let total = projected.fleet_total;
+    if total > lines.len() {
+        lines.push(format!("plus {} more effort(s)", total - lines.len()));
+    }
+    lines
+}
+
+/// Hints from the full observation: the caller's own next step last, owner decisions apart.
+fn hints(observation: &Observation) -> Vec<Hint> {
+    let rows: Vec<&FleetRow> = observation
+        .fleet
+        .iter()
+        .filter(|r| !r.is_main && !r.is_current)
+        .collect();
+    let mut hints = owner_hints(observation, &rows);
     if !rows.is_empty() {
         hints.push(Hint::new(HintId::FleetOwnership, "Continue a fleet worktree only if this effort created it; another effort's worktree, idle or clean, is not yours to adopt, land or discard."));
     }
-    hints.extend(own_hints(data, rows.is_empty()));
+    hints.extend(own_hints(observation, rows.is_empty()));
     hints
 }
 
 /// The owner's judgments about the other efforts, unlanded branches and live proposals:
 /// statements for the owner, never the caller's next step (ADR 0306).
-fn owner_hints(data: &Value, rows: &[&Value]) -> Vec<Hint> {
+fn owner_hints(observation: &Observation, rows: &[&FleetRow]) -> Vec<Hint> {
     let mut hints = Vec::new();
-    let names = |pick: &dyn Fn(&Value) -> bool| -> Vec<String> {
+    let names = |pick: &dyn Fn(&FleetRow) -> bool| -> Vec<String> {
         rows.iter()
             .filter(|r| pick(r))
-            .map(|r| {
-                r["id"]
-                    .as_str()
-                    .or(r["branch"].as_str())
-                    .unwrap_or("?")
-                    .to_owned()
+            .map(|r| match r.id.is_empty() {
+                false => r.id.clone(),
+                true => r.branch.clone().unwrap_or_else(|| "?".to_owned()),
             })
             .collect()
     };
@@ -225,11 +239,7 @@ fn owner_hints(data: &Value, rows: &[&Value]) -> Vec<Hint> {
         if members.is_empty() {
             return;
         }
-        let shown: Vec<&str> = members
-            .iter()
-            .take(project::CAP)
-            .map(String::as_str)
-            .collect();
+        let shown: Vec<&str> = members.iter().take(CAP).map(String::as_str).collect();
         let more = members.len().saturating_sub(shown.len());
         let list = if more > 0 {
             format!("{}, plus {more} more", shown.join(", "))
@@ -243,51 +253,45 @@ fn owner_hints(data: &Value, rows: &[&Value]) -> Vec<Hint> {
             hints.push(hint);
         }
     };
-    owner(HintId::FleetDirty, names(&|r| r["clean"] == false));
+    owner(HintId::FleetDirty, names(&|r| r.clean == Some(false)));
     owner(
         HintId::FleetReady,
         names(&|r| {
-            r["clean"] == true
-                && r["ahead"].as_u64().is_some_and(|n| n > 0)
-                && r["behind"].as_u64() == Some(0)
-                && r["proof"] == "honored"
+            r.clean == Some(true)
+                && matches!(r.ahead, Some(GitCount::Known(n)) if n > 0)
+                && r.behind == Some(GitCount::Known(0))
+                && r.proof == Some(ProofState::Honored)
         }),
     );
-    owner(HintId::FleetStale, names(&|r| r["stale"] == true));
-    owner(HintId::FleetBroken, names(&|r| r["broken"] == true));
-    owner(HintId::FleetUnreadable, names(&|r| r["unreadable"] == true));
+    owner(HintId::FleetStale, names(&|r| r.stale));
+    owner(HintId::FleetBroken, names(&|r| r.broken));
+    owner(HintId::FleetUnreadable, names(&|r| r.unreadable));
     owner(
         HintId::UnlandedBranches,
-        data["unlanded_branches"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|b| b.as_str().map(str::to_owned))
-            .collect(),
+        observation.unlanded_branches.clone(),
     );
-    let live_proposals: Vec<String> = data["proposals"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|p| p["stale"] != true)
-        .filter_map(|p| p["standard"].as_str().map(str::to_owned))
+    let live_proposals: Vec<String> = observation
+        .proposals
+        .iter()
+        .filter(|p| !p.stale)
+        .map(|p| p.standard.clone())
         .collect();
     owner(HintId::ProposalAwaitsOwner, live_proposals);
     hints
 }
 
 /// The caller's own next step, from this checkout's state.
-fn own_hints(data: &Value, alone: bool) -> Vec<Hint> {
+fn own_hints(observation: &Observation, alone: bool) -> Vec<Hint> {
     let mut hints = Vec::new();
-    let git = &data["git"];
-    if data["location"] == "main" {
+    let git = &observation.git;
+    if observation.location == Location::Main {
         hints.push(Hint::next_step(
             if alone { HintId::StartEffort } else { HintId::ContinueEffort },
             "Start an effort for your task, or continue in the effort you started earlier (at its recorded path)",
         ).with_action(Action::new("start").arg("title", "…")));
         return hints;
     }
-    if git["clean"] == false {
+    if git.clean == Some(false) {
         hints.push(
             Hint::next_step(
                 HintId::CommitChanges,
@@ -298,7 +302,8 @@ fn own_hints(data: &Value, alone: bool) -> Vec<Hint> {
         return hints;
     }
     // Unknown counts (an unreadable trunk) are never read as 0.
-    let (Some(ahead), Some(behind)) = (git["ahead_trunk"].as_u64(), git["behind_trunk"].as_u64())
+    let (Some(GitCount::Known(ahead)), Some(GitCount::Known(behind))) =
+        (git.ahead_trunk, git.behind_trunk)
     else {
         hints.push(
             Hint::next_step(
@@ -325,7 +330,7 @@ fn own_hints(data: &Value, alone: bool) -> Vec<Hint> {
             )
             .with_action(Action::new("done")),
         );
-    } else if data["proof"]["status"] == "honored" {
+    } else if observation.proof.status == ProofState::Honored {
         hints.push(
             Hint::next_step(
                 HintId::Accept,

@@ -1,11 +1,10 @@
 //! Observe everything once: this checkout, its Proof, the configured Standards, live
 //! proposals, and the whole fleet of worktrees.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::{Repo, WorktreeInfo};
@@ -29,6 +28,57 @@ impl Serialize for GitCount {
     }
 }
 
+/// Where `status` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Location {
+    Main,
+    Worktree,
+}
+
+/// Everything `status` observed, once; the projector serializes it last.
+#[derive(Debug, Clone, Serialize)]
+pub struct Observation {
+    pub location: Location,
+    pub root: PathBuf,
+    pub git: GitFacts,
+    pub proof: ProofFacts,
+    pub standards: Vec<String>,
+    pub proposals: Vec<ProposalFacts>,
+    pub task: Option<crate::lifecycle::task::TaskMetadata>,
+    pub fleet: Vec<FleetRow>,
+    pub unlanded_branches: Vec<String>,
+}
+
+/// This checkout against its trunk. `clean` and `changed_files` are null when git cannot say.
+#[derive(Debug, Clone, Serialize)]
+pub struct GitFacts {
+    pub branch: Option<String>,
+    pub trunk: String,
+    pub clean: Option<bool>,
+    pub changed_files: Option<usize>,
+    pub ahead_trunk: Option<GitCount>,
+    pub behind_trunk: Option<GitCount>,
+}
+
+/// This checkout's Proof.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProofFacts {
+    pub status: ProofState,
+    pub line: Option<String>,
+    pub commit: Option<String>,
+}
+
+/// One recorded proposal of this checkout.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProposalFacts {
+    pub standard: String,
+    pub trunk_limit: f64,
+    pub proposed_limit: f64,
+    pub stale: bool,
+    pub stale_reasons: Vec<String>,
+}
+
 /// One worktree of the fleet.
 #[derive(Debug, Clone, Serialize)]
 pub struct FleetRow {
@@ -48,7 +98,7 @@ pub struct FleetRow {
     pub last_activity_secs: u64,
     pub id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub task: Option<Value>,
+    pub task: Option<RowTask>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofState>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -64,6 +114,12 @@ pub struct FleetRow {
     /// Idle for a week with unlanded work.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stale: bool,
+}
+
+/// What a fleet row says of its effort's task.
+#[derive(Debug, Clone, Serialize)]
+pub struct RowTask {
+    pub title: String,
 }
 
 impl FleetRow {
@@ -118,7 +174,10 @@ fn mtime(path: &Path) -> Option<u64> {
 }
 
 /// The full status observation; `with_fleet` surveys every worktree.
-pub fn observe(ws: &Workspace, with_fleet: bool) -> Result<Value, crate::config::ConfigError> {
+pub fn observe(
+    ws: &Workspace,
+    with_fleet: bool,
+) -> Result<Observation, crate::config::ConfigError> {
     let repo = &ws.repo;
     let config = Config::load(repo.root())?;
     let trunk = ws.trunk(config.as_ref());
@@ -128,10 +187,9 @@ pub fn observe(ws: &Workspace, with_fleet: bool) -> Result<Value, crate::config:
             c.branch_prefix.clone()
         });
     let trunk_commit = repo.branch_commit(&trunk).ok().flatten();
-    let location = if repo.is_main_checkout() {
-        "main"
-    } else {
-        "worktree"
+    let location = match repo.is_main_checkout() {
+        true => Location::Main,
+        false => Location::Worktree,
     };
     let branch = repo.branch().ok().flatten();
     let dirty = repo.dirty_paths().ok();
@@ -140,11 +198,17 @@ pub fn observe(ws: &Workspace, with_fleet: bool) -> Result<Value, crate::config:
     let (proof_state, proof) =
         proof::state_known_clean(repo, dirty.as_ref().is_some_and(Vec::is_empty));
     let records = crate::proposals::store::load(repo).unwrap_or_default();
-    let proposals: Vec<Value> = records
+    let proposals: Vec<ProposalFacts> = records
         .iter()
         .map(|r| {
             let stale = crate::proposals::stale_reasons(repo, config.as_ref(), &trunk, r);
-            json!({ "standard": r.standard, "trunk_limit": r.trunk_limit, "proposed_limit": r.proposed_limit, "stale": !stale.is_empty(), "stale_reasons": stale })
+            ProposalFacts {
+                standard: r.standard.clone(),
+                trunk_limit: r.trunk_limit,
+                proposed_limit: r.proposed_limit,
+                stale: !stale.is_empty(),
+                stale_reasons: stale,
+            }
         })
         .collect();
     let worktrees = repo.worktrees().unwrap_or_default();
@@ -158,33 +222,36 @@ pub fn observe(ws: &Workspace, with_fleet: bool) -> Result<Value, crate::config:
     } else {
         Vec::new()
     };
-    let unlanded: Vec<String> = if with_fleet && location == "main" {
+    let unlanded: Vec<String> = if with_fleet && location == Location::Main {
         unlanded_branches(repo, &prefix, &worktrees, trunk_commit)
     } else {
         Vec::new()
     };
-    Ok(json!({
-        "location": location,
-        "root": repo.root(),
-        "git": {
-            "branch": branch,
-            "trunk": trunk,
-            "clean": dirty.as_ref().map(Vec::is_empty),
-            "changed_files": dirty.as_ref().map(Vec::len),
-            "ahead_trunk": ahead,
-            "behind_trunk": behind,
+    Ok(Observation {
+        location,
+        root: repo.root().to_owned(),
+        git: GitFacts {
+            branch,
+            trunk,
+            clean: dirty.as_ref().map(Vec::is_empty),
+            changed_files: dirty.as_ref().map(Vec::len),
+            ahead_trunk: ahead,
+            behind_trunk: behind,
         },
-        "proof": {
-            "status": proof_state,
-            "line": proof.as_ref().map(|p| p.line.clone()),
-            "commit": proof.as_ref().map(|p| p.commit.clone()),
+        proof: ProofFacts {
+            status: proof_state,
+            line: proof.as_ref().map(|p| p.line.clone()),
+            commit: proof.as_ref().map(|p| p.commit.clone()),
         },
-        "standards": config.as_ref().map(|c| c.standards.iter().map(|s| s.name.clone()).collect::<Vec<_>>()).unwrap_or_default(),
-        "proposals": proposals,
-        "task": crate::lifecycle::task::load(repo),
-        "fleet": fleet,
-        "unlanded_branches": unlanded,
-    }))
+        standards: config
+            .as_ref()
+            .map(|c| c.standards.iter().map(|s| s.name.clone()).collect())
+            .unwrap_or_default(),
+        proposals,
+        task: crate::lifecycle::task::load(repo),
+        fleet,
+        unlanded_branches: unlanded,
+    })
 }
 
 fn counts(
@@ -269,7 +336,7 @@ fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64)
     row.last_activity = (activity > 0).then(|| iso8601(activity));
     row.task = crate::lifecycle::task::load(&repo)
         .and_then(|t| t.title)
-        .map(|title| json!({ "title": title }));
+        .map(|title| RowTask { title });
     if !w.is_main {
         let (state, proof) = proof::state_known_clean(&repo, row.clean == Some(true));
         row.proof = Some(state);

@@ -5,6 +5,9 @@
 
 use serde_json::{Map, Value, json};
 
+use super::observe::{FleetRow, GitCount, Observation};
+use crate::proof::ProofState;
+
 /// Items any array keeps in orientation mode.
 pub const CAP: usize = 6;
 
@@ -49,18 +52,41 @@ pub enum Mode {
     Full,
 }
 
-/// Project the observed status `data` for the wire.
-pub fn project(data: &Value, mode: Mode) -> Value {
+/// What the projector made of an observation: the wire data, and which fleet rows it kept
+/// (indices into the observation's fleet, main first), for the report to describe.
+#[derive(Debug, Clone)]
+pub struct Projected {
+    pub data: Value,
+    pub sample: Vec<usize>,
+    /// Every non-main row, shown or not.
+    pub fleet_total: usize,
+}
+
+/// Project an observation for the wire: serialized last, then bounded by `mode`.
+pub fn project(observation: &Observation, mode: Mode) -> Projected {
+    let data = serde_json::to_value(observation).unwrap_or(Value::Null);
+    let fleet = &observation.fleet;
+    let fleet_total = fleet.iter().filter(|r| !r.is_main).count();
+    let sample = match mode {
+        Mode::Full => (0..fleet.len()).collect(),
+        Mode::Orientation => sample_fleet(fleet),
+    };
+    Projected {
+        data: project_value(&data, &sample, fleet_total, mode),
+        sample,
+        fleet_total,
+    }
+}
+
+/// The serialized observation `data`, bounded: every array cut to [`CAP`], the fleet to the
+/// rows in `sample` reduced to their allow-list (orientation), or everything (full).
+fn project_value(data: &Value, sample: &[usize], fleet_total: usize, mode: Mode) -> Value {
     let Value::Object(data) = data else {
         return json!({ "projection": { "mode": "orientation" } });
     };
     if mode == Mode::Full {
         let mut out = data.clone();
-        let non_main = fleet_rows(data)
-            .iter()
-            .filter(|r| r["is_main"] != true)
-            .count();
-        out.insert("fleet_total".to_owned(), json!(non_main));
+        out.insert("fleet_total".to_owned(), json!(fleet_total));
         out.insert("projection".to_owned(), json!({ "mode": "full" }));
         return Value::Object(out);
     }
@@ -73,35 +99,16 @@ pub fn project(data: &Value, mode: Mode) -> Value {
         out.insert(key.clone(), bound(value, key, &mut omitted));
     }
     let rows = fleet_rows(data);
-    let (kept, total_non_main) = sample_fleet(&rows);
+    let kept: Vec<&Value> = sample.iter().filter_map(|i| rows.get(*i)).collect();
     let mut fleet = Vec::new();
     for (i, row) in kept.iter().enumerate() {
-        // A sibling effort is named by its id and branch and judged by its state; its folder
-        // and its changes are not the caller's to work on (ADR 0306), so only the main and
-        // the current row carry their path and their count of changed files.
-        let own = row["is_main"] == true || row["is_current"] == true;
-        let reduced: Map<String, Value> = row
-            .as_object()
-            .map(|r| {
-                r.iter()
-                    .filter(|(k, _)| ROW_FIELDS.contains(&k.as_str()))
-                    .filter(|(k, _)| own || !SIBLING_HIDES.contains(&k.as_str()))
-                    .filter(|(k, v)| !(ROW_FLAGS.contains(&k.as_str()) && **v == false))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        fleet.push(bound(
-            &Value::Object(reduced),
-            &format!("fleet[{i}]"),
-            &mut omitted,
-        ));
+        fleet.push(bound(&reduced(row), &format!("fleet[{i}]"), &mut omitted));
     }
     if rows.len() > kept.len() {
         omitted.insert("fleet".to_owned(), json!(rows.len() - kept.len()));
     }
     out.insert("fleet".to_owned(), Value::Array(fleet));
-    out.insert("fleet_total".to_owned(), json!(total_non_main));
+    out.insert("fleet_total".to_owned(), json!(fleet_total));
     let mut projection = Map::new();
     projection.insert("mode".to_owned(), json!("orientation"));
     if !omitted.is_empty() {
@@ -109,6 +116,26 @@ pub fn project(data: &Value, mode: Mode) -> Value {
     }
     out.insert("projection".to_owned(), Value::Object(projection));
     Value::Object(out)
+}
+
+/// A fleet row reduced to the orientation allow-list.
+fn reduced(row: &Value) -> Value {
+    // A sibling effort is named by its id and branch and judged by its state; its folder
+    // and its changes are not the caller's to work on (ADR 0306), so only the main and
+    // the current row carry their path and their count of changed files.
+    let own = row["is_main"] == true || row["is_current"] == true;
+    let fields: Map<String, Value> = row
+        .as_object()
+        .map(|r| {
+            r.iter()
+                .filter(|(k, _)| ROW_FIELDS.contains(&k.as_str()))
+                .filter(|(k, _)| own || !SIBLING_HIDES.contains(&k.as_str()))
+                .filter(|(k, v)| !(ROW_FLAGS.contains(&k.as_str()) && **v == false))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Value::Object(fields)
 }
 
 fn fleet_rows(data: &Map<String, Value>) -> Vec<Value> {
@@ -119,49 +146,33 @@ fn fleet_rows(data: &Map<String, Value>) -> Vec<Value> {
 }
 
 /// The main row plus [`CAP`] non-main rows, attention first: dirty, ready, stale Proof, then
-/// the current checkout, then the most recent activity. Returns the rows and the non-main total.
-fn sample_fleet(rows: &[Value]) -> (Vec<Value>, usize) {
-    let main = rows.iter().find(|r| r["is_main"] == true).cloned();
-    let mut others: Vec<&Value> = rows.iter().filter(|r| r["is_main"] != true).collect();
-    let total = others.len();
-    let rank = |r: &Value| -> u8 {
-        let dirty = r["clean"] == false || r["unreadable"] == true || r["broken"] == true;
-        let ahead = r["ahead"].as_u64().is_some_and(|n| n > 0);
-        let ready = r["clean"] == true && ahead && r["proof"] == "honored";
-        let stale = r["proof"] == "stale" || r["proof"] == "dirty";
-        if dirty {
-            0
-        } else if ready {
-            1
-        } else if stale {
-            2
-        } else if r["is_current"] == true {
-            3
-        } else {
-            4
+/// the current checkout, then the most recent activity, then by path. Indices into `rows`.
+fn sample_fleet(rows: &[FleetRow]) -> Vec<usize> {
+    let rank = |r: &FleetRow| -> u8 {
+        let dirty = r.clean == Some(false) || r.unreadable || r.broken;
+        let ahead = matches!(r.ahead, Some(GitCount::Known(n)) if n > 0);
+        let ready = r.clean == Some(true) && ahead && r.proof == Some(ProofState::Honored);
+        let stale = matches!(r.proof, Some(ProofState::Stale | ProofState::Dirty));
+        match () {
+            _ if dirty => 0,
+            _ if ready => 1,
+            _ if stale => 2,
+            _ if r.is_current => 3,
+            _ => 4,
         }
     };
+    let mut others: Vec<usize> = (0..rows.len()).filter(|i| !rows[*i].is_main).collect();
     others.sort_by(|a, b| {
+        let (a, b) = (&rows[*a], &rows[*b]);
         rank(a)
             .cmp(&rank(b))
-            .then_with(|| {
-                b["last_activity"]
-                    .as_str()
-                    .unwrap_or("")
-                    .cmp(a["last_activity"].as_str().unwrap_or(""))
-            })
-            .then_with(|| {
-                a["path"]
-                    .as_str()
-                    .unwrap_or("")
-                    .cmp(b["path"].as_str().unwrap_or(""))
-            })
+            .then_with(|| b.last_activity_secs.cmp(&a.last_activity_secs))
+            .then_with(|| a.path.cmp(&b.path))
     });
-    let kept = main
-        .into_iter()
-        .chain(others.into_iter().take(CAP).cloned())
-        .collect();
-    (kept, total)
+    let main = rows.iter().position(|r| r.is_main);
+    main.into_iter()
+        .chain(others.into_iter().take(CAP))
+        .collect()
 }
 
 /// Cut every array at any depth to [`CAP`] items, recording what was hidden under its dotted,
@@ -194,30 +205,54 @@ fn bound(value: &Value, path: &str, omitted: &mut Map<String, Value>) -> Value {
 mod tests {
     use super::*;
 
-    fn row(i: usize, clean: bool) -> Value {
-        json!({ "path": format!("/w/e{i:03}"), "is_main": false, "is_current": false, "clean": clean, "ahead": 1, "proof": "missing",
-                "last_activity": format!("2026-01-01T00:{:02}:00Z", i % 60), "changed_paths": ["a", "b", "c", "d", "e", "f", "g", "h"] })
+    fn row(i: usize, clean: bool) -> FleetRow {
+        FleetRow {
+            path: format!("/w/e{i:03}"),
+            is_main: false,
+            is_current: false,
+            branch: Some(format!("agent/e{i:03}")),
+            clean: Some(clean),
+            changed_files: Some(usize::from(!clean)),
+            ahead: Some(GitCount::Known(1)),
+            behind: Some(GitCount::Known(0)),
+            last_activity: None,
+            last_activity_secs: (i % 60) as u64,
+            id: format!("e{i:03}"),
+            task: None,
+            proof: Some(ProofState::Missing),
+            proof_line: None,
+            broken: false,
+            unreadable: false,
+            changed_paths: (0..8).map(|n| format!("p{n}")).collect(),
+            stale: false,
+        }
     }
 
     #[test]
-    fn eighty_efforts_keep_seven_rows_with_exact_totals() {
-        let mut fleet =
-            vec![json!({ "path": "/w", "is_main": true, "is_current": true, "clean": true })];
+    fn eighty_efforts_keep_seven_rows_attention_first() {
+        let mut fleet = vec![FleetRow {
+            is_main: true,
+            is_current: true,
+            ..row(999, true)
+        }];
         fleet.extend((0..80).map(|i| row(i, i % 20 != 0)));
+        let sample = sample_fleet(&fleet);
+        assert_eq!(sample.len(), 7);
+        assert_eq!(sample[0], 0, "the main row first");
+        // Attention first: the 4 dirty rows (i % 20 == 0) lead the sample.
+        assert!(sample[1..5].iter().all(|i| fleet[*i].clean == Some(false)));
         let data = json!({ "fleet": fleet, "standards": (0..9).map(|i| format!("s{i}")).collect::<Vec<_>>(),
                            "nested": { "groups": [ { "items": [1, 2, 3, 4, 5, 6, 7, 8] } ] } });
-        let out = project(&data, Mode::Orientation);
-        let fleet = out["fleet"].as_array().expect("test fixture");
-        assert_eq!(fleet.len(), 7);
-        assert_eq!(fleet[0]["is_main"], true);
-        // Attention first: the 4 dirty rows (i % 20 == 0) lead the sample.
+        let out = project_value(&data, &sample, 80, Mode::Orientation);
+        let rows = out["fleet"].as_array().expect("test fixture");
+        assert_eq!(rows.len(), 7);
         assert!(
-            fleet[1..5].iter().all(|r| r["clean"] == false),
-            "{fleet:#?}"
+            rows.iter().all(|r| r.get("changed_paths").is_none()),
+            "rows are reduced to the allow-list"
         );
         assert!(
-            fleet.iter().all(|r| r.get("changed_paths").is_none()),
-            "rows are reduced to the allow-list"
+            rows[1..].iter().all(|r| r.get("path").is_none()),
+            "a sibling's row leaves out its path"
         );
         assert_eq!(out["fleet_total"], 80);
         let omitted = &out["projection"]["omitted"];
@@ -226,7 +261,8 @@ mod tests {
         assert_eq!(omitted["nested.groups[0].items"], 2);
         assert_eq!(out["projection"]["mode"], "orientation");
 
-        let full = project(&data, Mode::Full);
+        let all: Vec<usize> = (0..fleet.len()).collect();
+        let full = project_value(&data, &all, 80, Mode::Full);
         assert_eq!(full["fleet"].as_array().expect("test fixture").len(), 81);
         assert_eq!(full["standards"].as_array().expect("test fixture").len(), 9);
         assert_eq!(full["projection"], json!({ "mode": "full" }));
@@ -234,8 +270,10 @@ mod tests {
 
     #[test]
     fn nothing_cut_means_no_omitted_map() {
-        let out = project(
+        let out = project_value(
             &json!({ "standards": ["a"], "fleet": [] }),
+            &[],
+            0,
             Mode::Orientation,
         );
         assert_eq!(out["projection"], json!({ "mode": "orientation" }));

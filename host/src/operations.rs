@@ -161,36 +161,43 @@ pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
         Err(refusal) => return *refusal,
     };
     let executor = if operation.finished_at.is_some() {
-        "finished"
+        Executor::Finished
     } else if PathBuf::from(format!("/proc/{}", operation.pid)).exists() {
-        "running"
+        Executor::Running
     } else {
-        "gone"
+        Executor::Gone
     };
-    let outcome = operation
-        .result
-        .as_ref()
-        .map(|r| json!({ "ok": r["ok"], "error": r.get("error"), "message": r.get("message") }));
+    // The recorded result is the envelope the verb returned; its outcome is read off it.
+    let outcome = operation.result.as_ref().map(|r| Outcome {
+        ok: &r["ok"],
+        error: r.get("error"),
+        message: r.get("message"),
+    });
     let state = state(&operation, executor, outcome.as_ref());
     let mut lines = vec![
         format!("verb: {}", operation.verb),
         format!("phase: {}", operation.phase),
     ];
-    if let Some(o) = &outcome
-        && let Some(message) = o["message"].as_str()
-    {
+    if let Some(message) = outcome.as_ref().and_then(|o| o.message?.as_str()) {
         lines.push(format!("message: {message}"));
     }
+    let data = ProgressData {
+        handle: &operation.handle,
+        operation: OperationFacts {
+            verb: &operation.verb,
+            path: &operation.path,
+            branch: operation.branch.as_deref(),
+            started_at: operation.started_at,
+            finished_at: operation.finished_at,
+        },
+        executor,
+        phase: &operation.phase,
+        outcome: outcome.as_ref(),
+        result: operation.result.as_ref(),
+    };
     Envelope::ok(
         PROGRESS_VERB,
-        json!({
-            "handle": operation.handle,
-            "operation": { "verb": operation.verb, "path": operation.path, "branch": operation.branch, "started_at": operation.started_at, "finished_at": operation.finished_at },
-            "executor": executor,
-            "phase": operation.phase,
-            "outcome": outcome,
-            "result": operation.result,
-        }),
+        serde_json::to_value(&data).unwrap_or(Value::Null),
         Report {
             state,
             sections: vec![Section {
@@ -259,17 +266,54 @@ fn latest(ws: &Workspace, root: &str) -> Result<Operation, Box<Envelope>> {
         })
 }
 
-fn state(operation: &Operation, executor: &str, outcome: Option<&Value>) -> String {
+/// Whether the process that journalled an operation finished it, is still at it, or is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Executor {
+    Finished,
+    Running,
+    Gone,
+}
+
+/// `data` of `progress`.
+#[derive(Debug, Serialize)]
+struct ProgressData<'a> {
+    handle: &'a str,
+    operation: OperationFacts<'a>,
+    executor: Executor,
+    phase: &'a str,
+    outcome: Option<&'a Outcome<'a>>,
+    result: Option<&'a Value>,
+}
+
+#[derive(Debug, Serialize)]
+struct OperationFacts<'a> {
+    verb: &'a str,
+    path: &'a str,
+    branch: Option<&'a str>,
+    started_at: f64,
+    finished_at: Option<f64>,
+}
+
+/// The recorded result's outcome.
+#[derive(Debug, Serialize)]
+struct Outcome<'a> {
+    ok: &'a Value,
+    error: Option<&'a Value>,
+    message: Option<&'a Value>,
+}
+
+fn state(operation: &Operation, executor: Executor, outcome: Option<&Outcome>) -> String {
     match (executor, outcome) {
-        ("finished", Some(o)) if o["ok"] == true => format!(
+        (Executor::Finished, Some(o)) if *o.ok == true => format!(
             "Operation {} ({}) finished ok.",
             operation.handle, operation.verb
         ),
-        ("finished", _) => format!(
+        (Executor::Finished, _) => format!(
             "Operation {} ({}) finished and failed.",
             operation.handle, operation.verb
         ),
-        ("running", _) => format!(
+        (Executor::Running, _) => format!(
             "Operation {} ({}) is running: {}.",
             operation.handle, operation.verb, operation.phase
         ),

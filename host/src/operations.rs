@@ -40,6 +40,13 @@ pub struct Operation {
 }
 
 /// A running operation; finish it with the verb's envelope.
+/// Whether a journal writes its operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Recording {
+    On,
+    Off,
+}
+
 pub struct Journal {
     /// Where the operation is recorded; `None` for a dry run, which records nothing.
     path: Option<PathBuf>,
@@ -59,11 +66,16 @@ fn dir(repo: &Repo) -> PathBuf {
 impl Journal {
     /// Start journalling `verb` for this checkout.
     pub fn begin(repo: &Repo, verb: &str) -> Self {
-        Self::begin_unless(false, repo, verb)
+        Self::start(Recording::On, repo, verb)
     }
 
-    /// [`Journal::begin`], or when `dry_run`, a journal that writes nothing.
-    pub fn begin_unless(dry_run: bool, repo: &Repo, verb: &str) -> Self {
+    /// The journal of a dry run: it records nothing (a dry run writes nothing anywhere).
+    pub fn dry_run(repo: &Repo, verb: &str) -> Self {
+        Self::start(Recording::Off, repo, verb)
+    }
+
+    fn start(recording: Recording, repo: &Repo, verb: &str) -> Self {
+        let dry_run = recording == Recording::Off;
         let started_at = now();
         let seed = format!(
             "{}:{}:{started_at}:{verb}",

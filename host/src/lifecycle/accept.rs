@@ -129,7 +129,10 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
 
 pub fn accept(ws: &Workspace, request: &AcceptRequest) -> Moved {
     // A dry run writes nothing, not even the operation journal.
-    let journal = Journal::begin_unless(request.dry_run, &ws.repo, VERB);
+    let journal = match request.dry_run {
+        true => Journal::dry_run(&ws.repo, VERB),
+        false => Journal::begin(&ws.repo, VERB),
+    };
     let landed = land(ws, request);
     Moved {
         envelope: journal.finish(landed.envelope),

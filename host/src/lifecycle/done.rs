@@ -47,7 +47,10 @@ pub fn done(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     // A dry run writes nothing, not even the operation journal.
-    let mut journal = Journal::begin_unless(request.dry_run, &ws.repo, VERB);
+    let mut journal = match request.dry_run {
+        true => Journal::dry_run(&ws.repo, VERB),
+        false => Journal::begin(&ws.repo, VERB),
+    };
     let envelope = gate(ws, runtime, request, &mut journal, progress);
     journal.finish(envelope)
 }

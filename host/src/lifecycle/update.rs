@@ -74,7 +74,8 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
     )
 }
 
-pub fn update(ws: &Workspace, from: Option<&str>, dry_run: bool) -> Envelope {
+pub fn update(ws: &Workspace, request: &UpdateRequest) -> Envelope {
+    let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let repo = &ws.repo;
     if repo.is_main_checkout() {
         return refuse(

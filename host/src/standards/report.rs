@@ -1,7 +1,5 @@
 //! The envelopes of `discern standards`: what happened, in data, text and hints.
 
-use serde_json::json;
-
 use super::{Measured, Measurement, StandardResult, VERB, Verdict, data};
 use crate::config::{Config, StandardDef};
 use crate::git::short;
@@ -11,10 +9,40 @@ use crate::result::{
 };
 use crate::standards::limits::{LimitsCheck, LimitsStatus};
 
+/// `data` of a `standards --dry-run`: each selected Standard and whether the never-loosen
+/// check blocks it.
+#[derive(Debug, serde::Serialize)]
+struct DryRunData<'a> {
+    standards: Vec<Planned<'a>>,
+    limits: &'a crate::standards::LimitsSummary,
+    configured: usize,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Planned<'a> {
+    name: &'a str,
+    direction: crate::config::Direction,
+    limit: f64,
+    producer: String,
+    metric: &'a str,
+    blocked: bool,
+}
+
+/// `data` of a measurement with nothing configured.
+#[derive(Debug, serde::Serialize)]
+struct NothingData {
+    standards: [(); 0],
+    producer_executions: std::collections::BTreeMap<String, u32>,
+}
+
 pub fn none_configured() -> Envelope {
+    let nothing = NothingData {
+        standards: [],
+        producer_executions: std::collections::BTreeMap::new(),
+    };
     Envelope::ok(
         VERB,
-        json!({ "standards": [], "producer_executions": {} }),
+        serde_json::to_value(nothing).unwrap_or(serde_json::Value::Null),
         Report {
             state: "No Standards are configured; nothing was measured.".to_owned(),
             sections: Vec::new(),
@@ -73,18 +101,22 @@ pub fn dry_run(
     }
     let mut envelope = Envelope::ok(
         VERB,
-        json!({
-            "standards": selected.iter().map(|s| json!({
-                "name": s.name,
-                "direction": s.direction,
-                "limit": s.limit,
-                "producer": s.producer.label(),
-                "metric": s.metric,
-                "blocked": limits.blocked.contains_key(&s.name),
-            })).collect::<Vec<_>>(),
-            "limits": limits.summary,
-            "configured": config.standards.len(),
-        }),
+        serde_json::to_value(DryRunData {
+            standards: selected
+                .iter()
+                .map(|s| Planned {
+                    name: &s.name,
+                    direction: s.direction,
+                    limit: s.limit,
+                    producer: s.producer.label(),
+                    metric: &s.metric,
+                    blocked: limits.blocked.contains_key(&s.name),
+                })
+                .collect(),
+            limits: &limits.summary,
+            configured: config.standards.len(),
+        })
+        .unwrap_or(serde_json::Value::Null),
         Report {
             state: format!(
                 "Dry run: {} Standard(s) would be measured by {} producer execution(s); nothing was measured.",

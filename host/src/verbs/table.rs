@@ -179,7 +179,7 @@ impl Verb for Update {
     }
     fn run(&self, ctx: &Context, request: UpdateRequest) -> Outcome {
         in_workspace(ctx, Verb::info(self).name, |ws| {
-            lifecycle::update::update(ws, request.from.as_deref(), request.dry_run).into()
+            lifecycle::update::update(ws, &request).into()
         })
     }
 }

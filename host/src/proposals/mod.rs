@@ -6,6 +6,7 @@ pub mod reason;
 mod renew;
 mod report;
 pub mod store;
+mod target;
 pub mod token;
 
 use std::collections::BTreeSet;

@@ -11,13 +11,14 @@ use crate::git::short;
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
-use crate::proposals;
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity, WithNext,
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext,
 };
 use crate::runtime::Runtime;
-use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
+use crate::standards;
 use crate::workspace::Workspace;
+
+mod stages;
 
 pub const VERB: &str = "done";
 /// Proof is for a commit: no tracked change, no untracked file that is not ignored.
@@ -158,10 +159,10 @@ fn gate(
         steps: Vec::new(),
         diagnostics: Vec::new(),
     };
-    let proven = merge_check(&mut run, &ws.repo, journal)
-        .and_then(|()| limits_check(&mut run, ws, journal))
-        .and_then(|()| job_stages(&mut run, &ws.repo, journal, progress))
-        .and_then(|()| standards_stage(&mut run, ws, runtime, journal, progress));
+    let proven = stages::merge_check(&mut run, &ws.repo, journal)
+        .and_then(|()| stages::limits_check(&mut run, ws, journal))
+        .and_then(|()| stages::job_stages(&mut run, &ws.repo, journal, progress))
+        .and_then(|()| stages::standards_stage(&mut run, ws, runtime, journal, progress));
     match proven {
         Ok((standards, proposals)) => record_proof(run, &ws.repo, standards, proposals),
         Err(failure) => *failure,
@@ -312,284 +313,6 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
         .advisories
         .extend(preflight::pending_transaction(repo));
     envelope
-}
-
-/// The branch contains the trunk.
-fn merge_check(
-    run: &mut Run,
-    repo: &crate::git::Repo,
-    journal: &mut Journal,
-) -> Result<(), Box<Envelope>> {
-    journal.phase("merge");
-    let Subject {
-        branch,
-        trunk,
-        behind,
-        ..
-    } = run.subject;
-    let contained = repo.is_ancestor(run.subject.trunk_commit, run.subject.head);
-    run.steps.push(Step::check(
-        "merge",
-        contained,
-        if contained {
-            format!("{branch} contains {trunk}")
-        } else {
-            format!("{branch} is {behind} commit(s) behind {trunk}")
-        },
-    ));
-    if contained {
-        return Ok(());
-    }
-    let message =
-        format!("{branch} does not contain the latest {trunk} ({behind} commit(s) behind).");
-    let mut envelope = std::mem::replace(
-        run,
-        Run {
-            subject: run.subject,
-            steps: Vec::new(),
-            diagnostics: Vec::new(),
-        },
-    )
-    .fail(
-        "merge",
-        message,
-        Found {
-            behind: Some(*behind),
-            ..Found::default()
-        },
-    );
-    envelope.hints = vec![
-        Hint::next_step(
-            HintId::UpdateFromTrunk,
-            "Merge the trunk, then run the gate again",
-        )
-        .with_action(Action::new("update")),
-    ];
-    Err(envelope)
-}
-
-/// Never-loosen: no limit is looser than the trunk's unless a live proposal explains it.
-fn limits_check(run: &mut Run, ws: &Workspace, journal: &mut Journal) -> Result<(), Box<Envelope>> {
-    journal.phase("standards-limits");
-    let Some(config) = run.subject.config.as_ref() else {
-        return Ok(());
-    };
-    let limits = standards::limits::check(
-        &ws.repo,
-        config,
-        &run.subject.trunk,
-        &proposals::claims(ws, config),
-    );
-    run.steps.push(Step::check(
-        "standards-limits",
-        !limits.blocking(),
-        limits.summary.status.as_str().to_owned(),
-    ));
-    if !limits.blocking() {
-        return Ok(());
-    }
-    let reason = limits.summary.reason.clone().unwrap_or_default();
-    let mut failed = take(run);
-    failed.diagnostics = limits.diagnostics.clone();
-    Err(failed.fail(
-        "standards_limits",
-        format!("Limits changed versus {}: {reason}.", run.subject.trunk),
-        Found {
-            limits: Some(&limits.summary),
-            ..Found::default()
-        },
-    ))
-}
-
-/// The run so far, moved out to build a failure.
-fn take<'a>(run: &mut Run<'a>) -> Run<'a> {
-    std::mem::replace(
-        run,
-        Run {
-            subject: run.subject,
-            steps: Vec::new(),
-            diagnostics: Vec::new(),
-        },
-    )
-}
-
-/// fix → build → check ∥ test; the fix stage must leave the committed tree as it is.
-fn job_stages(
-    run: &mut Run,
-    repo: &crate::git::Repo,
-    journal: &mut Journal,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<(), Box<Envelope>> {
-    let config = run.subject.config.as_ref();
-    for (stage, name, parallel) in [
-        (&[Stage::Fix][..], "fix", false),
-        (&[Stage::Build][..], "build", false),
-        (&[Stage::Check, Stage::Test][..], "check/test", true),
-    ] {
-        journal.phase(name);
-        let (steps, failures) =
-            steps::run(&steps::jobs_of(config, stage), repo, parallel, progress);
-        let ok = steps::all_ok(&steps);
-        run.steps.extend(steps);
-        run.diagnostics.extend(failures);
-        if !ok {
-            let message = format!("The gate failed at the {name} stage.");
-            return Err(take(run).fail(name, message, Found::default()));
-        }
-        if name == "fix" {
-            fix_left_the_commit(run, repo)?;
-        }
-    }
-    Ok(())
-}
-
-/// The fix jobs changed nothing committed (fail closed: an unknown state is a change).
-fn fix_left_the_commit(run: &mut Run, repo: &crate::git::Repo) -> Result<(), Box<Envelope>> {
-    let what = match preflight::dirty_paths(repo, Cleanliness::Full) {
-        Ok(dirty) if dirty.is_empty() => return Ok(()),
-        Ok(_) => "The fix stage changed committed files".to_owned(),
-        Err(e) => format!("Whether the fix stage changed committed files cannot be told ({e})"),
-    };
-    run.diagnostics.push(Diagnostic {
-        tool: "gate".to_owned(),
-        severity: Severity::Error,
-        message: format!("{what}; the commit is not what the fix jobs produce."),
-        reproduce_cmd: "discern prepare".to_owned(),
-        file: None,
-        line: None,
-    });
-    let mut envelope = take(run).fail("fix", format!("{what}."), Found::default());
-    envelope.hints = vec![
-        Hint::next_step(
-            HintId::Prepare,
-            "Run the fix jobs, commit what they change, then run the gate again",
-        )
-        .with_action(Action::new("prepare")),
-    ];
-    Err(envelope)
-}
-
-/// Every Standard passes; a proposed one measures exactly its recorded value. The proven
-/// readings and the proposals awaiting the owner's approval.
-fn standards_stage(
-    run: &mut Run,
-    ws: &Workspace,
-    runtime: &Runtime,
-    journal: &mut Journal,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Box<Envelope>> {
-    journal.phase("standards");
-    let Some(config) = run
-        .subject
-        .config
-        .as_ref()
-        .filter(|c| !c.standards.is_empty())
-    else {
-        return Ok((Vec::new(), Vec::new()));
-    };
-    let records = proposals::store::load(&ws.repo).map_err(|e| {
-        Box::new(
-            refuse(
-                ErrorSlug::PreconditionFailed,
-                format!("The proposal records cannot be read: {e}."),
-                HintId::StandardsPropose,
-                "Fix or remove the file named above, then run the gate again",
-            )
-            .with_next(Action::new("done")),
-        )
-    })?;
-    // Proposed Standards are measured fresh: their value must equal the record exactly.
-    let options = MeasureOptions {
-        evidence: match records.is_empty() {
-            true => EvidenceUse::ReuseAndRecord,
-            false => EvidenceUse::Fresh,
-        },
-        ..MeasureOptions::default()
-    };
-    let selected: Vec<_> = config.standards.iter().collect();
-    let claims = proposals::claims(ws, config);
-    let measured =
-        standards::measure_with(ws, runtime, config, &selected, &options, &claims, progress)?;
-    let judged = judge_readings(&measured.standards, &records);
-    run.steps.extend(measured.standards.iter().map(|s| {
-        Step::check(
-            &format!("standard:{}", s.name),
-            matches!(s.measurement, Measurement::Measured | Measurement::Reused)
-                && s.verdict != Some(Verdict::Regressed),
-            s.note.clone().unwrap_or_default(),
-        )
-    }));
-    run.diagnostics.extend(measured.diagnostics.iter().cloned());
-    match judged {
-        Ok(proven) => Ok(proven),
-        Err(bad) => Err(take(run).fail(
-            "standards",
-            format!("Standards fail: {}.", bad.join("; ")),
-            Found {
-                standards: Some(&measured.standards),
-                ..Found::default()
-            },
-        )),
-    }
-}
-
-/// The proven readings and pending proposals, or what fails.
-fn judge_readings(
-    results: &[standards::StandardResult],
-    records: &[proposals::ProposalRecord],
-) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Vec<String>> {
-    let (mut proven, mut pending, mut bad) = (Vec::new(), Vec::new(), Vec::new());
-    for result in results {
-        let read = matches!(
-            result.measurement,
-            Measurement::Measured | Measurement::Reused
-        );
-        let failed = !read || result.verdict == Some(Verdict::Regressed);
-        let record = records.iter().find(|r| r.standard == result.name);
-        if let Some(record) = record
-            && result.value != Some(record.measurement)
-        {
-            bad.push(format!(
-                "{} measures {} but its proposal recorded {}",
-                result.name,
-                result.value.map_or("nothing".to_owned(), |v| v.to_string()),
-                record.measurement
-            ));
-            continue;
-        }
-        if failed {
-            bad.push(format!(
-                "{} {}",
-                result.name,
-                result.note.as_deref().unwrap_or("failed")
-            ));
-            continue;
-        }
-        proven.push(ProvenStandard {
-            name: result.name.clone(),
-            value: result.value.unwrap_or_default(),
-            limit: result.limit,
-            verdict: result
-                .verdict
-                .map_or("held".to_owned(), |v| v.as_str().to_owned()),
-        });
-        if let Some(record) = record {
-            pending.push(ProvenProposal {
-                standard: record.standard.clone(),
-                trunk_limit: record.trunk_limit,
-                proposed_limit: record.proposed_limit,
-                token: proposals::approval_token(
-                    &record.standard,
-                    record.proposed_limit,
-                    &record.reason,
-                ),
-            });
-        }
-    }
-    match bad.is_empty() {
-        true => Ok((proven, pending)),
-        false => Err(bad),
-    }
 }
 
 /// Proof for the same clean commit the gate ran on (HEAD and tree unchanged meanwhile).

@@ -1,0 +1,254 @@
+//! Measuring a batch: HEAD pinned and proven clean (or the work tree), the never-loosen
+//! check, the plan executed once per producer identity, every Standard judged, and the
+//! readings recorded when they describe the commit.
+
+use super::{
+    Components, EvidenceUse, LimitsCheck, MeasureOptions, Measured, Measurement, ProposalClaim,
+    ReadSets, StandardResult, VERB, Verdict, judge, limits, record, report, skipped,
+};
+use crate::config::{Config, StandardDef};
+use crate::git::{Repo, short};
+use crate::planner::Plan;
+use crate::preflight::{self, CleanError};
+use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
+use crate::runtime::Runtime;
+use crate::workspace::Workspace;
+
+/// Measure `selected` on the clean HEAD (or the work tree): never-loosen check, plan,
+/// execute, judge, record, as `options` say.
+pub fn measure_with(
+    ws: &Workspace,
+    runtime: &Runtime,
+    config: &Config,
+    selected: &[&StandardDef],
+    options: &MeasureOptions,
+    claims: &[ProposalClaim],
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Measured, Box<Envelope>> {
+    let repo = &ws.repo;
+    let (head, snapshot) = pinned_snapshot(repo, options)?;
+    let trunk = config
+        .trunk(ws.settings.trunk_override.as_deref())
+        .to_owned();
+    let limits = limits::check(repo, config, &trunk, claims);
+    let measurable: Vec<&StandardDef> = selected
+        .iter()
+        .copied()
+        .filter(|s| options.measure_blocked || !limits.blocked.contains_key(&s.name))
+        .collect();
+    let components = Components {
+        repo,
+        snapshot: Some(&snapshot),
+    };
+    let plan = Plan::build(config, &measurable, &components);
+    let outcomes = crate::planner::execute(
+        &plan,
+        runtime,
+        &snapshot,
+        repo.root(),
+        (!options.dry_run)
+            .then(|| repo.admin_path("jobs"))
+            .as_deref(),
+        evidence_store(repo, options).as_ref(),
+        progress,
+    );
+    let (standards, mut diagnostics) = judge_all(selected, &plan, &outcomes, &limits, options);
+    diagnostics.extend(
+        outcomes
+            .jobs
+            .iter()
+            .filter(|job| !job.ok)
+            .map(|job| Diagnostic {
+                tool: format!("job:{}", job.name),
+                severity: Severity::Error,
+                message: format!("{}:\n{}", job.summary(), job.output_tail),
+                reproduce_cmd: job.reproduce_cmd.clone(),
+                file: None,
+                line: None,
+            }),
+    );
+    let mut advisories = limits.advisories.clone();
+    let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);
+    Ok(Measured {
+        commit: head.to_string(),
+        branch: repo.branch().ok().flatten(),
+        standards,
+        limits,
+        counts: outcomes.counts.0.clone(),
+        diagnostics,
+        advisories,
+        recorded,
+        worktree: options.worktree,
+        read_sets: read_sets(&plan, outcomes),
+    })
+}
+
+/// HEAD, pinned before measuring, and the snapshot to measure: HEAD's tree, which must be
+/// what the work tree holds (or with `worktree`, the work tree as it is).
+fn pinned_snapshot(
+    repo: &Repo,
+    options: &MeasureOptions,
+) -> Result<(gix::ObjectId, crate::snapshot::Snapshot), Box<Envelope>> {
+    let internal = |what: String| {
+        Box::new(Envelope::refusal(
+            VERB,
+            ErrorSlug::Internal,
+            what,
+            Hint::next_step(
+                HintId::ReportBug,
+                "This is a bug in discern or a damaged repository; report it with the message.",
+            ),
+        ))
+    };
+    let head = match repo.head() {
+        Ok(Some(head)) => head,
+        Ok(None) => {
+            return Err(Box::new(Envelope::refusal(
+                VERB,
+                ErrorSlug::PreconditionFailed,
+                "This repository has no commit yet; Standards measure a commit.",
+                Hint::next_step(
+                    HintId::CommitFirst,
+                    "Commit your work (`git commit`), then measure",
+                )
+                .with_action(Action::new("standards")),
+            )));
+        }
+        Err(e) => return Err(internal(e.to_string())),
+    };
+    let snapshot = if options.worktree {
+        repo.worktree_snapshot(head).map_err(|e| e.to_string())
+    } else {
+        repo.snapshot(head).map_err(|e| e.to_string())
+    };
+    // The clean check uses HEAD's entries; a tree that cannot be read is still refused as
+    // dirty first when it is, since that is what the user can act on.
+    if !options.worktree {
+        let dirty = match &snapshot {
+            Ok(snapshot) => repo.dirty_against(snapshot),
+            Err(_) => repo.dirty_paths(),
+        }
+        .map_err(CleanError::CannotTell)
+        .and_then(|dirty| match dirty.is_empty() {
+            true => Ok(()),
+            false => Err(CleanError::Dirty(dirty)),
+        });
+        if let Err(e) = dirty {
+            return Err(Box::new(preflight::clean_refusal(VERB, repo, &e)));
+        }
+    }
+    Ok((head, snapshot.map_err(internal)?))
+}
+
+/// Every selected Standard's result (blocked ones skipped unless `measure_blocked`), and the
+/// diagnostics of the limits check and of every failed or regressed Standard.
+fn judge_all(
+    selected: &[&StandardDef],
+    plan: &Plan,
+    outcomes: &crate::planner::Outcomes,
+    limits: &LimitsCheck,
+    options: &MeasureOptions,
+) -> (Vec<StandardResult>, Vec<Diagnostic>) {
+    let mut standards = Vec::new();
+    let mut diagnostics = limits.diagnostics.clone();
+    for standard in selected {
+        let reading = plan.readings.iter().find(|r| r.standard == standard.name);
+        let result = match (limits.blocked.get(&standard.name), reading) {
+            (Some(why), _) if !options.measure_blocked => skipped(standard, why),
+            (_, Some(reading)) => judge::judge(standard, reading, plan, outcomes),
+            (_, None) => skipped(standard, "not planned"),
+        };
+        if result.measurement == Measurement::Failed || result.verdict == Some(Verdict::Regressed) {
+            diagnostics.push(report::standard_diagnostic(standard, &result));
+        }
+        standards.push(result);
+    }
+    (standards, diagnostics)
+}
+
+/// Record the readings for `head` when they describe it: HEAD did not move meanwhile, and this
+/// is neither a work-tree measurement nor a dry run. Whether they were recorded.
+fn record_readings(
+    repo: &Repo,
+    config: &Config,
+    head: gix::ObjectId,
+    standards: &[StandardResult],
+    options: &MeasureOptions,
+    advisories: &mut Vec<String>,
+) -> bool {
+    // HEAD was pinned before measuring; if it moved, the readings describe a commit that is no
+    // longer checked out, so nothing is recorded.
+    let head_after = repo.head().ok().flatten();
+    if head_after != Some(head) {
+        advisories.push(format!(
+            "HEAD moved during measurement (from {} to {}); these readings describe {} and nothing was recorded.",
+            short(&head.to_string()),
+            head_after.map_or("nothing".to_owned(), |h| short(&h.to_string())),
+            short(&head.to_string()),
+        ));
+        return false;
+    }
+    if options.worktree || options.dry_run {
+        return false;
+    }
+    // The readings describe the pinned commit's snapshot, so an edit to the work tree during
+    // measurement cannot change them: HEAD alone decides.
+    let record = record::Record {
+        version: record::VERSION,
+        head: head.to_string(),
+        values: standards
+            .iter()
+            .filter_map(|s| {
+                let def = config.standard(&s.name)?;
+                Some((
+                    s.name.clone(),
+                    record::RecordedValue {
+                        value: s.value.filter(|_| {
+                            matches!(s.measurement, Measurement::Measured | Measurement::Reused)
+                        })?,
+                        definition: def.definition_fingerprint(),
+                    },
+                ))
+            })
+            .collect(),
+        failed: standards
+            .iter()
+            .filter(|s| s.measurement == Measurement::Failed)
+            .map(|s| s.name.clone())
+            .collect(),
+    };
+    record::save(repo, &record).is_ok()
+}
+
+/// What each Standard's reading read, from the executions that ran.
+fn read_sets(plan: &Plan, outcomes: crate::planner::Outcomes) -> ReadSets {
+    ReadSets {
+        by_standard: plan
+            .readings
+            .iter()
+            .map(|reading| {
+                let executions = std::iter::once(reading.execution)
+                    .chain(reading.per.as_ref().map(|p| p.0))
+                    .collect();
+                (reading.standard.clone(), executions)
+            })
+            .collect(),
+        executions: outcomes
+            .executions
+            .into_iter()
+            .map(|outcome| outcome.result.ok().map(|output| output.read_set))
+            .collect(),
+    }
+}
+
+/// The evidence store a measurement with `options` may use.
+fn evidence_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
+    let dir = repo.shared_path("evidence");
+    match (options.worktree, options.evidence, options.dry_run) {
+        (true, _, _) | (_, EvidenceUse::Fresh, _) => None,
+        (_, EvidenceUse::ReuseOnly, _) | (_, _, true) => {
+            Some(crate::evidence::Store::read_only(dir))
+        }
+        (_, EvidenceUse::ReuseAndRecord, false) => Some(crate::evidence::Store::new(dir)),
+    }
+}

@@ -609,3 +609,23 @@ fn the_cli_surface_is_snapshotted() {
     let fixture = Fixture::new(CONFIG);
     insta::assert_snapshot!("cli_help", fixture.run(&["--help"]).stdout);
 }
+
+#[test]
+fn moving_a_file_into_a_granted_folder_still_needs_consent_for_the_path_it_left() {
+    let fixture = Fixture::new(CONFIG);
+    let path = effort(&fixture, "move", &[("docs/note.md", "# Note\n")]);
+    git_in(&fixture, &path, &["mv", "src/main.rs", "docs/main.rs"]);
+    git_in(
+        &fixture,
+        &path,
+        &["commit", "-q", "-m", "move main into docs"],
+    );
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    // git's rename detection would list only docs/main.rs, which the grant covers; the path it
+    // left (src/main.rs) is outside it, so landing needs the owner's consent.
+    let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
+    assert_eq!(json["error"], "awaiting_consent", "{json}");
+    let changed = json["data"]["changed_paths"].as_array().unwrap();
+    assert!(changed.contains(&json!("src/main.rs")), "{changed:?}");
+}

@@ -598,3 +598,17 @@ fn a_pin_interrupted_after_the_ref_moved_is_finished_by_the_next_call() {
             .contains("limit = 2     # do not raise")
     );
 }
+
+#[test]
+fn a_measurement_after_a_crashed_proposal_sees_the_proposal_it_recovers() {
+    let fixture = breaching_branch();
+    let run = propose(&fixture, &batch(REASON), &[("DISCERN_FAULT", "ref-moved")]);
+    assert_ne!(run.code, 0, "the process must die");
+    assert!(journal(&fixture).exists());
+    // The measurement finishes the transaction first, then judges the limit the proposal set
+    // as proposed, not as a loosening to undo.
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert!(!journal(&fixture).exists());
+    assert_eq!(json["data"]["limits"]["status"], "proposed", "{json}");
+    assert_ne!(json["error"], "standards_failed", "{json}");
+}

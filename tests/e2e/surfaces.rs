@@ -574,3 +574,42 @@ fn every_verb_refuses_exactly_the_checkouts_its_declared_cleanliness_rules_out()
         assert_eq!(changed["error"], "dirty_worktree", "{args:?}: {changed}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_other_actions_keys_are_refused_only_when_they_ask_for_something() {
+    let fixture = Fixture::new(CONFIG);
+    let effort = proven_effort(&fixture);
+    let client = connect(&fixture, fixture.path()).await;
+    let reason = "The new parser needs its TODO markers until the grammar settles.";
+    for arguments in [
+        json!({ "action": "measure", "proposals": null, "dry_run": true }),
+        json!({ "action": "propose", "pin": false, "force": false, "names": [], "dry_run": true,
+                "path": effort.display().to_string(), "proposals": [{ "name": "todo", "reason": reason }] }),
+    ] {
+        let (is_error, envelope, _) = call(&client, "discern_standards", arguments.clone()).await;
+        assert!(!is_error, "{arguments}: {envelope}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn a_dry_run_pin_leaves_out_what_needs_a_job_and_previews_the_rest() {
+    let config = format!(
+        "{CONFIG}\n[standards.speed]\ndirection = \"down\"\nlimit = 10\nrun = \"echo DISCERN_METRIC speed 3\"\n"
+    );
+    let fixture = Fixture::new(&config);
+    let roots = [fixture.repo.parent()];
+    let before = state(&roots);
+    let json = fixture
+        .run(&["standards", "--pin", "--dry-run", "--json"])
+        .json();
+    assert_unchanged(
+        &before,
+        &state(&roots),
+        "a dry-run pin with a job-backed Standard",
+    );
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["plan"]["pin"][0]["name"], "todo", "{json}");
+    let advisories = json["advisories"].to_string();
+    assert!(advisories.contains("speed need a job"), "{json}");
+}

@@ -31,12 +31,14 @@ pub struct StateFile {
     pub content: Option<String>,
 }
 
+/// The only state files a transaction may write: the proposal records. A journal naming any
+/// other file (the Proof marker, the measurement record) is refused, so a damaged or forged
+/// journal cannot create or erase Proof through recovery.
+const WRITABLE: &[&str] = &["standard-limit-proposals.json"];
+
 impl StateFile {
     fn write(&self, repo: &Repo) -> std::io::Result<()> {
-        let plain = !self.name.is_empty()
-            && !self.name.starts_with('.')
-            && !self.name.contains(['/', '\\']);
-        if !plain {
+        if !WRITABLE.contains(&self.name.as_str()) {
             return Err(std::io::Error::other(format!(
                 "the journal names an unsafe state file {:?}",
                 self.name
@@ -143,12 +145,51 @@ pub fn config_only_commit(
 pub fn pending(repo: &Repo) -> Result<Option<Journal>, String> {
     let path = repo.admin_path(JOURNAL);
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
+        Ok(bytes) => parse_journal(&bytes)
             .map(Some)
-            .map_err(|e| format!("{} is unreadable ({e})", path.display())),
+            .map_err(|why| format!("{} {why}", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("{} cannot be read ({e})", path.display())),
     }
+}
+
+/// A journal of this format, or of format 1 converted: its proposal records (the verb-specific
+/// payload format 1 carried) become the one state file they are written to, bound to the
+/// journal's commit, exactly as format 1's recovery wrote them.
+fn parse_journal(bytes: &[u8]) -> Result<Journal, String> {
+    let mut value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("is unreadable ({e})"))?;
+    let version = value.get("version").and_then(serde_json::Value::as_u64);
+    if version == Some(1) {
+        let commit = value["commit"].clone();
+        let mut records = value
+            .as_object_mut()
+            .and_then(|o| o.remove("payload"))
+            .unwrap_or(serde_json::Value::Null);
+        let files = match (value["kind"].as_str(), records.as_array_mut()) {
+            (Some("proposal"), Some(list)) => {
+                for record in list.iter_mut() {
+                    record["commit"] = commit.clone();
+                    record["bound_commit"] = commit.clone();
+                }
+                let store = serde_json::json!({ "version": 1, "proposals": records });
+                let content = serde_json::to_string_pretty(&store).map_err(|e| e.to_string())?;
+                serde_json::json!([{ "name": WRITABLE[0], "content": content }])
+            }
+            _ => serde_json::json!([]),
+        };
+        value["files"] = files;
+        value["version"] = serde_json::json!(JOURNAL_VERSION);
+    }
+    let journal: Journal =
+        serde_json::from_value(value).map_err(|e| format!("is unreadable ({e})"))?;
+    if journal.version != JOURNAL_VERSION {
+        return Err(format!(
+            "was written by a newer discern (format {}, this one reads {JOURNAL_VERSION})",
+            journal.version
+        ));
+    }
+    Ok(journal)
 }
 
 fn write_files(repo: &Repo, journal: &Journal) -> std::io::Result<()> {
@@ -168,14 +209,7 @@ pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
             path.display()
         ))
     };
-    let journal: Journal =
-        serde_json::from_slice(&bytes).map_err(|e| unreadable(format!("is unreadable ({e})")))?;
-    if journal.version != JOURNAL_VERSION {
-        return Err(unreadable(format!(
-            "was written by another version of discern (format {}, this one reads {JOURNAL_VERSION})",
-            journal.version
-        )));
-    }
+    let journal = parse_journal(&bytes).map_err(unreadable)?;
     let parse = |id: &str| {
         id.parse::<ObjectId>()
             .map_err(|e| unreadable(format!("names an invalid commit ({e})")))
@@ -268,5 +302,47 @@ fn rollback(repo: &Repo, commit: &ConfigCommit<'_>, new: ObjectId) {
         && let Ok(blob) = repo.local().write_blob(&old)
     {
         let _ = sync_worktree(repo, &old, blob.detach());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_format_1_proposal_journal_becomes_its_state_file_bound_to_the_commit() {
+        let v1 = serde_json::json!({
+            "version": 1, "kind": "proposal", "branch": "agent/x", "head": "a".repeat(40),
+            "commit": "b".repeat(40), "content": "[standards]\n",
+            "payload": [{ "standard": "todo", "commit": "", "bound_commit": "", "reason": "r" }]
+        });
+        let journal = parse_journal(v1.to_string().as_bytes()).expect("format 1 converts");
+        assert_eq!(journal.version, JOURNAL_VERSION);
+        let [file] = &journal.files[..] else {
+            panic!("one state file: {:?}", journal.files)
+        };
+        assert_eq!(file.name, crate::proposals::store::FILE);
+        let store: serde_json::Value =
+            serde_json::from_str(file.content.as_deref().expect("content")).expect("json");
+        assert_eq!(store["version"], 1);
+        assert_eq!(store["proposals"][0]["commit"], "b".repeat(40));
+        assert_eq!(store["proposals"][0]["bound_commit"], "b".repeat(40));
+        let pin = serde_json::json!({ "version": 1, "kind": "pin", "branch": "b", "head": "a",
+            "commit": "c", "content": "", "payload": null });
+        assert!(
+            parse_journal(pin.to_string().as_bytes())
+                .expect("pin")
+                .files
+                .is_empty()
+        );
+        let newer = serde_json::json!({ "version": 9, "kind": "pin", "branch": "b", "head": "a",
+            "commit": "c", "content": "" });
+        assert!(parse_journal(newer.to_string().as_bytes()).is_err());
+    }
+
+    #[test]
+    fn only_the_proposal_store_may_be_written_by_a_journal() {
+        assert!(WRITABLE.contains(&crate::proposals::store::FILE));
+        assert!(!WRITABLE.contains(&crate::proof::FILE));
     }
 }

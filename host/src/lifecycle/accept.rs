@@ -270,7 +270,9 @@ fn authority(
         .unwrap_or(*trunk_commit);
     // Fail closed: paths that cannot be listed are never inside a grant.
     let changed = repo
-        .git(&["diff", "--name-only", &format!("{base}..{head}")])
+        // Without rename detection, a file moved into a granted folder also lists the path it
+        // left, which the grant must cover too.
+        .git(&["diff", "--name-only", "--no-renames", &format!("{base}..{head}")])
         .map_err(|e| {
             Box::new(refuse(
                 ErrorSlug::PreconditionFailed,

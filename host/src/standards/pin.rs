@@ -92,17 +92,44 @@ pub fn pin(
             reuse_or_measure(ws, runtime, &config, &selected, &options, claims, progress)?;
         Ok((config, branch, measured))
     });
-    let (config, branch, measured) = match prepared {
+    let (config, branch, mut measured) = match prepared {
         Ok(prepared) => prepared,
         Err(refusal) => return *refusal,
     };
+    // A dry run runs no job, so a reading that needs one is not previewed (nor judged red).
+    let mut pending = pending;
+    if dry_run {
+        let needs_jobs = |name: &str| {
+            config
+                .standard(name)
+                .is_some_and(|s| !s.needs.is_empty() || s.run.is_some())
+        };
+        let (unpreviewed, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut measured.standards)
+            .into_iter()
+            .partition(|s| s.measurement == Measurement::Failed && needs_jobs(&s.name));
+        measured.standards = kept;
+        if !unpreviewed.is_empty() {
+            let names: Vec<&str> = unpreviewed.iter().map(|s| s.name.as_str()).collect();
+            let advisory = format!(
+                "{} need a job, which a dry run does not run: their pins are not previewed.",
+                names.join(", ")
+            );
+            pending = Some(match pending {
+                Some(p) => format!("{p} {advisory}"),
+                None => advisory,
+            });
+        }
+    }
     if let Some(refusal) = not_all_passing(&measured) {
         return refusal;
     }
     let pins = pins(&measured);
     if pins.is_empty() {
         let mut envelope = nothing_to_pin(&measured);
-        envelope.dry_run = dry_run.then_some(true);
+        if dry_run {
+            envelope.dry_run = Some(true);
+            envelope.advisories.extend(pending);
+        }
         return envelope;
     }
     let content = match edit_limits(&config, &pins) {

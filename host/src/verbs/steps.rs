@@ -55,7 +55,10 @@ pub fn tool_call(action: &Action) -> String {
     let Some((entry, sub)) = row(action) else {
         return action.verb.clone();
     };
-    let tool = entry.info().tool.unwrap_or(entry.info().name);
+    // A verb with no tool (init, producers) is only a command line, on every surface.
+    let Some(tool) = entry.info().tool else {
+        return command_line(action);
+    };
     let mut arguments = action.arguments.clone();
     // The one tool whose shape ADR 0405 fixes: an action, and proposals as a list.
     if tool == "discern_standards" {
@@ -133,5 +136,6 @@ mod tests {
         );
         assert_eq!(tool_call(&Action::new("done")), "discern_done");
         assert_eq!(command_line(&Action::new("init")), "discern init");
+        assert_eq!(tool_call(&Action::new("init")), "discern init");
     }
 }

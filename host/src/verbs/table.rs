@@ -369,6 +369,13 @@ fn read_batch(source: &str) -> Result<Vec<ProposalRequest>, String> {
 
 fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
     with_runtime(ctx, standards::VERB, |ws, runtime| {
+        // A transaction a crash interrupted is finished first (a dry run only reports it), so
+        // that the claims below see the proposals it recorded.
+        if !request.dry_run
+            && let Err(refusal) = crate::preflight::recover(standards::VERB, &ws.repo)
+        {
+            return refusal.into();
+        }
         // Active proposals explain a loosened limit; a config that cannot be read is refused
         // by the verb itself.
         let claims = crate::config::Config::load(ws.root())
@@ -448,9 +455,27 @@ impl Entry for Standards {
             return invalid_arguments(verb, "Invalid arguments: expected an object.").into();
         };
         let action = arguments.remove("action");
+        let action = action.as_ref().and_then(Value::as_str);
+        // The other action's keys are refused only when they ask for something (as the old
+        // surface did): `proposals: null`, `pin: false`, `force: false`, `names: []` are no-ops.
+        let other: &[&str] = match action {
+            Some("measure") => &["proposals"],
+            _ => &["pin", "force", "names"],
+        };
+        let mut asks = false;
+        for key in other {
+            match arguments.remove(*key) {
+                None | Some(Value::Null) | Some(Value::Bool(false)) => {}
+                Some(Value::Array(items)) if items.is_empty() && *key == "names" => {}
+                Some(value) => {
+                    asks = true;
+                    arguments.insert((*key).to_owned(), value);
+                }
+            }
+        }
         let has = |key: &str| arguments.contains_key(key);
-        match action.as_ref().and_then(Value::as_str) {
-            Some("measure") if has("proposals") => invalid_arguments(
+        match action {
+            Some("measure") if asks => invalid_arguments(
                 verb,
                 "action measure takes no proposals; use action propose.",
             )
@@ -460,7 +485,7 @@ impl Entry for Standards {
                 Ok(request) => measure(ctx, &request),
                 Err(refusal) => refusal.into(),
             },
-            Some("propose") if has("pin") || has("force") || has("names") => invalid_arguments(
+            Some("propose") if asks => invalid_arguments(
                 verb,
                 "action propose takes proposals only (no pin, force or names).",
             )

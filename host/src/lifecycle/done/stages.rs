@@ -78,6 +78,9 @@ pub(super) fn limits_check(
     let Some(config) = run.subject.config.as_ref() else {
         return Ok(());
     };
+    // The claims below read the proposal records: records that cannot be read are refused as
+    // such, never taken for "no proposals".
+    proposal_records(ws)?;
     let limits = standards::limits::check(
         &ws.repo,
         config,
@@ -191,17 +194,7 @@ pub(super) fn standards_stage(
     else {
         return Ok((Vec::new(), Vec::new()));
     };
-    let records = proposals::store::load(&ws.repo).map_err(|e| {
-        Box::new(
-            refuse(
-                ErrorSlug::PreconditionFailed,
-                format!("The proposal records cannot be read: {e}."),
-                HintId::StandardsPropose,
-                "Fix or remove the file named above, then run the gate again",
-            )
-            .with_next(Action::new("done")),
-        )
-    })?;
+    let records = proposal_records(ws)?;
     // Proposed Standards are measured fresh: their value must equal the record exactly.
     let options = MeasureOptions {
         evidence: match records.is_empty() {
@@ -294,4 +287,19 @@ fn judge_readings(
         true => Ok((proven, pending)),
         false => Err(bad),
     }
+}
+
+/// This checkout's proposal records, or the refusal that names the unreadable file.
+fn proposal_records(ws: &Workspace) -> Result<Vec<proposals::ProposalRecord>, Box<Envelope>> {
+    proposals::store::load(&ws.repo).map_err(|e| {
+        Box::new(
+            refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("The proposal records cannot be read: {e}."),
+                HintId::StandardsPropose,
+                "Fix or remove the file named above, then run the gate again",
+            )
+            .with_next(Action::new("done")),
+        )
+    })
 }

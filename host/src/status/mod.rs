@@ -287,7 +287,7 @@ fn own_hints(observation: &Observation, alone: bool) -> Vec<Hint> {
     if observation.location == Location::Main {
         hints.push(Hint::next_step(
             if alone { HintId::StartEffort } else { HintId::ContinueEffort },
-            "Start an effort for your task, or continue in the effort you started earlier (at its recorded path; the full status lists every effort's path)",
+            "Start an effort for your task, or continue in the one you started earlier (its path is in the full status)",
         ).with_action(Action::new("start").arg("title", "…")));
         return hints;
     }

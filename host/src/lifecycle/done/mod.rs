@@ -171,6 +171,70 @@ fn gate(
 
 /// Every precondition of the gate, in order: a recovered checkout, a readable config, an
 /// effort branch (not the trunk), a clean tree, a commit ahead of a readable trunk.
+/// Why the gate cannot run on this checkout (its own preconditions; cleanliness, config and
+/// recovery are refused by `preflight`).
+#[derive(Debug, thiserror::Error)]
+enum NotProvable {
+    #[error("HEAD is detached; the gate proves a commit on an effort branch.")]
+    Detached,
+    #[error("{branch} is the trunk; the gate proves work on an effort branch before it lands.")]
+    OnTrunk { branch: String },
+    #[error("This branch has no commit yet.")]
+    NoCommit,
+    #[error(
+        "The trunk {trunk} cannot be read, so the gate cannot check that this work contains it."
+    )]
+    TrunkUnreadable { trunk: String },
+    #[error("How far {branch} is ahead of {trunk} cannot be told: {source}.")]
+    AheadUnknown {
+        branch: String,
+        trunk: String,
+        source: crate::git::RepoError,
+    },
+    #[error("{branch} has no commit ahead of {trunk}: there is nothing to prove.")]
+    NothingAhead { branch: String, trunk: String },
+}
+
+/// The refusal for each reason the gate cannot run: its slug, its hint and the step past it,
+/// in one place.
+fn refusal(why: &NotProvable) -> Box<Envelope> {
+    let (id, hint, step) = match why {
+        NotProvable::Detached => (
+            HintId::WorkInEffort,
+            "Check out your effort branch, then run the gate".to_owned(),
+            VERB,
+        ),
+        NotProvable::OnTrunk { .. } => (
+            HintId::WorkInEffort,
+            "Start an effort and run the gate there".to_owned(),
+            "start",
+        ),
+        NotProvable::NoCommit | NotProvable::NothingAhead { .. } => (
+            HintId::CommitFirst,
+            "Commit your work, then run the gate".to_owned(),
+            VERB,
+        ),
+        NotProvable::TrunkUnreadable { .. } => (
+            HintId::UpdateFromTrunk,
+            "Fetch the trunk or set DISCERN_TRUNK, then run the gate again".to_owned(),
+            VERB,
+        ),
+        NotProvable::AheadUnknown { trunk, .. } => (
+            HintId::CheckRepository,
+            format!(
+                "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run the gate again"
+            ),
+            VERB,
+        ),
+    };
+    Box::new(
+        refuse(ErrorSlug::PreconditionFailed, why.to_string(), id, &hint)
+            .with_next(Action::new(step)),
+    )
+}
+
+/// Every precondition of the gate, in order: a recovered checkout, a readable config, an
+/// effort branch (not the trunk), a clean tree, a commit ahead of a readable trunk.
 fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelope>> {
     let repo = &ws.repo;
     if !request.dry_run {
@@ -179,65 +243,32 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
     let config =
         Config::load(repo.root()).map_err(|e| Box::new(preflight::config_refusal(VERB, &e)))?;
     let trunk = ws.trunk(config.as_ref());
-    let refused = |slug, message: String, id, hint: &str| Box::new(refuse(slug, message, id, hint));
     let Some(branch) = repo.branch().ok().flatten() else {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            "HEAD is detached; the gate proves a commit on an effort branch.".to_owned(),
-            HintId::WorkInEffort,
-            "Check out your effort branch, then run the gate",
-        )
-        .with_next(Action::new("done")));
+        return Err(refusal(&NotProvable::Detached));
     };
     if branch == trunk {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "{branch} is the trunk; the gate proves work on an effort branch before it lands."
-            ),
-            HintId::WorkInEffort,
-            "Start an effort and run the gate there",
-        )
-        .with_next(Action::new("start")));
+        return Err(refusal(&NotProvable::OnTrunk { branch }));
     }
     preflight::require_clean(VERB, repo, CLEANLINESS)?;
     let Some(head) = repo.head().ok().flatten() else {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            "This branch has no commit yet.".to_owned(),
-            HintId::CommitFirst,
-            "Commit your work, then run the gate",
-        )
-        .with_next(Action::new("done")));
+        return Err(refusal(&NotProvable::NoCommit));
     };
     let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "The trunk {trunk} cannot be read, so the gate cannot check that this work contains it."
-            ),
-            HintId::UpdateFromTrunk,
-            "Fetch the trunk or set DISCERN_TRUNK, then run the gate again",
-        ).with_next(Action::new("done")));
+        return Err(refusal(&NotProvable::TrunkUnreadable { trunk }));
     };
-    let (ahead, behind) = repo.ahead_behind(trunk_commit, head).map_err(|e| {
-        refused(
-            ErrorSlug::PreconditionFailed,
-            format!("How far {branch} is ahead of {trunk} cannot be told: {e}."),
-            HintId::CheckRepository,
-            &format!(
-                "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run the gate again"
-            ),
-        ).with_next(Action::new("done"))
-    })?;
+    let (ahead, behind) = match repo.ahead_behind(trunk_commit, head) {
+        Ok(counts) => counts,
+        Err(source) => {
+            let (branch, trunk) = (branch.clone(), trunk.clone());
+            return Err(refusal(&NotProvable::AheadUnknown {
+                branch,
+                trunk,
+                source,
+            }));
+        }
+    };
     if ahead == 0 {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            format!("{branch} has no commit ahead of {trunk}: there is nothing to prove."),
-            HintId::CommitFirst,
-            "Commit your work, then run the gate",
-        )
-        .with_next(Action::new("done")));
+        return Err(refusal(&NotProvable::NothingAhead { branch, trunk }));
     }
     Ok(Subject {
         config,

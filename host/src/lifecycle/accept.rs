@@ -183,61 +183,28 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
 /// containing the current trunk.
 fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     let repo = &ws.repo;
-    let refused = |slug, message: String, id, hint: &str| Box::new(refuse(slug, message, id, hint));
     if repo.is_main_checkout() {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            "accept lands an effort; this is the main checkout.".to_owned(),
-            HintId::WorkInEffort,
-            "Land from inside the effort worktree",
-        )
-        .with_next(Action::new("accept")));
+        return Err(refusal(&NotLandable::MainCheckout));
     }
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            "HEAD is detached.".to_owned(),
-            HintId::WorkInEffort,
-            "Check out the effort branch.",
-        ));
+        return Err(refusal(&NotLandable::Detached));
     };
     preflight::require_clean(VERB, repo, CLEANLINESS)?;
     let (Some(head), Some(trunk_commit)) = (
         repo.head().ok().flatten(),
         repo.branch_commit(&trunk).ok().flatten(),
     ) else {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            format!("HEAD or the trunk {trunk} cannot be read."),
-            HintId::UpdateFromTrunk,
-            "Check the repository.",
-        ));
+        return Err(refusal(&NotLandable::Unreadable { trunk }));
     };
     let (state, proof) = proof::state(repo);
     let Some(proof) = proof.filter(|_| state == ProofState::Honored) else {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "There is no honored Proof for {} ({}); only proven work lands.",
-                short(&head.to_string()),
-                state.as_str()
-            ),
-            HintId::FixGate,
-            "Run the gate, then accept",
-        )
-        .with_next(Action::new("done")));
+        let head = short(&head.to_string());
+        return Err(refusal(&NotLandable::Unproven { head, state }));
     };
     if !repo.is_ancestor(trunk_commit, head) {
-        return Err(refused(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "{trunk} moved since the Proof: {branch} does not contain it, so it cannot fast-forward."
-            ),
-            HintId::UpdateFromTrunk,
-            "Bring in the trunk, run the gate, then accept",
-        ).with_next(Action::new("update")));
+        return Err(refusal(&NotLandable::TrunkMoved { trunk, branch }));
     }
     Ok(Landing {
         config,
@@ -246,6 +213,49 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
         head,
         trunk_commit,
         proof,
+    })
+}
+
+/// Why this checkout cannot land (consent, approvals and the main checkout are judged later).
+#[derive(Debug, thiserror::Error)]
+enum NotLandable {
+    #[error("accept lands an effort; this is the main checkout.")]
+    MainCheckout,
+    #[error("HEAD is detached.")]
+    Detached,
+    #[error("HEAD or the trunk {trunk} cannot be read.")]
+    Unreadable { trunk: String },
+    #[error("There is no honored Proof for {head} ({}); only proven work lands.", state.as_str())]
+    Unproven { head: String, state: ProofState },
+    #[error(
+        "{trunk} moved since the Proof: {branch} does not contain it, so it cannot fast-forward."
+    )]
+    TrunkMoved { trunk: String, branch: String },
+}
+
+/// The refusal for each reason a checkout cannot land, with the step past it, in one place.
+fn refusal(why: &NotLandable) -> Box<Envelope> {
+    let (id, hint, step) = match why {
+        NotLandable::MainCheckout => (
+            HintId::WorkInEffort,
+            "Land from inside the effort worktree",
+            Some("accept"),
+        ),
+        NotLandable::Detached => (HintId::WorkInEffort, "Check out the effort branch.", None),
+        NotLandable::Unreadable { .. } => (HintId::UpdateFromTrunk, "Check the repository.", None),
+        NotLandable::Unproven { .. } => {
+            (HintId::FixGate, "Run the gate, then accept", Some("done"))
+        }
+        NotLandable::TrunkMoved { .. } => (
+            HintId::UpdateFromTrunk,
+            "Bring in the trunk, run the gate, then accept",
+            Some("update"),
+        ),
+    };
+    let envelope = refuse(ErrorSlug::PreconditionFailed, why.to_string(), id, hint);
+    Box::new(match step {
+        Some(step) => envelope.with_next(Action::new(step)),
+        None => envelope,
     })
 }
 

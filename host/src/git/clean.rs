@@ -262,14 +262,24 @@ impl Check<'_> {
             Mode::SYMLINK => kind.is_symlink(),
             _ => false,
         };
-        let time = |secs: i64, nsecs: i64| stat::Time {
-            secs: u32::try_from(secs).unwrap_or(0),
-            nsecs: u32::try_from(nsecs).unwrap_or(0),
+        let time = |secs: i64, nsecs: i64| {
+            Some(stat::Time {
+                secs: u32::try_from(secs).ok()?,
+                nsecs: u32::try_from(nsecs).ok()?,
+            })
+        };
+        // A time the index cannot hold (before 1970, after 2106) matches nothing: "cannot
+        // tell", and git status decides.
+        let (Some(mtime), Some(ctime)) = (
+            time(meta.mtime(), meta.mtime_nsec()),
+            time(meta.ctime(), meta.ctime_nsec()),
+        ) else {
+            return false;
         };
         // Truncated to 32 bits on purpose, as git (and the index) does.
         let now = Stat {
-            mtime: time(meta.mtime(), meta.mtime_nsec()),
-            ctime: time(meta.ctime(), meta.ctime_nsec()),
+            mtime,
+            ctime,
             dev: meta.dev() as u32,
             ino: meta.ino() as u32,
             uid: meta.uid(),

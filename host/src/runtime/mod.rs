@@ -290,7 +290,8 @@ impl Runtime {
             .pre
             .instantiate(&mut store)
             .and_then(|producer| f(&producer, &mut store));
-        let fuel_consumed = fuel.saturating_sub(store.get_fuel().unwrap_or(0));
+        // Every store runs with fuel (engine.rs); were it off, nothing would be reported used.
+        let fuel_consumed = store.get_fuel().map_or(0, |left| fuel.saturating_sub(left));
         let stderr = store.data().stderr.contents();
         match result {
             Ok(value) => Ok((

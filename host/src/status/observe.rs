@@ -330,10 +330,10 @@ fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64)
     .iter()
     .filter_map(|p| mtime(p))
     .max()
-    .unwrap_or(0)
-    .min(now);
-    row.last_activity_secs = activity;
-    row.last_activity = (activity > 0).then(|| iso8601(activity));
+    .map(|secs| secs.min(now));
+    // No readable time: the row sorts last and shows none.
+    row.last_activity_secs = activity.unwrap_or_default();
+    row.last_activity = activity.filter(|secs| *secs > 0).map(iso8601);
     row.task = crate::lifecycle::task::load(&repo)
         .and_then(|t| t.title)
         .map(|title| RowTask { title });

@@ -22,16 +22,6 @@ pub enum Cleanliness {
     Full,
 }
 
-impl Cleanliness {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Cleanliness::Any => "any",
-            Cleanliness::TrackedFiles => "tracked-files",
-            Cleanliness::Full => "full",
-        }
-    }
-}
-
 /// Why a checkout does not meet the cleanliness a verb needs.
 #[derive(Debug, thiserror::Error)]
 pub enum CleanError {

@@ -23,7 +23,7 @@ margin = 0
 fn filters(fixture: &Fixture) -> Vec<(String, String)> {
     [
         (
-            regex_escape(fixture.repo.parent().to_str().unwrap()),
+            regex::escape(fixture.repo.parent().to_str().unwrap()),
             "[tmp]",
         ),
         (r"[0-9a-f]{64}".to_owned(), "[sha256]"),
@@ -55,17 +55,6 @@ fn filters(fixture: &Fixture) -> Vec<(String, String)> {
     .into_iter()
     .map(|(a, b)| (a, b.to_owned()))
     .collect()
-}
-
-fn regex_escape(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '.' | '+' | '*' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '^' | '$' | '\\' => {
-                format!("\\{c}")
-            }
-            c => c.to_string(),
-        })
-        .collect()
 }
 
 #[test]
@@ -142,7 +131,7 @@ fn every_verb_json_is_snapshotted() {
         .run_in(fresh.path(), &["init", "--json"], &[])
         .stdout;
     let filters = filters(&fixture);
-    let fresh_root = regex_escape(fresh.parent().to_str().unwrap());
+    let fresh_root = regex::escape(fresh.parent().to_str().unwrap());
     let mut all: Vec<(&str, &str)> = filters
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))

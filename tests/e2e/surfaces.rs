@@ -182,6 +182,17 @@ async fn dry_runs_write_nothing_over_mcp() {
             json!({ "action": "propose", "dry_run": true, "path": effort_path, "proposals": [{ "name": "todo", "reason": "The new parser needs its TODO markers until the grammar settles." }] }),
         ),
     ];
+    // Every verb the table says writes, and that has a dry run, is walked here.
+    let walked: std::collections::BTreeSet<&str> = cases.iter().map(|(tool, _)| *tool).collect();
+    let with_dry_run: std::collections::BTreeSet<&str> = discern::verbs::TABLE
+        .iter()
+        .filter(|e| e.info().writes && e.input_schema()["properties"].get("dry_run").is_some())
+        .filter_map(|e| e.info().tool)
+        .collect();
+    assert_eq!(
+        walked, with_dry_run,
+        "every writing verb's dry run is walked"
+    );
     for (tool, arguments) in cases {
         let before = state(&roots);
         let (is_error, envelope, _) = call(&client, tool, arguments.clone()).await;
@@ -354,34 +365,13 @@ const VOLATILE: &[&str] = &[
 
 /// `text` with every resume or operation handle (`C1-XXXX-XXXX`, `R1-XXXX-XXXX-XX`) masked.
 fn masked_handles(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(['C', 'R']) {
-        let (before, from) = rest.split_at(at);
-        out.push_str(before);
-        let len = if from.starts_with("C1-") {
-            12
-        } else if from.starts_with("R1-") {
-            15
-        } else {
-            0
-        };
-        let handle = from
-            .get(..len)
-            .filter(|h| h.chars().skip(3).all(|c| c == '-' || c.is_ascii_hexdigit()));
-        match handle {
-            Some(h) if len > 0 => {
-                out.push_str("<handle>");
-                rest = &from[h.len()..];
-            }
-            _ => {
-                out.push_str(&from[..1]);
-                rest = &from[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    static HANDLE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(C1-[0-9A-F]{4}-[0-9A-F]{4}|R1-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{2})\b",
+        )
+        .expect("a valid pattern")
+    });
+    HANDLE.replace_all(text, "<handle>").into_owned()
 }
 
 /// `value` with `root` written as `<TMP>` and volatile values masked.

@@ -336,12 +336,6 @@ impl Hint {
         Self::new(id, text)
     }
 
-    /// A next-step hint that names its step: `text` says what and why, `action` is the step
-    /// (each frontend renders it after the text).
-    pub fn next_step_to(id: HintId, text: impl Into<String>, action: Action) -> Self {
-        Self::next_step(id, text).with_action(action)
-    }
-
     /// The same advice with the step to take. An owner-attention hint takes none: it stays a
     /// statement for the owner.
     pub fn with_action(self, action: Action) -> Self {

@@ -21,7 +21,7 @@ use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
 use crate::workspace::{Settings, Workspace};
 
-pub use table::{STANDARDS_TOOL_ARGS, TABLE, tool_names};
+pub use table::{TABLE, tool_names};
 
 /// Which frontend called: the defaults that differ per surface (an MCP client may drop a long
 /// call, so `await` waits less there) and how a refusal of bad arguments reads.

@@ -317,9 +317,6 @@ const STANDARDS: Info = Info {
     writes: true,
 };
 
-/// The keys `discern_standards` takes besides those of the two request types.
-pub const STANDARDS_TOOL_ARGS: &[&str] = &["action"];
-
 /// `standards propose`'s CLI arguments: the scalar pair or a JSON batch.
 #[derive(Debug, clap::Args)]
 struct ProposeArgs {

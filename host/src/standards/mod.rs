@@ -29,6 +29,10 @@ pub use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
 pub use measure::measure_with;
 pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
 
+/// Where a verb finds the active proposal claims of a checkout (the caller supplies it, so that
+/// measuring never calls up into `proposals`).
+pub type ClaimsOf<'a> = &'a dyn Fn(&Workspace, &Config) -> Vec<ProposalClaim>;
+
 pub const VERB: &str = "standards";
 /// Readings describe a commit, and a pin commits limits: a clean tree (`--force` excepted,
 /// which measures the work tree and is never recorded).
@@ -173,12 +177,13 @@ impl ComponentSource for Components<'_> {
 /// `discern standards`: measure, or with `pin` tighten limits; flag combinations that make no
 /// sense are refused before anything runs.
 ///
-/// `claims` are the active proposals the caller found (they explain a loosened limit).
+/// `claims` finds the active proposals that explain a loosened limit; it is asked after any
+/// interrupted transaction is recovered and the config is read, so it sees what recovery wrote.
 pub fn standards(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,
-    claims: &[ProposalClaim],
+    claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     if request.pin && request.force {
@@ -210,7 +215,7 @@ pub fn measure(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,
-    claims: &[ProposalClaim],
+    claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     if request.dry_run {
@@ -224,7 +229,7 @@ fn measure_now(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,
-    claims: &[ProposalClaim],
+    claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     // A limit transaction a crash interrupted is finished (or unwound) before anything else.
@@ -246,7 +251,7 @@ fn measure_now(
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
     if request.dry_run {
-        let limits = limits::check(&ws.repo, &config, &trunk, claims);
+        let limits = limits::check(&ws.repo, &config, &trunk, &claims(ws, &config));
         let measurable: Vec<&StandardDef> = selected
             .iter()
             .copied()
@@ -270,7 +275,8 @@ fn measure_now(
         worktree: request.force,
         ..MeasureOptions::default()
     };
-    match measure_with(ws, runtime, &config, &selected, &options, claims, progress) {
+    let claims = claims(ws, &config);
+    match measure_with(ws, runtime, &config, &selected, &options, &claims, progress) {
         Ok(measured) => report::measured(&config, &measured, request.force),
         Err(refusal) => *refusal,
     }

@@ -78,7 +78,7 @@ pub fn pin(
     runtime: &Runtime,
     names: &[String],
     dry_run: bool,
-    claims: &[ProposalClaim],
+    claims: super::ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     let pending = preflight::pending_transaction(&ws.repo);
@@ -88,8 +88,15 @@ pub fn pin(
             dry_run,
             ..MeasureOptions::default()
         };
-        let measured =
-            reuse_or_measure(ws, runtime, &config, &selected, &options, claims, progress)?;
+        let measured = reuse_or_measure(
+            ws,
+            runtime,
+            &config,
+            &selected,
+            &options,
+            &claims(ws, &config),
+            progress,
+        )?;
         Ok((config, branch, measured))
     });
     let (config, branch, mut measured) = match prepared {

@@ -366,21 +366,7 @@ fn read_batch(source: &str) -> Result<Vec<ProposalRequest>, String> {
 
 fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
     with_runtime(ctx, standards::VERB, |ws, runtime| {
-        // A transaction a crash interrupted is finished first (a dry run only reports it), so
-        // that the claims below see the proposals it recorded.
-        if !request.dry_run
-            && let Err(refusal) = crate::preflight::recover(standards::VERB, &ws.repo)
-        {
-            return refusal.into();
-        }
-        // Active proposals explain a loosened limit; a config that cannot be read is refused
-        // by the verb itself.
-        let claims = crate::config::Config::load(ws.root())
-            .ok()
-            .flatten()
-            .map(|config| proposals::claims(ws, &config))
-            .unwrap_or_default();
-        standards::standards(ws, runtime, request, &claims, ctx.progress).into()
+        standards::standards(ws, runtime, request, &proposals::claims, ctx.progress).into()
     })
 }
 

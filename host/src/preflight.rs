@@ -164,6 +164,37 @@ pub fn load_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Env
     Config::load(ws.root()).map_err(|e| Box::new(config_refusal(verb, &e)))
 }
 
+/// HEAD's committed `discern.toml` (what measuring HEAD reads, whatever the work tree
+/// holds); `Ok(None)` without a commit or without the file.
+pub fn load_committed_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
+    let unreadable = |e: &dyn std::fmt::Display| {
+        Box::new(config_refusal(
+            verb,
+            &ConfigError::single(crate::config::ConfigIssue {
+                table: String::new(),
+                key: None,
+                line: None,
+                message: format!("cannot read HEAD's {}: {e}", crate::config::FILE),
+            }),
+        ))
+    };
+    let head = ws.repo.head().map_err(|e| unreadable(&e))?;
+    let Some(head) = head else {
+        return Ok(None);
+    };
+    let Some(bytes) = ws
+        .repo
+        .file_at(head, crate::config::FILE)
+        .map_err(|e| unreadable(&e))?
+    else {
+        return Ok(None);
+    };
+    let text = String::from_utf8(bytes).map_err(|e| unreadable(&e))?;
+    Config::parse(&text)
+        .map(Some)
+        .map_err(|e| Box::new(config_refusal(verb, &e)))
+}
+
 pub fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
     let count = error.issues.len();
     let mut envelope = Envelope::refusal(

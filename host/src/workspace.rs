@@ -10,6 +10,8 @@ use crate::git::{Repo, RepoError};
 pub struct Settings {
     /// `DISCERN_TRUNK`: overrides `[repository].trunk`.
     pub trunk_override: Option<String>,
+    /// `CI=true` (or `1`): a trunk or merge base that cannot be read fails the run.
+    pub ci: bool,
     /// `DISCERN_CACHE_DIR` / XDG: where compiled components are cached.
     pub cache_dir: Option<PathBuf>,
     /// Whether progress may be drawn on stderr (a terminal).
@@ -65,6 +67,7 @@ impl Settings {
             trunk_override: std::env::var("DISCERN_TRUNK")
                 .ok()
                 .filter(|t| !t.is_empty()),
+            ci: std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1"),
             cache_dir: crate::runtime::CompileCache::default_dir(),
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             trace: std::env::var_os("DISCERN_TRACE")

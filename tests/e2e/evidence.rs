@@ -80,12 +80,13 @@ fn unrelated_commits_reuse_and_input_changes_measure_again() {
         "the listing is the one recorded two commits ago: reuse"
     );
 
-    // A config change is a different identity.
+    // A config change is a different identity (a new Standard: redefining one on the trunk
+    // is the owner's change, refused here).
     fixture.repo.write(
         "discern.toml",
-        CONFIG
-            .replace("limit = 10", "limit = 9")
-            .replace("pattern = \"TODO\"", "pattern = \"TODO|FIXME\""),
+        format!(
+            "{CONFIG}\n[standards.markers]\ndirection = \"down\"\nlimit = 9\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"TODO|FIXME\", paths = [\"src/**\"] }}\nmetric = \"matches\"\n"
+        ),
     );
     fixture.repo.commit("config");
     let json = measure(&fixture);

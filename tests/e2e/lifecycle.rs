@@ -379,6 +379,21 @@ fn a_live_proposal_lands_only_with_exactly_its_token() {
     assert_eq!(note["approved_proposals"][0]["standard"], "todo");
     assert_eq!(note["approved_proposals"][0]["token"], token.as_str());
     assert_eq!(note["approved_proposals"][0]["proposed_limit"], 5.0);
+
+    // On the trunk, the landed loosening is covered by the approval its Proof note recorded.
+    let run = fixture.run(&["standards", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json()["data"]["limits"]["status"], "verified");
+    // A loosening committed on the trunk after the landing is judged since that landing.
+    let config = std::fs::read_to_string(fixture.path().join("discern.toml")).unwrap();
+    fixture
+        .repo
+        .write("discern.toml", config.replace("limit = 5", "limit = 7"));
+    fixture.repo.commit("relax todo on main");
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(json["data"]["limits"]["status"], "loosened", "{json}");
+    assert_eq!(json["data"]["limits"]["baseline"], head.as_str());
+    assert_eq!(json["data"]["limits"]["baseline_kind"], "landing");
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod examples;
 mod lifecycle;
 mod limit_changes;
 mod mcp;
+mod ratchet;
 mod runtime_cache;
 mod sandbox;
 mod snapshot;

@@ -178,14 +178,34 @@ fn invalid_config_names_table_key_and_line() {
 }
 
 #[test]
-fn a_dirty_tree_is_refused_and_force_measures_the_work_tree() {
+fn a_dirty_tree_measures_head_with_an_advisory_pins_refuse_and_force_measures_the_work_tree() {
     let fixture = Fixture::new(TODO);
     fixture.repo.write("src/new.rs", "// TODO new\n");
+    // An uncommitted limit change is not what HEAD is measured with either.
+    let config = std::fs::read_to_string(fixture.path().join("discern.toml")).unwrap();
+    fixture.repo.write(
+        "discern.toml",
+        config.replace("limit = ", "limit = 1000 # "),
+    );
     let run = fixture.run(&["standards", "--json"]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code, 0, "{}", run.stdout);
     let json = run.json();
-    assert_eq!(json["error"], "dirty_worktree");
-    assert!(json["message"].as_str().unwrap().contains("src/new.rs"));
+    assert_eq!(standard(&json, "todo")["value"], 2.0, "HEAD is measured");
+    assert_ne!(
+        standard(&json, "todo")["limit"],
+        1000.0,
+        "with HEAD's config"
+    );
+    let advisory = json["advisories"][0].as_str().unwrap();
+    assert!(
+        advisory.starts_with("Not measured: uncommitted changes")
+            && advisory.contains("src/new.rs")
+            && advisory.contains("discern.toml"),
+        "{advisory}"
+    );
+    let pin = fixture.run(&["standards", "--pin", "--json"]).json();
+    assert_eq!(pin["error"], "dirty_worktree", "{pin}");
+    fixture.repo.write("discern.toml", &config);
 
     let run = fixture.run(&["standards", "--force", "--json"]);
     let json = run.json();

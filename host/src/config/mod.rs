@@ -30,6 +30,9 @@ pub struct Config {
     /// `[repository].trunk` as written (see [`Config::trunk`] for the effective one).
     pub trunk: String,
     pub branch_prefix: String,
+    /// `[repository].require_trunk`: a trunk or merge base that cannot be read fails the
+    /// run (as in CI) instead of being a loud advisory.
+    pub require_trunk: bool,
     pub jobs: Vec<Job>,
     pub pre_authorized: Vec<String>,
     pub map_dir: String,
@@ -50,6 +53,21 @@ impl Config {
     /// ignored, so that a config another version wrote can still be compared.
     pub fn parse_tolerant(source: &str) -> Result<Self, ConfigError> {
         validate::parse_with(source, validate::Mode::Tolerant)
+    }
+
+    /// The config of a commit without a `discern.toml`: no Standards, every default.
+    pub fn absent() -> Self {
+        Config {
+            trunk: DEFAULT_TRUNK.to_owned(),
+            branch_prefix: DEFAULT_BRANCH_PREFIX.to_owned(),
+            require_trunk: false,
+            jobs: Vec::new(),
+            pre_authorized: Vec::new(),
+            map_dir: DEFAULT_MAP_DIR.to_owned(),
+            standards: Vec::new(),
+            document: toml_edit::DocumentMut::new(),
+            source: String::new(),
+        }
     }
 
     /// Read `discern.toml` from the repository root; `Ok(None)` when there is none.

@@ -14,7 +14,7 @@ use super::{
 };
 
 const ROOT_TABLES: &[&str] = &["repository", "jobs", "acceptance", "map", "standards"];
-const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix"];
+const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk"];
 const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized"];
 const MAP_KEYS: &[&str] = &["dir"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
@@ -90,6 +90,9 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
     let branch_prefix = reader
         .string(repository, "repository", "branch_prefix")
         .unwrap_or_else(|| DEFAULT_BRANCH_PREFIX.to_owned());
+    let require_trunk = reader
+        .boolean(repository, "repository", "require_trunk")
+        .unwrap_or(false);
     let acceptance = reader.table(root.get("acceptance"), "acceptance", ACCEPTANCE_KEYS);
     let pre_authorized = reader
         .string_list(acceptance, "acceptance", "pre_authorized", true)
@@ -105,6 +108,7 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
         Ok(Config {
             trunk,
             branch_prefix,
+            require_trunk,
             jobs,
             pre_authorized,
             map_dir,
@@ -236,6 +240,20 @@ impl<'a> Reader<'a> {
                 None
             }
         }
+    }
+
+    fn boolean(&mut self, table: Option<&dyn TableLike>, name: &str, key: &str) -> Option<bool> {
+        let item = table?.get(key)?;
+        let value = item.as_bool();
+        if value.is_none() {
+            self.issue_at(
+                name,
+                Some(key),
+                item.span(),
+                format!("must be true or false, found {}", kind(item)),
+            );
+        }
+        value
     }
 
     fn number(&mut self, table: Option<&dyn TableLike>, name: &str, key: &str) -> Option<f64> {

@@ -4,9 +4,11 @@
 //! Producers read commits through `snapshot`; refs are written only by `commit`.
 
 mod clean;
+mod refs;
 mod repo;
 pub mod worktree;
 
+pub use refs::Resolved;
 pub use repo::{Repo, RepoError, WorktreeInfo};
 pub use worktree::{GitCommandError, Merge, Removal};
 

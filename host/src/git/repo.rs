@@ -386,7 +386,7 @@ impl Repo {
     }
 }
 
-fn read_error(what: &str, e: impl std::fmt::Display) -> RepoError {
+pub(super) fn read_error(what: &str, e: impl std::fmt::Display) -> RepoError {
     RepoError::Read {
         what: what.to_owned(),
         message: e.to_string(),

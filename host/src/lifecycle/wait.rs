@@ -221,7 +221,7 @@ fn begin(
 ) -> Result<Continuation, Box<Envelope>> {
     let repo = &ws.repo;
     let trunk = ws.trunk(config);
-    let Some(trunk_start) = repo.branch_commit(&trunk).ok().flatten() else {
+    let Some(trunk_start) = repo.trunk_commit(&trunk).ok().flatten() else {
         return Err(Box::new(refuse(
             ErrorSlug::PreconditionFailed,
             format!("The trunk {trunk} cannot be read."),
@@ -358,7 +358,7 @@ struct Observed {
 }
 
 fn observe(repo: &Repo, prefix: &str, c: &Continuation) -> Observed {
-    let trunk_head = repo.branch_commit(&c.trunk).ok().flatten();
+    let trunk_head = repo.trunk_commit(&c.trunk).ok().flatten();
     let landed = |tip: Option<ObjectId>| match (tip, trunk_head) {
         (Some(tip), Some(trunk)) => repo.is_ancestor(tip, trunk),
         _ => false,

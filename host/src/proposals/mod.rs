@@ -77,7 +77,7 @@ pub fn stale_reasons(
         ));
     }
     let trunk_now = repo
-        .branch_commit(trunk)
+        .trunk_commit(trunk)
         .ok()
         .flatten()
         .map(|c| c.to_string());

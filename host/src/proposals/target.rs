@@ -128,14 +128,27 @@ pub(super) fn target(
         ).with_next(Action::new("start")));
     }
     clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
-    let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
+    let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
         return Err(fail(
             ErrorSlug::PreconditionFailed,
             format!("The trunk {trunk} cannot be read, so no trunk limit can be verified."),
             "Fetch the trunk or set DISCERN_TRUNK, then propose again.",
         ));
     };
-    let trunk_limits = trunk_limits(repo, &trunk, trunk_commit, requests)?;
+    // A branch is judged on what it changed: the limit it loosens is its merge base's.
+    let base = repo
+        .head()
+        .ok()
+        .flatten()
+        .and_then(|head| repo.merge_base(trunk_commit, head))
+        .ok_or_else(|| {
+            fail(
+                ErrorSlug::PreconditionFailed,
+                format!("The merge base of HEAD and the trunk {trunk} cannot be read, so no trunk limit can be verified."),
+                "Fetch the trunk's history (`discern standards` names the command for this clone), then propose again.",
+            )
+        })?;
+    let trunk_limits = trunk_limits(repo, &trunk, base, requests)?;
     Ok(Target {
         branch,
         trunk,
@@ -144,7 +157,8 @@ pub(super) fn target(
     })
 }
 
-/// The trunk's limit of every requested Standard, from the trunk commit's config.
+/// The trunk's limit of every requested Standard, from the config at the branch's merge base
+/// with the trunk.
 fn trunk_limits(
     repo: &Repo,
     trunk: &str,

@@ -34,10 +34,77 @@ struct Written<'a> {
     limit: f64,
 }
 
-/// `discern init` takes no arguments.
+/// `discern init [--trunk NAME]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InitRequest {}
+pub struct InitRequest {
+    /// The branch work lands on (default: what `origin/HEAD` names, else `main` or `master`).
+    #[arg(long, value_name = "NAME")]
+    #[serde(default)]
+    pub trunk: Option<String>,
+}
+
+/// Why `init` wrote nothing.
+#[derive(Debug, thiserror::Error)]
+enum NotWritten {
+    #[error("{} already exists; `discern init` never overwrites it.", .0.display())]
+    Exists(std::path::PathBuf),
+    #[error("This repository has no commit yet; `discern init` measures the committed tree.")]
+    NoCommit,
+    #[error(
+        "The trunk cannot be told: `origin/HEAD` names no branch and neither `main` nor `master` exists."
+    )]
+    NoTrunk,
+    #[error("cannot read the committed tree: {0}")]
+    Snapshot(String),
+    #[error("init drafted an invalid config: {0}")]
+    Draft(String),
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The refusal for each reason `init` wrote nothing, in one place.
+fn refusal(why: &NotWritten) -> Envelope {
+    let (slug, hint) = match why {
+        NotWritten::Exists(_) => (
+            ErrorSlug::PreconditionFailed,
+            Hint::next_step(
+                HintId::InitExists,
+                "Edit discern.toml by hand, or move it away and write a new one",
+            )
+            .with_action(Action::new("init")),
+        ),
+        NotWritten::NoCommit => (
+            ErrorSlug::PreconditionFailed,
+            Hint::next_step(
+                HintId::CommitFirst,
+                "Commit your files, then write the starter config",
+            )
+            .with_action(Action::new("init")),
+        ),
+        NotWritten::NoTrunk => (
+            ErrorSlug::PreconditionFailed,
+            Hint::next_step(HintId::SeeHelp, "Name the branch work lands on")
+                .with_action(Action::new("init").arg("trunk", "NAME")),
+        ),
+        NotWritten::Write { .. } => (
+            ErrorSlug::PreconditionFailed,
+            Hint::next_step(
+                HintId::InitExists,
+                "Check the file and its directory, then write it again",
+            )
+            .with_action(Action::new("init")),
+        ),
+        NotWritten::Snapshot(_) | NotWritten::Draft(_) => (
+            ErrorSlug::Internal,
+            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+        ),
+    };
+    Envelope::refusal(VERB, slug, why.to_string(), hint)
+}
 
 struct Language {
     key: &'static str,
@@ -108,39 +175,36 @@ struct Candidate {
     body: String,
 }
 
-pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
+pub fn init(
+    ws: &Workspace,
+    runtime: &Runtime,
+    request: &InitRequest,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    match write(ws, runtime, request, progress) {
+        Ok(envelope) => envelope,
+        Err(why) => refusal(&why),
+    }
+}
+
+fn write(
+    ws: &Workspace,
+    runtime: &Runtime,
+    request: &InitRequest,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Envelope, NotWritten> {
     let path = ws.root().join(crate::config::FILE);
     if path.exists() {
-        return Envelope::refusal(
-            VERB,
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "{} already exists; `discern init` never overwrites it.",
-                path.display()
-            ),
-            Hint::next_step(
-                HintId::InitExists,
-                "Edit discern.toml by hand, or move it away and write a new one",
-            )
-            .with_action(Action::new("init")),
-        );
+        return Err(NotWritten::Exists(path));
     }
-    let (head, snapshot) = match committed(ws) {
-        Ok(committed) => committed,
-        Err(refusal) => return *refusal,
+    let (head, snapshot) = committed(ws)?;
+    let trunk = match &request.trunk {
+        Some(trunk) => trunk.clone(),
+        None => ws.repo.default_trunk().ok_or(NotWritten::NoTrunk)?,
     };
-    let trunk = ws
-        .settings
-        .trunk_override
-        .clone()
-        .or_else(|| ws.repo.branch().ok().flatten())
-        .unwrap_or_else(|| crate::config::DEFAULT_TRUNK.to_owned());
     let candidates = candidates(&snapshot);
     let draft = render(&trunk, &candidates, &|_| 0.0, head.to_string());
-    let values = match todays_limits(ws, runtime, &snapshot, &draft, progress) {
-        Ok(values) => values,
-        Err(refusal) => return *refusal,
-    };
+    let values = todays_limits(ws, runtime, &snapshot, &draft, progress)?;
     let kept: Vec<Candidate> = candidates
         .into_iter()
         .filter(|c| values.contains_key(&c.name))
@@ -151,47 +215,23 @@ pub fn init(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
         &|name| values.get(name).copied().unwrap_or(0.0),
         head.to_string(),
     );
-    if let Err(e) = write_new(&path, &text) {
-        return Envelope::refusal(
-            VERB,
-            ErrorSlug::PreconditionFailed,
-            format!("cannot write {}: {e}", path.display()),
-            Hint::next_step(
-                HintId::InitExists,
-                "Check the file and its directory, then write it again",
-            )
-            .with_action(Action::new("init")),
-        );
-    }
-    wrote(&path, &head.to_string(), &trunk, &kept, &values)
+    write_new(&path, &text).map_err(|source| NotWritten::Write {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(wrote(&path, &head.to_string(), &trunk, &kept, &values))
 }
 
 /// The committed HEAD and its snapshot: what `init` measures.
-fn committed(ws: &Workspace) -> Result<(ObjectId, Snapshot), Box<Envelope>> {
-    let head = match ws.repo.head() {
-        Ok(Some(head)) => head,
-        _ => {
-            return Err(Box::new(Envelope::refusal(
-                VERB,
-                ErrorSlug::PreconditionFailed,
-                "This repository has no commit yet; `discern init` measures the committed tree.",
-                Hint::next_step(
-                    HintId::CommitFirst,
-                    "Commit your files, then write the starter config",
-                )
-                .with_action(Action::new("init")),
-            )));
-        }
+fn committed(ws: &Workspace) -> Result<(ObjectId, Snapshot), NotWritten> {
+    let Ok(Some(head)) = ws.repo.head() else {
+        return Err(NotWritten::NoCommit);
     };
-    match ws.repo.snapshot(head) {
-        Ok(snapshot) => Ok((head, snapshot)),
-        Err(e) => Err(Box::new(Envelope::refusal(
-            VERB,
-            ErrorSlug::Internal,
-            e.to_string(),
-            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        ))),
-    }
+    let snapshot = ws
+        .repo
+        .snapshot(head)
+        .map_err(|e| NotWritten::Snapshot(e.to_string()))?;
+    Ok((head, snapshot))
 }
 
 /// Measure every Standard of `draft` on `snapshot`: name → the limit a pin would set today.
@@ -202,15 +242,8 @@ fn todays_limits(
     snapshot: &Snapshot,
     draft: &str,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<BTreeMap<String, f64>, Box<Envelope>> {
-    let config = Config::parse(draft).map_err(|e| {
-        Box::new(Envelope::refusal(
-            VERB,
-            ErrorSlug::Internal,
-            format!("init drafted an invalid config: {e}"),
-            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        ))
-    })?;
+) -> Result<BTreeMap<String, f64>, NotWritten> {
+    let config = Config::parse(draft).map_err(|e| NotWritten::Draft(e.to_string()))?;
     let selected: Vec<_> = config.standards.iter().collect();
     let plan = Plan::build(
         &config,
@@ -300,7 +333,7 @@ fn wrote(
         })
         .unwrap_or(serde_json::Value::Null),
         Report {
-            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}.", kept.len(), crate::git::short(head)),
+            state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}; the trunk is {trunk}.", kept.len(), crate::git::short(head)),
             sections: vec![Section { title: "Standards".to_owned(), lines }],
         },
     )

@@ -26,11 +26,9 @@ pub fn measure_with(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Measured, Box<Envelope>> {
     let repo = &ws.repo;
-    let (head, snapshot) = pinned_snapshot(repo, options)?;
-    let trunk = config
-        .trunk(ws.settings.trunk_override.as_deref())
-        .to_owned();
-    let limits = limits::check(repo, config, &trunk, claims);
+    let (head, snapshot, dirty) = pinned_snapshot(repo, options)?;
+    let not_measured = uncommitted(selected, &dirty)?;
+    let limits = limits::check(repo, config, &options.against(ws, config, head), claims);
     let measurable: Vec<&StandardDef> = selected
         .iter()
         .copied()
@@ -68,6 +66,7 @@ pub fn measure_with(
             }),
     );
     let mut advisories = limits.advisories.clone();
+    advisories.extend(not_measured);
     let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);
     Ok(Measured {
         commit: head.to_string(),
@@ -88,7 +87,7 @@ pub fn measure_with(
 fn pinned_snapshot(
     repo: &Repo,
     options: &MeasureOptions,
-) -> Result<(gix::ObjectId, crate::snapshot::Snapshot), Box<Envelope>> {
+) -> Result<(gix::ObjectId, crate::snapshot::Snapshot, Vec<String>), Box<Envelope>> {
     let internal = |what: String| {
         Box::new(Envelope::refusal(
             VERB,
@@ -129,15 +128,50 @@ fn pinned_snapshot(
             Err(_) => repo.dirty_paths(),
         }
         .map_err(CleanError::CannotTell)
-        .and_then(|dirty| match dirty.is_empty() {
-            true => Ok(()),
+        .and_then(|dirty| match dirty.is_empty() || options.tolerate_dirty {
+            true => Ok(dirty),
             false => Err(CleanError::Dirty(dirty)),
         });
-        if let Err(e) = dirty {
-            return Err(Box::new(preflight::clean_refusal(VERB, repo, &e)));
+        match dirty {
+            Ok(dirty) => return Ok((head, snapshot.map_err(internal)?, dirty)),
+            Err(e) => return Err(Box::new(preflight::clean_refusal(VERB, repo, &e))),
         }
     }
-    Ok((head, snapshot.map_err(internal)?))
+    Ok((head, snapshot.map_err(internal)?, Vec::new()))
+}
+
+/// What a measurement of the committed HEAD says about uncommitted changes: an advisory
+/// naming them, or, when a selected Standard runs a job (jobs run in the work tree, so their
+/// output would not describe HEAD), the dirty-tree refusal.
+fn uncommitted(selected: &[&StandardDef], dirty: &[String]) -> Result<Vec<String>, Box<Envelope>> {
+    if dirty.is_empty() {
+        return Ok(Vec::new());
+    }
+    let with_jobs: Vec<&str> = selected
+        .iter()
+        .filter(|s| !s.needs.is_empty())
+        .map(|s| s.name.as_str())
+        .collect();
+    if !with_jobs.is_empty() {
+        let mut refusal = preflight::dirty_refusal(VERB, dirty);
+        refusal.message = Some(format!(
+            "{} {} runs a job in the work tree, whose output would not describe the committed HEAD.",
+            refusal.message.unwrap_or_default(),
+            with_jobs.join(", ")
+        ));
+        return Err(Box::new(refusal));
+    }
+    let shown: Vec<&str> = dirty.iter().take(20).map(String::as_str).collect();
+    let more = dirty.len().saturating_sub(shown.len());
+    Ok(vec![format!(
+        "Not measured: uncommitted changes ({}{}); the committed HEAD was measured. Commit them to measure them, or measure the work tree with --force.",
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )])
 }
 
 /// Every selected Standard's result (blocked ones skipped unless `measure_blocked`), and the

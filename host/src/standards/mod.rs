@@ -61,6 +61,16 @@ pub struct MeasureRequest {
     #[arg(long)]
     #[serde(default)]
     pub dry_run: bool,
+    /// Judge every commit since REV (on the trunk: a CI push job's `before`) instead of the
+    /// last landing; every limit loosened since then needs a recorded approval.
+    #[arg(long, value_name = "REV")]
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Fail when the trunk or the history to compare with cannot be read (the default when
+    /// `CI=true`).
+    #[arg(long)]
+    #[serde(default)]
+    pub require_trunk: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -238,48 +248,79 @@ fn measure_now(
     {
         return *refusal;
     }
-    let config = match load_config(ws, VERB) {
-        Ok(Some(config)) if !config.standards.is_empty() => config,
-        Ok(_) => return report::none_configured(),
+    // HEAD is measured whatever the work tree holds, so its committed config is the one read;
+    // `--force` measures the work tree, config included.
+    let loaded = match request.force {
+        true => load_config(ws, VERB),
+        false => preflight::load_committed_config(ws, VERB),
+    };
+    let config = match loaded {
+        Ok(config) => config.unwrap_or_else(Config::absent),
         Err(refusal) => return *refusal,
     };
     let selected = match select(&config, &request.names) {
         Ok(selected) => selected,
         Err(refusal) => return *refusal,
     };
-    let trunk = config
-        .trunk(ws.settings.trunk_override.as_deref())
-        .to_owned();
-    if request.dry_run {
-        let limits = limits::check(&ws.repo, &config, &trunk, &claims(ws, &config));
-        let measurable: Vec<&StandardDef> = selected
-            .iter()
-            .copied()
-            .filter(|s| !limits.blocked.contains_key(&s.name))
-            .collect();
-        let plan = Plan::build(
-            &config,
-            &measurable,
-            &Components {
-                repo: &ws.repo,
-                snapshot: None,
-            },
-        );
-        let mut envelope = report::dry_run(&config, &selected, &plan, &limits);
-        envelope
-            .advisories
-            .extend(preflight::pending_transaction(&ws.repo));
-        return envelope;
-    }
     let options = MeasureOptions {
         worktree: request.force,
+        tolerate_dirty: true,
+        baseline: request.baseline.clone(),
+        require_trunk: request.require_trunk,
         ..MeasureOptions::default()
     };
+    let Ok(Some(head)) = ws.repo.head() else {
+        return report::none_configured();
+    };
+    if request.dry_run {
+        return dry_run(
+            ws,
+            &config,
+            &selected,
+            &options.against(ws, &config, head),
+            claims,
+        );
+    }
     let claims = claims(ws, &config);
     match measure_with(ws, runtime, &config, &selected, &options, &claims, progress) {
+        // No Standard left where the baseline had some is deletion, never "nothing to do".
+        Ok(measured) if config.standards.is_empty() && !measured.limits.blocking() => {
+            let mut envelope = report::none_configured();
+            envelope.advisories.extend(measured.advisories);
+            envelope
+        }
         Ok(measured) => report::measured(&config, &measured, request.force),
         Err(refusal) => *refusal,
     }
+}
+
+/// What a measurement would run, and the limits check it would start with; nothing runs.
+fn dry_run(
+    ws: &Workspace,
+    config: &Config,
+    selected: &[&StandardDef],
+    against: &limits::Against,
+    claims: ClaimsOf,
+) -> Envelope {
+    let limits = limits::check(&ws.repo, config, against, &claims(ws, config));
+    let measurable: Vec<&StandardDef> = selected
+        .iter()
+        .copied()
+        .filter(|s| !limits.blocked.contains_key(&s.name))
+        .collect();
+    let plan = Plan::build(
+        config,
+        &measurable,
+        &Components {
+            repo: &ws.repo,
+            snapshot: None,
+        },
+    );
+    let mut envelope = report::dry_run(config, selected, &plan, &limits);
+    envelope
+        .advisories
+        .extend(preflight::pending_transaction(&ws.repo));
+    envelope
 }
 
 /// The configured Standards named in `names` (all when empty), in declaration order.
@@ -320,10 +361,17 @@ pub fn select<'c>(
 }
 
 /// How a batch is measured: the choices that change behaviour (gitoxide's `Options`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MeasureOptions {
+    /// `--baseline REV`: judge the limits of every commit since `REV`.
+    pub baseline: Option<String>,
+    /// `--require-trunk`: a trunk or history that cannot be read fails the run.
+    pub require_trunk: bool,
     /// Measure the work tree as it is (`--force`): never recorded, never reused.
     pub worktree: bool,
+    /// Measure the committed HEAD even when the work tree has uncommitted changes (they are
+    /// named in an advisory); Proof, pins and proposals need a clean tree and leave it false.
+    pub tolerate_dirty: bool,
     /// Measure Standards the never-loosen check blocks too (a stale proposal's renewal must
     /// see the value its loosened limit was set to).
     pub measure_blocked: bool,
@@ -333,6 +381,16 @@ pub struct MeasureOptions {
     /// Whether this is a dry run: no job runs, no evidence or reading is recorded, nothing is
     /// written anywhere.
     pub dry_run: bool,
+}
+
+impl MeasureOptions {
+    /// What HEAD's limits are compared with, as these options and the settings say.
+    pub fn against(&self, ws: &Workspace, config: &Config, head: gix::ObjectId) -> limits::Against {
+        let mut against = limits::Against::new(ws, config, head);
+        against.baseline = self.baseline.clone();
+        against.require_trunk |= self.require_trunk;
+        against
+    }
 }
 
 /// What a measurement may do with the evidence store.
@@ -346,7 +404,10 @@ pub enum EvidenceUse {
 impl Default for MeasureOptions {
     fn default() -> Self {
         Self {
+            baseline: None,
+            require_trunk: false,
             worktree: false,
+            tolerate_dirty: false,
             measure_blocked: false,
             evidence: EvidenceUse::ReuseAndRecord,
             dry_run: false,

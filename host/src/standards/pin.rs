@@ -352,11 +352,11 @@ fn reuse_or_measure(
                 })
             })
             .collect();
-        if let Some(standards) = reusable {
-            let trunk = config
-                .trunk(ws.settings.trunk_override.as_deref())
-                .to_owned();
-            let limits = super::limits::check(&ws.repo, config, &trunk, claims);
+        if let Some(standards) = reusable
+            && let Ok(head_id) = head.parse::<gix::ObjectId>()
+        {
+            let against = options.against(ws, config, head_id);
+            let limits = super::limits::check(&ws.repo, config, &against, claims);
             let mut standards = standards;
             for standard in standards.iter_mut() {
                 if let Some(why) = limits.blocked.get(&standard.name) {

@@ -233,7 +233,7 @@ pub fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
         envelope = envelope.with_hint(Hint::next_step(
             HintId::StandardsLimitsUnverified,
             format!(
-                "Limits were not compared with the trunk {:?}; fetch it or set DISCERN_TRUNK so loosened limits are caught.",
+                "Limits were not compared with the trunk {:?}; make it readable with the command the advisory names, so loosened limits are caught.",
                 measured.limits.summary.trunk
             ),
         ));

@@ -186,7 +186,7 @@ pub fn observe(
         .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
             c.branch_prefix.clone()
         });
-    let trunk_commit = repo.branch_commit(&trunk).ok().flatten();
+    let trunk_commit = repo.trunk_commit(&trunk).ok().flatten();
     let location = match repo.is_main_checkout() {
         true => Location::Main,
         false => Location::Worktree,

@@ -505,9 +505,9 @@ impl Verb for Init {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, _request: InitRequest) -> Outcome {
+    fn run(&self, ctx: &Context, request: InitRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
-            standards::init::init(ws, runtime, ctx.progress).into()
+            standards::init::init(ws, runtime, &request, ctx.progress).into()
         })
     }
 }

@@ -253,7 +253,7 @@ fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelop
     let Some(head) = repo.head().ok().flatten() else {
         return Err(refusal(&NotProvable::NoCommit));
     };
-    let Some(trunk_commit) = repo.branch_commit(&trunk).ok().flatten() else {
+    let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
         return Err(refusal(&NotProvable::TrunkUnreadable { trunk }));
     };
     let (ahead, behind) = match repo.ahead_behind(trunk_commit, head) {

@@ -75,18 +75,15 @@ pub(super) fn limits_check(
     journal: &mut Journal,
 ) -> Result<(), Box<Envelope>> {
     journal.phase("standards-limits");
-    let Some(config) = run.subject.config.as_ref() else {
-        return Ok(());
-    };
+    // No discern.toml at HEAD deletes every Standard the baseline had.
+    let absent = crate::config::Config::absent();
+    let config = run.subject.config.as_ref().unwrap_or(&absent);
     // The claims below read the proposal records: records that cannot be read are refused as
     // such, never taken for "no proposals".
     proposal_records(ws)?;
-    let limits = standards::limits::check(
-        &ws.repo,
-        config,
-        &run.subject.trunk,
-        &proposals::claims(ws, config),
-    );
+    let against = standards::limits::Against::new(ws, config, run.subject.head);
+    let limits =
+        standards::limits::check(&ws.repo, config, &against, &proposals::claims(ws, config));
     run.steps.push(Step::check(
         "standards-limits",
         !limits.blocking(),

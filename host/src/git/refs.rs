@@ -1,0 +1,138 @@
+//! Reading refs by the names people write: a trunk named `main`, `origin/main` or
+//! `refs/remotes/origin/main`, resolved as git resolves a revision's ref name; what
+//! `origin/HEAD` names; the first parents of a commit; whether the clone is shallow.
+
+use gix::ObjectId;
+
+use super::repo::{Repo, RepoError, read_error};
+
+/// A ref name resolved to the ref it names and the commit it points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The full ref name (`refs/remotes/origin/main`).
+    pub reference: String,
+    pub commit: ObjectId,
+}
+
+impl Repo {
+    /// Resolve `name` as `git rev-parse` resolves a ref name (`refs/<name>`, `refs/tags/`,
+    /// `refs/heads/`, `refs/remotes/`, `refs/remotes/<name>/HEAD`, in that order); a plain
+    /// branch name that names no ref falls back to `refs/remotes/origin/<name>`, the shape
+    /// of a CI clone. `None` when nothing matches.
+    pub fn resolve_ref(&self, name: &str) -> Result<Option<Resolved>, RepoError> {
+        let repo = self.local();
+        let mut candidates = vec![name.to_owned()];
+        if !name.starts_with("refs/") && !name.contains('/') {
+            candidates.push(format!("refs/remotes/origin/{name}"));
+        }
+        for candidate in &candidates {
+            let found = repo
+                .try_find_reference(candidate.as_str())
+                .map_err(|e| read_error(&format!("the ref {candidate}"), e))?;
+            if let Some(mut reference) = found {
+                let full = reference.name().as_bstr().to_string();
+                let id = reference
+                    .peel_to_id()
+                    .map_err(|e| read_error(&format!("the ref {full}"), e))?;
+                return Ok(Some(Resolved {
+                    reference: full,
+                    commit: id.detach(),
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The commit the trunk named `name` points at, resolved as [`Repo::resolve_ref`] does.
+    pub fn trunk_commit(&self, name: &str) -> Result<Option<ObjectId>, RepoError> {
+        Ok(self.resolve_ref(name)?.map(|r| r.commit))
+    }
+
+    /// The branch `init` writes as the trunk: what `origin/HEAD` names, else `main`, else
+    /// `master` (local or on `origin`); `None` when none of them exists.
+    pub fn default_trunk(&self) -> Option<String> {
+        let repo = self.local();
+        if let Ok(Some(head)) = repo.try_find_reference("refs/remotes/origin/HEAD")
+            && let gix::refs::TargetRef::Symbolic(target) = head.target()
+            && let Some(branch) = target
+                .as_bstr()
+                .to_string()
+                .strip_prefix("refs/remotes/origin/")
+        {
+            return Some(branch.to_owned());
+        }
+        ["main", "master"]
+            .into_iter()
+            .find(|name| matches!(self.resolve_ref(name), Ok(Some(_))))
+            .map(str::to_owned)
+    }
+
+    /// The first parent of `commit`; `None` for a root commit or a parent this clone does
+    /// not have (a shallow boundary).
+    pub fn first_parent(&self, commit: ObjectId) -> Result<Option<ObjectId>, RepoError> {
+        let repo = self.local();
+        let what = format!("the commit {commit}");
+        let object = repo.find_commit(commit).map_err(|e| read_error(&what, e))?;
+        let Some(parent) = object.parent_ids().next().map(|id| id.detach()) else {
+            return Ok(None);
+        };
+        Ok(repo.has_object(parent).then_some(parent))
+    }
+
+    /// Whether `commit` has a parent this clone lacks (a shallow boundary).
+    pub fn parent_missing(&self, commit: ObjectId) -> bool {
+        let repo = self.local();
+        repo.find_commit(commit)
+            .map(|c| c.parent_ids().any(|p| !repo.has_object(p)))
+            .unwrap_or(true)
+    }
+
+    /// Whether this clone is shallow (`<common-dir>/shallow` exists).
+    pub fn is_shallow(&self) -> bool {
+        self.common_dir().join("shallow").exists()
+    }
+
+    /// Resolve a revision (`HEAD~2`, a commit id, a ref) to a commit.
+    pub fn rev_parse(&self, spec: &str) -> Result<ObjectId, RepoError> {
+        let repo = self.local();
+        let id = repo
+            .rev_parse_single(spec)
+            .map_err(|e| read_error(&format!("the revision {spec:?}"), e))?;
+        let object = id
+            .object()
+            .and_then(|o| o.peel_to_kind(gix::object::Kind::Commit));
+        match object {
+            Ok(commit) => Ok(commit.id),
+            Err(e) => Err(read_error(&format!("the revision {spec:?}"), e)),
+        }
+    }
+
+    /// The note on `commit` in `notes_ref` (flat or fanned out, as git writes them); `None`
+    /// when the ref or the note does not exist.
+    pub fn note(&self, notes_ref: &str, commit: ObjectId) -> Result<Option<Vec<u8>>, RepoError> {
+        let Some(resolved) = self.resolve_ref(notes_ref)? else {
+            return Ok(None);
+        };
+        let hex = commit.to_string();
+        let paths = [
+            hex.clone(),
+            format!("{}/{}", &hex[..2], &hex[2..]),
+            format!("{}/{}/{}", &hex[..2], &hex[2..4], &hex[4..]),
+        ];
+        for path in paths {
+            if let Some(bytes) = self.file_at(resolved.commit, &path)? {
+                return Ok(Some(bytes));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The names of the configured remotes.
+    pub fn remote_names(&self) -> Vec<String> {
+        self.local()
+            .remote_names()
+            .into_iter()
+            .map(|name| name.to_string())
+            .collect()
+    }
+}

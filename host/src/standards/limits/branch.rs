@@ -1,0 +1,173 @@
+//! A branch is judged on what it changed: its config versus the config at its merge base with
+//! the trunk. What the trunk added, tightened or redefined after the fork is a guardrail, not
+//! the branch's doing; the gate still requires the trunk before anything lands.
+
+use gix::ObjectId;
+
+use super::compare::{self, Change};
+use super::{Against, BaselineKind, LimitsCheck, ProposalClaim, config_at, fix};
+use crate::config::Config;
+use crate::git::{Repo, RepoError, short};
+
+/// How to see what the check sees, for a redefinition or a loosening.
+const DRY_RUN: &str = "discern standards --dry-run";
+
+pub(super) fn judge(
+    repo: &Repo,
+    config: &Config,
+    against: &Against,
+    trunk_commit: ObjectId,
+    proposals: &[ProposalClaim],
+    check: &mut LimitsCheck,
+) -> Result<(), RepoError> {
+    let trunk = &against.trunk;
+    let Some(base) = repo.merge_base(trunk_commit, against.head) else {
+        let why = if repo.is_shallow() {
+            format!("this shallow clone lacks the history HEAD shares with the trunk {trunk}")
+        } else {
+            format!("HEAD shares no history with the trunk {trunk}")
+        };
+        check.unverified(why, Some(fix::fetch(repo, trunk)));
+        return Ok(());
+    };
+    check.summary.baseline = Some(base.to_string());
+    check.summary.baseline_kind = Some(BaselineKind::MergeBase);
+    let base_config = match config_at(repo, base)? {
+        Ok(found) => found.unwrap_or_else(Config::absent),
+        Err(e) => {
+            parse_failed(check, trunk, base == trunk_commit, base, &e);
+            return Ok(());
+        }
+    };
+    // The trunk's name while the branch contains it, else the merge base it is judged on.
+    let at = match base == trunk_commit {
+        true => trunk.clone(),
+        false => short(&base.to_string()),
+    };
+    let show = format!("git show {at}:{}", crate::config::FILE);
+    for change in compare::forbidden(&base_config, config) {
+        if explained(&change, proposals) {
+            check.proposed += 1;
+            continue;
+        }
+        let reproduce = match change {
+            Change::Deleted { .. } => show.as_str(),
+            _ => DRY_RUN,
+        };
+        let message = message(&change, trunk);
+        check.forbid(&change, message, reproduce);
+    }
+    if base != trunk_commit {
+        behind(
+            repo,
+            check,
+            trunk,
+            base,
+            trunk_commit,
+            &base_config,
+            against.head,
+        )?;
+    }
+    Ok(())
+}
+
+/// An active proposal explains exactly this loosening.
+fn explained(change: &Change, proposals: &[ProposalClaim]) -> bool {
+    let Change::Loosened {
+        standard,
+        direction,
+        from,
+        to,
+    } = change
+    else {
+        return false;
+    };
+    proposals.iter().any(|p| {
+        &p.standard == standard
+            && p.direction == *direction
+            && p.trunk_limit == *from
+            && p.proposed_limit == *to
+    })
+}
+
+fn message(change: &Change, trunk: &str) -> String {
+    match change {
+        Change::Redefined { standard, fields } => format!(
+            "Standard {standard} is redefined versus {trunk}: {}. A limit only keeps its meaning while these stay equal; restore the trunk definition. An intentional redefinition is the owner's change to make on the trunk; a proposal cannot waive it.",
+            fields.join("; ")
+        ),
+        Change::Loosened {
+            standard,
+            direction,
+            from,
+            to,
+        } => {
+            let rule = match direction {
+                crate::config::Direction::Up => "floors only rise",
+                crate::config::Direction::Down => "ceilings only fall",
+            };
+            format!(
+                "Standard {standard} loosens its {} {from} -> {to} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change for {standard} with a technical reason, for the owner's exact approval.",
+                direction.bound()
+            )
+        }
+        Change::Deleted {
+            standard,
+            direction,
+            limit,
+        } => format!(
+            "Standard {standard} is deleted on this branch ({trunk} holds its {} at {limit}); deletion is the ultimate loosening: restore the [standards.{standard}] table.",
+            direction.bound()
+        ),
+    }
+}
+
+fn parse_failed(check: &mut LimitsCheck, trunk: &str, at_tip: bool, base: ObjectId, e: &str) {
+    let base = match at_tip {
+        true => trunk.to_owned(),
+        false => short(&base.to_string()),
+    };
+    check.summary.status = super::LimitsStatus::ParseFailed;
+    check.summary.reason = Some(format!("trunk's {} cannot be parsed", crate::config::FILE));
+    check.diagnostics.push(super::diagnostic(
+        format!(
+            "trunk's {} (at {base}) cannot be parsed, so no limit can be verified; fix it on the trunk first:\n{e}",
+            crate::config::FILE
+        ),
+        &format!("git show {base}:{}", crate::config::FILE),
+    ));
+}
+
+/// The branch forked before trunk commits it does not contain: count them, and name the
+/// Standards they changed, which apply when the branch brings the trunk in.
+fn behind(
+    repo: &Repo,
+    check: &mut LimitsCheck,
+    trunk: &str,
+    base: ObjectId,
+    trunk_commit: ObjectId,
+    base_config: &Config,
+    head: ObjectId,
+) -> Result<(), RepoError> {
+    let (_, behind) = repo.ahead_behind(trunk_commit, head)?;
+    check.summary.behind = Some(behind);
+    let trunk_config = match config_at(repo, trunk_commit)? {
+        Ok(found) => found.unwrap_or_else(Config::absent),
+        Err(_) => {
+            check.advisories.push(format!(
+                "This branch is {behind} commit(s) behind the trunk {trunk}, whose {} cannot be parsed; bring the trunk in (`discern update`) once it is fixed there.",
+                crate::config::FILE
+            ));
+            return Ok(());
+        }
+    };
+    let arrived = compare::arrived(base_config, &trunk_config);
+    if !arrived.is_empty() {
+        check.advisories.push(format!(
+            "This branch is {behind} commit(s) behind the trunk {trunk}, whose Standards changed since it forked at {} ({}); they apply when it lands: `discern update` brings in its limits.",
+            short(&base.to_string()),
+            arrived.join("; ")
+        ));
+    }
+    Ok(())
+}

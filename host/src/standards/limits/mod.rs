@@ -1,0 +1,303 @@
+//! Never loosen, judged on what each commit changed (never the work tree; not configurable;
+//! no escape hatch). A branch is compared with its merge base with the trunk: what the trunk
+//! did since the fork is not the branch's doing. The trunk itself is judged cumulatively,
+//! from a verified baseline to HEAD, each change with the commit that made it.
+
+mod branch;
+mod compare;
+mod fix;
+mod range;
+mod trunk;
+
+use std::collections::BTreeMap;
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use crate::config::{Config, Direction};
+use crate::git::{Repo, RepoError, short};
+use crate::result::{Diagnostic, Severity};
+use crate::workspace::Workspace;
+
+pub use compare::Change;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitsStatus {
+    /// Every limit is equal to or tighter than trunk's (or trunk has no config).
+    Verified,
+    /// Some limits are looser, each explained by an active proposal.
+    Proposed,
+    /// Some Standards are redefined, loosened or deleted versus trunk: blocked.
+    Loosened,
+    /// The trunk ref is missing: nothing could be compared (loud, not blocking).
+    Unverified,
+    /// Trunk's config exists but cannot be parsed: blocking.
+    ParseFailed,
+}
+
+impl LimitsStatus {
+    /// The wire name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitsStatus::Verified => "verified",
+            LimitsStatus::Proposed => "proposed",
+            LimitsStatus::Loosened => "loosened",
+            LimitsStatus::Unverified => "unverified",
+            LimitsStatus::ParseFailed => "parse_failed",
+        }
+    }
+}
+
+/// Which commit a check compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaselineKind {
+    /// A branch: its merge base with the trunk (what the branch itself changed).
+    MergeBase,
+    /// `--baseline REV` (a CI job's push `before`).
+    Given,
+    /// The trunk: the nearest first-parent ancestor carrying a landing's Proof note.
+    Landing,
+    /// The trunk: its first parent (no landing found).
+    FirstParent,
+    /// The trunk's root commit: nothing before it to loosen.
+    Root,
+}
+
+/// `data.limits`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LimitsSummary {
+    pub status: LimitsStatus,
+    /// The trunk as written (`[repository].trunk`, or `DISCERN_TRUNK`).
+    pub trunk: String,
+    /// The ref it resolved to (`refs/remotes/origin/main`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trunk_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trunk_commit: Option<String>,
+    /// The commit the limits were compared with, and how it was chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_kind: Option<BaselineKind>,
+    /// How many trunk commits this branch does not contain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behind: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What a check compares: HEAD, the trunk as written, an explicit baseline, and whether a
+/// trunk that cannot be read fails the run.
+#[derive(Debug, Clone)]
+pub struct Against {
+    pub trunk: String,
+    pub head: ObjectId,
+    /// `--baseline REV`: judge every commit since `REV`.
+    pub baseline: Option<String>,
+    /// CI (`CI=true`), `--require-trunk` or `[repository].require_trunk`.
+    pub require_trunk: bool,
+}
+
+impl Against {
+    /// HEAD against the effective trunk, as the process settings and `config` say.
+    pub fn new(ws: &Workspace, config: &Config, head: ObjectId) -> Self {
+        Self {
+            trunk: ws.trunk(Some(config)),
+            head,
+            baseline: None,
+            require_trunk: ws.settings.ci || config.require_trunk,
+        }
+    }
+}
+
+/// An active proposal's claim: this exact loosening is explained.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposalClaim {
+    pub standard: String,
+    pub direction: Direction,
+    pub trunk_limit: f64,
+    pub proposed_limit: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct LimitsCheck {
+    pub summary: LimitsSummary,
+    /// Branch Standards that must not be measured: name → why.
+    pub blocked: BTreeMap<String, String>,
+    /// Standards on trunk that the branch deleted.
+    pub deleted: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Loud, non-blocking warnings (unverified trunk, a branch behind the trunk).
+    pub advisories: Vec<String>,
+    /// Whether an unverified comparison fails the run (CI, or asked for).
+    pub required: bool,
+    /// Loosenings an active proposal explains.
+    proposed: usize,
+}
+
+impl LimitsCheck {
+    /// Whether anything blocks (a blocked or deleted Standard, or an unparsable trunk config).
+    pub fn blocking(&self) -> bool {
+        match self.summary.status {
+            LimitsStatus::Loosened | LimitsStatus::ParseFailed => true,
+            LimitsStatus::Unverified => self.required,
+            LimitsStatus::Verified | LimitsStatus::Proposed => false,
+        }
+    }
+}
+
+/// Compare `config` (HEAD's; [`Config::absent`] when HEAD has none) with its baseline.
+pub fn check(
+    repo: &Repo,
+    config: &Config,
+    against: &Against,
+    proposals: &[ProposalClaim],
+) -> LimitsCheck {
+    let mut check = LimitsCheck {
+        summary: LimitsSummary {
+            status: LimitsStatus::Verified,
+            trunk: against.trunk.clone(),
+            trunk_ref: None,
+            trunk_commit: None,
+            baseline: None,
+            baseline_kind: None,
+            behind: None,
+            reason: None,
+        },
+        blocked: BTreeMap::new(),
+        deleted: Vec::new(),
+        diagnostics: Vec::new(),
+        advisories: Vec::new(),
+        required: against.require_trunk,
+        proposed: 0,
+    };
+    let trunk = match repo.resolve_ref(&against.trunk) {
+        Ok(Some(trunk)) => trunk,
+        Ok(None) => {
+            let why = format!(
+                "the trunk {:?} names no ref in this clone (a new repository, or a clone without that branch)",
+                against.trunk
+            );
+            check.unverified(why, Some(fix::fetch(repo, &against.trunk)));
+            return check;
+        }
+        Err(e) => {
+            check.unverified(
+                format!("the trunk {:?} cannot be read: {e}", against.trunk),
+                None,
+            );
+            return check;
+        }
+    };
+    check.summary.trunk_ref = Some(trunk.reference.clone());
+    check.summary.trunk_commit = Some(trunk.commit.to_string());
+    let judged = if let Some(rev) = &against.baseline {
+        trunk::given(repo, against, rev, &mut check)
+    } else if against.head == trunk.commit {
+        trunk::landed(repo, against, &mut check)
+    } else {
+        branch::judge(repo, config, against, trunk.commit, proposals, &mut check)
+    };
+    if let Err(e) = judged {
+        check.unverified(
+            format!("the history to compare with cannot be read: {e}"),
+            Some(fix::fetch(repo, &against.trunk)),
+        );
+        return check;
+    }
+    check.conclude();
+    check
+}
+
+/// The config committed at `commit`: `Ok(None)` without a `discern.toml`, `Err(why)` when it
+/// cannot be parsed (read tolerantly: another discern version may have written it).
+fn config_at(repo: &Repo, commit: ObjectId) -> Result<Result<Option<Config>, String>, RepoError> {
+    let Some(bytes) = repo.file_at(commit, crate::config::FILE)? else {
+        return Ok(Ok(None));
+    };
+    Ok(String::from_utf8(bytes)
+        .map_err(|_| "it is not UTF-8".to_owned())
+        .and_then(|text| Config::parse_tolerant(&text).map_err(|e| e.to_string()))
+        .map(Some))
+}
+
+impl LimitsCheck {
+    /// Nothing could be compared: loud; failing where the trunk is required.
+    fn unverified(&mut self, why: String, fix: Option<String>) {
+        self.summary.status = LimitsStatus::Unverified;
+        let step = match &fix {
+            Some(fix) => format!("Make it readable with `{fix}`, then measure again."),
+            None => "Fix the repository, then measure again.".to_owned(),
+        };
+        let consequence = if self.required {
+            "this run fails because the trunk is required (CI=true, --require-trunk or [repository].require_trunk)"
+        } else {
+            "no limit was compared with it"
+        };
+        self.advisories.push(format!(
+            "Standards limits are UNVERIFIED: {why}; {consequence}. {step}"
+        ));
+        if self.required {
+            self.diagnostics.push(Diagnostic {
+                tool: "standards".to_owned(),
+                severity: Severity::Error,
+                message: format!("Standards limits cannot be verified: {why}. {step}"),
+                reproduce_cmd: fix.unwrap_or_else(|| "git status".to_owned()),
+                file: None,
+                line: None,
+            });
+        }
+        self.summary.reason = Some(why);
+    }
+
+    /// A change only the owner may make, found on this branch or commit range.
+    fn forbid(&mut self, change: &Change, message: String, reproduce: &str) {
+        self.diagnostics
+            .push(diagnostic(message.clone(), reproduce));
+        match change {
+            Change::Deleted { standard, .. } => self.deleted.push(standard.clone()),
+            _ => {
+                self.blocked.insert(change.standard().to_owned(), message);
+            }
+        }
+    }
+
+    /// The status and reason once every change is judged.
+    fn conclude(&mut self) {
+        if self.summary.status != LimitsStatus::Verified {
+            return;
+        }
+        let blocked = self.blocked.len() + self.deleted.len();
+        let against = match &self.summary.baseline {
+            Some(base) if self.summary.baseline_kind != Some(BaselineKind::MergeBase) => {
+                format!("{} since {}", self.summary.trunk, short(base))
+            }
+            _ => self.summary.trunk.clone(),
+        };
+        if blocked > 0 {
+            self.summary.status = LimitsStatus::Loosened;
+            self.summary.reason = Some(format!(
+                "{blocked} Standard(s) redefined, loosened or deleted versus {against}"
+            ));
+        } else if self.proposed > 0 {
+            self.summary.status = LimitsStatus::Proposed;
+            self.summary.reason = Some(format!(
+                "{} Standard limit proposal(s) explain otherwise-forbidden limit changes",
+                self.proposed
+            ));
+        }
+    }
+}
+
+fn diagnostic(message: String, reproduce: &str) -> Diagnostic {
+    Diagnostic {
+        tool: "standards".to_owned(),
+        severity: Severity::Error,
+        message,
+        reproduce_cmd: reproduce.to_owned(),
+        file: Some(crate::config::FILE.to_owned()),
+        line: None,
+    }
+}

@@ -1,0 +1,110 @@
+//! The trunk judged cumulatively: from `--baseline REV`, else from the nearest first-parent
+//! ancestor carrying a landing's Proof note, else from the first parent, every change only the
+//! owner may make must be covered by an approval a landing recorded for it.
+
+use gix::ObjectId;
+
+use super::range::{self, Introduced};
+use super::{Against, BaselineKind, LimitsCheck, fix};
+use crate::git::{Repo, RepoError, short};
+
+/// How far back a landing is looked for before the first parent is taken instead.
+const LANDING_SEARCH: usize = 10_000;
+
+/// `--baseline REV`: every commit since `REV`, which must be an ancestor of HEAD.
+pub(super) fn given(
+    repo: &Repo,
+    against: &Against,
+    rev: &str,
+    check: &mut LimitsCheck,
+) -> Result<(), RepoError> {
+    // An explicit baseline is always required: what was asked for is checked or the run fails.
+    check.required = true;
+    let Ok(base) = repo.rev_parse(rev) else {
+        check.unverified(
+            format!("the baseline {rev:?} is not a commit this clone has"),
+            Some(format!("git fetch origin {rev}")),
+        );
+        return Ok(());
+    };
+    if !repo.is_ancestor(base, against.head) {
+        check.unverified(
+            format!(
+                "the baseline {} is not an ancestor of HEAD (was the trunk rewritten?)",
+                short(&base.to_string())
+            ),
+            None,
+        );
+        return Ok(());
+    }
+    judge(repo, against, base, BaselineKind::Given, check)
+}
+
+/// HEAD is the trunk: judge it since its last landing (or its first parent).
+pub(super) fn landed(
+    repo: &Repo,
+    against: &Against,
+    check: &mut LimitsCheck,
+) -> Result<(), RepoError> {
+    let Some(parent) = repo.first_parent(against.head)? else {
+        if repo.parent_missing(against.head) {
+            check.unverified(
+                "this shallow clone lacks the trunk commit's parent, so what it changed cannot be told".to_owned(),
+                Some(fix::fetch(repo, &against.trunk)),
+            );
+        } else {
+            check.summary.baseline_kind = Some(BaselineKind::Root);
+        }
+        return Ok(());
+    };
+    let mut candidate = parent;
+    for _ in 0..LANDING_SEARCH {
+        if range::landed(repo, candidate)? {
+            return judge(repo, against, candidate, BaselineKind::Landing, check);
+        }
+        match repo.first_parent(candidate)? {
+            Some(next) => candidate = next,
+            None if repo.parent_missing(candidate) => {
+                check.unverified(
+                    "this shallow clone ends before the trunk's last landing, so the commits since it cannot all be judged".to_owned(),
+                    Some(fix::fetch(repo, &against.trunk)),
+                );
+                return Ok(());
+            }
+            None => break,
+        }
+    }
+    judge(repo, against, parent, BaselineKind::FirstParent, check)
+}
+
+/// Every forbidden change in `base..HEAD` needs an approval a landing in the range recorded.
+fn judge(
+    repo: &Repo,
+    against: &Against,
+    base: ObjectId,
+    kind: BaselineKind,
+    check: &mut LimitsCheck,
+) -> Result<(), RepoError> {
+    check.summary.baseline = Some(base.to_string());
+    check.summary.baseline_kind = Some(kind);
+    let (introduced, approvals) = range::walk(repo, base, against.head)?;
+    for found in introduced {
+        if range::approved(&found.change, &approvals) {
+            continue;
+        }
+        let message = message(&found, &against.trunk, base);
+        let show = format!("git show {}", short(&found.commit.to_string()));
+        check.forbid(&found.change, message, &show);
+    }
+    Ok(())
+}
+
+fn message(found: &Introduced, trunk: &str, base: ObjectId) -> String {
+    format!(
+        "{} on the trunk {trunk} in {} ({:?}), since {}, with no owner approval recorded for it. A limit loosens only through a proposal the owner approves when it lands; restore the limit or definition in a new commit.",
+        found.change.describe(),
+        short(&found.commit.to_string()),
+        found.subject,
+        short(&base.to_string())
+    )
+}

@@ -287,6 +287,60 @@ fn commits_on_the_trunk_are_judged_cumulatively_and_named() {
     assert_eq!(run.json()["data"]["limits"]["status"], "unverified");
 }
 
+/// The README's CI recipe, push job: a depth-1 clone of the trunk, the recipe's fetches, then
+/// `--baseline` the push's `before`.
+#[test]
+fn the_ci_recipes_push_job_judges_every_pushed_commit() {
+    let fixture = Fixture::new(CONFIG);
+    let before = fixture.repo.head();
+    fixture
+        .repo
+        .write("discern.toml", CONFIG.replace("limit = 5", "limit = 9"));
+    let loosening = fixture.repo.commit("relax todo");
+    fixture.repo.write("README.md", "# later\n");
+    fixture.repo.commit("later");
+    let clone = fixture.repo.parent().join("push");
+    let url = format!("file://{}", fixture.path().display());
+    fixture.git_in(
+        fixture.repo.parent(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "--single-branch",
+            "--branch",
+            "main",
+            &url,
+            clone.to_str().unwrap(),
+        ],
+    );
+    let args = ["standards", "--baseline", &before, "--json"];
+    let run = ci(&fixture, &clone, &args);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["data"]["limits"]["status"], "unverified");
+    let fix = "git fetch --unshallow origin main:refs/remotes/origin/main";
+    assert_eq!(json["diagnostics"][0]["reproduce_cmd"], fix, "{json}");
+
+    shell(&fixture, &clone, fix);
+    shell(
+        &fixture,
+        &clone,
+        "if git ls-remote --exit-code origin refs/notes/discern >/dev/null; then git fetch origin +refs/notes/discern:refs/notes/discern; fi",
+    );
+    let run = ci(&fixture, &clone, &args);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["data"]["limits"]["status"], "loosened");
+    assert!(
+        messages(&json)
+            .iter()
+            .any(|m| m.contains(short(&loosening)) && m.contains("relax todo")),
+        "{json}"
+    );
+}
+
 #[test]
 fn init_takes_the_trunk_from_origin_head_prints_it_and_accepts_trunk() {
     let origin = Fixture::new(CONFIG);

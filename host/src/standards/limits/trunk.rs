@@ -21,9 +21,13 @@ pub(super) fn given(
     // An explicit baseline is always required: what was asked for is checked or the run fails.
     check.required = true;
     let Ok(base) = repo.rev_parse(rev) else {
+        let fix = match repo.is_shallow() {
+            true => fix::fetch(repo, &against.trunk),
+            false => format!("git fetch origin {rev}"),
+        };
         check.unverified(
             format!("the baseline {rev:?} is not a commit this clone has"),
-            Some(format!("git fetch origin {rev}")),
+            Some(fix),
         );
         return Ok(());
     };

@@ -10,6 +10,7 @@ mod examples;
 mod lifecycle;
 mod limit_changes;
 mod mcp;
+mod proposal_commits;
 mod ratchet;
 mod runtime_cache;
 mod sandbox;

@@ -318,8 +318,11 @@ fn authority(
         }));
         return Err(Box::new(e));
     }
-    let records = proposals::store::load(repo).map_err(|e| {
-        Box::new(refuse(
+    // What needs approval is what the commits propose, whatever the local records say.
+    let records = proposals::live(repo, &landing.trunk)
+        .map(|live| live.records)
+        .map_err(|e| {
+            Box::new(refuse(
             ErrorSlug::PreconditionFailed,
             format!(
                 "The proposal records cannot be read, so what needs approval cannot be told: {e}."
@@ -327,7 +330,7 @@ fn authority(
             HintId::CheckRepository,
             "Fix or remove the file named above, run the gate, then accept again",
         ).with_next(Action::new("done")))
-    })?;
+        })?;
     let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
     if !records.is_empty() {
         approvals(repo, request, landing, &records, &items)?;

@@ -38,10 +38,14 @@ pub fn propose(
             Err(refusal) => return *refusal,
         },
     };
+    let mut cleared = None;
     let decided = validate(requests)
         .and_then(|()| configured(ws, requests))
         .and_then(|config| Ok((target(ws, &config, requests)?, config)))
         .and_then(|(target, config)| {
+            if !dry_run {
+                cleared = clear_orphans(repo, &target.trunk)?;
+            }
             // A recovered transaction that was exactly this batch: done.
             if let Some(Recovery::Completed(journal)) = &recovered
                 && journal.kind == "proposal"
@@ -64,7 +68,26 @@ pub fn propose(
                 None => new_batch(&batch, runtime, progress),
             }
         });
-    decided.unwrap_or_else(|refusal| *refusal)
+    let mut envelope = decided.unwrap_or_else(|refusal| *refusal);
+    if let Some(message) = cleared {
+        envelope.steps = Some(json!([{ "label": "proposals", "outcome": "ok", "note": message }]));
+        envelope.advisories.push(message);
+    }
+    envelope
+}
+
+/// Forget the records whose commit was reset or rebased away, so they never wedge a branch;
+/// what was forgotten, if anything.
+fn clear_orphans(repo: &Repo, trunk: &str) -> Result<Option<String>, Box<Envelope>> {
+    let failed = |e: String| {
+        fail(
+            ErrorSlug::ProposalFailed,
+            format!("The orphaned proposal records cannot be cleared: {e}"),
+            "Check the git admin directory's permissions and try again.",
+        )
+    };
+    let live = super::live(repo, trunk).map_err(|e| failed(e.to_string()))?;
+    live.clear_orphans(repo).map_err(|e| failed(e.to_string()))
 }
 
 /// One batch being decided.
@@ -92,13 +115,15 @@ fn existing_state(
         dry_run,
     } = batch;
     let repo = &ws.repo;
-    let existing = store::load(repo).map_err(|e| {
-        fail(
-            ErrorSlug::ProposalStale,
-            e.to_string(),
-            "Fix or remove the proposal store named above.",
-        )
-    })?;
+    let existing = super::live(repo, &target.trunk)
+        .map_err(|e| {
+            fail(
+                ErrorSlug::ProposalStale,
+                e.to_string(),
+                "Fix or remove the proposal store named above.",
+            )
+        })?
+        .records;
     if existing.is_empty() {
         return Ok(None);
     }
@@ -185,11 +210,12 @@ fn other_proposals(existing: &[ProposalRecord], stale: &[Vec<String>]) -> Box<En
     fail(
         ErrorSlug::ProposalStale,
         format!(
-            "This worktree already has proposals: {}. A new batch must be exactly the existing set; nothing was measured or written.",
+            "This branch already has proposals: {}. A new batch must be exactly the existing set; nothing was measured or written.",
             state.join(", ")
         ),
-        "Repeat the existing batch (to renew or re-word it), or have the owner resolve the existing proposals first.",
+        "Repeat the existing batch to renew or re-word it; or withdraw them (every proposed limit back to the trunk's, in one config-only commit) and propose every Standard together in one batch",
     )
+    .with_next(Action::new("standards withdraw"))
 }
 
 /// A new batch: every limit still the trunk's, measured fresh on the clean HEAD, each breach

@@ -2,12 +2,15 @@
 //! measured value, made by one config-only commit for a whole batch, bound to that commit.
 
 mod batch;
+mod live;
 pub mod reason;
 mod renew;
 mod report;
 pub mod store;
 mod target;
 pub mod token;
+pub mod trailers;
+mod withdraw;
 
 use std::collections::BTreeSet;
 
@@ -23,8 +26,10 @@ use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 
 pub use batch::propose;
+pub use live::{Live, LiveError, live};
 pub use store::ProposalRecord;
 pub use token::{ApprovalItem, approval_token};
+pub use withdraw::{VERB as WITHDRAW_VERB, WithdrawRequest, withdraw};
 
 pub const VERB: &str = "standards propose";
 
@@ -115,13 +120,30 @@ pub fn stale_reasons(
     reasons
 }
 
-/// The active proposals of this worktree, as claims the never-loosen check honours.
+/// The proposals that explain a loosened limit, as claims the never-loosen check honours: this
+/// worktree's own while they are active, and those a clone knows only from their commits (CI)
+/// while the limit and the definition are still exactly what they proposed. Proposals that
+/// cannot be read explain nothing.
 pub fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
-    let trunk = config.trunk(ws.settings.trunk_override.as_deref());
-    store::load(&ws.repo)
-        .unwrap_or_default()
+    let trunk = ws.trunk(Some(config));
+    let (Ok(live), Ok(stored)) = (live(&ws.repo, &trunk), store::load(&ws.repo)) else {
+        return Vec::new();
+    };
+    live.records
         .into_iter()
-        .filter(|r| stale_reasons(&ws.repo, Some(config), trunk, r).is_empty())
+        .filter(|r| {
+            let own = stored
+                .iter()
+                .any(|s| s.commit == r.commit && s.standard == r.standard);
+            match own {
+                true => stale_reasons(&ws.repo, Some(config), &trunk, r).is_empty(),
+                false => config.standard(&r.standard).is_some_and(|s| {
+                    s.limit == r.proposed_limit
+                        && s.direction == r.direction
+                        && s.definition_fingerprint() == r.definition_fingerprint
+                }),
+            }
+        })
         .map(|r| ProposalClaim {
             standard: r.standard,
             direction: r.direction,

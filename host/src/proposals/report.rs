@@ -43,6 +43,8 @@ pub(super) fn proposal_message(records: &[ProposalRecord]) -> String {
             r.reason
         ));
     }
+    message.push('\n');
+    message.push_str(&super::trailers::proposal_block(records));
     message
 }
 

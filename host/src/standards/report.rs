@@ -264,6 +264,9 @@ struct Tally {
     held: usize,
     /// Whether the never-loosen check blocks.
     blocking: bool,
+    /// Proposals awaiting the owner's approval where the trunk is required (CI): nothing
+    /// unapproved passes there.
+    awaiting: bool,
     /// Whether everything passes.
     ok: bool,
 }
@@ -277,14 +280,17 @@ impl Tally {
         let failed = count(&|s| s.measurement == Measurement::Failed);
         let skipped = count(&|s| s.measurement == Measurement::Skipped);
         let blocking = measured.limits.blocking();
+        let awaiting =
+            measured.limits.summary.status == LimitsStatus::Proposed && measured.limits.required;
         Tally {
+            awaiting,
             regressed,
             failed,
             skipped,
             improved: count(&|s| s.verdict == Some(Verdict::Improved)),
             held: count(&|s| s.verdict == Some(Verdict::Held)),
             blocking,
-            ok: regressed == 0 && failed == 0 && skipped == 0 && !blocking,
+            ok: regressed == 0 && failed == 0 && skipped == 0 && !blocking && !awaiting,
         }
     }
 }
@@ -318,6 +324,17 @@ fn state(measured: &Measured, tally: &Tally) -> String {
     }
     if tally.failed > 0 {
         parts.push(format!("{} could not be measured", tally.failed));
+    }
+    if tally.awaiting {
+        parts.push(format!(
+            "limits proposed, awaiting the owner's approval ({})",
+            measured
+                .limits
+                .summary
+                .reason
+                .as_deref()
+                .unwrap_or("see the proposals")
+        ));
     }
     if tally.skipped > 0
         || !measured.limits.deleted.is_empty()
@@ -397,6 +414,14 @@ fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Sect
                     measured.limits.summary.trunk
                 ),
             ).with_action(Action::new("standards")),
+        )
+    } else if tally.awaiting && tally.regressed == 0 && tally.failed == 0 {
+        (
+            ErrorSlug::AwaitingStandardApproval,
+            Hint::new(
+                HintId::AskOwner,
+                "The loosened limits are recorded proposals; they pass only once the owner approves them when the work lands.",
+            ),
         )
     } else if tally.failed > 0 {
         (

@@ -197,7 +197,9 @@ pub fn observe(
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
         proof::state_known_clean(repo, dirty.as_ref().is_some_and(Vec::is_empty));
-    let records = crate::proposals::store::load(repo).unwrap_or_default();
+    let records = crate::proposals::live(repo, &trunk)
+        .map(|live| live.records)
+        .unwrap_or_default();
     let proposals: Vec<ProposalFacts> = records
         .iter()
         .map(|r| {

@@ -72,10 +72,7 @@ pub fn tool_call(action: &Action) -> String {
                 json!([{ "name": name, "reason": reason }]),
             );
         }
-        arguments.insert(
-            "action".to_owned(),
-            json!(if propose { "propose" } else { "measure" }),
-        );
+        arguments.insert("action".to_owned(), json!(sub.unwrap_or("measure")));
     }
     match arguments.is_empty() {
         true => tool.to_owned(),

@@ -370,6 +370,12 @@ fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
     })
 }
 
+fn withdraw(ctx: &Context, request: &proposals::WithdrawRequest) -> Outcome {
+    in_workspace(ctx, proposals::WITHDRAW_VERB, |ws| {
+        proposals::withdraw(ws, request).into()
+    })
+}
+
 fn propose(ctx: &Context, request: &ProposeRequest) -> Outcome {
     with_runtime(ctx, proposals::VERB, |ws, runtime| {
         proposals::propose(ws, runtime, request, ctx.progress).into()
@@ -384,11 +390,16 @@ impl Entry for Standards {
     fn command(&self) -> clap::Command {
         let propose = <ProposeArgs as clap::Args>::augment_args(clap::Command::new("propose"))
             .about("Propose loosening limits to the exact measured values, for the owner's approval: one config-only commit for the whole batch");
+        let withdraw = <proposals::WithdrawRequest as clap::Args>::augment_args(
+            clap::Command::new("withdraw"),
+        )
+        .about("Withdraw every proposal: limits back to the trunk's in one config-only commit, so one batch can propose them together");
         <MeasureRequest as clap::Args>::augment_args(clap::Command::new(STANDARDS.name))
             .about(STANDARDS.summary)
             .args_conflicts_with_subcommands(true)
             .subcommand_precedence_over_arg(true)
             .subcommand(propose)
+            .subcommand(withdraw)
     }
 
     fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error> {
@@ -407,6 +418,11 @@ impl Entry for Standards {
                 )),
             });
         }
+        if let Some(("withdraw", sub)) = matches.subcommand() {
+            let request =
+                <proposals::WithdrawRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
+            return Ok(withdraw(ctx, &request));
+        }
         let request = <MeasureRequest as clap::FromArgMatches>::from_arg_matches(matches)?;
         Ok(measure(ctx, &request))
     }
@@ -415,7 +431,7 @@ impl Entry for Standards {
         let mut properties = JsonMap::new();
         properties.insert(
             "action".to_owned(),
-            json!({ "type": "string", "enum": ["measure", "propose"] }),
+            json!({ "type": "string", "enum": ["measure", "propose", "withdraw"] }),
         );
         for schema in [schema_of::<MeasureRequest>(), schema_of::<ProposeRequest>()] {
             if let Some(Value::Object(props)) = schema.get("properties") {
@@ -443,7 +459,15 @@ impl Entry for Standards {
         // surface did): `proposals: null`, `pin: false`, `force: false`, `names: []` are no-ops.
         let other: &[&str] = match action {
             Some("measure") => &["proposals"],
-            _ => &["pin", "force", "names"],
+            Some("withdraw") => &[
+                "proposals",
+                "pin",
+                "force",
+                "names",
+                "baseline",
+                "require_trunk",
+            ],
+            _ => &["pin", "force", "names", "baseline", "require_trunk"],
         };
         let mut asks = false;
         for key in other {
@@ -482,9 +506,20 @@ impl Entry for Standards {
                 Ok(request) => propose(ctx, &request),
                 Err(refusal) => refusal.into(),
             },
+            Some("withdraw") if asks => invalid_arguments(
+                verb,
+                "action withdraw takes dry_run only.",
+            )
+            .into(),
+            Some("withdraw") => {
+                match super::parse::<proposals::WithdrawRequest>(verb, Value::Object(arguments)) {
+                    Ok(request) => withdraw(ctx, &request),
+                    Err(refusal) => refusal.into(),
+                }
+            }
             _ => invalid_arguments(
                 verb,
-                "Invalid arguments: `action` is required and must be \"measure\" or \"propose\".",
+                "Invalid arguments: `action` is required and must be \"measure\", \"propose\" or \"withdraw\".",
             )
             .into(),
         }

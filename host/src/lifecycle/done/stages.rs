@@ -80,7 +80,8 @@ pub(super) fn limits_check(
     let config = run.subject.config.as_ref().unwrap_or(&absent);
     // The claims below read the proposal records: records that cannot be read are refused as
     // such, never taken for "no proposals".
-    proposal_records(ws)?;
+    proposal_records(ws, &run.subject.trunk)?;
+    clear_orphans(run, ws)?;
     let against = standards::limits::Against::new(ws, config, run.subject.head);
     let limits =
         standards::limits::check(&ws.repo, config, &against, &proposals::claims(ws, config));
@@ -191,7 +192,7 @@ pub(super) fn standards_stage(
     else {
         return Ok((Vec::new(), Vec::new()));
     };
-    let records = proposal_records(ws)?;
+    let records = proposal_records(ws, &run.subject.trunk)?;
     // Proposed Standards are measured fresh: their value must equal the record exactly.
     let options = MeasureOptions {
         evidence: match records.is_empty() {
@@ -286,17 +287,43 @@ fn judge_readings(
     }
 }
 
-/// This checkout's proposal records, or the refusal that names the unreadable file.
-fn proposal_records(ws: &Workspace) -> Result<Vec<proposals::ProposalRecord>, Box<Envelope>> {
-    proposals::store::load(&ws.repo).map_err(|e| {
-        Box::new(
-            refuse(
-                ErrorSlug::PreconditionFailed,
-                format!("The proposal records cannot be read: {e}."),
-                HintId::StandardsPropose,
-                "Fix or remove the file named above, then run the gate again",
+/// Forget the proposals whose commit is no longer on this branch, and say so in the steps.
+fn clear_orphans(run: &mut Run, ws: &Workspace) -> Result<(), Box<Envelope>> {
+    let cleared = proposals::live(&ws.repo, &run.subject.trunk)
+        .map_err(|e| e.to_string())
+        .and_then(|live| live.clear_orphans(&ws.repo).map_err(|e| e.to_string()));
+    match cleared {
+        Ok(None) => Ok(()),
+        Ok(Some(message)) => {
+            run.steps.push(Step::check("proposals", true, message));
+            Ok(())
+        }
+        Err(e) => Err(Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("The orphaned proposal records cannot be cleared: {e}."),
+            HintId::StandardsPropose,
+            "Fix what the message names, then run the gate again",
+        ))),
+    }
+}
+
+/// This checkout's live proposals (what its commits propose, bound as its store remembers),
+/// or the refusal that names what cannot be read.
+fn proposal_records(
+    ws: &Workspace,
+    trunk: &str,
+) -> Result<Vec<proposals::ProposalRecord>, Box<Envelope>> {
+    proposals::live(&ws.repo, trunk)
+        .map(|live| live.records)
+        .map_err(|e| {
+            Box::new(
+                refuse(
+                    ErrorSlug::PreconditionFailed,
+                    format!("The proposal records cannot be read: {e}."),
+                    HintId::StandardsPropose,
+                    "Fix or remove the file named above, then run the gate again",
+                )
+                .with_next(Action::new("done")),
             )
-            .with_next(Action::new("done")),
-        )
-    })
+        })
 }

@@ -1,0 +1,233 @@
+//! `discern standards withdraw`: the way out of existing proposal state. Every live proposal's
+//! limit goes back to the trunk's in one config-only commit that names what it withdraws
+//! (`Discern-Withdrawn:` trailers), and this worktree's records are dropped with it; one batch
+//! can then propose every Standard together.
+
+use serde::Serialize;
+
+use super::{ProposalRecord, live, store, trailers};
+use crate::commit::{self, ConfigCommit};
+use crate::config::Direction;
+use crate::preflight;
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::standards::pin::{Pinned, edit_limits};
+use crate::workspace::Workspace;
+
+pub const VERB: &str = "standards withdraw";
+
+/// `withdraw` (MCP `discern_standards` with `action: "withdraw"`).
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WithdrawRequest {
+    /// Preview only: the limits that would go back to the trunk's; nothing is written.
+    #[arg(long)]
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// `data` of a withdrawal.
+#[derive(Debug, Serialize)]
+struct Withdrawn<'a> {
+    withdrawn: Vec<&'a str>,
+    reverted: &'a [Pinned],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<String>,
+}
+
+fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Box<Envelope> {
+    Box::new(Envelope::refusal(
+        VERB,
+        slug,
+        message,
+        Hint::next_step(HintId::StandardsPropose, hint),
+    ))
+}
+
+pub fn withdraw(ws: &Workspace, request: &WithdrawRequest) -> Envelope {
+    withdrawal(ws, request).unwrap_or_else(|refusal| *refusal)
+}
+
+fn withdrawal(ws: &Workspace, request: &WithdrawRequest) -> Result<Envelope, Box<Envelope>> {
+    let repo = &ws.repo;
+    if !request.dry_run {
+        preflight::recover(VERB, repo)?;
+    }
+    let config = preflight::load_config(ws, VERB)?.ok_or_else(|| {
+        refuse(
+            ErrorSlug::PreconditionFailed,
+            "There is no discern.toml, so there is nothing to withdraw.",
+            "Nothing to do.",
+        )
+    })?;
+    let clean = preflight::observe_clean(VERB, repo, crate::standards::CLEANLINESS)?;
+    let branch = commit::preflight(repo).map_err(|e| {
+        refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("Cannot withdraw: {e}."),
+            "Withdraw on the effort branch with a clean tree.",
+        )
+    })?;
+    clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
+    let trunk = ws.trunk(Some(&config));
+    let live = live(repo, &trunk).map_err(|e| {
+        refuse(
+            ErrorSlug::ProposalStale,
+            format!("The proposals cannot be read: {e}."),
+            "Fix what the message names, then withdraw again.",
+        )
+    })?;
+    let records: Vec<&ProposalRecord> = live.records.iter().chain(&live.orphans).collect();
+    if records.is_empty() {
+        return Ok(nothing(&branch));
+    }
+    let reverts = reverts(&config, &live.records);
+    if request.dry_run {
+        let mut envelope = result(&live.records, &reverts, None, &branch);
+        envelope.dry_run = Some(true);
+        return Ok(envelope);
+    }
+    if reverts.is_empty() {
+        // Only records no limit carries any more (orphans, or limits already restored).
+        store::save(repo, &[]).map_err(|e| {
+            refuse(
+                ErrorSlug::ProposalFailed,
+                format!("Cannot clear the proposal store: {e}."),
+                "Check the git admin directory's permissions, then withdraw again.",
+            )
+        })?;
+        crate::proof::clear(repo);
+        return Ok(result(&live.records, &reverts, None, &branch));
+    }
+    let commit = commit_withdrawal(ws, &config, &branch, &live.records, &reverts)?;
+    Ok(result(&live.records, &reverts, Some(commit), &branch))
+}
+
+/// Every live proposal's Standard whose limit is looser than the trunk's it started from, back
+/// to that limit.
+fn reverts(config: &crate::config::Config, records: &[ProposalRecord]) -> Vec<Pinned> {
+    records
+        .iter()
+        .filter_map(|r| {
+            let standard = config.standard(&r.standard)?;
+            let looser = match standard.direction {
+                Direction::Up => standard.limit < r.trunk_limit,
+                Direction::Down => standard.limit > r.trunk_limit,
+            };
+            looser.then(|| Pinned {
+                name: r.standard.clone(),
+                from: standard.limit,
+                to: r.trunk_limit,
+                measured: r.measurement,
+            })
+        })
+        .collect()
+}
+
+fn commit_withdrawal(
+    ws: &Workspace,
+    config: &crate::config::Config,
+    branch: &str,
+    records: &[ProposalRecord],
+    reverts: &[Pinned],
+) -> Result<String, Box<Envelope>> {
+    let repo = &ws.repo;
+    let head = repo.head().ok().flatten().ok_or_else(|| {
+        refuse(
+            ErrorSlug::PreconditionFailed,
+            "This branch has no commit yet.",
+            "Nothing to do.",
+        )
+    })?;
+    let content = edit_limits(config, reverts)
+        .map_err(|e| refuse(ErrorSlug::Internal, e, "Report this as a bug in discern."))?;
+    let names: Vec<&str> = records.iter().map(|r| r.standard.as_str()).collect();
+    let mut message = format!(
+        "discern: withdraw {} Standard limit proposal{}\n\n",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" }
+    );
+    for pin in reverts {
+        message.push_str(&format!(
+            "- {}: {} -> {} (the trunk's)\n",
+            pin.name, pin.from, pin.to
+        ));
+    }
+    message.push('\n');
+    message.push_str(&trailers::withdrawn_block(&names));
+    let cleared = |_| store::state_file(&[]).map(|file| vec![file]);
+    let commit = ConfigCommit {
+        kind: "withdrawal",
+        branch,
+        head,
+        content: content.as_bytes(),
+        message: &message,
+        files: &cleared,
+    };
+    let new = commit::config_only_commit(repo, &commit, &ws.settings.faults).map_err(|e| {
+        refuse(
+            ErrorSlug::ProposalFailed,
+            format!("Nothing was withdrawn: {e}."),
+            "Withdraw again; a half-finished transaction is finished or unwound first.",
+        )
+    })?;
+    crate::proof::clear(repo);
+    Ok(new.to_string())
+}
+
+fn nothing(branch: &str) -> Envelope {
+    Envelope::ok(
+        VERB,
+        serde_json::json!({ "withdrawn": [], "reverted": [] }),
+        Report {
+            state: format!("{branch} has no proposal to withdraw."),
+            sections: Vec::new(),
+        },
+    )
+}
+
+fn result(
+    records: &[ProposalRecord],
+    reverts: &[Pinned],
+    commit: Option<String>,
+    branch: &str,
+) -> Envelope {
+    let withdrawn: Vec<&str> = records.iter().map(|r| r.standard.as_str()).collect();
+    let lines = reverts
+        .iter()
+        .map(|p| format!("{}: {} → {} (the trunk's)", p.name, p.from, p.to))
+        .collect();
+    let state = match &commit {
+        Some(commit) => format!(
+            "Withdrew {} proposal(s) on {branch} in {}; every proposed limit is the trunk's again.",
+            withdrawn.len(),
+            crate::git::short(commit)
+        ),
+        None => format!(
+            "Would withdraw {} proposal(s) on {branch}.",
+            withdrawn.len()
+        ),
+    };
+    let data = Withdrawn {
+        withdrawn,
+        reverted: reverts,
+        commit,
+    };
+    Envelope::ok(
+        VERB,
+        serde_json::to_value(&data).unwrap_or(serde_json::Value::Null),
+        Report {
+            state,
+            sections: vec![Section {
+                title: "Limits back to the trunk's".to_owned(),
+                lines,
+            }],
+        },
+    )
+    .with_hint(
+        Hint::next_step(
+            HintId::StandardsPropose,
+            "Propose every Standard this work breached together, in one batch",
+        )
+        .with_action(Action::new("standards propose")),
+    )
+}

@@ -6,6 +6,9 @@ use std::path::Path;
 use crate::support::Fixture;
 
 const CONFIG: &str = r#"
+[repository]
+pin_on_done = false
+
 [jobs]
 lint = "test -f src/lib.rs"
 test = "true"
@@ -125,6 +128,14 @@ fn every_verb_json_is_snapshotted() {
     );
     json("accept", &effort, &["accept", "--confirmed"]);
     json("standards_pin", &main, &["standards", "--pin"]);
+    // `done` with gains to pin (the default): the pin step, then Proof of the pin commit.
+    let pinning = Fixture::new(&CONFIG.replace("pin_on_done = false", ""));
+    let started = pinning.run(&["start", "--name", "e2", "--json"]).json();
+    let second = std::path::PathBuf::from(started["data"]["path"].as_str().unwrap());
+    std::fs::write(second.join("src/new.rs"), "pub fn n() {}\n").unwrap();
+    pinning.git_in(&second, &["add", "-A"]);
+    pinning.git_in(&second, &["commit", "-q", "-m", "work"]);
+    let done_pinned = pinning.run_in(&second, &["done", "--json"], &[]).stdout;
     let fresh = discern_tests::TestRepo::new();
     fresh.write("src/lib.rs", "// TODO: one\n").commit("fresh");
     let init = fixture
@@ -137,10 +148,13 @@ fn every_verb_json_is_snapshotted() {
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
     all.push((fresh_root.as_str(), "[fresh]"));
+    let pinning_root = regex::escape(pinning.repo.parent().to_str().unwrap());
+    all.push((pinning_root.as_str(), "[tmp]"));
     insta::with_settings!({ filters => all, snapshot_suffix => "" }, {
         for (name, output) in &outputs {
             insta::assert_snapshot!(format!("json_{name}"), output);
         }
         insta::assert_snapshot!("json_init", init);
+        insta::assert_snapshot!("json_done_pinned", done_pinned);
     });
 }

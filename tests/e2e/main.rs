@@ -7,6 +7,7 @@ mod cli;
 mod contract;
 mod evidence;
 mod examples;
+mod gains;
 mod lifecycle;
 mod limit_changes;
 mod mcp;

@@ -11,6 +11,9 @@ use crate::mcp::{call, connect};
 use crate::support::Fixture;
 
 const CONFIG: &str = r#"
+[repository]
+pin_on_done = false
+
 [jobs]
 test = "true"
 

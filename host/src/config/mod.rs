@@ -33,6 +33,8 @@ pub struct Config {
     /// `[repository].require_trunk`: a trunk or merge base that cannot be read fails the
     /// run (as in CI) instead of being a loud advisory.
     pub require_trunk: bool,
+    /// `[repository].pin_on_done`: `done` pins gains beyond each margin first (default true).
+    pub pin_on_done: bool,
     pub jobs: Vec<Job>,
     pub pre_authorized: Vec<String>,
     pub map_dir: String,
@@ -61,6 +63,7 @@ impl Config {
             trunk: DEFAULT_TRUNK.to_owned(),
             branch_prefix: DEFAULT_BRANCH_PREFIX.to_owned(),
             require_trunk: false,
+            pin_on_done: true,
             jobs: Vec::new(),
             pre_authorized: Vec::new(),
             map_dir: DEFAULT_MAP_DIR.to_owned(),

@@ -14,7 +14,7 @@ use super::{
 };
 
 const ROOT_TABLES: &[&str] = &["repository", "jobs", "acceptance", "map", "standards"];
-const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk"];
+const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "pin_on_done"];
 const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized"];
 const MAP_KEYS: &[&str] = &["dir"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
@@ -93,6 +93,9 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
     let require_trunk = reader
         .boolean(repository, "repository", "require_trunk")
         .unwrap_or(false);
+    let pin_on_done = reader
+        .boolean(repository, "repository", "pin_on_done")
+        .unwrap_or(true);
     let acceptance = reader.table(root.get("acceptance"), "acceptance", ACCEPTANCE_KEYS);
     let pre_authorized = reader
         .string_list(acceptance, "acceptance", "pre_authorized", true)
@@ -109,6 +112,7 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
             trunk,
             branch_prefix,
             require_trunk,
+            pin_on_done,
             jobs,
             pre_authorized,
             map_dir,

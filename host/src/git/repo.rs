@@ -369,6 +369,22 @@ impl Repo {
         Ok(list)
     }
 
+    /// Run git in the work tree; its stdout exactly as printed, or its stderr as the error.
+    pub fn git_bytes(&self, args: &[&str]) -> Result<Vec<u8>, RepoError> {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(&self.root)
+            .output()
+            .map_err(|e| read_error(&format!("git {}", args.join(" ")), e))?;
+        if !output.status.success() {
+            return Err(read_error(
+                &format!("git {}", args.join(" ")),
+                String::from_utf8_lossy(&output.stderr).trim(),
+            ));
+        }
+        Ok(output.stdout)
+    }
+
     /// Run git in the work tree; its trimmed stdout, or its stderr as the error.
     pub fn git(&self, args: &[&str]) -> Result<String, RepoError> {
         let output = Command::new("git")

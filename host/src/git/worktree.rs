@@ -63,30 +63,70 @@ pub fn remove(main: &Repo, path: &Path, removal: Removal) -> Result<(), GitComma
 pub enum Merge {
     /// The branch now contains `incoming` in a merge commit.
     Merged,
+    /// It conflicted only in the one file a resolver was given, which resolved it: the branch
+    /// contains `incoming` in a merge commit with that file as resolved.
+    Resolved(String),
     /// It conflicted in these paths; the merge was aborted and nothing changed.
     Conflicted(Vec<String>),
     /// It failed for another reason (`message`); aborted, nothing changed.
     Failed(String),
 }
 
-/// `git merge --no-ff --no-edit -m <message> <incoming>` into the checked-out branch; any
-/// failure is aborted (`git merge --abort`), so no conflict state is ever left.
-pub fn merge(repo: &Repo, incoming: ObjectId, message: &str) -> Merge {
+/// How a conflict confined to one file may be resolved: given our and their content, the
+/// resolved content, or `None` to abort.
+pub struct Resolver<'a> {
+    pub path: &'a str,
+    pub resolve: &'a dyn Fn(&str, &str) -> Option<String>,
+}
+
+/// `git merge --no-ff --no-edit -m <message> <incoming>` into the checked-out branch. A
+/// conflict in `resolver.path` alone that the resolver resolves is committed as the merge;
+/// any other failure is aborted (`git merge --abort`), so no conflict state is ever left.
+pub fn merge(repo: &Repo, incoming: ObjectId, message: &str, resolver: Option<&Resolver>) -> Merge {
     let incoming = incoming.to_string();
     let args = ["merge", "--no-edit", "--no-ff", "-m", message, &incoming];
-    match run(repo, &args) {
-        Ok(_) => Merge::Merged,
-        Err(e) => {
-            let conflicts =
-                run(repo, &["diff", "--name-only", "--diff-filter=U"]).unwrap_or_default();
-            let _ = run(repo, &["merge", "--abort"]);
-            let files: Vec<String> = conflicts.lines().map(str::to_owned).collect();
-            match files.is_empty() {
-                true => Merge::Failed(e.message),
-                false => Merge::Conflicted(files),
-            }
-        }
+    let Err(e) = run(repo, &args) else {
+        return Merge::Merged;
+    };
+    let conflicts = run(repo, &["diff", "--name-only", "--diff-filter=U"]).unwrap_or_default();
+    let files: Vec<String> = conflicts.lines().map(str::to_owned).collect();
+    if let Some(resolver) = resolver
+        && files == [resolver.path]
+        && resolve(repo, resolver).is_ok()
+    {
+        return Merge::Resolved(resolver.path.to_owned());
     }
+    let _ = run(repo, &["merge", "--abort"]);
+    match files.is_empty() {
+        true => Merge::Failed(e.message),
+        false => Merge::Conflicted(files),
+    }
+}
+
+/// Resolve the one conflicted file and conclude the merge; an error leaves it to be aborted.
+fn resolve(repo: &Repo, resolver: &Resolver) -> Result<(), GitCommandError> {
+    let stage = |n: u8| {
+        let spec = format!(":{n}:{}", resolver.path);
+        repo.git_bytes(&["show", &spec])
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .map_err(|e| GitCommandError {
+                command: format!("show {spec}"),
+                message: e.to_string(),
+            })
+    };
+    let (ours, theirs) = (stage(2)?, stage(3)?);
+    let Some(resolved) = (resolver.resolve)(&ours, &theirs) else {
+        return Err(GitCommandError {
+            command: format!("merge ({})", resolver.path),
+            message: "the conflict is not one the resolver settles".to_owned(),
+        });
+    };
+    std::fs::write(repo.root().join(resolver.path), resolved).map_err(|e| GitCommandError {
+        command: format!("merge ({})", resolver.path),
+        message: e.to_string(),
+    })?;
+    run(repo, &["add", "--", resolver.path])?;
+    run(repo, &["commit", "--no-edit", "--quiet"]).map(|_| ())
 }
 
 /// Bring `checkout`'s index and files from `from` to `to` (`git read-tree -m -u`), the way a

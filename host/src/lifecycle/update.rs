@@ -156,6 +156,26 @@ pub fn update(ws: &Workspace, request: &UpdateRequest) -> Envelope {
     merge.run(repo)
 }
 
+/// Two efforts pinned the same limit: when `ours` and `theirs` differ only in limit values,
+/// the config with the tighter value of each; otherwise `None` (the conflict is real).
+fn tighter_limits(ours: &str, theirs: &str) -> Option<String> {
+    let (o, t) = (Config::parse(ours).ok()?, Config::parse(theirs).ok()?);
+    let limits: Vec<(&str, f64)> = t
+        .standards
+        .iter()
+        .filter_map(|standard| {
+            let mine = o.standard(&standard.name)?;
+            let tighter = match standard.direction {
+                crate::config::Direction::Up => standard.limit.max(mine.limit),
+                crate::config::Direction::Down => standard.limit.min(mine.limit),
+            };
+            Some((standard.name.as_str(), tighter))
+        })
+        .collect();
+    let merged = t.with_limits(&limits).ok()?;
+    (o.with_limits(&limits).ok()? == merged).then_some(merged)
+}
+
 /// Whether the tracked files are committed, as a merge needs them; else the refusal.
 fn tracked_clean(repo: &Repo) -> Result<(), Box<Envelope>> {
     match preflight::check_clean(repo, Cleanliness::TrackedFiles) {
@@ -213,8 +233,19 @@ impl Merge<'_> {
             "Merge {} into {} (discern update)",
             self.source, self.branch
         );
-        match git::worktree::merge(repo, self.incoming, &message) {
+        let resolver = git::worktree::Resolver {
+            path: crate::config::FILE,
+            resolve: &tighter_limits,
+        };
+        match git::worktree::merge(repo, self.incoming, &message, Some(&resolver)) {
             git::Merge::Merged => self.merged(repo),
+            git::Merge::Resolved(path) => {
+                let mut e = self.merged(repo);
+                e.advisories.push(format!(
+                    "{path} conflicted only in limit values that both sides tightened; the merge took the tighter value of each."
+                ));
+                e
+            }
             git::Merge::Conflicted(files) => self.aborted(&files, None),
             git::Merge::Failed(why) => self.aborted(&[], Some(&why)),
         }

@@ -2,6 +2,7 @@
 //! producer identity once, judge each reading against its limit, and refuse any limit that
 //! was loosened, redefined or deleted versus the trunk.
 
+pub mod gains;
 pub mod init;
 mod judge;
 pub mod limits;

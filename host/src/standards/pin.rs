@@ -249,7 +249,7 @@ fn nothing_to_pin(measured: &Measured) -> Envelope {
 }
 
 /// The config-only commit on `branch`, made only if it still points at the measured HEAD.
-fn commit_pins(
+pub(super) fn commit_pins(
     ws: &Workspace,
     branch: &str,
     measured: &Measured,
@@ -388,7 +388,7 @@ pub fn edit_limits(config: &Config, pins: &[Pinned]) -> Result<String, String> {
     config.with_limits(&limits)
 }
 
-fn pin_message(config: &Config, pins: &[Pinned]) -> String {
+pub(super) fn pin_message(config: &Config, pins: &[Pinned]) -> String {
     let mut message = format!(
         "discern: pin {} Standard limit{}\n\n",
         pins.len(),

@@ -18,6 +18,7 @@ use crate::runtime::Runtime;
 use crate::standards;
 use crate::workspace::Workspace;
 
+mod gains;
 mod stages;
 
 pub const VERB: &str = "done";
@@ -91,7 +92,7 @@ fn to_data(data: &impl Serialize) -> Value {
 }
 
 /// What the gate established before it runs anything: the exact commit and its trunk.
-struct Subject {
+pub(super) struct Subject {
     config: Option<Config>,
     trunk: String,
     branch: String,
@@ -154,9 +155,14 @@ fn gate(
     if request.dry_run {
         return dry_run(&ws.repo, &subject);
     }
+    journal.phase("pin");
+    let (subject, gained) = match gains::stick(ws, runtime, request, subject, progress) {
+        Ok(stuck) => stuck,
+        Err(refusal) => return *refusal,
+    };
     let mut run = Run {
         subject: &subject,
-        steps: Vec::new(),
+        steps: gained.into_iter().collect(),
         diagnostics: Vec::new(),
     };
     let proven = stages::merge_check(&mut run, &ws.repo, journal)
@@ -235,7 +241,7 @@ fn refusal(why: &NotProvable) -> Box<Envelope> {
 
 /// Every precondition of the gate, in order: a recovered checkout, a readable config, an
 /// effort branch (not the trunk), a clean tree, a commit ahead of a readable trunk.
-fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelope>> {
+pub(super) fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelope>> {
     let repo = &ws.repo;
     if !request.dry_run {
         preflight::recover(VERB, repo)?;

@@ -213,7 +213,10 @@ pub fn check(
 
 /// The config committed at `commit`: `Ok(None)` without a `discern.toml`, `Err(why)` when it
 /// cannot be parsed (read tolerantly: another discern version may have written it).
-fn config_at(repo: &Repo, commit: ObjectId) -> Result<Result<Option<Config>, String>, RepoError> {
+pub fn config_at(
+    repo: &Repo,
+    commit: ObjectId,
+) -> Result<Result<Option<Config>, String>, RepoError> {
     let Some(bytes) = repo.file_at(commit, crate::config::FILE)? else {
         return Ok(Ok(None));
     };

@@ -1,0 +1,87 @@
+//! Gains stick: before the gate proves anything, the gains beyond each Standard's margin are
+//! pinned in one config-only commit (unless `[repository].pin_on_done = false` or proposals
+//! are live), and the gate proves that commit.
+
+use super::{DoneRequest, Subject, VERB, subject};
+use crate::config::{Config, StandardDef};
+use crate::git::short;
+use crate::lifecycle::steps::Step;
+use crate::proposals;
+use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::runtime::Runtime;
+use crate::standards::{self, gains};
+use crate::workspace::Workspace;
+
+/// The subject to prove (a new one when gains were pinned) and the step that says so.
+pub(super) fn stick(
+    ws: &Workspace,
+    runtime: &Runtime,
+    request: &DoneRequest,
+    subject_now: Subject,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(Subject, Option<Step>), Box<Envelope>> {
+    // A branch behind the trunk fails the gate's merge stage; nothing is pinned on it first.
+    let Some(config) = subject_now
+        .config
+        .as_ref()
+        .filter(|c| c.pin_on_done && subject_now.behind == 0)
+    else {
+        return Ok((subject_now, None));
+    };
+    // ADR 0405: proposal commits still invalidate Proof; no pin is stacked on live proposals.
+    let live = proposals::live(&ws.repo, &subject_now.trunk).map_err(|e| {
+        Box::new(Envelope::refusal(
+            VERB,
+            ErrorSlug::PreconditionFailed,
+            format!("The proposal records cannot be read: {e}."),
+            Hint::next_step(
+                HintId::StandardsPropose,
+                "Fix what the message names, then run the gate again",
+            ),
+        ))
+    })?;
+    if !live.records.is_empty() {
+        return Ok((subject_now, None));
+    }
+    let trunk_config = trunk_config(ws, &subject_now);
+    let margin_of = |standard: &StandardDef| {
+        trunk_config
+            .as_ref()
+            .and_then(|c| c.standard(&standard.name))
+            .map_or(standard.margin, |t| t.margin)
+    };
+    let claims = proposals::claims(ws, config);
+    let gained = gains::pin_gains(
+        ws,
+        runtime,
+        config,
+        &subject_now.branch,
+        &margin_of,
+        &claims,
+        progress,
+    )?;
+    let Some(gained) = gained else {
+        return Ok((subject_now, None));
+    };
+    let pins: Vec<String> = gained
+        .pins
+        .iter()
+        .map(|p| format!("{} {} → {}", p.name, p.from, p.to))
+        .collect();
+    let step = Step::check(
+        "pin",
+        true,
+        format!(
+            "gains pinned in {}: {}",
+            short(&gained.commit.to_string()),
+            pins.join(", ")
+        ),
+    );
+    Ok((subject(ws, request)?, Some(step)))
+}
+
+/// The trunk's config as of this branch's merge base (whose margins a pin leaves).
+fn trunk_config(ws: &Workspace, subject: &Subject) -> Option<Config> {
+    let base = ws.repo.merge_base(subject.trunk_commit, subject.head)?;
+    standards::limits::config_at(&ws.repo, base).ok()?.ok()?
+}

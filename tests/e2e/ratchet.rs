@@ -58,6 +58,21 @@ fn deleting_discern_toml_deletes_every_standard_on_a_branch_and_on_the_trunk() {
     let done = fixture.run(&["done", "--json"]).json();
     assert_eq!(done["ok"], false, "no Proof for a deleted config: {done}");
 
+    // Renaming a Standard is deleting one and adding another.
+    fixture.repo.write(
+        "discern.toml",
+        CONFIG.replace("[standards.todo]", "[standards.todos]"),
+    );
+    fixture.repo.commit("rename the Standard");
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(json["data"]["limits"]["status"], "loosened");
+    assert!(
+        messages(&json)
+            .iter()
+            .any(|m| m.contains("Standard todo is deleted on this branch")),
+        "{json}"
+    );
+
     // The same commit straight on the trunk.
     fixture.repo.git(&["checkout", "-q", "main"]);
     fixture.repo.remove("discern.toml");

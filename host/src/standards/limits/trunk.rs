@@ -61,8 +61,11 @@ pub(super) fn landed(
         }
         return Ok(());
     };
+    // Without Proof notes in this clone there is no landing to find: the first parent it is.
+    let has_notes = repo.resolve_ref(crate::commit::NOTES_REF)?.is_some();
+    let searches = if has_notes { LANDING_SEARCH } else { 0 };
     let mut candidate = parent;
-    for _ in 0..LANDING_SEARCH {
+    for _ in 0..searches {
         if range::landed(repo, candidate)? {
             return judge(repo, against, candidate, BaselineKind::Landing, check);
         }

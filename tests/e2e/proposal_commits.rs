@@ -6,6 +6,13 @@ use serde_json::Value;
 use crate::support::Fixture;
 
 const CONFIG: &str = r#"
+[standards.readme_todo]
+direction = "down"
+limit = 5
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["README.md"] }
+metric = "matches"
+
 [standards.todo]
 direction = "down"
 limit = 2
@@ -152,7 +159,16 @@ fn deleting_the_local_records_never_drops_what_accept_must_approve() {
         "--json",
     ]);
     assert_eq!(json["ok"], true, "{json}");
-    assert_eq!(run(&["done", "--json"])["ok"], true);
+    let done = run(&["done", "--json"]);
+    assert_eq!(done["ok"], true, "{done}");
+    assert!(
+        done["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["label"] != "pin"),
+        "no pin is stacked on live proposals: {done}"
+    );
 
     // The agent deletes its worktree's records: the commit still says what was proposed.
     let git_dir = fixture.repo.git(&[

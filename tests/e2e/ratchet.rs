@@ -187,6 +187,21 @@ fn a_ci_clone_fails_until_the_printed_fetch_makes_the_trunk_and_its_history_read
 }
 
 #[test]
+fn require_trunk_in_the_config_fails_an_unreadable_trunk_everywhere() {
+    let fixture = Fixture::new(&format!(
+        "[repository]\ntrunk = \"release\"\nrequire_trunk = true\n{CONFIG}"
+    ));
+    let run = fixture.run(&["standards", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["data"]["limits"]["status"], "unverified");
+    assert_eq!(
+        json["diagnostics"][0]["reproduce_cmd"],
+        "git fetch origin release:refs/remotes/origin/release"
+    );
+}
+
+#[test]
 fn a_ci_clone_catches_a_loosening_once_the_trunk_is_fetched() {
     let (fixture, clone) = ci_clone(&CONFIG.replace("limit = 5", "limit = 9"));
     shell(

@@ -141,7 +141,7 @@ pub fn pin(
     }
     let content = match edit_limits(&config, &pins) {
         Ok(content) => content,
-        Err(e) => return internal(e),
+        Err(e) => return refusal(&NotPinned::Internal(e)),
     };
     if dry_run {
         return dry_run_result(&measured, &pins, pending);
@@ -169,7 +169,7 @@ fn prepare(
     };
     select(&config, names)?;
     let clean = preflight::observe_clean(VERB, &ws.repo, super::CLEANLINESS)?;
-    let branch = commit::preflight(&ws.repo).map_err(|e| Box::new(commit_refusal(&e)))?;
+    let branch = commit::preflight(&ws.repo).map_err(|e| Box::new(commit_refusal(e)))?;
     clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, &ws.repo, &e)))?;
     Ok((config, branch))
 }
@@ -259,15 +259,12 @@ pub(super) fn commit_pins(
     let head: gix::ObjectId = measured
         .commit
         .parse()
-        .map_err(|_| Box::new(internal("the measured commit id is unreadable".to_owned())))?;
+        .map_err(|_| {
+            let why = NotPinned::Internal("the measured commit id is unreadable".to_owned());
+            Box::new(refusal(&why))
+        })?;
     if ws.repo.head().ok().flatten() != Some(head) {
-        return Err(Box::new(Envelope::refusal(
-            VERB,
-            ErrorSlug::PinFailed,
-            "HEAD moved while measuring; nothing was pinned.",
-            Hint::next_step(HintId::StandardsMeasure, "Pin again on the new HEAD")
-                .with_action(Action::new("standards").flag("pin")),
-        )));
+        return Err(Box::new(refusal(&NotPinned::HeadMoved)));
     }
     let commit = ConfigCommit {
         kind: "pin",
@@ -278,7 +275,7 @@ pub(super) fn commit_pins(
         files: &|_| Ok(Vec::new()),
     };
     commit::config_only_commit(&ws.repo, &commit, &ws.settings.faults)
-        .map_err(|e| Box::new(commit_refusal(&e)))
+        .map_err(|e| Box::new(commit_refusal(e)))
 }
 
 fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId) -> Envelope {
@@ -409,31 +406,60 @@ pub(super) fn pin_message(config: &Config, pins: &[Pinned]) -> String {
     message
 }
 
-pub fn commit_refusal(e: &CommitError) -> Envelope {
-    let (slug, hint) = match e {
-        CommitError::Detached | CommitError::InProgress(_) | CommitError::Staged(_) => (
+/// Why nothing was pinned (a red or blocked Standard is refused with its readings, in
+/// `not_all_passing`).
+#[derive(Debug, thiserror::Error)]
+pub enum NotPinned {
+    #[error("HEAD moved while measuring; nothing was pinned.")]
+    HeadMoved,
+    #[error("Nothing was committed: {0}.")]
+    Commit(#[from] CommitError),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// The refusal for each reason nothing was pinned, in one place.
+pub fn refusal(why: &NotPinned) -> Envelope {
+    let (slug, hint) = match why {
+        NotPinned::HeadMoved => (
+            ErrorSlug::PinFailed,
+            Hint::next_step(HintId::StandardsMeasure, "Pin again on the new HEAD")
+                .with_action(Action::new("standards").flag("pin")),
+        ),
+        NotPinned::Commit(
+            CommitError::Detached | CommitError::InProgress(_) | CommitError::Staged(_),
+        ) => (
             ErrorSlug::PreconditionFailed,
             Hint::next_step(
                 HintId::CommitOrStash,
                 "Get the checkout onto a named branch with no operation in progress and nothing staged, then try again.",
             ),
         ),
-        CommitError::Moved { .. } => (
+        NotPinned::Commit(CommitError::Moved { .. }) => (
             ErrorSlug::PinFailed,
             Hint::next_step(
                 HintId::StandardsMeasure,
                 "Another writer moved the branch; run the command again on the new HEAD.",
             ),
         ),
-        CommitError::Git(_) => (
+        NotPinned::Commit(CommitError::Git(_)) => (
             ErrorSlug::PinFailed,
             Hint::next_step(
                 HintId::ReportBug,
                 "Nothing was changed; check the repository (permissions, disk) and try again.",
             ),
         ),
+        NotPinned::Internal(_) => (
+            ErrorSlug::Internal,
+            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+        ),
     };
-    Envelope::refusal(VERB, slug, format!("Nothing was committed: {e}."), hint)
+    Envelope::refusal(VERB, slug, why.to_string(), hint)
+}
+
+/// A commit that could not be made, as the refusal of `verb`'s pin.
+pub fn commit_refusal(e: CommitError) -> Envelope {
+    refusal(&NotPinned::Commit(e))
 }
 
 /// What `--pin --dry-run` shows: the pins a real run would commit, as a plan.
@@ -463,13 +489,4 @@ fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>)
             .with_action(Action::new("standards").flag("pin")),
     );
     envelope
-}
-
-fn internal(message: String) -> Envelope {
-    Envelope::refusal(
-        VERB,
-        ErrorSlug::Internal,
-        message,
-        Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-    )
 }

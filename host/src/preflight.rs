@@ -54,7 +54,24 @@ pub fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>, RepoE
 /// Finish or unwind the config transaction a crash interrupted in this checkout (what every
 /// writing verb does first), or the refusal of `verb` when it cannot be recovered.
 pub fn recover(verb: &str, repo: &Repo) -> Result<Option<crate::commit::Recovery>, Box<Envelope>> {
+    finish_landings(verb, repo)?;
     crate::commit::recover(repo).map_err(|e| Box::new(recovery_refusal(verb, &e)))
+}
+
+/// Finish (the trunk moved) or unwind (it did not) every landing a crash interrupted, from
+/// any checkout of the repository; what was done, one line each.
+pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envelope>> {
+    crate::commit::landing::recover(repo, &crate::commit::Faults::default()).map_err(|e| {
+        Box::new(Envelope::refusal(
+            verb,
+            ErrorSlug::PreconditionFailed,
+            format!("An interrupted landing cannot be finished: {e}"),
+            Hint::next_step(
+                HintId::CheckRepository,
+                "Inspect the trunk and the landing journal named above, then run the command again.",
+            ),
+        ))
+    })
 }
 
 /// The refusal when an interrupted transaction cannot be recovered.
@@ -73,6 +90,19 @@ pub fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> Envelope 
 /// The advisory a read-only verb or a dry run gives about a transaction a crash interrupted
 /// (it writes nothing, so it does not recover it; the next writing verb does).
 pub fn pending_transaction(repo: &Repo) -> Option<String> {
+    let landings = match crate::commit::landing::pending(repo) {
+        Ok(found) => found
+            .iter()
+            .map(|(_, j)| format!("An interrupted landing of {} on {} is pending; the next writing verb finishes or unwinds it before anything else.", j.branch, j.trunk))
+            .collect::<Vec<_>>(),
+        Err(e) => vec![format!("A landing journal is pending but unreadable: {e}.")],
+    };
+    let config = config_transaction(repo);
+    let all: Vec<String> = landings.into_iter().chain(config).collect();
+    (!all.is_empty()).then(|| all.join(" "))
+}
+
+fn config_transaction(repo: &Repo) -> Option<String> {
     match crate::commit::pending(repo) {
         Ok(None) => None,
         Ok(Some(journal)) => Some(format!(

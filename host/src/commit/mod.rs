@@ -15,6 +15,8 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use crate::config::FILE;
 use crate::git::Repo;
 
+pub mod landing;
+pub mod lock;
 mod transaction;
 
 pub use transaction::{
@@ -98,6 +100,10 @@ pub enum CommitError {
         expected: String,
         found: String,
     },
+    #[error(
+        "the commit would change nothing: the limits are already exactly these (another writer made the same change first)"
+    )]
+    Unchanged,
     #[error("{0}")]
     Git(String),
 }

@@ -92,6 +92,17 @@ pub fn config_only_commit(
     commit: &ConfigCommit<'_>,
     faults: &Faults,
 ) -> Result<ObjectId, CommitError> {
+    // Writers serialise on one lock for the journal, commit and ref phase.
+    let _lock =
+        super::lock::WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
+    // Under the lock: a commit that would change nothing (another writer made it first) is
+    // never stacked as an empty one.
+    let committed = repo
+        .file_at(commit.head, FILE)
+        .map_err(|e| git_error("cannot read the committed config", e))?;
+    if committed.as_deref() == Some(commit.content) {
+        return Err(CommitError::Unchanged);
+    }
     let (new, blob) = write_objects(repo, commit.head, commit.content, commit.message)?;
     faults.point(step::OBJECTS_WRITTEN);
     let files = (commit.files)(new).map_err(|e| git_error("cannot prepare the records", e))?;
@@ -200,6 +211,12 @@ fn write_files(repo: &Repo, journal: &Journal) -> std::io::Result<()> {
 /// there was none.
 pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
     let path = repo.admin_path(JOURNAL);
+    if !path.exists() {
+        return Ok(None);
+    }
+    // A live writer holds the lock while its journal exists: wait for it, never take it over.
+    let _lock =
+        super::lock::WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
     let Ok(bytes) = std::fs::read(&path) else {
         return Ok(None);
     };

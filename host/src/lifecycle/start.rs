@@ -97,6 +97,12 @@ pub fn worktree_root(main: &Path) -> PathBuf {
 }
 
 pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
+    // A landing a crash interrupted is finished from the main checkout too, before forking.
+    if !request.dry_run
+        && let Err(refusal) = crate::preflight::finish_landings(VERB, &ws.repo)
+    {
+        return (*refusal).into();
+    }
     let plan = match plan(ws, request) {
         Ok(plan) => plan,
         Err(refusal) => return (*refusal).into(),

@@ -85,6 +85,9 @@ pub fn update(ws: &Workspace, request: &UpdateRequest) -> Envelope {
         )
         .with_next(Action::new("update"));
     }
+    if !dry_run && let Err(refusal) = preflight::finish_landings(VERB, repo) {
+        return *refusal;
+    }
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.trunk(config.as_ref());
     let source = from.map_or_else(|| trunk.clone(), str::to_owned);

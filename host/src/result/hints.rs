@@ -71,6 +71,7 @@ pub enum HintId {
     FleetBroken,
     FleetUnreadable,
     UnlandedBranches,
+    MainCheckoutBehind,
 }
 
 impl HintId {
@@ -80,7 +81,7 @@ impl HintId {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
             StandardsUseRate | StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
             ProposalAwaitsOwner | FleetDirty | FleetReady | FleetStale | FleetBroken
-            | FleetUnreadable | UnlandedBranches => Category::OwnerAttention,
+            | FleetUnreadable | UnlandedBranches | MainCheckoutBehind => Category::OwnerAttention,
             MainCheckoutDirty | StatusFullDetail => Category::Notice,
             FleetOwnership => Category::Guardrail,
             SeeHelp
@@ -130,6 +131,10 @@ impl HintId {
         (
             HintId::ProposalAwaitsOwner,
             "{total} limit proposal(s) await the owner's exact approval of value and reason: {names}.",
+        ),
+        (
+            HintId::MainCheckoutBehind,
+            "The trunk landed, but the main checkout {path} could not follow it and shows the landing reversed; committing what it shows would undo the landing. Bringing it up to date is the owner's step (the advisory names it).",
         ),
         (
             HintId::FleetDirty,
@@ -208,6 +213,7 @@ impl HintId {
         HintId::FleetBroken,
         HintId::FleetUnreadable,
         HintId::UnlandedBranches,
+        HintId::MainCheckoutBehind,
     ];
 }
 

@@ -80,6 +80,6 @@ pub fn pin_gains(
         "{}\nPinned by `discern done`: gains stick.\n",
         pin_message(config, &pins)
     );
-    let commit = commit_pins(ws, branch, &measured, content.as_bytes(), &message)?;
+    let commit = commit_pins(ws, branch, &measured, (&config.source, &content), &message)?;
     Ok(Some(Gained { pins, commit }))
 }

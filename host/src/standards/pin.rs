@@ -147,7 +147,7 @@ pub fn pin(
         return dry_run_result(&measured, &pins, pending);
     }
     let message = pin_message(&config, &pins);
-    match commit_pins(ws, &branch, &measured, content.as_bytes(), &message) {
+    match commit_pins(ws, &branch, &measured, (&config.source, &content), &message) {
         Ok(new) => pinned(&measured, &pins, &branch, new),
         Err(refusal) => *refusal,
     }
@@ -253,19 +253,23 @@ pub(super) fn commit_pins(
     ws: &Workspace,
     branch: &str,
     measured: &Measured,
-    content: &[u8],
+    (base, content): (&str, &str),
     message: &str,
 ) -> Result<gix::ObjectId, Box<Envelope>> {
-    let head: gix::ObjectId = measured
-        .commit
-        .parse()
-        .map_err(|_| {
-            let why = NotPinned::Internal("the measured commit id is unreadable".to_owned());
-            Box::new(refusal(&why))
-        })?;
+    let head: gix::ObjectId = measured.commit.parse().map_err(|_| {
+        let why = NotPinned::Internal("the measured commit id is unreadable".to_owned());
+        Box::new(refusal(&why))
+    })?;
     if ws.repo.head().ok().flatten() != Some(head) {
         return Err(Box::new(refusal(&NotPinned::HeadMoved)));
     }
+    // The limits edited must be the committed ones (a concurrent pin may have moved HEAD
+    // after this config was read); the commit itself re-checks under the writer lock.
+    let committed = ws.repo.file_at(head, crate::config::FILE).ok().flatten();
+    if committed.as_deref() != Some(base.as_bytes()) {
+        return Err(Box::new(refusal(&NotPinned::HeadMoved)));
+    }
+    let content = content.as_bytes();
     let commit = ConfigCommit {
         kind: "pin",
         branch,
@@ -410,7 +414,7 @@ pub(super) fn pin_message(config: &Config, pins: &[Pinned]) -> String {
 /// `not_all_passing`).
 #[derive(Debug, thiserror::Error)]
 pub enum NotPinned {
-    #[error("HEAD moved while measuring; nothing was pinned.")]
+    #[error("HEAD or its discern.toml moved while measuring (another writer); nothing was pinned.")]
     HeadMoved,
     #[error("Nothing was committed: {0}.")]
     Commit(#[from] CommitError),
@@ -435,7 +439,7 @@ pub fn refusal(why: &NotPinned) -> Envelope {
                 "Get the checkout onto a named branch with no operation in progress and nothing staged, then try again.",
             ),
         ),
-        NotPinned::Commit(CommitError::Moved { .. }) => (
+        NotPinned::Commit(CommitError::Moved { .. } | CommitError::Unchanged) => (
             ErrorSlug::PinFailed,
             Hint::next_step(
                 HintId::StandardsMeasure,

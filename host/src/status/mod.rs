@@ -63,6 +63,10 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
     let report = report(&data, &projected);
     let mut envelope = Envelope::ok(VERB, projected.data, report);
     envelope.hints = hints(&data);
+    // Read-only: an interrupted transaction is reported, never recovered here.
+    envelope
+        .advisories
+        .extend(crate::preflight::pending_transaction(&ws.repo));
     if !verbose {
         envelope.hints.push(
             Hint::new(

@@ -9,12 +9,13 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use serde_json::json;
 
+mod landed;
+
 use super::Moved;
 use crate::commit;
 use crate::config::Config;
 use crate::git::Repo;
 use crate::git::short;
-use crate::git::{self, Removal};
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, ProofState};
@@ -71,36 +72,6 @@ pub enum Consent {
     Confirmed,
     /// Every changed path is inside these standing grants.
     PreAuthorized { scopes: Vec<String> },
-}
-
-/// `data` of a landing.
-#[derive(Debug, Serialize)]
-struct Landed<'a> {
-    landed: String,
-    trunk: &'a str,
-    proof_line: &'a str,
-    consent: &'a Consent,
-    standard_approvals: &'a [ApprovalItem],
-    proof_note: NoteStatus,
-    landing: LandingFacts,
-    root: &'a std::path::Path,
-}
-
-#[derive(Debug, Serialize)]
-struct NoteStatus {
-    #[serde(rename = "ref")]
-    reference: &'static str,
-    written: bool,
-    error: Option<String>,
-}
-
-/// What the landing did besides moving the trunk.
-#[derive(Debug, Serialize)]
-struct LandingFacts {
-    trunk_landed: bool,
-    worktree_removed: bool,
-    branch_deleted: bool,
-    main_checkout_updated: bool,
 }
 
 /// `data` of a refusal for want of consent.
@@ -164,19 +135,59 @@ struct MainCheckout {
 }
 
 fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
+    // A landing a crash interrupted is finished (or unwound) before another is decided.
+    let finished = match request.dry_run {
+        true => Ok(Vec::new()),
+        false => preflight::finish_landings(VERB, &ws.repo),
+    };
+    let finished = match finished {
+        Ok(finished) => finished,
+        Err(refusal) => return (*refusal).into(),
+    };
+    let mut moved = decide_and_land(ws, request);
+    moved.envelope.advisories.extend(finished);
+    moved
+}
+
+fn decide_and_land(ws: &Workspace, request: &AcceptRequest) -> Moved {
     let prepared = landing(ws).and_then(|landing| {
         let authority = authority(ws, request, &landing)?;
-        let main = main_checkout(&ws.repo, &landing.trunk)?;
-        Ok((landing, authority, main))
+        Ok((landing, authority))
     });
-    let (landing, authority, main) = match prepared {
+    let (landing, authority) = match prepared {
         Ok(prepared) => prepared,
         Err(refusal) => return (*refusal).into(),
     };
     if request.dry_run {
-        return dry_run(&landing, &authority).into();
+        return match main_checkout(&ws.repo, &landing.trunk) {
+            Ok(_) => dry_run(&landing, &authority).into(),
+            Err(refusal) => (*refusal).into(),
+        };
     }
-    fast_forward(&ws.repo, &landing, &authority, &main)
+    // Concurrent landings serialise here: under the writer lock the trunk is re-read (a
+    // landing that lost the race is told the trunk moved, never that the winner's main-checkout
+    // update is somebody's uncommitted change), then the main checkout is checked and landed.
+    let lock = match commit::lock::WriterLock::acquire(&ws.repo) {
+        Ok(lock) => lock,
+        Err(e) => {
+            return refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("Nothing landed: {e}."),
+                HintId::CheckRepository,
+                "Let the other discern writer finish, then accept again",
+            )
+            .into();
+        }
+    };
+    let current = ws.repo.branch_commit(&landing.trunk).ok().flatten();
+    if current != Some(landing.trunk_commit) {
+        let (trunk, branch) = (landing.trunk.clone(), landing.branch.clone());
+        return (*refusal(&NotLandable::TrunkMoved { trunk, branch })).into();
+    }
+    match main_checkout(&ws.repo, &landing.trunk) {
+        Ok(main) => landed::fast_forward(ws, &landing, &authority, &main, &lock),
+        Err(refusal) => (*refusal).into(),
+    }
 }
 
 /// The preconditions: an effort worktree on a branch, clean, with honored Proof for its HEAD,
@@ -490,109 +501,4 @@ fn dry_run(landing: &Landing, authority: &Authority) -> Envelope {
     );
     e.dry_run = Some(true);
     e
-}
-
-/// Land: fast-forward the trunk (CAS), then the note, then the main checkout and clean-up.
-fn fast_forward(
-    repo: &Repo,
-    landing: &Landing,
-    authority: &Authority,
-    main: &MainCheckout,
-) -> Moved {
-    let Landing {
-        trunk,
-        branch,
-        head,
-        trunk_commit,
-        proof,
-        ..
-    } = landing;
-    if let Err(e) = commit::move_branch(
-        repo,
-        trunk,
-        *trunk_commit,
-        *head,
-        &format!("discern accept: fast-forward {trunk} to {branch}"),
-    ) {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("Nothing landed: {e}."),
-            HintId::UpdateFromTrunk,
-            "Bring in the trunk, run the gate, then accept again",
-        )
-        .with_next(Action::new("update"))
-        .into();
-    }
-    let note = ProofNote {
-        version: NOTE_VERSION,
-        subject: NoteSubject {
-            commit: head.to_string(),
-            branch: branch.clone(),
-            trunk: trunk.clone(),
-        },
-        proof: proof.clone(),
-        consent: authority.consent.clone(),
-        approved_proposals: authority.items.clone(),
-    };
-    let note_status = serde_json::to_vec_pretty(&note)
-        .map_err(|e| e.to_string())
-        .and_then(|bytes| commit::write_note(repo, *head, &bytes).map_err(|e| e.to_string()));
-    // The main checkout follows the trunk if it has it checked out.
-    let main_repo = main.repo.as_ref();
-    let main_updated = main.on_trunk
-        && main_repo.is_some_and(|m| git::worktree::follow(m, *trunk_commit, *head).is_ok());
-    let worktree_path = repo.root().to_owned();
-    let removed = main_repo
-        .is_some_and(|m| git::worktree::remove(m, &worktree_path, Removal::IfClean).is_ok());
-    let branch_deleted =
-        removed && main_repo.is_some_and(|m| commit::delete_branch(m, branch, *head).is_ok());
-    let _ = proposals::store::save(repo, &[]);
-    let data = Landed {
-        landed: head.to_string(),
-        trunk,
-        proof_line: &proof.line,
-        consent: &authority.consent,
-        standard_approvals: &authority.items,
-        proof_note: NoteStatus {
-            reference: commit::NOTES_REF,
-            written: note_status.is_ok(),
-            error: note_status.err(),
-        },
-        landing: LandingFacts {
-            trunk_landed: true,
-            worktree_removed: removed,
-            branch_deleted,
-            main_checkout_updated: main_updated,
-        },
-        root: &main.info.path,
-    };
-    let mut e = Envelope::ok(
-        VERB,
-        to_data(&data),
-        Report {
-            state: format!(
-                "Landed {branch} on {trunk} at {}. {}",
-                short(&head.to_string()),
-                proof.line
-            ),
-            sections: Vec::new(),
-        },
-    );
-    if !removed {
-        e.advisories.push(format!(
-            "The effort worktree {} could not be removed; remove it with `git worktree remove`.",
-            worktree_path.display()
-        ));
-    }
-    e.hints.push(Hint::next_step(
-        HintId::WorkInEffort,
-        format!(
-            "Continue in the main checkout {} (or start a new effort).",
-            main.info.path.display()
-        ),
-    ));
-    Moved {
-        envelope: e,
-        root: removed.then(|| main.info.path.clone()),
-    }
 }

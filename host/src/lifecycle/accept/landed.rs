@@ -1,0 +1,183 @@
+//! Landing itself, as one journaled transaction (`commit::landing`): the Proof note, the
+//! trunk's compare-and-swap, the main checkout, the worktree and the branch; and the result,
+//! which after the trunk moved is always `ok` with what each later step did.
+
+use serde::Serialize;
+
+use super::{
+    Authority, Consent, Landing, MainCheckout, NOTE_VERSION, NoteSubject, ProofNote, VERB, refuse,
+    to_data,
+};
+use crate::commit::{self, landing};
+use crate::git::{Repo, short};
+use crate::lifecycle::Moved;
+use crate::proposals::{self, ApprovalItem};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, WithNext};
+use crate::workspace::Workspace;
+
+/// `data` of a landing.
+#[derive(Debug, Serialize)]
+struct Landed<'a> {
+    landed: String,
+    trunk: &'a str,
+    proof_line: &'a str,
+    consent: &'a Consent,
+    standard_approvals: &'a [ApprovalItem],
+    proof_note: NoteStatus,
+    landing: LandingFacts,
+    root: &'a std::path::Path,
+}
+
+#[derive(Debug, Serialize)]
+struct NoteStatus {
+    #[serde(rename = "ref")]
+    reference: &'static str,
+    written: bool,
+    error: Option<String>,
+}
+
+/// What the landing did besides moving the trunk.
+#[derive(Debug, Serialize)]
+struct LandingFacts {
+    trunk_landed: bool,
+    worktree_removed: bool,
+    branch_deleted: bool,
+    main_checkout_updated: bool,
+}
+
+/// Land: one transaction; nothing landed unless the trunk's compare-and-swap succeeded.
+pub(super) fn fast_forward(
+    ws: &Workspace,
+    landing: &Landing,
+    authority: &Authority,
+    main: &MainCheckout,
+    lock: &commit::lock::WriterLock,
+) -> Moved {
+    let repo = &ws.repo;
+    let journal = journal(repo, landing, authority, main);
+    let faults = &ws.settings.faults;
+    let landed = match landing::land(repo, main.repo.as_ref(), &journal, faults, lock) {
+        Ok(landed) => landed,
+        Err(e) => {
+            return refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("Nothing landed: {e}."),
+                HintId::UpdateFromTrunk,
+                "Bring in the trunk, run the gate, then accept again",
+            )
+            .with_next(Action::new("update"))
+            .into();
+        }
+    };
+    let _ = proposals::store::save(repo, &[]);
+    result(landing, authority, main, &landed)
+}
+
+fn journal(
+    repo: &Repo,
+    landing: &Landing,
+    authority: &Authority,
+    main: &MainCheckout,
+) -> landing::LandingJournal {
+    let note = ProofNote {
+        version: NOTE_VERSION,
+        subject: NoteSubject {
+            commit: landing.head.to_string(),
+            branch: landing.branch.clone(),
+            trunk: landing.trunk.clone(),
+        },
+        proof: landing.proof.clone(),
+        consent: authority.consent.clone(),
+        approved_proposals: authority.items.clone(),
+    };
+    landing::LandingJournal {
+        version: landing::VERSION,
+        branch: landing.branch.clone(),
+        trunk: landing.trunk.clone(),
+        trunk_from: landing.trunk_commit.to_string(),
+        head: landing.head.to_string(),
+        worktree: repo.root().to_owned(),
+        main: main.info.path.clone(),
+        main_on_trunk: main.on_trunk,
+        note: serde_json::to_string_pretty(&note).unwrap_or_default(),
+    }
+}
+
+fn result(
+    landing: &Landing,
+    authority: &Authority,
+    main: &MainCheckout,
+    landed: &landing::Landed,
+) -> Moved {
+    let Landing {
+        trunk,
+        branch,
+        head,
+        trunk_commit,
+        proof,
+        ..
+    } = landing;
+    let main_updated = matches!(landed.main_updated, Some(Ok(())));
+    let data = Landed {
+        landed: head.to_string(),
+        trunk,
+        proof_line: &proof.line,
+        consent: &authority.consent,
+        standard_approvals: &authority.items,
+        proof_note: NoteStatus {
+            reference: commit::NOTES_REF,
+            written: landed.note_written,
+            error: landed.note_error.clone(),
+        },
+        landing: LandingFacts {
+            trunk_landed: true,
+            worktree_removed: landed.worktree_removed,
+            branch_deleted: landed.branch_deleted,
+            main_checkout_updated: main_updated,
+        },
+        root: &main.info.path,
+    };
+    let mut e = Envelope::ok(
+        VERB,
+        to_data(&data),
+        Report {
+            state: format!(
+                "Landed {branch} on {trunk} at {}. {}",
+                short(&head.to_string()),
+                proof.line
+            ),
+            sections: Vec::new(),
+        },
+    );
+    if let Some(Err(why)) = &landed.main_updated {
+        let command = landing::follow_command(
+            &main.info.path,
+            &trunk_commit.to_string(),
+            &head.to_string(),
+        );
+        e.advisories.push(format!(
+            "The trunk landed, but the main checkout could not follow it ({why}); it shows the landing reversed until it does. Bring it up to date with `{command}`; never commit what it shows now."
+        ));
+        let path = main.info.path.display().to_string();
+        if let Ok(hint) = Hint::owner_attention(HintId::MainCheckoutBehind, &[("path", &path)]) {
+            e.hints.push(hint);
+        }
+    }
+    if !landed.worktree_removed {
+        e.advisories.push(format!(
+            "The effort worktree could not be removed; remove it with `git worktree remove` from {}.",
+            main.info.path.display()
+        ));
+    }
+    e.hints.push(Hint::next_step(
+        HintId::WorkInEffort,
+        format!(
+            "Continue in the main checkout {} (or start a new effort).",
+            main.info.path.display()
+        ),
+    ));
+    Moved {
+        envelope: e,
+        root: landed.worktree_removed.then(|| main.info.path.clone()),
+    }
+}

@@ -1,0 +1,172 @@
+//! Landing survives kill -9: `accept` is one journaled transaction (note, trunk, main
+//! checkout, worktree, branch); the real binary is killed at every step and the next writing
+//! call — from the main checkout too — finishes or unwinds it. A touched file in the main
+//! checkout never turns into a staged revert.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::Fixture;
+
+const CONFIG: &str = r#"
+[repository]
+pin_on_done = false
+
+[jobs]
+test = "true"
+
+[standards.todo]
+direction = "down"
+limit = 5
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+"#;
+
+fn git(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new("git");
+    cmd.args(args).current_dir(dir);
+    discern_tests::hermetic(&mut cmd, fixture.repo.home());
+    let out = cmd.output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A proven effort `name` that adds `src/<name>.rs`; its path and head.
+fn proven(fixture: &Fixture, name: &str) -> (PathBuf, String) {
+    let run = fixture.run(&["start", "--name", name, "--title", "Land", "--json"]);
+    let json = run.json();
+    assert_eq!(json["ok"], true, "{}", run.stdout);
+    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(path.join(format!("src/{name}.rs")), "pub fn x() {}\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", &format!("add {name}")]);
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let head = git(fixture, &path, &["rev-parse", "HEAD"]);
+    (path, head)
+}
+
+fn trunk(fixture: &Fixture) -> String {
+    git(fixture, fixture.path(), &["rev-parse", "refs/heads/main"])
+}
+
+#[test]
+fn a_touched_file_in_the_main_checkout_never_becomes_a_staged_revert() {
+    let fixture = Fixture::new(CONFIG);
+    let (effort, _) = proven(&fixture, "touched");
+    // The effort also changes a file the main checkout has; commit and prove again.
+    std::fs::write(effort.join("src/lib.rs"), "pub fn a() {}\npub fn b() {}\n").unwrap();
+    fixture.git_in(&effort, &["commit", "-q", "-am", "drop the TODOs"]);
+    let done = fixture.run_in(&effort, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let head = git(&fixture, &effort, &["rev-parse", "HEAD"]);
+    // Right after the trunk moves, something touches that file in the main checkout: content
+    // unchanged, stat changed (an editor, a build tool).
+    let lib = fixture.path().join("src/lib.rs");
+    let touch = format!("sleep 0.02; touch {}", lib.display());
+    let json = fixture
+        .run_in(
+            &effort,
+            &["accept", "--confirmed", "--json"],
+            &[(
+                "DISCERN_FAULT_EXEC",
+                &format!("landing-trunk-moved:{touch}"),
+            )],
+        )
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(
+        json["data"]["landing"]["main_checkout_updated"], true,
+        "{json}"
+    );
+    assert_eq!(
+        git(&fixture, fixture.path(), &["status", "--porcelain"]),
+        ""
+    );
+    assert_eq!(git(&fixture, fixture.path(), &["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        std::fs::read_to_string(&lib).unwrap(),
+        "pub fn a() {}\npub fn b() {}\n"
+    );
+}
+
+#[test]
+fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call() {
+    for step in discern::commit::landing::step::ALL {
+        let fixture = Fixture::new(CONFIG);
+        let before = trunk(&fixture);
+        let (effort, head) = proven(&fixture, "crash");
+        let run = fixture.run_in(
+            &effort,
+            &["accept", "--confirmed", "--json"],
+            &[("DISCERN_FAULT", step)],
+        );
+        assert_ne!(run.code, 0, "{step}: the fault stops the process");
+        let journals = fixture.path().join(".git/discern/landings");
+        let pending = std::fs::read_dir(&journals).map_or(0, |d| d.count());
+        assert_eq!(pending, 1, "{step}: the landing journal is left");
+
+        // A read-only call reports it and writes nothing.
+        let status = fixture.run(&["status", "--json"]).json();
+        assert!(
+            status["advisories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a.as_str().unwrap().contains("interrupted landing")),
+            "{step}: {status}"
+        );
+        assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 1, "{step}");
+
+        // The next writing call, from the main checkout, finishes or unwinds it.
+        let next = fixture.run(&["start", "--name", "next", "--json"]).json();
+        assert_eq!(next["ok"], true, "{step}: {next}");
+        assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 0, "{step}");
+        assert_eq!(
+            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            "",
+            "{step}: the main checkout is clean"
+        );
+        let moved = trunk(&fixture) == head;
+        let before_move = [
+            discern::commit::landing::step::JOURNAL_WRITTEN,
+            discern::commit::landing::step::NOTE_WRITTEN,
+        ];
+        if before_move.contains(step) {
+            assert_eq!(
+                trunk(&fixture),
+                before,
+                "{step}: unwound, the trunk never moved"
+            );
+            assert!(effort.exists(), "{step}: the effort is untouched");
+            let json = fixture
+                .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
+                .json();
+            assert_eq!(json["ok"], true, "{step}: it lands afterwards: {json}");
+            assert_eq!(trunk(&fixture), head);
+            continue;
+        }
+        assert!(moved, "{step}: rolled forward");
+        assert_eq!(
+            git(&fixture, fixture.path(), &["rev-parse", "HEAD"]),
+            head,
+            "{step}"
+        );
+        assert!(fixture.path().join("src/crash.rs").exists(), "{step}");
+        assert!(!effort.exists(), "{step}: the worktree is removed");
+        assert_eq!(
+            git(
+                &fixture,
+                fixture.path(),
+                &["branch", "--list", "agent/crash"]
+            ),
+            "",
+            "{step}: the branch is deleted"
+        );
+        let note = git(
+            &fixture,
+            fixture.path(),
+            &["notes", "--ref=refs/notes/discern", "show", &head],
+        );
+        assert!(note.contains("\"approved_proposals\""), "{step}: {note}");
+    }
+}

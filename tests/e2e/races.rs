@@ -1,0 +1,153 @@
+//! Races between real `discern` processes: concurrent pins make exactly one commit (never an
+//! empty one), concurrent landings land one and tell the others the trunk moved. Rounds scale
+//! with `DISCERN_RACE_ROUNDS` (default 2, what CI runs).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::Fixture;
+
+const CONFIG: &str = r#"
+[repository]
+pin_on_done = false
+
+[jobs]
+test = "true"
+
+[standards.todo]
+direction = "down"
+limit = 5
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+"#;
+
+fn rounds() -> usize {
+    std::env::var("DISCERN_RACE_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2)
+}
+
+fn git(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new("git");
+    cmd.args(args).current_dir(dir);
+    discern_tests::hermetic(&mut cmd, fixture.repo.home());
+    String::from_utf8(cmd.output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// Run `args` in every `dirs` at once; each result's JSON.
+fn race(fixture: &Fixture, dirs: &[PathBuf], args: &[&str]) -> Vec<Value> {
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = dirs
+            .iter()
+            .map(|dir| scope.spawn(move || fixture.run_in(dir, args, &[]).json()))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn concurrent_pins_make_exactly_one_commit_and_never_an_empty_one() {
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
+        let before = fixture.repo.head();
+        let dirs = vec![fixture.path().to_owned(); 4];
+        let results = race(&fixture, &dirs, &["standards", "--pin", "--json"]);
+        let log = git(
+            &fixture,
+            fixture.path(),
+            &["rev-list", &format!("{before}..HEAD")],
+        );
+        assert_eq!(
+            log.lines().count(),
+            1,
+            "round {round}: exactly one commit: {results:#?}"
+        );
+        let changed = git(
+            &fixture,
+            fixture.path(),
+            &["diff", "--name-only", "HEAD~1", "HEAD"],
+        );
+        assert_eq!(
+            changed, "discern.toml",
+            "round {round}: never an empty commit"
+        );
+        let pinned: Vec<&Value> = results
+            .iter()
+            .filter(|r| {
+                r["ok"] == true
+                    && r["data"]["pinned"]
+                        .as_array()
+                        .is_some_and(|p| !p.is_empty())
+            })
+            .collect();
+        assert_eq!(pinned.len(), 1, "round {round}: one winner: {results:#?}");
+        for other in results
+            .iter()
+            .filter(|r| r["data"]["pinned"].as_array().is_none_or(|p| p.is_empty()))
+        {
+            let fine = other["ok"] == true || other["error"] == "pin_failed";
+            assert!(
+                fine,
+                "round {round}: a loser is unchanged or refused as moved: {other}"
+            );
+        }
+        assert_eq!(
+            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            ""
+        );
+        assert!(
+            !fixture
+                .path()
+                .join(".git/discern/config-transaction.json")
+                .exists()
+        );
+    }
+}
+
+/// A proven effort adding `src/<name>.rs`.
+fn proven(fixture: &Fixture, name: &str) -> PathBuf {
+    let json = fixture
+        .run(&["start", "--name", name, "--title", "Race", "--json"])
+        .json();
+    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(path.join(format!("src/{name}.rs")), "pub fn x() {}\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", &format!("add {name}")]);
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    path
+}
+
+#[test]
+fn concurrent_landings_land_one_and_tell_the_others_the_trunk_moved() {
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        let efforts: Vec<PathBuf> = ["one", "two", "three"]
+            .iter()
+            .map(|n| proven(&fixture, n))
+            .collect();
+        let results = race(&fixture, &efforts, &["accept", "--confirmed", "--json"]);
+        let landed: Vec<&Value> = results.iter().filter(|r| r["ok"] == true).collect();
+        assert_eq!(landed.len(), 1, "round {round}: {results:#?}");
+        for lost in results.iter().filter(|r| r["ok"] != true) {
+            assert_eq!(
+                lost["hints"][0]["action"]["verb"], "update",
+                "round {round}: the loser is told to bring the trunk in: {lost}"
+            );
+        }
+        let trunk = git(&fixture, fixture.path(), &["rev-parse", "main"]);
+        assert_eq!(landed[0]["data"]["landed"], trunk.as_str(), "round {round}");
+        assert_eq!(
+            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            ""
+        );
+        assert_eq!(git(&fixture, fixture.path(), &["rev-parse", "HEAD"]), trunk);
+    }
+}

@@ -1,15 +1,54 @@
-//! Atomic file writes: a temp file in the same directory, fsync, rename. An existing file's
-//! permissions are kept.
+//! Atomic file writes: a temp file, fsync, rename. An existing file's permissions are kept.
+//! A work-tree file is written through a temp file in discern's own folder, so a crash never
+//! leaves dirt in the work tree.
 
 use std::io::Write;
 use std::path::Path;
+
+/// The prefix of every temp file discern writes (what recovery may clean up).
+pub const TEMP_PREFIX: &str = ".discern-tmp-";
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other(format!("{} has no parent", path.display())))?;
+    write_via(path, bytes, dir)
+}
+
+/// Write `path` atomically through a temp file in `temp_dir` (on the same file system; if the
+/// rename crosses devices, through one beside `path` instead).
+pub fn write_atomic_via(path: &Path, bytes: &[u8], temp_dir: &Path) -> std::io::Result<()> {
+    match write_via(path, bytes, temp_dir) {
+        Err(e) if e.raw_os_error() == Some(18) => write_atomic(path, bytes),
+        other => other,
+    }
+}
+
+/// Remove the temp files a crash left in `dir`: discern's own (by their prefix) and older than
+/// `age`, so a write in flight in another process is never touched.
+pub fn clean_temp(dir: &Path, age: std::time::Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let ours = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|elapsed| elapsed > age);
+        if ours && old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn write_via(path: &Path, bytes: &[u8], dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     let permissions = match std::fs::metadata(path) {
         Ok(meta) => meta.permissions(),

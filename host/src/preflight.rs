@@ -55,6 +55,10 @@ pub fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>, RepoE
 /// writing verb does first), or the refusal of `verb` when it cannot be recovered.
 pub fn recover(verb: &str, repo: &Repo) -> Result<Option<crate::commit::Recovery>, Box<Envelope>> {
     finish_landings(verb, repo)?;
+    // Temp files a killed write left behind (never one a live writer is still writing).
+    let age = std::time::Duration::from_secs(600);
+    crate::fsutil::clean_temp(&repo.admin_path("tmp"), age);
+    crate::fsutil::clean_temp(&repo.git_dir().join("discern"), age);
     crate::commit::recover(repo).map_err(|e| Box::new(recovery_refusal(verb, &e)))
 }
 

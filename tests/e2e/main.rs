@@ -11,6 +11,7 @@ mod gains;
 mod landing;
 mod lifecycle;
 mod limit_changes;
+mod locks;
 mod mcp;
 mod proposal_commits;
 mod races;

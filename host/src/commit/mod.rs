@@ -104,6 +104,11 @@ pub enum CommitError {
         "the commit would change nothing: the limits are already exactly these (another writer made the same change first)"
     )]
     Unchanged,
+    #[error(
+        "{path} exists: another git process holds it, or one was killed while holding it. Check with `fuser {path}` (or `lsof {path}`); only if no process holds it, delete it, then run the command again",
+        path = .0.display()
+    )]
+    Locked(std::path::PathBuf),
     #[error("{0}")]
     Git(String),
 }
@@ -240,10 +245,17 @@ fn ref_edit(name: &str, change: Change) -> Result<RefEdit, CommitError> {
 fn apply(repo: &Repo, edit: RefEdit) -> Result<(), CommitError> {
     let committer = identity("GIT_COMMITTER_IDENT", repo);
     let mut time = gix::date::parse::TimeBuf::default();
+    let lock = repo
+        .common_dir()
+        .join(format!("{}.lock", edit.name.as_bstr()));
+    let packed = repo.common_dir().join("packed-refs.lock");
     repo.local()
         .edit_references_as(Some(edit), Some(committer.to_ref(&mut time)))
         .map(|_| ())
-        .map_err(|e| git_error("cannot update the ref", e))
+        .map_err(|e| {
+            let error = git_error("cannot update the ref", e);
+            locked_or(packed.clone(), locked_or(lock.clone(), error))
+        })
 }
 
 /// Create `refs/heads/<branch>` at `at`; refuses if it exists.
@@ -337,7 +349,7 @@ pub fn write_note(repo: &Repo, commit: ObjectId, note: &[u8]) -> Result<ObjectId
 /// Make the work-tree file and its index entry match `content` (whose blob is `blob`).
 pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), CommitError> {
     let path = repo.root().join(FILE);
-    crate::fsutil::write_atomic(&path, content)
+    crate::fsutil::write_atomic_via(&path, content, &repo.admin_path("tmp"))
         .map_err(|e| git_error("cannot write discern.toml", e))?;
     let local = repo.local();
     let mut index = local
@@ -367,8 +379,22 @@ pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), 
     }
     index
         .write(gix::index::write::Options::default())
-        .map_err(|e| git_error("cannot write the index", e))?;
+        .map_err(|e| {
+            locked_or(
+                repo.git_dir().join("index.lock"),
+                git_error("cannot write the index", e),
+            )
+        })?;
     Ok(())
+}
+
+/// `error`, unless the git lock file `lock` exists: then that is what stopped the write.
+/// discern never deletes a lock file it did not create; the refusal says how to check it.
+fn locked_or(lock: std::path::PathBuf, error: CommitError) -> CommitError {
+    match lock.exists() {
+        true => CommitError::Locked(lock),
+        false => error,
+    }
 }
 
 /// An identity for commits and reflogs, as git itself would use: `git var` honors

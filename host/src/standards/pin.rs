@@ -446,6 +446,13 @@ pub fn refusal(why: &NotPinned) -> Envelope {
                 "Another writer moved the branch; run the command again on the new HEAD.",
             ),
         ),
+        NotPinned::Commit(CommitError::Locked(_)) => (
+            ErrorSlug::PinFailed,
+            Hint::next_step(
+                HintId::CheckRepository,
+                "A git lock file stops the write; check it as the message says, then pin again.",
+            ),
+        ),
         NotPinned::Commit(CommitError::Git(_)) => (
             ErrorSlug::PinFailed,
             Hint::next_step(

@@ -89,7 +89,9 @@ pub fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
     let out_reader = std::thread::spawn(move || read_all(stdout));
     let err_reader = std::thread::spawn(move || read_all(stderr));
 
-    let timeout = (job.timeout > 0.0).then(|| Duration::from_secs_f64(job.timeout));
+    let timeout = (job.timeout > 0.0)
+        .then(|| Duration::try_from_secs_f64(job.timeout.min(crate::config::MAX_TIMEOUT_S)).ok())
+        .flatten();
     let mut timed_out = false;
     let status = loop {
         match child.try_wait() {

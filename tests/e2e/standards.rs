@@ -679,3 +679,18 @@ fn init_writes_a_config_that_then_passes() {
     );
     assert_eq!(standard(&json, "largest_file_bytes")["verdict"], "held");
 }
+
+#[test]
+fn a_timeout_out_of_range_is_refused_with_its_line_never_a_panic() {
+    for timeout in ["1e20", "3601", "-1"] {
+        let fixture = Fixture::new(&TODO.replace(
+            "metric = \"matches\"",
+            &format!("metric = \"matches\"\ntimeout = {timeout}"),
+        ));
+        let run = fixture.run(&["standards", "--json"]);
+        assert_eq!(run.code, 1, "{timeout}: {}{}", run.stdout, run.stderr);
+        let json = run.json();
+        assert_eq!(json["error"], "invalid_config", "{timeout}: {json}");
+        assert_eq!(json["diagnostics"][0]["line"], 8, "{timeout}: {json}");
+    }
+}

@@ -20,6 +20,8 @@ pub use value::{canonical_json, toml_to_json};
 
 /// The config file's name at the repository root.
 pub const FILE: &str = "discern.toml";
+pub use validate::MAX_TIMEOUT_S;
+
 pub const DEFAULT_TRUNK: &str = "main";
 pub const DEFAULT_BRANCH_PREFIX: &str = "agent/";
 pub const DEFAULT_MAP_DIR: &str = "docs/map";

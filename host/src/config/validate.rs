@@ -18,6 +18,8 @@ const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "p
 const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized"];
 const MAP_KEYS: &[&str] = &["dir"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
+/// The longest `timeout` a Standard or a job may have: one hour.
+pub const MAX_TIMEOUT_S: f64 = 3600.0;
 const JOB_KEYS: &[&str] = &["stage", "run", "artifacts", "inputs", "timeout"];
 const STANDARD_KEYS: &[&str] = &[
     "direction",
@@ -318,6 +320,21 @@ impl<'a> Reader<'a> {
                 None
             }
         }
+    }
+
+    /// A duration in seconds: 0 (the default) up to [`MAX_TIMEOUT_S`].
+    pub(super) fn timeout(&mut self, table: Option<&dyn TableLike>, name: &str) -> Option<f64> {
+        let value = self.non_negative(table, name, "timeout")?;
+        if value > MAX_TIMEOUT_S {
+            self.issue_at(
+                name,
+                Some("timeout"),
+                span_of(table, "timeout"),
+                format!("must be at most {MAX_TIMEOUT_S} seconds, found {value}"),
+            );
+            return None;
+        }
+        Some(value)
     }
 
     fn non_negative(

@@ -226,7 +226,8 @@ impl Plan {
 
 fn timeout(seconds: f64) -> Duration {
     if seconds > 0.0 {
-        Duration::from_secs_f64(seconds)
+        let seconds = seconds.min(crate::config::MAX_TIMEOUT_S);
+        Duration::try_from_secs_f64(seconds).unwrap_or(Limits::DEFAULT_TIMEOUT)
     } else {
         Limits::DEFAULT_TIMEOUT
     }

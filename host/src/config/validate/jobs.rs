@@ -66,9 +66,7 @@ impl Reader<'_> {
         }
         let artifacts = self.artifacts(spec, &table_name);
         let inputs = self.string_list(spec, &table_name, "inputs", false);
-        let timeout = self
-            .non_negative(spec, &table_name, "timeout")
-            .unwrap_or(0.0);
+        let timeout = self.timeout(spec, &table_name).unwrap_or(0.0);
         Some(Job {
             name: name.to_owned(),
             stage: stage?,

@@ -63,7 +63,7 @@ impl Reader<'_> {
         let per = self.per(spec, &t);
         let scale = self.scale(spec, &t, per.as_ref());
         let margin = self.non_negative(spec, &t, "margin").unwrap_or(0.0);
-        let timeout = self.non_negative(spec, &t, "timeout").unwrap_or(0.0);
+        let timeout = self.timeout(spec, &t).unwrap_or(0.0);
         let needs = self.needs(spec, &t, jobs, run.as_deref());
         let artifact = self.artifact(spec, &t, jobs, &needs);
         let inputs = self.string_list(spec, &t, "inputs", false);

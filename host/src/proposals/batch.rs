@@ -8,15 +8,17 @@ use serde_json::json;
 use super::ProposeRequest;
 use super::renew::{Renewal, rebind};
 use super::report::{batch_result, proposal_message};
-use super::target::{Target, configured, fail, target, validate};
+use super::target::{Target, configured, target, validate};
+use super::why::{NotProposed, refusal};
 use super::{
-    BatchStatus, ProposalRecord, ProposalRequest, VERB, evidence_paths, stale_reasons, store,
+    BatchStatus, LiveError, ProposalRecord, ProposalRequest, VERB, evidence_paths, stale_reasons,
+    store,
 };
 use crate::commit::{self, ConfigCommit, Recovery};
 use crate::config::Config;
 use crate::git::Repo;
 use crate::preflight;
-use crate::result::{Action, Envelope, ErrorSlug, Report, WithNext};
+use crate::result::{Envelope, Report};
 use crate::runtime::Runtime;
 use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
 use crate::workspace::Workspace;
@@ -79,15 +81,9 @@ pub fn propose(
 /// Forget the records whose commit was reset or rebased away, so they never wedge a branch;
 /// what was forgotten, if anything.
 fn clear_orphans(repo: &Repo, trunk: &str) -> Result<Option<String>, Box<Envelope>> {
-    let failed = |e: String| {
-        fail(
-            ErrorSlug::ProposalFailed,
-            format!("The orphaned proposal records cannot be cleared: {e}"),
-            "Check the git admin directory's permissions and try again.",
-        )
-    };
-    let live = super::live(repo, trunk).map_err(|e| failed(e.to_string()))?;
-    live.clear_orphans(repo).map_err(|e| failed(e.to_string()))
+    let failed = |e: LiveError| refusal(&NotProposed::OrphansUncleared(e));
+    let live = super::live(repo, trunk).map_err(failed)?;
+    live.clear_orphans(repo).map_err(|e| failed(e.into()))
 }
 
 /// One batch being decided.
@@ -116,13 +112,7 @@ fn existing_state(
     } = batch;
     let repo = &ws.repo;
     let existing = super::live(repo, &target.trunk)
-        .map_err(|e| {
-            fail(
-                ErrorSlug::ProposalStale,
-                e.to_string(),
-                "Fix or remove the proposal store named above.",
-            )
-        })?
+        .map_err(|e| refusal(&NotProposed::LiveUnreadable(e)))?
         .records;
     if existing.is_empty() {
         return Ok(None);
@@ -181,13 +171,7 @@ fn existing_state(
             r
         })
         .collect();
-    store::save(repo, &replaced).map_err(|e| {
-        fail(
-            ErrorSlug::ProposalFailed,
-            format!("Cannot write the proposal store: {e}"),
-            "Check the git admin directory's permissions and try again.",
-        )
-    })?;
+    store::save(repo, &replaced).map_err(|e| refusal(&NotProposed::StoreUnwritten(e)))?;
     crate::proof::clear(repo);
     Ok(Some(batch_result(
         BatchStatus::Replaced,
@@ -199,23 +183,12 @@ fn existing_state(
 
 /// The refusal for a batch that is not exactly the existing (all active or all stale) set.
 fn other_proposals(existing: &[ProposalRecord], stale: &[Vec<String>]) -> Box<Envelope> {
-    let state: Vec<String> = existing
+    let state = existing
         .iter()
         .zip(stale)
-        .map(|(r, s)| match s.is_empty() {
-            true => format!("{} (active)", r.standard),
-            false => format!("{} (stale: {})", r.standard, s.join("; ")),
-        })
+        .map(|(r, s)| (r.standard.clone(), s.clone()))
         .collect();
-    fail(
-        ErrorSlug::ProposalStale,
-        format!(
-            "This branch already has proposals: {}. A new batch must be exactly the existing set; nothing was measured or written.",
-            state.join(", ")
-        ),
-        "Repeat the existing batch to renew or re-word it; or withdraw them (every proposed limit back to the trunk's, in one config-only commit) and propose every Standard together in one batch",
-    )
-    .with_next(Action::new("standards withdraw"))
+    refusal(&NotProposed::OtherProposals(state))
 }
 
 /// A new batch: every limit still the trunk's, measured fresh on the clean HEAD, each breach
@@ -240,14 +213,11 @@ fn new_batch(
             continue;
         };
         if standard.limit != *trunk_limit {
-            return Err(fail(
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "Standard {} already moved its limit on this branch ({} → {}); a proposal starts from the trunk's limit.",
-                    request.name, trunk_limit, standard.limit
-                ),
-                "Restore the trunk's limit in discern.toml and commit, then propose.",
-            ));
+            return Err(refusal(&NotProposed::LimitMoved {
+                name: request.name.clone(),
+                trunk_limit: *trunk_limit,
+                limit: standard.limit,
+            }));
         }
     }
     if *dry_run {
@@ -298,26 +268,14 @@ fn measure_records(
     let measured =
         standards::measure_with(ws, runtime, config, &selected, &options, &claims, progress)?;
     let head: gix::ObjectId = measured.commit.parse().map_err(|_| {
-        fail(
-            ErrorSlug::Internal,
-            "the measured commit id is unreadable",
-            "Report this as a bug in discern.",
-        )
+        let why = "the measured commit id is unreadable".to_owned();
+        refusal(&NotProposed::Internal(why))
     })?;
     if repo.head().ok().flatten() != Some(head) {
-        return Err(fail(
-            ErrorSlug::ProposalStale,
-            "HEAD moved during measurement; nothing was written.",
-            "Propose again on the new HEAD.",
-        ));
+        return Err(refusal(&NotProposed::HeadMoved));
     }
-    let changed = changed_since_trunk(repo, target.trunk_commit, head).map_err(|e| {
-        fail(
-            ErrorSlug::PreconditionFailed,
-            format!("Cannot read the changes since the trunk: {e}"),
-            "Check the repository, then propose again.",
-        )
-    })?;
+    let changed = changed_since_trunk(repo, target.trunk_commit, head)
+        .map_err(|e| refusal(&NotProposed::ChangesUnreadable(e)))?;
     let mut records = Vec::new();
     for request in requests.iter() {
         let Some(standard) = config.standard(&request.name) else {
@@ -357,39 +315,25 @@ fn breach(
     trunk_limit: f64,
     evidence: &[String],
 ) -> Result<f64, Box<Envelope>> {
-    let name = &standard.name;
+    let name = standard.name.clone();
     let Some(value) = result
         .value
         .filter(|_| result.measurement == Measurement::Measured)
     else {
-        return Err(fail(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "Standard {name} could not be measured ({}); nothing was written.",
-                result.note.as_deref().unwrap_or("see diagnostics")
-            ),
-            "Fix the measurement first",
-        )
-        .with_next(Action::new("standards")));
+        let note = result.note.clone();
+        return Err(refusal(&NotProposed::Unmeasured { name, note }));
     };
-    if Verdict::judge(standard.direction, trunk_limit, value) != Verdict::Regressed {
-        return Err(fail(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "Standard {name} measures {value}, which meets the trunk's {} {trunk_limit}: there is no breach to propose.",
-                standard.direction.bound()
-            ),
-            "Propose only Standards this work breached.",
-        ));
+    let direction = standard.direction;
+    if Verdict::judge(direction, trunk_limit, value) != Verdict::Regressed {
+        return Err(refusal(&NotProposed::NoBreach {
+            name,
+            value,
+            direction,
+            trunk_limit,
+        }));
     }
     if evidence.is_empty() {
-        return Err(fail(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "Standard {name}'s breach cannot be attributed to this work: no path changed since the trunk is among what its producer read."
-            ),
-            "Move the metric back instead; a proposal must come from this work's own changes.",
-        ));
+        return Err(refusal(&NotProposed::Unattributed { name }));
     }
     Ok(value)
 }
@@ -412,7 +356,7 @@ fn commit_batch(
         })
         .collect();
     let content = standards::pin::edit_limits(batch.config, &pins)
-        .map_err(|e| fail(ErrorSlug::Internal, e, "Report this as a bug in discern."))?;
+        .map_err(|e| refusal(&NotProposed::Internal(e)))?;
     let message = proposal_message(records);
     // The records are bound to the proposal commit once it exists; the journal carries them.
     let bound = |commit: gix::ObjectId| {
@@ -432,15 +376,7 @@ fn commit_batch(
         files: &bound,
     };
     if let Err(e) = commit::config_only_commit(repo, &commit, &batch.ws.settings.faults) {
-        let slug = match e {
-            commit::CommitError::Moved { .. } => ErrorSlug::ProposalStale,
-            _ => ErrorSlug::ProposalFailed,
-        };
-        return Err(fail(
-            slug,
-            format!("Nothing was proposed: {e}."),
-            "Run the same batch again; a half-finished transaction is finished or unwound first.",
-        ));
+        return Err(refusal(&NotProposed::Commit(e)));
     }
     crate::proof::clear(repo);
     let records = store::load(repo).unwrap_or_default();

@@ -10,6 +10,7 @@ pub mod store;
 mod target;
 pub mod token;
 pub mod trailers;
+mod why;
 mod withdraw;
 
 use std::collections::BTreeSet;
@@ -20,7 +21,6 @@ use crate::commit;
 use crate::config::{Config, FILE};
 use crate::git::Repo;
 use crate::git::short;
-use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::snapshot::Pathspec;
 use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
@@ -151,15 +151,6 @@ pub fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
             proposed_limit: r.proposed_limit,
         })
         .collect()
-}
-
-pub(crate) fn refusal(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
-    Envelope::refusal(
-        VERB,
-        slug,
-        message,
-        Hint::next_step(HintId::StandardsPropose, hint),
-    )
 }
 
 /// The changed paths inside what the Standard's producer read (paths read, or matched by a

@@ -2,9 +2,10 @@
 //! move the binding to HEAD; no new commit.
 
 use super::report::batch_result;
-use super::{BatchStatus, ProposalRecord, ProposalRequest, refusal, store};
+use super::why::{NotProposed, refusal};
+use super::{BatchStatus, ProposalRecord, ProposalRequest, store};
 use crate::config::Config;
-use crate::result::{Envelope, ErrorSlug};
+use crate::result::Envelope;
 use crate::runtime::Runtime;
 use crate::standards::{self, EvidenceUse, MeasureOptions};
 use crate::workspace::Workspace;
@@ -43,27 +44,15 @@ pub(super) fn rebind(
         if standard.definition_fingerprint() != record.definition_fingerprint
             || standard.limit != record.proposed_limit
         {
-            return refusal(
-                ErrorSlug::ProposalStale,
-                format!(
-                    "Proposal {} cannot be renewed: its definition or limit changed since it was recorded.",
-                    record.standard
-                ),
-                "Restore the proposal's limit and definition, or have the owner resolve it.",
-            );
+            let name = record.standard.clone();
+            return *refusal(&NotProposed::DefinitionChanged { name });
         }
         if requests
             .iter()
             .any(|q| q.name == record.standard && q.reason != record.reason)
         {
-            return refusal(
-                ErrorSlug::ProposalStale,
-                format!(
-                    "Proposal {} is stale; renew it with its recorded reason first, then re-word it.",
-                    record.standard
-                ),
-                "Repeat the batch with the recorded reasons.",
-            );
+            let name = record.standard.clone();
+            return *refusal(&NotProposed::Reworded { name });
         }
     }
     if dry_run {
@@ -96,11 +85,7 @@ pub(super) fn rebind(
         .map(|h| h.to_string())
         .unwrap_or_default();
     if head != measured.commit {
-        return refusal(
-            ErrorSlug::ProposalStale,
-            "HEAD moved during measurement; nothing was written.",
-            "Renew again on the new HEAD.",
-        );
+        return *refusal(&NotProposed::HeadMovedRenewing);
     }
     let mut renewed = Vec::new();
     for record in existing {
@@ -110,16 +95,11 @@ pub(super) fn rebind(
             .find(|s| s.name == record.standard)
             .and_then(|s| s.value);
         if value != Some(record.measurement) {
-            return refusal(
-                ErrorSlug::ProposalStale,
-                format!(
-                    "Proposal {} cannot be renewed: it measures {} now, not the recorded {}; nothing was written.",
-                    record.standard,
-                    value.map_or("nothing".to_owned(), |v| v.to_string()),
-                    record.measurement
-                ),
-                "Move the metric back to the recorded value, or have the owner resolve the proposal.",
-            );
+            return *refusal(&NotProposed::Remeasured {
+                name: record.standard.clone(),
+                now: value,
+                recorded: record.measurement,
+            });
         }
         let mut record = record.clone();
         record.bound_commit = head.clone();
@@ -128,11 +108,7 @@ pub(super) fn rebind(
         renewed.push(record);
     }
     if let Err(e) = store::save(repo, &renewed) {
-        return refusal(
-            ErrorSlug::ProposalFailed,
-            format!("Cannot write the proposal store: {e}"),
-            "Check the git admin directory's permissions and try again.",
-        );
+        return *refusal(&NotProposed::StoreUnwritten(e));
     }
     crate::proof::clear(repo);
     batch_result(BatchStatus::Rebound, &renewed, branch, None)

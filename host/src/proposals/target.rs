@@ -3,12 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{ProposalRequest, VERB, reason, refusal};
+use super::why::{NotProposed, refusal};
+use super::{ProposalRequest, VERB, reason};
 use crate::commit;
 use crate::config::{Config, FILE};
 use crate::git::Repo;
 use crate::preflight;
-use crate::result::{Action, Envelope, ErrorSlug, WithNext};
+use crate::result::Envelope;
 use crate::standards;
 use crate::workspace::Workspace;
 
@@ -21,47 +22,31 @@ pub(super) struct Target {
     pub trunk_limits: BTreeMap<String, f64>,
 }
 
-pub(super) fn fail(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Box<Envelope> {
-    Box::new(refusal(slug, message, hint))
-}
-
 /// Every request is valid before any effect: a non-empty batch, each Standard once, each
 /// reason a technical justification.
 pub(super) fn validate(requests: &[ProposalRequest]) -> Result<(), Box<Envelope>> {
     if requests.is_empty() {
-        return Err(fail(
-            ErrorSlug::InvalidValue,
-            "The batch is empty; name at least one Standard with a reason.",
-            "Pass [{\"name\": \"...\", \"reason\": \"...\"}].",
-        ));
+        return Err(refusal(&NotProposed::EmptyBatch));
     }
     let mut seen = BTreeSet::new();
-    let duplicates: Vec<&str> = requests
+    let duplicates: Vec<String> = requests
         .iter()
         .filter(|r| !seen.insert(r.name.as_str()))
-        .map(|r| r.name.as_str())
+        .map(|r| r.name.clone())
         .collect();
     if !duplicates.is_empty() {
-        return Err(fail(
-            ErrorSlug::InvalidValue,
-            format!("The batch names {} more than once.", duplicates.join(", ")),
-            "Name each Standard once.",
-        ));
+        return Err(refusal(&NotProposed::Duplicates(duplicates)));
     }
-    let bad_reasons: Vec<String> = requests
+    let bad_reasons: Vec<(String, String)> = requests
         .iter()
         .flat_map(|r| {
             reason::problems(&r.reason)
                 .into_iter()
-                .map(move |p| format!("{}: {p}", r.name))
+                .map(move |p| (r.name.clone(), p))
         })
         .collect();
     if !bad_reasons.is_empty() {
-        return Err(fail(
-            ErrorSlug::InvalidValue,
-            format!("Invalid reason: {}.", bad_reasons.join("; ")),
-            "Give each proposal a one-paragraph technical reason (at most 500 characters, no secrets, no claim of approval).",
-        ));
+        return Err(refusal(&NotProposed::InvalidReasons(bad_reasons)));
     }
     Ok(())
 }
@@ -72,29 +57,19 @@ pub(super) fn configured(
     requests: &[ProposalRequest],
 ) -> Result<Config, Box<Envelope>> {
     let Some(config) = preflight::load_config(ws, VERB)? else {
-        return Err(fail(
-            ErrorSlug::UnknownStandard,
-            "There is no discern.toml, so there is nothing to propose.",
-            "Configure Standards first",
-        )
-        .with_next(Action::new("init")));
+        return Err(refusal(&NotProposed::NoConfig));
     };
-    let unknown: Vec<&str> = requests
+    let unknown: Vec<String> = requests
         .iter()
         .filter(|r| config.standard(&r.name).is_none())
-        .map(|r| r.name.as_str())
+        .map(|r| r.name.clone())
         .collect();
     if !unknown.is_empty() {
-        let configured: Vec<&str> = config.standards.iter().map(|s| s.name.as_str()).collect();
-        return Err(fail(
-            ErrorSlug::UnknownStandard,
-            format!(
-                "No Standard named {}; the configured Standards are: {}.",
-                unknown.join(", "),
-                configured.join(", ")
-            ),
-            "Name configured Standards.",
-        ));
+        let configured = config.standards.iter().map(|s| s.name.clone()).collect();
+        return Err(refusal(&NotProposed::UnknownStandards {
+            unknown,
+            configured,
+        }));
     }
     Ok(config)
 }
@@ -111,43 +86,23 @@ pub(super) fn target(
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
     let clean = preflight::observe_clean(VERB, repo, standards::CLEANLINESS)?;
-    let branch = commit::preflight(repo).map_err(|e| {
-        fail(
-            ErrorSlug::PreconditionFailed,
-            format!("Cannot propose: {e}."),
-            "Propose from an effort branch with a clean tree.",
-        )
-    })?;
+    let branch = commit::preflight(repo).map_err(|e| refusal(&NotProposed::NotCommittable(e)))?;
     if branch == trunk {
-        return Err(fail(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "{branch} is the trunk; limits are proposed on an effort branch, never on the trunk."
-            ),
-            "Start an effort or check out your work branch, then propose there",
-        ).with_next(Action::new("start")));
+        return Err(refusal(&NotProposed::OnTrunk { branch }));
     }
     clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
     let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
-        return Err(fail(
-            ErrorSlug::PreconditionFailed,
-            format!("The trunk {trunk} cannot be read, so no trunk limit can be verified."),
-            "Fetch the trunk or set DISCERN_TRUNK, then propose again.",
-        ));
+        return Err(refusal(&NotProposed::TrunkUnreadable { trunk }));
     };
     // A branch is judged on what it changed: the limit it loosens is its merge base's.
-    let base = repo
+    let Some(base) = repo
         .head()
         .ok()
         .flatten()
         .and_then(|head| repo.merge_base(trunk_commit, head))
-        .ok_or_else(|| {
-            fail(
-                ErrorSlug::PreconditionFailed,
-                format!("The merge base of HEAD and the trunk {trunk} cannot be read, so no trunk limit can be verified."),
-                "Fetch the trunk's history (`discern standards` names the command for this clone), then propose again.",
-            )
-        })?;
+    else {
+        return Err(refusal(&NotProposed::NoMergeBase { trunk }));
+    };
     let trunk_limits = trunk_limits(repo, &trunk, base, requests)?;
     Ok(Target {
         branch,
@@ -172,25 +127,14 @@ fn trunk_limits(
         .and_then(|b| String::from_utf8(b).ok())
         .map(|t| Config::parse_tolerant(&t));
     let Some(Ok(trunk_config)) = trunk_config else {
-        return Err(fail(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "The trunk {trunk} has no readable discern.toml, so there is no trunk limit to propose against."
-            ),
-            "Land the Standards on the trunk first.",
-        ));
+        let trunk = trunk.to_owned();
+        return Err(refusal(&NotProposed::NoTrunkConfig { trunk }));
     };
     let mut limits = BTreeMap::new();
     for request in requests {
         let Some(standard) = trunk_config.standard(&request.name) else {
-            return Err(fail(
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "Standard {} is not on the trunk {trunk}: a new Standard has no trunk limit to breach.",
-                    request.name
-                ),
-                "Set the new Standard's limit to its measured value instead.",
-            ));
+            let (name, trunk) = (request.name.clone(), trunk.to_owned());
+            return Err(refusal(&NotProposed::NewStandard { name, trunk }));
         };
         limits.insert(request.name.clone(), standard.limit);
     }

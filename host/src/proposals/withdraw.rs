@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::{ProposalRecord, live, store, trailers};
-use crate::commit::{self, ConfigCommit};
+use super::{LiveError, ProposalRecord, live, store, trailers};
+use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::Direction;
 use crate::preflight;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
@@ -34,13 +34,52 @@ struct Withdrawn<'a> {
     commit: Option<String>,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Box<Envelope> {
-    Box::new(Envelope::refusal(
-        VERB,
-        slug,
-        message,
-        Hint::next_step(HintId::StandardsPropose, hint),
-    ))
+/// Why nothing was withdrawn (a pending transaction, an unreadable config and a dirty tree
+/// are refused by `preflight`).
+#[derive(Debug, thiserror::Error)]
+enum NotWithdrawn {
+    #[error("There is no discern.toml, so there is nothing to withdraw.")]
+    NoConfig,
+    #[error("Cannot withdraw: {0}.")]
+    NotCommittable(CommitError),
+    #[error("The proposals cannot be read: {0}.")]
+    LiveUnreadable(LiveError),
+    #[error("Cannot clear the proposal store: {0}.")]
+    StoreUncleared(std::io::Error),
+    #[error("This branch has no commit yet.")]
+    NoCommit,
+    #[error("Nothing was withdrawn: {0}.")]
+    Commit(CommitError),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// The refusal for each reason nothing was withdrawn, with its slug and hint, in one place.
+fn refusal(why: &NotWithdrawn) -> Box<Envelope> {
+    let (slug, hint) = match why {
+        NotWithdrawn::NoConfig | NotWithdrawn::NoCommit => {
+            (ErrorSlug::PreconditionFailed, "Nothing to do.")
+        }
+        NotWithdrawn::NotCommittable(_) => (
+            ErrorSlug::PreconditionFailed,
+            "Withdraw on the effort branch with a clean tree.",
+        ),
+        NotWithdrawn::LiveUnreadable(_) => (
+            ErrorSlug::ProposalStale,
+            "Fix what the message names, then withdraw again.",
+        ),
+        NotWithdrawn::StoreUncleared(_) => (
+            ErrorSlug::ProposalFailed,
+            "Check the git admin directory's permissions, then withdraw again.",
+        ),
+        NotWithdrawn::Commit(_) => (
+            ErrorSlug::ProposalFailed,
+            "Withdraw again; a half-finished transaction is finished or unwound first.",
+        ),
+        NotWithdrawn::Internal(_) => (ErrorSlug::Internal, "Report this as a bug in discern."),
+    };
+    let hint = Hint::next_step(HintId::StandardsPropose, hint);
+    Box::new(Envelope::refusal(VERB, slug, why.to_string(), hint))
 }
 
 pub fn withdraw(ws: &Workspace, request: &WithdrawRequest) -> Envelope {
@@ -52,30 +91,13 @@ fn withdrawal(ws: &Workspace, request: &WithdrawRequest) -> Result<Envelope, Box
     if !request.dry_run {
         preflight::recover(VERB, repo)?;
     }
-    let config = preflight::load_config(ws, VERB)?.ok_or_else(|| {
-        refuse(
-            ErrorSlug::PreconditionFailed,
-            "There is no discern.toml, so there is nothing to withdraw.",
-            "Nothing to do.",
-        )
-    })?;
+    let config =
+        preflight::load_config(ws, VERB)?.ok_or_else(|| refusal(&NotWithdrawn::NoConfig))?;
     let clean = preflight::observe_clean(VERB, repo, crate::standards::CLEANLINESS)?;
-    let branch = commit::preflight(repo).map_err(|e| {
-        refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("Cannot withdraw: {e}."),
-            "Withdraw on the effort branch with a clean tree.",
-        )
-    })?;
+    let branch = commit::preflight(repo).map_err(|e| refusal(&NotWithdrawn::NotCommittable(e)))?;
     clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
     let trunk = ws.trunk(Some(&config));
-    let live = live(repo, &trunk).map_err(|e| {
-        refuse(
-            ErrorSlug::ProposalStale,
-            format!("The proposals cannot be read: {e}."),
-            "Fix what the message names, then withdraw again.",
-        )
-    })?;
+    let live = live(repo, &trunk).map_err(|e| refusal(&NotWithdrawn::LiveUnreadable(e)))?;
     let records: Vec<&ProposalRecord> = live.records.iter().chain(&live.orphans).collect();
     if records.is_empty() {
         return Ok(nothing(&branch));
@@ -88,13 +110,7 @@ fn withdrawal(ws: &Workspace, request: &WithdrawRequest) -> Result<Envelope, Box
     }
     if reverts.is_empty() {
         // Only records no limit carries any more (orphans, or limits already restored).
-        store::save(repo, &[]).map_err(|e| {
-            refuse(
-                ErrorSlug::ProposalFailed,
-                format!("Cannot clear the proposal store: {e}."),
-                "Check the git admin directory's permissions, then withdraw again.",
-            )
-        })?;
+        store::save(repo, &[]).map_err(|e| refusal(&NotWithdrawn::StoreUncleared(e)))?;
         crate::proof::clear(repo);
         return Ok(result(&live.records, &reverts, None, &branch));
     }
@@ -131,15 +147,12 @@ fn commit_withdrawal(
     reverts: &[Pinned],
 ) -> Result<String, Box<Envelope>> {
     let repo = &ws.repo;
-    let head = repo.head().ok().flatten().ok_or_else(|| {
-        refuse(
-            ErrorSlug::PreconditionFailed,
-            "This branch has no commit yet.",
-            "Nothing to do.",
-        )
-    })?;
-    let content = edit_limits(config, reverts)
-        .map_err(|e| refuse(ErrorSlug::Internal, e, "Report this as a bug in discern."))?;
+    let head = repo
+        .head()
+        .ok()
+        .flatten()
+        .ok_or_else(|| refusal(&NotWithdrawn::NoCommit))?;
+    let content = edit_limits(config, reverts).map_err(|e| refusal(&NotWithdrawn::Internal(e)))?;
     let names: Vec<&str> = records.iter().map(|r| r.standard.as_str()).collect();
     let mut message = format!(
         "discern: withdraw {} Standard limit proposal{}\n\n",
@@ -163,13 +176,8 @@ fn commit_withdrawal(
         message: &message,
         files: &cleared,
     };
-    let new = commit::config_only_commit(repo, &commit, &ws.settings.faults).map_err(|e| {
-        refuse(
-            ErrorSlug::ProposalFailed,
-            format!("Nothing was withdrawn: {e}."),
-            "Withdraw again; a half-finished transaction is finished or unwound first.",
-        )
-    })?;
+    let new = commit::config_only_commit(repo, &commit, &ws.settings.faults)
+        .map_err(|e| refusal(&NotWithdrawn::Commit(e)))?;
     crate::proof::clear(repo);
     Ok(new.to_string())
 }

@@ -13,6 +13,7 @@ mod lifecycle;
 mod limit_changes;
 mod locks;
 mod mcp;
+mod mcp_wire;
 mod proposal_commits;
 mod races;
 mod ratchet;

@@ -4,6 +4,7 @@
 //! are tool results, never JSON-RPC errors. Only this module (and `cli`) knows about a
 //! frontend protocol.
 
+mod gate;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -104,7 +105,20 @@ pub fn serve(settings: Settings) -> i32 {
         },
     );
     runtime.block_on(async move {
-        match server.serve(rmcp::transport::stdio()).await {
+        // Every line passes the gate both ways: the service sees only well-formed requests,
+        // and the client gets an answer to every line it sends.
+        let (gate_in, service_in) = tokio::io::duplex(1 << 16);
+        let (service_out, gate_out) = tokio::io::duplex(1 << 16);
+        let (answers, answered) = tokio::sync::mpsc::unbounded_channel();
+        let ended = gate::Ended::default();
+        let reader = tokio::spawn(gate::read(
+            tokio::io::stdin(),
+            gate_in,
+            answers,
+            ended.clone(),
+        ));
+        let writer = tokio::spawn(gate::write(gate_out, answered, tokio::io::stdout()));
+        let code = match server.serve((service_in, service_out)).await {
             Ok(service) => match service.waiting().await {
                 Ok(_) => 0,
                 Err(e) => {
@@ -112,11 +126,16 @@ pub fn serve(settings: Settings) -> i32 {
                     70
                 }
             },
+            // A client that left before `initialize` is a normal end, not a failure.
+            Err(_) if ended.get() => 0,
             Err(e) => {
                 eprintln!("discern mcp: cannot start: {e}");
                 70
             }
-        }
+        };
+        reader.abort();
+        let _ = writer.await;
+        code
     })
 }
 

@@ -1,0 +1,105 @@
+//! The MCP server under hostile wire input, spoken to as raw lines on stdin: every line gets
+//! an answer (`-32700` for a line that is not JSON, `-32600` with `"id": null` where the id
+//! cannot be read, `-32602` for nesting past the limit), the session still works afterwards,
+//! and a client that leaves before `initialize` ends the server with exit 0.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::{Fixture, cache_dir};
+
+const CONFIG: &str = "";
+
+/// Send `lines` to a fresh `discern mcp`, close stdin, and read every answer and the exit code.
+fn session(fixture: &Fixture, lines: &[String]) -> (Vec<Value>, i32) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_discern"));
+    cmd.arg("mcp").current_dir(fixture.path());
+    discern_tests::hermetic(&mut cmd, fixture.repo.home());
+    cmd.env("DISCERN_CACHE_DIR", cache_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let answers = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    (answers, out.status.code().unwrap_or(-1))
+}
+
+fn initialize() -> Vec<String> {
+    vec![
+        json!({"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+    ]
+}
+
+fn answer<'a>(answers: &'a [Value], id: &Value) -> &'a Value {
+    answers
+        .iter()
+        .find(|a| &a["id"] == id)
+        .unwrap_or_else(|| panic!("no answer for {id}: {answers:#?}"))
+}
+
+#[test]
+fn every_line_gets_an_answer_and_the_session_survives() {
+    let fixture = Fixture::new(CONFIG);
+    let mut nested = json!("leaf");
+    for _ in 0..120 {
+        nested = json!([nested]);
+    }
+    let mut lines = initialize();
+    lines.extend([
+        "this is not json".to_owned(),
+        "[1, 2]".to_owned(),
+        json!({"jsonrpc":"2.0","id":1}).to_string(),
+        json!({"jsonrpc":"2.0","id":{"x":1},"method":"ping"}).to_string(),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"discern_status","arguments":{"deep":nested}}}).to_string(),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}).to_string(),
+    ]);
+    let (answers, code) = session(&fixture, &lines);
+    assert_eq!(code, 0, "{answers:#?}");
+    let by_code = |code: i64| {
+        answers
+            .iter()
+            .filter(|a| a["error"]["code"] == code)
+            .collect::<Vec<_>>()
+    };
+    let parse = by_code(-32700);
+    assert_eq!(parse.len(), 1, "{answers:#?}");
+    assert_eq!(parse[0]["id"], Value::Null);
+    assert!(
+        parse[0].as_object().unwrap().contains_key("id"),
+        "\"id\": null is present"
+    );
+    let invalid = by_code(-32600);
+    assert_eq!(invalid.len(), 3, "{answers:#?}");
+    assert!(invalid.iter().any(|a| a["id"] == json!(1)));
+    assert_eq!(invalid.iter().filter(|a| a["id"].is_null()).count(), 2);
+    assert_eq!(answer(&answers, &json!(2))["error"]["code"], -32602);
+    let tools = answer(&answers, &json!(3));
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "the session still works: {tools}"
+    );
+}
+
+#[test]
+fn a_client_that_leaves_before_initialize_ends_the_server_cleanly() {
+    let fixture = Fixture::new(CONFIG);
+    let (answers, code) = session(&fixture, &[]);
+    assert_eq!(code, 0, "{answers:#?}");
+    assert!(answers.is_empty());
+}

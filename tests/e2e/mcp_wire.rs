@@ -103,3 +103,39 @@ fn a_client_that_leaves_before_initialize_ends_the_server_cleanly() {
     assert_eq!(code, 0, "{answers:#?}");
     assert!(answers.is_empty());
 }
+
+#[test]
+fn tool_arguments_are_held_to_their_schema_exactly_and_never_echoed_large() {
+    let fixture = Fixture::new(CONFIG);
+    let call = |id: u64, tool: &str, arguments: Value| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":arguments}}).to_string()
+    };
+    let huge = "x".repeat(1 << 20);
+    let mut lines = initialize();
+    lines.extend([
+        call(1, "discern_start", json!({ "from": null, "dry_run": true })),
+        call(
+            2,
+            "discern_await",
+            json!({ "trunk_moved": true, "timeout": -1 }),
+        ),
+        call(3, "discern_start", json!({ "title": 7, "dry_run": true })),
+        call(4, "discern_status", json!({ "verbose": huge })),
+    ]);
+    let (answers, code) = session(&fixture, &lines);
+    assert_eq!(code, 0);
+    for id in 1..=4 {
+        let result = &answer(&answers, &json!(id))["result"];
+        assert_eq!(result["isError"], true, "{id}: {result}");
+        let envelope = &result["structuredContent"];
+        assert_eq!(envelope["error"], "invalid_arguments", "{id}: {envelope}");
+        let message = envelope["message"].as_str().unwrap();
+        assert!(
+            message.len() < 2_000,
+            "{id}: the input is not echoed: {} bytes",
+            message.len()
+        );
+    }
+    // Nothing was started by the refused `from: null`.
+    assert!(!fixture.repo.parent().join("repo.worktrees").exists());
+}

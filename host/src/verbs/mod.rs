@@ -226,9 +226,47 @@ fn compact(schema: &mut Map<String, Value>) {
 }
 
 /// Strict MCP arguments for `verb`, or the `invalid_arguments` refusal naming what is wrong.
-pub fn parse<T: DeserializeOwned>(verb: &str, arguments: Value) -> Result<T, Box<Envelope>> {
-    serde_json::from_value(arguments)
-        .map_err(|e| Box::new(invalid_arguments(verb, format!("Invalid arguments: {e}."))))
+pub fn parse<T: DeserializeOwned + schemars::JsonSchema>(
+    verb: &str,
+    arguments: Value,
+) -> Result<T, Box<Envelope>> {
+    // The published input schema is enforced exactly (types, `null` only where declared,
+    // `minimum`, unknown keys) before serde reads the arguments.
+    let schema = Value::Object(schema_of::<T>());
+    let validator = jsonschema::validator_for(&schema).map_err(|e| {
+        Box::new(invalid_arguments(
+            verb,
+            format!("the input schema is unusable: {e}"),
+        ))
+    })?;
+    let problems: Vec<String> = validator
+        .iter_errors(&arguments)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            bounded(&match at.is_empty() {
+                true => e.to_string(),
+                false => format!("{at}: {e}"),
+            })
+        })
+        .collect();
+    if !problems.is_empty() {
+        let message = format!("Invalid arguments: {}.", problems.join("; "));
+        return Err(Box::new(invalid_arguments(verb, message)));
+    }
+    serde_json::from_value(arguments).map_err(|e| {
+        let message = format!("Invalid arguments: {}.", bounded(&e.to_string()));
+        Box::new(invalid_arguments(verb, message))
+    })
+}
+
+/// A message about an input, cut so that it never echoes a large input back.
+fn bounded(message: &str) -> String {
+    const MAX: usize = 240;
+    match message.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &message[..cut]),
+        None => message.to_owned(),
+    }
 }
 
 /// The refusal for arguments a tool's schema does not allow.

@@ -694,3 +694,43 @@ fn a_timeout_out_of_range_is_refused_with_its_line_never_a_panic() {
         assert_eq!(json["diagnostics"][0]["line"], 8, "{timeout}: {json}");
     }
 }
+
+#[test]
+fn an_artifact_symlink_that_leaves_the_checkout_is_refused_never_followed() {
+    for target in ["../../outside.info", "/etc/hostname"] {
+        let config = format!(
+            r#"
+[jobs.cov]
+stage = "test"
+run = "mkdir -p target && ln -sf {target} target/out.info"
+artifacts = ["target/out.info"]
+
+[standards.cov]
+direction = "up"
+limit = 0
+producer = "builtin:lcov"
+needs = ["jobs.cov"]
+artifact = "target/out.info"
+metric = "line_percent"
+"#
+        );
+        let fixture = Fixture::new(&config);
+        std::fs::write(
+            fixture.repo.parent().join("outside.info"),
+            "SF:a.rs\nDA:1,1\nend_of_record\n",
+        )
+        .unwrap();
+        let run = fixture.run(&["standards", "--json"]);
+        assert_eq!(run.code, 1, "{target}: {}", run.stdout);
+        let json = run.json();
+        let cov = standard(&json, "cov");
+        assert_eq!(cov["measurement"], "failed", "{target}: {json}");
+        assert!(
+            cov["note"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("cannot be read inside the checkout"),
+            "{target}: {cov}"
+        );
+    }
+}

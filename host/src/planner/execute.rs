@@ -168,9 +168,9 @@ fn prepare(
         artifacts.insert("stdout", run.stdout.clone());
     }
     if let Some(path) = &execution.artifact {
-        let bytes = std::fs::read(root.join(path)).map_err(|e| {
+        let bytes = read_confined(root, path).map_err(|e| {
             format!(
-                "the artifact {path} is missing after {} ran: {e}",
+                "the artifact {path} cannot be read inside the checkout after {} ran: {e}",
                 execution.needs.join(", ")
             )
         })?;
@@ -179,6 +179,13 @@ fn prepare(
         artifacts.insert("artifact", bytes);
     }
     Ok(Arc::new(artifacts))
+}
+
+/// Read `path` inside `root` only: a path with `..`, an absolute path or a symlink that
+/// leaves the checkout is refused, never followed (a job's output is untrusted).
+fn read_confined(root: &Path, path: &str) -> std::io::Result<Vec<u8>> {
+    let dir = cap_std::fs::Dir::open_ambient_dir(root, cap_std::ambient_authority())?;
+    dir.read(path)
 }
 
 /// What the workers share: the plan, where each execution runs, and the progress count.

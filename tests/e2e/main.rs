@@ -8,6 +8,7 @@ mod contract;
 mod evidence;
 mod examples;
 mod gains;
+mod kills;
 mod landing;
 mod lifecycle;
 mod limit_changes;

@@ -51,6 +51,10 @@ pub struct LandingJournal {
     pub main_on_trunk: bool,
     /// The Proof note attached to `head`.
     pub note: String,
+    /// When (seconds since the epoch) the main checkout's update began: a git index lock no
+    /// older than this in the main checkout was left by that update, killed with discern.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_update_started: Option<u64>,
 }
 
 /// What a landing did after the trunk moved: each step's outcome.
@@ -116,7 +120,14 @@ pub fn land(
         return Err(e);
     }
     faults.point(step::TRUNK_MOVED);
-    let landed = finish(main, journal, from, head, note_error, faults);
+    let mut journal = journal.clone();
+    if journal.main_on_trunk {
+        journal.main_update_started = Some(now());
+        let bytes = serde_json::to_vec_pretty(&journal)
+            .map_err(|e| git_error("cannot write the landing journal", e))?;
+        let _ = crate::fsutil::write_atomic(&path, &bytes);
+    }
+    let landed = finish(main, &journal, from, head, note_error, faults);
     let _ = std::fs::remove_file(&path);
     Ok(landed)
 }
@@ -156,8 +167,51 @@ fn follow(main: &Repo, from: ObjectId, to: ObjectId) -> Result<(), String> {
     worktree::follow(main, from, to).map_err(|e| e.to_string())
 }
 
+/// Remove the landed effort's worktree if it is clean, or if a removal a kill cut short left
+/// it with tracked files deleted and nothing else changed (everything in it is in the landed
+/// commit, so nothing is lost).
 fn remove_worktree(main: &Repo, path: &Path) -> bool {
-    !path.exists() || worktree::remove(main, path, Removal::IfClean).is_ok()
+    if !path.exists() || worktree::remove(main, path, Removal::IfClean).is_ok() {
+        return true;
+    }
+    // git removes the worktree's `.git` link last but one: without it, what is left is the
+    // rest of a removal that was cut short (it only started on a clean worktree).
+    if !path.join(".git").exists() {
+        let removed = std::fs::remove_dir_all(path).is_ok();
+        let _ = main.git(&["worktree", "prune"]);
+        return removed;
+    }
+    let only_deletions = Repo::discover(path)
+        .and_then(|wt| wt.git(&["status", "--porcelain"]))
+        .is_ok_and(|status| {
+            status
+                .lines()
+                .all(|l| l.starts_with(" D ") || l.starts_with("D  "))
+        });
+    only_deletions && worktree::remove(main, path, Removal::Discard).is_ok()
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A git index lock in `main` that the landing's own update left when it was killed: it exists
+/// and is no older than the update's start. Removed; any other lock is left alone.
+fn clear_own_index_lock(main: &Repo, started: Option<u64>) {
+    let Some(started) = started else {
+        return;
+    };
+    let lock = main.git_dir().join("index.lock");
+    let created = std::fs::metadata(&lock)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs());
+    if created.is_some_and(|c| c + 1 >= started) {
+        let _ = std::fs::remove_file(&lock);
+    }
 }
 
 /// The command that brings the main checkout to the landed trunk by hand.
@@ -212,6 +266,9 @@ fn recover_one(
             .map(|e| e.to_string()),
     };
     let main = Repo::discover(&journal.main).ok();
+    if let Some(main) = &main {
+        clear_own_index_lock(main, journal.main_update_started);
+    }
     // The main checkout follows only if it still shows the trunk as it was before the landing.
     let behind = main.as_ref().is_some_and(|m| {
         journal.main_on_trunk

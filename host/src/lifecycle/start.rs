@@ -98,11 +98,19 @@ pub fn worktree_root(main: &Path) -> PathBuf {
 
 pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
     // A landing a crash interrupted is finished from the main checkout too, before forking.
-    if !request.dry_run
-        && let Err(refusal) = crate::preflight::finish_landings(VERB, &ws.repo)
-    {
-        return (*refusal).into();
-    }
+    let finished = match request.dry_run {
+        true => Vec::new(),
+        false => match crate::preflight::finish_landings(VERB, &ws.repo) {
+            Ok(finished) => finished,
+            Err(refusal) => return (*refusal).into(),
+        },
+    };
+    let mut moved = fork(ws, request);
+    moved.envelope.advisories.extend(finished);
+    moved
+}
+
+fn fork(ws: &Workspace, request: &StartRequest) -> Moved {
     let plan = match plan(ws, request) {
         Ok(plan) => plan,
         Err(refusal) => return (*refusal).into(),

@@ -134,7 +134,7 @@ impl HintId {
         ),
         (
             HintId::MainCheckoutBehind,
-            "The trunk landed, but the main checkout {path} could not follow it and shows the landing reversed; committing what it shows would undo the landing. Bringing it up to date is the owner's step (the advisory names it).",
+            "The trunk landed, but the main checkout {detail} could not follow it and shows the landing reversed; committing what it shows would undo the landing. Bringing it up to date is the owner's step (the advisory names it).",
         ),
         (
             HintId::FleetDirty,

@@ -100,6 +100,7 @@ fn journal(
         main: main.info.path.clone(),
         main_on_trunk: main.on_trunk,
         note: serde_json::to_string_pretty(&note).unwrap_or_default(),
+        main_update_started: None,
     }
 }
 
@@ -159,7 +160,7 @@ fn result(
             "The trunk landed, but the main checkout could not follow it ({why}); it shows the landing reversed until it does. Bring it up to date with `{command}`; never commit what it shows now."
         ));
         let path = main.info.path.display().to_string();
-        if let Ok(hint) = Hint::owner_attention(HintId::MainCheckoutBehind, &[("path", &path)]) {
+        if let Ok(hint) = Hint::owner_attention(HintId::MainCheckoutBehind, &[("detail", &path)]) {
             e.hints.push(hint);
         }
     }

@@ -1,0 +1,192 @@
+//! kill -9 at random moments: the real binary's whole process group is killed while it pins or
+//! lands, and the next writing call leaves the repository exactly as it was or exactly as
+//! intended. Rounds scale with `DISCERN_KILL_ROUNDS` (default 3, what CI runs).
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::support::{Fixture, cache_dir};
+
+const CONFIG: &str = r#"
+[repository]
+pin_on_done = false
+
+[jobs]
+test = "true"
+
+[standards.todo]
+direction = "down"
+limit = 5
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+"#;
+
+fn rounds() -> usize {
+    std::env::var("DISCERN_KILL_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+}
+
+/// A delay in `0..max_ms` that differs from round to round.
+fn jitter(round: usize, max_ms: u64) -> Duration {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() as u64);
+    Duration::from_millis((nanos / 1000 + round as u64 * 37) % max_ms)
+}
+
+fn git(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new("git");
+    cmd.args(args).current_dir(dir);
+    discern_tests::hermetic(&mut cmd, fixture.repo.home());
+    String::from_utf8(cmd.output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// Start `discern args` in `dir` in its own process group, and SIGKILL the group after `after`
+/// (or let it finish first). Whether it was killed.
+fn kill_after(fixture: &Fixture, dir: &Path, args: &[&str], after: Duration) -> bool {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
+    cmd.args(args).current_dir(dir).process_group(0);
+    discern_tests::hermetic(&mut cmd, fixture.repo.home());
+    cmd.env("DISCERN_CACHE_DIR", cache_dir())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    std::thread::sleep(after);
+    if child.try_wait().unwrap().is_some() {
+        return false;
+    }
+    let group = format!("-{}", child.id());
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .status();
+    let _ = child.wait();
+    true
+}
+
+#[test]
+fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
+    let (mut killed, mut landed) = (0, 0);
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
+        let before = fixture.repo.head();
+        killed += usize::from(kill_after(
+            &fixture,
+            fixture.path(),
+            &["standards", "--pin"],
+            jitter(round, 400),
+        ));
+        let json = fixture.run(&["standards", "--json"]).json();
+        assert_eq!(json["ok"], true, "round {round}: {json}");
+        assert_eq!(
+            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            "",
+            "round {round}"
+        );
+        assert!(
+            !fixture
+                .path()
+                .join(".git/discern/config-transaction.json")
+                .exists()
+        );
+        let head = fixture.repo.head();
+        if head != before {
+            landed += 1;
+            let changed = git(
+                &fixture,
+                fixture.path(),
+                &["diff", "--name-only", &before, "HEAD"],
+            );
+            assert_eq!(changed, "discern.toml", "round {round}: exactly the pin");
+            assert_eq!(
+                git(&fixture, fixture.path(), &["rev-parse", "HEAD~1"]),
+                before
+            );
+        }
+    }
+    eprintln!("pin: {} rounds, {killed} killed, {landed} pinned", rounds());
+}
+
+/// A proven effort adding `src/<name>.rs`; its path and head.
+fn proven(fixture: &Fixture, name: &str) -> (PathBuf, String) {
+    let json = fixture
+        .run(&["start", "--name", name, "--title", "Kill", "--json"])
+        .json();
+    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(path.join(format!("src/{name}.rs")), "pub fn x() {}\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", &format!("add {name}")]);
+    assert_eq!(
+        fixture.run_in(&path, &["done", "--json"], &[]).json()["ok"],
+        true
+    );
+    let head = git(fixture, &path, &["rev-parse", "HEAD"]);
+    (path, head)
+}
+
+#[test]
+fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
+    let (mut killed, mut landed) = (0, 0);
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        let before = git(&fixture, fixture.path(), &["rev-parse", "main"]);
+        let (effort, head) = proven(&fixture, "kill");
+        killed += usize::from(kill_after(
+            &fixture,
+            &effort,
+            &["accept", "--confirmed"],
+            jitter(round, 300),
+        ));
+        // The next writing call, from the main checkout, settles it.
+        let next = fixture.run(&["start", "--name", "after", "--json"]).json();
+        assert_eq!(next["ok"], true, "round {round}: {next}");
+        assert_eq!(
+            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            "",
+            "round {round}: index.lock left: {}; {next}",
+            fixture.path().join(".git/index.lock").exists()
+        );
+        let trunk = git(&fixture, fixture.path(), &["rev-parse", "main"]);
+        if trunk == before {
+            let json = fixture
+                .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
+                .json();
+            assert_eq!(
+                json["ok"], true,
+                "round {round}: it lands afterwards: {json}"
+            );
+        } else {
+            landed += 1;
+            assert_eq!(trunk, head, "round {round}: exactly the effort landed");
+        }
+        assert_eq!(
+            git(&fixture, fixture.path(), &["rev-parse", "HEAD"]),
+            head,
+            "round {round}"
+        );
+        assert!(!effort.exists(), "round {round}: the worktree is gone");
+        assert_eq!(
+            git(
+                &fixture,
+                fixture.path(),
+                &["branch", "--list", "agent/kill"]
+            ),
+            ""
+        );
+        assert_eq!(
+            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            ""
+        );
+    }
+    eprintln!(
+        "accept: {} rounds, {killed} killed, {landed} landed before the kill",
+        rounds()
+    );
+}

@@ -105,6 +105,10 @@ pub enum CommitError {
     )]
     Unchanged,
     #[error(
+        "discern.toml at HEAD is not the one these limits were edited from (another writer committed first); nothing was written, measure again"
+    )]
+    ConfigChanged,
+    #[error(
         "{path} exists: another git process holds it, or one was killed while holding it. Check with `fuser {path}` (or `lsof {path}`); only if no process holds it, delete it, then run the command again",
         path = .0.display()
     )]

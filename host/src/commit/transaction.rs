@@ -14,6 +14,9 @@ pub struct ConfigCommit<'a> {
     pub branch: &'a str,
     /// The HEAD that was measured: the parent, and the ref's expected value.
     pub head: ObjectId,
+    /// The config the edit started from: it must be what `head` commits (another writer may
+    /// have moved HEAD after it was read), checked under the writer lock.
+    pub base: &'a [u8],
     pub content: &'a [u8],
     pub message: &'a str,
     /// The state files that must be written once the commit exists (proposal records bound
@@ -100,7 +103,10 @@ pub fn config_only_commit(
     let committed = repo
         .file_at(commit.head, FILE)
         .map_err(|e| git_error("cannot read the committed config", e))?;
-    if committed.as_deref() == Some(commit.content) {
+    if committed.as_deref() != Some(commit.base) {
+        return Err(CommitError::ConfigChanged);
+    }
+    if commit.content == commit.base {
         return Err(CommitError::Unchanged);
     }
     let (new, blob) = write_objects(repo, commit.head, commit.content, commit.message)?;

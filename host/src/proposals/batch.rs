@@ -371,6 +371,7 @@ fn commit_batch(
         kind: "proposal",
         branch,
         head,
+        base: batch.config.source.as_bytes(),
         content: content.as_bytes(),
         message: &message,
         files: &bound,

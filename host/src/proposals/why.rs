@@ -160,7 +160,7 @@ impl NotProposed {
             LiveUnreadable(_)
             | OtherProposals(_)
             | HeadMoved
-            | Commit(CommitError::Moved { .. })
+            | Commit(CommitError::Moved { .. } | CommitError::ConfigChanged)
             | DefinitionChanged { .. }
             | Reworded { .. }
             | HeadMovedRenewing

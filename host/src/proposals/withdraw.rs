@@ -172,6 +172,7 @@ fn commit_withdrawal(
         kind: "withdrawal",
         branch,
         head,
+        base: config.source.as_bytes(),
         content: content.as_bytes(),
         message: &message,
         files: &cleared,

@@ -274,6 +274,7 @@ pub(super) fn commit_pins(
         kind: "pin",
         branch,
         head,
+        base: base.as_bytes(),
         content,
         message,
         files: &|_| Ok(Vec::new()),
@@ -439,7 +440,9 @@ pub fn refusal(why: &NotPinned) -> Envelope {
                 "Get the checkout onto a named branch with no operation in progress and nothing staged, then try again.",
             ),
         ),
-        NotPinned::Commit(CommitError::Moved { .. } | CommitError::Unchanged) => (
+        NotPinned::Commit(
+            CommitError::Moved { .. } | CommitError::Unchanged | CommitError::ConfigChanged,
+        ) => (
             ErrorSlug::PinFailed,
             Hint::next_step(
                 HintId::StandardsMeasure,

@@ -96,6 +96,15 @@ impl Workspace {
         self.repo.root()
     }
 
+    /// The trunk work lands on and Proof is judged against: `[repository].trunk` (else `main`),
+    /// never `DISCERN_TRUNK`, which only redirects read-only measurement.
+    pub fn landing_trunk(&self, config: Option<&crate::config::Config>) -> String {
+        config.map_or_else(
+            || crate::config::DEFAULT_TRUNK.to_owned(),
+            |c| c.trunk.clone(),
+        )
+    }
+
     /// The effective trunk: `DISCERN_TRUNK`, else `[repository].trunk`, else `main`.
     pub fn trunk(&self, config: Option<&crate::config::Config>) -> String {
         match config {

@@ -170,3 +170,56 @@ fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call(
         assert!(note.contains("\"approved_proposals\""), "{step}: {note}");
     }
 }
+
+#[test]
+fn discern_trunk_never_changes_what_the_gate_and_the_landing_trust() {
+    let fixture = Fixture::new(CONFIG);
+    let old = trunk(&fixture);
+    fixture.repo.git(&["branch", "decoy", &old]);
+    fixture.repo.write("NEWS.md", "trunk moves on\n");
+    fixture.repo.commit("news");
+    let run = fixture.run(&["start", "--name", "env", "--title", "Env", "--json"]);
+    let effort = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap());
+    std::fs::write(effort.join("src/env.rs"), "pub fn x() {}\n").unwrap();
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "env"]);
+    let env = [("DISCERN_TRUNK", "decoy")];
+    let done = fixture.run_in(&effort, &["done", "--json"], &env).json();
+    assert_eq!(done["ok"], true, "{done}");
+    assert_eq!(done["data"]["proof"]["trunk"], "main", "{done}");
+    let json = fixture
+        .run_in(&effort, &["accept", "--confirmed", "--json"], &env)
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["trunk"], "main");
+    assert_eq!(
+        git(&fixture, fixture.path(), &["rev-parse", "decoy"]),
+        old,
+        "the decoy never moved"
+    );
+}
+
+#[test]
+fn a_proof_for_another_trunk_lands_nothing() {
+    let fixture = Fixture::new(CONFIG);
+    let (effort, _) = proven(&fixture, "forged");
+    let git_dir = git(&fixture, &effort, &["rev-parse", "--absolute-git-dir"]);
+    let proof_path = Path::new(&git_dir).join("discern/gate-proof");
+    let mut proof: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&proof_path).unwrap()).unwrap();
+    proof["trunk_commit"] = serde_json::json!("0".repeat(40));
+    std::fs::write(&proof_path, proof.to_string()).unwrap();
+    let before = trunk(&fixture);
+    let json = fixture
+        .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], false, "{json}");
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("The Proof was made against"),
+        "{json}"
+    );
+    assert_eq!(trunk(&fixture), before);
+}

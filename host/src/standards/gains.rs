@@ -23,7 +23,7 @@ pub fn pin_gains(
     ws: &Workspace,
     runtime: &Runtime,
     config: &Config,
-    branch: &str,
+    (branch, trunk): (&str, &str),
     margin_of: &dyn Fn(&StandardDef) -> f64,
     claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
@@ -36,7 +36,10 @@ pub fn pin_gains(
     if selected.is_empty() {
         return Ok(None);
     }
-    let options = MeasureOptions::default();
+    let options = MeasureOptions {
+        trunk: Some(trunk.to_owned()),
+        ..MeasureOptions::default()
+    };
     let measured = measure_with(ws, runtime, config, &selected, &options, claims, progress)?;
     let failing = measured.standards.iter().any(|s| {
         !matches!(s.measurement, Measurement::Measured | Measurement::Reused)

@@ -364,6 +364,9 @@ pub fn select<'c>(
 /// How a batch is measured: the choices that change behaviour (gitoxide's `Options`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MeasureOptions {
+    /// The trunk to judge against instead of the effective one (the gate passes its own, so
+    /// `DISCERN_TRUNK` never changes what Proof trusts).
+    pub trunk: Option<String>,
     /// `--baseline REV`: judge the limits of every commit since `REV`.
     pub baseline: Option<String>,
     /// `--require-trunk`: a trunk or history that cannot be read fails the run.
@@ -388,6 +391,9 @@ impl MeasureOptions {
     /// What HEAD's limits are compared with, as these options and the settings say.
     pub fn against(&self, ws: &Workspace, config: &Config, head: gix::ObjectId) -> limits::Against {
         let mut against = limits::Against::new(ws, config, head);
+        if let Some(trunk) = &self.trunk {
+            against.trunk = trunk.clone();
+        }
         against.baseline = self.baseline.clone();
         against.require_trunk |= self.require_trunk;
         against
@@ -405,6 +411,7 @@ pub enum EvidenceUse {
 impl Default for MeasureOptions {
     fn default() -> Self {
         Self {
+            trunk: None,
             baseline: None,
             require_trunk: false,
             worktree: false,

@@ -198,7 +198,8 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
         return Err(refusal(&NotLandable::MainCheckout));
     }
     let config = Config::load(repo.root()).ok().flatten();
-    let trunk = ws.trunk(config.as_ref());
+    // DISCERN_TRUNK never changes what the gate and the landing trust.
+    let trunk = ws.landing_trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {
         return Err(refusal(&NotLandable::Detached));
     };
@@ -216,6 +217,13 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     };
     if !repo.is_ancestor(trunk_commit, head) {
         return Err(refusal(&NotLandable::TrunkMoved { trunk, branch }));
+    }
+    // The Proof must be for exactly the trunk this landing resolves, at exactly its commit.
+    let proven_commit = proof.trunk_commit.parse::<gix::ObjectId>().ok();
+    if proof.trunk != trunk || proven_commit != Some(trunk_commit) {
+        let proven = format!("{} at {}", proof.trunk, short(&proof.trunk_commit));
+        let now = format!("{trunk} at {}", short(&trunk_commit.to_string()));
+        return Err(refusal(&NotLandable::OtherTrunk { proven, now }));
     }
     Ok(Landing {
         config,
@@ -242,6 +250,10 @@ enum NotLandable {
         "{trunk} moved since the Proof: {branch} does not contain it, so it cannot fast-forward."
     )]
     TrunkMoved { trunk: String, branch: String },
+    #[error(
+        "The Proof was made against {proven}, not {now}; it proves nothing about this landing."
+    )]
+    OtherTrunk { proven: String, now: String },
 }
 
 /// The refusal for each reason a checkout cannot land, with the step past it, in one place.
@@ -257,6 +269,11 @@ fn refusal(why: &NotLandable) -> Box<Envelope> {
         NotLandable::Unproven { .. } => {
             (HintId::FixGate, "Run the gate, then accept", Some("done"))
         }
+        NotLandable::OtherTrunk { .. } => (
+            HintId::FixGate,
+            "Run the gate against the trunk, then accept",
+            Some("done"),
+        ),
         NotLandable::TrunkMoved { .. } => (
             HintId::UpdateFromTrunk,
             "Bring in the trunk, run the gate, then accept",

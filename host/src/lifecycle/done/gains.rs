@@ -55,7 +55,7 @@ pub(super) fn stick(
         ws,
         runtime,
         config,
-        &subject_now.branch,
+        (&subject_now.branch, &subject_now.trunk),
         &margin_of,
         &claims,
         progress,

@@ -248,7 +248,8 @@ pub(super) fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, 
     }
     let config =
         Config::load(repo.root()).map_err(|e| Box::new(preflight::config_refusal(VERB, &e)))?;
-    let trunk = ws.trunk(config.as_ref());
+    // DISCERN_TRUNK never changes what the gate and the landing trust.
+    let trunk = ws.landing_trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {
         return Err(refusal(&NotProvable::Detached));
     };

@@ -82,7 +82,8 @@ pub(super) fn limits_check(
     // such, never taken for "no proposals".
     proposal_records(ws, &run.subject.trunk)?;
     clear_orphans(run, ws)?;
-    let against = standards::limits::Against::new(ws, config, run.subject.head);
+    let mut against = standards::limits::Against::new(ws, config, run.subject.head);
+    against.trunk = run.subject.trunk.clone();
     let limits =
         standards::limits::check(&ws.repo, config, &against, &proposals::claims(ws, config));
     run.steps.push(Step::check(
@@ -195,6 +196,7 @@ pub(super) fn standards_stage(
     let records = proposal_records(ws, &run.subject.trunk)?;
     // Proposed Standards are measured fresh: their value must equal the record exactly.
     let options = MeasureOptions {
+        trunk: Some(run.subject.trunk.clone()),
         evidence: match records.is_empty() {
             true => EvidenceUse::ReuseAndRecord,
             false => EvidenceUse::Fresh,

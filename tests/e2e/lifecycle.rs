@@ -300,6 +300,31 @@ fn a_pre_authorized_scope_lands_without_conversation_consent() {
 }
 
 #[test]
+fn a_branch_that_widens_its_own_grant_still_needs_consent() {
+    let fixture = Fixture::new(CONFIG);
+    let widened = CONFIG.replace(
+        r#"pre_authorized = ["docs/**"]"#,
+        r#"pre_authorized = ["**"]"#,
+    );
+    let path = effort(
+        &fixture,
+        "widen",
+        &[
+            ("discern.toml", widened.as_str()),
+            ("src/more.rs", "pub fn m() {}\n"),
+        ],
+    );
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
+    assert_eq!(
+        json["error"], "awaiting_consent",
+        "the trunk's grant decides: {json}"
+    );
+    assert_eq!(json["data"]["pre_authorized"], json!(["docs/**"]));
+}
+
+#[test]
 fn a_live_proposal_lands_only_with_exactly_its_token() {
     let fixture = Fixture::new(CONFIG);
     let path = effort(

@@ -296,12 +296,12 @@ fn authority(
 ) -> Result<Authority, Box<Envelope>> {
     let repo = &ws.repo;
     let Landing {
-        config,
         trunk,
         branch,
         head,
         trunk_commit,
         proof,
+        ..
     } = landing;
     let base = repo
         .merge_base(*trunk_commit, *head)
@@ -320,9 +320,13 @@ fn authority(
             ))
         })?;
     let changed: Vec<&str> = changed.lines().collect();
-    let scopes = config
-        .as_ref()
-        .map(|c| c.pre_authorized.clone())
+    // Standing grants are the owner's: read from the trunk's committed config, never from the
+    // branch being landed (a branch that widens its own grant takes effect only after landing).
+    let scopes = crate::standards::limits::config_at(repo, *trunk_commit)
+        .ok()
+        .and_then(Result::ok)
+        .flatten()
+        .map(|c| c.pre_authorized)
         .unwrap_or_default();
     let granted = !scopes.is_empty() && {
         let spec = Pathspec::new(&scopes);

@@ -23,6 +23,8 @@ pub mod preflight;
 pub mod producers;
 pub mod proof;
 pub mod proposals;
+#[cfg(test)]
+mod props;
 pub mod result;
 pub mod runtime;
 pub mod snapshot;

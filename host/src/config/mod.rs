@@ -243,3 +243,104 @@ run = "./count.sh"
         );
     }
 }
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    use super::Config;
+
+    const KEYS: &[&str] = &[
+        "direction",
+        "limit",
+        "producer",
+        "config",
+        "metric",
+        "per",
+        "scale",
+        "margin",
+        "timeout",
+        "needs",
+        "artifact",
+        "inputs",
+        "run",
+        "bogus",
+    ];
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<i64>().prop_map(|i| i.to_string()),
+            any::<f64>().prop_map(|f| format!("{f:?}")),
+            prop_oneof![
+                Just("nan"),
+                Just("inf"),
+                Just("-inf"),
+                Just("1e400"),
+                Just("1e20"),
+                Just("-1"),
+                Just("0"),
+                Just("true"),
+                Just("[]"),
+                Just("\"up\""),
+                Just("\"down\""),
+                Just("\"builtin:pattern\""),
+                Just("\"builtin:extent\""),
+                Just("{ paths = [\"**\"] }"),
+                Just("{ lines = [\"src/**\"] }"),
+                Just("[\"jobs.x\"]"),
+                Just("\"../x\""),
+                Just("\"/abs\""),
+            ]
+            .prop_map(str::to_owned),
+            "\"[a-z*/.{}\\\\]{0,12}\"",
+        ]
+    }
+
+    fn document() -> impl Strategy<Value = String> {
+        let line =
+            (proptest::sample::select(KEYS), value()).prop_map(|(k, v)| format!("{k} = {v}\n"));
+        let table = proptest::collection::vec(line, 0..8)
+            .prop_map(|lines| format!("[standards.s]\n{}", lines.concat()));
+        let repository = proptest::option::of(
+            prop_oneof![
+                Just("trunk = \"main\"\n"),
+                Just("require_trunk = 3\n"),
+                Just("pin_on_done = false\n"),
+                Just("trunk = \"a..b\"\n")
+            ]
+            .prop_map(|l| format!("[repository]\n{l}")),
+        );
+        (repository, proptest::collection::vec(table, 0..3)).prop_map(|(repo, tables)| {
+            let tables: Vec<String> = tables
+                .iter()
+                .enumerate()
+                .map(|(i, t)| t.replace("[standards.s]", &format!("[standards.s{i}]")))
+                .collect();
+            format!("{}{}", repo.unwrap_or_default(), tables.join("\n"))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::props::cases()))]
+
+        /// Any text: parsing never panics.
+        #[test]
+        fn parsing_any_text_never_panics(text in "\\PC{0,400}") {
+            let _ = Config::parse(&text);
+            let _ = Config::parse_tolerant(&text);
+        }
+
+        /// Config-shaped documents: what parses holds every documented range.
+        #[test]
+        fn what_parses_is_within_every_documented_range(text in document()) {
+            if let Ok(config) = Config::parse(&text) {
+                for standard in &config.standards {
+                    prop_assert!(standard.limit.is_finite());
+                    prop_assert!(standard.margin >= 0.0 && standard.margin.is_finite());
+                    prop_assert!((0.0..=super::MAX_TIMEOUT_S).contains(&standard.timeout));
+                    prop_assert!(standard.scale > 0.0 && standard.scale.is_finite());
+                }
+            }
+        }
+    }
+}

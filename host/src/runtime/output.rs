@@ -181,4 +181,54 @@ mod tests {
             0.5
         );
     }
+
+    use proptest::prelude::*;
+
+    fn raw_metric() -> impl Strategy<Value = wit_measure::Metric> {
+        let value = prop_oneof![
+            any::<f64>(),
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(-0.0),
+            Just(f64::MAX)
+        ];
+        let finding = (".{0,300}", proptest::option::of(".{0,40}"), ".{0,50}").prop_map(
+            |(fingerprint, path, message)| wit_measure::Finding {
+                fingerprint,
+                path,
+                message,
+            },
+        );
+        (
+            "\\PC{0,140}",
+            value,
+            proptest::collection::vec(finding, 0..4),
+        )
+            .prop_map(|(name, value, findings)| wit_measure::Metric {
+                name,
+                value,
+                findings,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::props::cases()))]
+
+        /// Whatever a guest returns, decoding never panics, and what it accepts holds the
+        /// contract: finite values, unique bounded names, bounded findings.
+        #[test]
+        fn guest_output_decoding_never_panics(raw in proptest::collection::vec(raw_metric(), 0..6)) {
+            if let Ok(decoded) = metrics(raw) {
+                let mut names = std::collections::HashSet::new();
+                for metric in &decoded {
+                    prop_assert!(metric.value.is_finite());
+                    prop_assert!(!metric.name.is_empty() && metric.name.len() <= MAX_NAME_BYTES);
+                    prop_assert!(names.insert(metric.name.clone()));
+                    for finding in &metric.findings {
+                        prop_assert!(!finding.fingerprint.is_empty() && finding.fingerprint.len() <= 256);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -291,3 +291,100 @@ pub fn by_name(name: &str) -> Option<&'static dyn Entry> {
 pub fn by_tool(tool: &str) -> Option<&'static dyn Entry> {
     TABLE.iter().copied().find(|e| e.info().tool == Some(tool))
 }
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::parse;
+
+    const KEYS: &[&str] = &[
+        "verbose",
+        "all",
+        "local",
+        "name",
+        "title",
+        "brief",
+        "from",
+        "dry_run",
+        "rerun",
+        "green",
+        "landed",
+        "trunk_moved",
+        "resume",
+        "timeout",
+        "confirmed",
+        "approve_standard",
+        "target",
+        "search",
+        "handle",
+        "names",
+        "pin",
+        "force",
+        "baseline",
+        "require_trunk",
+        "proposals",
+        "reason",
+        "bogus",
+    ];
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| json!(i)),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| json!(f)),
+            "\\PC{0,20}".prop_map(Value::String),
+        ]
+    }
+
+    fn arguments() -> impl Strategy<Value = Value> {
+        let value = leaf().prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z]{1,6}", inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        });
+        proptest::collection::btree_map(proptest::sample::select(KEYS), value, 0..5).prop_map(|m| {
+            Value::Object(
+                m.into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect::<Map<_, _>>(),
+            )
+        })
+    }
+
+    /// Decoding `arguments` as `T`: never a panic; what is accepted is an object the schema
+    /// allows (no `null`, no unknown key).
+    fn holds<T: serde::de::DeserializeOwned + schemars::JsonSchema>(arguments: &Value) -> bool {
+        match parse::<T>("props", arguments.clone()) {
+            Err(_) => true,
+            Ok(_) => arguments
+                .as_object()
+                .is_some_and(|m| m.values().all(|v| !v.is_null()) && !m.contains_key("bogus")),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::props::cases()))]
+
+        #[test]
+        fn mcp_argument_decoding_never_panics_and_holds_the_schema(arguments in arguments()) {
+            use crate::lifecycle::{accept, done, map, start, update, wait};
+            prop_assert!(holds::<crate::status::StatusRequest>(&arguments));
+            prop_assert!(holds::<start::StartRequest>(&arguments));
+            prop_assert!(holds::<done::DoneRequest>(&arguments));
+            prop_assert!(holds::<update::UpdateRequest>(&arguments));
+            prop_assert!(holds::<wait::AwaitRequest>(&arguments));
+            prop_assert!(holds::<accept::AcceptRequest>(&arguments));
+            prop_assert!(holds::<map::MapRequest>(&arguments));
+            prop_assert!(holds::<crate::standards::MeasureRequest>(&arguments));
+            prop_assert!(holds::<crate::proposals::ProposeRequest>(&arguments));
+            prop_assert!(holds::<crate::proposals::WithdrawRequest>(&arguments));
+        }
+    }
+}

@@ -67,6 +67,9 @@ pub fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         stdout: Vec::new(),
         stdout_truncated: false,
     };
+    if crate::cancel::requested() {
+        return fail(crate::cancel::CANCELLED.to_owned());
+    }
     if let Err(e) = std::fs::create_dir_all(log_dir) {
         return fail(format!("cannot create {}: {e}", log_dir.display()));
     }
@@ -93,6 +96,8 @@ pub fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         .then(|| Duration::try_from_secs_f64(job.timeout.min(crate::config::MAX_TIMEOUT_S)).ok())
         .flatten();
     let mut timed_out = false;
+    let cancel = crate::cancel::current();
+    let mut cancelled = false;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -101,6 +106,12 @@ pub fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         }
         if timeout.is_some_and(|t| started.elapsed() > t) {
             timed_out = true;
+            kill_group(&mut child);
+            break child.wait().ok();
+        }
+        // A caller that gave up: the job's whole process group goes with it.
+        if cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            cancelled = true;
             kill_group(&mut child);
             break child.wait().ok();
         }
@@ -117,13 +128,16 @@ pub fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
     let _ = crate::fsutil::write_atomic(&log_path, &log);
     let combined = String::from_utf8_lossy(&log);
     let lines: Vec<&str> = combined.lines().collect();
-    let output_tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    let mut output_tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    if cancelled {
+        output_tail = format!("{output_tail}\n{}", crate::cancel::CANCELLED);
+    }
     let stdout_truncated = stdout.len() > MAX_STDOUT_BYTES;
     let mut stdout = stdout;
     stdout.truncate(MAX_STDOUT_BYTES);
     JobRun {
         name: job.name.clone(),
-        ok: !timed_out && status.is_some_and(|s| s.success()),
+        ok: !timed_out && !cancelled && status.is_some_and(|s| s.success()),
         exit_code: status.and_then(|s| s.code()),
         timed_out,
         duration_s: started.elapsed().as_secs_f64(),
@@ -144,9 +158,16 @@ fn read_all(stream: Option<impl Read>) -> Vec<u8> {
 }
 
 /// Kill the job's whole process group (the shell and everything it started).
+/// Kill the job's whole process group (it was started as its own group leader), then the
+/// child itself. Never through the `kill` command: procps-ng reads `kill -KILL -<pgid>`
+/// without `--` as "every process", and a group id of 0 or 1 is never signalled.
 fn kill_group(child: &mut std::process::Child) {
-    let _ = Command::new("kill")
-        .args(["-KILL", &format!("-{}", child.id())])
-        .status();
+    let group = i32::try_from(child.id())
+        .ok()
+        .filter(|id| *id > 1)
+        .and_then(rustix::process::Pid::from_raw);
+    if let Some(group) = group {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
     let _ = child.kill();
 }

@@ -7,6 +7,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod builtins;
+pub mod cancel;
 pub mod commit;
 pub mod config;
 pub mod digest;

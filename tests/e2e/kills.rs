@@ -62,10 +62,13 @@ fn kill_after(fixture: &Fixture, dir: &Path, args: &[&str], after: Duration) -> 
     if child.try_wait().unwrap().is_some() {
         return false;
     }
-    let group = format!("-{}", child.id());
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", "--", &group])
-        .status();
+    // The group, through the kernel: `kill -<pgid>` without `--` means every process to
+    // procps-ng's kill.
+    let group = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .expect("a child pid");
+    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     let _ = child.wait();
     true
 }
@@ -189,4 +192,24 @@ fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
         "accept: {} rounds, {killed} killed, {landed} landed before the kill",
         rounds()
     );
+}
+
+/// A job past its timeout is killed with its whole process group, and nothing else: an
+/// unrelated process survives (`kill -KILL -<pgid>` through procps-ng would kill everything).
+#[test]
+fn a_timed_out_job_is_killed_with_its_group_and_nothing_else() {
+    let mut bystander = std::process::Command::new("sleep")
+        .arg("30")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let fixture = Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 20\"\ntimeout = 1\n");
+    let run = fixture.run(&["test", "--json"]);
+    assert_eq!(run.json()["ok"], false, "{}", run.stdout);
+    assert!(
+        bystander.try_wait().unwrap().is_none(),
+        "an unrelated process survives the job's kill"
+    );
+    let _ = bystander.kill();
+    let _ = bystander.wait();
 }

@@ -256,10 +256,11 @@ impl rmcp::ClientHandler for ProgressCounter {
         params: rmcp::model::ProgressNotificationParam,
         _context: rmcp::service::NotificationContext<RoleClient>,
     ) {
+        let total = params.total.map_or(String::new(), |t| format!(" of {t}"));
         self.seen
             .lock()
             .unwrap()
-            .push(params.message.unwrap_or_default());
+            .push(format!("{}{total}", params.message.unwrap_or_default()));
     }
 }
 
@@ -298,8 +299,9 @@ async fn long_calls_report_progress_when_asked() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let seen = counter.seen.lock().unwrap().clone();
     assert!(
-        seen.iter().any(|m| m.contains("producer builtin:pattern")),
-        "{seen:?}"
+        seen.iter()
+            .any(|m| m.contains("producer builtin:pattern") && m.ends_with(" of 1")),
+        "a producer step carries its total: {seen:?}"
     );
     client.cancel().await.unwrap();
 }

@@ -139,6 +139,13 @@ pub fn serve(settings: Settings) -> i32 {
     })
 }
 
+/// `(3, 7)` from a progress message that starts with `[3/7]`.
+fn counted(message: &str) -> Option<(f64, f64)> {
+    let inner = message.strip_prefix('[')?.split(']').next()?;
+    let (done, total) = inner.split_once('/')?;
+    Some((done.trim().parse().ok()?, total.trim().parse().ok()?))
+}
+
 fn tool_result(envelope: &Envelope) -> CallToolResult {
     let text = ContentBlock::text(result::markdown(envelope, &verbs::steps::tool_call));
     let mut out = if envelope.ok {
@@ -196,21 +203,32 @@ impl ServerHandler for Server {
                 let mut step = 0.0;
                 while let Some(message) = receiver.recv().await {
                     step += 1.0;
-                    let _ = peer
-                        .notify_progress(
-                            ProgressNotificationParam::new(token.clone(), step)
-                                .with_message(message),
-                        )
-                        .await;
+                    let mut param = ProgressNotificationParam::new(token.clone(), step);
+                    // "[3/7] producer …": the step of a known total.
+                    if let Some((done, total)) = counted(&message) {
+                        param =
+                            ProgressNotificationParam::new(token.clone(), done).with_total(total);
+                    }
+                    let _ = peer.notify_progress(param.with_message(message)).await;
                 }
             });
         }
+        // `notifications/cancelled` for this call stops its work: the verb runs in the cancel
+        // scope, so measurement stops between producers and a running job's group is killed.
+        let cancel = discern::cancel::Cancel::default();
+        let watcher = {
+            let (cancel, ct) = (cancel.clone(), context.ct.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                cancel.cancel();
+            })
+        };
         let server = self.clone();
         let envelope = tokio::task::spawn_blocking(move || {
             let progress = move |step: &str| {
                 let _ = sender.send(step.to_owned());
             };
-            server.dispatch(&name, arguments, &progress).envelope
+            cancel.scope(|| server.dispatch(&name, arguments, &progress).envelope)
         })
         .await
         .unwrap_or_else(|e| {
@@ -221,6 +239,7 @@ impl ServerHandler for Server {
                 Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
             )
         });
+        watcher.abort();
         Ok(tool_result(&envelope).into())
     }
 

@@ -64,6 +64,7 @@ pub fn execute(
             .collect(),
         to_run: reused.iter().filter(|r| r.is_none()).count(),
         started: AtomicUsize::new(0),
+        cancel: crate::cancel::current(),
     };
     let executions = pending.run_all(reused);
     let counts = ExecutionCounts(
@@ -200,6 +201,8 @@ struct Pending<'a> {
     prepared: Vec<Result<Arc<Artifacts>, String>>,
     to_run: usize,
     started: AtomicUsize,
+    /// The call's cancellation, checked before each producer starts.
+    cancel: Option<crate::cancel::Cancel>,
 }
 
 impl Pending<'_> {
@@ -255,6 +258,11 @@ impl Pending<'_> {
         match (&execution.component, prepared) {
             (Err(e), _) | (_, Err(e)) => ExecutionOutcome {
                 result: Err(e.clone()),
+                runs: 0,
+                reused_from: None,
+            },
+            _ if self.cancel.as_ref().is_some_and(|c| c.is_cancelled()) => ExecutionOutcome {
+                result: Err(crate::cancel::CANCELLED.to_owned()),
                 runs: 0,
                 reused_from: None,
             },

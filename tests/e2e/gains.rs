@@ -37,13 +37,6 @@ fn commit_in(fixture: &Fixture, dir: &Path, file: &str, content: &str, message: 
     fixture.git_in(dir, &["commit", "-q", "-m", message]);
 }
 
-fn git_out(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
-    let mut cmd = std::process::Command::new("git");
-    cmd.args(args).current_dir(dir);
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    String::from_utf8(cmd.output().unwrap().stdout).unwrap()
-}
-
 fn done(fixture: &Fixture, dir: &Path) -> Value {
     fixture.run_in(dir, &["done", "--json"], &[]).json()
 }
@@ -61,7 +54,7 @@ fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
     let fixture = Fixture::new(CONFIG);
     let effort = start(&fixture, "fewer");
     commit_in(&fixture, &effort, "src/lib.rs", &lib_with(1), "drop a TODO");
-    let work = git_out(&fixture, &effort, &["rev-parse", "HEAD"]);
+    let work = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
     let json = done(&fixture, &effort);
     assert_eq!(json["ok"], true, "{json}");
     assert_eq!(json["steps"][0]["label"], "pin", "{json}");
@@ -72,17 +65,13 @@ fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
             .contains("todo 5 → 1"),
         "{json}"
     );
-    let head = git_out(&fixture, &effort, &["rev-parse", "HEAD"]);
+    let head = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
     assert_eq!(
         json["data"]["proof"]["commit"],
         head.trim(),
         "the pin commit is proven"
     );
-    let changed = git_out(
-        &fixture,
-        &effort,
-        &["diff", "--name-only", work.trim(), "HEAD"],
-    );
+    let changed = fixture.git_out(&effort, &["diff", "--name-only", work.trim(), "HEAD"]);
     assert_eq!(changed.trim(), "discern.toml", "one config-only commit");
     let json = fixture
         .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
@@ -129,11 +118,11 @@ fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
     let off = Fixture::new(&format!("[repository]\npin_on_done = false\n{CONFIG}"));
     let effort = start(&off, "off");
     commit_in(&off, &effort, "README.md", "# other\n", "docs");
-    let before = git_out(&off, &effort, &["rev-parse", "HEAD"]);
+    let before = off.git_out(&effort, &["rev-parse", "HEAD"]);
     let json = done(&off, &effort);
     assert_eq!(json["ok"], true, "{json}");
     assert_ne!(json["steps"][0]["label"], "pin", "{json}");
-    assert_eq!(git_out(&off, &effort, &["rev-parse", "HEAD"]), before);
+    assert_eq!(off.git_out(&effort, &["rev-parse", "HEAD"]), before);
 }
 
 #[test]
@@ -161,7 +150,7 @@ fn update_keeps_the_tighter_of_two_pinned_limits() {
         "{json}"
     );
     assert_eq!(limit_in(&second), "limit = 1");
-    assert_eq!(git_out(&fixture, &second, &["status", "--porcelain"]), "");
+    assert_eq!(fixture.git_out(&second, &["status", "--porcelain"]), "");
 
     // A conflict that is not only limits is still aborted, leaving nothing.
     let third = start(&fixture, "third");
@@ -185,5 +174,5 @@ fn update_keeps_the_tighter_of_two_pinned_limits() {
     fixture.git_in(fixture.path(), &["merge", "-q", "--ff-only", "agent/third"]);
     let json = fixture.run_in(&fourth, &["update", "--json"], &[]).json();
     assert_eq!(json["ok"], false, "{json}");
-    assert_eq!(git_out(&fixture, &fourth, &["status", "--porcelain"]), "");
+    assert_eq!(fixture.git_out(&fourth, &["status", "--porcelain"]), "");
 }

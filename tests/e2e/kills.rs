@@ -3,25 +3,12 @@
 //! intended. Rounds scale with `DISCERN_KILL_ROUNDS` (default 3, what CI runs).
 
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::support::{Fixture, cache_dir};
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+use crate::support::LANDING_CONFIG as CONFIG;
 
 fn rounds() -> usize {
     std::env::var("DISCERN_KILL_ROUNDS")
@@ -36,16 +23,6 @@ fn jitter(round: usize, max_ms: u64) -> Duration {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos() as u64);
     Duration::from_millis((nanos / 1000 + round as u64 * 37) % max_ms)
-}
-
-fn git(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
-    let mut cmd = std::process::Command::new("git");
-    cmd.args(args).current_dir(dir);
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    String::from_utf8(cmd.output().unwrap().stdout)
-        .unwrap()
-        .trim()
-        .to_owned()
 }
 
 /// Start `discern args` in `dir` in its own process group, and SIGKILL the group after `after`
@@ -89,7 +66,7 @@ fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
         let json = fixture.run(&["standards", "--json"]).json();
         assert_eq!(json["ok"], true, "round {round}: {json}");
         assert_eq!(
-            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
             "",
             "round {round}"
         );
@@ -102,14 +79,11 @@ fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
         let head = fixture.repo.head();
         if head != before {
             landed += 1;
-            let changed = git(
-                &fixture,
-                fixture.path(),
-                &["diff", "--name-only", &before, "HEAD"],
-            );
+            let changed =
+                fixture.git_out(fixture.path(), &["diff", "--name-only", &before, "HEAD"]);
             assert_eq!(changed, "discern.toml", "round {round}: exactly the pin");
             assert_eq!(
-                git(&fixture, fixture.path(), &["rev-parse", "HEAD~1"]),
+                fixture.git_out(fixture.path(), &["rev-parse", "HEAD~1"]),
                 before
             );
         }
@@ -117,30 +91,13 @@ fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
     eprintln!("pin: {} rounds, {killed} killed, {landed} pinned", rounds());
 }
 
-/// A proven effort adding `src/<name>.rs`; its path and head.
-fn proven(fixture: &Fixture, name: &str) -> (PathBuf, String) {
-    let json = fixture
-        .run(&["start", "--name", name, "--title", "Kill", "--json"])
-        .json();
-    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
-    std::fs::write(path.join(format!("src/{name}.rs")), "pub fn x() {}\n").unwrap();
-    fixture.git_in(&path, &["add", "-A"]);
-    fixture.git_in(&path, &["commit", "-q", "-m", &format!("add {name}")]);
-    assert_eq!(
-        fixture.run_in(&path, &["done", "--json"], &[]).json()["ok"],
-        true
-    );
-    let head = git(fixture, &path, &["rev-parse", "HEAD"]);
-    (path, head)
-}
-
 #[test]
 fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
     let (mut killed, mut landed) = (0, 0);
     for round in 0..rounds() {
         let fixture = Fixture::new(CONFIG);
-        let before = git(&fixture, fixture.path(), &["rev-parse", "main"]);
-        let (effort, head) = proven(&fixture, "kill");
+        let before = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
+        let (effort, head) = fixture.proven_effort("kill");
         killed += usize::from(kill_after(
             &fixture,
             &effort,
@@ -151,12 +108,12 @@ fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
         let next = fixture.run(&["start", "--name", "after", "--json"]).json();
         assert_eq!(next["ok"], true, "round {round}: {next}");
         assert_eq!(
-            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
             "",
             "round {round}: index.lock left: {}; {next}",
             fixture.path().join(".git/index.lock").exists()
         );
-        let trunk = git(&fixture, fixture.path(), &["rev-parse", "main"]);
+        let trunk = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
         if trunk == before {
             let json = fixture
                 .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
@@ -170,21 +127,17 @@ fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
             assert_eq!(trunk, head, "round {round}: exactly the effort landed");
         }
         assert_eq!(
-            git(&fixture, fixture.path(), &["rev-parse", "HEAD"]),
+            fixture.git_out(fixture.path(), &["rev-parse", "HEAD"]),
             head,
             "round {round}"
         );
         assert!(!effort.exists(), "round {round}: the worktree is gone");
         assert_eq!(
-            git(
-                &fixture,
-                fixture.path(),
-                &["branch", "--list", "agent/kill"]
-            ),
+            fixture.git_out(fixture.path(), &["branch", "--list", "agent/kill"]),
             ""
         );
         assert_eq!(
-            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
             ""
         );
     }

@@ -3,62 +3,26 @@
 //! call — from the main checkout too — finishes or unwinds it. A touched file in the main
 //! checkout never turns into a staged revert.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::support::Fixture;
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
-
-fn git(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
-    let mut cmd = std::process::Command::new("git");
-    cmd.args(args).current_dir(dir);
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    let out = cmd.output().unwrap();
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
-/// A proven effort `name` that adds `src/<name>.rs`; its path and head.
-fn proven(fixture: &Fixture, name: &str) -> (PathBuf, String) {
-    let run = fixture.run(&["start", "--name", name, "--title", "Land", "--json"]);
-    let json = run.json();
-    assert_eq!(json["ok"], true, "{}", run.stdout);
-    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
-    std::fs::write(path.join(format!("src/{name}.rs")), "pub fn x() {}\n").unwrap();
-    fixture.git_in(&path, &["add", "-A"]);
-    fixture.git_in(&path, &["commit", "-q", "-m", &format!("add {name}")]);
-    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
-    assert_eq!(done["ok"], true, "{done}");
-    let head = git(fixture, &path, &["rev-parse", "HEAD"]);
-    (path, head)
-}
+use crate::support::LANDING_CONFIG as CONFIG;
 
 fn trunk(fixture: &Fixture) -> String {
-    git(fixture, fixture.path(), &["rev-parse", "refs/heads/main"])
+    fixture.git_out(fixture.path(), &["rev-parse", "refs/heads/main"])
 }
 
 #[test]
 fn a_touched_file_in_the_main_checkout_never_becomes_a_staged_revert() {
     let fixture = Fixture::new(CONFIG);
-    let (effort, _) = proven(&fixture, "touched");
+    let (effort, _) = fixture.proven_effort("touched");
     // The effort also changes a file the main checkout has; commit and prove again.
     std::fs::write(effort.join("src/lib.rs"), "pub fn a() {}\npub fn b() {}\n").unwrap();
     fixture.git_in(&effort, &["commit", "-q", "-am", "drop the TODOs"]);
     let done = fixture.run_in(&effort, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
-    let head = git(&fixture, &effort, &["rev-parse", "HEAD"]);
+    let head = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
     // Right after the trunk moves, something touches that file in the main checkout: content
     // unchanged, stat changed (an editor, a build tool).
     let lib = fixture.path().join("src/lib.rs");
@@ -79,10 +43,13 @@ fn a_touched_file_in_the_main_checkout_never_becomes_a_staged_revert() {
         "{json}"
     );
     assert_eq!(
-        git(&fixture, fixture.path(), &["status", "--porcelain"]),
+        fixture.git_out(fixture.path(), &["status", "--porcelain"]),
         ""
     );
-    assert_eq!(git(&fixture, fixture.path(), &["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        fixture.git_out(fixture.path(), &["rev-parse", "HEAD"]),
+        head
+    );
     assert_eq!(
         std::fs::read_to_string(&lib).unwrap(),
         "pub fn a() {}\npub fn b() {}\n"
@@ -94,7 +61,7 @@ fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call(
     for step in discern::commit::landing::step::ALL {
         let fixture = Fixture::new(CONFIG);
         let before = trunk(&fixture);
-        let (effort, head) = proven(&fixture, "crash");
+        let (effort, head) = fixture.proven_effort("crash");
         let run = fixture.run_in(
             &effort,
             &["accept", "--confirmed", "--json"],
@@ -122,7 +89,7 @@ fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call(
         assert_eq!(next["ok"], true, "{step}: {next}");
         assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 0, "{step}");
         assert_eq!(
-            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
             "",
             "{step}: the main checkout is clean"
         );
@@ -147,23 +114,18 @@ fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call(
         }
         assert!(moved, "{step}: rolled forward");
         assert_eq!(
-            git(&fixture, fixture.path(), &["rev-parse", "HEAD"]),
+            fixture.git_out(fixture.path(), &["rev-parse", "HEAD"]),
             head,
             "{step}"
         );
         assert!(fixture.path().join("src/crash.rs").exists(), "{step}");
         assert!(!effort.exists(), "{step}: the worktree is removed");
         assert_eq!(
-            git(
-                &fixture,
-                fixture.path(),
-                &["branch", "--list", "agent/crash"]
-            ),
+            fixture.git_out(fixture.path(), &["branch", "--list", "agent/crash"]),
             "",
             "{step}: the branch is deleted"
         );
-        let note = git(
-            &fixture,
+        let note = fixture.git_out(
             fixture.path(),
             &["notes", "--ref=refs/notes/discern", "show", &head],
         );
@@ -193,7 +155,7 @@ fn discern_trunk_never_changes_what_the_gate_and_the_landing_trust() {
     assert_eq!(json["ok"], true, "{json}");
     assert_eq!(json["data"]["trunk"], "main");
     assert_eq!(
-        git(&fixture, fixture.path(), &["rev-parse", "decoy"]),
+        fixture.git_out(fixture.path(), &["rev-parse", "decoy"]),
         old,
         "the decoy never moved"
     );
@@ -202,8 +164,8 @@ fn discern_trunk_never_changes_what_the_gate_and_the_landing_trust() {
 #[test]
 fn a_proof_for_another_trunk_lands_nothing() {
     let fixture = Fixture::new(CONFIG);
-    let (effort, _) = proven(&fixture, "forged");
-    let git_dir = git(&fixture, &effort, &["rev-parse", "--absolute-git-dir"]);
+    let (effort, _) = fixture.proven_effort("forged");
+    let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
     let proof_path = Path::new(&git_dir).join("discern/gate-proof");
     let mut proof: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&proof_path).unwrap()).unwrap();

@@ -2,42 +2,19 @@
 //! empty one), concurrent landings land one and tell the others the trunk moved. Rounds scale
 //! with `DISCERN_RACE_ROUNDS` (default 2, what CI runs).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::support::Fixture;
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+use crate::support::LANDING_CONFIG as CONFIG;
 
 fn rounds() -> usize {
     std::env::var("DISCERN_RACE_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2)
-}
-
-fn git(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
-    let mut cmd = std::process::Command::new("git");
-    cmd.args(args).current_dir(dir);
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    String::from_utf8(cmd.output().unwrap().stdout)
-        .unwrap()
-        .trim()
-        .to_owned()
 }
 
 /// Run `args` in every `dirs` at once; each result's JSON.
@@ -59,21 +36,13 @@ fn concurrent_pins_make_exactly_one_commit_and_never_an_empty_one() {
         let before = fixture.repo.head();
         let dirs = vec![fixture.path().to_owned(); 4];
         let results = race(&fixture, &dirs, &["standards", "--pin", "--json"]);
-        let log = git(
-            &fixture,
-            fixture.path(),
-            &["rev-list", &format!("{before}..HEAD")],
-        );
+        let log = fixture.git_out(fixture.path(), &["rev-list", &format!("{before}..HEAD")]);
         assert_eq!(
             log.lines().count(),
             1,
             "round {round}: exactly one commit: {results:#?}"
         );
-        let changed = git(
-            &fixture,
-            fixture.path(),
-            &["diff", "--name-only", "HEAD~1", "HEAD"],
-        );
+        let changed = fixture.git_out(fixture.path(), &["diff", "--name-only", "HEAD~1", "HEAD"]);
         assert_eq!(
             changed, "discern.toml",
             "round {round}: never an empty commit"
@@ -99,7 +68,7 @@ fn concurrent_pins_make_exactly_one_commit_and_never_an_empty_one() {
             );
         }
         assert_eq!(
-            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
             ""
         );
         assert!(
@@ -111,27 +80,13 @@ fn concurrent_pins_make_exactly_one_commit_and_never_an_empty_one() {
     }
 }
 
-/// A proven effort adding `src/<name>.rs`.
-fn proven(fixture: &Fixture, name: &str) -> PathBuf {
-    let json = fixture
-        .run(&["start", "--name", name, "--title", "Race", "--json"])
-        .json();
-    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
-    std::fs::write(path.join(format!("src/{name}.rs")), "pub fn x() {}\n").unwrap();
-    fixture.git_in(&path, &["add", "-A"]);
-    fixture.git_in(&path, &["commit", "-q", "-m", &format!("add {name}")]);
-    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
-    assert_eq!(done["ok"], true, "{done}");
-    path
-}
-
 #[test]
 fn concurrent_landings_land_one_and_tell_the_others_the_trunk_moved() {
     for round in 0..rounds() {
         let fixture = Fixture::new(CONFIG);
         let efforts: Vec<PathBuf> = ["one", "two", "three"]
             .iter()
-            .map(|n| proven(&fixture, n))
+            .map(|n| fixture.proven_effort(n).0)
             .collect();
         let results = race(&fixture, &efforts, &["accept", "--confirmed", "--json"]);
         let landed: Vec<&Value> = results.iter().filter(|r| r["ok"] == true).collect();
@@ -142,12 +97,15 @@ fn concurrent_landings_land_one_and_tell_the_others_the_trunk_moved() {
                 "round {round}: the loser is told to bring the trunk in: {lost}"
             );
         }
-        let trunk = git(&fixture, fixture.path(), &["rev-parse", "main"]);
+        let trunk = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
         assert_eq!(landed[0]["data"]["landed"], trunk.as_str(), "round {round}");
         assert_eq!(
-            git(&fixture, fixture.path(), &["status", "--porcelain"]),
+            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
             ""
         );
-        assert_eq!(git(&fixture, fixture.path(), &["rev-parse", "HEAD"]), trunk);
+        assert_eq!(
+            fixture.git_out(fixture.path(), &["rev-parse", "HEAD"]),
+            trunk
+        );
     }
 }

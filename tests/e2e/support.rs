@@ -49,6 +49,23 @@ pub fn value(output: &RunOutput, metric: &str) -> f64 {
         .value
 }
 
+/// A config for landing tests: one Standard with slack, a test job, no pin on `done` (so the
+/// proven commit is the one committed).
+pub const LANDING_CONFIG: &str = r#"
+[repository]
+pin_on_done = false
+
+[jobs]
+test = "true"
+
+[standards.todo]
+direction = "down"
+limit = 5
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+"#;
+
 /// A repository with a `discern.toml`, run through the real binary.
 pub struct Fixture {
     pub repo: TestRepo,
@@ -117,6 +134,31 @@ impl Fixture {
         cmd.args(args).current_dir(dir);
         discern_tests::hermetic(&mut cmd, self.repo.home());
         assert!(cmd.status().unwrap().success(), "git {args:?}");
+    }
+
+    /// `git` in `dir`, hermetically: its trimmed stdout (empty when it fails).
+    pub fn git_out(&self, dir: &Path, args: &[&str]) -> String {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(args).current_dir(dir);
+        discern_tests::hermetic(&mut cmd, self.repo.home());
+        let out = cmd.output().unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    /// Start an effort `name` that adds `src/<name>.rs`, commit, and prove it with `done`: its
+    /// worktree and head.
+    pub fn proven_effort(&self, name: &str) -> (PathBuf, String) {
+        let run = self.run(&["start", "--name", name, "--title", "Proven", "--json"]);
+        let json = run.json();
+        assert_eq!(json["ok"], true, "{}", run.stdout);
+        let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
+        std::fs::write(path.join(format!("src/{name}.rs")), "pub fn x() {}\n").unwrap();
+        self.git_in(&path, &["add", "-A"]);
+        self.git_in(&path, &["commit", "-q", "-m", &format!("add {name}")]);
+        let done = self.run_in(&path, &["done", "--json"], &[]).json();
+        assert_eq!(done["ok"], true, "{done}");
+        let head = self.git_out(&path, &["rev-parse", "HEAD"]);
+        (path, head)
     }
 
     /// Branch off main, apply `config`, commit.

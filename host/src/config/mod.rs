@@ -250,23 +250,6 @@ mod props {
 
     use super::Config;
 
-    const KEYS: &[&str] = &[
-        "direction",
-        "limit",
-        "producer",
-        "config",
-        "metric",
-        "per",
-        "scale",
-        "margin",
-        "timeout",
-        "needs",
-        "artifact",
-        "inputs",
-        "run",
-        "bogus",
-    ];
-
     fn value() -> impl Strategy<Value = String> {
         prop_oneof![
             any::<i64>().prop_map(|i| i.to_string()),
@@ -297,8 +280,14 @@ mod props {
     }
 
     fn document() -> impl Strategy<Value = String> {
+        // Every key a Standard may have, and one it may not.
+        let keys: Vec<&str> = super::validate::STANDARD_KEYS
+            .iter()
+            .copied()
+            .chain(["bogus"])
+            .collect();
         let line =
-            (proptest::sample::select(KEYS), value()).prop_map(|(k, v)| format!("{k} = {v}\n"));
+            (proptest::sample::select(keys), value()).prop_map(|(k, v)| format!("{k} = {v}\n"));
         let table = proptest::collection::vec(line, 0..8)
             .prop_map(|lines| format!("[standards.s]\n{}", lines.concat()));
         let repository = proptest::option::of(

@@ -166,3 +166,51 @@ fn a_timed_out_job_is_killed_with_its_group_and_nothing_else() {
     let _ = bystander.kill();
     let _ = bystander.wait();
 }
+
+#[test]
+fn a_proposal_killed_at_a_random_moment_is_recorded_once_or_not_at_all() {
+    let reason = "The new module lists three planned extension points.";
+    let (mut killed, mut recorded) = (0, 0);
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
+        fixture.repo.write(
+            "src/more.rs",
+            "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n// TODO 5\n",
+        );
+        let before = fixture.repo.commit("work that breaches");
+        let propose = ["standards", "propose", "todo", "--reason", reason];
+        killed += usize::from(kill_after(
+            &fixture,
+            fixture.path(),
+            &propose,
+            jitter(round, 400),
+        ));
+        // The same batch again: recovered, recorded, or unchanged; exactly one commit.
+        let mut again = propose.to_vec();
+        again.push("--json");
+        let json = fixture.run(&again).json();
+        assert_eq!(json["ok"], true, "round {round}: {json}");
+        let log = fixture.git_out(fixture.path(), &["rev-list", &format!("{before}..HEAD")]);
+        assert_eq!(log.lines().count(), 1, "round {round}: one proposal commit");
+        let changed = fixture.git_out(fixture.path(), &["diff", "--name-only", &before, "HEAD"]);
+        assert_eq!(changed, "discern.toml", "round {round}");
+        assert_eq!(
+            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
+            ""
+        );
+        assert!(
+            !fixture
+                .path()
+                .join(".git/discern/config-transaction.json")
+                .exists()
+        );
+        if json["data"]["proposal_batch"]["status"] != "recorded" {
+            recorded += 1;
+        }
+    }
+    eprintln!(
+        "propose: {} rounds, {killed} killed, {recorded} already recorded before the next call",
+        rounds()
+    );
+}

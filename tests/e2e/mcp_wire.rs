@@ -5,6 +5,7 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -14,6 +15,13 @@ const CONFIG: &str = "";
 
 /// Send `lines` to a fresh `discern mcp`, close stdin, and read every answer and the exit code.
 fn session(fixture: &Fixture, lines: &[String]) -> (Vec<Value>, i32) {
+    let paced: Vec<(Duration, String)> =
+        lines.iter().map(|l| (Duration::ZERO, l.clone())).collect();
+    paced_session(fixture, &paced)
+}
+
+/// [`session`], waiting the given time before each line.
+fn paced_session(fixture: &Fixture, lines: &[(Duration, String)]) -> (Vec<Value>, i32) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_discern"));
     cmd.arg("mcp").current_dir(fixture.path());
     discern_tests::hermetic(&mut cmd, fixture.repo.home());
@@ -23,9 +31,11 @@ fn session(fixture: &Fixture, lines: &[String]) -> (Vec<Value>, i32) {
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    for line in lines {
+    for (pause, line) in lines {
+        std::thread::sleep(*pause);
         stdin.write_all(line.as_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
     }
     drop(stdin);
     let out = child.wait_with_output().unwrap();
@@ -144,35 +154,14 @@ fn tool_arguments_are_held_to_their_schema_exactly_and_never_echoed_large() {
 fn a_cancelled_call_stops_its_job_and_the_session_goes_on() {
     let fixture =
         Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 3 && touch finished.marker\"\n");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_discern"));
-    cmd.arg("mcp").current_dir(fixture.path());
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    cmd.env("DISCERN_CACHE_DIR", cache_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut send = |line: String| {
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    };
-    for line in initialize() {
-        send(line);
-    }
-    send(json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"discern_test","arguments":{}}}).to_string());
-    std::thread::sleep(std::time::Duration::from_millis(700));
-    send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"gave up"}}).to_string());
-    std::thread::sleep(std::time::Duration::from_millis(3500));
-    send(json!({"jsonrpc":"2.0","id":6,"method":"tools/list"}).to_string());
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let answers: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let now = Duration::ZERO;
+    let mut lines: Vec<(Duration, String)> = initialize().into_iter().map(|l| (now, l)).collect();
+    lines.extend([
+        (now, json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"discern_test","arguments":{}}}).to_string()),
+        (Duration::from_millis(700), json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"gave up"}}).to_string()),
+        (Duration::from_millis(3500), json!({"jsonrpc":"2.0","id":6,"method":"tools/list"}).to_string()),
+    ]);
+    let (answers, _) = paced_session(&fixture, &lines);
     assert!(
         !fixture.path().join("finished.marker").exists(),
         "the cancelled job's process group was killed"

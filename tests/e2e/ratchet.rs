@@ -104,25 +104,28 @@ fn ci_clone(branch_config: &str) -> (Fixture, PathBuf) {
     );
     fixture.repo.commit("work on the branch");
     fixture.repo.git(&["checkout", "-q", "master"]);
-    let clone = fixture.repo.parent().join("ci");
-    let url = format!("file://{}", fixture.path().display());
-    let ci = clone.to_str().unwrap();
-    fixture.git_in(
-        fixture.repo.parent(),
-        &[
-            "clone",
-            "-q",
-            "--depth",
-            "1",
-            "--single-branch",
-            "--branch",
-            "agent/x",
-            &url,
-            ci,
-        ],
-    );
+    let clone = shallow_clone(&fixture, "agent/x", "ci");
     fixture.git_in(&clone, &["checkout", "-q", "--detach"]);
     (fixture, clone)
+}
+
+/// A clone shaped like `actions/checkout`'s: depth 1, only `branch`, in `<tmp>/<name>`.
+fn shallow_clone(fixture: &Fixture, branch: &str, name: &str) -> PathBuf {
+    let clone = fixture.repo.parent().join(name);
+    let url = format!("file://{}", fixture.path().display());
+    let args = [
+        "clone",
+        "-q",
+        "--depth",
+        "1",
+        "--single-branch",
+        "--branch",
+        branch,
+    ];
+    let mut args: Vec<&str> = args.to_vec();
+    args.extend([url.as_str(), clone.to_str().unwrap()]);
+    fixture.git_in(fixture.repo.parent(), &args);
+    clone
 }
 
 /// Run a command line the way a user pastes it, in `dir`.
@@ -329,22 +332,7 @@ fn the_ci_recipes_push_job_judges_every_pushed_commit() {
     let loosening = fixture.repo.commit("relax todo");
     fixture.repo.write("README.md", "# later\n");
     fixture.repo.commit("later");
-    let clone = fixture.repo.parent().join("push");
-    let url = format!("file://{}", fixture.path().display());
-    fixture.git_in(
-        fixture.repo.parent(),
-        &[
-            "clone",
-            "-q",
-            "--depth",
-            "1",
-            "--single-branch",
-            "--branch",
-            "main",
-            &url,
-            clone.to_str().unwrap(),
-        ],
-    );
+    let clone = shallow_clone(&fixture, "main", "push");
     let args = ["standards", "--baseline", &before, "--json"];
     let run = ci(&fixture, &clone, &args);
     assert_eq!(run.code, 1, "{}", run.stdout);

@@ -387,18 +387,8 @@ impl Repo {
 
     /// Run git in the work tree; its trimmed stdout, or its stderr as the error.
     pub fn git(&self, args: &[&str]) -> Result<String, RepoError> {
-        let output = Command::new("git")
-            .args(args)
-            .current_dir(&self.root)
-            .output()
-            .map_err(|e| read_error(&format!("git {}", args.join(" ")), e))?;
-        if !output.status.success() {
-            return Err(read_error(
-                &format!("git {}", args.join(" ")),
-                String::from_utf8_lossy(&output.stderr).trim(),
-            ));
-        }
-        Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        let stdout = self.git_bytes(args)?;
+        Ok(String::from_utf8_lossy(&stdout).trim().to_owned())
     }
 }
 

@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod approval;
 pub mod builtins;
 pub mod cancel;
 pub mod commit;
@@ -26,6 +27,7 @@ pub mod proof;
 pub mod proposals;
 #[cfg(test)]
 mod props;
+pub mod protected;
 pub mod result;
 pub mod runtime;
 pub mod snapshot;

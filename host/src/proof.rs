@@ -18,6 +18,16 @@ pub struct ProvenStandard {
     pub verdict: String,
 }
 
+/// A Standard the branch redefined or deleted, judged by the trunk's own definition and limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrunkVerdict {
+    pub name: String,
+    /// `None` when it could not be measured that way (`verdict` says why).
+    pub value: Option<f64>,
+    pub limit: f64,
+    pub verdict: String,
+}
+
 /// A proposal the Proof carries, awaiting the owner's exact approval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProvenProposal {
@@ -38,8 +48,21 @@ pub struct Proof {
     pub diffstat: String,
     pub standards: Vec<ProvenStandard>,
     pub proposals: Vec<ProvenProposal>,
+    /// Changes to the gate's own definition, each awaiting the owner's approval by token.
+    #[serde(default)]
+    pub protected: Vec<crate::protected::ProtectedChange>,
+    /// What the trunk's definitions say of the Standards the branch redefined or deleted.
+    #[serde(default)]
+    pub by_trunk: Vec<TrunkVerdict>,
+    /// Whether the gate ran at least one test job (a gate without one says so).
+    #[serde(default = "ran_tests")]
+    pub tested: bool,
     /// The one sentence an agent relays.
     pub line: String,
+}
+
+fn ran_tests() -> bool {
+    true
 }
 
 /// This checkout's Proof, judged against its HEAD and tree.
@@ -109,13 +132,21 @@ fn judge(repo: &Repo, clean: impl FnOnce() -> bool) -> (ProofState, Option<Proof
 
 /// `Proof: agent/x at 1a2b3c4d5e6f (+12 −3 in 2 files vs main); Standards: 5 pass; proposal
 /// awaiting exact owner approval: coverage 80 → 78.5`.
+/// What a Proof line says besides the commit and the Standards.
+pub struct LineFacts<'a> {
+    pub proposals: &'a [ProvenProposal],
+    pub protected: &'a [crate::protected::ProtectedChange],
+    pub by_trunk: &'a [TrunkVerdict],
+    pub tested: bool,
+}
+
 pub fn line(
     branch: &str,
     commit: &str,
     trunk: &str,
     diffstat: &str,
     standards: &[ProvenStandard],
-    proposals: &[ProvenProposal],
+    facts: &LineFacts,
 ) -> String {
     let mut line = format!(
         "Proof: {branch} at {} ({} vs {trunk}); Standards: {}",
@@ -131,10 +162,34 @@ pub fn line(
             format!("{} pass", standards.len())
         }
     );
-    for p in proposals {
+    if !facts.tested {
+        line.push_str("; no test job ran (none is configured)");
+    }
+    for p in facts.proposals {
         line.push_str(&format!(
             "; proposal awaiting exact owner approval: {} {} → {}",
             p.standard, p.trunk_limit, p.proposed_limit
+        ));
+    }
+    if !facts.protected.is_empty() {
+        let keys: Vec<&str> = facts.protected.iter().map(|p| p.key.as_str()).collect();
+        line.push_str(&format!(
+            "; protected change(s) awaiting exact owner approval: {}",
+            keys.join(", ")
+        ));
+    }
+    if !facts.by_trunk.is_empty() {
+        let verdicts: Vec<String> = facts
+            .by_trunk
+            .iter()
+            .map(|v| match v.value {
+                Some(value) => format!("{} {} {value} vs {}", v.name, v.verdict, v.limit),
+                None => format!("{} {}", v.name, v.verdict),
+            })
+            .collect();
+        line.push_str(&format!(
+            "; by the trunk's definitions: {}",
+            verdicts.join(", ")
         ));
     }
     line.push('.');

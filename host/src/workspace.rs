@@ -16,6 +16,9 @@ pub struct Settings {
     pub cache_dir: Option<PathBuf>,
     /// Whether progress may be drawn on stderr (a terminal).
     pub progress: bool,
+    /// Whether the owner may be asked on this terminal (stdin and stderr are terminals): a
+    /// convenience channel for approvals, never set by the MCP server.
+    pub terminal: bool,
     /// `DISCERN_TRACE`: a file that receives one JSON line per producer call into the host.
     pub trace: Option<PathBuf>,
     /// Test-only fault injection (`DISCERN_FAULT`, `DISCERN_FAULT_EXEC`; debug builds only).
@@ -70,6 +73,8 @@ impl Settings {
             ci: std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1"),
             cache_dir: crate::runtime::CompileCache::default_dir(),
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            terminal: std::io::IsTerminal::is_terminal(&std::io::stdin())
+                && std::io::IsTerminal::is_terminal(&std::io::stderr()),
             trace: std::env::var_os("DISCERN_TRACE")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),

@@ -120,6 +120,7 @@ fn every_verb_json_is_snapshotted() {
             "--dry-run",
         ],
     );
+    json("approve_dry_run", &effort, &["approve", "--dry-run"]);
     json("accept_awaiting_consent", &effort, &["accept"]);
     json(
         "accept_dry_run",

@@ -2,9 +2,11 @@
 
 mod support;
 
+mod approval;
 mod builtins;
 mod cli;
 mod contract;
+mod elicitation;
 mod evidence;
 mod examples;
 mod gains;

@@ -30,6 +30,15 @@ metric = "files"
 "#;
 
 pub(crate) async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<RoleClient, ()> {
+    connect_with(fixture, dir, ()).await
+}
+
+/// A session of `discern mcp` in `dir` whose client is `handler`.
+pub(crate) async fn connect_with<H: rmcp::ClientHandler>(
+    fixture: &Fixture,
+    dir: &Path,
+    handler: H,
+) -> RunningService<RoleClient, H> {
     let home = fixture.repo.home().to_owned();
     let dir = dir.to_owned();
     let transport = TokioChildProcess::new(
@@ -41,7 +50,7 @@ pub(crate) async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<Rol
         }),
     )
     .unwrap();
-    ().serve(transport).await.unwrap()
+    handler.serve(transport).await.unwrap()
 }
 
 pub(crate) async fn call(
@@ -218,12 +227,30 @@ async fn every_tool_through_a_real_session() {
     let (is_error, envelope, _) = call(&client, "discern_accept", json!({})).await;
     assert!(is_error);
     assert_eq!(envelope["error"], "awaiting_consent");
+    // Tokens are no argument of the tool: the agent cannot approve by passing them.
     let (is_error, envelope, _) = call(
         &client,
         "discern_accept",
         json!({ "confirmed": true, "approve_standard": tokens }),
     )
     .await;
+    assert!(is_error, "{envelope}");
+    let (is_error, envelope, _) =
+        call(&client, "discern_accept", json!({ "confirmed": true })).await;
+    assert!(is_error);
+    assert_eq!(
+        envelope["error"], "awaiting_standard_approval",
+        "{envelope}"
+    );
+    // The owner answers on their terminal; then the landing goes through.
+    let run = fixture.on_terminal(
+        fixture.path(),
+        &["approve", "--effort", "mcp-effort"],
+        "yes\nyes\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let (is_error, envelope, _) =
+        call(&client, "discern_accept", json!({ "confirmed": true })).await;
     assert!(!is_error, "{envelope}");
     assert_eq!(envelope["data"]["landing"]["worktree_removed"], true);
     assert!(!effort.exists());

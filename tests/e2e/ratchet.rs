@@ -40,23 +40,33 @@ fn short(id: &str) -> &str {
 }
 
 #[test]
-fn deleting_discern_toml_deletes_every_standard_on_a_branch_and_on_the_trunk() {
+fn deleting_discern_toml_deletes_every_standard_on_a_branch_and_on_the_trunk_for_the_owner_to_approve()
+ {
     let fixture = Fixture::new(CONFIG);
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
     fixture.repo.remove("discern.toml");
     fixture.repo.commit("drop the config");
+    // On a branch, deleting Standards is a protected change: it awaits the owner's approval
+    // (locally a loud advisory, in CI a failure).
     let run = fixture.run(&["standards", "--json"]);
-    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.code, 0, "{}", run.stdout);
     let json = run.json();
-    assert_eq!(json["data"]["limits"]["status"], "loosened");
+    assert_eq!(json["data"]["limits"]["status"], "proposed", "{json}");
+    let advisories = json["advisories"].to_string();
     assert!(
-        messages(&json)
-            .iter()
-            .any(|m| m.contains("Standard todo is deleted on this branch")),
+        advisories.contains(
+            "Standard todo is deleted (its ceiling was 5) versus main: a protected change"
+        ),
         "{json}"
     );
-    let done = fixture.run(&["done", "--json"]).json();
-    assert_eq!(done["ok"], false, "no Proof for a deleted config: {done}");
+    let ci = fixture.run_with(&["standards", "--json"], &[("CI", "true")]);
+    assert_eq!(ci.code, 1, "{}", ci.stdout);
+    assert_eq!(
+        ci.json()["error"],
+        "awaiting_standard_approval",
+        "{}",
+        ci.stdout
+    );
 
     // Renaming a Standard is deleting one and adding another.
     fixture.repo.write(
@@ -65,11 +75,11 @@ fn deleting_discern_toml_deletes_every_standard_on_a_branch_and_on_the_trunk() {
     );
     fixture.repo.commit("rename the Standard");
     let json = fixture.run(&["standards", "--json"]).json();
-    assert_eq!(json["data"]["limits"]["status"], "loosened");
+    assert_eq!(json["data"]["limits"]["status"], "proposed");
     assert!(
-        messages(&json)
-            .iter()
-            .any(|m| m.contains("Standard todo is deleted on this branch")),
+        json["advisories"]
+            .to_string()
+            .contains("Standard todo is deleted"),
         "{json}"
     );
 

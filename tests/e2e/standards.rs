@@ -265,7 +265,7 @@ producer_placeholder = 1
 }
 
 #[test]
-fn redefinitions_loosenings_and_deletions_are_blocked_versus_trunk() {
+fn loosenings_are_blocked_and_redefinitions_and_deletions_await_the_owner() {
     let fixture = Fixture::new(TWO);
     // Loosened ceiling + flipped direction + changed producer config, and `lines` deleted.
     fixture.branch_with(
@@ -296,12 +296,13 @@ margin = 3
             .any(|m| m.contains("loosens its ceiling 5 -> 6 versus main")),
         "{messages:#?}"
     );
+    // A deletion is a protected change: it lands only with the owner's approval.
+    let advisories = json["advisories"].to_string();
     assert!(
-        messages
-            .iter()
-            .any(|m| m
-                .contains("Standard lines is deleted on this branch (main holds its floor at 7)")),
-        "{messages:#?}"
+        advisories.contains(
+            "Standard lines is deleted (its floor was 7) versus main: a protected change"
+        ),
+        "{advisories}"
     );
 
     fixture.repo.write(
@@ -324,11 +325,14 @@ timeout = 60
     );
     fixture.repo.commit("redefine");
     let json = fixture.run(&["standards", "--json"]).json();
-    let messages: Vec<&str> = json["diagnostics"]
+    assert_eq!(json["data"]["limits"]["status"], "proposed", "{json}");
+    // The branch's definition is measured; the redefinition awaits the owner's approval.
+    assert_eq!(standard(&json, "todo")["measurement"], "measured");
+    let messages: Vec<&str> = json["advisories"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| d["message"].as_str().unwrap())
+        .map(|d| d.as_str().unwrap())
         .collect();
     let redefined = messages
         .iter()
@@ -342,7 +346,7 @@ timeout = 60
     // A tightened floor with a changed timeout is fine (and measured: 7 < 8 regresses).
     assert_eq!(standard(&json, "lines")["measurement"], "measured");
     assert_output_snapshot!(
-        "standards_blocked_markdown",
+        "standards_redefined_markdown",
         fixture.run(&["standards", "--markdown"]).stdout,
         fixture.path()
     );

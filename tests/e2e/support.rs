@@ -128,6 +128,34 @@ impl Fixture {
         }
     }
 
+    /// The binary on a pseudo-terminal (util-linux `script`) in `dir`, `answers` typed in:
+    /// how the owner answers a prompt. Its output mixes stdout and stderr, as a terminal does.
+    pub fn on_terminal(&self, dir: &Path, args: &[&str], answers: &str) -> Run {
+        let bin = env!("CARGO_BIN_EXE_discern");
+        let quoted: Vec<String> = std::iter::once(bin)
+            .chain(args.iter().copied())
+            .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+            .collect();
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", &quoted.join(" "), "/dev/null"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        discern_tests::hermetic(&mut cmd, self.repo.home());
+        cmd.env("DISCERN_CACHE_DIR", cache_dir());
+        let mut child = cmd.spawn().expect("util-linux script runs");
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, answers.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// `git` in `dir` (an effort's worktree, say), hermetically; panics when it fails.
     pub fn git_in(&self, dir: &Path, args: &[&str]) {
         let mut cmd = std::process::Command::new("git");

@@ -4,6 +4,7 @@
 //! are tool results, never JSON-RPC errors. Only this module (and `cli`) knows about a
 //! frontend protocol.
 
+mod elicit;
 mod gate;
 mod tools;
 
@@ -101,6 +102,7 @@ pub fn serve(settings: Settings) -> i32 {
         root,
         Settings {
             progress: false,
+            terminal: false,
             ..settings
         },
     );
@@ -224,11 +226,20 @@ impl ServerHandler for Server {
             })
         };
         let server = self.clone();
+        // The owner may be asked through this client (elicitation), on this call's progress.
+        let asker: Arc<dyn discern::approval::asker::Asker> = Arc::new(elicit::Elicit {
+            peer: context.peer.clone(),
+            runtime: tokio::runtime::Handle::current(),
+            cancelled: cancel.clone(),
+            progress: sender.clone(),
+        });
         let envelope = tokio::task::spawn_blocking(move || {
             let progress = move |step: &str| {
                 let _ = sender.send(step.to_owned());
             };
-            cancel.scope(|| server.dispatch(&name, arguments, &progress).envelope)
+            discern::approval::asker::scope(asker, || {
+                cancel.scope(|| server.dispatch(&name, arguments, &progress).envelope)
+            })
         })
         .await
         .unwrap_or_else(|e| {

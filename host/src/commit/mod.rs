@@ -297,9 +297,19 @@ pub const NOTES_REF: &str = "refs/notes/discern";
 /// Attach `note` to `commit` on [`NOTES_REF`] (replacing an earlier note on that commit), as a
 /// new notes commit whose parent is the previous notes tip; the ref moves by compare-and-swap.
 pub fn write_note(repo: &Repo, commit: ObjectId, note: &[u8]) -> Result<ObjectId, CommitError> {
+    write_note_on(repo, NOTES_REF, commit, note)
+}
+
+/// [`write_note`] on the notes ref `notes_ref`.
+pub fn write_note_on(
+    repo: &Repo,
+    notes_ref: &str,
+    commit: ObjectId,
+    note: &[u8],
+) -> Result<ObjectId, CommitError> {
     let local = repo.local();
     let previous = local
-        .try_find_reference(NOTES_REF)
+        .try_find_reference(notes_ref)
         .map_err(|e| git_error("cannot read the notes ref", e))?
         .map(|mut r| r.peel_to_id().map(|id| id.detach()))
         .transpose()
@@ -332,7 +342,7 @@ pub fn write_note(repo: &Repo, commit: ObjectId, note: &[u8]) -> Result<ObjectId
         author: identity("GIT_AUTHOR_IDENT", repo),
         committer: identity("GIT_COMMITTER_IDENT", repo),
         encoding: None,
-        message: format!("discern: Proof note for {commit}\n").into(),
+        message: format!("discern: note for {commit}\n").into(),
         extra_headers: Vec::new(),
     };
     let id = local
@@ -345,7 +355,7 @@ pub fn write_note(repo: &Repo, commit: ObjectId, note: &[u8]) -> Result<ObjectId
     };
     apply(
         repo,
-        ref_edit(NOTES_REF, update("discern: Proof note", expected, id))?,
+        ref_edit(notes_ref, update("discern: note", expected, id))?,
     )?;
     Ok(id)
 }

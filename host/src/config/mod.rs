@@ -16,7 +16,7 @@ use std::path::Path;
 pub use error::{ConfigError, ConfigIssue};
 pub use jobs::{Job, Stage};
 pub use standard::{Direction, ExtentKind, Per, ProducerRef, StandardDef};
-pub use value::{canonical_json, toml_to_json};
+pub use value::{canonical_json, item_to_json, toml_to_json};
 
 /// The config file's name at the repository root.
 pub const FILE: &str = "discern.toml";
@@ -25,6 +25,26 @@ pub use validate::MAX_TIMEOUT_S;
 pub const DEFAULT_TRUNK: &str = "main";
 pub const DEFAULT_BRANCH_PREFIX: &str = "agent/";
 pub const DEFAULT_MAP_DIR: &str = "docs/map";
+
+/// How the owner's approval of a loosening or a protected change is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalPolicy {
+    /// A signature by a key in `[acceptance].allowed_signers` (`discern approve`): the
+    /// boundary for teams and CI.
+    Signed,
+    /// A terminal prompt or MCP elicitation: a convenience an agent with a shell can forge.
+    Interactive,
+}
+
+impl ApprovalPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalPolicy::Signed => "signed",
+            ApprovalPolicy::Interactive => "interactive",
+        }
+    }
+}
 
 /// A validated `discern.toml`.
 #[derive(Debug, Clone)]
@@ -39,6 +59,11 @@ pub struct Config {
     pub pin_on_done: bool,
     pub jobs: Vec<Job>,
     pub pre_authorized: Vec<String>,
+    /// `[acceptance].approval`: how the owner approves loosenings and protected changes.
+    pub approval: ApprovalPolicy,
+    /// `[acceptance].allowed_signers`: the trunk's file of the owner's SSH keys (git's
+    /// allowed-signers format), repository-relative.
+    pub allowed_signers: Option<String>,
     pub map_dir: String,
     /// In declaration order: plan order and result order.
     pub standards: Vec<StandardDef>,
@@ -68,6 +93,8 @@ impl Config {
             pin_on_done: true,
             jobs: Vec::new(),
             pre_authorized: Vec::new(),
+            approval: ApprovalPolicy::Interactive,
+            allowed_signers: None,
             map_dir: DEFAULT_MAP_DIR.to_owned(),
             standards: Vec::new(),
             document: toml_edit::DocumentMut::new(),

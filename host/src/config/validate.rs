@@ -10,12 +10,13 @@ use serde_json::Value;
 use toml_edit::{Item, TableLike};
 
 use super::{
-    Config, ConfigError, ConfigIssue, DEFAULT_BRANCH_PREFIX, DEFAULT_MAP_DIR, DEFAULT_TRUNK,
+    ApprovalPolicy, Config, ConfigError, ConfigIssue, DEFAULT_BRANCH_PREFIX, DEFAULT_MAP_DIR,
+    DEFAULT_TRUNK,
 };
 
 const ROOT_TABLES: &[&str] = &["repository", "jobs", "acceptance", "map", "standards"];
 const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "pin_on_done"];
-const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized"];
+const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized", "approval", "allowed_signers"];
 const MAP_KEYS: &[&str] = &["dir"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
 /// The longest `timeout` a Standard or a job may have: one hour.
@@ -102,6 +103,8 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
     let pre_authorized = reader
         .string_list(acceptance, "acceptance", "pre_authorized", true)
         .unwrap_or_default();
+    let allowed_signers = reader.string(acceptance, "acceptance", "allowed_signers");
+    let approval = reader.approval(acceptance, allowed_signers.as_deref());
     let map = reader.table(root.get("map"), "map", MAP_KEYS);
     let map_dir = reader
         .string(map, "map", "dir")
@@ -117,6 +120,8 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
             pin_on_done,
             jobs,
             pre_authorized,
+            approval,
+            allowed_signers,
             map_dir,
             standards,
             document,
@@ -244,6 +249,35 @@ impl<'a> Reader<'a> {
                     format!("must be a string, found {}", kind(item)),
                 );
                 None
+            }
+        }
+    }
+
+    /// `[acceptance].approval`: `"signed"` (needs `allowed_signers`) or `"interactive"`;
+    /// signed by default once a signers file is named.
+    fn approval(&mut self, table: Option<&dyn TableLike>, signers: Option<&str>) -> ApprovalPolicy {
+        let written = self.string(table, "acceptance", "approval");
+        let span = span_of(table, "approval");
+        match (written.as_deref(), signers) {
+            (None, Some(_)) | (Some("signed"), Some(_)) => ApprovalPolicy::Signed,
+            (None, None) | (Some("interactive"), _) => ApprovalPolicy::Interactive,
+            (Some("signed"), None) => {
+                self.issue_at(
+                    "acceptance",
+                    Some("approval"),
+                    span,
+                    "\"signed\" needs allowed_signers: the path of a file in git's allowed-signers format listing the owner's SSH keys".to_owned(),
+                );
+                ApprovalPolicy::Interactive
+            }
+            (Some(other), _) => {
+                self.issue_at(
+                    "acceptance",
+                    Some("approval"),
+                    span,
+                    format!("must be \"signed\" or \"interactive\", found {other:?}"),
+                );
+                ApprovalPolicy::Interactive
             }
         }
     }

@@ -3,8 +3,11 @@
 //! and the MCP server call the same functions.
 
 pub mod accept;
+pub mod approve;
 pub mod done;
+pub mod effort;
 pub mod map;
+pub mod required;
 pub mod stage_verbs;
 pub mod start;
 pub mod steps;

@@ -400,28 +400,8 @@ fn observe(repo: &Repo, prefix: &str, c: &Continuation) -> Observed {
     }
 }
 
-/// An effort by worktree id, path or branch: its worktree path (if it still has one) and tip.
 fn sibling(repo: &Repo, prefix: &str, target: &str) -> Option<(Option<PathBuf>, Option<ObjectId>)> {
-    let worktrees = repo.worktrees().unwrap_or_default();
-    let found = worktrees.iter().filter(|w| !w.is_main).find(|w| {
-        w.path.file_name().is_some_and(|n| n == target)
-            || w.path == std::path::Path::new(target)
-            || w.branch.as_deref() == Some(target)
-            || w.branch.as_deref() == Some(&format!("{prefix}{target}"))
-            || w.branch
-                .as_deref()
-                .map(|b| format!("refs/heads/{b}"))
-                .as_deref()
-                == Some(target)
-    });
-    if let Some(w) = found {
-        return Some((Some(w.path.clone()), w.head));
-    }
-    let branch = target.trim_start_matches("refs/heads/");
-    [branch.to_owned(), format!("{prefix}{branch}")]
-        .iter()
-        .find_map(|b| repo.branch_commit(b).ok().flatten())
-        .map(|tip| (None, Some(tip)))
+    super::effort::find(repo, prefix, target)
 }
 
 fn data(

@@ -285,7 +285,11 @@ fn measure_now(
     let claims = claims(ws, &config);
     match measure_with(ws, runtime, &config, &selected, &options, &claims, progress) {
         // No Standard left where the baseline had some is deletion, never "nothing to do".
-        Ok(measured) if config.standards.is_empty() && !measured.limits.blocking() => {
+        Ok(measured)
+            if config.standards.is_empty()
+                && !measured.limits.blocking()
+                && measured.limits.protected.is_empty() =>
+        {
             let mut envelope = report::none_configured();
             envelope.advisories.extend(measured.advisories);
             envelope

@@ -156,6 +156,10 @@ fn facts(observation: &Observation) -> Vec<String> {
         "Standards configured: {}",
         observation.standards.len()
     ));
+    facts.push(format!(
+        "Approval: {}: {}.",
+        observation.approval.policy, observation.approval.note
+    ));
     for p in observation.proposals.iter().take(CAP) {
         facts.push(format!(
             "Proposal {}: {} → {}{}",

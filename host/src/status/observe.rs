@@ -45,6 +45,8 @@ pub struct Observation {
     pub proof: ProofFacts,
     pub standards: Vec<String>,
     pub proposals: Vec<ProposalFacts>,
+    /// How the trunk's owner approves loosenings and protected changes.
+    pub approval: ApprovalFacts,
     pub task: Option<crate::lifecycle::task::TaskMetadata>,
     pub fleet: Vec<FleetRow>,
     pub unlanded_branches: Vec<String>,
@@ -67,6 +69,40 @@ pub struct ProofFacts {
     pub status: ProofState,
     pub line: Option<String>,
     pub commit: Option<String>,
+}
+
+/// The trunk's approval policy, and what it means, plainly.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalFacts {
+    /// `signed`, `interactive`, or `unknown` when the trunk cannot be read.
+    pub policy: &'static str,
+    pub note: String,
+}
+
+/// The approval policy of the trunk tip (its committed config only).
+fn approval_facts(repo: &Repo, trunk_commit: Option<gix::ObjectId>) -> ApprovalFacts {
+    let policy = trunk_commit.map(|c| crate::approval::policy(repo, c));
+    match policy {
+        Some(Ok(p)) if p.approval == crate::config::ApprovalPolicy::Signed => ApprovalFacts {
+            policy: "signed",
+            note: format!(
+                "only a signature by a key in {} approves (`discern approve`)",
+                p.signers.map_or_else(|| "the allowed-signers file".to_owned(), |(path, _)| path)
+            ),
+        },
+        Some(Ok(_)) => ApprovalFacts {
+            policy: "interactive",
+            note: "answered on a terminal or by MCP elicitation, which an agent with a shell can forge; set [acceptance].allowed_signers to require signatures".to_owned(),
+        },
+        Some(Err(e)) => ApprovalFacts {
+            policy: "unknown",
+            note: format!("cannot be told: {e}"),
+        },
+        None => ApprovalFacts {
+            policy: "unknown",
+            note: "cannot be told: the trunk cannot be read".to_owned(),
+        },
+    }
 }
 
 /// One recorded proposal of this checkout.
@@ -250,6 +286,7 @@ pub fn observe(
             .map(|c| c.standards.iter().map(|s| s.name.clone()).collect())
             .unwrap_or_default(),
         proposals,
+        approval: approval_facts(repo, trunk_commit),
         task: crate::lifecycle::task::load(repo),
         fleet,
         unlanded_branches: unlanded,

@@ -8,8 +8,8 @@ use super::{
     Annotations, Context, Entry, Info, Outcome, Surface, Verb, invalid_arguments, schema_of,
 };
 use crate::lifecycle::{
-    self, accept::AcceptRequest, done::DoneRequest, map::MapRequest, stage_verbs::StageRequest,
-    start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
+    self, accept::AcceptRequest, approve::ApproveRequest, done::DoneRequest, map::MapRequest,
+    stage_verbs::StageRequest, start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
 };
 use crate::operations::{self, ProgressRequest};
 use crate::preflight::Cleanliness;
@@ -23,8 +23,8 @@ const MCP_AWAIT_TIMEOUT_S: f64 = 45.0;
 
 /// Every verb, in order.
 pub static TABLE: &[&dyn Entry] = &[
-    &Status, &Start, &Prepare, &Done, &Update, &Await, &Accept, &Map, &Progress, &Test, &Standards,
-    &Init, &Producers,
+    &Status, &Start, &Prepare, &Done, &Update, &Await, &Approve, &Accept, &Map, &Progress, &Test,
+    &Standards, &Init, &Producers,
 ];
 
 /// The MCP tool names, in order.
@@ -224,16 +224,38 @@ impl Verb for Accept {
             name: lifecycle::accept::VERB,
             tool: Some("discern_accept"),
             summary: "Land this effort on the trunk with the owner's consent",
-            tool_description: "Land the proven effort on the trunk, only with the owner's consent given in this conversation (confirmed) and, for limit proposals, exactly their approval tokens.",
+            tool_description: "Land the proven effort on the trunk, only with the owner's consent given in this conversation (confirmed). Loosened limits and changes to the gate's definition also need the owner's own approval (they run `discern approve`); no argument gives it.",
             annotations: DESTRUCTIVE,
             cleanliness: lifecycle::accept::CLEANLINESS,
             writes: true,
         }
     }
     fn run(&self, ctx: &Context, request: AcceptRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            let accepted = lifecycle::accept::accept(ws, &request);
+        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
+            let accepted = lifecycle::accept::accept(ws, runtime, &request);
             Outcome::from(accepted.envelope).with_root(accepted.root)
+        })
+    }
+}
+
+struct Approve;
+impl Verb for Approve {
+    type Request = ApproveRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::approve::VERB,
+            // The owner's verb: no MCP tool can approve.
+            tool: None,
+            summary: "The owner approves an effort's loosenings and protected changes: signed with their SSH key, or at this terminal",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, request: ApproveRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            lifecycle::approve::approve(ws, &request).into()
         })
     }
 }

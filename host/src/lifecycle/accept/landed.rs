@@ -23,6 +23,10 @@ struct Landed<'a> {
     proof_line: &'a str,
     consent: &'a Consent,
     standard_approvals: &'a [ApprovalItem],
+    protected_approvals: &'a [crate::protected::ProtectedChange],
+    /// How the owner approved them (`signed`, `terminal`, `elicitation`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approval_channel: Option<&'static str>,
     proof_note: NoteStatus,
     landing: LandingFacts,
     root: &'a std::path::Path,
@@ -89,6 +93,8 @@ fn journal(
         proof: landing.proof.clone(),
         consent: authority.consent.clone(),
         approved_proposals: authority.items.clone(),
+        approved_changes: authority.protected.clone(),
+        approval: authority.approval.clone(),
     };
     landing::LandingJournal {
         version: landing::VERSION,
@@ -125,6 +131,8 @@ fn result(
         proof_line: &proof.line,
         consent: &authority.consent,
         standard_approvals: &authority.items,
+        protected_approvals: &authority.protected,
+        approval_channel: authority.approval.as_ref().map(|g| g.channel.name()),
         proof_note: NoteStatus {
             reference: commit::NOTES_REF,
             written: landed.note_written,

@@ -4,23 +4,26 @@
 //! fast-forwards the trunk (compare-and-swap), writes the Proof note, removes the worktree and
 //! branch, and brings a clean main checkout on the trunk up to date.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
-use serde_json::json;
 
+mod approvals;
 mod landed;
+mod verify;
 
 use super::Moved;
+use crate::approval::{self, Granted};
 use crate::commit;
 use crate::config::Config;
 use crate::git::Repo;
 use crate::git::short;
+use crate::lifecycle::required;
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, ProofState};
-use crate::proposals::{self, ApprovalItem};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::proposals::ApprovalItem;
+use crate::protected::ProtectedChange;
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, WithNext};
+use crate::runtime::Runtime;
 use crate::snapshot::Pathspec;
 use crate::workspace::Workspace;
 
@@ -36,14 +39,22 @@ pub struct AcceptRequest {
     #[arg(long)]
     #[serde(default)]
     pub confirmed: bool,
-    /// The owner's approval of one limit proposal, by its token (once per proposal).
+    /// Compatibility: a limit proposal's token. A token never approves on its own: the owner
+    /// approves with `discern approve` (or at this terminal's prompt).
     #[arg(long = "approve-standard", value_name = "TOKEN")]
-    #[serde(default)]
+    #[serde(skip)]
+    #[schemars(skip)]
     pub approve_standard: Vec<String>,
     /// Preview only: what landing would do; nothing is written.
     #[arg(long)]
     #[serde(default)]
     pub dry_run: bool,
+    /// The owner's route: land the effort this names (id, branch or worktree path) from any
+    /// checkout, the main one included. CLI only.
+    #[arg(long)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub effort: Option<String>,
 }
 
 /// The durable Proof note on `refs/notes/discern`.
@@ -54,6 +65,11 @@ pub struct ProofNote {
     pub proof: proof::Proof,
     pub consent: Consent,
     pub approved_proposals: Vec<ApprovalItem>,
+    /// Protected changes the owner approved, each with its token.
+    pub approved_changes: Vec<ProtectedChange>,
+    /// The approval of both lists, with its channel (a signature travels whole).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Granted>,
 }
 
 /// What a Proof note is about: the landed commit, its branch and the trunk it landed on.
@@ -98,17 +114,48 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
     Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
 }
 
-pub fn accept(ws: &Workspace, request: &AcceptRequest) -> Moved {
+pub fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+    if let Some(effort) = &request.effort {
+        return match effort_workspace(ws, effort) {
+            Ok(effort_ws) => accept(
+                &effort_ws,
+                runtime,
+                &AcceptRequest {
+                    effort: None,
+                    ..request.clone()
+                },
+            ),
+            Err(refusal) => (*refusal).into(),
+        };
+    }
     // A dry run writes nothing, not even the operation journal.
     let journal = match request.dry_run {
         true => Journal::dry_run(&ws.repo, VERB),
         false => Journal::begin(&ws.repo, VERB),
     };
-    let landed = land(ws, request);
+    let landed = land(ws, runtime, request);
     Moved {
         envelope: journal.finish(landed.envelope),
         root: landed.root,
     }
+}
+
+/// The workspace of the effort `effort` names, seen from `ws` (any checkout).
+fn effort_workspace(ws: &Workspace, effort: &str) -> Result<Workspace, Box<Envelope>> {
+    let prefix = Config::load(ws.root()).ok().flatten().map_or_else(
+        || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
+        |c| c.branch_prefix,
+    );
+    super::effort::worktree(&ws.repo, &prefix, effort)
+        .and_then(|path| Workspace::open(&path, ws.settings.clone()).ok())
+        .ok_or_else(|| {
+            Box::new(refuse(
+                ErrorSlug::NotFound,
+                format!("No effort worktree is named {effort:?}."),
+                HintId::AskOwner,
+                "Name an effort by its id, branch or worktree path (`discern status --all` lists them)",
+            ))
+        })
 }
 
 /// What `accept` established about the effort before deciding anything.
@@ -121,10 +168,12 @@ struct Landing {
     proof: proof::Proof,
 }
 
-/// Who authorized the landing, and the proposals it approves.
+/// Who authorized the landing, and what the owner approved.
 struct Authority {
     consent: Consent,
     items: Vec<ApprovalItem>,
+    protected: Vec<ProtectedChange>,
+    approval: Option<Granted>,
 }
 
 /// The main checkout, and whether it has the trunk checked out (then it follows the landing).
@@ -134,7 +183,7 @@ struct MainCheckout {
     on_trunk: bool,
 }
 
-fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
+fn land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     // A landing a crash interrupted is finished (or unwound) before another is decided.
     let finished = match request.dry_run {
         true => Ok(Vec::new()),
@@ -144,13 +193,14 @@ fn land(ws: &Workspace, request: &AcceptRequest) -> Moved {
         Ok(finished) => finished,
         Err(refusal) => return (*refusal).into(),
     };
-    let mut moved = decide_and_land(ws, request);
+    let mut moved = decide_and_land(ws, runtime, request);
     moved.envelope.advisories.extend(finished);
     moved
 }
 
-fn decide_and_land(ws: &Workspace, request: &AcceptRequest) -> Moved {
+fn decide_and_land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     let prepared = landing(ws).and_then(|landing| {
+        verify::standards_hold(ws, runtime, &landing)?;
         let authority = authority(ws, request, &landing)?;
         Ok((landing, authority))
     });
@@ -210,6 +260,9 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     ) else {
         return Err(refusal(&NotLandable::Unreadable { trunk }));
     };
+    if let Err(why) = approval::trunk_agrees(repo, &trunk, trunk_commit, &branch) {
+        return Err(refusal(&NotLandable::NotATrunk { why }));
+    }
     let (state, proof) = proof::state(repo);
     let Some(proof) = proof.filter(|_| state == ProofState::Honored) else {
         let head = short(&head.to_string());
@@ -254,6 +307,8 @@ enum NotLandable {
         "The Proof was made against {proven}, not {now}; it proves nothing about this landing."
     )]
     OtherTrunk { proven: String, now: String },
+    #[error("Nothing lands: {why}.")]
+    NotATrunk { why: String },
 }
 
 /// The refusal for each reason a checkout cannot land, with the step past it, in one place.
@@ -269,6 +324,11 @@ fn refusal(why: &NotLandable) -> Box<Envelope> {
         NotLandable::Unproven { .. } => {
             (HintId::FixGate, "Run the gate, then accept", Some("done"))
         }
+        NotLandable::NotATrunk { .. } => (
+            HintId::AskOwner,
+            "Restore [repository].trunk to the trunk this effort forked from; a change to it takes effect only once landed",
+            None,
+        ),
         NotLandable::OtherTrunk { .. } => (
             HintId::FixGate,
             "Run the gate against the trunk, then accept",
@@ -350,95 +410,32 @@ fn authority(
         }));
         return Err(Box::new(e));
     }
-    // What needs approval is what the commits propose, whatever the local records say.
-    let records = proposals::live(repo, &landing.trunk)
-        .map(|live| live.records)
-        .map_err(|e| {
-            Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "The proposal records cannot be read, so what needs approval cannot be told: {e}."
-            ),
-            HintId::CheckRepository,
-            "Fix or remove the file named above, run the gate, then accept again",
-        ).with_next(Action::new("done")))
-        })?;
-    let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
-    if !records.is_empty() {
-        approvals(repo, request, landing, &records, &items)?;
-    }
+    // What needs approval is derived from the trunk's config and HEAD's, never remembered.
+    let required = required::required(repo, trunk, *trunk_commit, *head).map_err(|e| {
+        Box::new(
+            refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("What needs the owner's approval cannot be told: {e}."),
+                HintId::CheckRepository,
+                "Fix what is named above, run the gate, then accept again",
+            )
+            .with_next(Action::new("done")),
+        )
+    })?;
+    let approval = match required.is_empty() && required.unexplained.is_empty() {
+        true => None,
+        false => Some(approvals::approve(ws, request, landing, &required)?),
+    };
     let consent = match request.confirmed {
         true => Consent::Confirmed,
         false => Consent::PreAuthorized { scopes },
     };
-    Ok(Authority { consent, items })
-}
-
-/// Every live proposal is approved by exactly its token (and none is stale).
-fn approvals(
-    repo: &Repo,
-    request: &AcceptRequest,
-    landing: &Landing,
-    records: &[proposals::ProposalRecord],
-    items: &[ApprovalItem],
-) -> Result<(), Box<Envelope>> {
-    let stale: Vec<String> = records
-        .iter()
-        .filter_map(|r| {
-            let why = proposals::stale_reasons(repo, landing.config.as_ref(), &landing.trunk, r);
-            (!why.is_empty()).then(|| format!("{} ({})", r.standard, why.join("; ")))
-        })
-        .collect();
-    if !stale.is_empty() {
-        return Err(Box::new(refuse(
-            ErrorSlug::ProposalStale,
-            format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
-            HintId::StandardsPropose,
-            "Renew them (repeat the same proposal batch), prove the new commit, then accept.",
-        )));
-    }
-    let wanted: BTreeSet<&str> = items.iter().map(|i| i.token.as_str()).collect();
-    let given: Vec<&str> = request
-        .approve_standard
-        .iter()
-        .map(String::as_str)
-        .collect();
-    let unique: BTreeSet<&str> = given.iter().copied().collect();
-    if request.confirmed && unique.len() == given.len() && unique == wanted {
-        return Ok(());
-    }
-    let mut problems = Vec::new();
-    if !request.confirmed {
-        problems.push(
-            "a proposal is never covered by a standing grant: the owner must confirm".to_owned(),
-        );
-    }
-    if unique.len() != given.len() {
-        problems.push("a token is given more than once".to_owned());
-    }
-    let unknown: Vec<&str> = unique.difference(&wanted).copied().collect();
-    if !unknown.is_empty() {
-        problems.push(format!("unknown token(s): {}", unknown.join(", ")));
-    }
-    let missing = wanted.difference(&unique).count();
-    if missing > 0 {
-        problems.push(format!("{missing} proposal(s) not approved"));
-    }
-    let mut e = refuse(
-        ErrorSlug::AwaitingStandardApproval,
-        format!(
-            "Limit proposals need the owner's exact approval ({}).",
-            problems.join("; ")
-        ),
-        HintId::AskOwner,
-        "Show the owner each proposal below; with their approval, land it with one token per proposal",
-    ).with_next(Action::new("accept").flag("confirmed").arg("approve_standard", vec!["TOKEN"]));
-    e.data = Some(json!({ "standard_approvals_required": items }));
-    e.report.sections = vec![Section {
-        title: "Proposals awaiting exact owner approval".to_owned(),
-        lines: items.iter().map(ApprovalItem::line).collect(),
-    }];
-    Err(Box::new(e))
+    Ok(Authority {
+        consent,
+        items: required.proposals,
+        protected: required.protected,
+        approval,
+    })
 }
 
 /// The main checkout; refused before anything moves if it holds the trunk and has tracked

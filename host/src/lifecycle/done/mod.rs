@@ -18,6 +18,7 @@ use crate::runtime::Runtime;
 use crate::standards;
 use crate::workspace::Workspace;
 
+mod by_trunk;
 mod gains;
 mod stages;
 
@@ -170,7 +171,10 @@ fn gate(
         .and_then(|()| stages::job_stages(&mut run, &ws.repo, journal, progress))
         .and_then(|()| stages::standards_stage(&mut run, ws, runtime, journal, progress));
     match proven {
-        Ok((standards, proposals)) => record_proof(run, &ws.repo, standards, proposals),
+        Ok((standards, proposals)) => {
+            let by_trunk = by_trunk::judged(ws, runtime, &subject, progress);
+            record_proof(run, &ws.repo, standards, (proposals, by_trunk))
+        }
         Err(failure) => *failure,
     }
 }
@@ -358,7 +362,7 @@ fn record_proof(
     run: Run,
     repo: &crate::git::Repo,
     proven: Vec<ProvenStandard>,
-    pending: Vec<ProvenProposal>,
+    (pending, by_trunk): (Vec<ProvenProposal>, Vec<proof::TrunkVerdict>),
 ) -> Envelope {
     let Subject {
         branch,
@@ -377,13 +381,31 @@ fn record_proof(
         .merge_base(*trunk_commit, *head)
         .unwrap_or(*trunk_commit);
     let diffstat = proof::diffstat(repo, &base.to_string(), &head.to_string());
+    // The gate's own definition as changed versus the trunk: recorded, each for the owner.
+    let protected = match crate::lifecycle::required::required(repo, trunk, *trunk_commit, *head) {
+        Ok(required) => required.protected,
+        Err(e) => {
+            let message = format!("What needs the owner's approval cannot be told: {e}.");
+            return *run.fail("proof", message, Found::default());
+        }
+    };
+    let tested = run
+        .subject
+        .config
+        .as_ref()
+        .is_some_and(|c| c.jobs.iter().any(|j| j.stage == crate::config::Stage::Test));
     let line = proof::line(
         branch,
         &head.to_string(),
         trunk,
         &diffstat,
         &proven,
-        &pending,
+        &proof::LineFacts {
+            proposals: &pending,
+            protected: &protected,
+            by_trunk: &by_trunk,
+            tested,
+        },
     );
     let record = Proof {
         version: proof::VERSION,
@@ -394,6 +416,9 @@ fn record_proof(
         diffstat,
         standards: proven,
         proposals: pending,
+        protected,
+        by_trunk,
+        tested,
         line: line.clone(),
     };
     if let Err(e) = proof::save(repo, &record) {

@@ -50,12 +50,18 @@ pub(super) fn judge(
             check.proposed += 1;
             continue;
         }
-        let reproduce = match change {
-            Change::Deleted { .. } => show.as_str(),
-            _ => DRY_RUN,
-        };
-        let message = message(&change, trunk);
-        check.forbid(&change, message, reproduce);
+        if let Change::Loosened { .. } = change {
+            let message = message(&change, trunk);
+            check.forbid(&change, message, DRY_RUN);
+            continue;
+        }
+        // A redefinition or deletion is a protected change: the branch's definition is
+        // measured, and the change lands only with the owner's approval of it.
+        check.protected.push(change.describe());
+        check.advisories.push(format!(
+            "{} versus {trunk}: a protected change; it lands only with the owner's exact approval (`discern approve`). See the trunk's definition with `{show}`.",
+            change.describe()
+        ));
     }
     if base != trunk_commit {
         behind(

@@ -19,14 +19,15 @@ use crate::git::{Repo, RepoError, short};
 use crate::result::{Diagnostic, Severity};
 use crate::workspace::Workspace;
 
-pub use compare::Change;
+pub use compare::{Change, forbidden};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitsStatus {
     /// Every limit is equal to or tighter than trunk's (or trunk has no config).
     Verified,
-    /// Some limits are looser, each explained by an active proposal.
+    /// Some limits are looser, each explained by an active proposal, or Standards are
+    /// redefined or deleted: each awaits the owner's approval.
     Proposed,
     /// Some Standards are redefined, loosened or deleted versus trunk: blocked.
     Loosened,
@@ -133,6 +134,8 @@ pub struct LimitsCheck {
     pub advisories: Vec<String>,
     /// Whether an unverified comparison fails the run (CI, or asked for).
     pub required: bool,
+    /// Redefinitions and deletions: protected changes awaiting the owner's approval.
+    pub protected: Vec<String>,
     /// Loosenings an active proposal explains.
     proposed: usize,
 }
@@ -171,6 +174,7 @@ pub fn check(
         diagnostics: Vec::new(),
         advisories: Vec::new(),
         required: against.require_trunk,
+        protected: Vec::new(),
         proposed: 0,
     };
     let trunk = match repo.resolve_ref(&against.trunk) {
@@ -284,12 +288,23 @@ impl LimitsCheck {
             self.summary.reason = Some(format!(
                 "{blocked} Standard(s) redefined, loosened or deleted versus {against}"
             ));
-        } else if self.proposed > 0 {
+        } else if self.proposed > 0 || !self.protected.is_empty() {
             self.summary.status = LimitsStatus::Proposed;
-            self.summary.reason = Some(format!(
-                "{} Standard limit proposal(s) explain otherwise-forbidden limit changes",
-                self.proposed
-            ));
+            let mut parts = Vec::new();
+            if self.proposed > 0 {
+                parts.push(format!(
+                    "{} Standard limit proposal(s) explain otherwise-forbidden limit changes",
+                    self.proposed
+                ));
+            }
+            if !self.protected.is_empty() {
+                parts.push(format!(
+                    "{} protected change(s) await the owner's approval ({})",
+                    self.protected.len(),
+                    self.protected.join("; ")
+                ));
+            }
+            self.summary.reason = Some(parts.join("; "));
         }
     }
 }

@@ -94,9 +94,9 @@ fn judge(
 ) -> Result<(), RepoError> {
     check.summary.baseline = Some(base.to_string());
     check.summary.baseline_kind = Some(kind);
-    let (introduced, approvals) = range::walk(repo, base, against.head)?;
+    let (introduced, landings) = range::walk(repo, base, against.head)?;
     for found in introduced {
-        if range::approved(&found.change, &approvals) {
+        if range::landed_with_approval(&found, &landings) {
             continue;
         }
         let message = message(&found, &against.trunk, base);

@@ -1,0 +1,173 @@
+//! The owner's approval of what `accept` derived needs it: recorded on HEAD (and verified,
+//! its signature again where the trunk requires one), or — where the trunk allows the
+//! interactive channels — given now on this terminal or through the MCP client's
+//! elicitation, bound to HEAD and the items and checked again after the answer. Tokens the
+//! caller passes never approve.
+
+use serde_json::json;
+
+use super::{AcceptRequest, Landing, VERB, refuse};
+use crate::approval::{self, Channel, Granted, Subject};
+use crate::config::ApprovalPolicy;
+use crate::git::short;
+use crate::lifecycle::required::{self, Required};
+use crate::proposals;
+use crate::result::{Action, Envelope, ErrorSlug, HintId, Section, WithNext};
+use crate::workspace::Workspace;
+
+/// The owner's approval of exactly `required`: recorded (and verified) on HEAD, or, where the
+/// trunk allows it, given now on this terminal. Tokens the caller passes never approve.
+pub(super) fn approve(
+    ws: &Workspace,
+    request: &AcceptRequest,
+    landing: &Landing,
+    required: &Required,
+) -> Result<Granted, Box<Envelope>> {
+    let repo = &ws.repo;
+    required.explained(VERB, "prove the new commit, then accept.")?;
+    let stale: Vec<String> = required
+        .records
+        .iter()
+        .filter(|r| required.proposals.iter().any(|p| p.standard == r.standard))
+        .filter_map(|r| {
+            let why = proposals::stale_reasons(repo, landing.config.as_ref(), &landing.trunk, r);
+            (!why.is_empty()).then(|| format!("{} ({})", r.standard, why.join("; ")))
+        })
+        .collect();
+    if !stale.is_empty() {
+        return Err(Box::new(refuse(
+            ErrorSlug::ProposalStale,
+            format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
+            HintId::StandardsPropose,
+            "Renew them (repeat the same proposal batch), prove the new commit, then accept.",
+        )));
+    }
+    let policy = approval::policy(repo, landing.trunk_commit).map_err(|e| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("How the owner approves cannot be told: {e}."),
+            HintId::AskOwner,
+            "Ask the owner to fix [acceptance] on the trunk, then accept again",
+        ))
+    })?;
+    let subject = Subject {
+        trunk: landing.trunk.clone(),
+        trunk_commit: landing.trunk_commit,
+        head: landing.head,
+        tokens: required.tokens(),
+    };
+    let why = match approval::verified(repo, &policy, &subject) {
+        Ok(granted) => return Ok(granted),
+        Err(why) => why,
+    };
+    if policy.approval == ApprovalPolicy::Interactive
+        && let Some(channel) = asked(ws, landing, required)?
+    {
+        return Ok(Granted {
+            version: approval::VERSION,
+            payload: subject.payload(),
+            channel,
+        });
+    }
+    Err(awaiting_approval(ws, request, &policy, required, &why))
+}
+
+/// The interactive channels, where the trunk allows them: this terminal, else the MCP
+/// client's elicitation. `None` when neither can ask; a refusal when the owner said no or
+/// anything changed while they were asked.
+fn asked(
+    ws: &Workspace,
+    landing: &Landing,
+    required: &Required,
+) -> Result<Option<Channel>, Box<Envelope>> {
+    let title = format!(
+        "Approve these changes for {} landing on {}?",
+        short(&landing.head.to_string()),
+        landing.trunk
+    );
+    let (answer, channel) = if ws.settings.terminal {
+        (
+            Some(approval::ask_on_terminal(&title, &required.lines())),
+            Channel::Terminal,
+        )
+    } else {
+        match approval::asker::current() {
+            Some(asker) => (asker.ask(&title, &required.lines()), Channel::Elicitation),
+            None => (None, Channel::Elicitation),
+        }
+    };
+    match answer {
+        None => Ok(None),
+        Some(false) => Err(Box::new(refuse(
+            ErrorSlug::AwaitingStandardApproval,
+            "The owner did not approve every item; nothing landed.",
+            HintId::AskOwner,
+            "Ask the owner what to change, or accept again to ask once more",
+        ))),
+        Some(true) => {
+            // The answer is for exactly what was shown: HEAD and the items, checked again.
+            let now =
+                required::required(&ws.repo, &landing.trunk, landing.trunk_commit, landing.head)
+                    .map(|r| r.tokens())
+                    .ok();
+            if ws.repo.head().ok().flatten() != Some(landing.head) || now != Some(required.tokens())
+            {
+                return Err(Box::new(refuse(
+                    ErrorSlug::PreconditionFailed,
+                    "HEAD or what needs approval changed while the owner was asked; nothing landed.",
+                    HintId::FixGate,
+                    "Run the gate on the new HEAD, then accept again",
+                )));
+            }
+            Ok(Some(channel))
+        }
+    }
+}
+
+/// The refusal that lists what awaits the owner's approval, and how the owner gives it.
+fn awaiting_approval(
+    ws: &Workspace,
+    request: &AcceptRequest,
+    policy: &approval::Policy,
+    required: &Required,
+    why: &approval::NotApproved,
+) -> Box<Envelope> {
+    let effort = ws
+        .root()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut problems = vec![why.to_string()];
+    if !request.approve_standard.is_empty() {
+        problems.push("tokens passed as arguments never approve on their own".to_owned());
+    }
+    let how = match policy.approval {
+        ApprovalPolicy::Signed => format!(
+            "the owner approves with their signing key: `discern approve --effort {effort}` (from any checkout), then accept again"
+        ),
+        ApprovalPolicy::Interactive => format!(
+            "the owner approves with `discern approve --effort {effort}` on their terminal, or answers `discern accept` there"
+        ),
+    };
+    let mut e = refuse(
+        ErrorSlug::AwaitingStandardApproval,
+        format!(
+            "{} change(s) need the owner's exact approval ({}).",
+            required.proposals.len() + required.protected.len(),
+            problems.join("; ")
+        ),
+        HintId::AskOwner,
+        &format!("Show the owner each item below; {how}"),
+    )
+    .with_next(Action::new("accept").flag("confirmed"));
+    e.data = Some(json!({
+        "approval": policy.approval.as_str(),
+        "standard_approvals_required": required.proposals,
+        "protected_changes": required.protected,
+    }));
+    e.report.sections = vec![Section {
+        title: "Awaiting the owner's exact approval".to_owned(),
+        lines: required.lines(),
+    }];
+    Box::new(e)
+}

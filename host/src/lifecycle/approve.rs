@@ -1,0 +1,404 @@
+//! `discern approve [--effort ID] [--key PATH] [--dry-run] [TOKEN…]`: the owner's route. It
+//! lists what awaits the owner's approval in an effort — every loosening (a live proposal) and
+//! every protected change, derived from the trunk tip's config against the effort's HEAD — and
+//! approves exactly that set for exactly that HEAD and trunk commit: signed with the owner's
+//! SSH key where the trunk names allowed signers, else answered at this terminal. The approval
+//! is a note on the approved commit (`refs/notes/discern-approvals`), which `accept` verifies
+//! and copies into the Proof note. A CLI verb only: no MCP tool can approve.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::approval::{self, Channel, Granted, Subject};
+use crate::config::{ApprovalPolicy, Config};
+use crate::git::{Repo, short};
+use crate::lifecycle::required::{self, Required};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::workspace::Workspace;
+
+pub const VERB: &str = "approve";
+
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveRequest {
+    /// The effort to approve: its id, branch or worktree path (default: this checkout).
+    #[arg(long)]
+    #[serde(default)]
+    pub effort: Option<String>,
+    /// The SSH key to sign with (a private key, or a public key whose private half is in the
+    /// agent); default: git's `user.signingkey`.
+    #[arg(long)]
+    #[serde(default)]
+    pub key: Option<PathBuf>,
+    /// List what awaits approval; approve nothing.
+    #[arg(long)]
+    #[serde(default)]
+    pub dry_run: bool,
+    /// The tokens (or unique prefixes) the owner approves: when given, they must name exactly
+    /// the items awaiting approval.
+    #[serde(default)]
+    pub tokens: Vec<String>,
+}
+
+/// What an approval is about: the effort's checkout, its HEAD and trunk, and what it needs.
+struct Pending {
+    repo: Repo,
+    subject: Subject,
+    required: Required,
+}
+
+/// `data` of `approve`.
+#[derive(Debug, Serialize)]
+struct Approved<'a> {
+    head: String,
+    trunk: &'a str,
+    trunk_commit: String,
+    approval: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    channel: Option<&'a Channel>,
+    required: &'a Required,
+}
+
+fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Envelope {
+    Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
+}
+
+pub fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
+    let pending = match pending(ws, request) {
+        Ok(pending) => pending,
+        Err(refusal) => return *refusal,
+    };
+    let policy = match approval::policy(&pending.repo, pending.subject.trunk_commit) {
+        Ok(policy) => policy,
+        Err(e) => {
+            return refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("How approvals are given cannot be told: {e}."),
+                HintId::CheckRepository,
+                "Fix [acceptance] on the trunk, then approve again.",
+            );
+        }
+    };
+    if request.dry_run || pending.required.is_empty() {
+        return listing(&pending, policy.approval, None);
+    }
+    if let Err(refusal) = exactly(&pending.required, &request.tokens) {
+        return *refusal;
+    }
+    let granted = match policy.approval {
+        ApprovalPolicy::Signed => signed(&pending, &policy, request.key.as_deref()),
+        ApprovalPolicy::Interactive => asked(ws, &pending),
+    };
+    let granted = match granted {
+        Ok(granted) => granted,
+        Err(refusal) => return *refusal,
+    };
+    match record(&pending, &granted) {
+        Ok(()) => listing(&pending, policy.approval, Some(&granted)),
+        Err(refusal) => *refusal,
+    }
+}
+
+/// The effort's checkout, HEAD, trunk and what it needs approved.
+fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Envelope>> {
+    let repo = effort_repo(ws, request.effort.as_deref())?;
+    let config = Config::load(repo.root()).ok().flatten();
+    let trunk = ws.landing_trunk(config.as_ref());
+    let (Some(head), Some(trunk_commit)) = (
+        repo.head().ok().flatten(),
+        repo.branch_commit(&trunk).ok().flatten(),
+    ) else {
+        return Err(Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("HEAD or the trunk {trunk} cannot be read."),
+            HintId::CheckRepository,
+            "Check the repository.",
+        )));
+    };
+    if !repo.is_ancestor(trunk_commit, head) {
+        return Err(Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "{} does not contain the trunk {trunk}; an approval is for the commit that lands, which must contain it.",
+                short(&head.to_string())
+            ),
+            HintId::UpdateFromTrunk,
+            "Bring in the trunk (`discern update` in the effort), run the gate, then approve.",
+        )));
+    }
+    let required = required::required(&repo, &trunk, trunk_commit, head).map_err(|e| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("What needs approval cannot be told: {e}."),
+            HintId::CheckRepository,
+            "Fix what is named above, then approve again.",
+        ))
+    })?;
+    required.explained(VERB, "then approve.")?;
+    let tokens = required.tokens();
+    Ok(Pending {
+        repo,
+        subject: Subject {
+            trunk,
+            trunk_commit,
+            head,
+            tokens,
+        },
+        required,
+    })
+}
+
+/// The checkout of the named effort (this one without a name; never the main checkout).
+fn effort_repo(ws: &Workspace, effort: Option<&str>) -> Result<Repo, Box<Envelope>> {
+    let Some(effort) = effort else {
+        if ws.repo.is_main_checkout() {
+            return Err(Box::new(refuse(
+                ErrorSlug::PreconditionFailed,
+                "This is the main checkout; name the effort to approve.",
+                HintId::AskOwner,
+                "Run `discern approve --effort ID` (`discern status` lists the efforts).",
+            )));
+        }
+        return Ok(ws.repo.clone());
+    };
+    let config = Config::load(ws.root()).ok().flatten();
+    let prefix = config.map_or_else(
+        || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
+        |c| c.branch_prefix,
+    );
+    super::effort::worktree(&ws.repo, &prefix, effort)
+        .and_then(|path| Repo::discover(&path).ok())
+        .ok_or_else(|| {
+            Box::new(refuse(
+                ErrorSlug::NotFound,
+                format!("No effort worktree is named {effort:?}."),
+                HintId::AskOwner,
+                "Name an effort by its id, branch or worktree path (`discern status --all` lists them).",
+            ))
+        })
+}
+
+/// The owner's tokens, when given, name exactly the items awaiting approval.
+fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
+    if given.is_empty() {
+        return Ok(());
+    }
+    let wanted = required.tokens();
+    let mut named = std::collections::BTreeSet::new();
+    for prefix in given {
+        let matches: Vec<&String> = wanted
+            .iter()
+            .filter(|t| t.starts_with(prefix.as_str()))
+            .collect();
+        match matches.as_slice() {
+            [one] if prefix.len() >= 4 => {
+                named.insert((*one).clone());
+            }
+            _ => {
+                return Err(Box::new(refuse(
+                    ErrorSlug::InvalidArguments,
+                    format!(
+                        "The token {prefix:?} names {} of the items awaiting approval; give a unique prefix (at least 4 characters) of one.",
+                        matches.len()
+                    ),
+                    HintId::AskOwner,
+                    "Run `discern approve --dry-run` to list the items and their tokens.",
+                )));
+            }
+        }
+    }
+    if named != wanted {
+        return Err(Box::new(refuse(
+            ErrorSlug::InvalidArguments,
+            format!(
+                "The tokens name {} of the {} items awaiting approval; an approval covers all of them at once.",
+                named.len(),
+                wanted.len()
+            ),
+            HintId::AskOwner,
+            "Name every item's token, or none (the listing is what you approve).",
+        )));
+    }
+    Ok(())
+}
+
+/// Sign the subject with the owner's key and verify it as `accept` will.
+fn signed(
+    pending: &Pending,
+    policy: &approval::Policy,
+    key: Option<&Path>,
+) -> Result<Granted, Box<Envelope>> {
+    let key = match key {
+        Some(key) => Staged::Path(key.to_owned()),
+        None => signing_key(&pending.repo)?,
+    };
+    let payload = pending.subject.payload();
+    let failed = |e: approval::SignError| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("Nothing was approved: {e}."),
+            HintId::AskOwner,
+            "Sign with a key the trunk's allowed-signers file lists (`--key PATH`, or git's user.signingkey).",
+        ))
+    };
+    let signature = approval::sign(key.path(), &payload).map_err(failed)?;
+    let signers = policy
+        .signers
+        .as_ref()
+        .map(|(_, bytes)| bytes.as_slice())
+        .unwrap_or_default();
+    let signer = approval::verify(signers, &payload, &signature).map_err(failed)?;
+    Ok(Granted {
+        version: approval::VERSION,
+        payload,
+        channel: Channel::signed(signer, signature),
+    })
+}
+
+/// A key file for ssh-keygen: a path, or git's `key::` literal staged in a temporary file.
+enum Staged {
+    Path(PathBuf),
+    Literal(tempfile::NamedTempFile),
+}
+
+impl Staged {
+    fn path(&self) -> &Path {
+        match self {
+            Staged::Path(path) => path,
+            Staged::Literal(file) => file.path(),
+        }
+    }
+}
+
+/// git's `user.signingkey`, as git reads it for `gpg.format = ssh` (a path, `~/` expanded,
+/// or a `key::` literal public key whose private half is in the agent).
+fn signing_key(repo: &Repo) -> Result<Staged, Box<Envelope>> {
+    let missing = || {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            "Nothing was approved: no signing key is named (--key PATH, or git's user.signingkey).",
+            HintId::AskOwner,
+            "Run `discern approve --key ~/.ssh/id_ed25519 …`, or `git config --global user.signingkey PATH`.",
+        ))
+    };
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo.root())
+        .args(["config", "--get", "user.signingkey"])
+        .output()
+        .map_err(|_| missing())?;
+    let value = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if !output.status.success() || value.is_empty() {
+        return Err(missing());
+    }
+    if let Some(literal) = value.strip_prefix("key::") {
+        let mut file = tempfile::NamedTempFile::new().map_err(|_| missing())?;
+        std::io::Write::write_all(&mut file, format!("{literal}\n").as_bytes())
+            .map_err(|_| missing())?;
+        return Ok(Staged::Literal(file));
+    }
+    let path = match value.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map_or_else(|| PathBuf::from(&value), |h| PathBuf::from(h).join(rest)),
+        None => PathBuf::from(&value),
+    };
+    Ok(Staged::Path(path))
+}
+
+/// The interactive channel: yes or no to each item, on this terminal only.
+fn asked(ws: &Workspace, pending: &Pending) -> Result<Granted, Box<Envelope>> {
+    if !ws.settings.terminal {
+        return Err(Box::new(refuse(
+            ErrorSlug::AwaitingStandardApproval,
+            "Nothing was approved: without allowed signers on the trunk, approval is answered on an interactive terminal, and this is none.",
+            HintId::AskOwner,
+            "The owner runs `discern approve` in a terminal; teams and CI set [acceptance].allowed_signers for signed approvals.",
+        )));
+    }
+    let title = format!(
+        "Approve these changes for {} landing on {}?",
+        short(&pending.subject.head.to_string()),
+        pending.subject.trunk
+    );
+    if !approval::ask_on_terminal(&title, &pending.required.lines()) {
+        return Err(Box::new(refuse(
+            ErrorSlug::AwaitingStandardApproval,
+            "Nothing was approved: an item was not answered yes.",
+            HintId::AskOwner,
+            "Run `discern approve` again to decide once more.",
+        )));
+    }
+    Ok(Granted {
+        version: approval::VERSION,
+        payload: pending.subject.payload(),
+        channel: Channel::Terminal,
+    })
+}
+
+/// The approval as a note on the approved commit, under the writer lock.
+fn record(pending: &Pending, granted: &Granted) -> Result<(), Box<Envelope>> {
+    let failed = |e: String| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("Nothing was approved: {e}."),
+            HintId::CheckRepository,
+            "Let the other discern writer finish, then approve again.",
+        ))
+    };
+    let _lock = crate::commit::lock::WriterLock::acquire(&pending.repo)
+        .map_err(|e| failed(e.to_string()))?;
+    let bytes = serde_json::to_vec_pretty(granted).map_err(|e| failed(e.to_string()))?;
+    crate::commit::write_note_on(
+        &pending.repo,
+        approval::NOTES_REF,
+        pending.subject.head,
+        &bytes,
+    )
+    .map(|_| ())
+    .map_err(|e| failed(e.to_string()))
+}
+
+/// What awaits (or now has) the owner's approval, compact.
+fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>) -> Envelope {
+    let head = short(&pending.subject.head.to_string());
+    let count = pending.required.proposals.len() + pending.required.protected.len();
+    let state = match (granted, count) {
+        (_, 0) => format!("Nothing in {head} needs the owner's approval."),
+        (None, n) => format!(
+            "{n} change(s) in {head} await the owner's approval ({}).",
+            policy.as_str()
+        ),
+        (Some(g), n) => format!(
+            "Approved {n} change(s) for {head} on {} ({}).",
+            pending.subject.trunk,
+            g.channel.name()
+        ),
+    };
+    let data = Approved {
+        head: pending.subject.head.to_string(),
+        trunk: &pending.subject.trunk,
+        trunk_commit: pending.subject.trunk_commit.to_string(),
+        approval: policy.as_str(),
+        channel: granted.map(|g| &g.channel),
+        required: &pending.required,
+    };
+    let mut e = Envelope::ok(
+        VERB,
+        serde_json::to_value(&data).unwrap_or(serde_json::Value::Null),
+        Report {
+            state,
+            sections: vec![Section {
+                title: "Awaiting the owner's exact approval".to_owned(),
+                lines: pending.required.lines(),
+            }],
+        },
+    );
+    if granted.is_some() {
+        e.hints.push(Hint::next_step(
+            HintId::Accept,
+            "Land it with `discern accept --effort ID --confirmed` (or from inside the effort).",
+        ));
+    }
+    e
+}

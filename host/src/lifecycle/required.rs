@@ -1,0 +1,141 @@
+//! What only the owner may approve before HEAD lands, derived and never remembered: the trunk
+//! tip's committed `discern.toml` against HEAD's. Every loosening must be a live proposal (a
+//! `Discern-Proposal:` commit); every protected change (`crate::protected`) is listed with its
+//! token. Local records are a cache, never the authority.
+
+use std::collections::BTreeSet;
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use crate::approval::config_at;
+use crate::git::{Repo, RepoError};
+use crate::proposals::{self, ApprovalItem, ProposalRecord};
+use crate::protected::{self, ProtectedChange};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::standards::limits::{self, Change};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RequiredError {
+    #[error("{0}")]
+    Repo(#[from] RepoError),
+    #[error("the trunk's discern.toml cannot be parsed: {0}")]
+    TrunkConfig(String),
+    #[error("HEAD's discern.toml cannot be parsed: {0}")]
+    HeadConfig(String),
+    #[error("the proposal commits cannot be read: {0}")]
+    Proposals(String),
+}
+
+/// Everything the owner must approve before HEAD lands on the trunk.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Required {
+    /// Loosenings, each a live proposal.
+    pub proposals: Vec<ApprovalItem>,
+    pub protected: Vec<ProtectedChange>,
+    /// Loosenings no live proposal explains: nothing can approve them.
+    pub unexplained: Vec<String>,
+    /// The live proposal records (for staleness), not part of the wire.
+    #[serde(skip)]
+    pub records: Vec<ProposalRecord>,
+}
+
+impl Required {
+    pub fn is_empty(&self) -> bool {
+        self.proposals.is_empty() && self.protected.is_empty()
+    }
+
+    /// The exact token set an approval must name.
+    pub fn tokens(&self) -> BTreeSet<String> {
+        self.proposals
+            .iter()
+            .map(|p| p.token.clone())
+            .chain(self.protected.iter().map(|p| p.token.clone()))
+            .collect()
+    }
+
+    /// Refused when a loosening is no live proposal: nothing can approve that.
+    pub fn explained(&self, verb: &str, then: &str) -> Result<(), Box<Envelope>> {
+        if self.unexplained.is_empty() {
+            return Ok(());
+        }
+        Err(Box::new(Envelope::refusal(
+            verb,
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Limits are loosened without a proposal: {}; nothing can approve that.",
+                self.unexplained.join("; ")
+            ),
+            Hint::next_step(
+                HintId::StandardsPropose,
+                format!(
+                    "Restore the trunk's limits, or propose each change with a technical reason, {then}"
+                ),
+            ),
+        )))
+    }
+
+    /// One readable line an item, proposals first.
+    pub fn lines(&self) -> Vec<String> {
+        self.proposals
+            .iter()
+            .map(|p| format!("limit {}", p.line()))
+            .chain(self.protected.iter().map(|p| {
+                format!(
+                    "protected {} — token {}",
+                    p.line(),
+                    &p.token[..12.min(p.token.len())]
+                )
+            }))
+            .collect()
+    }
+}
+
+/// What HEAD changes versus the trunk commit that only the owner may approve.
+pub fn required(
+    repo: &Repo,
+    trunk: &str,
+    trunk_commit: ObjectId,
+    head: ObjectId,
+) -> Result<Required, RequiredError> {
+    let old = config_at(repo, trunk_commit).map_err(RequiredError::TrunkConfig)?;
+    let new = config_at(repo, head).map_err(RequiredError::HeadConfig)?;
+    let live = proposals::live(repo, trunk).map_err(|e| RequiredError::Proposals(e.to_string()))?;
+    let old_blob = |path: &str| blob(repo, trunk_commit, path);
+    let new_blob = |path: &str| blob(repo, head, path);
+    let mut required = Required {
+        protected: protected::changes(&old, &old_blob, &new, &new_blob),
+        ..Required::default()
+    };
+    for change in limits::forbidden(&old, &new) {
+        let Change::Loosened {
+            standard, from, to, ..
+        } = &change
+        else {
+            continue; // a redefinition or deletion is a protected change
+        };
+        match live
+            .records
+            .iter()
+            .find(|r| &r.standard == standard && r.trunk_limit == *from && r.proposed_limit == *to)
+        {
+            Some(record) => required.proposals.push(ApprovalItem::of(record)),
+            None => required.unexplained.push(change.describe()),
+        }
+    }
+    required.records = live.records;
+    Ok(required)
+}
+
+/// The blob id of `path` at `commit` (`None`: not there).
+fn blob(repo: &Repo, commit: ObjectId, path: &str) -> Option<String> {
+    repo.git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{commit}:{path}"),
+    ])
+    .ok()
+    .map(|s| s.trim().to_owned())
+    .filter(|s| !s.is_empty())
+}

@@ -1,0 +1,541 @@
+//! The owner's approval is the owner's. Every loosening and every change to the gate's own
+//! definition is derived from the trunk's config against HEAD's and lands only with an
+//! approval the agent cannot produce by passing an argument: a signature by a key in the
+//! trunk's allowed-signers file, or (without one) an answer on an interactive terminal. Each
+//! attack below is refused with a clear message and lands nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{Fixture, LANDING_CONFIG};
+
+const REASON: &str = "The new module lists four planned extension points.";
+const SIGNERS: &str = ".discern/allowed_signers";
+
+/// The owner's key and a stranger's, made with ssh-keygen beside the repository.
+struct Keys {
+    owner: PathBuf,
+    stranger: PathBuf,
+}
+
+impl Keys {
+    fn new(dir: &Path) -> Self {
+        let make = |name: &str| {
+            let path = dir.join(name);
+            let status = std::process::Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+                .arg(&path)
+                .status()
+                .expect("ssh-keygen (Debian: openssh-client) runs");
+            assert!(status.success());
+            path
+        };
+        Self {
+            owner: make("owner"),
+            stranger: make("stranger"),
+        }
+    }
+
+    fn signers_line(&self) -> String {
+        let public = std::fs::read_to_string(self.owner.with_extension("pub")).unwrap();
+        format!("owner@example.com {}", public.trim())
+    }
+}
+
+fn signed_config() -> String {
+    format!("{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n")
+}
+
+/// A trunk that requires signed approvals, with the owner's key listed.
+fn signed_fixture() -> (Fixture, Keys) {
+    let fixture = Fixture::new(&signed_config());
+    let keys = Keys::new(fixture.repo.parent());
+    fixture
+        .repo
+        .write(SIGNERS, format!("{}\n", keys.signers_line()));
+    fixture.repo.commit("the owner's signing key");
+    (fixture, keys)
+}
+
+/// An effort `name` with `files` committed; its worktree.
+fn effort(fixture: &Fixture, name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let json = fixture
+        .run(&["start", "--name", name, "--title", "Attack", "--json"])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    let path = PathBuf::from(json["data"]["path"].as_str().unwrap());
+    for (file, content) in files {
+        let full = path.join(file);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", &format!("work on {name}")]);
+    path
+}
+
+/// An effort whose work breaches `todo` (2 → 6 against a limit of 5), proposed and proven.
+fn proposed_effort(fixture: &Fixture, name: &str) -> (PathBuf, String) {
+    let path = effort(
+        fixture,
+        name,
+        &[(
+            "src/more.rs",
+            "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
+        )],
+    );
+    let json = fixture
+        .run_in(
+            &path,
+            &["standards", "propose", "todo", "--reason", REASON, "--json"],
+            &[],
+        )
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    (
+        path,
+        discern::proposals::approval_token("todo", 6.0, REASON),
+    )
+}
+
+/// The `key` of each protected change in `list`.
+fn keys_of(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["key"].as_str().unwrap())
+        .collect()
+}
+
+fn trunk(fixture: &Fixture) -> String {
+    fixture.git_out(fixture.path(), &["rev-parse", "main"])
+}
+
+fn note(fixture: &Fixture, notes: &str, commit: &str) -> Option<Value> {
+    let text = fixture.git_out(fixture.path(), &["notes", "--ref", notes, "show", commit]);
+    serde_json::from_str(&text).ok()
+}
+
+#[test]
+fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verifies_it() {
+    let (fixture, keys) = signed_fixture();
+    let (path, token) = proposed_effort(&fixture, "breach");
+    let before = trunk(&fixture);
+
+    // The agent passes the token it was shown: an argument never approves.
+    for args in [
+        vec!["accept", "--confirmed", "--json"],
+        vec![
+            "accept",
+            "--confirmed",
+            "--approve-standard",
+            &token,
+            "--json",
+        ],
+    ] {
+        let json = fixture.run_in(&path, &args, &[]).json();
+        assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
+        assert_eq!(json["data"]["approval"], "signed");
+        assert_eq!(
+            json["data"]["standard_approvals_required"][0]["token"],
+            token.as_str()
+        );
+        let hint = json["hints"][0]["text"].as_str().unwrap();
+        assert!(hint.contains("discern approve --effort breach"), "{json}");
+    }
+    let json = fixture
+        .run_in(
+            &path,
+            &[
+                "accept",
+                "--confirmed",
+                "--approve-standard",
+                &token,
+                "--json",
+            ],
+            &[],
+        )
+        .json();
+    assert!(
+        json["message"].as_str().unwrap().contains("never approve"),
+        "{json}"
+    );
+    // Answering at a terminal is no approval where the trunk requires signatures.
+    let run = fixture.on_terminal(&path, &["accept", "--confirmed"], "yes\nyes\n");
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert_eq!(trunk(&fixture), before);
+
+    // A key the trunk does not list signs nothing that counts.
+    let stranger = keys.stranger.to_str().unwrap();
+    let json = fixture
+        .run(&["approve", "--effort", "breach", "--key", stranger, "--json"])
+        .json();
+    assert_eq!(json["ok"], false, "{json}");
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("allowed signers"),
+        "{json}"
+    );
+
+    // The owner's route, from the main checkout: list, sign, land.
+    let json = fixture
+        .run(&["approve", "--effort", "breach", "--dry-run", "--json"])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(
+        json["data"]["required"]["proposals"][0]["token"],
+        token.as_str()
+    );
+    let owner = keys.owner.to_str().unwrap();
+    let json = fixture
+        .run(&[
+            "approve",
+            "--effort",
+            "breach",
+            "--key",
+            owner,
+            &token[..8],
+            "--json",
+        ])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["channel"]["channel"], "signed");
+    assert_eq!(json["data"]["channel"]["principal"], "owner@example.com");
+    let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
+    let json = fixture
+        .run(&["accept", "--effort", "breach", "--confirmed", "--json"])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["approval_channel"], "signed");
+    assert_eq!(trunk(&fixture), head);
+    let proof = note(&fixture, "refs/notes/discern", &head).expect("a Proof note");
+    assert_eq!(proof["approval"]["channel"], "signed");
+    assert!(
+        proof["approval"]["fingerprint"]
+            .as_str()
+            .unwrap()
+            .starts_with("SHA256:")
+    );
+    assert_eq!(proof["approved_proposals"][0]["token"], token.as_str());
+
+    // CI on the trunk verifies the signature the Proof note carries.
+    let run = fixture.run(&["standards", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json()["data"]["limits"]["status"], "verified");
+}
+
+#[test]
+fn forged_notes_approve_nothing_on_a_signed_trunk() {
+    let (fixture, _keys) = signed_fixture();
+    let config = signed_config().replace("limit = 5", "limit = 9");
+    fixture.repo.write("discern.toml", &config);
+    fixture.repo.commit("relax todo on main");
+    let head = trunk(&fixture);
+    let parent = fixture.git_out(fixture.path(), &["rev-parse", "main~1"]);
+    let payload = format!("discern-approval-v1\ntrunk main\ntrunk-commit {parent}\nhead {head}\n");
+    // A Proof note as a landing writes it, with an "approval" that carries no signature.
+    let forged = serde_json::json!({
+        "version": 1,
+        "approved_proposals": [{ "standard": "todo", "trunk_limit": 5.0, "proposed_limit": 9.0, "token": "t" }],
+        "approval": { "version": 1, "payload": payload, "channel": "terminal" },
+    });
+    fixture.git_in(
+        fixture.path(),
+        &[
+            "notes",
+            "--ref",
+            "refs/notes/discern",
+            "add",
+            "-m",
+            &forged.to_string(),
+            &head,
+        ],
+    );
+    let run = fixture.run(&["standards", "--json"]);
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.json()["data"]["limits"]["status"],
+        "loosened",
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_hand_written_approval_note_is_refused_where_signatures_are_required() {
+    let (fixture, _keys) = signed_fixture();
+    let (path, token) = proposed_effort(&fixture, "forge");
+    let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
+    let payload = format!(
+        "discern-approval-v1\ntrunk main\ntrunk-commit {}\nhead {head}\ntoken {token}\n",
+        trunk(&fixture)
+    );
+    for channel in [
+        serde_json::json!({ "channel": "terminal" }),
+        serde_json::json!({ "channel": "signed", "principal": "owner@example.com", "fingerprint": "SHA256:x", "signature": "-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----\n" }),
+    ] {
+        let mut forged = serde_json::json!({ "version": 1, "payload": payload });
+        forged
+            .as_object_mut()
+            .unwrap()
+            .extend(channel.as_object().unwrap().clone());
+        fixture.git_in(
+            &path,
+            &[
+                "notes",
+                "--ref",
+                "refs/notes/discern-approvals",
+                "add",
+                "-f",
+                "-m",
+                &forged.to_string(),
+                &head,
+            ],
+        );
+        let json = fixture
+            .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+            .json();
+        assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
+        assert_ne!(trunk(&fixture), head);
+    }
+}
+
+#[test]
+fn a_branch_cannot_change_its_own_approval_policy_or_grant() {
+    let (fixture, _keys) = signed_fixture();
+    let config = LANDING_CONFIG.to_owned()
+        + "\n[acceptance]\napproval = \"interactive\"\npre_authorized = [\"**\"]\n";
+    let path = effort(&fixture, "policy", &[("discern.toml", &config)]);
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let keys = keys_of(&done["data"]["proof"]["protected"]);
+    assert_eq!(
+        keys,
+        [
+            "acceptance.allowed_signers",
+            "acceptance.approval",
+            "acceptance.pre_authorized"
+        ]
+    );
+    let line = done["data"]["proof_line"].as_str().unwrap();
+    assert!(
+        line.contains(
+            "protected change(s) awaiting exact owner approval: acceptance.allowed_signers"
+        ),
+        "{line}"
+    );
+    // The trunk's grant and policy decide, not the branch's.
+    let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
+    assert_eq!(json["error"], "awaiting_consent", "{json}");
+    let run = fixture.on_terminal(&path, &["accept", "--confirmed"], "yes\nyes\nyes\n");
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
+    assert_eq!(json["data"]["approval"], "signed");
+    assert_eq!(
+        json["data"]["protected_changes"].as_array().unwrap().len(),
+        3
+    );
+}
+
+#[test]
+fn every_change_to_the_gate_definition_is_a_protected_change() {
+    let fixture = Fixture::new(&format!(
+        "{LANDING_CONFIG}\n[standards.component]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/x.wasm\"\n"
+    ));
+    fixture.repo.write("tools/x.wasm", "one component");
+    fixture.repo.commit("a repository component");
+    let config = std::fs::read_to_string(fixture.path().join("discern.toml"))
+        .unwrap()
+        .replace("test = \"true\"", "test = \"exit 0\"")
+        .replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 1e9")
+        .replace("pattern = \"TODO\"", "pattern = \"NEVER\"")
+        .replace(
+            "pin_on_done = false",
+            "pin_on_done = false\nrequire_trunk = true",
+        );
+    let path = effort(
+        &fixture,
+        "gate",
+        &[
+            ("discern.toml", &config),
+            ("tools/x.wasm", "another component"),
+        ],
+    );
+    let json = fixture
+        .run_in(&path, &["approve", "--dry-run", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    let keys = keys_of(&json["data"]["required"]["protected"]);
+    assert_eq!(
+        keys,
+        [
+            "standards.todo.config",
+            "standards.todo.margin",
+            "standards.component.producer_blob",
+            "jobs.test",
+            "repository.require_trunk",
+        ],
+        "{json}"
+    );
+    assert_eq!(json["data"]["approval"], "interactive");
+    // What the owner reads: one line an item, old → new, with its token.
+    let text = fixture.run_in(&path, &["approve", "--dry-run"], &[]).stdout;
+    insta::with_settings!({ filters => vec![(r"\b[0-9a-f]{12,64}\b", "[hex]")] }, {
+        insta::assert_snapshot!("approve_listing", text);
+    });
+    // Without a terminal, `approve` asks nobody and approves nothing.
+    let json = fixture.run_in(&path, &["approve", "--json"], &[]).json();
+    assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
+}
+
+#[test]
+fn interactive_approval_is_answered_on_a_terminal_and_recorded_with_its_channel() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    // The branch drops the test job: its Proof says no test ran, and the change is protected.
+    let config = LANDING_CONFIG.replace("[jobs]\ntest = \"true\"\n", "");
+    let path = effort(&fixture, "tests-gone", &[("discern.toml", &config)]);
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let line = done["data"]["proof_line"].as_str().unwrap();
+    assert!(line.contains("no test job ran"), "{line}");
+    assert!(
+        line.contains("awaiting exact owner approval: jobs.test"),
+        "{line}"
+    );
+    let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
+    let refused = fixture.run_in(&path, &["accept", "--confirmed"], &[]);
+    assert_ne!(refused.code, 0);
+    insta::with_settings!({ filters => vec![(r"\b[0-9a-f]{12,64}\b", "[hex]")] }, {
+        insta::assert_snapshot!("accept_awaiting_approval", refused.stdout);
+    });
+
+    // "no" (or no answer at all) approves nothing.
+    for answers in ["no\n", "", "maybe\n"] {
+        let run = fixture.on_terminal(
+            fixture.path(),
+            &["approve", "--effort", "tests-gone"],
+            answers,
+        );
+        assert_ne!(run.code, 0, "{answers:?}: {}", run.stdout);
+        assert!(note(&fixture, "refs/notes/discern-approvals", &head).is_none());
+    }
+    let run = fixture.on_terminal(
+        fixture.path(),
+        &["approve", "--effort", "tests-gone"],
+        "yes\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        note(&fixture, "refs/notes/discern-approvals", &head).unwrap()["channel"],
+        "terminal"
+    );
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    let proof = note(&fixture, "refs/notes/discern", &head).unwrap();
+    assert_eq!(proof["approval"]["channel"], "terminal");
+    assert_eq!(proof["approved_changes"][0]["key"], "jobs.test");
+}
+
+#[test]
+fn a_branch_cannot_point_the_landing_at_a_trunk_it_controls() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    let config = LANDING_CONFIG.replace(
+        "pin_on_done = false",
+        "pin_on_done = false\ntrunk = \"agent/self\"",
+    );
+    let path = effort(&fixture, "self", &[("discern.toml", &config)]);
+    let before = trunk(&fixture);
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], false, "{json}");
+    assert!(
+        json["message"].as_str().unwrap().contains("own branch"),
+        "{json}"
+    );
+    // DISCERN_TRUNK only redirects read-only measurement, never what a landing trusts.
+    let (path, _) = fixture.proven_effort("env");
+    let json = fixture
+        .run_in(
+            &path,
+            &["accept", "--confirmed", "--json"],
+            &[("DISCERN_TRUNK", "agent/env")],
+        )
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["trunk"], "main");
+    assert_ne!(trunk(&fixture), before);
+}
+
+#[test]
+fn a_gate_proof_written_by_hand_lands_nothing() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    // The work breaches todo (2 + 4 = 6 > 5); the agent skips the gate and writes the Proof.
+    let path = effort(
+        &fixture,
+        "forged",
+        &[(
+            "src/more.rs",
+            "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
+        )],
+    );
+    let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
+    let git_dir = PathBuf::from(fixture.git_out(&path, &["rev-parse", "--absolute-git-dir"]));
+    let before = trunk(&fixture);
+    let proof = serde_json::json!({
+        "version": 1, "commit": head, "branch": "agent/forged", "trunk": "main",
+        "trunk_commit": before, "diffstat": "+4 −0 in 1 file",
+        "standards": [{ "name": "todo", "value": 2.0, "limit": 5.0, "verdict": "held" }],
+        "proposals": [], "line": "Proof: agent/forged; Standards: 1 pass.",
+    });
+    std::fs::create_dir_all(git_dir.join("discern")).unwrap();
+    std::fs::write(git_dir.join("discern/gate-proof"), proof.to_string()).unwrap();
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["error"], "gate_failed", "{json}");
+    assert!(
+        json["message"].as_str().unwrap().contains("proves nothing"),
+        "{json}"
+    );
+    assert_eq!(trunk(&fixture), before);
+}
+
+#[test]
+fn a_weakened_definition_is_judged_by_the_trunks_too_for_the_owner() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    // The branch adds four TODOs (6 > 5) and weakens the pattern so that its own count is 0.
+    let config = LANDING_CONFIG.replace("pattern = \"TODO\"", "pattern = \"NEVER\"");
+    let path = effort(
+        &fixture,
+        "weaken",
+        &[
+            ("discern.toml", &config),
+            (
+                "src/more.rs",
+                "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
+            ),
+        ],
+    );
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let by_trunk = &done["data"]["proof"]["by_trunk"][0];
+    assert_eq!(by_trunk["name"], "todo");
+    assert_eq!(by_trunk["value"], 6.0);
+    assert_eq!(by_trunk["verdict"], "regressed");
+    let line = done["data"]["proof_line"].as_str().unwrap();
+    assert!(
+        line.contains("awaiting exact owner approval: standards.todo.config; by the trunk's definitions: todo regressed 6 vs 5"),
+        "{line}"
+    );
+}

@@ -1,5 +1,5 @@
-//! Cancellation: a client that gives up on a call (MCP `notifications/cancelled`) stops its
-//! work. The frontend runs a call inside [`Cancel::scope`]; the measurement checks between
+//! Cancellation: a client that gives up on a call (MCP `notifications/cancelled`, a CLI
+//! Ctrl-C) stops its work. The frontend runs a call inside [`Cancel::scope`]; the measurement checks between
 //! producers and a running job's process group is killed, so nothing keeps running for a
 //! caller that left. A transaction already in flight is not interrupted: it finishes (or is
 //! unwound by recovery), never left half-way.
@@ -19,6 +19,11 @@ thread_local! {
 impl Cancel {
     pub fn cancel(&self) {
         self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// The flag itself, for a signal handler to set (a CLI Ctrl-C).
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
     }
 
     pub fn is_cancelled(&self) -> bool {

@@ -21,6 +21,7 @@ struct Keys {
 
 impl Keys {
     fn new(dir: &Path) -> Self {
+        discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
         let make = |name: &str| {
             let path = dir.join(name);
             let status = std::process::Command::new("ssh-keygen")

@@ -131,6 +131,7 @@ impl Fixture {
     /// The binary on a pseudo-terminal (util-linux `script`) in `dir`, `answers` typed in:
     /// how the owner answers a prompt. Its output mixes stdout and stderr, as a terminal does.
     pub fn on_terminal(&self, dir: &Path, args: &[&str], answers: &str) -> Run {
+        discern_tests::ensure_debian_tool("script", "bsdutils");
         let bin = env!("CARGO_BIN_EXE_discern");
         let quoted: Vec<String> = std::iter::once(bin)
             .chain(args.iter().copied())

@@ -144,3 +144,33 @@ pub fn shared_dir(base: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Make sure the command `bin` exists, installing Debian's `package` if it does not (as root,
+/// or with password-less sudo), once per test process: the README's test command must work on
+/// a fresh machine. Panics with the command to run when it cannot.
+pub fn ensure_debian_tool(bin: &str, package: &str) {
+    static ENSURED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut ensured = ENSURED.lock().unwrap_or_else(|e| e.into_inner());
+    if ensured.iter().any(|b| b == bin) {
+        return;
+    }
+    let found = |bin: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {bin}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !found(bin) {
+        let script = format!(
+            "set -e; s=''; [ \"$(id -u)\" -eq 0 ] || s='sudo -n'; \
+             DEBIAN_FRONTEND=noninteractive $s apt-get install -y -q --no-install-recommends {package} \
+             || {{ $s apt-get update -q && DEBIAN_FRONTEND=noninteractive $s apt-get install -y -q --no-install-recommends {package}; }}"
+        );
+        let _ = Command::new("sh").args(["-c", &script]).status();
+        assert!(
+            found(bin),
+            "{bin} is needed and could not be installed: run `sudo apt-get install {package}`"
+        );
+    }
+    ensured.push(bin.to_owned());
+}

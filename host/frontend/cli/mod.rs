@@ -82,7 +82,9 @@ pub fn main() -> i32 {
                 surface: Surface::Cli,
                 progress: &step,
             };
-            match entry.run_cli(&ctx, sub) {
+            // Ctrl-C cancels the call as an MCP cancel does; a second one exits at once (130).
+            let cancel = interrupts();
+            match cancel.scope(|| entry.run_cli(&ctx, sub)) {
                 Ok(outcome) => outcome,
                 Err(e) => {
                     let _ = e.print();
@@ -103,6 +105,18 @@ pub fn main() -> i32 {
     };
     print(&outcome.envelope, output);
     outcome.exit_code
+}
+
+/// The call's cancellation, set by the first SIGINT (Ctrl-C) or SIGTERM: measurement stops
+/// between producers and a running job's process group is killed, while a transaction in
+/// flight finishes. A second signal ends the process with 130 at once.
+fn interrupts() -> discern::cancel::Cancel {
+    let cancel = discern::cancel::Cancel::default();
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, cancel.flag());
+        let _ = signal_hook::flag::register(signal, cancel.flag());
+    }
+    cancel
 }
 
 fn print(envelope: &Envelope, output: OutputArgs) {

@@ -109,3 +109,53 @@ fn temp_files_stay_out_of_the_work_tree_and_old_ones_are_cleaned() {
     assert!(fresh.exists(), "a temp file that may be in flight is kept");
     assert!(foreign.exists(), "a file discern did not name is kept");
 }
+
+#[test]
+fn a_lock_a_killed_transaction_claimed_is_removed_by_recovery_and_only_then() {
+    let fixture = on_branch();
+    let head = fixture.repo.head();
+    let lock = fixture.path().join(".git/refs/heads/agent/x.lock");
+    let holder = fixture.repo.parent().join("holder.pid");
+    // Killed right after its journal claimed the branch's lock, with the lock just created (as
+    // its ref edit would) and held open by a process that outlives it.
+    let exec = format!(
+        "journal-written:touch '{}'; (exec 3<'{}'; exec sleep 30) >/dev/null 2>&1 </dev/null & echo $! > '{}'",
+        lock.display(),
+        lock.display(),
+        holder.display()
+    );
+    let run = fixture.run_with(
+        &["standards", "--pin", "--json"],
+        &[
+            ("DISCERN_FAULT_EXEC", &exec),
+            ("DISCERN_FAULT", "journal-written"),
+        ],
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(lock.exists());
+    // Open in a live process: not provably discern's leftover; named, never deleted.
+    let json = fixture.run(&["standards", "--pin", "--json"]).json();
+    assert_eq!(json["ok"], false, "{json}");
+    assert!(json.to_string().contains("agent/x.lock"), "{json}");
+    assert!(
+        lock.exists(),
+        "a lock a live process holds is never deleted"
+    );
+    assert_eq!(fixture.repo.head(), head);
+    let pid: i32 = std::fs::read_to_string(&holder)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let pid = rustix::process::Pid::from_raw(pid).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+
+    // Now the claim proves it: the claimer is gone, nobody holds it, it is younger than the
+    // claim. Recovery removes it, unwinds the transaction, and the pin goes through.
+    let json = fixture.run(&["standards", "--pin", "--json"]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert!(!lock.exists());
+    assert_ne!(fixture.repo.head(), head, "the pin landed");
+    assert_eq!(fixture.repo.git(&["status", "--porcelain"]), "");
+}

@@ -51,10 +51,10 @@ pub struct LandingJournal {
     pub main_on_trunk: bool,
     /// The Proof note attached to `head`.
     pub note: String,
-    /// When (seconds since the epoch) the main checkout's update began: a git index lock no
-    /// older than this in the main checkout was left by that update, killed with discern.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub main_update_started: Option<u64>,
+    /// The git lock files the landing may create (the refs it moves, the main checkout's
+    /// index), claimed before they could exist: recovery removes the ones a crash left.
+    #[serde(default)]
+    pub locks: Vec<super::owned_lock::Claim>,
 }
 
 /// What a landing did after the trunk moved: each step's outcome.
@@ -120,14 +120,7 @@ pub fn land(
         return Err(e);
     }
     faults.point(step::TRUNK_MOVED);
-    let mut journal = journal.clone();
-    if journal.main_on_trunk {
-        journal.main_update_started = Some(now());
-        let bytes = serde_json::to_vec_pretty(&journal)
-            .map_err(|e| git_error("cannot write the landing journal", e))?;
-        let _ = crate::fsutil::write_atomic(&path, &bytes);
-    }
-    let landed = finish(main, &journal, from, head, note_error, faults);
+    let landed = finish(main, journal, from, head, note_error, faults);
     let _ = std::fs::remove_file(&path);
     Ok(landed)
 }
@@ -191,29 +184,6 @@ fn remove_worktree(main: &Repo, path: &Path) -> bool {
     only_deletions && worktree::remove(main, path, Removal::Discard).is_ok()
 }
 
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// A git index lock in `main` that the landing's own update left when it was killed: it exists
-/// and is no older than the update's start. Removed; any other lock is left alone.
-fn clear_own_index_lock(main: &Repo, started: Option<u64>) {
-    let Some(started) = started else {
-        return;
-    };
-    let lock = main.git_dir().join("index.lock");
-    let created = std::fs::metadata(&lock)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs());
-    if created.is_some_and(|c| c + 1 >= started) {
-        let _ = std::fs::remove_file(&lock);
-    }
-}
-
 /// The command that brings the main checkout to the landed trunk by hand.
 pub fn follow_command(main: &Path, from: &str, to: &str) -> String {
     let main = main.display();
@@ -248,6 +218,11 @@ fn recover_one(
     faults: &Faults,
 ) -> Result<(String, bool), CommitError> {
     let (from, head) = ids(journal)?;
+    // A lock the crashed landing itself left (its claim proves it) would stop the repair;
+    // one it cannot prove is discern's stops recovery, journal kept, claim and all.
+    if let Some(lock) = super::owned_lock::still_held(&journal.locks) {
+        return Err(CommitError::Locked(lock));
+    }
     let trunk = repo
         .branch_commit(&journal.trunk)
         .map_err(|e| git_error("cannot read the trunk", e))?;
@@ -266,9 +241,6 @@ fn recover_one(
             .map(|e| e.to_string()),
     };
     let main = Repo::discover(&journal.main).ok();
-    if let Some(main) = &main {
-        clear_own_index_lock(main, journal.main_update_started);
-    }
     // The main checkout follows only if it still shows the trunk as it was before the landing.
     let behind = main.as_ref().is_some_and(|m| {
         journal.main_on_trunk

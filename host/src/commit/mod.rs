@@ -17,6 +17,7 @@ use crate::git::Repo;
 
 pub mod landing;
 pub mod lock;
+pub mod owned_lock;
 mod transaction;
 
 pub use transaction::{

@@ -71,6 +71,9 @@ pub struct Journal {
     /// What the transaction writes once its commit exists.
     #[serde(default)]
     pub files: Vec<StateFile>,
+    /// The git lock files the transaction may create, claimed before they could exist.
+    #[serde(default)]
+    pub locks: Vec<super::owned_lock::Claim>,
 }
 
 pub const JOURNAL: &str = "config-transaction.json";
@@ -120,6 +123,12 @@ pub fn config_only_commit(
         commit: new.to_string(),
         content: String::from_utf8_lossy(commit.content).into_owned(),
         files,
+        locks: super::owned_lock::claim([
+            repo.common_dir()
+                .join(format!("refs/heads/{}.lock", commit.branch)),
+            repo.common_dir().join("packed-refs.lock"),
+            repo.git_dir().join("index.lock"),
+        ]),
     };
     let journal_path = repo.admin_path(JOURNAL);
     let bytes = serde_json::to_vec_pretty(&journal)
@@ -233,6 +242,11 @@ pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
         ))
     };
     let journal = parse_journal(&bytes).map_err(unreadable)?;
+    // A lock the crashed transaction itself left (its claim proves it) would stop the repair;
+    // one it cannot prove is discern's stops recovery, journal kept, claim and all.
+    if let Some(lock) = super::owned_lock::still_held(&journal.locks) {
+        return Err(CommitError::Locked(lock));
+    }
     let parse = |id: &str| {
         id.parse::<ObjectId>()
             .map_err(|e| unreadable(format!("names an invalid commit ({e})")))

@@ -106,7 +106,17 @@ fn journal(
         main: main.info.path.clone(),
         main_on_trunk: main.on_trunk,
         note: serde_json::to_string_pretty(&note).unwrap_or_default(),
-        main_update_started: None,
+        locks: commit::owned_lock::claim(
+            [
+                format!("refs/heads/{}.lock", landing.trunk),
+                format!("refs/heads/{}.lock", landing.branch),
+                format!("{}.lock", commit::NOTES_REF),
+                "packed-refs.lock".to_owned(),
+            ]
+            .into_iter()
+            .map(|lock| repo.common_dir().join(lock))
+            .chain(main.repo.as_ref().map(|m| m.git_dir().join("index.lock"))),
+        ),
     }
 }
 

@@ -65,7 +65,18 @@ pub fn recover(verb: &str, repo: &Repo) -> Result<Option<crate::commit::Recovery
 /// Finish (the trunk moved) or unwind (it did not) every landing a crash interrupted, from
 /// any checkout of the repository; what was done, one line each.
 pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envelope>> {
-    crate::commit::landing::recover(repo, &crate::commit::Faults::default()).map_err(|e| {
+    let forks = crate::commit::fork::recover(repo).map_err(|e| {
+        Box::new(Envelope::refusal(
+            verb,
+            ErrorSlug::PreconditionFailed,
+            format!("An interrupted start cannot be unwound: {e}"),
+            Hint::next_step(
+                HintId::CheckRepository,
+                "Inspect the fork journal named above, then run the command again.",
+            ),
+        ))
+    })?;
+    let mut done = crate::commit::landing::recover(repo, &crate::commit::Faults::default()).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
             ErrorSlug::PreconditionFailed,
@@ -75,7 +86,9 @@ pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envel
                 "Inspect the trunk and the landing journal named above, then run the command again.",
             ),
         ))
-    })
+    })?;
+    done.extend(forks);
+    Ok(done)
 }
 
 /// The refusal when an interrupted transaction cannot be recovered.
@@ -101,8 +114,15 @@ pub fn pending_transaction(repo: &Repo) -> Option<String> {
             .collect::<Vec<_>>(),
         Err(e) => vec![format!("A landing journal is pending but unreadable: {e}.")],
     };
+    let forks = match crate::commit::fork::pending(repo) {
+        Ok(found) => found
+            .iter()
+            .map(|(_, j)| format!("An interrupted start of {} is pending; the next writing verb unwinds it before anything else.", j.id))
+            .collect::<Vec<_>>(),
+        Err(e) => vec![format!("A fork journal is pending but unreadable: {e}.")],
+    };
     let config = config_transaction(repo);
-    let all: Vec<String> = landings.into_iter().chain(config).collect();
+    let all: Vec<String> = landings.into_iter().chain(forks).chain(config).collect();
     (!all.is_empty()).then(|| all.join(" "))
 }
 

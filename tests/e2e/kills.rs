@@ -292,3 +292,81 @@ fn ctrl_c_stops_the_running_job_and_its_group_and_a_second_one_exits_at_once() {
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
     }
 }
+
+/// After a start was killed: the next start of the same name goes through (or, when the kill
+/// came after the start had finished, the effort exists whole), and exactly one effort of that
+/// name exists (worktree registered, branch at the trunk, metadata written).
+fn one_effort_after(fixture: &Fixture, round: &str) -> bool {
+    let json = fixture
+        .run(&["start", "--name", "e", "--title", "Killed", "--json"])
+        .json();
+    let finished_before = json["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("already exists"));
+    assert!(json["ok"] == true || finished_before, "{round}: {json}");
+    let worktrees = fixture.git_out(fixture.path(), &["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        worktrees.matches("worktree ").count(),
+        2,
+        "{round}: {worktrees}"
+    );
+    let branches = fixture.git_out(
+        fixture.path(),
+        &[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/agent/",
+        ],
+    );
+    assert_eq!(branches, "agent/e", "{round}");
+    let path = fixture.repo.parent().join("repo.worktrees/e");
+    let git_dir = fixture.git_out(&path, &["rev-parse", "--absolute-git-dir"]);
+    assert!(
+        Path::new(&git_dir)
+            .join("discern/task-metadata.json")
+            .exists(),
+        "{round}"
+    );
+    assert!(
+        !fixture.path().join(".git/discern/forks/e.json").exists(),
+        "{round}"
+    );
+    // The next round starts from nothing again.
+    fixture.git_in(
+        fixture.path(),
+        &["worktree", "remove", "--force", path.to_str().unwrap()],
+    );
+    fixture.git_in(fixture.path(), &["branch", "-D", "agent/e"]);
+    finished_before
+}
+
+#[test]
+fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_through() {
+    let fixture = Fixture::new(CONFIG);
+    for step in discern::commit::fork::step::ALL {
+        let run = fixture.run_with(
+            &["start", "--name", "e", "--json"],
+            &[("DISCERN_FAULT", step)],
+        );
+        assert_ne!(run.code, 0, "{step}: the fault hook stops it");
+        assert!(
+            !one_effort_after(&fixture, step),
+            "{step}: unwound, then started anew"
+        );
+    }
+    let (mut killed, mut finished) = (0, 0);
+    for round in 0..rounds() {
+        killed += usize::from(kill_after(
+            &fixture,
+            fixture.path(),
+            &["start", "--name", "e"],
+            jitter(round, 150),
+        ));
+        finished += usize::from(one_effort_after(&fixture, &format!("round {round}")));
+    }
+    eprintln!(
+        "start: {} steps, {} rounds, {killed} killed at a random moment; {finished} rounds found the effort already whole (the start had finished)",
+        discern::commit::fork::step::ALL.len(),
+        rounds()
+    );
+}

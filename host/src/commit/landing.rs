@@ -292,7 +292,7 @@ fn recover_one(
     Ok((message, !inside))
 }
 
-fn same_dir(a: &Path, b: &Path) -> bool {
+pub(super) fn same_dir(a: &Path, b: &Path) -> bool {
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
     canonical(a) == canonical(b)
 }

@@ -15,6 +15,7 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use crate::config::FILE;
 use crate::git::Repo;
 
+pub mod fork;
 pub mod landing;
 pub mod lock;
 pub mod owned_lock;

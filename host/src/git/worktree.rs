@@ -46,6 +46,8 @@ pub enum Removal {
     IfClean,
     /// The rollback of a worktree this call just created: whatever is in it goes.
     Discard,
+    /// The unwind of a worktree a killed `git worktree add` left locked: it goes too.
+    DiscardLocked,
 }
 
 /// `git worktree remove [--force] <path>`, run from `main` (a worktree cannot remove itself).
@@ -54,6 +56,7 @@ pub fn remove(main: &Repo, path: &Path, removal: Removal) -> Result<(), GitComma
     match removal {
         Removal::IfClean => run(main, &["worktree", "remove", &path]),
         Removal::Discard => run(main, &["worktree", "remove", "--force", &path]),
+        Removal::DiscardLocked => run(main, &["worktree", "remove", "--force", "--force", &path]),
     }
     .map(|_| ())
 }

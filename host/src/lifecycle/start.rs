@@ -7,7 +7,6 @@ use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::Repo;
-use crate::git::{self, Removal};
 use crate::preflight::{self, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
 use crate::workspace::Workspace;
@@ -147,7 +146,7 @@ fn fork(ws: &Workspace, request: &StartRequest) -> Moved {
         envelope.dry_run = Some(true);
         return envelope.into();
     }
-    if let Err(refusal) = create(&ws.repo, request, &plan) {
+    if let Err(refusal) = create(&ws.repo, request, &plan, &ws.settings.faults) {
         return (*refusal).into();
     }
     started(&ws.repo, plan, data)
@@ -284,7 +283,12 @@ fn effort_id(
 
 /// Create the branch, the worktree and the task metadata, removing only what this call
 /// created if a later step fails.
-fn create(repo: &Repo, request: &StartRequest, plan: &Plan) -> Result<(), Box<Envelope>> {
+fn create(
+    repo: &Repo,
+    request: &StartRequest,
+    plan: &Plan,
+    faults: &commit::Faults,
+) -> Result<(), Box<Envelope>> {
     let Plan {
         id,
         branch,
@@ -292,28 +296,6 @@ fn create(repo: &Repo, request: &StartRequest, plan: &Plan) -> Result<(), Box<En
         from_ref,
         from_commit,
     } = plan;
-    let refused = |message: String, hint: &str| {
-        Box::new(refuse(ErrorSlug::PreconditionFailed, message, hint))
-    };
-    if let Err(e) = commit::create_branch(
-        repo,
-        branch,
-        *from_commit,
-        &format!("discern start: {id} from {from_ref}"),
-    ) {
-        return Err(refused(
-            format!("Cannot create the branch {branch}: {e}."),
-            "Choose another --name.",
-        ));
-    }
-    let path_text = path.display().to_string();
-    if let Err(e) = git::worktree::add(repo, path, branch) {
-        let _ = commit::delete_branch(repo, branch, *from_commit);
-        return Err(refused(
-            format!("Cannot create the worktree {path_text}: {e}. Nothing was left behind."),
-            "Check the folder and try again.",
-        ));
-    }
     let metadata = TaskMetadata {
         version: task::VERSION,
         id: id.clone(),
@@ -324,20 +306,32 @@ fn create(repo: &Repo, request: &StartRequest, plan: &Plan) -> Result<(), Box<En
             commit: from_commit.to_string(),
         },
     };
-    let saved = Repo::discover(path)
-        .map_err(|e| e.to_string())
-        .and_then(|effort| task::save(effort.git_dir(), &metadata).map_err(|e| e.to_string()));
-    if let Err(e) = saved {
-        let _ = git::worktree::remove(repo, path, Removal::Discard);
-        let _ = commit::delete_branch(repo, branch, *from_commit);
-        return Err(refused(
-            format!(
-                "Cannot record the task metadata: {e}. The worktree and branch were removed again."
-            ),
-            "Check the repository's permissions and try again.",
-        ));
-    }
-    Ok(())
+    let record = |path: &Path| {
+        Repo::discover(path)
+            .map_err(|e| e.to_string())
+            .and_then(|effort| task::save(effort.git_dir(), &metadata).map_err(|e| e.to_string()))
+    };
+    let journal = commit::fork::ForkJournal::new(repo, id, branch, path, *from_commit);
+    commit::fork::fork(repo, &journal, &record, faults).map_err(|e| {
+        let hint = match e {
+            commit::fork::ForkError::Branch { .. } => "Choose another --name.",
+            commit::fork::ForkError::Worktree { .. } => "Check the folder and try again.",
+            _ => "Check the repository's permissions and try again.",
+        };
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("{}. Nothing was left behind.", upper_first(&e.to_string())),
+            hint,
+        ))
+    })
+}
+
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The result of a started effort; the caller works in it from now on.

@@ -114,6 +114,23 @@ fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
             .contains("todo 5 → 2"),
         "the branch's own margin does not stop the pin: {json}"
     );
+    // `--pin` too pins by the trunk's margin, whatever the branch's says.
+    let effort = start(&fixture, "margin-pin");
+    commit_in(
+        &fixture,
+        &effort,
+        "discern.toml",
+        &wide,
+        "a generous margin",
+    );
+    let pinned = fixture
+        .run_in(&effort, &["standards", "--pin", "--json"], &[])
+        .json();
+    assert_eq!(pinned["ok"], true, "{pinned}");
+    assert!(
+        pinned.to_string().contains("\"to\":2"),
+        "pinned to the measured value with the trunk's margin 0: {pinned}"
+    );
 
     let off = Fixture::new(&format!("[repository]\npin_on_done = false\n{CONFIG}"));
     let effort = start(&off, "off");

@@ -130,7 +130,7 @@ pub fn pin(
     if let Some(refusal) = not_all_passing(&measured) {
         return refusal;
     }
-    let pins = pins(&measured);
+    let pins = pins(&measured, &baseline_margins(&ws.repo, &measured));
     if pins.is_empty() {
         let mut envelope = nothing_to_pin(&measured);
         if dry_run {
@@ -208,20 +208,46 @@ fn not_all_passing(measured: &Measured) -> Option<Envelope> {
     Some(envelope)
 }
 
-/// Every selected Standard with a gain beyond its margin, and its new limit.
-fn pins(measured: &Measured) -> Vec<Pinned> {
+/// Every selected Standard with a gain beyond its margin, and its new limit. The margin is the
+/// baseline's (the trunk's, as of the merge base), so a branch cannot widen its own: a
+/// Standard the baseline does not have keeps its own.
+fn pins(measured: &Measured, margins: &std::collections::HashMap<String, f64>) -> Vec<Pinned> {
     measured
         .standards
         .iter()
         .filter_map(|s| {
+            let value = s.value?;
+            let margin = margins.get(&s.name).copied().or(s.margin).unwrap_or(0.0);
             Some(Pinned {
                 name: s.name.clone(),
                 from: s.limit,
-                to: s.pin_target?,
-                measured: s.value?,
+                to: super::pin_eligible(s.direction, s.limit, value, margin)?,
+                measured: value,
             })
         })
         .collect()
+}
+
+/// The margins the limits check's baseline commits, by Standard.
+fn baseline_margins(
+    repo: &crate::git::Repo,
+    measured: &Measured,
+) -> std::collections::HashMap<String, f64> {
+    let baseline = measured
+        .limits
+        .summary
+        .baseline
+        .as_deref()
+        .and_then(|b| b.parse::<gix::ObjectId>().ok());
+    baseline
+        .and_then(|b| super::limits::config_at(repo, b).ok()?.ok()?)
+        .map(|c| {
+            c.standards
+                .iter()
+                .map(|s| (s.name.clone(), s.margin))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn nothing_to_pin(measured: &Measured) -> Envelope {

@@ -2,6 +2,8 @@
 
 mod support;
 
+mod agreement;
+mod builtin_inputs;
 mod builtins;
 mod cli;
 mod contract;

@@ -70,8 +70,6 @@ pub struct Snapshot {
     /// Tracked paths whose names are not UTF-8, escaped: they cannot cross the WIT (`string`),
     /// so they are left out of the snapshot and named in an advisory.
     skipped: Arc<[String]>,
-    /// The repository's work tree, against which absolute pathspecs are made relative.
-    root: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -163,7 +161,6 @@ impl Snapshot {
         drop(local);
         let sizes = entries.iter().map(|_| OnceLock::new()).collect();
         skipped.sort_unstable();
-        let root = repo.work_dir().and_then(|dir| dir.to_str()).map(Arc::from);
         Ok(Self {
             repo,
             commit,
@@ -172,7 +169,6 @@ impl Snapshot {
             entries: entries.into(),
             sizes,
             skipped: skipped.into(),
-            root,
         })
     }
 
@@ -224,10 +220,11 @@ impl Snapshot {
         ))
     }
 
-    /// Parse pathspecs as producers and Standards give them (absolute paths inside this
-    /// repository's work tree are made relative).
+    /// Parse pathspecs as producers and Standards give them. An absolute path is refused, not
+    /// made relative: a producer does not know where the repository is, a committed config must
+    /// mean the same in every clone, and a recorded listing must read the same later.
     pub fn pathspec<S: AsRef<str>>(&self, specs: &[S]) -> Result<Pathspec, PathspecError> {
-        Pathspec::parse(specs, self.root.as_deref())
+        Pathspec::parse(specs, None)
     }
 
     pub fn entry(&self, path: &str) -> Option<&Entry> {
@@ -250,7 +247,6 @@ impl Snapshot {
             repo,
             entries: Arc::clone(&self.entries),
             sizes: Arc::clone(&self.sizes),
-            root: self.root.clone(),
             last: None,
         }
     }
@@ -334,7 +330,6 @@ pub struct Reader {
     repo: gix::Repository,
     entries: Arc<[Entry]>,
     sizes: Arc<[OnceLock<u64>]>,
-    root: Option<Arc<str>>,
     last: Option<(ObjectId, Arc<Vec<u8>>)>,
 }
 
@@ -345,7 +340,7 @@ impl Reader {
 
     /// Parse the pathspecs a producer lists (see [`Snapshot::pathspec`]).
     pub fn pathspec<S: AsRef<str>>(&self, specs: &[S]) -> Result<Pathspec, PathspecError> {
-        Pathspec::parse(specs, self.root.as_deref())
+        Pathspec::parse(specs, None)
     }
 
     /// The size in bytes of the blob of `entries()[index]` (0 for a submodule).

@@ -8,7 +8,8 @@
 //! - a pattern also matches literally, as a file name or as a directory whose files it names
 //!   (`src` and `src/` name every file below `src/`; a trailing slash names directories only);
 //! - paths are normalised as git normalises them: `./src`, `src/./x`, `a/../b`, `src//x`, and
-//!   `.` (the whole tree); an absolute path inside the repository when its root is known;
+//!   `.` (the whole tree); an absolute path inside the repository when a root is given (the
+//!   host gives none and so refuses absolute paths: they would differ in every clone);
 //! - magic: `:(glob)` (the default), `:(literal)`, `:(icase)`, `:(top)`/`:/` (a no-op: every
 //!   pathspec is already relative to the repository root), `:(exclude)`, `:!`, `:^`, and
 //!   combinations such as `:(exclude,icase)`; several exclusions and no inclusion mean

@@ -122,3 +122,18 @@ fn pathspecs_that_match_nothing_are_named_not_read_as_zero_in_silence() {
         "{advisories}"
     );
 }
+
+#[test]
+fn a_pattern_that_is_not_a_regex_is_refused_at_its_line_before_anything_runs() {
+    let fixture = Fixture::new(
+        "[standards.todo]\ndirection = \"down\"\nlimit = 2\nproducer = \"builtin:pattern\"\nmetric = \"matches\"\n\n[standards.todo.config]\npaths = [\"src\"]\npattern = \"(TODO\"\n",
+    );
+    let run = fixture.run(&["standards", "--json"]);
+    assert_eq!(run.code, 1);
+    let messages = messages(&run.json());
+    assert!(
+        messages.iter().any(|m| m
+            .starts_with("discern.toml:9: [standards.todo] config.pattern: is not a valid regex")),
+        "{messages:#?}"
+    );
+}

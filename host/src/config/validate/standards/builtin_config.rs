@@ -60,8 +60,22 @@ pub(super) fn problems(builtin: &str, config: &Map<String, Value>) -> Vec<Proble
     if problems.is_empty() {
         problems.extend(combinations(builtin, config));
         problems.extend(pathspecs(config));
+        problems.extend(regex(builtin, config));
     }
     problems
+}
+
+/// `builtin:pattern`'s `pattern`, compiled by the engine the producer uses.
+fn regex(builtin: &str, config: &Map<String, Value>) -> Option<Problem> {
+    let pattern = config.get("pattern").and_then(Value::as_str)?;
+    if builtin != "pattern" {
+        return None;
+    }
+    let error = regex::bytes::RegexBuilder::new(pattern).build().err()?;
+    Some(Problem {
+        key: Some("pattern".to_owned()),
+        message: format!("is not a valid regex (Rust regex syntax): {error}"),
+    })
 }
 
 /// What the schema says about the values (types, non-empty lists, minimums).
@@ -181,5 +195,13 @@ mod tests {
         let braces = messages("extent", serde_json::json!({"paths": ["*.{rs,toml}"]}));
         assert!(braces[0].contains("\"*.rs\", \"*.toml\""), "{braces:?}");
         assert!(messages("extent", serde_json::json!({"paths": "src"})).is_empty());
+        let regex = messages(
+            "pattern",
+            serde_json::json!({"paths": ["a"], "pattern": "("}),
+        );
+        assert!(
+            regex[0].starts_with("pattern: is not a valid regex"),
+            "{regex:?}"
+        );
     }
 }

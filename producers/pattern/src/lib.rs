@@ -191,7 +191,7 @@ mod tests {
     fn the_line_model_is_git_greps() {
         // No phantom empty line after the final newline; an empty file has no line.
         assert_eq!(counts("^$", "a\n\nb\n"), (0.0, 1.0));
-        assert_eq!(counts("^[ \t]*$", "a\n  \n"), (0.0, 1.0));
+        assert_eq!(counts("^[ \t]*$", "a\n  \n\n"), (1.0, 2.0));
         assert_eq!(counts("^$", ""), (0.0, 0.0));
         assert_eq!(counts("^$", "\n"), (0.0, 1.0));
         // `\s` does not run across a line end.

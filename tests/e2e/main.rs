@@ -10,6 +10,7 @@ mod contract;
 mod evidence;
 mod examples;
 mod gains;
+mod init_fit;
 mod kills;
 mod landing;
 mod lifecycle;

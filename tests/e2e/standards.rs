@@ -622,10 +622,14 @@ fn init_writes_a_config_that_then_passes() {
         "// TODO: later\npub fn f() -> u8 {\n    #[allow(unused)]\n    let x = 1;\n    x\n}\n",
     )
     .write("src/util.rs", "pub fn g() {}\n")
+    .write("src/more.rs", "pub fn h() {}\n")
     .write(
         "web/app.ts",
         "// eslint-disable-next-line\nexport const a = 1;\n",
     )
+    // Three files: a language with fewer is left out unless it is the largest.
+    .write("web/b.ts", "export const b = 2;\n")
+    .write("web/c.mts", "export const c = 3;\n")
     .write("assets/logo.bin", vec![1u8; 2048]);
     repo.commit("a project");
     let run = |args: &[&str]| {

@@ -442,18 +442,18 @@ fn a_failing_producer_fails_only_its_dependents() {
     let fixture = Fixture::new(
         r#"
 [standards.broken]
-direction = "down"
+direction = "up"
 limit = 1
-producer = "builtin:pattern"
-config = { pattern = "(", paths = ["src/**"] }
-metric = "matches"
+producer = "builtin:lcov"
+config = { path = "README.md" }
+metric = "line_percent"
 
 [standards.broken_files]
-direction = "down"
+direction = "up"
 limit = 1
-producer = "builtin:pattern"
-config = { pattern = "(", paths = ["src/**"] }
-metric = "files"
+producer = "builtin:lcov"
+config = { path = "README.md" }
+metric = "lines_found"
 
 [standards.missing_metric]
 direction = "down"
@@ -479,7 +479,7 @@ metric = "matches"
             s["note"]
                 .as_str()
                 .unwrap()
-                .contains("config.pattern is not a valid regex"),
+                .contains("not an lcov tracefile"),
             "{s}"
         );
     }

@@ -11,7 +11,9 @@
 //!
 //! - `matches`: non-empty matches, each line searched left to right from the end of the
 //!   previous match, as `git grep -o` prints them; an empty match (`TODO|`, `^$`) is not
-//!   counted (git grep -o stops at a line's first empty match, discern skips it);
+//!   counted (git grep -o stops at a line's first empty match, discern skips it). The search
+//!   goes on from a match's end with the whole line as context, so `\bx` counts once in `xx`;
+//!   git grep -o restarts the line there, so a pattern that starts with `\b` can print more;
 //! - `lines`: lines with at least one match, empty or not, as `git grep -c` counts them (count
 //!   blank lines with `^$` or `^\s*$` here);
 //! - `files`: files with at least one matching line, as `git grep -l` lists them.

@@ -549,7 +549,7 @@ fn lcov_agrees_with_coverage_py() {
     .unwrap();
     let out = sh(
         dir.path(),
-        "coverage run m.py && coverage lcov -q -o cov.info && coverage json -q -o cov.json",
+        "coverage run --branch m.py && coverage lcov -q -o cov.info && coverage json -q -o cov.json",
     );
     assert!(
         out.status.success(),
@@ -574,19 +574,33 @@ fn lcov_agrees_with_coverage_py() {
         100.0 * totals["covered_lines"].as_f64().unwrap()
             / totals["num_statements"].as_f64().unwrap()
     );
+    assert_eq!(
+        value(&output, "branches_found"),
+        totals["num_branches"].as_f64().unwrap()
+    );
+    assert_eq!(
+        value(&output, "branches_hit"),
+        totals["covered_branches"].as_f64().unwrap()
+    );
     // Three functions, two of them called: each counts once whatever FN form coverage.py writes.
     if String::from_utf8_lossy(&trace).contains("FN:") {
         assert_eq!(value(&output, "functions_found"), 3.0);
         assert_eq!(value(&output, "functions_hit"), 2.0);
     }
     println!(
-        "agreement: coverage.py's lcov: lines found/hit and functions agree with coverage json"
+        "agreement: coverage.py's lcov: lines and branches found/hit agree with coverage json, functions with the source"
     );
 }
 
-/// `lcov --summary`'s "lines" and "functions" (hit, found).
-fn lcov_summary(dir: &Path, file: &str) -> Option<((f64, f64), (f64, f64))> {
-    let out = sh(dir, &format!("lcov --summary {file} 2>&1"));
+/// (hit, found) of one kind.
+type HitFound = (f64, f64);
+
+/// `lcov --summary`'s "lines", "functions" and "branches" (hit, found).
+fn lcov_summary(dir: &Path, file: &str) -> Option<[HitFound; 3]> {
+    let out = sh(
+        dir,
+        &format!("lcov --rc lcov_branch_coverage=1 --summary {file} 2>&1"),
+    );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let grab = |kind: &str| -> Option<(f64, f64)> {
         let line = text.lines().find(|l| l.trim_start().starts_with(kind))?;
@@ -597,7 +611,7 @@ fn lcov_summary(dir: &Path, file: &str) -> Option<((f64, f64), (f64, f64))> {
         let found = words.next()?.parse().ok()?;
         Some((hit, found))
     };
-    Some((grab("lines")?, grab("functions")?))
+    Some([grab("lines")?, grab("functions")?, grab("branches")?])
 }
 
 #[test]
@@ -616,7 +630,7 @@ fn lcov_agrees_with_gcc_and_lcov_capture() {
     .unwrap();
     let out = sh(
         dir.path(),
-        "gcc --coverage -O0 -o t t.c && ./t && lcov -q --capture --directory . --output-file c.info",
+        "gcc --coverage -O0 -o t t.c && ./t && lcov -q --rc lcov_branch_coverage=1 --capture --directory . --output-file c.info 2>/dev/null",
     );
     assert!(
         out.status.success(),
@@ -624,13 +638,18 @@ fn lcov_agrees_with_gcc_and_lcov_capture() {
         String::from_utf8_lossy(&out.stderr)
     );
     let trace = std::fs::read(dir.path().join("c.info")).unwrap();
-    let ((lines_hit, lines_found), (fn_hit, fn_found)) =
-        lcov_summary(dir.path(), "c.info").expect("lcov --summary reads its own file");
+    let [
+        (lines_hit, lines_found),
+        (fn_hit, fn_found),
+        (br_hit, br_found),
+    ] = lcov_summary(dir.path(), "c.info").expect("lcov --summary reads its own file");
     let output = lcov_reading(&trace).unwrap();
     assert_eq!(value(&output, "lines_found"), lines_found);
     assert_eq!(value(&output, "lines_hit"), lines_hit);
     assert_eq!(value(&output, "functions_found"), fn_found);
     assert_eq!(value(&output, "functions_hit"), fn_hit);
+    assert_eq!(value(&output, "branches_found"), br_found);
+    assert_eq!(value(&output, "branches_hit"), br_hit);
     // A tracefile cut before its final `end_of_record`: lcov drops that record, so do we.
     let text = String::from_utf8_lossy(&trace).into_owned();
     let cut = format!(
@@ -640,13 +659,13 @@ fn lcov_agrees_with_gcc_and_lcov_capture() {
     std::fs::write(dir.path().join("cut.info"), &cut).unwrap();
     let cut_output = lcov_reading(cut.as_bytes()).unwrap();
     match lcov_summary(dir.path(), "cut.info") {
-        Some(((hit, found), _)) => {
+        Some([(hit, found), _, _]) => {
             assert_eq!(value(&cut_output, "lines_found"), found);
             assert_eq!(value(&cut_output, "lines_hit"), hit);
         }
         None => assert_eq!(value(&cut_output, "lines_found"), lines_found),
     }
     println!(
-        "agreement: gcc + lcov --capture: lines and functions agree with lcov --summary, with and without a final end_of_record"
+        "agreement: gcc + lcov --capture: lines, functions and branches agree with lcov --summary, with and without a final end_of_record"
     );
 }

@@ -267,7 +267,15 @@ impl Store {
             return true;
         }
         let reads = entry.read_paths();
-        let listings: Vec<Pathspec> = entry.listings.iter().map(|g| Pathspec::new(g)).collect();
+        // A listing recorded before the dialect refused it cannot be re-read: measure again.
+        let Ok(listings) = entry
+            .listings
+            .iter()
+            .map(|g| Pathspec::parse(g, None))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return false;
+        };
         !changed.iter().any(|path| {
             reads.binary_search(&path.as_str()).is_ok()
                 || listings.iter().any(|spec| spec.matches(path))

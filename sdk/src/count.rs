@@ -5,7 +5,8 @@ pub fn count_lines(bytes: &[u8]) -> u64 {
     counter.finish().lines
 }
 
-/// Words in `bytes`: maximal runs of non-whitespace bytes (ASCII whitespace, as `wc -w`).
+/// Words in `bytes`, as `wc -w` counts them under `LC_ALL=C.UTF-8` (GNU coreutils 9, as Debian
+/// ships it): maximal runs of characters that are not separators. See [`is_word_separator`].
 pub fn count_words(bytes: &[u8]) -> u64 {
     let mut counter = TextCounter::default();
     counter.feed(bytes);
@@ -25,40 +26,78 @@ pub struct TextStats {
     pub bytes: u64,
 }
 
+/// The characters that separate words, as `wc -w` sees them under `LC_ALL=C.UTF-8` (coreutils
+/// 9.1 with glibc: `iswspace` or a no-break space): the ASCII space, `\t`, `\n`, `\v`, `\f`,
+/// `\r`, and U+00A0, U+1680, U+2000 to U+200A, U+202F, U+205F, U+2060 and U+3000. Every other
+/// character, and every byte that is not part of a valid UTF-8 character, belongs to a word.
+pub fn is_word_separator(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{2060}' | '\u{3000}'
+    )
+}
+
 /// Counts lines and words over a text fed in chunks of any size, so a file larger than
-/// memory can be streamed through [`read_range`](crate::Snapshot::read_range).
+/// memory can be streamed through [`read_range`](crate::Snapshot::read_range). Lines are
+/// newline-terminated lines plus a final line without a newline; words as [`count_words`].
 #[derive(Debug, Default, Clone)]
 pub struct TextCounter {
     stats: TextStats,
     in_word: bool,
     last: Option<u8>,
+    /// The start of a UTF-8 character cut by the end of the previous chunk.
+    pending: Vec<u8>,
 }
 
 impl TextCounter {
     pub fn feed(&mut self, chunk: &[u8]) {
-        let mut words = 0;
-        let mut in_word = self.in_word;
-        let mut newlines = 0;
-        for &b in chunk {
-            newlines += u64::from(b == b'\n');
-            let space = b.is_ascii_whitespace();
-            words += u64::from(!space && !in_word);
-            in_word = !space;
-        }
-        self.in_word = in_word;
-        self.stats.lines += newlines;
-        self.stats.words += words;
+        self.stats.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
         self.stats.bytes += chunk.len() as u64;
         if let Some(&b) = chunk.last() {
             self.last = Some(b);
         }
+        let mut data = std::mem::take(&mut self.pending);
+        data.extend_from_slice(chunk);
+        let mut i = 0;
+        while i < data.len() {
+            let len = utf8_len(data[i]);
+            if i + len > data.len() {
+                self.pending = data[i..].to_vec();
+                return;
+            }
+            let (separator, step) = match std::str::from_utf8(&data[i..i + len]) {
+                Ok(text) => (text.chars().all(is_word_separator), len),
+                Err(_) => (false, 1),
+            };
+            self.word_boundary(separator);
+            i += step;
+        }
+    }
+
+    fn word_boundary(&mut self, separator: bool) {
+        self.stats.words += u64::from(!separator && !self.in_word);
+        self.in_word = !separator;
     }
 
     pub fn finish(mut self) -> TextStats {
+        if !self.pending.is_empty() {
+            self.word_boundary(false);
+        }
         if matches!(self.last, Some(b) if b != b'\n') {
             self.stats.lines += 1;
         }
         self.stats
+    }
+}
+
+/// The length of the UTF-8 sequence `lead` starts (1 for ASCII and for invalid bytes).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 1,
     }
 }
 
@@ -83,8 +122,29 @@ mod tests {
     }
 
     #[test]
+    fn words_split_as_wc_does_in_c_utf8() {
+        assert_eq!(count_words(b"a\x0bb\x0cc\rd"), 4);
+        for separator in ["\u{a0}", "\u{2003}", "\u{3000}", "\u{2060}", "\u{202f}"] {
+            assert_eq!(
+                count_words(format!("a{separator}b").as_bytes()),
+                2,
+                "{separator:?}"
+            );
+        }
+        for joiner in ["\u{85}", "\u{200b}", "\u{2028}", "é"] {
+            assert_eq!(
+                count_words(format!("a{joiner}b").as_bytes()),
+                1,
+                "{joiner:?}"
+            );
+        }
+        assert_eq!(count_words(b"a\xffb c"), 2);
+        assert_eq!(count_words(b"\xe3\x80"), 1);
+    }
+
+    #[test]
     fn chunk_boundaries_do_not_change_counts() {
-        let text = b"alpha beta\ngamma  delta\nepsilon";
+        let text = "alpha beta\ngamma\u{3000}delta\nepsilon".as_bytes();
         let whole = {
             let mut c = TextCounter::default();
             c.feed(text);
@@ -95,6 +155,9 @@ mod tests {
             c.feed(&text[..split]);
             c.feed(&text[split..]);
             assert_eq!(c.finish(), whole, "split at {split}");
+            let mut bytewise = TextCounter::default();
+            text.iter().for_each(|b| bytewise.feed(&[*b]));
+            assert_eq!(bytewise.finish(), whole);
         }
         assert_eq!(
             whole,

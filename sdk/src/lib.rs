@@ -10,11 +10,11 @@ pub mod testing;
 mod types;
 
 pub use config::Config;
-pub use count::{TextCounter, TextStats, count_lines, count_words, is_binary};
+pub use count::{TextCounter, TextStats, count_lines, count_words, is_binary, is_word_separator};
 pub use error::Error;
 pub use finding::fingerprint;
 pub use snapshot::{Entry, Snapshot};
-pub use types::{Finding, Info, Metric};
+pub use types::{Finding, Info, MAX_MESSAGE_BYTES, Metric};
 
 /// The producer an author writes: what it is, and how it measures a snapshot.
 pub trait Producer {

@@ -32,7 +32,8 @@ impl dyn Snapshot + '_ {
     }
 
     /// Feed the file to `sink` in chunks of at most `chunk` bytes: one read for a small file,
-    /// ranged reads for a large one, so that no file needs to fit in memory at once.
+    /// ranged reads for a large one, so that no file needs to fit in memory at once. An entry of
+    /// size 0 is not read (an empty file, or a submodule, which has no content to read).
     pub fn read_chunked(
         &self,
         entry: &Entry,
@@ -40,6 +41,9 @@ impl dyn Snapshot + '_ {
         mut sink: impl FnMut(&[u8]),
     ) -> Result<(), Error> {
         let chunk = chunk.max(1);
+        if entry.size == 0 {
+            return Ok(());
+        }
         if entry.size <= chunk {
             sink(&self.read(&entry.path).map_err(Error::from)?);
             return Ok(());

@@ -1,11 +1,13 @@
 //! An in-memory [`Snapshot`] for unit-testing a producer's logic natively.
 //!
-//! It follows the host's pathspec dialect: `*` stays within a path component, `**/` spans
-//! directories, a glob without wildcards names a file or a directory, and `:!glob` (or
-//! `:^glob`, `:(exclude)glob`) excludes.
+//! It matches pathspecs with the host's own implementation (`discern-pathspec`: git's
+//! pathspecs read with `:(glob)` magic), so a producer's unit tests list what the host lists.
+//! A pathspec the host refuses panics here with the host's message, as the host stops the run.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
+
+use discern_pathspec::Pathspec;
 
 use crate::{Entry, Snapshot};
 
@@ -33,9 +35,13 @@ impl MemorySnapshot {
 
 impl Snapshot for MemorySnapshot {
     fn files(&self, globs: &[String]) -> Vec<Entry> {
+        let pathspec = match Pathspec::parse(globs, None) {
+            Ok(pathspec) => pathspec,
+            Err(e) => panic!("snapshot.files: the host would stop this run: {e}"),
+        };
         self.files
             .iter()
-            .filter(|(path, _)| matches_any(globs, path))
+            .filter(|(path, _)| pathspec.matches(path))
             .map(|(path, content)| Entry {
                 path: path.clone(),
                 size: content.len() as u64,
@@ -69,44 +75,6 @@ impl Snapshot for MemorySnapshot {
     }
 }
 
-fn matches_any(globs: &[String], path: &str) -> bool {
-    let mut includes = 0;
-    let mut included = false;
-    for glob in globs {
-        match exclusion(glob) {
-            Some(excluded) if matches(excluded, path) => return false,
-            Some(_) => {}
-            None => {
-                includes += 1;
-                included |= matches(glob, path);
-            }
-        }
-    }
-    included || (includes == 0 && !globs.is_empty())
-}
-
-fn exclusion(glob: &str) -> Option<&str> {
-    [":!", ":^", ":(exclude)"]
-        .iter()
-        .find_map(|magic| glob.strip_prefix(magic))
-}
-
-fn matches(glob: &str, path: &str) -> bool {
-    if glob.contains(['*', '?', '[']) {
-        gix_glob::wildmatch(
-            glob.as_bytes().into(),
-            path.as_bytes().into(),
-            gix_glob::wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
-        )
-    } else {
-        let dir = glob.trim_end_matches('/');
-        path == dir
-            || path
-                .strip_prefix(dir)
-                .is_some_and(|rest| rest.starts_with('/'))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +95,13 @@ mod tests {
         assert_eq!(paths(&["**", ":!src/deep"]), ["README.md", "src/a.rs"]);
         assert_eq!(paths(&[":(exclude)*.md"]), ["src/a.rs", "src/deep/b.rs"]);
         assert!(paths(&[]).is_empty());
+        assert_eq!(paths(&["./src/deep/"]), ["src/deep/b.rs"]);
+        assert!(paths(&["README.md/"]).is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "braces are not expanded")]
+    fn refused_pathspecs_stop_the_run_as_in_the_host() {
+        MemorySnapshot::new().files(&["*.{rs,toml}".to_owned()]);
     }
 }

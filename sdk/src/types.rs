@@ -58,14 +58,48 @@ pub struct Finding {
     pub message: String,
 }
 
+/// The longest finding message (and path) the host accepts, in bytes.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+
 impl Finding {
     /// A finding of `rule` at `path` whose identity is the normalized `content` (for example
-    /// the matched text) and its `occurrence` among equal contents in the same file.
+    /// the matched text) and its `occurrence` among equal contents in the same file. A message
+    /// longer than [`MAX_MESSAGE_BYTES`] is cut at a character boundary and ends in `…`: a long
+    /// match is still one finding, never a failed run.
     pub fn new(rule: &str, path: &str, content: &str, occurrence: usize, message: String) -> Self {
         Self {
             fingerprint: fingerprint(rule, path, content, occurrence),
             path: Some(path.to_owned()),
-            message,
+            message: truncate(message, MAX_MESSAGE_BYTES),
         }
+    }
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, marked with `…` when cut.
+pub fn truncate(mut text: String, max: usize) -> String {
+    const MARK: &str = "…";
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max.saturating_sub(MARK.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(MARK);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_at_a_character_boundary() {
+        let long = "é".repeat(3000);
+        let finding = Finding::new("r", "a", "x", 0, long);
+        assert!(finding.message.len() <= MAX_MESSAGE_BYTES);
+        assert!(finding.message.ends_with('…'));
+        assert_eq!(truncate("short".into(), 10), "short");
     }
 }

@@ -2,7 +2,9 @@
 
 mod support;
 
+mod agreement;
 mod approval;
+mod builtin_inputs;
 mod builtins;
 mod cli;
 mod contract;
@@ -10,6 +12,7 @@ mod elicitation;
 mod evidence;
 mod examples;
 mod gains;
+mod init_fit;
 mod kills;
 mod landing;
 mod lifecycle;

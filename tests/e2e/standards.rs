@@ -446,18 +446,18 @@ fn a_failing_producer_fails_only_its_dependents() {
     let fixture = Fixture::new(
         r#"
 [standards.broken]
-direction = "down"
+direction = "up"
 limit = 1
-producer = "builtin:pattern"
-config = { pattern = "(", paths = ["src/**"] }
-metric = "matches"
+producer = "builtin:lcov"
+config = { path = "README.md" }
+metric = "line_percent"
 
 [standards.broken_files]
-direction = "down"
+direction = "up"
 limit = 1
-producer = "builtin:pattern"
-config = { pattern = "(", paths = ["src/**"] }
-metric = "files"
+producer = "builtin:lcov"
+config = { path = "README.md" }
+metric = "lines_found"
 
 [standards.missing_metric]
 direction = "down"
@@ -483,7 +483,7 @@ metric = "matches"
             s["note"]
                 .as_str()
                 .unwrap()
-                .contains("config.pattern is not a valid regex"),
+                .contains("not an lcov tracefile"),
             "{s}"
         );
     }
@@ -626,10 +626,14 @@ fn init_writes_a_config_that_then_passes() {
         "// TODO: later\npub fn f() -> u8 {\n    #[allow(unused)]\n    let x = 1;\n    x\n}\n",
     )
     .write("src/util.rs", "pub fn g() {}\n")
+    .write("src/more.rs", "pub fn h() {}\n")
     .write(
         "web/app.ts",
         "// eslint-disable-next-line\nexport const a = 1;\n",
     )
+    // Three files: a language with fewer is left out unless it is the largest.
+    .write("web/b.ts", "export const b = 2;\n")
+    .write("web/c.mts", "export const c = 3;\n")
     .write("assets/logo.bin", vec![1u8; 2048]);
     repo.commit("a project");
     let run = |args: &[&str]| {

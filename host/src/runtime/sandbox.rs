@@ -17,7 +17,7 @@ use super::bindings::wit_snapshot;
 use super::read_set::ReadSet;
 use super::trace::Trace;
 use crate::digest::Digest;
-use crate::snapshot::{Pathspec, Reader};
+use crate::snapshot::Reader;
 
 /// The fixed wall-clock time every producer sees: 2000-01-01T00:00:00Z.
 const FIXED_WALL_CLOCK_SECS: u64 = 946_684_800;
@@ -174,7 +174,10 @@ impl wit_snapshot::Host for StoreState {
         }
         let snapshot = self.snapshot()?;
         snapshot.trace("files", serde_json::json!(globs));
-        let pathspec = Pathspec::new(&globs);
+        let pathspec = snapshot
+            .reader
+            .pathspec(&globs)
+            .map_err(|e| wasmtime::Error::new(Violation(format!("listed a bad pathspec: {e}"))))?;
         let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
         for (index, entry) in snapshot

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use gix::ObjectId;
 
-pub use pathspec::Pathspec;
+pub use pathspec::{Pathspec, PathspecError};
 
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +39,6 @@ pub enum SnapshotError {
     Resolve { rev: String, message: String },
     #[error("cannot read the tree of commit {commit}: {message}")]
     Tree { commit: ObjectId, message: String },
-    #[error("{path}: a tracked path that is not valid UTF-8 cannot be measured")]
-    NonUtf8Path { path: String },
 }
 
 /// Why a read through the snapshot failed. Its text is what the producer sees.
@@ -69,6 +67,9 @@ pub struct Snapshot {
     /// Blob sizes, looked up (from object headers) only when a producer lists an entry: a
     /// measurement that reuses evidence never pays for them.
     sizes: Arc<[OnceLock<u64>]>,
+    /// Tracked paths whose names are not UTF-8, escaped: they cannot cross the WIT (`string`),
+    /// so they are left out of the snapshot and named in an advisory.
+    skipped: Arc<[String]>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -129,6 +130,7 @@ impl Snapshot {
             .files()
             .map_err(|e| tree_error(e.to_string()))?;
         let mut entries = Vec::with_capacity(records.len());
+        let mut skipped = Vec::new();
         for record in records {
             let mode = record.mode;
             let kind = if mode.is_tree() {
@@ -140,11 +142,13 @@ impl Snapshot {
             } else {
                 EntryKind::Blob
             };
-            let path = String::from_utf8(record.filepath.into()).map_err(|e| {
-                SnapshotError::NonUtf8Path {
-                    path: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            let path = match String::from_utf8(record.filepath.into()) {
+                Ok(path) => path,
+                Err(e) => {
+                    skipped.push(escape(e.as_bytes()));
+                    continue;
                 }
-            })?;
+            };
             entries.push(Entry {
                 path,
                 id: record.oid,
@@ -156,6 +160,7 @@ impl Snapshot {
         drop(tree_object);
         drop(local);
         let sizes = entries.iter().map(|_| OnceLock::new()).collect();
+        skipped.sort_unstable();
         Ok(Self {
             repo,
             commit,
@@ -163,6 +168,7 @@ impl Snapshot {
             worktree,
             entries: entries.into(),
             sizes,
+            skipped: skipped.into(),
         })
     }
 
@@ -184,6 +190,41 @@ impl Snapshot {
     /// Every tracked entry, sorted by path.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Tracked paths left out because their names are not UTF-8, escaped (`\xNN` for each
+    /// byte that is not part of a UTF-8 character), sorted.
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
+    }
+
+    /// The advisory naming the skipped paths, if any.
+    pub fn skipped_advisory(&self) -> Option<String> {
+        const SHOWN: usize = 10;
+        let skipped = self.skipped();
+        if skipped.is_empty() {
+            return None;
+        }
+        let mut names: Vec<String> = skipped
+            .iter()
+            .take(SHOWN)
+            .map(|p| format!("\"{p}\""))
+            .collect();
+        if skipped.len() > SHOWN {
+            names.push(format!("and {} more", skipped.len() - SHOWN));
+        }
+        Some(format!(
+            "{} tracked path(s) not measured: their names are not valid UTF-8, which producers cannot be given: {} (rename them, e.g. `git mv`, to measure them)",
+            skipped.len(),
+            names.join(", ")
+        ))
+    }
+
+    /// Parse pathspecs as producers and Standards give them. An absolute path is refused, not
+    /// made relative: a producer does not know where the repository is, a committed config must
+    /// mean the same in every clone, and a recorded listing must read the same later.
+    pub fn pathspec<S: AsRef<str>>(&self, specs: &[S]) -> Result<Pathspec, PathspecError> {
+        Pathspec::parse(specs, None)
     }
 
     pub fn entry(&self, path: &str) -> Option<&Entry> {
@@ -261,7 +302,11 @@ fn diff_trees(
         if before == after {
             continue;
         }
-        let path = format!("{prefix}{}", std::str::from_utf8(name).ok()?);
+        // A name that is not UTF-8 is not in any snapshot (see `skipped`): nothing to report.
+        let Ok(name) = std::str::from_utf8(name) else {
+            continue;
+        };
+        let path = format!("{prefix}{name}");
         let subtree = |side: Option<&(gix::objs::tree::EntryMode, ObjectId)>| {
             side.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| *id)
         };
@@ -291,6 +336,11 @@ pub struct Reader {
 impl Reader {
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Parse the pathspecs a producer lists (see [`Snapshot::pathspec`]).
+    pub fn pathspec<S: AsRef<str>>(&self, specs: &[S]) -> Result<Pathspec, PathspecError> {
+        Pathspec::parse(specs, None)
     }
 
     /// The size in bytes of the blob of `entries()[index]` (0 for a submodule).
@@ -376,6 +426,18 @@ pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String>
         .collect();
     changed.sort();
     changed
+}
+
+/// A path as git's bytes, readable: UTF-8 characters as they are, other bytes as `\xNN`.
+fn escape(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotError> {

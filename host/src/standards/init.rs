@@ -1,14 +1,16 @@
 //! `discern init`: find the built-in Standards that fit this repository, measure them on the
 //! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
 
+mod paths;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use gix::ObjectId;
 
+use super::Components;
 use super::judge::{metric, per_reading};
-use super::{Components, pin_target};
 use crate::config::{Config, Direction, StandardDef};
 use crate::planner::{Outcomes, Plan, Reading};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
@@ -119,17 +121,21 @@ const LANGUAGES: &[Language] = &[
         key: "rust",
         name: "Rust",
         globs: &["**/*.rs"],
-        suppressions: Some((r"#!?\[allow\(", "`#[allow(...)]` attributes")),
+        suppressions: Some((
+            r"#!?\[allow\(",
+            "each `#[allow(` or `#![allow(` attribute (one per attribute, however many lints it names)",
+        )),
     },
     Language {
         key: "typescript",
         name: "TypeScript/JavaScript",
         globs: &[
-            "**/*.ts", "**/*.tsx", "**/*.js", "**/*.jsx", "**/*.mjs", "**/*.cjs",
+            "**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts", "**/*.js", "**/*.jsx", "**/*.mjs",
+            "**/*.cjs",
         ],
         suppressions: Some((
             r"eslint-disable|@ts-ignore|@ts-expect-error",
-            "`eslint-disable` and `@ts-ignore` comments",
+            "each `eslint-disable` (also `-line` and `-next-line`), `@ts-ignore` and `@ts-expect-error`",
         )),
     },
     Language {
@@ -138,20 +144,26 @@ const LANGUAGES: &[Language] = &[
         globs: &["**/*.py"],
         suppressions: Some((
             r"#\s*(type:\s*ignore|noqa)",
-            "`# type: ignore` and `# noqa` comments",
+            "each `# type: ignore` and `# noqa` comment (with or without codes)",
         )),
     },
     Language {
         key: "go",
         name: "Go",
         globs: &["**/*.go"],
-        suppressions: Some((r"//\s*nolint", "`//nolint` comments")),
+        suppressions: Some((
+            r"//\s*nolint",
+            "each `//nolint` comment (with or without linters)",
+        )),
     },
     Language {
         key: "java",
         name: "Java/Kotlin",
         globs: &["**/*.java", "**/*.kt"],
-        suppressions: Some((r"@SuppressWarnings", "`@SuppressWarnings` annotations")),
+        suppressions: Some((
+            r"@SuppressWarnings",
+            "each `@SuppressWarnings` annotation (one per annotation, however many warnings)",
+        )),
     },
     Language {
         key: "c",
@@ -163,7 +175,10 @@ const LANGUAGES: &[Language] = &[
         key: "ruby",
         name: "Ruby",
         globs: &["**/*.rb"],
-        suppressions: Some((r"rubocop:disable", "`rubocop:disable` comments")),
+        suppressions: Some((
+            r"rubocop:disable",
+            "each `rubocop:disable` comment (one per comment, however many cops)",
+        )),
     },
 ];
 
@@ -267,11 +282,10 @@ fn todays_limits(
         let Some(standard) = config.standard(&reading.standard) else {
             continue;
         };
+        // Today's exact value (written in the shortest form that reads back the same), so the
+        // first measurement holds it: a rounded limit would report a phantom gain.
         if let Some(value) = value(standard, reading, &outcomes) {
-            values.insert(
-                standard.name.clone(),
-                pin_target(standard.direction, value, 0.0),
-            );
+            values.insert(standard.name.clone(), value);
         }
     }
     Ok(values)
@@ -343,28 +357,44 @@ fn wrote(
     ).with_action(Action::new("standards")))
 }
 
+/// The languages with enough files to be this repository's, each with its paths (its globs
+/// and the exclusions every starter Standard carries).
+fn languages(snapshot: &Snapshot, exclusions: &[String]) -> Vec<(&'static Language, Vec<String>)> {
+    let found: Vec<(&Language, Vec<String>, usize)> = LANGUAGES
+        .iter()
+        .map(|language| {
+            let mut specs: Vec<String> = language.globs.iter().map(|g| (*g).to_owned()).collect();
+            specs.extend_from_slice(exclusions);
+            let files = paths::count(snapshot, &specs);
+            (language, specs, files)
+        })
+        .filter(|(_, _, files)| *files > 0)
+        .collect();
+    let most = found.iter().map(|(_, _, files)| *files).max().unwrap_or(0);
+    found
+        .into_iter()
+        .filter(|(_, _, files)| *files >= paths::MIN_FILES || *files == most)
+        .map(|(language, specs, _)| (language, specs))
+        .collect()
+}
+
 fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
-    let present = |globs: &[&str]| {
-        snapshot
-            .matching(&crate::snapshot::Pathspec::new(globs))
-            .next()
-            .is_some()
-    };
     let mut out = Vec::new();
-    let mut source_globs: Vec<&str> = Vec::new();
-    for language in LANGUAGES.iter().filter(|l| present(l.globs)) {
-        source_globs.extend(language.globs);
-        let paths = toml_list(language.globs);
+    let mut source_globs: Vec<String> = Vec::new();
+    let exclusions = paths::exclusions(snapshot);
+    for (language, specs) in languages(snapshot, &exclusions) {
+        source_globs.extend(language.globs.iter().map(|g| (*g).to_owned()));
+        let paths = toml_list(&specs);
         out.push(Candidate {
             name: format!("{}_longest_file_lines", language.key),
-            comment: format!("The longest {} file, in lines.", language.name),
+            comment: format!("The longest {} file, in lines (newlines, plus a last line without one).", language.name),
             direction: Direction::Down,
             body: format!("producer = \"builtin:extent\"\nconfig = {{ paths = {paths} }}\nmetric = \"max_lines\"\n"),
         });
         if let Some((pattern, what)) = language.suppressions {
             out.push(Candidate {
                 name: format!("{}_suppressions", language.key),
-                comment: format!("Lint suppressions in {} code: {what}.", language.name),
+                comment: format!("Lint suppressions in {} code: counts {what}; every match of the pattern, as `git grep -P -o` prints them.", language.name),
                 direction: Direction::Down,
                 body: format!(
                     "producer = \"builtin:pattern\"\nconfig = {{ pattern = '{pattern}', paths = {paths} }}\nmetric = \"matches\"\n"
@@ -373,10 +403,11 @@ fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
         }
     }
     if !source_globs.is_empty() {
+        source_globs.extend(exclusions);
         let paths = toml_list(&source_globs);
         out.push(Candidate {
             name: "todo_density".to_owned(),
-            comment: "TODO and FIXME markers per 1,000 lines of source.".to_owned(),
+            comment: "TODO and FIXME markers per 1,000 lines of source: counts each whole word TODO or FIXME (case-sensitive), divided by the lines of the same files.".to_owned(),
             direction: Direction::Down,
             body: format!(
                 "producer = \"builtin:pattern\"\nconfig = {{ pattern = '\\b(TODO|FIXME)\\b', paths = {paths} }}\nmetric = \"matches\"\nper = {{ lines = {paths} }}\nscale = 1000\n"
@@ -386,20 +417,23 @@ fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
     if !snapshot.entries().is_empty() {
         out.push(Candidate {
             name: "largest_file_bytes".to_owned(),
-            comment: "The size of the largest tracked file, in bytes.".to_owned(),
+            comment: "The size of the largest tracked file, in bytes (discern.toml itself aside).".to_owned(),
             direction: Direction::Down,
-            body: "producer = \"builtin:file-size\"\nconfig = { paths = [\"**\"] }\nmetric = \"max_bytes\"\n".to_owned(),
+            body: format!(
+                "producer = \"builtin:file-size\"\nconfig = {{ paths = [\"**\", \":(exclude){}\"] }}\nmetric = \"max_bytes\"\n",
+                crate::config::FILE
+            ),
         });
     }
     out
 }
 
-fn toml_list(items: &[&str]) -> String {
+fn toml_list<S: AsRef<str>>(items: &[S]) -> String {
     format!(
         "[{}]",
         items
             .iter()
-            .map(|i| format!("{i:?}"))
+            .map(|i| format!("{:?}", i.as_ref()))
             .collect::<Vec<_>>()
             .join(", ")
     )

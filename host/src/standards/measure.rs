@@ -67,6 +67,7 @@ pub fn measure_with(
     );
     let mut advisories = limits.advisories.clone();
     advisories.extend(not_measured);
+    advisories.extend(super::unmatched::advisories(selected, &snapshot));
     let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);
     Ok(Measured {
         commit: head.to_string(),

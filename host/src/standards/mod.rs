@@ -11,6 +11,7 @@ pub mod pin;
 pub mod reading;
 pub mod record;
 mod report;
+mod unmatched;
 
 use std::collections::BTreeMap;
 

@@ -12,9 +12,8 @@ pub struct DiscernMetric;
 
 impl Producer for DiscernMetric {
     fn describe() -> Info {
-        Info::new("discern-metric", env!("CARGO_PKG_VERSION"), &[]).with_config_schema(
-            r#"{"type":"object","additionalProperties":false,"properties":{"artifact":{"type":"string"}}}"#,
-        )
+        Info::new("discern-metric", env!("CARGO_PKG_VERSION"), &[])
+            .with_config_schema(include_str!("../config.schema.json"))
     }
 
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {

@@ -1,7 +1,11 @@
 //! `builtin:extent`: how big a set of files is — files, lines, words and bytes over pathspecs.
 //!
 //! Config: `paths` (required, pathspec globs). Lines and words count text files only; a
-//! binary file (NUL in its first 8,000 bytes) counts toward `files` and `bytes`.
+//! binary file (NUL in its first 8,000 bytes) counts toward `files` and `bytes`. `lines` are
+//! `wc -l`'s newlines plus a final line without one; `words` split as `wc -w` under
+//! `LC_ALL=C.UTF-8` (see `discern_sdk::is_word_separator` for the separator set: the ASCII
+//! space, `\t`, `\n`, `\v`, `\f`, `\r` and the Unicode spaces glibc's `iswspace` and
+//! coreutils' no-break spaces name); `bytes` are the committed blobs' sizes, as `wc -c`.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 use discern_sdk::{Config, Error, Info, Metric, Producer, Snapshot, TextCounter, is_binary};
@@ -18,9 +22,7 @@ impl Producer for Extent {
             env!("CARGO_PKG_VERSION"),
             &["files", "lines", "words", "bytes", "max_lines"],
         )
-        .with_config_schema(
-            r#"{"type":"object","required":["paths"],"additionalProperties":false,"properties":{"paths":{"type":"array","items":{"type":"string"},"minItems":1}}}"#,
-        )
+        .with_config_schema(include_str!("../config.schema.json"))
     }
 
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {

@@ -12,10 +12,12 @@ pub struct FileSize;
 
 impl Producer for FileSize {
     fn describe() -> Info {
-        Info::new("file-size", env!("CARGO_PKG_VERSION"), &["bytes", "max_bytes", "files"])
-            .with_config_schema(
-                r#"{"type":"object","additionalProperties":false,"properties":{"path":{"type":"string"},"paths":{"type":"array","items":{"type":"string"},"minItems":1},"artifact":{"type":"string"}}}"#,
-            )
+        Info::new(
+            "file-size",
+            env!("CARGO_PKG_VERSION"),
+            &["bytes", "max_bytes", "files"],
+        )
+        .with_config_schema(include_str!("../config.schema.json"))
     }
 
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {
@@ -26,7 +28,7 @@ impl Producer for FileSize {
         let sizes: Vec<(String, u64)> = match (path, paths, artifact) {
             (Some(path), None, None) => {
                 let entry = snapshot
-                    .files(&[path.to_owned()])
+                    .files(&[format!(":(literal){path}")])
                     .into_iter()
                     .find(|e| e.path == path)
                     .ok_or_else(|| Error::new(format!("{path}: no such file in the snapshot")))?;

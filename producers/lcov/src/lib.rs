@@ -1,7 +1,9 @@
 //! `builtin:lcov`: line, function and branch coverage from an lcov tracefile.
 //!
 //! Config: `artifact` (default `"artifact"`, the Standard's declared artifact) or `path` (a
-//! tracefile committed in the snapshot). Records for the same source file (several test
+//! tracefile committed in the snapshot). A record counts once closed by `end_of_record` (a
+//! final record without it is dropped, as lcov drops it); function records are read in the
+//! 1.x, 2.0 (`FN:<start>,<end>,<name>`) and 2.2 (`FNL`/`FNA`) forms. Records for the same source file (several test
 //! binaries) are merged: a line counts as hit if any record hit it. A percentage is emitted
 //! only when something of its kind was found, so a Standard reading `branch_percent` from a
 //! tracefile without branch data fails with a missing metric instead of reading 100.
@@ -30,9 +32,7 @@ impl Producer for Lcov {
                 "branches_hit",
             ],
         )
-        .with_config_schema(
-            r#"{"type":"object","additionalProperties":false,"properties":{"artifact":{"type":"string"},"path":{"type":"string"}}}"#,
-        )
+        .with_config_schema(include_str!("../config.schema.json"))
     }
 
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {
@@ -86,80 +86,73 @@ struct Summary {
 }
 
 impl Coverage {
+    /// Read a tracefile. Only records closed by `end_of_record` count: a final record without
+    /// one is dropped, as lcov drops it. Function records are read in every form lcov writes:
+    /// `FN:<line>,<name>` (1.x), `FN:<start>,<end>,<name>` (2.0, coverage.py 7) and
+    /// `FNL:`/`FNA:<index>,<hits>,<name>` (2.2).
     pub fn parse(text: &str) -> Result<Self, Error> {
         let mut coverage = Coverage::default();
-        let mut file: Option<String> = None;
+        let mut record: Option<Record> = None;
         let mut records = 0;
         for (number, raw) in text.lines().enumerate() {
             let line = raw.trim();
-            let bad = || {
-                Error::new(format!(
-                    "lcov line {}: malformed record {line:?}",
-                    number + 1
-                ))
-            };
-            let Some((tag, value)) = line.split_once(':') else {
-                if line == "end_of_record" {
-                    file = None;
+            if line == "end_of_record" {
+                if let Some(record) = record.take() {
+                    coverage.add(record);
                     records += 1;
                 }
                 continue;
+            }
+            let Some((tag, value)) = line.split_once(':') else {
+                continue;
             };
             if tag == "SF" {
-                file = Some(value.to_owned());
+                if let Some(previous) = record.replace(Record::new(value)) {
+                    coverage.add(previous);
+                    records += 1;
+                }
                 continue;
             }
-            let Some(current) = file.clone() else {
-                continue;
-            };
-            let number = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
-            let summary = coverage.summaries.entry(current.clone()).or_default();
-            match tag {
-                "DA" => {
-                    let mut parts = value.split(',');
-                    let line_no = number(parts.next().ok_or_else(bad)?)?;
-                    let hits = parse_count(parts.next().ok_or_else(bad)?).ok_or_else(bad)?;
-                    *coverage.lines.entry((current, line_no)).or_default() |= hits > 0;
-                }
-                "FNDA" => {
-                    let (hits, name) = value.split_once(',').ok_or_else(bad)?;
-                    let hits = parse_count(hits).ok_or_else(bad)?;
-                    *coverage
-                        .functions
-                        .entry((current, name.to_owned()))
-                        .or_default() |= hits > 0;
-                }
-                "FN" => {
-                    let (_, name) = value.split_once(',').ok_or_else(bad)?;
-                    coverage
-                        .functions
-                        .entry((current, name.to_owned()))
-                        .or_default();
-                }
-                "BRDA" => {
-                    let parts: Vec<&str> = value.split(',').collect();
-                    if parts.len() != 4 {
-                        return Err(bad());
-                    }
-                    let taken = parts[3] != "-" && parse_count(parts[3]).ok_or_else(bad)? > 0;
-                    let key = (current, parts[..3].join(","));
-                    *coverage.branches.entry(key).or_default() |= taken;
-                }
-                "LF" => summary.lf = summary.lf.max(number(value)?),
-                "LH" => summary.lh = summary.lh.max(number(value)?),
-                "FNF" => summary.fnf = summary.fnf.max(number(value)?),
-                "FNH" => summary.fnh = summary.fnh.max(number(value)?),
-                "BRF" => summary.brf = summary.brf.max(number(value)?),
-                "BRH" => summary.brh = summary.brh.max(number(value)?),
-                _ => {}
+            if let Some(record) = record.as_mut() {
+                record.read(tag, value).ok_or_else(|| {
+                    Error::new(format!(
+                        "lcov line {}: malformed record {line:?}",
+                        number + 1
+                    ))
+                })?;
             }
         }
-        if records == 0 && coverage.summaries.is_empty() {
+        if records == 0 {
             return Err(Error::new(
                 "not an lcov tracefile: no `SF:` … `end_of_record` records",
             ));
         }
         Ok(coverage)
+    }
+
+    fn add(&mut self, record: Record) {
+        let file = record.file;
+        for (line, hit) in record.lines {
+            *self.lines.entry((file.clone(), line)).or_default() |= hit;
+        }
+        for (name, hit) in record.functions {
+            *self.functions.entry((file.clone(), name)).or_default() |= hit;
+        }
+        for (key, taken) in record.branches {
+            *self.branches.entry((file.clone(), key)).or_default() |= taken;
+        }
+        let summary = self.summaries.entry(file).or_default();
+        let s = record.summary;
+        for (total, new) in [
+            (&mut summary.lf, s.lf),
+            (&mut summary.lh, s.lh),
+            (&mut summary.fnf, s.fnf),
+            (&mut summary.fnh, s.fnh),
+            (&mut summary.brf, s.brf),
+            (&mut summary.brh, s.brh),
+        ] {
+            *total = (*total).max(new);
+        }
     }
 
     pub fn lines(&self) -> (u64, u64) {
@@ -187,6 +180,78 @@ impl Coverage {
             .filter(|(file, _)| !detailed.contains(file))
             .map(|(_, s)| summary(s))
             .fold((found, hit), |(f, h), (sf, sh)| (f + sf, h + sh))
+    }
+}
+
+/// One `SF:` … `end_of_record` record.
+#[derive(Debug, Default)]
+struct Record {
+    file: String,
+    lines: BTreeMap<u64, bool>,
+    functions: BTreeMap<String, bool>,
+    branches: BTreeMap<String, bool>,
+    summary: Summary,
+}
+
+impl Record {
+    fn new(file: &str) -> Self {
+        Self {
+            file: file.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    /// Read one record line; `None` when it is malformed.
+    fn read(&mut self, tag: &str, value: &str) -> Option<()> {
+        let number = |s: &str| s.trim().parse::<u64>().ok();
+        let s = &mut self.summary;
+        match tag {
+            "DA" => {
+                let mut parts = value.split(',');
+                let line = number(parts.next()?)?;
+                let hits = parse_count(parts.next()?)?;
+                *self.lines.entry(line).or_default() |= hits > 0;
+            }
+            "FN" => {
+                let name = function_name(value)?;
+                self.functions.entry(name.to_owned()).or_default();
+            }
+            "FNDA" => {
+                let (hits, name) = value.split_once(',')?;
+                *self.functions.entry(name.to_owned()).or_default() |= parse_count(hits)? > 0;
+            }
+            "FNA" => {
+                let mut parts = value.splitn(3, ',');
+                let (_index, hits, name) = (parts.next()?, parts.next()?, parts.next()?);
+                *self.functions.entry(name.to_owned()).or_default() |= parse_count(hits)? > 0;
+            }
+            "BRDA" => {
+                let parts: Vec<&str> = value.split(',').collect();
+                if parts.len() != 4 {
+                    return None;
+                }
+                let taken = parts[3] != "-" && parse_count(parts[3])? > 0;
+                *self.branches.entry(parts[..3].join(",")).or_default() |= taken;
+            }
+            "LF" => s.lf = number(value)?,
+            "LH" => s.lh = number(value)?,
+            "FNF" => s.fnf = number(value)?,
+            "FNH" => s.fnh = number(value)?,
+            "BRF" => s.brf = number(value)?,
+            "BRH" => s.brh = number(value)?,
+            _ => {}
+        }
+        Some(())
+    }
+}
+
+/// The name in `FN:<line>,<name>` or lcov 2.0's `FN:<start>,<end>,<name>`.
+fn function_name(value: &str) -> Option<&str> {
+    let (start, rest) = value.split_once(',')?;
+    start.trim().parse::<u64>().ok()?;
+    match rest.split_once(',') {
+        Some((end, name)) if !end.is_empty() && end.trim().parse::<u64>().is_ok() => Some(name),
+        _ => Some(rest),
     }
 }
 
@@ -236,6 +301,27 @@ mod tests {
         assert_eq!(value(&m, "line_percent"), Some(100.0));
         assert_eq!(value(&m, "branch_percent"), None);
         assert_eq!(value(&m, "branches_found"), Some(0.0));
+    }
+
+    #[test]
+    fn lcov_2_function_records_count_each_function_once() {
+        let trace = "SF:a.py\nFN:1,3,main\nFN:5,9,helper\nFNDA:1,main\nFNDA:0,helper\n\
+            FNF:2\nFNH:1\nDA:1,1\nend_of_record\n";
+        let coverage = Coverage::parse(trace).unwrap();
+        assert_eq!(coverage.functions(), (2, 1));
+        // lcov 1.x with a comma in the name; lcov 2.2 FNL/FNA.
+        let old = Coverage::parse("SF:a\nFN:1,f<a,b>\nFNDA:2,f<a,b>\nend_of_record\n").unwrap();
+        assert_eq!(old.functions(), (1, 1));
+        let new = Coverage::parse("SF:a\nFNL:0,1,3\nFNA:0,0,main\nend_of_record\n").unwrap();
+        assert_eq!(new.functions(), (1, 0));
+    }
+
+    #[test]
+    fn a_final_record_without_end_of_record_is_dropped() {
+        let coverage =
+            Coverage::parse("SF:a\nDA:1,1\nend_of_record\nSF:b\nDA:1,0\nDA:2,0\n").unwrap();
+        assert_eq!(coverage.lines(), (1, 1));
+        assert!(Coverage::parse("SF:a\nDA:1,1\n").is_err());
     }
 
     #[test]

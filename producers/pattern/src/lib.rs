@@ -3,12 +3,26 @@
 //!
 //! Config: `pattern` (required, Rust regex syntax), `paths` (required, pathspec globs),
 //! `case_insensitive` (default false), `max_findings` (default 1,000; the counts stay exact).
+//!
+//! The line model is `git grep`'s: a file is split at `\n` (a final newline ends the last
+//! line; it does not start an empty one; `\r` stays part of its line), the pattern is matched
+//! within each line (so `\s` never runs across a line end, and `^`/`$` anchor at line
+//! boundaries), and binary files (a NUL in the first 8,000 bytes) are skipped. Metrics:
+//!
+//! - `matches`: non-empty matches, each line searched left to right from the end of the
+//!   previous match, as `git grep -o` prints them; an empty match (`TODO|`, `^$`) is not
+//!   counted (git grep -o stops at a line's first empty match, discern skips it). The search
+//!   goes on from a match's end with the whole line as context, so `\bx` counts once in `xx`;
+//!   git grep -o restarts the line there, so a pattern that starts with `\b` can print more;
+//! - `lines`: lines with at least one match, empty or not, as `git grep -c` counts them (count
+//!   blank lines with `^$` or `^\s*$` here);
+//! - `files`: files with at least one matching line, as `git grep -l` lists them.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 use std::collections::HashMap;
 
 use discern_sdk::{Config, Error, Finding, Info, Metric, Producer, Snapshot, is_binary};
-use regex::bytes::RegexBuilder;
+use regex::bytes::{Regex, RegexBuilder};
 
 const DEFAULT_MAX_FINDINGS: u64 = 1_000;
 
@@ -16,9 +30,12 @@ pub struct Pattern;
 
 impl Producer for Pattern {
     fn describe() -> Info {
-        Info::new("pattern", env!("CARGO_PKG_VERSION"), &["matches", "files"]).with_config_schema(
-            r#"{"type":"object","required":["pattern","paths"],"additionalProperties":false,"properties":{"pattern":{"type":"string"},"paths":{"type":"array","items":{"type":"string"},"minItems":1},"case_insensitive":{"type":"boolean"},"max_findings":{"type":"integer","minimum":0}}}"#,
+        Info::new(
+            "pattern",
+            env!("CARGO_PKG_VERSION"),
+            &["matches", "lines", "files"],
         )
+        .with_config_schema(include_str!("../config.schema.json"))
     }
 
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {
@@ -26,51 +43,77 @@ impl Producer for Pattern {
         let source = config.str("pattern")?;
         let regex = RegexBuilder::new(source)
             .case_insensitive(config.opt_bool("case_insensitive")?.unwrap_or(false))
-            .multi_line(true)
             .build()
             .map_err(|e| Error::new(format!("config.pattern is not a valid regex: {e}")))?;
         let max_findings = config
             .opt_u64("max_findings")?
             .unwrap_or(DEFAULT_MAX_FINDINGS);
-        let (mut matches, mut files) = (0u64, 0u64);
+        let mut total = Counts::default();
         let mut findings = Vec::new();
         for entry in snapshot.files(&config.globs("paths")?) {
+            // Nothing to match in an empty file, and a submodule has no content to read.
+            if entry.size == 0 {
+                continue;
+            }
             let content = snapshot.read(&entry.path).map_err(Error::from)?;
             if is_binary(&content) {
                 continue;
             }
-            let mut in_file = 0u64;
-            let mut seen: HashMap<&[u8], usize> = HashMap::new();
-            let mut line = 1;
-            let mut counted_to = 0;
-            for m in regex.find_iter(&content) {
-                in_file += 1;
-                if (findings.len() as u64) < max_findings {
-                    line += content[counted_to..m.start()]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count();
-                    counted_to = m.start();
-                    let occurrence = seen.entry(m.as_bytes()).or_insert(0);
-                    let text = String::from_utf8_lossy(m.as_bytes());
-                    findings.push(Finding::new(
-                        source,
-                        &entry.path,
-                        &text,
-                        *occurrence,
-                        format!("{}:{line}: {}", entry.path, text.trim()),
-                    ));
-                    *occurrence += 1;
+            let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+            let counts = scan(&regex, &content, |line, text| {
+                if (findings.len() as u64) >= max_findings {
+                    return;
                 }
-            }
-            matches += in_file;
-            files += u64::from(in_file > 0);
+                let occurrence = seen.entry(text.to_vec()).or_insert(0);
+                let text = String::from_utf8_lossy(text);
+                findings.push(Finding::new(
+                    source,
+                    &entry.path,
+                    &text,
+                    *occurrence,
+                    format!("{}:{line}: {}", entry.path, text.trim()),
+                ));
+                *occurrence += 1;
+            });
+            total.matches += counts.matches;
+            total.lines += counts.lines;
+            total.files += u64::from(counts.lines > 0);
         }
         Ok(vec![
-            Metric::new("matches", matches as f64).with_findings(findings),
-            Metric::new("files", files as f64),
+            Metric::new("matches", total.matches as f64).with_findings(findings),
+            Metric::new("lines", total.lines as f64),
+            Metric::new("files", total.files as f64),
         ])
     }
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub matches: u64,
+    pub lines: u64,
+    pub files: u64,
+}
+
+/// Count `regex` in one text file, line by line; `on_match(line number, text)` sees every
+/// counted (non-empty) match.
+pub fn scan(regex: &Regex, content: &[u8], mut on_match: impl FnMut(usize, &[u8])) -> Counts {
+    let mut counts = Counts::default();
+    if content.is_empty() {
+        return counts;
+    }
+    let body = content.strip_suffix(b"\n").unwrap_or(content);
+    for (index, line) in body.split(|&b| b == b'\n').enumerate() {
+        let mut matched = false;
+        for m in regex.find_iter(line) {
+            matched = true;
+            if !m.is_empty() {
+                counts.matches += 1;
+                on_match(index + 1, m.as_bytes());
+            }
+        }
+        counts.lines += u64::from(matched);
+    }
+    counts
 }
 
 discern_sdk::export_producer!(Pattern);
@@ -92,7 +135,8 @@ mod tests {
             .file("c.rs", "nothing here\n");
         let m = run(&s, r#"{"pattern": "\\.unwrap\\(\\)", "paths": ["*.rs"]}"#).unwrap();
         assert_eq!(m[0].value, 3.0);
-        assert_eq!(m[1].value, 2.0);
+        assert_eq!(m[1].value, 3.0);
+        assert_eq!(m[2].value, 2.0);
         let messages: Vec<_> = m[0].findings.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(
             messages,
@@ -136,6 +180,39 @@ mod tests {
             err.to_string()
                 .contains("config.pattern is not a valid regex")
         );
+    }
+
+    fn counts(pattern: &str, content: &str) -> (f64, f64) {
+        let s = MemorySnapshot::new().file("a.txt", content);
+        let config = serde_json::json!({"pattern": pattern, "paths": ["*"]}).to_string();
+        let m = run(&s, &config).unwrap();
+        (m[0].value, m[1].value)
+    }
+
+    #[test]
+    fn the_line_model_is_git_greps() {
+        // No phantom empty line after the final newline; an empty file has no line.
+        assert_eq!(counts("^$", "a\n\nb\n"), (0.0, 1.0));
+        assert_eq!(counts("^[ \t]*$", "a\n  \n\n"), (1.0, 2.0));
+        assert_eq!(counts("^$", ""), (0.0, 0.0));
+        assert_eq!(counts("^$", "\n"), (0.0, 1.0));
+        // `\s` does not run across a line end.
+        assert_eq!(counts("a\\s+b", "a\nb\n"), (0.0, 0.0));
+        assert_eq!(counts("a\\s+b", "a \t b\n"), (1.0, 1.0));
+        // CRLF: `\r` is part of the line, as in git grep.
+        assert_eq!(counts("x$", "x\r\nx\n"), (1.0, 1.0));
+        // Empty matches are not counted as occurrences, but their lines match.
+        assert_eq!(counts("TODO|", "a TODO b TODO\nnone\n"), (2.0, 2.0));
+        assert_eq!(counts("o", "foo\nbar\nno final newline o"), (4.0, 2.0));
+    }
+
+    #[test]
+    fn a_match_longer_than_a_message_is_truncated_not_a_failure() {
+        let long = "x".repeat(10_000);
+        let s = MemorySnapshot::new().file("a.txt", format!("{long}\n"));
+        let m = run(&s, r#"{"pattern": "x+", "paths": ["*"]}"#).unwrap();
+        assert_eq!(m[0].value, 1.0);
+        assert!(m[0].findings[0].message.len() <= discern_sdk::MAX_MESSAGE_BYTES);
     }
 
     #[test]

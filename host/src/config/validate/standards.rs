@@ -1,5 +1,7 @@
 //! `[standards.<name>]`: every field of a Standard, with its cross-checks against `[jobs]`.
 
+mod builtin_config;
+
 use std::ops::Range;
 
 use toml_edit::{Item, TableLike};
@@ -59,6 +61,7 @@ impl Reader<'_> {
         let run = self.run(spec, &t);
         let producer = self.producer(spec, &t, run.as_deref(), header.clone());
         let config = self.producer_config(spec, &t, run.as_deref());
+        self.builtin_config(spec, &t, producer.as_ref(), &config);
         let metric = self.metric(spec, &t, name);
         let per = self.per(spec, &t);
         let scale = self.scale(spec, &t, per.as_ref());
@@ -67,6 +70,9 @@ impl Reader<'_> {
         let needs = self.needs(spec, &t, jobs, run.as_deref());
         let artifact = self.artifact(spec, &t, jobs, &needs);
         let inputs = self.string_list(spec, &t, "inputs", false);
+        if let Some(inputs) = &inputs {
+            self.pathspecs(&t, "inputs", span_of(spec, "inputs"), inputs);
+        }
 
         if self.issues.len() > issues_before {
             return None;
@@ -258,6 +264,50 @@ impl Reader<'_> {
         config
     }
 
+    /// A built-in's `config` against the schema it publishes: unknown keys, missing keys,
+    /// types and pathspecs refused with the line of the key (or of `config`).
+    fn builtin_config(
+        &mut self,
+        spec: Option<&dyn TableLike>,
+        t: &str,
+        producer: Option<&ProducerRef>,
+        config: &Value,
+    ) {
+        let (Some(ProducerRef::Builtin(name)), Value::Object(table)) = (producer, config) else {
+            return;
+        };
+        if self.mode == Mode::Tolerant || spec.and_then(|s| s.get("run")).is_some() {
+            return;
+        }
+        let item = spec.and_then(|s| s.get("config"));
+        for problem in builtin_config::problems(name, table) {
+            let key_item = problem
+                .key
+                .as_deref()
+                .and_then(|k| item.and_then(Item::as_table_like).and_then(|c| c.get(k)));
+            let span = key_item
+                .and_then(Item::span)
+                .or_else(|| item.and_then(Item::span));
+            let key = match &problem.key {
+                Some(k) => format!("config.{k}"),
+                None => "config".to_owned(),
+            };
+            self.issue_at(t, Some(&key), span, problem.message);
+        }
+    }
+
+    /// Pathspecs (of `per` or `inputs`) as the snapshot reads them.
+    fn pathspecs(&mut self, t: &str, key: &str, span: Option<Range<usize>>, specs: &[String]) {
+        if self.mode == Mode::Tolerant {
+            return;
+        }
+        for spec in specs {
+            if let Err(e) = crate::snapshot::Pathspec::check(spec) {
+                self.issue_at(t, Some(key), span.clone(), e.to_string());
+            }
+        }
+    }
+
     /// The metric this Standard reads (by default the one named like the Standard).
     fn metric(&mut self, spec: Option<&dyn TableLike>, t: &str, name: &str) -> String {
         let metric = self
@@ -411,7 +461,10 @@ impl Reader<'_> {
             })
             .filter(|l| !l.is_empty() && l.iter().all(|s| !s.is_empty()));
         match list {
-            Some(paths) => Some(Per::Extent { kind: kind_, paths }),
+            Some(paths) => {
+                self.pathspecs(t, "per", item.span(), &paths);
+                Some(Per::Extent { kind: kind_, paths })
+            }
             None => {
                 self.issue_at(t, Some("per"), item.span(), format!("per.{key} must be a non-empty list of pathspecs (an empty one would count nothing)"));
                 None

@@ -76,6 +76,17 @@ pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envel
             ),
         ))
     })?;
+    let merge = crate::commit::merging::recover(repo).map_err(|e| {
+        Box::new(Envelope::refusal(
+            verb,
+            ErrorSlug::PreconditionFailed,
+            format!("An interrupted update cannot be settled: {e}"),
+            Hint::next_step(
+                HintId::CheckRepository,
+                "Inspect the branch and the merge journal named above, then run the command again.",
+            ),
+        ))
+    })?;
     let mut done = crate::commit::landing::recover(repo, &crate::commit::Faults::default()).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
@@ -88,6 +99,7 @@ pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envel
         ))
     })?;
     done.extend(forks);
+    done.extend(merge);
     Ok(done)
 }
 

@@ -540,3 +540,30 @@ fn a_weakened_definition_is_judged_by_the_trunks_too_for_the_owner() {
         "{line}"
     );
 }
+
+#[test]
+fn a_branch_cannot_relax_the_trunks_repository_settings_before_landing() {
+    let trunk_config = LANDING_CONFIG.replace("pin_on_done = false", "require_trunk = true");
+    let fixture = Fixture::new(&trunk_config);
+    // The branch opts out of pinning and of requiring the trunk, and drops a TODO (a gain).
+    let relaxed = trunk_config.replace(
+        "require_trunk = true",
+        "require_trunk = false\npin_on_done = false",
+    );
+    let path = effort(
+        &fixture,
+        "relax",
+        &[
+            ("discern.toml", &relaxed),
+            ("src/lib.rs", "// TODO: one\npub fn a() {}\npub fn b() {}\n"),
+        ],
+    );
+    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(
+        json["steps"][0]["label"], "pin",
+        "the trunk's pin_on_done decides: {json}"
+    );
+    let keys = keys_of(&json["data"]["proof"]["protected"]);
+    assert_eq!(keys, ["repository.pin_on_done", "repository.require_trunk"]);
+}

@@ -370,3 +370,74 @@ fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_throu
         rounds()
     );
 }
+
+/// After an update was killed: the same update goes through (or finds the merge concluded),
+/// HEAD is exactly one merge of the trunk, no merge is left in progress, the tree is clean.
+fn merged_once_after(fixture: &Fixture, effort: &Path, before: &str, trunk: &str, round: &str) {
+    let json = fixture.run_in(effort, &["update", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{round}: {json}");
+    let parents = fixture.git_out(effort, &["rev-list", "--parents", "-n", "1", "HEAD"]);
+    assert!(
+        parents.ends_with(&format!("{before} {trunk}")),
+        "{round}: {parents}"
+    );
+    let git_dir = fixture.git_out(effort, &["rev-parse", "--absolute-git-dir"]);
+    assert!(!Path::new(&git_dir).join("MERGE_HEAD").exists(), "{round}");
+    assert!(
+        !Path::new(&git_dir)
+            .join("discern/merge-transaction.json")
+            .exists(),
+        "{round}"
+    );
+    assert_eq!(
+        fixture.git_out(effort, &["status", "--porcelain"]),
+        "",
+        "{round}"
+    );
+    fixture.git_in(effort, &["reset", "-q", "--hard", before]);
+}
+
+#[test]
+fn an_update_killed_at_any_moment_is_undone_or_kept_and_the_same_update_goes_through() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture.run(&["start", "--name", "u", "--json"]).json();
+    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
+    for n in 0..40 {
+        fixture
+            .repo
+            .write(&format!("docs/page{n}.md"), "text\n".repeat(200));
+    }
+    let trunk = fixture.repo.commit("trunk work");
+    let before = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
+
+    let run = fixture.run_in(
+        &effort,
+        &["update", "--json"],
+        &[("DISCERN_FAULT", discern::commit::merging::JOURNAL_WRITTEN)],
+    );
+    assert_ne!(run.code, 0, "the fault hook stops it");
+    merged_once_after(&fixture, &effort, &before, &trunk, "journal written");
+    let mut killed = 0;
+    for round in 0..rounds() {
+        killed += usize::from(kill_after(
+            &fixture,
+            &effort,
+            &["update"],
+            jitter(round, 250),
+        ));
+        merged_once_after(
+            &fixture,
+            &effort,
+            &before,
+            &trunk,
+            &format!("round {round}"),
+        );
+    }
+    eprintln!(
+        "update: 1 step, {} rounds, {killed} killed at a random moment",
+        rounds()
+    );
+}

@@ -155,6 +155,11 @@ fn unwind(repo: &Repo, journal: &ForkJournal, from: ObjectId) {
     if !removed && made_by_fork(&journal.path, journal.since_ns) {
         let _ = std::fs::remove_dir_all(&journal.path);
     }
+    // A registration whose folder is gone but which is still locked is not pruned: unlock it
+    // (it is this fork's own, made for this path).
+    if registered && !removed {
+        let _ = repo.git(&["worktree", "unlock", &journal.path.display().to_string()]);
+    }
     let _ = repo.git(&["worktree", "prune"]);
     if repo.branch_commit(&journal.branch).ok().flatten() == Some(from) {
         let _ = delete_branch(repo, &journal.branch, from);

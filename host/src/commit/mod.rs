@@ -18,6 +18,7 @@ use crate::git::Repo;
 pub mod fork;
 pub mod landing;
 pub mod lock;
+pub mod merging;
 pub mod owned_lock;
 mod transaction;
 

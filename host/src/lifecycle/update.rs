@@ -156,7 +156,7 @@ pub fn update(ws: &Workspace, request: &UpdateRequest) -> Envelope {
     if dry_run {
         return merge.preview();
     }
-    merge.run(repo)
+    merge.run(repo, &ws.settings.faults)
 }
 
 /// Two efforts pinned the same limit: when `ours` and `theirs` differ only in limit values,
@@ -231,7 +231,7 @@ impl Merge<'_> {
         e
     }
 
-    fn run(&self, repo: &Repo) -> Envelope {
+    fn run(&self, repo: &Repo, faults: &crate::commit::Faults) -> Envelope {
         let message = format!(
             "Merge {} into {} (discern update)",
             self.source, self.branch
@@ -240,7 +240,17 @@ impl Merge<'_> {
             path: crate::config::FILE,
             resolve: &tighter_limits,
         };
-        match git::worktree::merge(repo, self.incoming, &message, Some(&resolver)) {
+        let journaled = crate::commit::merging::journaled(
+            repo,
+            (self.branch, self.head, self.incoming),
+            faults,
+            || git::worktree::merge(repo, self.incoming, &message, Some(&resolver)),
+        );
+        let merge = match journaled {
+            Ok(merge) => merge,
+            Err(e) => return self.aborted(&[], Some(&e.to_string())),
+        };
+        match merge {
             git::Merge::Merged => self.merged(repo),
             git::Merge::Resolved(path) => {
                 let mut e = self.merged(repo);

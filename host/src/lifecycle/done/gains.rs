@@ -21,10 +21,17 @@ pub(super) fn stick(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(Subject, Option<Step>), Box<Envelope>> {
     // A branch behind the trunk fails the gate's merge stage; nothing is pinned on it first.
+    // Whether gains are pinned is the trunk's setting: a branch's change to it (a protected
+    // change) takes effect once landed.
+    let trunk_config = trunk_config(ws, &subject_now);
+    let pin_on_done = trunk_config.as_ref().map_or_else(
+        || subject_now.config.as_ref().is_some_and(|c| c.pin_on_done),
+        |t| t.pin_on_done,
+    );
     let Some(config) = subject_now
         .config
         .as_ref()
-        .filter(|c| c.pin_on_done && subject_now.behind == 0)
+        .filter(|_| pin_on_done && subject_now.behind == 0)
     else {
         return Ok((subject_now, None));
     };
@@ -43,7 +50,6 @@ pub(super) fn stick(
     if !live.records.is_empty() {
         return Ok((subject_now, None));
     }
-    let trunk_config = trunk_config(ws, &subject_now);
     let margin_of = |standard: &StandardDef| {
         trunk_config
             .as_ref()

@@ -102,13 +102,22 @@ pub struct Against {
 }
 
 impl Against {
-    /// HEAD against the effective trunk, as the process settings and `config` say.
+    /// HEAD against the effective trunk, as the process settings and `config` say. A trunk
+    /// that requires itself cannot be relaxed by a branch: its own `require_trunk` counts too.
     pub fn new(ws: &Workspace, config: &Config, head: ObjectId) -> Self {
+        let trunk = ws.trunk(Some(config));
+        let trunk_requires = ws
+            .repo
+            .trunk_commit(&trunk)
+            .ok()
+            .flatten()
+            .and_then(|t| config_at(&ws.repo, t).ok()?.ok()?)
+            .is_some_and(|c| c.require_trunk);
         Self {
-            trunk: ws.trunk(Some(config)),
+            trunk,
             head,
             baseline: None,
-            require_trunk: ws.settings.ci || config.require_trunk,
+            require_trunk: ws.settings.ci || config.require_trunk || trunk_requires,
         }
     }
 }

@@ -247,6 +247,12 @@ fn recover_one(
             && m.git(&["diff-index", "--cached", "--quiet", &from.to_string()])
                 .is_ok()
     });
+    // A follow killed midway may have written files it adds before the index: they go first
+    // (only untracked ones at added paths, written since the landing began).
+    let since = journal.locks.first().map(|c| c.since_ns);
+    if let (true, Some(main), Some(since)) = (behind, main.as_ref(), since) {
+        super::merging::remove_added_leftovers(main, from, head, since)?;
+    }
     let mut finishing = journal.clone();
     finishing.main_on_trunk = behind;
     // Inside the landed effort's worktree, that worktree is not removed from under the caller.

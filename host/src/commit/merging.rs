@@ -107,14 +107,15 @@ pub fn recover(repo: &Repo) -> Result<Option<String>, CommitError> {
     Ok(Some(message))
 }
 
-/// The files a killed merge had begun to write for paths it adds: untracked, and no older
-/// than the merge. (An untracked file that was there before makes git refuse the merge before
-/// it writes anything, so none of these is the user's.)
-fn remove_written(
+/// The files a killed checkout (a merge, a landing's main-checkout update) had begun to write
+/// for the paths `from..to` adds: untracked, and no older than `since_ns`, when it began. (An
+/// untracked file that was there before makes git refuse before it writes anything, so none
+/// of these is the user's.)
+pub(super) fn remove_added_leftovers(
     repo: &Repo,
-    journal: &MergeJournal,
-    head: ObjectId,
-    incoming: ObjectId,
+    from: ObjectId,
+    to: ObjectId,
+    since_ns: u128,
 ) -> Result<(), CommitError> {
     let added = repo
         .git(&[
@@ -122,10 +123,10 @@ fn remove_written(
             "--name-only",
             "--no-renames",
             "--diff-filter=A",
-            &head.to_string(),
-            &incoming.to_string(),
+            &from.to_string(),
+            &to.to_string(),
         ])
-        .map_err(|e| git_error("cannot list what the merge adds", e))?;
+        .map_err(|e| git_error("cannot list what the checkout adds", e))?;
     let untracked = repo
         .git(&["ls-files", "--others", "--exclude-standard"])
         .map_err(|e| git_error("cannot list untracked files", e))?;
@@ -136,10 +137,10 @@ fn remove_written(
             .ok()
             .and_then(|m| m.modified().ok())
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .is_some_and(|t| t.as_nanos() + 1_000_000_000 >= journal.since_ns);
+            .is_some_and(|t| t.as_nanos() + 1_000_000_000 >= since_ns);
         if written {
             std::fs::remove_file(&full)
-                .map_err(|e| git_error("cannot remove a file the interrupted merge wrote", e))?;
+                .map_err(|e| git_error("cannot remove a file the interrupted checkout wrote", e))?;
         }
     }
     Ok(())
@@ -161,7 +162,7 @@ fn settle(repo: &Repo, journal: &MergeJournal) -> Result<String, CommitError> {
             false => repo.git(&["reset", "--merge", "HEAD"]),
         };
         aborted.map_err(|e| git_error("cannot undo the interrupted merge", e))?;
-        remove_written(repo, journal, head, incoming)?;
+        remove_added_leftovers(repo, head, incoming, journal.since_ns)?;
         return Ok(format!(
             "An interrupted update of {} was undone: the merge had not concluded, so {} is as it was.",
             journal.branch,

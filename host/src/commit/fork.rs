@@ -179,29 +179,12 @@ fn made_by_fork(path: &Path, since_ns: u128) -> bool {
 
 /// The fork journals a crash left, for read-only verbs to report.
 pub fn pending(repo: &Repo) -> Result<Vec<(PathBuf, ForkJournal)>, String> {
-    let Ok(entries) = std::fs::read_dir(repo.shared_path(DIR)) else {
-        return Ok(Vec::new());
-    };
-    let mut found = Vec::new();
-    for path in entries.flatten().map(|e| e.path()) {
-        if path.extension().is_none_or(|e| e != "json") {
-            continue;
-        }
-        let journal = std::fs::read(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice::<ForkJournal>(&b).map_err(|e| e.to_string()))
-            .map_err(|e| {
-                format!(
-                    "{} is unreadable ({e}); inspect it and delete it",
-                    path.display()
-                )
-            })?;
-        if journal.version > VERSION {
-            return Err(format!("{} was written by a newer discern", path.display()));
-        }
-        found.push((path, journal));
-    }
-    Ok(found)
+    super::read_journals(
+        &repo.shared_path(DIR),
+        "inspect it and delete it",
+        |j: &ForkJournal| j.version,
+        VERSION,
+    )
 }
 
 fn journal_path(repo: &Repo, id: &str) -> PathBuf {

@@ -305,28 +305,10 @@ pub(super) fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// The landing journals a crash left, for read-only verbs to report (they write nothing).
 pub fn pending(repo: &Repo) -> Result<Vec<(PathBuf, LandingJournal)>, String> {
-    let dir = repo.shared_path(DIR);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(Vec::new());
-    };
-    let mut found = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "json") {
-            continue;
-        }
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("{} cannot be read ({e})", path.display()))?;
-        let journal: LandingJournal = serde_json::from_slice(&bytes).map_err(|e| {
-            format!(
-                "{} is unreadable ({e}); inspect the trunk and delete it",
-                path.display()
-            )
-        })?;
-        if journal.version > VERSION {
-            return Err(format!("{} was written by a newer discern", path.display()));
-        }
-        found.push((path, journal));
-    }
-    Ok(found)
+    super::read_journals(
+        &repo.shared_path(DIR),
+        "inspect the trunk and delete it",
+        |j: &LandingJournal| j.version,
+        VERSION,
+    )
 }

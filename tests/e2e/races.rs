@@ -109,3 +109,30 @@ fn concurrent_landings_land_one_and_tell_the_others_the_trunk_moved() {
         );
     }
 }
+
+#[test]
+fn concurrent_starts_of_one_name_make_one_effort_and_never_unwind_the_winners() {
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        let dirs = vec![fixture.path().to_owned(); 3];
+        let results = race(&fixture, &dirs, &["start", "--name", "same", "--json"]);
+        let won: Vec<&Value> = results.iter().filter(|r| r["ok"] == true).collect();
+        assert_eq!(won.len(), 1, "round {round}: one effort: {results:#?}");
+        let path = PathBuf::from(won[0]["data"]["path"].as_str().unwrap());
+        assert!(
+            path.join("src/lib.rs").exists(),
+            "round {round}: the winner's worktree stays"
+        );
+        assert_eq!(
+            fixture.git_out(&path, &["rev-parse", "--abbrev-ref", "HEAD"]),
+            "agent/same",
+            "round {round}"
+        );
+        for lost in results.iter().filter(|r| r["ok"] != true) {
+            assert!(
+                lost["message"].as_str().unwrap().contains("already exists"),
+                "round {round}: {lost}"
+            );
+        }
+    }
+}

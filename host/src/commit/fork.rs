@@ -87,21 +87,32 @@ pub fn fork(
 ) -> Result<(), ForkError> {
     let from = parse(&journal.from).map_err(|e| ForkError::Journal(e.to_string()))?;
     let _lock = WriterLock::acquire(repo).map_err(|e| ForkError::Journal(e.to_string()))?;
+    // Under the lock: a concurrent start of the same name that got here first keeps its
+    // effort; this one makes (and so unwinds) nothing.
+    let taken =
+        journal.path.exists() || repo.branch_commit(&journal.branch).ok().flatten().is_some();
+    if taken {
+        return Err(ForkError::Branch {
+            branch: journal.branch.clone(),
+            why: format!("it or the folder {} already exists", journal.path.display()),
+        });
+    }
     let path = journal_path(repo, &journal.id);
     write(&path, journal).map_err(|e| ForkError::Journal(e.to_string()))?;
     faults.point(step::JOURNAL_WRITTEN);
     let reason = format!("discern start: {} from {}", journal.id, journal.from);
-    let made = create_branch(repo, &journal.branch, from, &reason)
-        .map_err(|e| ForkError::Branch {
+    if let Err(e) = create_branch(repo, &journal.branch, from, &reason) {
+        let _ = std::fs::remove_file(&path);
+        return Err(ForkError::Branch {
             branch: journal.branch.clone(),
             why: e.to_string(),
-        })
-        .and_then(|()| {
-            faults.point(step::BRANCH_CREATED);
-            worktree::add(repo, &journal.path, &journal.branch).map_err(|e| ForkError::Worktree {
-                path: journal.path.display().to_string(),
-                why: e.to_string(),
-            })
+        });
+    }
+    faults.point(step::BRANCH_CREATED);
+    let made = worktree::add(repo, &journal.path, &journal.branch)
+        .map_err(|e| ForkError::Worktree {
+            path: journal.path.display().to_string(),
+            why: e.to_string(),
         })
         .and_then(|()| {
             faults.point(step::WORKTREE_ADDED);

@@ -370,10 +370,10 @@ fn languages(snapshot: &Snapshot, exclusions: &[String]) -> Vec<(&'static Langua
         })
         .filter(|(_, _, files)| *files > 0)
         .collect();
-    let most = found.iter().map(|(_, _, files)| *files).max().unwrap_or(0);
+    let most = found.iter().map(|(_, _, files)| *files).max();
     found
         .into_iter()
-        .filter(|(_, _, files)| *files >= paths::MIN_FILES || *files == most)
+        .filter(|(_, _, files)| *files >= paths::MIN_FILES || Some(*files) == most)
         .map(|(language, specs, _)| (language, specs))
         .collect()
 }

@@ -10,7 +10,7 @@
 //! boundaries), and binary files (a NUL in the first 8,000 bytes) are skipped. Metrics:
 //!
 //! - `matches`: non-empty matches, each line searched left to right from the end of the
-//!   previous match, as `git grep -o` prints them; an empty match (`TODO|`, `^$`) is not
+//!   previous match, as `git grep -o` prints them; an empty match (`word|`, `^$`) is not
 //!   counted (git grep -o stops at a line's first empty match, discern skips it). The search
 //!   goes on from a match's end with the whole line as context, so `\bx` counts once in `xx`;
 //!   git grep -o restarts the line there, so a pattern that starts with `\b` can print more;
@@ -202,7 +202,7 @@ mod tests {
         // CRLF: `\r` is part of the line, as in git grep.
         assert_eq!(counts("x$", "x\r\nx\n"), (1.0, 1.0));
         // Empty matches are not counted as occurrences, but their lines match.
-        assert_eq!(counts("TODO|", "a TODO b TODO\nnone\n"), (2.0, 2.0));
+        assert_eq!(counts("mark|", "a mark b mark\nnone\n"), (2.0, 2.0));
         assert_eq!(counts("o", "foo\nbar\nno final newline o"), (4.0, 2.0));
     }
 

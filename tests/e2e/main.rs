@@ -23,6 +23,7 @@ mod mcp_wire;
 mod proposal_commits;
 mod races;
 mod ratchet;
+mod reference;
 mod runtime_cache;
 mod sandbox;
 mod snapshot;

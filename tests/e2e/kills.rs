@@ -65,17 +65,7 @@ fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
         ));
         let json = fixture.run(&["standards", "--json"]).json();
         assert_eq!(json["ok"], true, "round {round}: {json}");
-        assert_eq!(
-            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
-            "",
-            "round {round}"
-        );
-        assert!(
-            !fixture
-                .path()
-                .join(".git/discern/config-transaction.json")
-                .exists()
-        );
+        fixture.assert_settled(&format!("round {round}"));
         let head = fixture.repo.head();
         if head != before {
             landed += 1;
@@ -195,16 +185,7 @@ fn a_proposal_killed_at_a_random_moment_is_recorded_once_or_not_at_all() {
         assert_eq!(log.lines().count(), 1, "round {round}: one proposal commit");
         let changed = fixture.git_out(fixture.path(), &["diff", "--name-only", &before, "HEAD"]);
         assert_eq!(changed, "discern.toml", "round {round}");
-        assert_eq!(
-            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
-            ""
-        );
-        assert!(
-            !fixture
-                .path()
-                .join(".git/discern/config-transaction.json")
-                .exists()
-        );
+        fixture.assert_settled(&format!("round {round}"));
         if json["data"]["proposal_batch"]["status"] != "recorded" {
             recorded += 1;
         }

@@ -67,16 +67,7 @@ fn concurrent_pins_make_exactly_one_commit_and_never_an_empty_one() {
                 "round {round}: a loser is unchanged or refused as moved: {other}"
             );
         }
-        assert_eq!(
-            fixture.git_out(fixture.path(), &["status", "--porcelain"]),
-            ""
-        );
-        assert!(
-            !fixture
-                .path()
-                .join(".git/discern/config-transaction.json")
-                .exists()
-        );
+        fixture.assert_settled(&format!("round {round}"));
     }
 }
 

@@ -157,6 +157,22 @@ impl Fixture {
         }
     }
 
+    /// The main checkout after a transaction settled: a clean tree and no journal left.
+    pub fn assert_settled(&self, round: &str) {
+        assert_eq!(
+            self.git_out(self.path(), &["status", "--porcelain"]),
+            "",
+            "{round}"
+        );
+        assert!(
+            !self
+                .path()
+                .join(".git/discern/config-transaction.json")
+                .exists(),
+            "{round}: the journal is gone"
+        );
+    }
+
     /// `git` in `dir` (an effort's worktree, say), hermetically; panics when it fails.
     pub fn git_in(&self, dir: &Path, args: &[&str]) {
         let mut cmd = std::process::Command::new("git");

@@ -35,11 +35,7 @@ pub fn config_at(repo: &Repo, commit: ObjectId) -> Result<Config, String> {
     let bytes = repo
         .file_at(commit, crate::config::FILE)
         .map_err(|e| e.to_string())?;
-    let Some(bytes) = bytes else {
-        return Ok(Config::absent());
-    };
-    let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())?;
-    Config::parse_tolerant(&text).map_err(|e| e.to_string())
+    Ok(Config::committed(bytes)?.unwrap_or_else(Config::absent))
 }
 
 /// The trunk a branch names is a trunk: not the branch itself, and its own committed config

@@ -84,6 +84,18 @@ impl Config {
         validate::parse_with(source, validate::Mode::Tolerant)
     }
 
+    /// A committed `discern.toml` (its bytes, `None` without one), read tolerantly as another
+    /// discern version may have written it: `Err(why)` when it cannot be parsed.
+    pub fn committed(bytes: Option<Vec<u8>>) -> Result<Option<Self>, String> {
+        let Some(bytes) = bytes else {
+            return Ok(None);
+        };
+        let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())?;
+        Self::parse_tolerant(&text)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+
     /// The config of a commit without a `discern.toml`: no Standards, every default.
     pub fn absent() -> Self {
         Config {

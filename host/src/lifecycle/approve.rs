@@ -162,21 +162,7 @@ fn effort_repo(ws: &Workspace, effort: Option<&str>) -> Result<Repo, Box<Envelop
         }
         return Ok(ws.repo.clone());
     };
-    let config = Config::load(ws.root()).ok().flatten();
-    let prefix = config.map_or_else(
-        || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
-        |c| c.branch_prefix,
-    );
-    super::effort::worktree(&ws.repo, &prefix, effort)
-        .and_then(|path| Repo::discover(&path).ok())
-        .ok_or_else(|| {
-            Box::new(refuse(
-                ErrorSlug::NotFound,
-                format!("No effort worktree is named {effort:?}."),
-                HintId::AskOwner,
-                "Name an effort by its id, branch or worktree path (`discern status --all` lists them).",
-            ))
-        })
+    super::effort::workspace(ws, VERB, effort).map(|effort| effort.repo)
 }
 
 /// The owner's tokens, when given, name exactly the items awaiting approval.

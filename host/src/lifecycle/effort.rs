@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use gix::ObjectId;
 
 use crate::git::Repo;
+use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::workspace::Workspace;
 
 /// The effort `target` names: its worktree path (if it still has one) and its tip.
 pub fn find(
@@ -39,4 +41,29 @@ pub fn find(
 /// The worktree of the effort `target` names, when it has one.
 pub fn worktree(repo: &Repo, prefix: &str, target: &str) -> Option<PathBuf> {
     find(repo, prefix, target).and_then(|(path, _)| path)
+}
+
+/// The workspace of the effort `target` names, seen from `ws` (any checkout, the main one
+/// included), or `verb`'s refusal naming what was not found.
+pub fn workspace(ws: &Workspace, verb: &str, target: &str) -> Result<Workspace, Box<Envelope>> {
+    let prefix = crate::config::Config::load(ws.root())
+        .ok()
+        .flatten()
+        .map_or_else(
+            || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
+            |c| c.branch_prefix,
+        );
+    worktree(&ws.repo, &prefix, target)
+        .and_then(|path| Workspace::open(&path, ws.settings.clone()).ok())
+        .ok_or_else(|| {
+            Box::new(Envelope::refusal(
+                verb,
+                ErrorSlug::NotFound,
+                format!("No effort worktree is named {target:?}."),
+                Hint::next_step(
+                    HintId::AskOwner,
+                    "Name an effort by its id, branch or worktree path (`discern status --all` lists them).",
+                ),
+            ))
+        })
 }

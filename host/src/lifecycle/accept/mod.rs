@@ -116,7 +116,7 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
 
 pub fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     if let Some(effort) = &request.effort {
-        return match effort_workspace(ws, effort) {
+        return match super::effort::workspace(ws, VERB, effort) {
             Ok(effort_ws) => accept(
                 &effort_ws,
                 runtime,
@@ -138,24 +138,6 @@ pub fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Mov
         envelope: journal.finish(landed.envelope),
         root: landed.root,
     }
-}
-
-/// The workspace of the effort `effort` names, seen from `ws` (any checkout).
-fn effort_workspace(ws: &Workspace, effort: &str) -> Result<Workspace, Box<Envelope>> {
-    let prefix = Config::load(ws.root()).ok().flatten().map_or_else(
-        || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
-        |c| c.branch_prefix,
-    );
-    super::effort::worktree(&ws.repo, &prefix, effort)
-        .and_then(|path| Workspace::open(&path, ws.settings.clone()).ok())
-        .ok_or_else(|| {
-            Box::new(refuse(
-                ErrorSlug::NotFound,
-                format!("No effort worktree is named {effort:?}."),
-                HintId::AskOwner,
-                "Name an effort by its id, branch or worktree path (`discern status --all` lists them)",
-            ))
-        })
 }
 
 /// What `accept` established about the effort before deciding anything.

@@ -6,7 +6,7 @@ use gix::ObjectId;
 
 use super::compare::{self, Change};
 use super::{Against, BaselineKind, LimitsCheck, ProposalClaim, config_at, fix};
-use crate::config::Config;
+use crate::config::{Config, Direction};
 use crate::git::{Repo, RepoError, short};
 
 /// How to see what the check sees, for a redefinition or a loosening.
@@ -50,8 +50,14 @@ pub(super) fn judge(
             check.proposed += 1;
             continue;
         }
-        if let Change::Loosened { .. } = change {
-            let message = message(&change, trunk);
+        if let Change::Loosened {
+            standard,
+            direction,
+            from,
+            to,
+        } = &change
+        {
+            let message = loosened(standard, *direction, (*from, *to), trunk);
             check.forbid(&change, message, DRY_RUN);
             continue;
         }
@@ -96,36 +102,16 @@ fn explained(change: &Change, proposals: &[ProposalClaim]) -> bool {
     })
 }
 
-fn message(change: &Change, trunk: &str) -> String {
-    match change {
-        Change::Redefined { standard, fields } => format!(
-            "Standard {standard} is redefined versus {trunk}: {}. A limit only keeps its meaning while these stay equal; restore the trunk definition. An intentional redefinition is the owner's change to make on the trunk; a proposal cannot waive it.",
-            fields.join("; ")
-        ),
-        Change::Loosened {
-            standard,
-            direction,
-            from,
-            to,
-        } => {
-            let rule = match direction {
-                crate::config::Direction::Up => "floors only rise",
-                crate::config::Direction::Down => "ceilings only fall",
-            };
-            format!(
-                "Standard {standard} loosens its {} {from} -> {to} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change for {standard} with a technical reason, for the owner's exact approval.",
-                direction.bound()
-            )
-        }
-        Change::Deleted {
-            standard,
-            direction,
-            limit,
-        } => format!(
-            "Standard {standard} is deleted on this branch ({trunk} holds its {} at {limit}); deletion is the ultimate loosening: restore the [standards.{standard}] table.",
-            direction.bound()
-        ),
-    }
+/// Why a loosening the branch made is refused, and the way past it.
+fn loosened(standard: &str, direction: Direction, (from, to): (f64, f64), trunk: &str) -> String {
+    let rule = match direction {
+        Direction::Up => "floors only rise",
+        Direction::Down => "ceilings only fall",
+    };
+    format!(
+        "Standard {standard} loosens its {} {from} -> {to} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change for {standard} with a technical reason, for the owner's exact approval.",
+        direction.bound()
+    )
 }
 
 fn parse_failed(check: &mut LimitsCheck, trunk: &str, at_tip: bool, base: ObjectId, e: &str) {

@@ -29,7 +29,8 @@ pub enum LimitsStatus {
     /// Some limits are looser, each explained by an active proposal, or Standards are
     /// redefined or deleted: each awaits the owner's approval.
     Proposed,
-    /// Some Standards are redefined, loosened or deleted versus trunk: blocked.
+    /// A limit is loosened without a proposal (a branch), or a Standard is redefined,
+    /// loosened or deleted without a recorded approval (the trunk): blocked.
     Loosened,
     /// The trunk ref is missing: nothing could be compared (loud, not blocking).
     Unverified,
@@ -230,13 +231,9 @@ pub fn config_at(
     repo: &Repo,
     commit: ObjectId,
 ) -> Result<Result<Option<Config>, String>, RepoError> {
-    let Some(bytes) = repo.file_at(commit, crate::config::FILE)? else {
-        return Ok(Ok(None));
-    };
-    Ok(String::from_utf8(bytes)
-        .map_err(|_| "it is not UTF-8".to_owned())
-        .and_then(|text| Config::parse_tolerant(&text).map_err(|e| e.to_string()))
-        .map(Some))
+    Ok(Config::committed(
+        repo.file_at(commit, crate::config::FILE)?,
+    ))
 }
 
 impl LimitsCheck {

@@ -13,6 +13,7 @@ pub mod commit;
 pub mod config;
 pub mod digest;
 pub mod evidence;
+pub mod findings;
 pub mod fsutil;
 pub mod git;
 #[cfg(test)]

@@ -213,6 +213,7 @@ pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
         Report {
             state,
             sections: vec![Section {
+                table: None,
                 title: "Operation".to_owned(),
                 lines,
             }],

@@ -89,6 +89,7 @@ pub fn producers(runtime: &Runtime) -> Envelope {
             supported_wit_versions()
         ),
         sections: vec![Section {
+            table: None,
             title: "Built-in producers".to_owned(),
             lines,
         }],

@@ -27,7 +27,7 @@ DEBIAN_PACKAGES=(clang-14=1:14.0.6-12 lld-14=1:14.0.6-12
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 EXAMPLE=$ROOT/sdk/examples/license-header
-WIT=$ROOT/wit/v0.1
+WIT=$ROOT/wit/v0.2
 OUT=$ROOT/target/examples
 TOOLS=$ROOT/target/example-toolchains
 LANGUAGES=()

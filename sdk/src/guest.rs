@@ -51,12 +51,20 @@ pub fn run<P: Producer>(config: String) -> Result<Vec<out::Metric>, String> {
         .map(|m| out::Metric {
             name: m.name,
             value: m.value,
+            counted: m.counted,
             findings: m
                 .findings
                 .into_iter()
                 .map(|f| out::Finding {
                     fingerprint: f.fingerprint,
                     path: f.path,
+                    line: f.line,
+                    column: f.column,
+                    severity: f.severity.map(|s| match s {
+                        crate::Severity::Error => out::Severity::Error,
+                        crate::Severity::Warning => out::Severity::Warning,
+                        crate::Severity::Note => out::Severity::Note,
+                    }),
                     message: f.message,
                 })
                 .collect(),

@@ -14,7 +14,7 @@ pub use count::{TextCounter, TextStats, count_lines, count_words, is_binary, is_
 pub use error::Error;
 pub use finding::fingerprint;
 pub use snapshot::{Entry, Snapshot};
-pub use types::{Finding, Info, MAX_MESSAGE_BYTES, Metric};
+pub use types::{Finding, Info, MAX_MESSAGE_BYTES, Metric, Severity};
 
 /// The producer an author writes: what it is, and how it measures a snapshot.
 pub trait Producer {
@@ -30,7 +30,7 @@ pub trait Producer {
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit/v0.1",
+        path: "../wit/v0.2",
         world: "producer",
         pub_export_macro: true,
         export_macro_name: "__export_producer_bindings",

@@ -32,6 +32,9 @@ pub struct Metric {
     pub name: String,
     pub value: f64,
     pub findings: Vec<Finding>,
+    /// Whether `value` is the number of things found, each one a finding (see
+    /// [`Metric::counting`]).
+    pub counted: bool,
 }
 
 impl Metric {
@@ -40,11 +43,22 @@ impl Metric {
             name: name.to_owned(),
             value,
             findings: Vec::new(),
+            counted: false,
         }
     }
 
+    /// The findings behind the value, which they only illustrate (the largest file).
     pub fn with_findings(mut self, findings: Vec<Finding>) -> Self {
         self.findings = findings;
+        self
+    }
+
+    /// The findings the value counts, one per thing found (a match, a violation): the host
+    /// then catches a swap (one fixed, another added, the count held). A list cut shorter
+    /// than the value (`max_findings`) leaves that check unverified.
+    pub fn counting(mut self, findings: Vec<Finding>) -> Self {
+        self.findings = findings;
+        self.counted = true;
         self
     }
 }
@@ -55,7 +69,20 @@ impl Metric {
 pub struct Finding {
     pub fingerprint: String,
     pub path: Option<String>,
+    /// The 1-based line the finding starts on, if known (as `git grep -n` numbers lines).
+    pub line: Option<u32>,
+    /// The 1-based byte column on that line, if known (as `git grep --column` counts).
+    pub column: Option<u32>,
+    pub severity: Option<Severity>,
     pub message: String,
+}
+
+/// A finding's level, as linters and SARIF name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
 }
 
 /// The longest finding message (and path) the host accepts, in bytes.
@@ -70,8 +97,24 @@ impl Finding {
         Self {
             fingerprint: fingerprint(rule, path, content, occurrence),
             path: Some(path.to_owned()),
+            line: None,
+            column: None,
+            severity: None,
             message: truncate(message, MAX_MESSAGE_BYTES),
         }
+    }
+
+    /// The same finding, located at 1-based `line` and byte `column` (0 means unknown).
+    pub fn at(mut self, line: u32, column: u32) -> Self {
+        self.line = (line > 0).then_some(line);
+        self.column = (column > 0 && line > 0).then_some(column);
+        self
+    }
+
+    /// The same finding with a level.
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = Some(severity);
+        self
     }
 }
 

@@ -11,6 +11,7 @@ mod contract;
 mod elicitation;
 mod evidence;
 mod examples;
+mod findings;
 mod gains;
 mod init_fit;
 mod kills;

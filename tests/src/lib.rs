@@ -9,8 +9,10 @@ pub mod examples;
 
 /// A producer that attacks the sandbox in the way `config.mode` names.
 pub const HOSTILE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/hostile.wasm"));
-/// A producer built against `discern:producer@0.2.0`.
+/// A producer built against `discern:producer@1.0.0`, newer than this host supports.
 pub const FUTURE_WIT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/future-wit.wasm"));
+/// A producer built against `discern:producer@0.1.0`, run through the host's adapter.
+pub const LEGACY_V01_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/legacy-v01.wasm"));
 
 /// The fixed date of every commit the tests make.
 pub const GIT_DATE: &str = "2026-01-01T00:00:00Z";

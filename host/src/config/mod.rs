@@ -15,7 +15,7 @@ use std::path::Path;
 
 pub use error::{ConfigError, ConfigIssue};
 pub use jobs::{Job, Stage};
-pub use standard::{Direction, ExtentKind, Per, ProducerRef, StandardDef};
+pub use standard::{Direction, ExtentKind, FindingsMode, Per, ProducerRef, StandardDef};
 pub use value::{canonical_json, item_to_json, toml_to_json};
 
 /// The config file's name at the repository root.

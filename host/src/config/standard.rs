@@ -30,6 +30,28 @@ impl Direction {
     }
 }
 
+/// How a `down` Standard without `per` judges its findings: `fingerprints` (the default) fails
+/// a swap (new findings that fixed ones hid from the count); `count` judges the count alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingsMode {
+    #[default]
+    Fingerprints,
+    Count,
+}
+
+impl FindingsMode {
+    pub const NAMES: &'static str =
+        "\"fingerprints\" (the default: a swap fails), \"count\" (the count alone)";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingsMode::Fingerprints => "fingerprints",
+            FindingsMode::Count => "count",
+        }
+    }
+}
+
 /// Where a Standard's producer comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -125,6 +147,8 @@ pub struct StandardDef {
     pub inputs: Option<Vec<String>>,
     /// Compatibility: a command whose stdout carries `DISCERN_METRIC` lines (unsandboxed).
     pub run: Option<String>,
+    /// Whether a swap fails (`fingerprints`) or the count alone is judged (`count`).
+    pub findings: FindingsMode,
     /// 1-based line of the table header.
     pub line: Option<usize>,
 }
@@ -156,6 +180,14 @@ impl StandardDef {
             ("inputs", json!(self.inputs)),
             ("run", json!(self.run)),
         ])
+        .into_iter()
+        // Only a non-default mode is written, so a definition from before the field existed
+        // keeps its fingerprint.
+        .chain(
+            (self.findings != FindingsMode::default())
+                .then(|| ("findings", json!(self.findings.as_str()))),
+        )
+        .collect()
     }
 
     /// A stable fingerprint of [`StandardDef::definition`] (sha256 of its canonical JSON).

@@ -24,6 +24,7 @@ pub const MAX_TIMEOUT_S: f64 = 3600.0;
 const JOB_KEYS: &[&str] = &["stage", "run", "artifacts", "inputs", "timeout"];
 pub(super) const STANDARD_KEYS: &[&str] = &[
     "direction",
+    "findings",
     "limit",
     "producer",
     "config",

@@ -375,6 +375,7 @@ fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>)
         Report {
             state,
             sections: vec![Section {
+                table: None,
                 title: "Awaiting the owner's exact approval".to_owned(),
                 lines: pending.required.lines(),
             }],

@@ -148,6 +148,7 @@ pub fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) -> Envelo
                 Report {
                     state: format!("{} ({}/{}.md)", page.title, dir_name, page.target),
                     sections: vec![Section {
+                        table: None,
                         title: "Content".to_owned(),
                         lines: page.content.lines().map(str::to_owned).collect(),
                     }],
@@ -247,6 +248,7 @@ fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
                 region.map(|r| format!(" (region {r})")).unwrap_or_default()
             ),
             sections: vec![Section {
+                table: None,
                 title: "Pages".to_owned(),
                 lines,
             }],
@@ -335,6 +337,7 @@ fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Envelope {
                 }
             ),
             sections: vec![Section {
+                table: None,
                 title: "Results".to_owned(),
                 lines,
             }],

@@ -91,6 +91,7 @@ fn run_stages(
             Report {
                 state: format!("{} job(s) passed; no Proof is issued by {verb}.", all.len()),
                 sections: vec![Section {
+                    table: None,
                     title: "Jobs".to_owned(),
                     lines,
                 }],
@@ -118,6 +119,7 @@ fn run_stages(
         );
         e.data = Some(data);
         e.report.sections = vec![Section {
+            table: None,
             title: "Jobs".to_owned(),
             lines,
         }];

@@ -353,6 +353,7 @@ fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
                 crate::git::short(&from_commit.to_string())
             ),
             sections: vec![Section {
+                table: None,
                 title: "Effort".to_owned(),
                 lines: vec![
                     format!("path: {}", path.display()),

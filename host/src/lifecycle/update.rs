@@ -293,6 +293,7 @@ impl Merge<'_> {
                     short(&after)
                 ),
                 sections: vec![Section {
+                    table: None,
                     title: "Incoming".to_owned(),
                     lines: self.commits.iter().map(|c| (*c).to_owned()).collect(),
                 }],

@@ -94,18 +94,24 @@ fn reuse(
 ) -> Option<ExecutionOutcome> {
     let store = evidence?;
     execution.component.as_ref().ok()?;
-    let entry = store.lookup(&execution.identity, snapshot)?;
+    let mut entry = store.lookup(&execution.identity, snapshot)?;
+    let mut metrics: Vec<Metric> = entry
+        .metrics
+        .iter()
+        .map(|m| Metric {
+            name: m.name.clone(),
+            value: m.value,
+            findings: Vec::new(),
+            findings_dropped: 0,
+            counted: m.counted,
+        })
+        .collect();
+    if let Some(findings) = entry.findings.take() {
+        findings.fill(&mut metrics);
+    }
     Some(ExecutionOutcome {
         result: Ok(RunOutput {
-            metrics: entry
-                .metrics
-                .iter()
-                .map(|m| Metric {
-                    name: m.name.clone(),
-                    value: m.value,
-                    findings: Vec::new(),
-                })
-                .collect(),
+            metrics,
             read_set: if execution.keep_read_set {
                 entry.read_set(snapshot)
             } else {

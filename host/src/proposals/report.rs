@@ -98,6 +98,7 @@ pub(super) fn batch_result(
         Report {
             state,
             sections: vec![Section {
+                table: None,
                 title: "Awaiting exact owner approval".to_owned(),
                 lines: items.iter().map(ApprovalItem::line).collect(),
             }],

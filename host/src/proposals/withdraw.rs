@@ -227,6 +227,7 @@ fn result(
         Report {
             state,
             sections: vec![Section {
+                table: None,
                 title: "Limits back to the trunk's".to_owned(),
                 lines,
             }],

@@ -89,6 +89,18 @@ pub struct Report {
 pub struct Section {
     pub title: String,
     pub lines: Vec<String>,
+    /// The same content as a table, for Markdown (a pull-request comment or a job summary);
+    /// the terminal shows `lines`.
+    pub table: Option<Table>,
+}
+
+/// A Markdown table: a header row and rows of the same width, with notes under it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Lines shown under the table (the new findings of failing Standards).
+    pub notes: Vec<String>,
 }
 
 /// `{ ok, verb, dry_run?, plan?, steps?, diagnostics?, data?, hints?, advisories?, error?, message? }`

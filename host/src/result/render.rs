@@ -1,6 +1,6 @@
 //! Human terminal text and Markdown renderings of an envelope.
 
-use super::{Action, Category, Envelope, Hint};
+use super::{Action, Category, Envelope, Hint, Table};
 
 /// How a frontend spells a step: a CLI command line, or an MCP tool call.
 pub type StepRenderer<'a> = &'a dyn Fn(&Action) -> String;
@@ -80,8 +80,13 @@ pub fn markdown(envelope: &Envelope, render: StepRenderer) -> String {
         out.push_str("\n## Evidence\n");
         for section in &envelope.report.sections {
             out.push_str(&format!("\n### {}\n\n", section.title));
-            for line in &section.lines {
-                out.push_str(&format!("- {line}\n"));
+            match &section.table {
+                Some(table) => out.push_str(&table_markdown(table)),
+                None => {
+                    for line in &section.lines {
+                        out.push_str(&format!("- {line}\n"));
+                    }
+                }
             }
         }
         if !envelope.diagnostics.is_empty() || !notices.is_empty() {
@@ -125,4 +130,31 @@ pub fn markdown(envelope: &Envelope, render: StepRenderer) -> String {
         out.push_str(&format!("\n## Next action\n\n{first}\n"));
     }
     out
+}
+
+/// A GitHub-flavoured Markdown table, then its notes as a list.
+pub fn table_markdown(table: &Table) -> String {
+    let row = |cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    let mut out = row(&table.header);
+    out.push_str(&format!("|{}\n", " --- |".repeat(table.header.len())));
+    for r in &table.rows {
+        out.push_str(&row(r));
+    }
+    if !table.notes.is_empty() {
+        out.push('\n');
+        for note in &table.notes {
+            out.push_str(&format!("- {note}\n"));
+        }
+    }
+    out
+}
+
+/// A table cell: one line, `|` escaped.
+fn cell(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
 }

@@ -7,6 +7,7 @@ mod cache;
 mod component;
 mod engine;
 mod error;
+mod finding;
 mod output;
 mod read_set;
 mod sandbox;
@@ -24,14 +25,15 @@ use wasmtime::{Engine, Store, Trap};
 pub use cache::{CompileCache, Origin};
 pub use component::ProducerComponent;
 pub use error::{ProducerError, ProducerErrorKind};
-pub use output::{Finding, Info, MAX_FINDINGS, MAX_METRICS, MAX_NAME_BYTES, Metric};
+pub use finding::{Finding, MAX_FINDINGS, Severity};
+pub use output::{Info, MAX_METRICS, MAX_NAME_BYTES, Metric};
 pub use read_set::{Listing, ReadSet};
 pub use trace::Trace;
 pub use version::{SUPPORTED as SUPPORTED_WIT_VERSIONS, supported_list as supported_wit_versions};
 
 use crate::digest::Digest;
 use crate::snapshot::Snapshot;
-use bindings::{Producer, ProducerPre};
+use bindings::{v1, v2};
 use sandbox::{GuestSnapshot, Limiter, SleepAttempt, StoreState, Violation};
 
 /// Fuel granted per second of a Standard's `timeout`: a deterministic CPU budget (roughly
@@ -121,9 +123,70 @@ pub struct RunOutput {
     pub fuel_consumed: u64,
 }
 
+/// A pre-linked producer of one of the contract versions this host runs.
+#[derive(Clone)]
+enum Pre {
+    V1(v1::ProducerPre<StoreState>),
+    V2(v2::ProducerPre<StoreState>),
+}
+
+/// An instantiated producer of one of the contract versions this host runs.
+enum Instance {
+    V1(v1::Producer),
+    V2(v2::Producer),
+}
+
+impl Pre {
+    fn new(
+        wit_version: &str,
+        instance_pre: wasmtime::component::InstancePre<StoreState>,
+    ) -> wasmtime::Result<Self> {
+        Ok(if wit_version.starts_with("0.1.") {
+            Self::V1(v1::ProducerPre::new(instance_pre)?)
+        } else {
+            Self::V2(v2::ProducerPre::new(instance_pre)?)
+        })
+    }
+
+    fn instantiate(&self, store: &mut Store<StoreState>) -> wasmtime::Result<Instance> {
+        Ok(match self {
+            Self::V1(pre) => Instance::V1(pre.instantiate(store)?),
+            Self::V2(pre) => Instance::V2(pre.instantiate(store)?),
+        })
+    }
+}
+
+impl Instance {
+    fn describe(
+        &self,
+        store: &mut Store<StoreState>,
+    ) -> wasmtime::Result<bindings::wit_measure::Info> {
+        Ok(match self {
+            Self::V1(p) => {
+                bindings::info_from_v1(p.discern_producer_measure().call_describe(store)?)
+            }
+            Self::V2(p) => p.discern_producer_measure().call_describe(store)?,
+        })
+    }
+
+    fn run(
+        &self,
+        store: &mut Store<StoreState>,
+        config_json: &str,
+    ) -> wasmtime::Result<Result<Vec<bindings::wit_measure::Metric>, String>> {
+        Ok(match self {
+            Self::V1(p) => p
+                .discern_producer_measure()
+                .call_run(store, config_json)?
+                .map(bindings::metrics_from_v1),
+            Self::V2(p) => p.discern_producer_measure().call_run(store, config_json)?,
+        })
+    }
+}
+
 /// A compiled, version-checked, pre-linked producer.
 pub struct Loaded {
-    pre: ProducerPre<StoreState>,
+    pre: Pre,
     pub wit_version: String,
     pub origin: Origin,
 }
@@ -199,7 +262,7 @@ impl Runtime {
             .linker
             .instantiate_pre(&compiled)
             .map_err(|e| fail(link_error(&e)))?;
-        let pre = ProducerPre::new(instance_pre)
+        let pre = Pre::new(&wit_version, instance_pre)
             .map_err(|e| fail(ProducerErrorKind::Trap(format!("{e:#}"))))?;
         let loaded = Arc::new(Loaded {
             pre,
@@ -214,7 +277,7 @@ impl Runtime {
     pub fn describe(&self, component: &ProducerComponent) -> Result<Info, ProducerError> {
         let limits = Limits::with_timeout(Duration::from_secs(10));
         let (result, _) = self.call(component, None, &limits, |producer, store| {
-            producer.discern_producer_measure().call_describe(store)
+            producer.describe(store)
         })?;
         output::info(result).map_err(|kind| ProducerError {
             producer: component.label().to_owned(),
@@ -239,9 +302,7 @@ impl Runtime {
         let guest = GuestSnapshot::new(snapshot.reader(), artifacts, trace);
         let (result, mut finished) =
             self.call(component, Some(guest), limits, |producer, store| {
-                producer
-                    .discern_producer_measure()
-                    .call_run(store, config_json)
+                producer.run(store, config_json)
             })?;
         let stderr = finished.stderr.clone();
         let fail = |kind| ProducerError {
@@ -265,7 +326,7 @@ impl Runtime {
         component: &ProducerComponent,
         guest: Option<GuestSnapshot>,
         limits: &Limits,
-        f: impl FnOnce(&Producer, &mut Store<StoreState>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Instance, &mut Store<StoreState>) -> wasmtime::Result<R>,
     ) -> Result<(R, Finished), ProducerError> {
         let loaded = self.load(component)?;
         let state = StoreState::new(
@@ -324,7 +385,8 @@ struct Finished {
 fn linker(engine: &Engine) -> wasmtime::Result<Linker<StoreState>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
-    Producer::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    v1::Producer::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    v2::Producer::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
     // The clock is fixed, so a sleep could never end: refuse it instead of blocking the host
     // thread where the epoch deadline cannot reach.
     linker.allow_shadowing(true);

@@ -3,10 +3,10 @@
 use super::bindings::wit_measure;
 use super::error::ProducerErrorKind;
 
+pub use super::finding::Finding;
+
 pub const MAX_METRICS: usize = 10_000;
-pub const MAX_FINDINGS: usize = 100_000;
 pub const MAX_NAME_BYTES: usize = 128;
-const MAX_TEXT_BYTES: usize = 4096;
 const MAX_SCHEMA_BYTES: usize = 64 * 1024;
 
 /// One validated metric.
@@ -16,14 +16,16 @@ pub struct Metric {
     pub value: f64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Finding>,
+    /// Findings past the cap, counted but not kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub findings_dropped: usize,
+    /// Whether the value is the number of findings the producer found (WIT `counted`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub counted: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Finding {
-    pub fingerprint: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    pub message: String,
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What a producer says it is, validated.
@@ -59,27 +61,11 @@ fn check_name(what: &str, name: &str) -> Result<(), ProducerErrorKind> {
     Ok(())
 }
 
-fn check_text(what: &str, text: &str) -> Result<(), ProducerErrorKind> {
-    if text.len() > MAX_TEXT_BYTES {
-        return Err(invalid(format!(
-            "{what} is {} bytes (limit: {MAX_TEXT_BYTES})",
-            text.len()
-        )));
-    }
-    Ok(())
-}
-
 pub fn metrics(raw: Vec<wit_measure::Metric>) -> Result<Vec<Metric>, ProducerErrorKind> {
     if raw.len() > MAX_METRICS {
         return Err(invalid(format!(
             "{} metrics (limit: {MAX_METRICS})",
             raw.len()
-        )));
-    }
-    let findings: usize = raw.iter().map(|m| m.findings.len()).sum();
-    if findings > MAX_FINDINGS {
-        return Err(invalid(format!(
-            "{findings} findings (limit: {MAX_FINDINGS})"
         )));
     }
     let mut seen = std::collections::HashSet::new();
@@ -95,29 +81,20 @@ pub fn metrics(raw: Vec<wit_measure::Metric>) -> Result<Vec<Metric>, ProducerErr
         if !seen.insert(metric.name.clone()) {
             return Err(invalid(format!("metric {} is emitted twice", metric.name)));
         }
-        let mut findings = Vec::with_capacity(metric.findings.len());
-        for finding in metric.findings {
-            if finding.fingerprint.is_empty() || finding.fingerprint.len() > 256 {
-                return Err(invalid(format!(
-                    "a finding of metric {} has a fingerprint of {} bytes (1 to 256 allowed)",
-                    metric.name,
-                    finding.fingerprint.len()
-                )));
-            }
-            check_text("a finding message", &finding.message)?;
-            if let Some(path) = &finding.path {
-                check_text("a finding path", path)?;
-            }
-            findings.push(Finding {
-                fingerprint: finding.fingerprint,
-                path: finding.path,
-                message: finding.message,
-            });
+        let findings = super::finding::check(&metric.name, metric.findings)?;
+        let listed = findings.kept.len() + findings.dropped;
+        if metric.counted && listed as f64 > metric.value {
+            return Err(invalid(format!(
+                "metric {} says it counts its findings, but lists {listed} for a value of {}",
+                metric.name, metric.value
+            )));
         }
         out.push(Metric {
             name: metric.name,
             value: metric.value,
-            findings,
+            findings: findings.kept,
+            findings_dropped: findings.dropped,
+            counted: metric.counted,
         });
     }
     Ok(out)
@@ -162,6 +139,7 @@ mod tests {
             name: name.into(),
             value,
             findings: vec![],
+            counted: false,
         }
     }
 
@@ -192,13 +170,20 @@ mod tests {
             Just(-0.0),
             Just(f64::MAX)
         ];
-        let finding = (".{0,300}", proptest::option::of(".{0,40}"), ".{0,50}").prop_map(
-            |(fingerprint, path, message)| wit_measure::Finding {
+        let finding = (
+            ".{0,300}",
+            proptest::option::of(".{0,40}"),
+            proptest::option::of(0u32..5),
+            ".{0,50}",
+        )
+            .prop_map(|(fingerprint, path, line, message)| wit_measure::Finding {
                 fingerprint,
                 path,
+                line,
+                column: None,
+                severity: None,
                 message,
-            },
-        );
+            });
         (
             "\\PC{0,140}",
             value,
@@ -208,6 +193,7 @@ mod tests {
                 name,
                 value,
                 findings,
+                counted: value > 0.0,
             })
     }
 

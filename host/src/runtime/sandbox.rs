@@ -13,7 +13,7 @@ use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtx, WasiCtxView, WasiView};
 
 use super::Artifacts;
-use super::bindings::wit_snapshot;
+use super::bindings::{entry_to_v1, v1, wit_snapshot};
 use super::read_set::ReadSet;
 use super::trace::Trace;
 use crate::digest::Digest;
@@ -251,6 +251,34 @@ impl wit_snapshot::Host for StoreState {
                 ),
             }),
         })
+    }
+}
+
+/// The 0.1 snapshot interface is 0.2's, unchanged: the same calls, the same read set.
+impl v1::discern::producer::snapshot::Host for StoreState {
+    fn files(
+        &mut self,
+        globs: Vec<String>,
+    ) -> wasmtime::Result<Vec<v1::discern::producer::snapshot::Entry>> {
+        let entries = wit_snapshot::Host::files(self, globs)?;
+        Ok(entries.into_iter().map(entry_to_v1).collect())
+    }
+
+    fn read(&mut self, path: String) -> wasmtime::Result<Result<Vec<u8>, String>> {
+        wit_snapshot::Host::read(self, path)
+    }
+
+    fn read_range(
+        &mut self,
+        path: String,
+        offset: u64,
+        len: u64,
+    ) -> wasmtime::Result<Result<Vec<u8>, String>> {
+        wit_snapshot::Host::read_range(self, path, offset, len)
+    }
+
+    fn artifact(&mut self, name: String) -> wasmtime::Result<Result<Vec<u8>, String>> {
+        wit_snapshot::Host::artifact(self, name)
     }
 }
 

@@ -9,7 +9,7 @@ use super::error::ProducerErrorKind;
 const MEASURE: &str = "discern:producer/measure@";
 
 /// The `discern:producer` versions this host accepts, as (major, minor) pairs; any patch.
-pub const SUPPORTED: &[(u64, u64)] = &[(0, 1)];
+pub const SUPPORTED: &[(u64, u64)] = &[(0, 1), (0, 2)];
 
 pub fn supported_list() -> String {
     SUPPORTED

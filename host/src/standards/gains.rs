@@ -3,7 +3,7 @@
 //! clean HEAD's readings, and the gate then proves that commit.
 
 use super::pin::{Pinned, commit_pins, edit_limits, pin_message};
-use super::{MeasureOptions, Measurement, ProposalClaim, Verdict, measure_with, pin_eligible};
+use super::{MeasureOptions, Measurement, ProposalClaim, measure_with, pin_eligible};
 use crate::config::{Config, StandardDef};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
@@ -43,7 +43,7 @@ pub fn pin_gains(
     let measured = measure_with(ws, runtime, config, &selected, &options, claims, progress)?;
     let failing = measured.standards.iter().any(|s| {
         !matches!(s.measurement, Measurement::Measured | Measurement::Reused)
-            || s.verdict == Some(Verdict::Regressed)
+            || s.verdict.is_some_and(|v| !v.passes())
     });
     if failing || measured.limits.blocking() {
         return Ok(None);

@@ -348,7 +348,7 @@ fn wrote(
         .unwrap_or(serde_json::Value::Null),
         Report {
             state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}; the trunk is {trunk}.", kept.len(), crate::git::short(head)),
-            sections: vec![Section { title: "Standards".to_owned(), lines }],
+            sections: vec![Section { table: None, title: "Standards".to_owned(), lines }],
         },
     )
     .with_hint(Hint::next_step(

@@ -21,6 +21,8 @@ pub fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
         producer: standard.producer.label(),
         execution: None,
         note: Some(why.to_owned()),
+        findings: None,
+        explained: Vec::new(),
     }
 }
 

@@ -50,7 +50,24 @@ pub fn measure_with(
         evidence_store(repo, options).as_ref(),
         progress,
     );
-    let (standards, mut diagnostics) = judge_all(selected, &plan, &outcomes, &limits, options);
+    let (mut standards, mut diagnostics) = judge_all(selected, &plan, &outcomes, &limits, options);
+    let batch = super::swaps::Batch {
+        repo,
+        runtime,
+        plan: &plan,
+        outcomes: &outcomes,
+        limits: &limits,
+        head: (!options.worktree).then_some(head),
+        head_commit: head,
+        evidence: baseline_store(repo, options),
+        progress,
+    };
+    let findings_advisories = super::swaps::attach(&batch, selected, &mut standards);
+    for (standard, result) in selected.iter().zip(&standards) {
+        if result.verdict == Some(Verdict::Swapped) {
+            diagnostics.push(report::standard_diagnostic(standard, result));
+        }
+    }
     diagnostics.extend(
         outcomes
             .jobs
@@ -68,6 +85,7 @@ pub fn measure_with(
     let mut advisories = limits.advisories.clone();
     advisories.extend(not_measured);
     advisories.extend(super::unmatched::advisories(selected, &snapshot));
+    advisories.extend(findings_advisories);
     let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);
     Ok(Measured {
         commit: head.to_string(),
@@ -274,6 +292,16 @@ fn read_sets(plan: &Plan, outcomes: crate::planner::Outcomes) -> ReadSets {
             .map(|outcome| outcome.result.ok().map(|output| output.read_set))
             .collect(),
     }
+}
+
+/// The evidence store the baseline's measurement uses: a committed snapshot, so recorded even
+/// when HEAD is measured fresh or as the work tree; only read in a dry run.
+fn baseline_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
+    let dir = repo.shared_path("evidence");
+    Some(match options.dry_run {
+        true => crate::evidence::Store::read_only(dir),
+        false => crate::evidence::Store::new(dir),
+    })
 }
 
 /// The evidence store a measurement with `options` may use.

@@ -2,6 +2,7 @@
 //! producer identity once, judge each reading against its limit, and refuse any limit that
 //! was loosened, redefined or deleted versus the trunk.
 
+mod explain;
 pub mod gains;
 pub mod init;
 mod judge;
@@ -11,6 +12,7 @@ pub mod pin;
 pub mod reading;
 pub mod record;
 mod report;
+mod swaps;
 mod unmatched;
 
 use std::collections::BTreeMap;
@@ -73,6 +75,11 @@ pub struct MeasureRequest {
     #[arg(long)]
     #[serde(default)]
     pub require_trunk: bool,
+    /// List every finding of one Standard, grouped by file, the new ones (versus the merge
+    /// base on a branch, the first parent on the trunk) marked.
+    #[arg(long, value_name = "STANDARD", conflicts_with_all = ["names", "pin"])]
+    #[serde(default)]
+    pub explain: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -111,6 +118,12 @@ pub struct StandardResult {
     /// How the value was computed (`12 matches per 10000 lines ×1000`), or why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The findings behind the reading, compared with the baseline's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub findings: Option<crate::findings::FindingsSummary>,
+    /// Every finding, marked new or not (`--explain`); not part of the envelope.
+    #[serde(skip)]
+    pub explained: Vec<crate::findings::Explained>,
 }
 
 /// The outcome of measuring, for verbs built on it (`standards`, `--pin`, `done`).
@@ -260,7 +273,11 @@ fn measure_now(
         Ok(config) => config.unwrap_or_else(Config::absent),
         Err(refusal) => return *refusal,
     };
-    let selected = match select(&config, &request.names) {
+    let names = match &request.explain {
+        Some(name) => std::slice::from_ref(name),
+        None => request.names.as_slice(),
+    };
+    let selected = match select(&config, names) {
         Ok(selected) => selected,
         Err(refusal) => return *refusal,
     };
@@ -295,7 +312,10 @@ fn measure_now(
             envelope.advisories.extend(measured.advisories);
             envelope
         }
-        Ok(measured) => report::measured(&config, &measured, request.force),
+        Ok(measured) => match &request.explain {
+            Some(name) => explain::explain(&measured, name),
+            None => report::measured(&config, &measured, request.force),
+        },
         Err(refusal) => *refusal,
     }
 }

@@ -4,8 +4,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::{
-    MeasureOptions, Measured, Measurement, StandardResult, VERB, Verdict, assess, data,
-    load_config, record, select, short, skipped,
+    MeasureOptions, Measured, Measurement, StandardResult, VERB, assess, data, load_config, record,
+    select, short, skipped,
 };
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::{Config, Direction, StandardDef};
@@ -182,7 +182,7 @@ fn not_all_passing(measured: &Measured) -> Option<Envelope> {
         .filter(|s| {
             s.measurement == Measurement::Failed
                 || s.measurement == Measurement::Skipped
-                || s.verdict == Some(Verdict::Regressed)
+                || s.verdict.is_some_and(|v| !v.passes())
         })
         .map(|s| s.name.as_str())
         .collect();
@@ -323,6 +323,7 @@ fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId
                 short(&new.to_string())
             ),
             sections: vec![Section {
+                table: None,
                 title: "Pinned".to_owned(),
                 lines,
             }],
@@ -511,6 +512,7 @@ fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>)
                 short(&measured.commit)
             ),
             sections: vec![Section {
+                table: None,
                 title: "Would pin".to_owned(),
                 lines,
             }],

@@ -14,6 +14,8 @@ pub enum Verdict {
     Improved,
     Held,
     Regressed,
+    /// The count held, but only because fixed findings hid new ones that would breach it.
+    Swapped,
 }
 
 impl Verdict {
@@ -23,6 +25,7 @@ impl Verdict {
             Verdict::Improved => "improved",
             Verdict::Held => "held",
             Verdict::Regressed => "regressed",
+            Verdict::Swapped => "swapped",
         }
     }
 
@@ -37,7 +40,7 @@ impl Verdict {
     }
 
     pub fn passes(self) -> bool {
-        self != Verdict::Regressed
+        !matches!(self, Verdict::Regressed | Verdict::Swapped)
     }
 }
 

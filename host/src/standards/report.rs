@@ -5,7 +5,7 @@ use crate::config::{Config, StandardDef};
 use crate::git::short;
 use crate::planner::Plan;
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity,
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity, Table,
 };
 use crate::standards::limits::{LimitsCheck, LimitsStatus};
 
@@ -70,11 +70,13 @@ pub fn dry_run(
         ));
     }
     let mut sections = vec![Section {
+        table: None,
         title: "Producer executions (each runs once)".to_owned(),
         lines,
     }];
     if !plan.jobs.is_empty() {
         sections.push(Section {
+            table: None,
             title: "Jobs that run first".to_owned(),
             lines: plan
                 .jobs
@@ -95,6 +97,7 @@ pub fn dry_run(
         .collect();
     if !blocked.is_empty() {
         sections.push(Section {
+            table: None,
             title: "Blocked".to_owned(),
             lines: blocked,
         });
@@ -138,6 +141,7 @@ pub fn dry_run(
 /// The diagnostic of a regressed or failed Standard.
 pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> Diagnostic {
     let message = match result.measurement {
+        _ if result.verdict == Some(Verdict::Swapped) => swapped_message(standard, result),
         Measurement::Failed => format!(
             "Standard {} could not be measured: {}",
             standard.name,
@@ -167,14 +171,45 @@ pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> D
             message
         }
     };
+    // Point at the first new finding when there is one: that is where the fix goes.
+    let first_new = result
+        .findings
+        .as_ref()
+        .and_then(|f| f.new.first())
+        .filter(|f| f.path.is_some());
+    let (file, line) = match first_new {
+        Some(f) => (f.path.clone(), f.line.map(u64::from)),
+        None => (
+            Some(crate::config::FILE.to_owned()),
+            standard.line.map(|l| l as u64),
+        ),
+    };
     Diagnostic {
         tool: format!("standard:{}", standard.name),
         severity: Severity::Error,
         message,
-        reproduce_cmd: format!("discern standards {}", standard.name),
-        file: Some(crate::config::FILE.to_owned()),
-        line: standard.line.map(|l| l as u64),
+        reproduce_cmd: format!("discern standards --explain {}", standard.name),
+        file,
+        line,
     }
+}
+
+fn swapped_message(standard: &StandardDef, result: &StandardResult) -> String {
+    let (new, fixed) = result.findings.as_ref().map_or((0, 0), |f| {
+        (f.new_total.unwrap_or(0), f.fixed_total.unwrap_or(0))
+    });
+    let first = result
+        .findings
+        .as_ref()
+        .and_then(|f| f.new.first())
+        .map_or(String::new(), |f| format!(" (first: {})", locate(f)));
+    format!(
+        "Standard {}: {new} new finding(s){first} appeared while {fixed} fixed one(s) held the count at {} (ceiling {}): a swap. Fix the new findings; if the swap is the work's legitimate result, propose the change for {} with a technical reason.",
+        standard.name,
+        result.value.map_or("—".to_owned(), display),
+        standard.limit,
+        standard.name
+    )
 }
 
 fn display(value: f64) -> String {
@@ -186,18 +221,88 @@ fn display(value: f64) -> String {
     }
 }
 
+/// How many findings the text and Markdown show under a failing Standard.
+const WHY_SHOWN: usize = 10;
+
+/// Under a failing Standard: its first new findings (`path:line  message`), or without a
+/// baseline its first findings, and where the rest are.
+fn why(result: &StandardResult) -> Vec<String> {
+    let failing = result.verdict.is_some_and(|v| !v.passes());
+    let Some(findings) = result.findings.as_ref().filter(|_| failing) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = match findings.new_total {
+        Some(_) => findings.new.iter().take(WHY_SHOWN).map(locate).collect(),
+        None => result
+            .explained
+            .iter()
+            .take(WHY_SHOWN)
+            .map(|e| locate(&e.finding))
+            .collect(),
+    };
+    let total = findings.new_total.unwrap_or(findings.total);
+    if total > out.len() {
+        out.push(format!(
+            "… {} more: `discern standards --explain {}`",
+            total - out.len(),
+            result.name
+        ));
+    }
+    out
+}
+
+/// `path:line:column  message`, as far as the finding knows where it is.
+pub fn locate(finding: &crate::runtime::Finding) -> String {
+    let place = match (&finding.path, finding.line, finding.column) {
+        (Some(p), Some(l), Some(c)) => format!("{p}:{l}:{c}"),
+        (Some(p), Some(l), None) => format!("{p}:{l}"),
+        (Some(p), None, _) => p.clone(),
+        (None, _, _) => "(no file)".to_owned(),
+    };
+    format!("{place}  {}", finding.message)
+}
+
+fn status(result: &StandardResult) -> String {
+    match (result.measurement, result.verdict) {
+        (Measurement::Failed, _) => "FAILED".to_owned(),
+        (Measurement::Skipped, _) => "BLOCKED".to_owned(),
+        (_, Some(Verdict::Regressed)) => "REGRESSED".to_owned(),
+        (_, Some(Verdict::Swapped)) => "SWAPPED".to_owned(),
+        (_, Some(Verdict::Improved)) => "improved".to_owned(),
+        _ => "held".to_owned(),
+    }
+}
+
+/// One Markdown row: Standard, verdict, value, limit, findings, how it was read.
+fn row(result: &StandardResult) -> Vec<String> {
+    let bound = match result.direction {
+        crate::config::Direction::Up => "≥",
+        crate::config::Direction::Down => "≤",
+    };
+    let findings =
+        result
+            .findings
+            .as_ref()
+            .map_or(String::new(), |f| match (f.new_total, f.fixed_total) {
+                (Some(new), Some(fixed)) => format!("{} ({new} new, {fixed} fixed)", f.total),
+                _ => format!("{} (no baseline)", f.total),
+            });
+    vec![
+        format!("`{}`", result.name),
+        status(result),
+        result.value.map_or("—".to_owned(), display),
+        format!("{bound} {}", display(result.limit)),
+        findings,
+        result.note.clone().unwrap_or_default(),
+    ]
+}
+
 fn line(result: &StandardResult) -> String {
     let bound = match result.direction {
         crate::config::Direction::Up => "floor",
         crate::config::Direction::Down => "ceiling",
     };
-    let status = match (result.measurement, result.verdict) {
-        (Measurement::Failed, _) => "FAILED".to_owned(),
-        (Measurement::Skipped, _) => "BLOCKED".to_owned(),
-        (_, Some(Verdict::Regressed)) => "REGRESSED".to_owned(),
-        (_, Some(Verdict::Improved)) => "improved".to_owned(),
-        _ => "held".to_owned(),
-    };
+    let status = status(result);
     let value = result.value.map_or("—".to_owned(), display);
     let mut text = format!(
         "{:<10} {:<28} {value:>12}  ({bound} {})",
@@ -276,7 +381,7 @@ impl Tally {
         let count = |f: &dyn Fn(&StandardResult) -> bool| {
             measured.standards.iter().filter(|s| f(s)).count()
         };
-        let regressed = count(&|s| s.verdict == Some(Verdict::Regressed));
+        let regressed = count(&|s| s.verdict.is_some_and(|v| !v.passes()));
         let failed = count(&|s| s.measurement == Measurement::Failed);
         let skipped = count(&|s| s.measurement == Measurement::Skipped);
         let blocking = measured.limits.blocking();
@@ -390,12 +495,29 @@ fn sections(measured: &Measured) -> Vec<Section> {
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default()
     ));
+    let mut lines = Vec::new();
+    let mut notes = Vec::new();
+    for result in &measured.standards {
+        lines.push(line(result));
+        for shown in why(result) {
+            lines.push(format!("    {shown}"));
+            notes.push(format!("{}: {shown}", result.name));
+        }
+    }
     vec![
         Section {
+            table: Some(Table {
+                header: ["Standard", "Verdict", "Value", "Limit", "Findings", "How"]
+                    .map(str::to_owned)
+                    .to_vec(),
+                rows: measured.standards.iter().map(row).collect(),
+                notes,
+            }),
             title: "Standards".to_owned(),
-            lines: measured.standards.iter().map(line).collect(),
+            lines,
         },
         Section {
+            table: None,
             title: "Producer executions".to_owned(),
             lines: evidence,
         },

@@ -124,12 +124,14 @@ fn report(observation: &Observation, projected: &project::Projected) -> Report {
         )
     };
     let mut sections = vec![Section {
+        table: None,
         title: "This checkout".to_owned(),
         lines: facts(observation),
     }];
     let total = projected.fleet_total;
     if total > 0 {
         sections.push(Section {
+            table: None,
             title: format!("Fleet: {total} active effort(s)"),
             lines: fleet_lines(observation, projected),
         });

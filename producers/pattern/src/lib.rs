@@ -2,7 +2,8 @@
 //! finding per match (lint suppressions, `unwrap()`, TODOs…).
 //!
 //! Config: `pattern` (required, Rust regex syntax), `paths` (required, pathspec globs),
-//! `case_insensitive` (default false), `max_findings` (default 1,000; the counts stay exact).
+//! `case_insensitive` (default false), `max_findings` (default 100,000, the most the host
+//! keeps; the counts stay exact).
 //!
 //! The line model is `git grep`'s: a file is split at `\n` (a final newline ends the last
 //! line; it does not start an empty one; `\r` stays part of its line), the pattern is matched
@@ -24,7 +25,8 @@ use std::collections::HashMap;
 use discern_sdk::{Config, Error, Finding, Info, Metric, Producer, Snapshot, is_binary};
 use regex::bytes::{Regex, RegexBuilder};
 
-const DEFAULT_MAX_FINDINGS: u64 = 1_000;
+/// The host keeps at most this many findings per metric: by default, all of them.
+const DEFAULT_MAX_FINDINGS: u64 = 100_000;
 
 pub struct Pattern;
 
@@ -60,19 +62,22 @@ impl Producer for Pattern {
                 continue;
             }
             let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
-            let counts = scan(&regex, &content, |line, text| {
+            let counts = scan(&regex, &content, |line, column, text| {
                 if (findings.len() as u64) >= max_findings {
                     return;
                 }
                 let occurrence = seen.entry(text.to_vec()).or_insert(0);
                 let text = String::from_utf8_lossy(text);
-                findings.push(Finding::new(
-                    source,
-                    &entry.path,
-                    &text,
-                    *occurrence,
-                    format!("{}:{line}: {}", entry.path, text.trim()),
-                ));
+                findings.push(
+                    Finding::new(
+                        source,
+                        &entry.path,
+                        &text,
+                        *occurrence,
+                        text.trim().to_owned(),
+                    )
+                    .at(as_u32(line), as_u32(column)),
+                );
                 *occurrence += 1;
             });
             total.matches += counts.matches;
@@ -80,7 +85,7 @@ impl Producer for Pattern {
             total.files += u64::from(counts.lines > 0);
         }
         Ok(vec![
-            Metric::new("matches", total.matches as f64).with_findings(findings),
+            Metric::new("matches", total.matches as f64).counting(findings),
             Metric::new("lines", total.lines as f64),
             Metric::new("files", total.files as f64),
         ])
@@ -94,9 +99,18 @@ pub struct Counts {
     pub files: u64,
 }
 
-/// Count `regex` in one text file, line by line; `on_match(line number, text)` sees every
-/// counted (non-empty) match.
-pub fn scan(regex: &Regex, content: &[u8], mut on_match: impl FnMut(usize, &[u8])) -> Counts {
+fn as_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(0)
+}
+
+/// Count `regex` in one text file, line by line; `on_match(line, column, text)` (1-based
+/// line, 1-based byte column, as `git grep -n --column` prints them) sees every counted
+/// (non-empty) match.
+pub fn scan(
+    regex: &Regex,
+    content: &[u8],
+    mut on_match: impl FnMut(usize, usize, &[u8]),
+) -> Counts {
     let mut counts = Counts::default();
     if content.is_empty() {
         return counts;
@@ -108,7 +122,7 @@ pub fn scan(regex: &Regex, content: &[u8], mut on_match: impl FnMut(usize, &[u8]
             matched = true;
             if !m.is_empty() {
                 counts.matches += 1;
-                on_match(index + 1, m.as_bytes());
+                on_match(index + 1, m.start() + 1, m.as_bytes());
             }
         }
         counts.lines += u64::from(matched);
@@ -137,13 +151,17 @@ mod tests {
         assert_eq!(m[0].value, 3.0);
         assert_eq!(m[1].value, 3.0);
         assert_eq!(m[2].value, 2.0);
-        let messages: Vec<_> = m[0].findings.iter().map(|f| f.message.as_str()).collect();
+        let located: Vec<_> = m[0]
+            .findings
+            .iter()
+            .map(|f| (f.path.as_deref(), f.line, f.column, f.message.as_str()))
+            .collect();
         assert_eq!(
-            messages,
+            located,
             [
-                "a.rs:1: .unwrap()",
-                "a.rs:2: .unwrap()",
-                "b.rs:2: .unwrap()"
+                (Some("a.rs"), Some(1), Some(2), ".unwrap()"),
+                (Some("a.rs"), Some(2), Some(2), ".unwrap()"),
+                (Some("b.rs"), Some(2), Some(5), ".unwrap()")
             ]
         );
         // Equal text in one file: distinct identities by occurrence, stable across line moves.

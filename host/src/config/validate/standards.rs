@@ -12,7 +12,7 @@ use super::{
     Mode, Reader, STANDARD_KEYS, first_non_finite, kind, line_at, path_problem, span_of, valid_name,
 };
 use crate::config::jobs::Job;
-use crate::config::standard::{Direction, ExtentKind, Per, ProducerRef, StandardDef};
+use crate::config::standard::{Direction, ExtentKind, FindingsMode, Per, ProducerRef, StandardDef};
 use crate::config::value::item_to_json;
 
 impl Reader<'_> {
@@ -69,6 +69,16 @@ impl Reader<'_> {
         let timeout = self.timeout(spec, &t).unwrap_or(0.0);
         let needs = self.needs(spec, &t, jobs, run.as_deref());
         let artifact = self.artifact(spec, &t, jobs, &needs);
+        let findings = self.findings_mode(spec, &t);
+        let checks_swaps = direction == Some(Direction::Down) && per.is_none();
+        if findings == Some(FindingsMode::Count) && !checks_swaps {
+            self.issue_at(
+                &t,
+                Some("findings"),
+                span_of(spec, "findings"),
+                "only a `down` Standard without `per` checks for swaps; remove `findings`".into(),
+            );
+        }
         let inputs = self.string_list(spec, &t, "inputs", false);
         if let Some(inputs) = &inputs {
             self.pathspecs(&t, "inputs", span_of(spec, "inputs"), inputs);
@@ -92,8 +102,29 @@ impl Reader<'_> {
             artifact,
             inputs,
             run,
+            findings: findings?,
             line: header.map(|s| line_at(self.source, s.start)),
         })
+    }
+
+    /// `findings`: `"fingerprints"` (the default) or `"count"`.
+    fn findings_mode(&mut self, spec: Option<&dyn TableLike>, t: &str) -> Option<FindingsMode> {
+        match self.string(spec, t, "findings").as_deref() {
+            None | Some("fingerprints") => Some(FindingsMode::Fingerprints),
+            Some("count") => Some(FindingsMode::Count),
+            Some(other) => {
+                self.issue_at(
+                    t,
+                    Some("findings"),
+                    span_of(spec, "findings"),
+                    format!(
+                        "unknown findings mode {other:?} (allowed: {})",
+                        FindingsMode::NAMES
+                    ),
+                );
+                None
+            }
+        }
     }
 
     fn direction(

@@ -166,6 +166,7 @@ fn awaiting_approval(
         "protected_changes": required.protected,
     }));
     e.report.sections = vec![Section {
+        table: None,
         title: "Awaiting the owner's exact approval".to_owned(),
         lines: required.lines(),
     }];

@@ -6,7 +6,7 @@
 use super::{Landing, VERB};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, WithNext};
 use crate::runtime::Runtime;
-use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
+use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement};
 use crate::workspace::Workspace;
 
 /// Every Standard of the proven commit reads and holds against its limit.
@@ -32,7 +32,7 @@ pub(super) fn standards_hold(
         .iter()
         .filter(|s| {
             !matches!(s.measurement, Measurement::Measured | Measurement::Reused)
-                || s.verdict == Some(Verdict::Regressed)
+                || s.verdict.is_some_and(|v| !v.passes())
         })
         .map(|s| {
             format!(

@@ -339,6 +339,7 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
                 short(&subject.head.to_string())
             ),
             sections: vec![Section {
+                table: None,
                 title: "Plan".to_owned(),
                 lines: plan.clone(),
             }],
@@ -441,6 +442,7 @@ fn record_proof(
         Report {
             state: line.clone(),
             sections: vec![Section {
+                table: None,
                 title: "Steps".to_owned(),
                 lines,
             }],

@@ -212,7 +212,7 @@ pub(super) fn standards_stage(
         Step::check(
             &format!("standard:{}", s.name),
             matches!(s.measurement, Measurement::Measured | Measurement::Reused)
-                && s.verdict != Some(Verdict::Regressed),
+                && s.verdict.is_none_or(Verdict::passes),
             s.note.clone().unwrap_or_default(),
         )
     }));
@@ -241,7 +241,7 @@ fn judge_readings(
             result.measurement,
             Measurement::Measured | Measurement::Reused
         );
-        let failed = !read || result.verdict == Some(Verdict::Regressed);
+        let failed = !read || result.verdict.is_some_and(|v| !v.passes());
         let record = records.iter().find(|r| r.standard == result.name);
         if let Some(record) = record
             && result.value != Some(record.measurement)

@@ -117,6 +117,10 @@ static void add_finding(finding_t *finding, const string_t *path, const config_t
   producer_string_dup_n(&finding->fingerprint, (const char *)path->ptr, path->len);
   finding->path.is_some = true;
   producer_string_dup_n(&finding->path.val, (const char *)path->ptr, path->len);
+  finding->line.is_some = true;  // the header belongs at the top of the file
+  finding->line.val = 1;
+  finding->column.is_some = false;
+  finding->severity.is_some = false;
 }
 
 bool exports_discern_producer_measure_run(string_t *config_text,
@@ -167,10 +171,12 @@ bool exports_discern_producer_measure_run(string_t *config_text,
   metrics[0].value = (double)missing;
   metrics[0].findings.ptr = findings;
   metrics[0].findings.len = missing;
+  metrics[0].counted = true;  // the value is the number of findings
   producer_string_dup(&metrics[1].name, "license_header_share");
   metrics[1].value = total ? (double)(total - missing) / (double)total : 1.0;
   metrics[1].findings.ptr = NULL;
   metrics[1].findings.len = 0;
+  metrics[1].counted = false;
   ret->ptr = metrics;
   ret->len = 2;
   return true;

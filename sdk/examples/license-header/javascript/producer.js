@@ -1,7 +1,7 @@
 // Example producer (JavaScript): how many files lack a license header. The same behaviour is
 // implemented in Rust, Python and C beside this folder; ../README.md specifies it.
-// Build: npm ci && node build.mjs ../../../../wit/v0.1 license_header.wasm
-import { files, readRange } from 'discern:producer/snapshot@0.1.0';
+// Build: npm ci && node build.mjs ../../../../wit/v0.2 license_header.wasm
+import { files, readRange } from 'discern:producer/snapshot@0.2.0';
 
 const NAME = 'license-header';
 const VERSION = '0.1.0';
@@ -79,6 +79,7 @@ export const measure = {
         findings.push({
           fingerprint: entry.path,
           path: entry.path,
+          line: 1, // the header belongs at the top of the file
           message: `${entry.path}: no \`${marker}\` in the first ${lines} lines`,
         });
       }
@@ -86,8 +87,8 @@ export const measure = {
     const missing = findings.length;
     const share = total === 0 ? 1.0 : (total - missing) / total;
     return [
-      { name: 'files_without_header', value: missing, findings },
-      { name: 'license_header_share', value: share, findings: [] },
+      { name: 'files_without_header', value: missing, findings, counted: true },
+      { name: 'license_header_share', value: share, findings: [], counted: false },
     ];
   },
 };

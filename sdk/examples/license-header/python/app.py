@@ -3,7 +3,7 @@
 The same behaviour is implemented in Rust, JavaScript and C beside this folder; ../README.md
 specifies it. Build (from this folder, with the repository's wit/ package):
 
-    componentize-py -d ../../../../wit/v0.1 -w producer componentize app -o license_header.wasm
+    componentize-py -d ../../../../wit/v0.2 -w producer componentize app -o license_header.wasm
 """
 
 import json
@@ -75,10 +75,12 @@ class Measure(exports.Measure):
             total += 1
             if marker not in head(snapshot.read_range(entry.path, 0, HEAD_BYTES), lines):
                 message = f"{entry.path}: no `{marker.decode()}` in the first {lines} lines"
-                findings.append(measure.Finding(entry.path, entry.path, message))
+                # fingerprint, path, line (the header belongs on line 1), column, severity, message
+                findings.append(measure.Finding(entry.path, entry.path, 1, None, None, message))
         missing = len(findings)
         share = (total - missing) / total if total else 1.0
         return [
-            measure.Metric("files_without_header", float(missing), findings),
-            measure.Metric("license_header_share", share, []),
+            # name, value, findings, counted (the value is the number of findings)
+            measure.Metric("files_without_header", float(missing), findings, True),
+            measure.Metric("license_header_share", share, [], False),
         ]

@@ -1,4 +1,4 @@
-//! A producer built against `discern:producer@0.2.0`, a contract version this host does not
+//! A producer built against `discern:producer@1.0.0`, a contract version this host does not
 //! support: the host must refuse it before linking, saying which side to upgrade.
 
 #[cfg(target_arch = "wasm32")]

@@ -95,6 +95,10 @@ impl Producer for LicenseHeader {
                     fingerprint: entry.path.clone(),
                     message: format!("{}: no `{marker}` in the first {lines} lines", entry.path),
                     path: Some(entry.path),
+                    // The header belongs at the top of the file.
+                    line: Some(1),
+                    column: None,
+                    severity: None,
                 });
             }
         }
@@ -105,7 +109,7 @@ impl Producer for LicenseHeader {
             (total - missing) as f64 / total as f64
         };
         Ok(vec![
-            Metric::new("files_without_header", missing as f64).with_findings(findings),
+            Metric::new("files_without_header", missing as f64).counting(findings),
             Metric::new("license_header_share", share),
         ])
     }

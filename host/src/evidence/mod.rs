@@ -12,7 +12,9 @@
 //! The store lives in the git common dir (`discern/evidence/<identity>/<entry>.json`): one
 //! content-addressed file per entry, written atomically, so concurrent writers never lose each
 //! other's entries; bounded in size (oldest evicted). It is a cache: a missing or corrupt entry
-//! is a miss, never an error.
+//! is a miss, never an error. An entry's findings are kept beside it ([`findings`]).
+
+pub mod findings;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -24,9 +26,10 @@ use serde::{Deserialize, Serialize};
 use crate::runtime::{Metric, ReadSet};
 use crate::snapshot::{Pathspec, Snapshot};
 
-/// Version 2: read paths as one NUL-separated string and listings as their globs (version 1
-/// stored every matched entry, which made a large listing slow to load).
-pub const VERSION: u32 = 2;
+/// Version 3: findings kept beside the entry. Version 2: read paths as one NUL-separated
+/// string and listings as their globs (version 1 stored every matched entry, which made a
+/// large listing slow to load).
+pub const VERSION: u32 = 3;
 /// The store's size bound; the oldest entries are evicted beyond it.
 pub const MAX_BYTES: u64 = 256 << 20;
 
@@ -34,6 +37,9 @@ pub const MAX_BYTES: u64 = 256 << 20;
 pub struct MetricValue {
     pub name: String,
     pub value: f64,
+    /// Whether the value counts the metric's findings (WIT `counted`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +59,12 @@ pub struct Entry {
     pub reads: String,
     /// The artifacts it was handed: name → sha256.
     pub artifacts: BTreeMap<String, String>,
+    /// Whether its findings are kept beside it (`<entry>.findings`).
+    #[serde(default)]
+    pub has_findings: bool,
+    /// Those findings, once loaded by [`Store::lookup`].
+    #[serde(skip)]
+    pub findings: Option<findings::File>,
 }
 
 impl Entry {
@@ -142,21 +154,24 @@ impl Store {
             .collect();
         candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
         candidates.into_iter().find_map(|(_, path)| {
-            let entry: Entry = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-            (entry.version == VERSION
-                && entry.identity == identity
-                && self.valid_on(&entry, snapshot))
-            .then(|| {
-                // Touch it: eviction is least-recently-used.
-                if self.read_only {
-                    return entry;
+            let mut entry: Entry = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+            if entry.version != VERSION
+                || entry.identity != identity
+                || !self.valid_on(&entry, snapshot)
+            {
+                return None;
+            }
+            if entry.has_findings {
+                entry.findings = Some(findings::read(&path)?);
+            }
+            // Touch it: eviction is least-recently-used.
+            if !self.read_only {
+                touch(&path);
+                if entry.has_findings {
+                    touch(&findings::path_of(&path));
                 }
-                let _ = std::fs::File::options()
-                    .append(true)
-                    .open(&path)
-                    .and_then(|f| f.set_modified(SystemTime::now()));
-                entry
-            })
+            }
+            Some(entry)
         })
     }
 
@@ -171,6 +186,7 @@ impl Store {
         if self.read_only {
             return Ok(());
         }
+        let kept = findings::File::of(metrics);
         let entry = Entry {
             version: VERSION,
             identity: identity.to_owned(),
@@ -181,6 +197,7 @@ impl Store {
                 .map(|m| MetricValue {
                     name: m.name.clone(),
                     value: m.value,
+                    counted: m.counted,
                 })
                 .collect(),
             listings: read_set
@@ -202,10 +219,17 @@ impl Store {
                 .iter()
                 .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
                 .collect(),
+            has_findings: kept.is_some(),
+            findings: None,
         };
         let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
         let name = format!("{}.json", crate::digest::Digest::of(&bytes).hex());
-        crate::fsutil::write_atomic(&self.identity_dir(identity).join(name), &bytes)?;
+        let path = self.identity_dir(identity).join(name);
+        // The findings first: an entry is only ever visible with its findings in place.
+        if let Some(kept) = &kept {
+            findings::write(&path, kept)?;
+        }
+        crate::fsutil::write_atomic(&path, &bytes)?;
         self.evict(MAX_BYTES);
         Ok(())
     }
@@ -281,6 +305,13 @@ impl Store {
                 || listings.iter().any(|spec| spec.matches(path))
         })
     }
+}
+
+fn touch(path: &Path) {
+    let _ = std::fs::File::options()
+        .append(true)
+        .open(path)
+        .and_then(|f| f.set_modified(SystemTime::now()));
 }
 
 /// Paths `read_set` touched outside `inputs` (read, or matched by a listing).

@@ -1,0 +1,70 @@
+//! Findings compared with a baseline: which are new on this commit, which were fixed, and
+//! what a Standard's result shows of them. Fingerprints are identities (a multiset: two equal
+//! findings are two); a finding whose file git detects as renamed (`-M`) is paired across the
+//! rename by its message, so moving or renaming a file creates no new findings. Moving text
+//! from one file to another is a fix in the one and a new finding in the other.
+
+mod diff;
+mod renames;
+
+use serde::Serialize;
+
+use crate::runtime::Finding;
+
+pub use diff::{Diff, diff};
+pub use renames::{Renames, renames};
+
+/// How many new and fixed findings a Standard's result lists (the totals are exact).
+pub const SHOWN: usize = 20;
+
+/// `data.standards[].findings`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FindingsSummary {
+    /// Findings behind this reading (kept ones; see `dropped`).
+    pub total: usize,
+    /// Findings the producer reported past the cap, counted but not kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped: usize,
+    /// New versus the baseline; `None` when there is no baseline to compare with.
+    pub new_total: Option<usize>,
+    pub fixed_total: Option<usize>,
+    /// The first [`SHOWN`] new findings.
+    pub new: Vec<Finding>,
+    /// The first [`SHOWN`] fixed findings.
+    pub fixed: Vec<Finding>,
+    /// The commit compared with: the merge base on a branch, the first parent on the trunk.
+    pub baseline: Option<String>,
+    /// For a `down` Standard without `per` whose value counts its findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swap_check: Option<SwapCheck>,
+    /// Why there is no baseline, or why the swap check is unverified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The swap check of a `down` Standard without `per` whose value counts its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwapCheck {
+    /// No new finding was hidden by a fixed one.
+    Passed,
+    /// New findings would breach the limit, but fixed ones held the count: failing.
+    Swapped,
+    /// The findings could not all be compared (no baseline, a list cut short): not guessed.
+    Unverified,
+    /// `findings = "count"`: the count alone is judged.
+    Off,
+}
+
+/// One finding of a reading, and whether it is new versus the baseline (for `--explain`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explained {
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// `None` without a baseline.
+    pub new: Option<bool>,
+}

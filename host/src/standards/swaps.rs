@@ -1,0 +1,351 @@
+//! Each reading's findings compared with the baseline's — the merge base with the trunk on a
+//! branch, the first parent on the trunk, `--baseline REV` when given — and the swap check: a
+//! `down` Standard without `per`, whose value counts its findings, fails as `swapped` when new
+//! findings would breach its limit but fixed ones held the count.
+//!
+//! The baseline is measured by the same executions (same identities) against its snapshot,
+//! through the evidence store, so it costs nothing once recorded. A reading that needs a job
+//! has no baseline (the job ran on HEAD only); neither has one in a clone that lacks the
+//! baseline commit. Then `baseline` is null and the note says why: never a guess.
+
+use std::collections::BTreeMap;
+
+use gix::ObjectId;
+
+use super::limits::BaselineKind;
+use super::{LimitsCheck, Measurement, StandardResult, Verdict};
+use crate::config::{Direction, FindingsMode, StandardDef};
+use crate::evidence::Store;
+use crate::findings::{self, Explained, FindingsSummary, Renames, SHOWN, SwapCheck};
+use crate::git::{Repo, short};
+use crate::planner::{Outcomes, Plan, Reading};
+use crate::runtime::{Metric, Runtime};
+
+/// What the comparison needs from the measurement.
+pub(super) struct Batch<'a> {
+    pub repo: &'a Repo,
+    pub runtime: &'a Runtime,
+    pub plan: &'a Plan,
+    pub outcomes: &'a Outcomes,
+    pub limits: &'a LimitsCheck,
+    /// HEAD, or `None` for a work-tree measurement.
+    pub head: Option<ObjectId>,
+    pub head_commit: ObjectId,
+    pub evidence: Option<Store>,
+    pub progress: &'a (dyn Fn(&str) + Sync),
+}
+
+/// The baseline's metrics per execution index, or why an execution has none.
+type BaseOutputs = BTreeMap<usize, Result<Vec<Metric>, String>>;
+
+/// Give every reading with findings its comparison; a swap becomes the verdict `swapped`.
+/// Returns the batch's advisories (no baseline, renames unreadable).
+pub(super) fn attach(
+    batch: &Batch,
+    selected: &[&StandardDef],
+    standards: &mut [StandardResult],
+) -> Vec<String> {
+    let with_findings: Vec<(&Reading, &Metric)> = batch
+        .plan
+        .readings
+        .iter()
+        .filter_map(|reading| Some((reading, head_metric(batch, reading)?)))
+        .filter(|(_, m)| m.counted || !m.findings.is_empty() || m.findings_dropped > 0)
+        .collect();
+    if with_findings.is_empty() {
+        return Vec::new();
+    }
+    let mut advisories = Vec::new();
+    let compared = match baseline_commit(batch) {
+        Ok(base) => Some((base, measure_baseline(batch, base, &with_findings))),
+        Err(why) => {
+            advisories.push(format!(
+                "Findings were not compared with a baseline: {why}."
+            ));
+            None
+        }
+    };
+    let renames = match &compared {
+        Some((base, _)) => match renames_since(batch, *base) {
+            Ok(renames) => Ok(renames),
+            Err(why) => {
+                advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
+                Err(why)
+            }
+        },
+        None => Ok(Renames::default()),
+    };
+    for (reading, metric) in with_findings {
+        let Some(result) = standards.iter_mut().find(|s| s.name == reading.standard) else {
+            continue;
+        };
+        let Some(standard) = selected.iter().find(|s| s.name == reading.standard) else {
+            continue;
+        };
+        let base = compared.as_ref().map(|(base, outputs)| {
+            let metrics = outputs
+                .get(&reading.execution)
+                .cloned()
+                .unwrap_or_else(|| Err(no_baseline_reason(batch, reading)));
+            (*base, metrics)
+        });
+        compare_one(standard, result, reading, metric, base, &renames);
+    }
+    advisories
+}
+
+/// The metric a reading reads, from HEAD's execution, if it ran.
+fn head_metric<'a>(batch: &'a Batch, reading: &Reading) -> Option<&'a Metric> {
+    let output = batch.outcomes.executions[reading.execution]
+        .result
+        .as_ref()
+        .ok()?;
+    output.metrics.iter().find(|m| m.name == reading.metric)
+}
+
+fn no_baseline_reason(batch: &Batch, reading: &Reading) -> String {
+    let execution = &batch.plan.executions[reading.execution];
+    match execution.needs.as_slice() {
+        [] => "the baseline was not measured".to_owned(),
+        needs => format!(
+            "this reading needs job {}, which ran on this commit only",
+            needs.join(", ")
+        ),
+    }
+}
+
+/// The commit findings are compared with, or why there is none.
+fn baseline_commit(batch: &Batch) -> Result<ObjectId, String> {
+    let summary = &batch.limits.summary;
+    let Some(trunk) = &summary.trunk_commit else {
+        return Err(summary
+            .reason
+            .clone()
+            .unwrap_or_else(|| "the trunk cannot be read".to_owned()));
+    };
+    let on_trunk = batch.head == Some(batch.head_commit) && trunk == &batch.head_commit.to_string();
+    let given = summary.baseline_kind == Some(BaselineKind::Given);
+    if on_trunk && !given {
+        return first_parent(batch.repo, batch.head_commit);
+    }
+    match (&summary.baseline, summary.baseline_kind) {
+        (Some(base), Some(BaselineKind::MergeBase | BaselineKind::Given)) => base
+            .parse()
+            .map_err(|_| format!("the baseline {base} is not a commit id")),
+        _ => Err(summary
+            .reason
+            .clone()
+            .unwrap_or_else(|| "there is no merge base with the trunk in this clone".to_owned())),
+    }
+}
+
+fn first_parent(repo: &Repo, head: ObjectId) -> Result<ObjectId, String> {
+    match repo.first_parent(head) {
+        Ok(Some(parent)) => Ok(parent),
+        Ok(None) if repo.parent_missing(head) => Err(
+            "this shallow clone lacks HEAD's parent (fetch more history: `git fetch --deepen=1`)"
+                .to_owned(),
+        ),
+        Ok(None) => Err("HEAD is the first commit: there is nothing before it".to_owned()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn renames_since(batch: &Batch, base: ObjectId) -> Result<Renames, String> {
+    let head = batch.head.unwrap_or(batch.head_commit);
+    findings::renames(batch.repo, base, head).map_err(|e| e.to_string())
+}
+
+/// Measure the executions behind `readings` that need no job on `base`'s snapshot.
+fn measure_baseline(
+    batch: &Batch,
+    base: ObjectId,
+    readings: &[(&Reading, &Metric)],
+) -> BaseOutputs {
+    let mut indices: Vec<usize> = readings
+        .iter()
+        .map(|(r, _)| r.execution)
+        .filter(|&i| batch.plan.executions[i].needs.is_empty())
+        .collect();
+    indices.sort_unstable();
+    indices.dedup();
+    if indices.is_empty() {
+        return BaseOutputs::new();
+    }
+    let snapshot = match batch.repo.snapshot(base) {
+        Ok(snapshot) => snapshot,
+        Err(e) => {
+            let why = format!(
+                "the baseline {} cannot be read: {e}",
+                short(&base.to_string())
+            );
+            return indices.into_iter().map(|i| (i, Err(why.clone()))).collect();
+        }
+    };
+    let sub = Plan {
+        executions: indices
+            .iter()
+            .map(|&i| batch.plan.executions[i].clone())
+            .collect(),
+        readings: Vec::new(),
+        jobs: Vec::new(),
+    };
+    let progress =
+        |step: &str| (batch.progress)(&format!("baseline {}: {step}", short(&base.to_string())));
+    let outcomes = crate::planner::execute(
+        &sub,
+        batch.runtime,
+        &snapshot,
+        batch.repo.root(),
+        None,
+        batch.evidence.as_ref(),
+        &progress,
+    );
+    indices
+        .into_iter()
+        .zip(outcomes.executions)
+        .map(|(i, outcome)| {
+            let metrics = outcome
+                .result
+                .map(|output| output.metrics)
+                .map_err(|e| format!("the baseline measurement failed: {e}"));
+            (i, metrics)
+        })
+        .collect()
+}
+
+/// One reading's comparison, and its swap check where it applies.
+fn compare_one(
+    standard: &StandardDef,
+    result: &mut StandardResult,
+    reading: &Reading,
+    metric: &Metric,
+    base: Option<(ObjectId, Result<Vec<Metric>, String>)>,
+    renames: &Result<Renames, String>,
+) {
+    let mut summary = FindingsSummary {
+        total: metric.findings.len(),
+        dropped: metric.findings_dropped,
+        new_total: None,
+        fixed_total: None,
+        new: Vec::new(),
+        fixed: Vec::new(),
+        baseline: None,
+        swap_check: None,
+        note: None,
+    };
+    let mut explained: Vec<Explained> = metric
+        .findings
+        .iter()
+        .map(|f| Explained {
+            finding: f.clone(),
+            new: None,
+        })
+        .collect();
+    let mut complete = metric.counted
+        && metric.findings_dropped == 0
+        && metric.findings.len() as f64 == metric.value;
+    match (base, renames) {
+        (None, _) => summary.note = Some("no baseline to compare with".to_owned()),
+        (Some((_, Err(why))), _) => {
+            summary.note = Some(why);
+            complete = false;
+        }
+        (Some(_), Err(why)) => {
+            summary.note = Some(why.clone());
+            complete = false;
+        }
+        (Some((base, Ok(base_metrics))), Ok(renames)) => {
+            let empty = Metric {
+                name: reading.metric.clone(),
+                value: 0.0,
+                findings: Vec::new(),
+                findings_dropped: 0,
+                counted: metric.counted,
+            };
+            let base_metric = base_metrics
+                .iter()
+                .find(|m| m.name == reading.metric)
+                .unwrap_or(&empty);
+            let diff = findings::diff(&metric.findings, &base_metric.findings, renames);
+            for &i in &diff.new {
+                explained[i].new = Some(true);
+            }
+            for e in explained.iter_mut().filter(|e| e.new.is_none()) {
+                e.new = Some(false);
+            }
+            summary.baseline = Some(base.to_string());
+            summary.new_total = Some(diff.new.len());
+            summary.fixed_total = Some(diff.fixed.len());
+            summary.new = diff
+                .new
+                .iter()
+                .take(SHOWN)
+                .map(|&i| metric.findings[i].clone())
+                .collect();
+            summary.fixed = diff
+                .fixed
+                .iter()
+                .take(SHOWN)
+                .map(|&i| base_metric.findings[i].clone())
+                .collect();
+            if base_metric.findings_dropped > 0
+                || (base_metric.counted && base_metric.findings.len() as f64 != base_metric.value)
+            {
+                complete = false;
+            }
+        }
+    }
+    swap_check(standard, result, &mut summary, complete);
+    result.findings = Some(summary);
+    result.explained = explained;
+}
+
+/// The swap check of a `down` Standard without `per` whose value counts its findings.
+fn swap_check(
+    standard: &StandardDef,
+    result: &mut StandardResult,
+    summary: &mut FindingsSummary,
+    complete: bool,
+) {
+    let applies = standard.direction == Direction::Down && standard.per.is_none();
+    let measured = matches!(
+        result.measurement,
+        Measurement::Measured | Measurement::Reused
+    );
+    let (Some(value), Some(verdict)) = (result.value, result.verdict) else {
+        return;
+    };
+    if !applies || !measured || !verdict.passes() {
+        return;
+    }
+    if standard.findings == FindingsMode::Count {
+        summary.swap_check = Some(SwapCheck::Off);
+        return;
+    }
+    let (Some(new), Some(fixed)) = (summary.new_total, summary.fixed_total) else {
+        summary.swap_check = Some(SwapCheck::Unverified);
+        return;
+    };
+    if !complete {
+        summary.swap_check = Some(SwapCheck::Unverified);
+        summary.note.get_or_insert_with(|| format!(
+            "the findings ({} kept of {value}) do not list everything the count counts, so a swap cannot be ruled out",
+            summary.total
+        ));
+        return;
+    }
+    let hidden = value + fixed as f64;
+    if new > 0 && Verdict::judge(standard.direction, standard.limit, hidden) == Verdict::Regressed {
+        summary.swap_check = Some(SwapCheck::Swapped);
+        result.verdict = Some(Verdict::Swapped);
+        result.pin_eligible = Some(false);
+        result.pin_target = None;
+        result.note = Some(format!(
+            "{value} {} held the ceiling {}, but {new} new finding(s) would breach it ({value} + {fixed} fixed = {hidden}): the fixes hid them",
+            standard.metric, standard.limit
+        ));
+    } else {
+        summary.swap_check = Some(SwapCheck::Passed);
+    }
+}

@@ -1,0 +1,196 @@
+//! Findings explain every number: kept with the evidence, compared with the baseline (the
+//! merge base on a branch, the first parent on the trunk), a swap caught, renames followed,
+//! and a 0.1 producer run beside 0.2 ones in one batch.
+
+use serde_json::Value;
+
+use crate::support::{Fixture, standard};
+
+/// Two TODOs on the trunk (the fixture's `src/lib.rs`), the ceiling pinned at 2.
+const PINNED: &str = r#"
+[standards.todo]
+direction = "down"
+limit = 2
+producer = "builtin:pattern"
+config = { pattern = "TODO: \\w+", paths = ["src/**"] }
+metric = "matches"
+"#;
+
+fn measure(fixture: &Fixture) -> Value {
+    fixture.run(&["standards", "--json"]).json()
+}
+
+fn on_branch(fixture: &Fixture, file: &str, content: &str) {
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
+    fixture.repo.write(file, content);
+    fixture.repo.commit("work");
+}
+
+#[test]
+fn a_swap_on_a_branch_fails_with_the_new_finding_located() {
+    let fixture = Fixture::new(PINNED);
+    // One TODO fixed, another added: the count holds at 2.
+    on_branch(
+        &fixture,
+        "src/lib.rs",
+        "// TODO: one\npub fn a() {}\npub fn b() {}\n\n// TODO: three\n",
+    );
+    let run = fixture.run(&["standards", "--json"]);
+    let json = run.json();
+    assert_eq!(json["ok"], false, "{json}");
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["value"], 2.0);
+    assert_eq!(todo["verdict"], "swapped", "{todo}");
+    let findings = &todo["findings"];
+    assert_eq!(findings["total"], 2);
+    assert_eq!(findings["new_total"], 1);
+    assert_eq!(findings["fixed_total"], 1);
+    assert_eq!(findings["swap_check"], "swapped");
+    assert_eq!(findings["new"][0]["path"], "src/lib.rs");
+    assert_eq!(findings["new"][0]["line"], 5);
+    assert_eq!(findings["new"][0]["column"], 4);
+    assert_eq!(findings["new"][0]["message"], "TODO: three");
+    assert_eq!(findings["fixed"][0]["message"], "TODO: two");
+    let base = fixture.git_out(fixture.path(), &["merge-base", "HEAD", "main"]);
+    assert_eq!(findings["baseline"], base.as_str());
+    // The diagnostic points at the new finding, not at discern.toml.
+    let diagnostic = &json["diagnostics"][0];
+    assert_eq!(diagnostic["file"], "src/lib.rs", "{json}");
+    assert_eq!(diagnostic["line"], 5);
+    // The text shows the why under the failing Standard.
+    let text = fixture.run(&["standards"]);
+    assert!(
+        text.stdout.contains("SWAPPED") && text.stdout.contains("    src/lib.rs:5:4  TODO: three"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn a_renamed_file_brings_its_findings_and_moved_lines_are_not_new() {
+    let fixture = Fixture::new(PINNED);
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
+    fixture.repo.git(&["mv", "src/lib.rs", "src/core.rs"]);
+    fixture.repo.write(
+        "src/core.rs",
+        "\n\n// TODO: one\npub fn a() {}\n// TODO: two\npub fn b() {}\n",
+    );
+    fixture.repo.commit("rename and move lines");
+    let json = measure(&fixture);
+    assert_eq!(json["ok"], true, "{json}");
+    let findings = &standard(&json, "todo")["findings"];
+    assert_eq!(findings["new_total"], 0, "{findings}");
+    assert_eq!(findings["fixed_total"], 0);
+    assert_eq!(findings["swap_check"], "passed");
+}
+
+#[test]
+fn count_mode_judges_the_count_alone_and_growth_under_a_loose_limit_is_no_swap() {
+    let loose = PINNED.replace("limit = 2", "limit = 5");
+    let fixture = Fixture::new(&loose);
+    on_branch(
+        &fixture,
+        "src/lib.rs",
+        "// TODO: one\npub fn a() {}\npub fn b() {}\n// TODO: three\n",
+    );
+    // A swap that would not breach the ceiling even without the fix is only reported.
+    let json = measure(&fixture);
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["verdict"], "improved", "{todo}");
+    assert_eq!(todo["findings"]["new_total"], 1);
+    assert_eq!(todo["findings"]["swap_check"], "passed");
+
+    let counted = format!("{PINNED}findings = \"count\"\n");
+    let fixture = Fixture::new(&counted);
+    on_branch(
+        &fixture,
+        "src/lib.rs",
+        "// TODO: one\npub fn a() {}\npub fn b() {}\n// TODO: three\n",
+    );
+    let json = measure(&fixture);
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["verdict"], "held", "{todo}");
+    assert_eq!(todo["findings"]["swap_check"], "off");
+}
+
+#[test]
+fn findings_come_back_with_reused_evidence_and_the_trunk_compares_with_its_first_parent() {
+    let fixture = Fixture::new(PINNED);
+    fixture.repo.write(
+        "src/lib.rs",
+        "// TODO: one\npub fn a() {}\npub fn b() {}\n// TODO: four\n",
+    );
+    let second = fixture.repo.commit("swap on the trunk");
+    let first = measure(&fixture);
+    let again = measure(&fixture);
+    for json in [&first, &again] {
+        let todo = standard(json, "todo");
+        assert_eq!(todo["verdict"], "swapped", "{todo}");
+        assert_eq!(todo["findings"]["new"][0]["message"], "TODO: four");
+        let parent = fixture.git_out(fixture.path(), &["rev-parse", &format!("{second}^")]);
+        assert_eq!(todo["findings"]["baseline"], parent.as_str());
+    }
+    assert_eq!(standard(&again, "todo")["measurement"], "reused", "{again}");
+}
+
+#[test]
+fn without_a_trunk_the_baseline_is_null_and_an_advisory_says_why() {
+    let fixture = Fixture::new(PINNED);
+    fixture.repo.git(&["branch", "-m", "main", "solo"]);
+    let json = measure(&fixture);
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["findings"]["baseline"], Value::Null, "{todo}");
+    assert_eq!(todo["findings"]["new_total"], Value::Null);
+    assert_eq!(todo["findings"]["swap_check"], "unverified");
+    let advisories = json["advisories"].to_string();
+    assert!(
+        advisories.contains("not compared with a baseline"),
+        "{advisories}"
+    );
+}
+
+#[test]
+fn explain_lists_every_finding_by_file_with_the_new_ones_marked() {
+    let fixture = Fixture::new(PINNED);
+    on_branch(
+        &fixture,
+        "src/main.rs",
+        "fn main() {\n    // TODO: later\n    lib::a();\n}\n",
+    );
+    let run = fixture.run(&["standards", "--explain", "todo"]);
+    let base = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
+    insta::assert_snapshot!(run.stdout.replace(&base[..12], "<base>"));
+    let json = fixture
+        .run(&["standards", "--explain", "todo", "--json"])
+        .json();
+    let all = json["data"]["all"].as_array().unwrap();
+    assert_eq!(all.len(), 3);
+    assert_eq!(all.iter().filter(|f| f["new"] == true).count(), 1);
+}
+
+#[test]
+fn a_v0_1_component_runs_beside_v0_2_built_ins_in_one_batch() {
+    let config = format!(
+        "{PINNED}\n[standards.legacy]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/legacy.wasm\"\nmetric = \"legacy_files\"\nconfig = {{ paths = [\"src/**\"] }}\n"
+    );
+    let fixture = Fixture::new(&config);
+    fixture
+        .repo
+        .write("tools/legacy.wasm", discern_tests::LEGACY_V01_WASM)
+        .write("src/old.rs", "// LEGACY\n");
+    fixture.repo.commit("a legacy file and producer");
+    let json = measure(&fixture);
+    assert_eq!(json["ok"], true, "{json}");
+    let legacy = standard(&json, "legacy");
+    assert_eq!(legacy["value"], 1.0, "{legacy}");
+    assert_eq!(legacy["findings"]["total"], 1);
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["value"], 2.0);
+    // The 0.1 producer's findings have no line; the adapter says nothing it did not know.
+    let explained = fixture
+        .run(&["standards", "--explain", "legacy", "--json"])
+        .json();
+    let finding = &explained["data"]["all"][0];
+    assert_eq!(finding["path"], "src/old.rs");
+    assert_eq!(finding.get("line"), None, "{finding}");
+}

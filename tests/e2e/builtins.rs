@@ -60,7 +60,9 @@ fn pattern_counts_the_commit_with_findings() {
     let findings = &out.metrics[0].findings;
     assert_eq!(findings.len(), 2);
     assert_eq!(findings[0].path.as_deref(), Some("src/lib.rs"));
-    assert_eq!(findings[1].message, "src/lib.rs:3: TODO");
+    assert_eq!(findings[1].message, "TODO");
+    assert_eq!((findings[1].line, findings[1].column), (Some(3), Some(4)));
+    assert!(out.metrics[0].counted, "matches counts its findings");
 }
 
 #[test]

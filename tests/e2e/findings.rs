@@ -194,3 +194,91 @@ fn a_v0_1_component_runs_beside_v0_2_built_ins_in_one_batch() {
     assert_eq!(finding["path"], "src/old.rs");
     assert_eq!(finding.get("line"), None, "{finding}");
 }
+
+#[test]
+fn a_breach_the_baseline_has_too_is_inherited_and_the_owner_can_rebaseline_it() {
+    // The trunk already breaches (2 TODOs under a ceiling of 1), as it does when a producer's
+    // new version reads more than the old one did.
+    let fixture = Fixture::new(&PINNED.replace("limit = 2", "limit = 1"));
+    let run = fixture.run(&[
+        "start",
+        "--name",
+        "rebase",
+        "--title",
+        "Rebaseline",
+        "--json",
+    ]);
+    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
+    std::fs::write(path.join("src/other.rs"), "pub fn c() {}\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", "unrelated work"]);
+    let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["verdict"], "inherited", "{todo}");
+    let advisories = json["advisories"].to_string();
+    assert!(
+        advisories.contains("builtin:pattern 0.") && advisories.contains("standards propose todo"),
+        "{advisories}"
+    );
+    // The owner's re-baseline: a proposal that needs no attribution.
+    let propose = fixture
+        .run_in(
+            &path,
+            &[
+                "standards",
+                "propose",
+                "todo",
+                "--reason",
+                "the producer reads 2 now",
+                "--json",
+            ],
+            &[],
+        )
+        .json();
+    assert_eq!(propose["ok"], true, "{propose}");
+    // Worse than the baseline is the branch's own regression.
+    let run = fixture.run(&["start", "--name", "worse", "--title", "Worse", "--json"]);
+    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
+    std::fs::write(path.join("src/more.rs"), "// TODO: more\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", "one more"]);
+    let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["verdict"], "regressed", "{todo}");
+}
+
+#[test]
+fn a_swap_is_proposed_like_a_breach_with_room_for_its_new_findings() {
+    let fixture = Fixture::new(PINNED);
+    let run = fixture.run(&["start", "--name", "swap", "--title", "Swap", "--json"]);
+    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
+    std::fs::write(
+        path.join("src/lib.rs"),
+        "// TODO: one\npub fn a() {}\npub fn b() {}\n// TODO: three\n",
+    )
+    .unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", "swap two for three"]);
+    let reason = "three replaces two: the parser needs it";
+    let propose = fixture
+        .run_in(
+            &path,
+            &["standards", "propose", "todo", "--reason", reason, "--json"],
+            &[],
+        )
+        .json();
+    assert_eq!(propose["ok"], true, "{propose}");
+    // The proposed ceiling is what the count would read had nothing been fixed: 2 + 1.
+    let toml = std::fs::read_to_string(path.join("discern.toml")).unwrap();
+    assert!(toml.contains("limit = 3"), "{toml}");
+    let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["findings"]["swap_check"], "passed", "{todo}");
+    assert_eq!(json["data"]["limits"]["status"], "proposed", "{json}");
+    // `done` proves it without pinning the proposed limit away.
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let toml = std::fs::read_to_string(path.join("discern.toml")).unwrap();
+    assert!(toml.contains("limit = 3"), "{toml}");
+}

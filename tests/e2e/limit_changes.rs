@@ -255,7 +255,7 @@ fn a_batch_is_one_commit_and_the_rules_for_existing_state_hold() {
     let json = run.json();
     assert_eq!(json["ok"], true, "{}", run.stdout);
     assert_eq!(json["data"]["proposal_batch"]["status"], "recorded");
-    // The pattern producer ran once for todo and todo_files; extent once for lines.
+    // The pattern producer ran once per commit for todo and todo_files; extent once for lines.
     let calls: Vec<Value> = std::fs::read_to_string(&trace)
         .unwrap()
         .lines()
@@ -267,8 +267,10 @@ fn a_batch_is_one_commit_and_the_rules_for_existing_state_hold() {
             .filter(|c| c["producer"] == producer && c["call"] == "files")
             .count()
     };
-    assert_eq!(listings("builtin:pattern"), 1);
-    assert_eq!(listings("builtin:extent"), 1);
+    // Once on HEAD, and once on the merge base: the baseline findings and breaches are
+    // compared with (a proposal measures fresh, so neither is reused).
+    assert_eq!(listings("builtin:pattern"), 2);
+    assert_eq!(listings("builtin:extent"), 2);
     assert_eq!(commits(&fixture), before + 1, "exactly one new commit");
     assert_eq!(changed_files(&fixture, "HEAD"), "discern.toml");
     assert_eq!(

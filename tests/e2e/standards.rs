@@ -170,7 +170,7 @@ fn invalid_config_names_table_key_and_line() {
     );
     assert!(
         messages.iter().any(|m| m.starts_with(
-            "discern.toml:5: [standards.todo] limt: unknown key (allowed keys: direction, limit"
+            "discern.toml:5: [standards.todo] limt: unknown key (allowed keys: direction, findings, limit"
         )),
         "{messages:#?}"
     );

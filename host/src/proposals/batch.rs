@@ -287,7 +287,7 @@ fn measure_records(
         let read_set = measured.read_sets.of(&request.name);
         let evidence = evidence_paths(&changed, &read_set, standard.inputs.as_deref());
         let trunk_limit = target.trunk_limits[&request.name];
-        let value = breach(standard, result, trunk_limit, &evidence)?;
+        let (value, proposed) = breach(standard, result, trunk_limit, &evidence)?;
         records.push(ProposalRecord {
             standard: request.name.clone(),
             commit: String::new(),
@@ -298,9 +298,9 @@ fn measure_records(
             trunk_commit: target.trunk_commit.to_string(),
             direction: standard.direction,
             trunk_limit,
-            proposed_limit: value,
+            proposed_limit: proposed,
             measurement: value,
-            delta: value - trunk_limit,
+            delta: proposed - trunk_limit,
             reason: request.reason.clone(),
             evidence_paths: evidence,
         });
@@ -308,13 +308,15 @@ fn measure_records(
     Ok((head, records))
 }
 
-/// The measured value of a real breach this work caused, or why it is not one.
+/// The measured value of a real breach this work caused and the limit that admits it, or why it
+/// is not one. A swap is proposed as the limit that has room for its new findings (the value
+/// plus the fixed ones): what the count would read had nothing been fixed.
 fn breach(
     standard: &crate::config::StandardDef,
     result: &standards::StandardResult,
     trunk_limit: f64,
     evidence: &[String],
-) -> Result<f64, Box<Envelope>> {
+) -> Result<(f64, f64), Box<Envelope>> {
     let name = standard.name.clone();
     let Some(value) = result
         .value
@@ -324,7 +326,12 @@ fn breach(
         return Err(refusal(&NotProposed::Unmeasured { name, note }));
     };
     let direction = standard.direction;
-    if Verdict::judge(direction, trunk_limit, value) != Verdict::Regressed {
+    // An inherited breach (the baseline breaches too, under the same producer) is the owner's
+    // re-baseline: no change of this work caused it, so none is attributed.
+    let inherited = result.verdict == Some(Verdict::Inherited);
+    let swapped = result.verdict == Some(Verdict::Swapped);
+    if !inherited && !swapped && Verdict::judge(direction, trunk_limit, value) != Verdict::Regressed
+    {
         return Err(refusal(&NotProposed::NoBreach {
             name,
             value,
@@ -332,10 +339,15 @@ fn breach(
             trunk_limit,
         }));
     }
-    if evidence.is_empty() {
+    if evidence.is_empty() && !inherited {
         return Err(refusal(&NotProposed::Unattributed { name }));
     }
-    Ok(value)
+    let fixed = result
+        .findings
+        .as_ref()
+        .and_then(|f| f.fixed_total)
+        .unwrap_or(0) as f64;
+    Ok((value, if swapped { value + fixed } else { value }))
 }
 
 /// One config-only commit setting every proposed limit, its records bound to it.

@@ -29,15 +29,15 @@ pub enum ProducerErrorKind {
     #[error("is not a valid WebAssembly component: {0}")]
     Malformed(String),
     #[error(
-        "is not a discern producer: it exports no `discern:producer/measure` interface (exports: {exports}); build it against wit/v0.1"
+        "is not a discern producer: it exports no `discern:producer/measure` interface (exports: {exports}); build it against wit/v0.2"
     )]
     NotAProducer { exports: String },
     #[error(
-        "was built against discern:producer@{found}, newer than this discern supports ({supported}): upgrade discern, or rebuild the producer against wit/v0.1"
+        "was built against discern:producer@{found}, newer than this discern supports ({supported}): upgrade discern, or rebuild the producer against wit/v0.2"
     )]
     VersionTooNew { found: String, supported: String },
     #[error(
-        "was built against discern:producer@{found}, which this discern no longer supports ({supported}): rebuild the producer against wit/v0.1"
+        "was built against discern:producer@{found}, which this discern no longer supports ({supported}): rebuild the producer against wit/v0.2"
     )]
     VersionTooOld { found: String, supported: String },
     #[error(

@@ -51,6 +51,8 @@ pub fn pin_gains(
     let pins: Vec<Pinned> = measured
         .standards
         .iter()
+        // A limit an active proposal sets is the owner's to approve as proposed, never pinned.
+        .filter(|result| !claims.iter().any(|c| c.standard == result.name))
         .filter_map(|result| {
             let standard = config.standard(&result.name)?;
             let value = result.value?;

@@ -16,6 +16,9 @@ pub enum Verdict {
     Regressed,
     /// The count held, but only because fixed findings hid new ones that would breach it.
     Swapped,
+    /// Breached, but the baseline breaches too under the same producer and this is no worse:
+    /// not this branch's doing (not failing; the owner re-baselines the limit).
+    Inherited,
 }
 
 impl Verdict {
@@ -26,6 +29,7 @@ impl Verdict {
             Verdict::Held => "held",
             Verdict::Regressed => "regressed",
             Verdict::Swapped => "swapped",
+            Verdict::Inherited => "inherited",
         }
     }
 

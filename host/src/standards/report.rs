@@ -268,6 +268,7 @@ fn status(result: &StandardResult) -> String {
         (Measurement::Skipped, _) => "BLOCKED".to_owned(),
         (_, Some(Verdict::Regressed)) => "REGRESSED".to_owned(),
         (_, Some(Verdict::Swapped)) => "SWAPPED".to_owned(),
+        (_, Some(Verdict::Inherited)) => "inherited".to_owned(),
         (_, Some(Verdict::Improved)) => "improved".to_owned(),
         _ => "held".to_owned(),
     }
@@ -293,8 +294,22 @@ fn row(result: &StandardResult) -> Vec<String> {
         result.value.map_or("—".to_owned(), display),
         format!("{bound} {}", display(result.limit)),
         findings,
-        result.note.clone().unwrap_or_default(),
+        how(result),
     ]
+}
+
+/// How the value was read, whether it can be pinned, and where a reused reading came from.
+fn how(result: &StandardResult) -> String {
+    let mut how = result.note.clone().unwrap_or_default();
+    if let Some(target) = result.pin_target {
+        how.push_str(&format!("; pinnable to {target}"));
+    }
+    if result.measurement == Measurement::Reused
+        && let Some(from) = &result.reused_from
+    {
+        how.push_str(&format!("; reused from {}", short(from)));
+    }
+    how
 }
 
 fn line(result: &StandardResult) -> String {

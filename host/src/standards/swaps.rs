@@ -38,6 +38,9 @@ pub(super) struct Batch<'a> {
 /// The baseline's metrics per execution index, or why an execution has none.
 type BaseOutputs = BTreeMap<usize, Result<Vec<Metric>, String>>;
 
+/// The baseline commit (`None`: HEAD is the first commit) and one reading's metrics there.
+type Base = (Option<ObjectId>, Result<Vec<Metric>, String>);
+
 /// Give every reading with findings its comparison; a swap becomes the verdict `swapped`.
 /// Returns the batch's advisories (no baseline, renames unreadable).
 pub(super) fn attach(
@@ -45,19 +48,31 @@ pub(super) fn attach(
     selected: &[&StandardDef],
     standards: &mut [StandardResult],
 ) -> Vec<String> {
+    // Readings with findings, and regressed ones without `per`: a breach the baseline has
+    // too, under the same producer, is not this branch's (see `inherited`).
+    let regressed = |reading: &Reading| {
+        standards
+            .iter()
+            .any(|s| s.name == reading.standard && s.verdict == Some(Verdict::Regressed))
+            && selected
+                .iter()
+                .any(|d| d.name == reading.standard && d.per.is_none())
+    };
     let with_findings: Vec<(&Reading, &Metric)> = batch
         .plan
         .readings
         .iter()
         .filter_map(|reading| Some((reading, head_metric(batch, reading)?)))
-        .filter(|(_, m)| m.counted || !m.findings.is_empty() || m.findings_dropped > 0)
+        .filter(|(r, m)| has_findings(m) || regressed(r))
         .collect();
     if with_findings.is_empty() {
         return Vec::new();
     }
     let mut advisories = Vec::new();
     let compared = match baseline_commit(batch) {
-        Ok(base) => Some((base, measure_baseline(batch, base, &with_findings))),
+        Ok(Some(base)) => Some((Some(base), measure_baseline(batch, base, &with_findings))),
+        // The first commit: nothing came before it, so every finding is new.
+        Ok(None) => Some((None, root_outputs(&with_findings))),
         Err(why) => {
             advisories.push(format!(
                 "Findings were not compared with a baseline: {why}."
@@ -66,14 +81,14 @@ pub(super) fn attach(
         }
     };
     let renames = match &compared {
-        Some((base, _)) => match renames_since(batch, *base) {
+        Some((Some(base), _)) => match renames_since(batch, *base) {
             Ok(renames) => Ok(renames),
             Err(why) => {
                 advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
                 Err(why)
             }
         },
-        None => Ok(Renames::default()),
+        Some((None, _)) | None => Ok(Renames::default()),
     };
     for (reading, metric) in with_findings {
         let Some(result) = standards.iter_mut().find(|s| s.name == reading.standard) else {
@@ -89,9 +104,76 @@ pub(super) fn attach(
                 .unwrap_or_else(|| Err(no_baseline_reason(batch, reading)));
             (*base, metrics)
         });
-        compare_one(standard, result, reading, metric, base, &renames);
+        if let Some(why) = inherited(batch, standard, result, reading, base.as_ref()) {
+            advisories.push(why);
+        }
+        if has_findings(metric) {
+            compare_one(standard, result, reading, metric, base, &renames);
+        }
     }
     advisories
+}
+
+fn has_findings(metric: &Metric) -> bool {
+    metric.counted || !metric.findings.is_empty() || metric.findings_dropped > 0
+}
+
+/// A breach the baseline has too, measured by the same producer, and no worse here: not this
+/// branch's doing (a producer whose reading moved in a new version, or a trunk that already
+/// breached). The verdict becomes `inherited` (not failing), and the advisory names the
+/// producer and the owner's way to re-baseline the limit.
+fn inherited(
+    batch: &Batch,
+    standard: &StandardDef,
+    result: &mut StandardResult,
+    reading: &Reading,
+    base: Option<&Base>,
+) -> Option<String> {
+    if result.verdict != Some(Verdict::Regressed) || standard.per.is_some() {
+        return None;
+    }
+    let (base, Ok(metrics)) = base? else {
+        return None;
+    };
+    let base_value = metrics.iter().find(|m| m.name == reading.metric)?.value;
+    let value = result.value?;
+    let (direction, limit) = (standard.direction, standard.limit);
+    if Verdict::judge(direction, limit, base_value) != Verdict::Regressed
+        || Verdict::judge(direction, base_value, value) == Verdict::Regressed
+    {
+        return None;
+    }
+    let producer = producer_version(batch, reading);
+    let base = base.map_or("(none: the first commit)".to_owned(), |b| {
+        short(&b.to_string())
+    });
+    result.verdict = Some(Verdict::Inherited);
+    result.note = Some(format!(
+        "{value} {} breaches the {} {limit}, as the baseline {base} does ({base_value}) under the same producer {producer}: not this branch's doing",
+        standard.metric,
+        direction.bound(),
+    ));
+    Some(format!(
+        "Standard {}: the baseline {base} breaches its {} {limit} too ({base_value} under {producer}), so the breach is inherited: the producer's reading moved (see the release notes) or the trunk already breached. The owner re-baselines it in one config-only commit from an effort: `discern standards propose {} --reason \"{producer} reads {base_value} at {base}\"`, then `discern approve` and `discern accept`.",
+        standard.name,
+        direction.bound(),
+        standard.name,
+    ))
+}
+
+/// `builtin:pattern 0.2.0`: the producer and the version its `describe()` declares.
+fn producer_version(batch: &Batch, reading: &Reading) -> String {
+    let execution = &batch.plan.executions[reading.execution];
+    let version = execution
+        .component
+        .as_ref()
+        .ok()
+        .and_then(|c| batch.runtime.describe(c).ok())
+        .map(|info| info.version);
+    match version {
+        Some(version) => format!("{} {version}", execution.producer),
+        None => execution.producer.clone(),
+    }
 }
 
 /// The metric a reading reads, from HEAD's execution, if it ran.
@@ -114,8 +196,17 @@ fn no_baseline_reason(batch: &Batch, reading: &Reading) -> String {
     }
 }
 
-/// The commit findings are compared with, or why there is none.
-fn baseline_commit(batch: &Batch) -> Result<ObjectId, String> {
+/// What the first commit is compared with: nothing, for every execution.
+fn root_outputs(readings: &[(&Reading, &Metric)]) -> BaseOutputs {
+    readings
+        .iter()
+        .map(|(r, _)| (r.execution, Ok(Vec::new())))
+        .collect()
+}
+
+/// The commit findings are compared with (`None`: HEAD is the first commit, there is nothing
+/// before it), or why there is none.
+fn baseline_commit(batch: &Batch) -> Result<Option<ObjectId>, String> {
     let summary = &batch.limits.summary;
     let Some(trunk) = &summary.trunk_commit else {
         return Err(summary
@@ -131,6 +222,7 @@ fn baseline_commit(batch: &Batch) -> Result<ObjectId, String> {
     match (&summary.baseline, summary.baseline_kind) {
         (Some(base), Some(BaselineKind::MergeBase | BaselineKind::Given)) => base
             .parse()
+            .map(Some)
             .map_err(|_| format!("the baseline {base} is not a commit id")),
         _ => Err(summary
             .reason
@@ -139,14 +231,14 @@ fn baseline_commit(batch: &Batch) -> Result<ObjectId, String> {
     }
 }
 
-fn first_parent(repo: &Repo, head: ObjectId) -> Result<ObjectId, String> {
+fn first_parent(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, String> {
     match repo.first_parent(head) {
-        Ok(Some(parent)) => Ok(parent),
+        Ok(Some(parent)) => Ok(Some(parent)),
         Ok(None) if repo.parent_missing(head) => Err(
             "this shallow clone lacks HEAD's parent (fetch more history: `git fetch --deepen=1`)"
                 .to_owned(),
         ),
-        Ok(None) => Err("HEAD is the first commit: there is nothing before it".to_owned()),
+        Ok(None) => Ok(None),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -220,7 +312,7 @@ fn compare_one(
     result: &mut StandardResult,
     reading: &Reading,
     metric: &Metric,
-    base: Option<(ObjectId, Result<Vec<Metric>, String>)>,
+    base: Option<Base>,
     renames: &Result<Renames, String>,
 ) {
     let mut summary = FindingsSummary {
@@ -274,7 +366,10 @@ fn compare_one(
             for e in explained.iter_mut().filter(|e| e.new.is_none()) {
                 e.new = Some(false);
             }
-            summary.baseline = Some(base.to_string());
+            summary.baseline = base.map(|b| b.to_string());
+            if base.is_none() {
+                summary.note = Some("the first commit: nothing came before it".to_owned());
+            }
             summary.new_total = Some(diff.new.len());
             summary.fixed_total = Some(diff.fixed.len());
             summary.new = diff

@@ -43,9 +43,8 @@ impl Producer for Pattern {
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {
         config.allow_only(&["pattern", "paths", "case_insensitive", "max_findings"])?;
         let source = config.str("pattern")?;
-        let regex = RegexBuilder::new(source)
-            .case_insensitive(config.opt_bool("case_insensitive")?.unwrap_or(false))
-            .build()
+        let case_insensitive = config.opt_bool("case_insensitive")?.unwrap_or(false);
+        let scanner = Scanner::new(source, case_insensitive)
             .map_err(|e| Error::new(format!("config.pattern is not a valid regex: {e}")))?;
         let max_findings = config
             .opt_u64("max_findings")?
@@ -62,7 +61,7 @@ impl Producer for Pattern {
                 continue;
             }
             let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
-            let counts = scan(&regex, &content, |line, column, text| {
+            let counts = scanner.scan(&content, |line, column, text| {
                 if (findings.len() as u64) >= max_findings {
                     return;
                 }
@@ -103,8 +102,80 @@ fn as_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(0)
 }
 
-/// Count `regex` in one text file, line by line; `on_match(line, column, text)` (1-based
-/// line, 1-based byte column, as `git grep -n --column` prints them) sees every counted
+/// A pattern compiled twice: for `git grep`'s per-line model, and in multi-line mode for one
+/// pass over a whole file, which finds the same matches as long as none spans a line end.
+pub struct Scanner {
+    per_line: Regex,
+    whole: Option<Regex>,
+}
+
+impl Scanner {
+    pub fn new(source: &str, case_insensitive: bool) -> Result<Self, regex::Error> {
+        let build = |multi_line| {
+            RegexBuilder::new(source)
+                .case_insensitive(case_insensitive)
+                .multi_line(multi_line)
+                .build()
+        };
+        // `\A` and `\z` anchor at each line in the per-line model but only at the file's ends
+        // in one pass: such a pattern is always matched line by line.
+        let anchored = source.contains("\\A") || source.contains("\\z");
+        Ok(Self {
+            per_line: build(false)?,
+            whole: if anchored { None } else { Some(build(true)?) },
+        })
+    }
+
+    /// Count the pattern in one text file; `on_match(line, column, text)` (1-based line,
+    /// 1-based byte column, as `git grep -n --column` prints them) sees every counted
+    /// (non-empty) match.
+    pub fn scan(&self, content: &[u8], mut on_match: impl FnMut(usize, usize, &[u8])) -> Counts {
+        let body = content.strip_suffix(b"\n").unwrap_or(content);
+        if content.is_empty() {
+            return Counts::default();
+        }
+        match &self.whole {
+            Some(whole) if !spans_lines(whole, body) => one_pass(whole, body, &mut on_match),
+            _ => scan(&self.per_line, content, on_match),
+        }
+    }
+}
+
+/// Whether a match of `regex` in `body` runs across a line end (then only the per-line model
+/// gives `git grep`'s answer). Also true for a pattern that can match a line end at all in a
+/// file that has one, which is rare (`\s`, `[^x]` spanning two lines).
+fn spans_lines(regex: &Regex, body: &[u8]) -> bool {
+    regex
+        .find_iter(body)
+        .any(|m| memchr::memchr(b'\n', m.as_bytes()).is_some())
+}
+
+/// One pass over the whole file: the same matches, lines and columns as the per-line scan when
+/// no match spans a line end (checked by the caller).
+fn one_pass(regex: &Regex, body: &[u8], on_match: &mut impl FnMut(usize, usize, &[u8])) -> Counts {
+    let mut counts = Counts::default();
+    let (mut line, mut line_start, mut scanned) = (1usize, 0usize, 0usize);
+    let mut last_counted_line = 0usize;
+    for m in regex.find_iter(body) {
+        for newline in memchr::memchr_iter(b'\n', &body[scanned..m.start()]) {
+            line += 1;
+            line_start = scanned + newline + 1;
+        }
+        scanned = m.start();
+        if line != last_counted_line {
+            counts.lines += 1;
+            last_counted_line = line;
+        }
+        if !m.is_empty() {
+            counts.matches += 1;
+            on_match(line, m.start() - line_start + 1, m.as_bytes());
+        }
+    }
+    counts
+}
+
+/// Count `regex` in one text file, line by line (`git grep`'s model, the reference the
+/// one-pass scan is checked against); `on_match(line, column, text)` sees every counted
 /// (non-empty) match.
 pub fn scan(
     regex: &Regex,
@@ -136,6 +207,40 @@ discern_sdk::export_producer!(Pattern);
 mod tests {
     use super::*;
     use discern_sdk::testing::MemorySnapshot;
+
+    fn all(
+        scanned: impl FnOnce(&mut dyn FnMut(usize, usize, &[u8])) -> Counts,
+    ) -> (Counts, Vec<(usize, usize, Vec<u8>)>) {
+        let mut seen = Vec::new();
+        let counts = scanned(&mut |l, c, t| seen.push((l, c, t.to_vec())));
+        (counts, seen)
+    }
+
+    /// The one-pass scan agrees with the per-line model on every pattern and text it takes.
+    #[test]
+    fn the_one_pass_scan_agrees_with_the_per_line_model() {
+        let texts = [
+            "TODO a\nb TODO TODO\n\nTODO\n",
+            "x\r\nTODO\r\n",
+            "\n\n\n",
+            "no final newline TODO",
+            "a\n  \n\t\nb",
+            "xx\nx x\n",
+            "é TODO é\nTODO",
+        ];
+        let patterns = [
+            "TODO", "^$", "^[ \t]*$", "x$", "\\bx", "mark|", "o*", "^", "$", "\\s+", "[^a]+",
+            "(?i)todo", "\\AT", "O\\z",
+        ];
+        for pattern in patterns {
+            let scanner = Scanner::new(pattern, false).unwrap();
+            for text in texts {
+                let fast = all(|f| scanner.scan(text.as_bytes(), f));
+                let reference = all(|f| scan(&scanner.per_line, text.as_bytes(), f));
+                assert_eq!(fast, reference, "pattern {pattern:?} on {text:?}");
+            }
+        }
+    }
 
     fn run(snapshot: &MemorySnapshot, config: &str) -> Result<Vec<Metric>, Error> {
         Pattern::run(snapshot, &Config::parse(config).unwrap())

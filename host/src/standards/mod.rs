@@ -277,6 +277,7 @@ fn measure_now(
     if request.dry_run {
         return dry_run(
             ws,
+            runtime,
             &config,
             &selected,
             &options.against(ws, &config, head),
@@ -303,6 +304,7 @@ fn measure_now(
 /// What a measurement would run, and the limits check it would start with; nothing runs.
 fn dry_run(
     ws: &Workspace,
+    runtime: &Runtime,
     config: &Config,
     selected: &[&StandardDef],
     against: &limits::Against,
@@ -322,6 +324,9 @@ fn dry_run(
             snapshot: None,
         },
     );
+    if let Err(refusal) = measure::component_configs(config, &plan, runtime) {
+        return *refusal;
+    }
     let mut envelope = report::dry_run(config, selected, &plan, &limits);
     envelope
         .advisories

@@ -327,7 +327,8 @@ fn read_sets(plan: &Plan, outcomes: crate::planner::Outcomes) -> ReadSets {
 fn evidence_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
     let dir = repo.shared_path("evidence");
     match (options.worktree, options.evidence, options.dry_run) {
-        (true, _, _) | (_, EvidenceUse::Fresh, _) => None,
+        (true, _, _) | (_, EvidenceUse::Fresh, _) | (_, EvidenceUse::Refresh, true) => None,
+        (_, EvidenceUse::Refresh, false) => Some(crate::evidence::Store::write_only(dir)),
         (_, EvidenceUse::ReuseOnly, _) | (_, _, true) => {
             Some(crate::evidence::Store::read_only(dir))
         }

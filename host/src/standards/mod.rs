@@ -58,6 +58,11 @@ pub struct MeasureRequest {
     #[arg(long)]
     #[serde(default)]
     pub force: bool,
+    /// Measure the committed HEAD afresh: no reading is reused from the evidence store, and
+    /// the new readings replace what it held.
+    #[arg(long)]
+    #[serde(default)]
+    pub fresh: bool,
     /// Preview only, writing nothing: the producers that would run for which Standards, or
     /// with pin, the limits that would be pinned.
     #[arg(long)]
@@ -209,6 +214,18 @@ pub fn standards(
             ),
         );
     }
+    if request.pin && request.fresh {
+        return Envelope::refusal(
+            VERB,
+            ErrorSlug::InvalidArguments,
+            "--pin and --fresh do not combine: a pin commits the readings a measurement recorded for this HEAD.",
+            Hint::next_step(
+                HintId::SeeHelp,
+                "Measure afresh first, then pin what it recorded",
+            )
+            .with_action(Action::new("standards").flag("fresh")),
+        );
+    }
     if request.pin {
         return pin::pin(
             ws,
@@ -269,6 +286,10 @@ fn measure_now(
         tolerate_dirty: true,
         baseline: request.baseline.clone(),
         require_trunk: request.require_trunk,
+        evidence: match request.fresh {
+            true => EvidenceUse::Refresh,
+            false => EvidenceUse::ReuseAndRecord,
+        },
         ..MeasureOptions::default()
     };
     let Ok(Some(head)) = ws.repo.head() else {
@@ -415,7 +436,10 @@ impl MeasureOptions {
 pub enum EvidenceUse {
     ReuseAndRecord,
     ReuseOnly,
+    /// Measure afresh and record nothing (a proposal).
     Fresh,
+    /// Measure afresh and record the new readings (`standards --fresh`).
+    Refresh,
 }
 
 impl Default for MeasureOptions {

@@ -485,11 +485,19 @@ impl Entry for Standards {
                 "proposals",
                 "pin",
                 "force",
+                "fresh",
                 "names",
                 "baseline",
                 "require_trunk",
             ],
-            _ => &["pin", "force", "names", "baseline", "require_trunk"],
+            _ => &[
+                "pin",
+                "force",
+                "fresh",
+                "names",
+                "baseline",
+                "require_trunk",
+            ],
         };
         let mut asks = false;
         for key in other {
@@ -516,7 +524,7 @@ impl Entry for Standards {
             },
             Some("propose") if asks => invalid_arguments(
                 verb,
-                "action propose takes proposals only (no pin, force or names).",
+                "action propose takes proposals only (no pin, force, fresh or names).",
             )
             .into(),
             Some("propose") if !has("proposals") => {

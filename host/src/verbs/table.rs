@@ -13,7 +13,6 @@ use crate::lifecycle::{
 };
 use crate::operations::{self, ProgressRequest};
 use crate::preflight::Cleanliness;
-use crate::producers::ProducersRequest;
 use crate::proposals::{self, ProposalRequest, ProposeRequest};
 use crate::standards::{self, MeasureRequest, init::InitRequest};
 use crate::status::StatusRequest;
@@ -23,8 +22,20 @@ const MCP_AWAIT_TIMEOUT_S: f64 = 45.0;
 
 /// Every verb, in order.
 pub static TABLE: &[&dyn Entry] = &[
-    &Status, &Start, &Prepare, &Done, &Update, &Await, &Approve, &Accept, &Map, &Progress, &Test,
-    &Standards, &Init, &Producers,
+    &Status,
+    &Start,
+    &Prepare,
+    &Done,
+    &Update,
+    &Await,
+    &Approve,
+    &Accept,
+    &Map,
+    &Progress,
+    &Test,
+    &Standards,
+    &Init,
+    &super::producers::Producers,
 ];
 
 /// The MCP tool names, in order.
@@ -32,7 +43,7 @@ pub fn tool_names() -> Vec<&'static str> {
     TABLE.iter().filter_map(|e| e.info().tool).collect()
 }
 
-const READ_ONLY: Annotations = Annotations {
+pub(super) const READ_ONLY: Annotations = Annotations {
     read_only: true,
     destructive: false,
     idempotent: true,
@@ -67,7 +78,7 @@ fn in_workspace(
 }
 
 /// Run `f` with the workspace and the producer runtime.
-fn with_runtime(
+pub(super) fn with_runtime(
     ctx: &Context,
     verb: &str,
     f: impl FnOnce(&crate::workspace::Workspace, &crate::runtime::Runtime) -> Outcome,
@@ -574,27 +585,5 @@ impl Verb for Init {
         with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
             standards::init::init(ws, runtime, &request, ctx.progress).into()
         })
-    }
-}
-
-struct Producers;
-impl Verb for Producers {
-    type Request = ProducersRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: crate::producers::VERB,
-            tool: None,
-            summary: "List the producers discern can run: built-ins with their contract version, digest and metrics",
-            tool_description: "",
-            annotations: READ_ONLY,
-            cleanliness: Cleanliness::Any,
-            writes: false,
-        }
-    }
-    fn run(&self, ctx: &Context, _request: ProducersRequest) -> Outcome {
-        match ctx.runtime(Verb::info(self).name) {
-            Ok(runtime) => crate::producers::producers(&runtime).into(),
-            Err(refusal) => refusal.into(),
-        }
     }
 }

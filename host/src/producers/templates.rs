@@ -164,7 +164,7 @@ fn cargo_toml(name: &str, sdk: &Path) -> Result<String, TemplateError> {
         .as_table_like_mut()
         .ok_or_else(|| bad("has no [package]".to_owned()))?;
     for (key, item) in package.iter_mut() {
-        if from_workspace(&item) {
+        if from_workspace(item) {
             *item = inherited["package"][key.get()].clone();
         }
     }
@@ -183,7 +183,7 @@ fn cargo_toml(name: &str, sdk: &Path) -> Result<String, TemplateError> {
             let mut sdk_dep = toml_edit::InlineTable::new();
             sdk_dep.insert("path", sdk.display().to_string().into());
             *item = Item::Value(sdk_dep.into());
-        } else if from_workspace(&item) {
+        } else if from_workspace(item) {
             *item = inherited["dependencies"][key.get()].clone();
         }
     }

@@ -4,8 +4,7 @@
 
 use serde_json::{Map as JsonMap, Value};
 
-use super::table::{READ_ONLY, with_runtime};
-use super::{Context, Entry, Info, Outcome, schema_of};
+use super::{Annotations, Context, Entry, Info, Outcome, schema_of};
 use crate::config::Config;
 use crate::preflight::Cleanliness;
 use crate::producers::{self, Configured, NewRequest, ProducersRequest, RunRequest};
@@ -17,7 +16,11 @@ static PRODUCERS: Info = Info {
     tool: None,
     summary: "The producers discern can run (built-ins and the repository's components), one with its config schema, or run or scaffold one",
     tool_description: "",
-    annotations: READ_ONLY,
+    annotations: Annotations {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+    },
     cleanliness: Cleanliness::Any,
     writes: false,
 };
@@ -45,9 +48,14 @@ impl Entry for Producers {
         match matches.subcommand() {
             Some(("run", sub)) => {
                 let request = <RunRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
-                Ok(with_runtime(ctx, producers::RUN_VERB, |ws, runtime| {
-                    producers::run(ws, runtime, ctx.dir, &request).into()
-                }))
+                let ws = match ctx.workspace(producers::RUN_VERB) {
+                    Ok(ws) => ws,
+                    Err(refusal) => return Ok(refusal.into()),
+                };
+                Ok(match ctx.runtime(producers::RUN_VERB) {
+                    Ok(runtime) => producers::run(&ws, &runtime, ctx.dir, &request).into(),
+                    Err(refusal) => refusal.into(),
+                })
             }
             Some(("new", sub)) => {
                 let request = <NewRequest as clap::FromArgMatches>::from_arg_matches(sub)?;

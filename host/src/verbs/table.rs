@@ -43,7 +43,7 @@ pub fn tool_names() -> Vec<&'static str> {
     TABLE.iter().filter_map(|e| e.info().tool).collect()
 }
 
-pub(super) const READ_ONLY: Annotations = Annotations {
+const READ_ONLY: Annotations = Annotations {
     read_only: true,
     destructive: false,
     idempotent: true,
@@ -78,7 +78,7 @@ fn in_workspace(
 }
 
 /// Run `f` with the workspace and the producer runtime.
-pub(super) fn with_runtime(
+fn with_runtime(
     ctx: &Context,
     verb: &str,
     f: impl FnOnce(&crate::workspace::Workspace, &crate::runtime::Runtime) -> Outcome,

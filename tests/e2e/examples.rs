@@ -73,11 +73,6 @@ fn the_four_languages_measure_the_same_values_through_discern_standards() {
                 case.suffix, case.metric, case.toml
             ));
         }
-        config.push_str(&format!(
-            "[standards.{language}_bad]\ndirection = \"down\"\nlimit = 1\n\
-             producer = \"build/{language}.wasm\"\nmetric = \"files_without_header\"\nconfig = {}\n\n",
-            BAD_CONFIG.0
-        ));
     }
     let fixture = fixture_repo(&components, &config);
     let run = fixture.run(&["standards", "--json"]);
@@ -94,18 +89,33 @@ fn the_four_languages_measure_the_same_values_through_discern_standards() {
             );
         }
     }
-    // The refused config fails the run, with each language's message in its diagnostic.
-    assert_eq!(json["ok"], false, "{json}");
+    assert_eq!(json["ok"], true, "{json}");
+
+    // A config the schema every language publishes refuses is refused before anything runs,
+    // one diagnostic per Standard, with its line.
+    let mut bad = String::new();
     for (language, _) in &components {
-        let tool = format!("standard:{language}_bad");
-        let diagnostic = json["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["tool"] == tool.as_str())
-            .unwrap_or_else(|| panic!("no diagnostic for {tool}: {json}"));
-        let message = diagnostic["message"].as_str().unwrap();
-        assert!(message.contains(BAD_CONFIG.1), "{language}: {message}");
+        bad.push_str(&format!(
+            "[standards.{language}_bad]\ndirection = \"down\"\nlimit = 1\n\
+             producer = \"build/{language}.wasm\"\nmetric = \"files_without_header\"\nconfig = {}\n\n",
+            BAD_CONFIG.0
+        ));
+    }
+    fixture.repo.write("discern.toml", &bad);
+    fixture.repo.commit("bad configs");
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(json["error"], "invalid_config", "{json}");
+    for (language, _) in &components {
+        let needs =
+            format!("[standards.{language}_bad] config: build/{language}.wasm needs config.paths");
+        assert!(
+            json["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["message"].as_str().unwrap().ends_with(&needs)),
+            "{language}: {json}"
+        );
     }
 }
 
@@ -151,6 +161,23 @@ fn the_four_languages_return_identical_metrics_and_findings() {
                 case.suffix
             );
         }
+    }
+    // Each producer refuses a bad config itself too (a host that did not check the schema).
+    for (language, wasm) in &components {
+        let component = discern::runtime::ProducerComponent::from_file("example", wasm).unwrap();
+        let error = RUNTIME
+            .run(
+                &component,
+                r#"{"lines":6}"#,
+                &snapshot,
+                std::sync::Arc::new(Artifacts::new()),
+                &limits,
+            )
+            .expect_err("refused");
+        assert!(
+            error.to_string().contains(BAD_CONFIG.1),
+            "{language}: {error}"
+        );
     }
     // describe() agrees too: name, version, metrics and the config schema.
     let describe = |wasm: &PathBuf| {

@@ -21,6 +21,7 @@ mod limit_changes;
 mod locks;
 mod mcp;
 mod mcp_wire;
+mod producer_kit;
 mod proposal_commits;
 mod races;
 mod ratchet;

@@ -4,6 +4,8 @@
 mod jobs;
 mod standards;
 
+pub use standards::{ConfigProblem, ConfigSchema, SchemaError};
+
 use std::ops::Range;
 
 use serde_json::Value;

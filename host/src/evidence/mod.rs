@@ -110,6 +110,9 @@ pub struct Store {
     changed: Arc<Mutex<ChangedSince>>,
     /// A store that is only read (a dry run): lookups touch nothing, saves write nothing.
     read_only: bool,
+    /// A store that is only written (`standards --fresh`): nothing is reused, and what is
+    /// measured now is recorded, the newest entry of its identity.
+    write_only: bool,
 }
 
 impl Store {
@@ -118,7 +121,21 @@ impl Store {
             dir,
             changed: Arc::default(),
             read_only: false,
+            write_only: false,
         }
+    }
+
+    /// A store that is only written: nothing is reused, every execution is recorded afresh.
+    pub fn write_only(dir: PathBuf) -> Self {
+        Self {
+            write_only: true,
+            ..Self::new(dir)
+        }
+    }
+
+    /// The key `identity`'s entries are stored under (`evidence/<key>/`).
+    pub fn key(identity: &str) -> String {
+        crate::digest::Digest::of(identity.as_bytes()).hex()
     }
 
     /// A store that is only read: valid entries are reused, nothing is written or touched.
@@ -139,12 +156,14 @@ impl Store {
     }
 
     fn identity_dir(&self, identity: &str) -> PathBuf {
-        self.dir
-            .join(crate::digest::Digest::of(identity.as_bytes()).hex())
+        self.dir.join(Self::key(identity))
     }
 
     /// The newest entry for `identity` that is valid on `snapshot`.
     pub fn lookup(&self, identity: &str, snapshot: &Snapshot) -> Option<Entry> {
+        if self.write_only {
+            return None;
+        }
         let dir = self.identity_dir(identity);
         let mut candidates: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(&dir)
             .ok()?

@@ -47,7 +47,7 @@ pub fn execute(
     let reused: Vec<Option<ExecutionOutcome>> = plan
         .executions
         .iter()
-        .map(|execution| reuse(execution, snapshot, evidence))
+        .map(|execution| reuse(execution, runtime, snapshot, evidence))
         .collect();
     let mut job_runs = run_jobs(plan, &reused, root, log_dir, progress);
     let pending = Pending {
@@ -89,12 +89,22 @@ pub fn execute(
 /// The outcome recorded for `execution` on `snapshot`, if `evidence` holds a valid one.
 fn reuse(
     execution: &Execution,
+    runtime: &Runtime,
     snapshot: &Snapshot,
     evidence: Option<&Store>,
 ) -> Option<ExecutionOutcome> {
     let store = evidence?;
     execution.component.as_ref().ok()?;
     let mut entry = store.lookup(&execution.identity, snapshot)?;
+    if let Some(trace) = runtime.trace() {
+        let reuse = crate::runtime::Reuse {
+            execution: &execution.label,
+            standards: &execution.dependents,
+            evidence_key: &Store::key(&execution.identity),
+            reused_from: &entry.commit,
+        };
+        trace.reused(&execution.producer, &reuse);
+    }
     let mut metrics: Vec<Metric> = entry
         .metrics
         .iter()

@@ -28,7 +28,7 @@ pub use error::{ProducerError, ProducerErrorKind};
 pub use finding::{Finding, MAX_FINDINGS, Severity};
 pub use output::{Info, MAX_METRICS, MAX_NAME_BYTES, Metric};
 pub use read_set::{Listing, ReadSet};
-pub use trace::Trace;
+pub use trace::{Reuse, Trace};
 pub use version::{SUPPORTED as SUPPORTED_WIT_VERSIONS, supported_list as supported_wit_versions};
 
 use crate::digest::Digest;
@@ -228,6 +228,11 @@ impl Runtime {
     pub fn with_trace(mut self, trace: Option<Trace>) -> Self {
         self.trace = trace.map(Arc::new);
         self
+    }
+
+    /// The trace producer calls (and reused readings) go to, when there is one.
+    pub fn trace(&self) -> Option<&Trace> {
+        self.trace.as_deref()
     }
 
     pub fn cache(&self) -> &CompileCache {

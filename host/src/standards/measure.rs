@@ -6,7 +6,7 @@ use super::{
     Components, EvidenceUse, LimitsCheck, MeasureOptions, Measured, Measurement, ProposalClaim,
     ReadSets, StandardResult, VERB, Verdict, judge, limits, record, report, skipped,
 };
-use crate::config::{Config, StandardDef};
+use crate::config::{Config, ConfigError, ConfigIssue, ConfigSchema, StandardDef};
 use crate::git::{Repo, short};
 use crate::planner::Plan;
 use crate::preflight::{self, CleanError};
@@ -39,6 +39,7 @@ pub fn measure_with(
         snapshot: Some(&snapshot),
     };
     let plan = Plan::build(config, &measurable, &components);
+    component_configs(config, &plan, runtime)?;
     let outcomes = crate::planner::execute(
         &plan,
         runtime,
@@ -99,6 +100,52 @@ pub fn measure_with(
         worktree: options.worktree,
         read_sets: read_sets(&plan, outcomes),
     })
+}
+
+/// Every repository component's `config` against the config schema the component publishes
+/// through `describe()`, before anything runs: refused as `discern.toml`'s own problems are.
+/// A component that cannot describe itself is left to fail its run with that error.
+pub(super) fn component_configs(
+    config: &Config,
+    plan: &Plan,
+    runtime: &Runtime,
+) -> Result<(), Box<Envelope>> {
+    let mut issues = Vec::new();
+    for execution in &plan.executions {
+        let Ok(component) = &execution.component else {
+            continue;
+        };
+        if execution.producer.starts_with(crate::builtins::PREFIX) {
+            continue;
+        }
+        let Some(text) = runtime
+            .describe(component)
+            .ok()
+            .and_then(|i| i.config_schema)
+        else {
+            continue;
+        };
+        match ConfigSchema::parse(component.label(), &text) {
+            Ok(schema) => {
+                for standard in &execution.dependents {
+                    issues.extend(config.component_config_issues(standard, &schema));
+                }
+            }
+            Err(e) => issues.extend(execution.dependents.iter().map(|standard| ConfigIssue {
+                table: format!("standards.{standard}"),
+                key: Some("producer".to_owned()),
+                line: config.standard(standard).and_then(|s| s.line),
+                message: format!("{} {e}", component.label()),
+            })),
+        }
+    }
+    match issues.is_empty() {
+        true => Ok(()),
+        false => Err(Box::new(preflight::config_refusal(
+            VERB,
+            &ConfigError { issues },
+        ))),
+    }
 }
 
 /// HEAD, pinned before measuring, and the snapshot to measure: HEAD's tree, which must be
@@ -308,7 +355,8 @@ fn baseline_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::eviden
 fn evidence_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
     let dir = repo.shared_path("evidence");
     match (options.worktree, options.evidence, options.dry_run) {
-        (true, _, _) | (_, EvidenceUse::Fresh, _) => None,
+        (true, _, _) | (_, EvidenceUse::Fresh, _) | (_, EvidenceUse::Refresh, true) => None,
+        (_, EvidenceUse::Refresh, false) => Some(crate::evidence::Store::write_only(dir)),
         (_, EvidenceUse::ReuseOnly, _) | (_, _, true) => {
             Some(crate::evidence::Store::read_only(dir))
         }

@@ -60,6 +60,11 @@ pub struct MeasureRequest {
     #[arg(long)]
     #[serde(default)]
     pub force: bool,
+    /// Measure the committed HEAD afresh: no reading is reused from the evidence store, and
+    /// the new readings replace what it held.
+    #[arg(long)]
+    #[serde(default)]
+    pub fresh: bool,
     /// Preview only, writing nothing: the producers that would run for which Standards, or
     /// with pin, the limits that would be pinned.
     #[arg(long)]
@@ -222,6 +227,18 @@ pub fn standards(
             ),
         );
     }
+    if request.pin && request.fresh {
+        return Envelope::refusal(
+            VERB,
+            ErrorSlug::InvalidArguments,
+            "--pin and --fresh do not combine: a pin commits the readings a measurement recorded for this HEAD.",
+            Hint::next_step(
+                HintId::SeeHelp,
+                "Measure afresh first, then pin what it recorded",
+            )
+            .with_action(Action::new("standards").flag("fresh")),
+        );
+    }
     if request.pin {
         return pin::pin(
             ws,
@@ -286,6 +303,10 @@ fn measure_now(
         tolerate_dirty: true,
         baseline: request.baseline.clone(),
         require_trunk: request.require_trunk,
+        evidence: match request.fresh {
+            true => EvidenceUse::Refresh,
+            false => EvidenceUse::ReuseAndRecord,
+        },
         ..MeasureOptions::default()
     };
     let Ok(Some(head)) = ws.repo.head() else {
@@ -294,6 +315,7 @@ fn measure_now(
     if request.dry_run {
         return dry_run(
             ws,
+            runtime,
             &config,
             &selected,
             &options.against(ws, &config, head),
@@ -323,6 +345,7 @@ fn measure_now(
 /// What a measurement would run, and the limits check it would start with; nothing runs.
 fn dry_run(
     ws: &Workspace,
+    runtime: &Runtime,
     config: &Config,
     selected: &[&StandardDef],
     against: &limits::Against,
@@ -342,6 +365,9 @@ fn dry_run(
             snapshot: None,
         },
     );
+    if let Err(refusal) = measure::component_configs(config, &plan, runtime) {
+        return *refusal;
+    }
     let mut envelope = report::dry_run(config, selected, &plan, &limits);
     envelope
         .advisories
@@ -430,7 +456,10 @@ impl MeasureOptions {
 pub enum EvidenceUse {
     ReuseAndRecord,
     ReuseOnly,
+    /// Measure afresh and record nothing (a proposal).
     Fresh,
+    /// Measure afresh and record the new readings (`standards --fresh`).
+    Refresh,
 }
 
 impl Default for MeasureOptions {

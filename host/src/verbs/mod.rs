@@ -8,6 +8,7 @@
 //! (`discern_standards`, see [`table`]). Verbs return an [`Outcome`], so no frontend parses a
 //! result's `data` to decide anything.
 
+mod producers;
 pub mod steps;
 mod table;
 

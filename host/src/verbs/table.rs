@@ -13,7 +13,6 @@ use crate::lifecycle::{
 };
 use crate::operations::{self, ProgressRequest};
 use crate::preflight::Cleanliness;
-use crate::producers::ProducersRequest;
 use crate::proposals::{self, ProposalRequest, ProposeRequest};
 use crate::standards::{self, MeasureRequest, init::InitRequest};
 use crate::status::StatusRequest;
@@ -23,8 +22,20 @@ const MCP_AWAIT_TIMEOUT_S: f64 = 45.0;
 
 /// Every verb, in order.
 pub static TABLE: &[&dyn Entry] = &[
-    &Status, &Start, &Prepare, &Done, &Update, &Await, &Approve, &Accept, &Map, &Progress, &Test,
-    &Standards, &Init, &Producers,
+    &Status,
+    &Start,
+    &Prepare,
+    &Done,
+    &Update,
+    &Await,
+    &Approve,
+    &Accept,
+    &Map,
+    &Progress,
+    &Test,
+    &Standards,
+    &Init,
+    &super::producers::Producers,
 ];
 
 /// The MCP tool names, in order.
@@ -485,11 +496,19 @@ impl Entry for Standards {
                 "proposals",
                 "pin",
                 "force",
+                "fresh",
                 "names",
                 "baseline",
                 "require_trunk",
             ],
-            _ => &["pin", "force", "names", "baseline", "require_trunk"],
+            _ => &[
+                "pin",
+                "force",
+                "fresh",
+                "names",
+                "baseline",
+                "require_trunk",
+            ],
         };
         let mut asks = false;
         for key in other {
@@ -516,7 +535,7 @@ impl Entry for Standards {
             },
             Some("propose") if asks => invalid_arguments(
                 verb,
-                "action propose takes proposals only (no pin, force or names).",
+                "action propose takes proposals only (no pin, force, fresh or names).",
             )
             .into(),
             Some("propose") if !has("proposals") => {
@@ -566,27 +585,5 @@ impl Verb for Init {
         with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
             standards::init::init(ws, runtime, &request, ctx.progress).into()
         })
-    }
-}
-
-struct Producers;
-impl Verb for Producers {
-    type Request = ProducersRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: crate::producers::VERB,
-            tool: None,
-            summary: "List the producers discern can run: built-ins with their contract version, digest and metrics",
-            tool_description: "",
-            annotations: READ_ONLY,
-            cleanliness: Cleanliness::Any,
-            writes: false,
-        }
-    }
-    fn run(&self, ctx: &Context, _request: ProducersRequest) -> Outcome {
-        match ctx.runtime(Verb::info(self).name) {
-            Ok(runtime) => crate::producers::producers(&runtime).into(),
-            Err(refusal) => refusal.into(),
-        }
     }
 }

@@ -1,6 +1,10 @@
 //! `[standards.<name>]`: every field of a Standard, with its cross-checks against `[jobs]`.
 
 mod builtin_config;
+mod component_config;
+mod schema;
+
+pub use schema::{ConfigProblem, ConfigSchema, SchemaError};
 
 use std::ops::Range;
 

@@ -7,11 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::snapshot::Pathspec;
 
-/// One problem: the config key it is about (if any) and what to write instead.
-pub(super) struct Problem {
-    pub key: Option<String>,
-    pub message: String,
-}
+pub(super) use super::schema::ConfigProblem as Problem;
+use super::schema::ConfigSchema;
 
 fn schema(builtin: &str) -> Option<&'static str> {
     Some(match builtin {
@@ -28,35 +25,11 @@ fn schema(builtin: &str) -> Option<&'static str> {
 
 /// Every problem of `config` for `builtin:<builtin>`.
 pub(super) fn problems(builtin: &str, config: &Map<String, Value>) -> Vec<Problem> {
-    let Some(schema) = schema(builtin).and_then(|s| serde_json::from_str::<Value>(s).ok()) else {
+    let label = format!("builtin:{builtin}");
+    let Some(schema) = schema(builtin).and_then(|s| ConfigSchema::parse(&label, s).ok()) else {
         return Vec::new();
     };
-    let allowed: Vec<&str> = schema["properties"]
-        .as_object()
-        .map(|p| p.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    let mut problems = Vec::new();
-    for key in config.keys().filter(|k| !allowed.contains(&k.as_str())) {
-        problems.push(Problem {
-            key: Some(key.clone()),
-            message: format!(
-                "is not a config key of builtin:{builtin} (allowed: {})",
-                allowed.join(", ")
-            ),
-        });
-    }
-    let required = schema["required"].as_array().cloned().unwrap_or_default();
-    for key in required.iter().filter_map(Value::as_str) {
-        if !config.contains_key(key) {
-            problems.push(Problem {
-                key: None,
-                message: format!("builtin:{builtin} needs config.{key}"),
-            });
-        }
-    }
-    if problems.is_empty() {
-        problems.extend(typed(&schema, config));
-    }
+    let mut problems = schema.problems_described(config, &|key| key_schema(schema.value(), key));
     if problems.is_empty() {
         problems.extend(combinations(builtin, config));
         problems.extend(pathspecs(config));
@@ -76,27 +49,6 @@ fn regex(builtin: &str, config: &Map<String, Value>) -> Option<Problem> {
         key: Some("pattern".to_owned()),
         message: format!("is not a valid regex (Rust regex syntax): {error}"),
     })
-}
-
-/// What the schema says about the values (types, non-empty lists, minimums).
-fn typed(schema: &Value, config: &Map<String, Value>) -> Vec<Problem> {
-    let Ok(validator) = jsonschema::validator_for(schema) else {
-        return Vec::new();
-    };
-    let instance = Value::Object(config.clone());
-    validator
-        .iter_errors(&instance)
-        .take(5)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            let key = at.trim_start_matches('/').split('/').next().unwrap_or("");
-            let expected = key_schema(schema, key);
-            Problem {
-                key: (!key.is_empty()).then(|| key.to_owned()),
-                message: format!("{e} (expected: {expected})"),
-            }
-        })
-        .collect()
 }
 
 fn key_schema(schema: &Value, key: &str) -> String {

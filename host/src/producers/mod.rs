@@ -1,0 +1,121 @@
+//! The producer kit: `discern producers [NAME]` lists every producer this checkout can run (or
+//! shows one with its config schema), `producers run` runs one component against a commit
+//! without touching `discern.toml`, `producers new` scaffolds a producer from the example.
+
+mod catalog;
+mod listing;
+mod run;
+mod scaffold;
+mod show;
+mod templates;
+
+use std::path::{Path, PathBuf};
+
+pub use catalog::{Row, Source};
+pub use listing::Configured;
+
+use crate::result::Envelope;
+use crate::runtime::Runtime;
+use crate::workspace::Workspace;
+
+pub const VERB: &str = "producers";
+pub const RUN_VERB: &str = "producers run";
+pub const NEW_VERB: &str = "producers new";
+
+/// `discern producers [NAME]`.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProducersRequest {
+    /// Show one producer with its metrics and config schema: a built-in (`builtin:pattern`),
+    /// a component path discern.toml names, a Standard's name (its producer), or a `.wasm` file.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// `discern producers run PATH.wasm --config JSON [--rev REV | --force]`.
+#[derive(Debug, Clone, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunRequest {
+    /// The component to run (a `.wasm` file, relative to the current directory).
+    pub path: String,
+    /// Its config, as a JSON object (what a Standard's `config` table becomes).
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    #[serde(default = "empty_object")]
+    pub config: String,
+    /// The commit to measure (default: HEAD).
+    #[arg(long, value_name = "REV", conflicts_with = "force")]
+    #[serde(default)]
+    pub rev: Option<String>,
+    /// Measure the work tree as it is, uncommitted changes included.
+    #[arg(long)]
+    #[serde(default)]
+    pub force: bool,
+}
+
+fn empty_object() -> String {
+    "{}".to_owned()
+}
+
+/// `discern producers new NAME --lang rust|python|javascript|c [--sdk DIR]`.
+#[derive(Debug, Clone, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewRequest {
+    /// The producer's name (lowercase letters, digits, hyphens): the folder created here and
+    /// the name its describe() reports.
+    pub name: String,
+    /// The language to write it in.
+    #[arg(long, value_enum)]
+    pub lang: Lang,
+    /// The discern-sdk folder a Rust producer depends on (default: the SDK this discern was
+    /// built from).
+    #[arg(long, value_name = "DIR")]
+    #[serde(default)]
+    pub sdk: Option<PathBuf>,
+}
+
+/// The languages the example, and so a scaffold, is written in.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Rust,
+    Python,
+    Javascript,
+    C,
+}
+
+impl Lang {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Python => "python",
+            Lang::Javascript => "javascript",
+            Lang::C => "c",
+        }
+    }
+}
+
+/// `discern producers [NAME]`: the listing, or one producer. `dir` is where a file path is
+/// read from; `configured` says where the repository components come from.
+pub fn producers(
+    runtime: &Runtime,
+    configured: Configured,
+    dir: &Path,
+    request: &ProducersRequest,
+) -> Envelope {
+    match &request.name {
+        Some(name) => show::show(runtime, &configured, dir, name),
+        None => listing::list(runtime, configured),
+    }
+}
+
+/// `discern producers run`.
+pub fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
+    run::run(ws, runtime, dir, request)
+}
+
+/// `discern producers new`: writes `dir/NAME/`.
+pub fn new(dir: &Path, request: &NewRequest) -> Envelope {
+    scaffold::new(dir, request)
+}

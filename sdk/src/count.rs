@@ -57,11 +57,29 @@ impl TextCounter {
         if let Some(&b) = chunk.last() {
             self.last = Some(b);
         }
-        let mut data = std::mem::take(&mut self.pending);
-        data.extend_from_slice(chunk);
+        // Only a character cut by the previous chunk needs the bytes joined; otherwise the
+        // chunk is walked where it lies.
+        if self.pending.is_empty() {
+            self.walk(chunk);
+        } else {
+            let mut data = std::mem::take(&mut self.pending);
+            data.extend_from_slice(chunk);
+            self.walk(&data);
+        }
+    }
+
+    /// Every character of `data`, a cut one at its end kept pending. ASCII, nearly every byte
+    /// of source code, is judged without decoding (the same answer `is_word_separator` gives).
+    fn walk(&mut self, data: &[u8]) {
         let mut i = 0;
         while i < data.len() {
-            let len = utf8_len(data[i]);
+            let lead = data[i];
+            if lead.is_ascii() {
+                self.word_boundary(matches!(lead, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'));
+                i += 1;
+                continue;
+            }
+            let len = utf8_len(lead);
             if i + len > data.len() {
                 self.pending = data[i..].to_vec();
                 return;
@@ -104,6 +122,32 @@ fn utf8_len(lead: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_shortcut_is_the_separator_set() {
+        for b in 0u8..0x80 {
+            let fast = matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+            assert_eq!(fast, is_word_separator(char::from(b)), "byte {b:#x}");
+        }
+    }
+
+    #[test]
+    fn chunks_of_any_size_count_the_same() {
+        let mut bytes = "a\u{a0}b  ç\u{3000}d\te".as_bytes().to_vec();
+        bytes.extend_from_slice(&[0xff, b'x', 0xe3, 0x80]);
+        let whole = {
+            let mut c = TextCounter::default();
+            c.feed(&bytes);
+            c.finish()
+        };
+        for size in 1..bytes.len() {
+            let mut c = TextCounter::default();
+            for chunk in bytes.chunks(size) {
+                c.feed(chunk);
+            }
+            assert_eq!(c.finish(), whole, "chunks of {size}");
+        }
+    }
 
     #[test]
     fn lines() {

@@ -282,3 +282,22 @@ fn a_swap_is_proposed_like_a_breach_with_room_for_its_new_findings() {
     let toml = std::fs::read_to_string(path.join("discern.toml")).unwrap();
     assert!(toml.contains("limit = 3"), "{toml}");
 }
+
+#[test]
+fn findings_that_only_illustrate_a_value_are_reported_but_never_swap_checked() {
+    let config = r#"
+[standards.largest]
+direction = "down"
+limit = 100000
+producer = "builtin:file-size"
+config = { paths = ["src/**"] }
+metric = "max_bytes"
+"#;
+    let fixture = Fixture::new(config);
+    on_branch(&fixture, "src/big.rs", &"x".repeat(500));
+    let json = measure(&fixture);
+    let largest = standard(&json, "largest");
+    assert_eq!(largest["findings"]["total"], 1, "{largest}");
+    assert_eq!(largest["findings"].get("swap_check"), None, "{largest}");
+    assert_eq!(largest["findings"]["new_total"], 1);
+}

@@ -391,12 +391,16 @@ fn compare_one(
             }
         }
     }
-    swap_check(standard, result, &mut summary, complete);
+    if metric.counted {
+        swap_check(standard, result, &mut summary, complete);
+    }
     result.findings = Some(summary);
     result.explained = explained;
 }
 
-/// The swap check of a `down` Standard without `per` whose value counts its findings.
+/// The swap check of a `down` Standard without `per` whose value counts its findings (the
+/// caller checks `counted`: findings that only illustrate a value, like the largest file, are
+/// reported, never swap-checked).
 fn swap_check(
     standard: &StandardDef,
     result: &mut StandardResult,

@@ -6,6 +6,7 @@ mod agreement;
 mod approval;
 mod builtin_inputs;
 mod builtins;
+mod ci_formats;
 mod cli;
 mod contract;
 mod elicitation;

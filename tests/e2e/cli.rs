@@ -53,14 +53,15 @@ fn producers_json_has_digests_and_metrics() {
             "builtin:pattern",
             "builtin:lcov",
             "builtin:discern-metric",
-            "builtin:file-size"
+            "builtin:file-size",
+            "builtin:sarif"
         ]
     );
     for p in producers {
         let sha = p["sha256"].as_str().unwrap();
         assert_eq!(sha.len(), 64);
         assert!(sha.chars().all(|c| c.is_ascii_hexdigit()));
-        assert_eq!(p["wit_version"], "0.1.0");
+        assert_eq!(p["wit_version"], "0.2.0");
     }
     assert_output_snapshot!("producers_json", text);
 }

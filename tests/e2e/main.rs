@@ -28,6 +28,7 @@ mod ratchet;
 mod reference;
 mod runtime_cache;
 mod sandbox;
+mod sarif;
 mod snapshot;
 mod standards;
 mod status;

@@ -8,5 +8,6 @@ fn main() {
         ("discern-producer-lcov", "lcov.wasm"),
         ("discern-producer-discern-metric", "discern-metric.wasm"),
         ("discern-producer-file-size", "file-size.wasm"),
+        ("discern-producer-sarif", "sarif.wasm"),
     ]);
 }

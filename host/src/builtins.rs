@@ -16,12 +16,13 @@ macro_rules! builtin {
     };
 }
 
-pub const BUILTINS: [Builtin; 5] = [
+pub const BUILTINS: [Builtin; 6] = [
     builtin!("extent"),
     builtin!("pattern"),
     builtin!("lcov"),
     builtin!("discern-metric"),
     builtin!("file-size"),
+    builtin!("sarif"),
 ];
 
 /// The prefix that names a built-in in `producer = "builtin:<name>"`.

@@ -21,6 +21,9 @@ pub struct Settings {
     pub terminal: bool,
     /// `DISCERN_TRACE`: a file that receives one JSON line per producer call into the host.
     pub trace: Option<PathBuf>,
+    /// `GITHUB_STEP_SUMMARY`: the job summary file GitHub Actions renders; the `github` output
+    /// format appends the Markdown rendering to it.
+    pub step_summary: Option<PathBuf>,
     /// Test-only fault injection (`DISCERN_FAULT`, `DISCERN_FAULT_EXEC`; debug builds only).
     pub faults: crate::commit::Faults,
 }
@@ -76,6 +79,9 @@ impl Settings {
             terminal: std::io::IsTerminal::is_terminal(&std::io::stdin())
                 && std::io::IsTerminal::is_terminal(&std::io::stderr()),
             trace: std::env::var_os("DISCERN_TRACE")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
             faults: crate::commit::Faults::from_env(),

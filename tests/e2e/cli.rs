@@ -53,7 +53,8 @@ fn producers_json_has_digests_and_metrics() {
             "builtin:pattern",
             "builtin:lcov",
             "builtin:discern-metric",
-            "builtin:file-size"
+            "builtin:file-size",
+            "builtin:sarif"
         ]
     );
     for p in producers {

@@ -13,12 +13,61 @@ use discern::workspace::Settings;
 // How the result is printed (no doc comment: clap would take it as every verb's `about`).
 #[derive(Debug, Clone, Copy, Args)]
 struct OutputArgs {
-    /// Print the result envelope as JSON.
-    #[arg(long, conflicts_with = "markdown")]
+    /// Print the result envelope as JSON (`--output-format json`).
+    #[arg(long, conflicts_with_all = ["markdown", "output_format"])]
     json: bool,
-    /// Print the result as Markdown.
-    #[arg(long)]
+    /// Print the result as Markdown (`--output-format markdown`).
+    #[arg(long, conflicts_with = "output_format")]
     markdown: bool,
+    /// How to print the result; CI formats: github (annotations), sarif, junit, gitlab (Code
+    /// Quality). Default: $DISCERN_OUTPUT_FORMAT, else human.
+    #[arg(long, value_name = "FORMAT")]
+    output_format: Option<OutputFormat>,
+}
+
+/// Every way the CLI prints a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OutputFormat {
+    Human,
+    Json,
+    Markdown,
+    Github,
+    Sarif,
+    Junit,
+    Gitlab,
+}
+
+impl OutputArgs {
+    /// The format asked for: the flags, else `DISCERN_OUTPUT_FORMAT`, else human; an unknown
+    /// name in the variable is an error that lists the formats.
+    fn format(self) -> Result<OutputFormat, String> {
+        use clap::ValueEnum;
+        if self.json {
+            return Ok(OutputFormat::Json);
+        }
+        if self.markdown {
+            return Ok(OutputFormat::Markdown);
+        }
+        if let Some(format) = self.output_format {
+            return Ok(format);
+        }
+        let Some(name) = std::env::var("DISCERN_OUTPUT_FORMAT")
+            .ok()
+            .filter(|v| !v.is_empty())
+        else {
+            return Ok(OutputFormat::Human);
+        };
+        OutputFormat::from_str(&name, true).map_err(|_| {
+            let names: Vec<String> = OutputFormat::value_variants()
+                .iter()
+                .filter_map(|f| f.to_possible_value().map(|v| v.get_name().to_owned()))
+                .collect();
+            format!(
+                "DISCERN_OUTPUT_FORMAT={name:?} is no output format (one of: {}); unset it or name one",
+                names.join(", ")
+            )
+        })
+    }
 }
 
 /// The whole command line: every verb of the table with the output flags, and `mcp`.
@@ -37,7 +86,8 @@ fn command() -> clap::Command {
     )
 }
 
-/// A subcommand and every subcommand under it, each with `--json` and `--markdown`.
+/// A subcommand and every subcommand under it, each with `--json`, `--markdown` and
+/// `--output-format`.
 fn with_output_flags(command: clap::Command) -> clap::Command {
     let has_subcommands = command.get_subcommands().next().is_some();
     let command = OutputArgs::augment_args(command);
@@ -72,6 +122,13 @@ pub fn main() -> i32 {
     let (Some(entry), Ok(output)) = (verbs::by_name(name), output) else {
         return 2;
     };
+    let format = match output.format() {
+        Ok(format) => format,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return 2;
+        }
+    };
     let outcome = match std::env::current_dir() {
         Ok(dir) => {
             let progress = progress::Progress::new(settings.progress);
@@ -103,7 +160,7 @@ pub fn main() -> i32 {
         )
         .into(),
     };
-    print(&outcome.envelope, output);
+    print(&outcome.envelope, format, &settings);
     outcome.exit_code
 }
 
@@ -119,13 +176,40 @@ fn interrupts() -> discern::cancel::Cancel {
     cancel
 }
 
-fn print(envelope: &Envelope, output: OutputArgs) {
-    let text = if output.json {
-        envelope.to_json() + "\n"
-    } else if output.markdown {
-        result::markdown(envelope, &verbs::steps::command_line)
-    } else {
-        result::human(envelope, &verbs::steps::command_line)
+/// Print the result; the format never changes the exit code.
+fn print(envelope: &Envelope, format: OutputFormat, settings: &Settings) {
+    let steps = &verbs::steps::command_line;
+    let ci = |format| result::ci::render(format, envelope, steps);
+    let text = match format {
+        OutputFormat::Json => envelope.to_json() + "\n",
+        OutputFormat::Markdown => result::markdown(envelope, steps),
+        OutputFormat::Human => result::human(envelope, steps),
+        OutputFormat::Github => {
+            if let Some(path) = &settings.step_summary {
+                append_step_summary(path, &result::markdown(envelope, steps));
+            }
+            ci(result::ci::CiFormat::Github)
+        }
+        OutputFormat::Sarif => ci(result::ci::CiFormat::Sarif),
+        OutputFormat::Junit => ci(result::ci::CiFormat::Junit),
+        OutputFormat::Gitlab => ci(result::ci::CiFormat::Gitlab),
     };
     print!("{text}");
+}
+
+/// Append the Markdown rendering to GitHub's job summary (`GITHUB_STEP_SUMMARY`); a file that
+/// cannot be written is a warning on stderr, never a failed run.
+fn append_step_summary(path: &std::path::Path, markdown: &str) {
+    use std::io::Write;
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(format!("{markdown}\n").as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "warning: cannot append to GITHUB_STEP_SUMMARY ({}): {e}",
+            path.display()
+        );
+    }
 }

@@ -3,6 +3,7 @@
 //! One type for every verb; the CLI prints it as human text, Markdown (`--markdown`) or JSON
 //! (`--json`), and the MCP server will send the same JSON as `structuredContent`.
 
+pub mod ci;
 mod hints;
 mod render;
 

@@ -19,6 +19,7 @@ fn schema(builtin: &str) -> Option<&'static str> {
             include_str!("../../../../../producers/discern-metric/config.schema.json")
         }
         "file-size" => include_str!("../../../../../producers/file-size/config.schema.json"),
+        "sarif" => include_str!("../../../../../producers/sarif/config.schema.json"),
         _ => return None,
     })
 }
@@ -76,6 +77,9 @@ fn combinations(builtin: &str, config: &Map<String, Value>) -> Option<Problem> {
         }
         "lcov" if present("path") && present("artifact") => {
             "builtin:lcov takes config.path (a committed tracefile) or config.artifact, not both"
+        }
+        "sarif" if present("path") && present("artifact") => {
+            "builtin:sarif takes config.path (a committed SARIF log) or config.artifact, not both"
         }
         _ => return None,
     };
@@ -155,5 +159,18 @@ mod tests {
             regex[0].starts_with("pattern: is not a valid regex"),
             "{regex:?}"
         );
+    }
+
+    #[test]
+    fn sarif_selections_are_checked_against_its_schema() {
+        let fine =
+            serde_json::json!({"rule": ["F401", "E*"], "level": "error", "paths": ["src/**"]});
+        assert!(messages("sarif", fine).is_empty());
+        let level = messages("sarif", serde_json::json!({"level": ["error", "fatal"]}));
+        assert!(level[0].starts_with("level: "), "{level:?}");
+        let both = messages("sarif", serde_json::json!({"path": "a", "artifact": "b"}));
+        assert!(both[0].contains("not both"), "{both:?}");
+        let paths = messages("sarif", serde_json::json!({"paths": ["../x"]}));
+        assert!(!paths.is_empty(), "a pathspec above the root is refused");
     }
 }

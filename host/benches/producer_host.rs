@@ -2,6 +2,10 @@
 //! built-in producers through the real host, side by side with git and coreutils doing the
 //! same job in the same run. Prints a table; asserts that the values agree.
 //!
+//! A cold compile cache is a fresh, empty cache directory per run (what every CI runner starts
+//! with); built-ins load the code precompiled into the binary either way, so cold and warm
+//! rows should agree.
+//!
 //! Run: `cargo bench -p discern --bench producer_host` (env `BENCH_FILES`, `BENCH_RUNS`).
 
 use std::path::{Path, PathBuf};
@@ -82,6 +86,11 @@ fn main() {
             .parse::<f64>()
             .expect("wc prints a number")
     });
+    let (extent_cold, extent_cold_lines) = median(runs, || {
+        let fresh = tempfile::tempdir().expect("temp dir");
+        let runtime = Runtime::with_cache_dir(Some(fresh.path().to_owned())).expect("runtime");
+        measure(&runtime, &repo, &extent, extent_config, &limits, "lines")
+    });
     measure(
         &warm_runtime(),
         &repo,
@@ -114,6 +123,7 @@ fn main() {
     assert_eq!(git_count, cold_count, "pattern and git grep disagree");
     assert_eq!(cold_count, warm_count);
     assert_eq!(wc_lines, extent_lines, "extent and wc -l disagree");
+    assert_eq!(extent_cold_lines, extent_lines);
 
     println!("\nmedian of {runs} runs; ratio = host / reference");
     println!(
@@ -148,6 +158,12 @@ fn main() {
         git_grep,
     );
     row("git ls-files -z | xargs -0 cat | wc -l", wc, wc_lines, wc);
+    row(
+        "builtin:extent lines via host, cold compile cache",
+        extent_cold,
+        extent_cold_lines,
+        wc,
+    );
     row(
         "builtin:extent lines via host, warm cache",
         extent_time,

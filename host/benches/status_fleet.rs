@@ -1,16 +1,23 @@
-//! Status size and speed against fleet size: the default (orientation) result must not grow with
-//! the fleet. Prints, per fleet size, the default status payload (JSON + Markdown, in
-//! characters), the full (`--verbose`) payload, and the wall time of one status call.
+//! Status size and speed against fleet size, side by side with `git status` in the same run.
+//! The default (orientation) result must not grow with the fleet, and its time should stay
+//! flat: at most twice the one-worktree time plus 5 ms per worktree (issue 19). Prints, per
+//! fleet size, the default status payload (JSON + Markdown, in characters), the full
+//! (`--verbose`) payload, the wall time of `discern status --json` (the release binary, warm
+//! file-system cache, median), one `git status --porcelain` of the main checkout, their ratio
+//! and the budget.
 //!
-//! Run: `cargo bench -p discern --bench status_fleet` (env `BENCH_FLEETS=1,10,100,1000`).
+//! Run: `cargo bench -p discern --bench status_fleet` (env `BENCH_FLEETS=1,20,100`,
+//! `BENCH_FILES=4000`, `BENCH_RUNS=5`). A third of the efforts have an untracked file, a fifth
+//! a modified tracked one.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use discern::status::{StatusRequest, status};
 use discern::workspace::{Settings, Workspace};
 
-fn git(dir: &std::path::Path, args: &[&str]) {
+fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -24,62 +31,151 @@ fn git(dir: &std::path::Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A repository of `files` small text files in 100 folders, committed and packed.
+fn repository(root: &Path, files: usize) {
+    std::fs::create_dir_all(root).expect("mkdir");
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "gc.auto", "0"]);
+    std::fs::write(root.join("discern.toml"), "[standards.x]\ndirection = \"down\"\nlimit = 1000000\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\nmetric = \"files\"\n").expect("write");
+    std::fs::write(root.join(".gitignore"), "*.log\n").expect("write");
+    for i in 0..files {
+        let dir = root.join(format!("src/m{:02}", i % 100));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(
+            dir.join(format!("f{i:05}.rs")),
+            format!("pub fn f{i}() -> u32 {{\n    {i}\n}}\n"),
+        )
+        .expect("write");
+    }
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "init"]);
+    git(root, &["repack", "-adq"]);
+}
+
+/// Grow the fleet to `n` effort worktrees (every third with an untracked file, every fifth
+/// with a modified tracked file, every seventh with an ignored one).
+fn grow(root: &Path, from: usize, n: usize) {
+    for i in from..n {
+        let path = worktree_path(root, i);
+        git(
+            root,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                &format!("agent/e{i:04}"),
+                path.to_str().expect("utf-8"),
+                "main",
+            ],
+        );
+        if i % 3 == 0 {
+            std::fs::write(path.join("wip.txt"), "wip\n").expect("write");
+        }
+        if i % 5 == 1 {
+            let file = path.join("src/m01/f00001.rs");
+            std::fs::write(&file, "pub fn changed() {}\n").expect("write");
+        }
+        if i % 7 == 2 {
+            std::fs::write(path.join("src/build.log"), "ignored\n").expect("write");
+        }
+    }
+}
+
+fn worktree_path(root: &Path, i: usize) -> PathBuf {
+    root.with_file_name("repo.worktrees")
+        .join(format!("e{i:04}"))
+}
+
+fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn run_quiet(dir: &Path, program: &str, args: &[&str]) {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{program} {args:?}");
+}
+
+/// Sizes of the default and the full status result, in characters.
+fn sizes(root: &Path) -> (usize, usize, usize) {
+    let ws = Workspace::open(root, Settings::default()).expect("workspace");
+    let default = status(&ws, &StatusRequest::default());
+    let markdown = discern::result::markdown(&default, &discern::verbs::steps::tool_call);
+    let full = status(
+        &ws,
+        &StatusRequest {
+            verbose: true,
+            ..StatusRequest::default()
+        },
+    );
+    let full_chars = full.to_json().len()
+        + discern::result::markdown(&full, &discern::verbs::steps::tool_call).len();
+    (
+        default.to_json().len() + markdown.len(),
+        markdown.len(),
+        full_chars,
+    )
+}
+
 fn main() {
     let fleets: Vec<usize> = std::env::var("BENCH_FLEETS")
-        .unwrap_or_else(|_| "1,10,100,1000".to_owned())
+        .unwrap_or_else(|_| "1,20,100".to_owned())
         .split(',')
         .filter_map(|n| n.trim().parse().ok())
         .collect();
+    let files = env_or("BENCH_FILES", 4_000);
+    let runs = env_or("BENCH_RUNS", 5);
+    let discern = env!("CARGO_BIN_EXE_discern");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("repo");
+    repository(&root, files);
+    println!("repository: {files} files; median of {runs} runs, warm file-system cache");
     println!(
-        "{:>6} {:>14} {:>14} {:>14} {:>12}",
-        "fleet", "default chars", "  of which md", "full chars", "status time"
+        "{:>6} {:>10} {:>10} {:>10} {:>12} {:>12} {:>7} {:>10}",
+        "fleet", "default", "of it md", "full", "status", "git status", "ratio", "budget"
     );
+    let mut grown = 0;
+    let mut one = None;
     for n in fleets {
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let root = tmp.path().join("repo");
-        std::fs::create_dir(&root).expect("mkdir");
-        git(&root, &["init", "-q", "-b", "main"]);
-        std::fs::write(root.join("discern.toml"), "[standards.x]\ndirection = \"down\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = { paths = [\"src\"] }\nmetric = \"files\"\n").expect("write");
-        git(&root, &["add", "-A"]);
-        git(&root, &["commit", "-q", "-m", "init"]);
-        for i in 0..n {
-            let path = tmp.path().join("repo.worktrees").join(format!("e{i:04}"));
-            git(
-                &root,
-                &[
-                    "worktree",
-                    "add",
-                    "-q",
-                    "-b",
-                    &format!("agent/e{i:04}"),
-                    path.to_str().expect("utf-8"),
-                    "main",
-                ],
-            );
-            if i % 3 == 0 {
-                std::fs::write(path.join("wip.txt"), "wip\n").expect("write");
-            }
-        }
-        let ws = Workspace::open(&root, Settings::default()).expect("workspace");
-        let start = Instant::now();
-        let default = status(&ws, &StatusRequest::default());
-        let elapsed = start.elapsed();
-        let json = default.to_json();
-        let markdown = discern::result::markdown(&default, &discern::verbs::steps::tool_call);
-        let full = status(
-            &ws,
-            &StatusRequest {
-                verbose: true,
-                ..StatusRequest::default()
-            },
-        );
-        let full_chars = full.to_json().len()
-            + discern::result::markdown(&full, &discern::verbs::steps::tool_call).len();
+        grow(&root, grown, n);
+        grown = grown.max(n);
+        let (default, markdown, full) = sizes(&root);
+        // Warm the file-system cache, then time.
+        run_quiet(&root, discern, &["status", "--json"]);
+        let took = median(runs, || run_quiet(&root, discern, &["status", "--json"]));
+        let reference = median(runs, || run_quiet(&root, "git", &["status", "--porcelain"]));
+        let base = *one.get_or_insert(took);
+        let budget = 2 * base + Duration::from_millis(5) * u32::try_from(n).unwrap_or(u32::MAX);
         println!(
-            "{n:>6} {:>14} {:>14} {full_chars:>14} {:>10.0}ms",
-            json.len() + markdown.len(),
-            markdown.len(),
-            elapsed.as_secs_f64() * 1e3
+            "{n:>6} {default:>10} {markdown:>10} {full:>10} {:>10.0}ms {:>10.1}ms {:>6.1}x {:>8.0}ms{}",
+            took.as_secs_f64() * 1e3,
+            reference.as_secs_f64() * 1e3,
+            took.as_secs_f64() / reference.as_secs_f64(),
+            budget.as_secs_f64() * 1e3,
+            if took <= budget { "" } else { "  over" }
         );
     }
+    println!(
+        "ratio = discern status / one git status; budget = 2 x the first row's time + 5 ms per worktree"
+    );
 }

@@ -1,10 +1,16 @@
-//! The built-in producers, compiled to `wasm32-wasip2` by the build script and embedded.
+//! The built-in producers, compiled to `wasm32-wasip2` by the build script and embedded, each
+//! with the machine code the build script precompiled it to for this binary's engine
+//! (`host/build/precompile.rs`): a built-in is never compiled at run time unless that code does
+//! not load on this host.
 
 use crate::runtime::ProducerComponent;
 
 pub struct Builtin {
     pub name: &'static str,
     pub wasm: &'static [u8],
+    /// `Engine::precompile_component` of `wasm`, for the baseline CPU; empty where the build
+    /// could not precompile it.
+    pub precompiled: &'static [u8],
 }
 
 macro_rules! builtin {
@@ -12,6 +18,7 @@ macro_rules! builtin {
         Builtin {
             name: $name,
             wasm: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".wasm")),
+            precompiled: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".cwasm")),
         }
     };
 }
@@ -39,6 +46,7 @@ pub fn component(name: &str) -> Option<ProducerComponent> {
         COMPONENTS[index]
             .get_or_init(|| {
                 ProducerComponent::new(format!("{PREFIX}{}", builtin.name), builtin.wasm)
+                    .with_precompiled(builtin.precompiled)
             })
             .clone(),
     )

@@ -1,13 +1,20 @@
-//! The per-user compiled-component cache: hits are observable, damage means a recompile.
+//! The per-user compiled-component cache: hits are observable, damage means a recompile. The
+//! built-ins never use it: they load the code precompiled into the binary, unless it does not
+//! load on this host, and then they are compiled once through the cache, with a note.
 
-use discern::runtime::{Origin, Runtime};
+use discern::runtime::{Origin, ProducerComponent, Runtime};
 
-use crate::support::builtin;
+use crate::support::{Fixture, builtin};
+
+/// A built-in's wasm as a user's component: no precompiled code, so the cache decides.
+fn as_user_component(name: &str) -> ProducerComponent {
+    ProducerComponent::new(format!("{name}.wasm"), builtin(name).bytes().to_vec())
+}
 
 #[test]
 fn the_second_run_loads_from_the_cache_and_a_truncated_entry_is_recompiled() {
     let dir = tempfile::tempdir().unwrap();
-    let component = builtin("file-size");
+    let component = as_user_component("file-size");
 
     let first = Runtime::with_cache_dir(Some(dir.path().to_owned())).unwrap();
     assert_eq!(first.load(&component).unwrap().origin, Origin::Compiled);
@@ -43,7 +50,50 @@ fn the_second_run_loads_from_the_cache_and_a_truncated_entry_is_recompiled() {
 #[test]
 fn no_cache_dir_still_works() {
     let runtime = Runtime::with_cache_dir(None).unwrap();
-    let component = builtin("extent");
+    let component = as_user_component("extent");
     assert_eq!(runtime.load(&component).unwrap().origin, Origin::Compiled);
     assert_eq!(runtime.describe(&component).unwrap().name, "extent");
+}
+
+#[test]
+fn built_ins_load_precompiled_code_and_never_touch_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = Runtime::with_cache_dir(Some(dir.path().to_owned())).unwrap();
+    for name in discern::builtins::names() {
+        let component = builtin(name);
+        assert_eq!(
+            runtime.load(&component).unwrap().origin,
+            Origin::Precompiled,
+            "{name}"
+        );
+        assert_eq!(runtime.describe(&component).unwrap().name, name);
+    }
+    assert!(!dir.path().join("components").exists());
+}
+
+#[test]
+fn precompiled_code_that_does_not_load_falls_back_to_compiling_once_with_a_note() {
+    const CONFIG: &str = "[standards.todo]\ndirection = \"down\"\nlimit = 5\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\nmetric = \"matches\"\n";
+    let fixture = Fixture::new(CONFIG);
+    let normal = fixture.run(&["standards", "--json"]);
+    assert_eq!(normal.json()["ok"], true, "{}", normal.stdout);
+    assert!(!normal.stderr.contains("precompiled"), "{}", normal.stderr);
+
+    // Debug builds hand wasmtime a truncated copy of the precompiled code: it refuses it, the
+    // wasm is compiled (and cached), the reading is the same, and stderr says why.
+    // A fixture of its own: in the first one, evidence would answer without loading anything.
+    let fault = [("DISCERN_FAULT_PRECOMPILED", "1")];
+    let faulted = Fixture::new(CONFIG).run_with(&["standards", "--json"], &fault);
+    let json = faulted.json();
+    assert_eq!(json["ok"], true, "{}", faulted.stdout);
+    let value = &json["data"]["standards"][0]["value"];
+    assert!(value.is_number(), "{json}");
+    assert_eq!(*value, normal.json()["data"]["standards"][0]["value"]);
+    assert!(
+        faulted
+            .stderr
+            .contains("builtin:pattern: the precompiled code does not load on this host"),
+        "{}",
+        faulted.stderr
+    );
 }

@@ -223,3 +223,108 @@ fn status_output_is_snapshotted_on_a_small_fleet() {
         insta::assert_snapshot!("status_markdown", markdown);
     });
 }
+
+/// `git status --porcelain --untracked-files=all` of `dir`, as paths (a rename's new path).
+fn porcelain(fixture: &Fixture, dir: &std::path::Path) -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .args(["status", "--porcelain=v1", "-z", "--untracked-files=all"])
+        .current_dir(dir)
+        .envs(discern_tests::hermetic_env(fixture.repo.home()))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut fields = text.split('\0').filter(|f| !f.is_empty());
+    let mut paths = Vec::new();
+    while let Some(entry) = fields.next() {
+        if entry.starts_with('R') || entry.starts_with('C') {
+            fields.next();
+        }
+        paths.push(entry[3..].to_owned());
+    }
+    paths
+}
+
+#[test]
+fn fleet_rows_agree_with_git_status_on_real_worktrees() {
+    let fixture = Fixture::new(CONFIG);
+    fixture
+        .repo
+        .write(".gitignore", "target/\n*.log\nbuild/\nkeep/*\n!keep/c\n")
+        .write("src/deep/one.rs", "pub fn one() {}\n")
+        .write("tool.sh", "#!/bin/sh\n");
+    fixture.repo.commit("more files");
+    let paths = fleet(&fixture, 12);
+    let at = |i: usize, path: &str| paths[i].join(path);
+    // e000, e005 and e010 have only `wip.txt` (fleet()).
+    std::fs::write(at(1, "src/lib.rs"), "pub fn changed() {}\n").unwrap();
+    std::fs::remove_file(at(2, "src/main.rs")).unwrap();
+    std::fs::remove_dir_all(at(3, "src/deep")).unwrap();
+    std::fs::write(at(4, "debug.log"), "ignored\n").unwrap();
+    std::fs::create_dir_all(at(4, "build/obj")).unwrap();
+    std::fs::write(at(4, "build/obj/a.o"), "ignored\n").unwrap();
+    std::fs::create_dir_all(at(6, "new/sub")).unwrap();
+    std::fs::write(at(6, "new/a.txt"), "a\n").unwrap();
+    std::fs::write(at(6, "new/sub/b.txt"), "b\n").unwrap();
+    std::fs::write(at(6, "new/sub/c.log"), "ignored\n").unwrap();
+    // Touched, not changed: git status sees nothing.
+    let readme = std::fs::read(at(7, "README.md")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(at(7, "README.md"), &readme).unwrap();
+    // Staged: the in-process survey leaves it to git status.
+    std::fs::write(at(8, "README.md"), "# staged\n").unwrap();
+    fixture
+        .repo
+        .git(&["-C", paths[8].to_str().unwrap(), "add", "README.md"]);
+    std::fs::create_dir_all(at(9, "empty/inner")).unwrap();
+    std::fs::create_dir_all(at(9, "keep")).unwrap();
+    for name in ["a", "b", "c"] {
+        std::fs::write(at(9, &format!("keep/{name}")), "k\n").unwrap();
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(at(11, "tool.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let json = fixture.run(&["status", "--verbose", "--json"]).json();
+    let rows = json["data"]["fleet"].as_array().unwrap();
+    assert_eq!(rows.len(), 13);
+    let mut dirty = 0;
+    for row in rows {
+        let path = std::path::PathBuf::from(row["path"].as_str().unwrap());
+        let expected = porcelain(&fixture, &path);
+        let listed: Vec<String> = row
+            .get("changed_paths")
+            .and_then(Value::as_array)
+            .map(|paths| {
+                paths
+                    .iter()
+                    .map(|p| p.as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(listed, expected, "{row}");
+        assert_eq!(row["clean"], expected.is_empty(), "{row}");
+        assert_eq!(row["changed_files"], expected.len(), "{row}");
+        dirty += usize::from(!expected.is_empty());
+    }
+    // e000, e005 and e010 (wip.txt), e001, e002, e003, e006, e008, e009 (keep/c), e011.
+    assert_eq!(dirty, 10, "{rows:?}");
+}
+
+#[test]
+fn a_worktree_whose_index_cannot_be_read_is_never_clean() {
+    let fixture = Fixture::new(CONFIG);
+    let paths = fleet(&fixture, 3);
+    let index = fixture.path().join(".git/worktrees/e001/index");
+    std::fs::write(&index, b"DIRC not an index at all").unwrap();
+    std::fs::remove_dir_all(&paths[2]).unwrap();
+    let json = fixture.run(&["status", "--verbose", "--json"]).json();
+    let rows = json["data"]["fleet"].as_array().unwrap();
+    let row = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap();
+    assert_eq!(row("e000")["clean"], false, "{}", row("e000"));
+    let corrupt = row("e001");
+    assert_eq!(corrupt["unreadable"], true, "{corrupt}");
+    assert!(corrupt.get("clean").is_none(), "{corrupt}");
+    assert_eq!(row("e002")["broken"], true);
+    assert!(row("e002").get("clean").is_none());
+    assert_eq!(row("main")["clean"], true);
+}

@@ -29,6 +29,21 @@ use crate::snapshot::{EntryKind, Snapshot};
 /// Whether the index and the work tree provably hold exactly `head` (the snapshot of HEAD),
 /// untracked files all ignored. `false` means "cannot tell", not "dirty".
 pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> bool {
+    let Some(index) = usual_index(repo, head) else {
+        return false;
+    };
+    let Some(survey) = walk(&index, root, Walk::Prove) else {
+        return false;
+    };
+    racy_unchanged(root, &survey.suspects)
+        && (survey.untracked.is_empty() || all_ignored(root, &survey.untracked))
+}
+
+/// The index, when the in-process checks can read it at all: git and discern look at the same
+/// index (no `GIT_*` redirection), no entry is unusual (conflicts, sparse, assume-unchanged,
+/// intent-to-add, submodules) and it holds exactly HEAD's tree (staged changes are for `git
+/// status` to name).
+pub(super) fn usual_index(repo: &gix::Repository, head: &Snapshot) -> Option<gix::index::File> {
     // The repository is opened isolated from the environment; git (the fallback, and
     // `check-ignore`) is not. Where they could look at different indexes or trees, only git.
     if [
@@ -40,23 +55,41 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
     .iter()
     .any(|var| std::env::var_os(var).is_some())
     {
-        return false;
+        return None;
     }
-    let Ok(index) = repo.open_index() else {
-        return false;
-    };
+    let index = repo.open_index().ok()?;
     let state: &State = &index;
     let unusual = Flags::ASSUME_VALID | Flags::SKIP_WORKTREE | Flags::INTENT_TO_ADD;
-    if state
+    let usual = !state
         .entries()
         .iter()
-        .any(|e| e.stage_raw() != 0 || e.flags.intersects(unusual) || e.mode == Mode::COMMIT)
-    {
-        return false;
-    }
-    if !index_matches(state, head) {
-        return false;
-    }
+        .any(|e| e.stage_raw() != 0 || e.flags.intersects(unusual) || e.mode == Mode::COMMIT);
+    (usual && index_matches(state, head)).then_some(index)
+}
+
+/// How a walk treats a tracked file that does not match its index entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// Stop: the tree is not provably clean. Racily clean entries are the only suspects.
+    Prove,
+    /// Collect it (and every missing or racily clean tracked file) as a suspect, for git to
+    /// compare.
+    Survey,
+}
+
+/// What one pass over the work tree saw against the index.
+#[derive(Debug, Default)]
+pub(super) struct Survey {
+    /// Tracked files that may have changed: racily clean ones, and (surveying) those whose
+    /// `lstat` differs from the index or that are missing.
+    pub suspects: Vec<String>,
+    /// Names in tracked folders that the index does not know (folders with a trailing `/`).
+    pub untracked: Vec<String>,
+}
+
+/// Read every tracked folder of `index` on every core; `None` is "cannot tell".
+pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
+    let state = index;
     let paths: Vec<&[u8]> = state
         .entries()
         .iter()
@@ -70,35 +103,32 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
         root,
         paths: &paths,
         racy: &racy,
+        mode,
     };
     // Folders are independent: read them on every core, interleaved so that each thread gets
     // a share of the large and the small ones.
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
-    let walked = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let threads: Vec<_> = (0..workers)
             .map(|worker| {
                 let (check, folders) = (&check, &folders);
                 scope.spawn(move || {
-                    let (mut names, mut racy) = (Vec::new(), Vec::new());
+                    let mut survey = Survey::default();
                     for folder in folders.iter().skip(worker).step_by(workers) {
-                        names.extend(check.folder(folder, &mut racy)?);
+                        check.folder(folder, &mut survey)?;
                     }
-                    Some((names, racy))
+                    Some(survey)
                 })
             })
             .collect();
-        let (mut names, mut racy) = (Vec::new(), Vec::new());
+        let mut survey = Survey::default();
         for thread in threads {
-            let (more_names, more_racy) = thread.join().ok().flatten()?;
-            names.extend(more_names);
-            racy.extend(more_racy);
+            let more = thread.join().ok().flatten()?;
+            survey.suspects.extend(more.suspects);
+            survey.untracked.extend(more.untracked);
         }
-        Some((names, racy))
-    });
-    let Some((untracked, racy)) = walked else {
-        return false;
-    };
-    racy_unchanged(root, &racy) && (untracked.is_empty() || all_ignored(root, &untracked))
+        Some(survey)
+    })
 }
 
 /// The index holds exactly HEAD's tree: a valid cache-tree with HEAD's tree id, or the same
@@ -183,23 +213,31 @@ struct Check<'a> {
     root: &'a Path,
     paths: &'a [&'a [u8]],
     racy: &'a AtomicUsize,
+    mode: Walk,
 }
 
 impl Check<'_> {
     /// Read one tracked folder: every tracked file in it must be there with its recorded stat
-    /// data (or, racily clean, its content), every tracked subfolder must be a folder; returns
-    /// the names the index does not know (folders with a trailing `/`), or `None` ("cannot
-    /// tell").
-    fn folder(&self, folder: &Folder, racy: &mut Vec<String>) -> Option<Vec<String>> {
+    /// data (or, racily clean, its content), every tracked subfolder must be a folder; adds
+    /// the names the index does not know (folders with a trailing `/`) and the suspects to
+    /// `survey`, or returns `None` ("cannot tell"). Surveying, a tracked file that is missing
+    /// or does not match is a suspect, and so is every file of a tracked folder that is gone.
+    fn folder(&self, folder: &Folder, survey: &mut Survey) -> Option<()> {
         let Folder {
             prefix,
             files,
             subfolders,
         } = folder;
         let dir = self.root.join(OsStr::from_bytes(prefix));
-        let mut seen = 0;
-        let mut untracked = Vec::new();
-        for dirent in std::fs::read_dir(&dir).ok()? {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if self.mode == Walk::Survey && e.kind() == std::io::ErrorKind::NotFound => {
+                return self.suspect_all(files.values(), survey);
+            }
+            Err(_) => return None,
+        };
+        let mut seen = HashSet::new();
+        for dirent in entries {
             let dirent = dirent.ok()?;
             let name = dirent.file_name();
             let name = name.as_bytes();
@@ -207,21 +245,21 @@ impl Check<'_> {
                 continue;
             }
             if let Some(&index) = files.get(name) {
-                seen += 1;
+                seen.insert(index);
                 // Relative to the open folder (fstatat), as cheap as git's own lstat.
                 let meta = dirent.metadata().ok()?;
-                if !self.entry_matches(&self.state.entries()[index], &meta, self.paths[index], racy)
-                {
-                    return None;
+                let path = self.paths[index];
+                if !self.entry_matches(&self.state.entries()[index], &meta, path, survey) {
+                    self.suspect(path, survey)?;
                 }
             } else if subfolders.contains(name) {
-                seen += 1;
+                // A tracked folder that is now something else: only git can name that.
                 if !dirent.file_type().ok()?.is_dir() {
                     return None;
                 }
             } else {
                 let folder = dirent.file_type().ok()?.is_dir();
-                untracked.push(format!(
+                survey.untracked.push(format!(
                     "{}{}{}",
                     std::str::from_utf8(prefix).ok()?,
                     std::str::from_utf8(name).ok()?,
@@ -230,7 +268,30 @@ impl Check<'_> {
             }
         }
         // Something tracked is missing.
-        (seen == files.len() + subfolders.len()).then_some(untracked)
+        let missing = files.values().filter(|index| !seen.contains(*index));
+        self.suspect_all(missing, survey)
+    }
+
+    /// `path` may have changed: a suspect when surveying, the end of a proof.
+    fn suspect(&self, path: &[u8], survey: &mut Survey) -> Option<()> {
+        if self.mode == Walk::Prove {
+            return None;
+        }
+        survey
+            .suspects
+            .push(std::str::from_utf8(path).ok()?.to_owned());
+        Some(())
+    }
+
+    fn suspect_all<'i>(
+        &self,
+        indices: impl Iterator<Item = &'i usize>,
+        survey: &mut Survey,
+    ) -> Option<()> {
+        for &index in indices {
+            self.suspect(self.paths[index], survey)?;
+        }
+        Some(())
     }
 
     /// The file's `lstat` matches its index entry to the nanosecond (stricter than git as it is
@@ -242,7 +303,7 @@ impl Check<'_> {
         entry: &gix::index::Entry,
         meta: &std::fs::Metadata,
         path: &[u8],
-        racy: &mut Vec<String>,
+        survey: &mut Survey,
     ) -> bool {
         let exact = Options {
             trust_ctime: true,
@@ -290,13 +351,15 @@ impl Check<'_> {
             return false;
         }
         if entry.stat.is_racy(self.state.timestamp(), by_second) {
-            if self.racy.fetch_add(1, Ordering::Relaxed) >= RACY_BUDGET {
+            // Surveying, a racy entry is a suspect like any other (the caller compares them).
+            if self.mode == Walk::Survey || self.racy.fetch_add(1, Ordering::Relaxed) >= RACY_BUDGET
+            {
                 return false;
             }
             let Ok(path) = std::str::from_utf8(path) else {
                 return false;
             };
-            racy.push(path.to_owned());
+            survey.suspects.push(path.to_owned());
         }
         true
     }
@@ -317,34 +380,36 @@ fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
             .is_ok_and(|status| status.success())
 }
 
-/// Whether git ignores every one of `names` (`git check-ignore`, which applies `.gitignore`
-/// files, `info/exclude` and `core.excludesFile`). Folders are asked for without their
-/// trailing `/`: git then looks at the path itself, as `git status` does (with the slash,
-/// `keep/*` would match `keep/` even where `!keep/c` shows `keep/c` as untracked). A name
-/// starting with `:` would be read as pathspec magic: "cannot tell".
+/// Whether git ignores every one of `names` (see [`ignored`]).
 fn all_ignored(root: &Path, names: &[String]) -> bool {
+    ignored(root, names).is_some_and(|ignored| ignored.len() == names.len())
+}
+
+/// Which of `names` git ignores (`git check-ignore`, which applies `.gitignore` files,
+/// `info/exclude` and `core.excludesFile`, and an ignored folder to all below it), as they
+/// were given; `None` when git cannot say. Folders are asked for without their trailing `/`:
+/// git then looks at the path itself, as `git status` does (with the slash, `keep/*` would
+/// match `keep/` even where `!keep/c` shows `keep/c` as untracked). A name starting with `:`
+/// would be read as pathspec magic: "cannot tell".
+pub(super) fn ignored(root: &Path, names: &[String]) -> Option<HashSet<String>> {
     if names.iter().any(|n| n.starts_with(':')) {
-        return false;
+        return None;
     }
-    let Ok(mut child) = Command::new("git")
+    let mut child = Command::new("git")
         .args(["check-ignore", "-z", "--stdin"])
         .current_dir(root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-    else {
-        return false;
-    };
+        .ok()?;
     let input: Vec<u8> = names
         .iter()
         .flat_map(|n| [n.trim_end_matches('/').as_bytes(), b"\0"])
         .flatten()
         .copied()
         .collect();
-    let Some(mut stdin) = child.stdin.take() else {
-        return false;
-    };
+    let mut stdin = child.stdin.take()?;
     // Written from a thread: git answers while it reads, so a long list must not block on a
     // full stdout pipe.
     let (written, output) = std::thread::scope(|scope| {
@@ -352,13 +417,22 @@ fn all_ignored(root: &Path, names: &[String]) -> bool {
         let output = child.wait_with_output();
         (writer.join().unwrap_or(false), output)
     });
-    let Ok(output) = output else {
-        return false;
-    };
-    let ignored = output
+    let output = output.ok()?;
+    // Exit 1: none of them is ignored.
+    let answered = output.status.success() || output.status.code() == Some(1);
+    if !written || !answered {
+        return None;
+    }
+    let said: HashSet<&[u8]> = output
         .stdout
         .split(|b| *b == 0)
         .filter(|n| !n.is_empty())
-        .count();
-    written && output.status.success() && ignored == names.len()
+        .collect();
+    Some(
+        names
+            .iter()
+            .filter(|n| said.contains(n.trim_end_matches('/').as_bytes()))
+            .cloned()
+            .collect(),
+    )
 }

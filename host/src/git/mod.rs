@@ -3,6 +3,7 @@
 //! are not ref writes (worktrees, merges, a checkout's files), typed, with their rollbacks.
 //! Producers read commits through `snapshot`; refs are written only by `commit`.
 
+mod changes;
 mod clean;
 mod refs;
 mod repo;

@@ -213,6 +213,16 @@ impl Repo {
         super::clean::proves_clean(&self.repo.to_thread_local(), &self.root, head)
     }
 
+    /// What [`Repo::dirty_paths`] lists (tracked changes, then untracked files), read in-process
+    /// where the survey can tell (`changes.rs`: git is asked only about the names it found),
+    /// else from `git status`. `head` is the snapshot of HEAD. An error is "cannot tell".
+    pub fn changed_paths(&self, head: &Snapshot) -> Result<Vec<String>, RepoError> {
+        match super::changes::changed_paths(&self.repo.to_thread_local(), &self.root, head) {
+            Some(changed) => Ok(changed),
+            None => self.dirty_paths(),
+        }
+    }
+
     /// The dirty paths of the work tree and index against `head` (the snapshot of HEAD): none
     /// when the in-process check proves them clean (`clean.rs`), else what `git status` reports,
     /// untracked folders named as folders (`dir/`) as `git status` shows them.
@@ -318,6 +328,11 @@ impl Repo {
 
     /// Commits in `head` not in `base`, and in `base` not in `head`.
     pub fn ahead_behind(&self, base: ObjectId, head: ObjectId) -> Result<(u64, u64), RepoError> {
+        // The common case of a fleet (an effort just started, the main checkout on its trunk)
+        // needs no git.
+        if base == head {
+            return Ok((0, 0));
+        }
         let out = self.git(&[
             "rev-list",
             "--left-right",

@@ -21,6 +21,8 @@ const HEADER: usize = MAGIC.len() + 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
+    /// The machine code built into this binary (a built-in; see `precompiled.rs`).
+    Precompiled,
     /// Compiled now (and written to the cache if there is one).
     Compiled,
     /// Deserialized from the per-user cache.

@@ -1,4 +1,5 @@
-//! A producer's component: its bytes, its identity (sha256) and the label users know it by.
+//! A producer's component: its bytes, its identity (sha256) and the label users know it by;
+//! for a built-in, also the machine code this binary carries for it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,6 +11,9 @@ pub struct ProducerComponent {
     label: String,
     bytes: Arc<[u8]>,
     digest: Digest,
+    /// The binary's own precompiled code of a built-in (never bytes from a repository or the
+    /// user's cache): see `builtins.rs`.
+    precompiled: Option<&'static [u8]>,
 }
 
 impl std::fmt::Debug for ProducerComponent {
@@ -18,6 +22,7 @@ impl std::fmt::Debug for ProducerComponent {
             .field("label", &self.label)
             .field("digest", &self.digest)
             .field("bytes", &self.bytes.len())
+            .field("precompiled", &self.precompiled.map(<[u8]>::len))
             .finish()
     }
 }
@@ -30,7 +35,18 @@ impl ProducerComponent {
             label: label.into(),
             digest: Digest::of(&bytes),
             bytes,
+            precompiled: None,
         }
+    }
+
+    /// A built-in with the code the build script precompiled from `bytes` (empty: none).
+    pub(crate) fn with_precompiled(mut self, precompiled: &'static [u8]) -> Self {
+        self.precompiled = Some(precompiled).filter(|code| !code.is_empty());
+        self
+    }
+
+    pub(crate) fn precompiled(&self) -> Option<&'static [u8]> {
+        self.precompiled
     }
 
     pub fn from_file(label: impl Into<String>, path: &Path) -> std::io::Result<Self> {

@@ -4,23 +4,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use wasmtime::{Config, Engine};
+use wasmtime::Engine;
+
+use super::engine_config::{self, Cpu};
 
 /// One epoch tick: the resolution of wall-clock deadlines.
 pub const TICK: Duration = Duration::from_millis(10);
 
-/// The wasm stack a producer may use.
-pub const MAX_WASM_STACK: usize = 1 << 20;
-
+/// The engine of this process: the shared configuration (`engine_config.rs`), compiling for
+/// this host's CPU.
 pub fn new_engine() -> wasmtime::Result<Engine> {
-    let mut config = Config::new();
-    config
-        .wasm_component_model(true)
-        .consume_fuel(true)
-        .epoch_interruption(true)
-        .max_wasm_stack(MAX_WASM_STACK)
-        .parallel_compilation(true);
-    Engine::new(&config)
+    Engine::new(&engine_config::config(Cpu::Host)?)
 }
 
 /// Increments the engine's epoch every [`TICK`] until dropped.

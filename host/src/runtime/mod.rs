@@ -1,14 +1,17 @@
-//! Runs producers: compiles (or loads from the per-user cache) a component, checks its contract
-//! version, and runs it sandboxed against a snapshot, returning validated metrics and the run's
-//! read set, or a [`ProducerError`] that names the producer and the limit it hit.
+//! Runs producers: loads a component (a built-in's precompiled code, the per-user cache, or
+//! compiled now), checks its contract version, and runs it sandboxed against a snapshot,
+//! returning validated metrics and the run's read set, or a [`ProducerError`] that names the
+//! producer and the limit it hit.
 
 mod bindings;
 mod cache;
 mod component;
 mod engine;
+mod engine_config;
 mod error;
 mod finding;
 mod output;
+mod precompiled;
 mod read_set;
 mod sandbox;
 mod trace;
@@ -258,10 +261,15 @@ impl Runtime {
                 origin: Origin::Memory,
             }));
         }
-        let (compiled, origin) = self
-            .cache
-            .load(&self.engine, component.bytes(), digest)
+        let precompiled::Compiled {
+            component: compiled,
+            origin,
+            note,
+        } = precompiled::load(&self.engine, &self.cache, component)
             .map_err(|e| fail(ProducerErrorKind::Malformed(format!("{e:#}"))))?;
+        if let Some(note) = note {
+            self.note(component.label(), &note);
+        }
         let wit_version = version::check(&self.engine, &compiled).map_err(fail)?;
         let instance_pre = self
             .linker
@@ -376,6 +384,19 @@ impl Runtime {
         }
     }
 
+    /// The one thing the runtime says on stderr: a built-in's precompiled code did not load
+    /// here, so it was compiled (slow work the user should know the reason for). Also traced.
+    fn note(&self, producer: &str, note: &str) {
+        eprintln!("discern: note: {note}");
+        if let Some(trace) = &self.trace {
+            trace.call(
+                producer,
+                "note",
+                &serde_json::Value::String(note.to_owned()),
+            );
+        }
+    }
+
     fn lock_loaded(&self) -> std::sync::MutexGuard<'_, HashMap<Digest, Arc<Loaded>>> {
         self.loaded.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -447,7 +468,7 @@ fn classify(error: &wasmtime::Error, state: &StoreState, limits: &Limits) -> Pro
             deadline: limits.deadline(),
         },
         Some(Trap::StackOverflow) => ProducerErrorKind::StackOverflow {
-            limit_bytes: engine::MAX_WASM_STACK as u64,
+            limit_bytes: engine_config::MAX_WASM_STACK as u64,
         },
         Some(Trap::UnreachableCodeReached) => match panic_message(&state.stderr.contents()) {
             Some(message) => ProducerErrorKind::Panic(message),

@@ -2,12 +2,13 @@
 //! proposals, and the whole fleet of worktrees.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
-use crate::git::{Repo, WorktreeInfo};
+use crate::git::{Repo, RepoError, WorktreeInfo};
 use crate::proof::{self, ProofState};
 use crate::workspace::Workspace;
 
@@ -228,8 +229,8 @@ pub fn observe(
         false => Location::Worktree,
     };
     let branch = repo.branch().ok().flatten();
-    let dirty = repo.dirty_paths().ok();
     let head = repo.head().ok().flatten();
+    let dirty = changed_paths(repo, head).ok();
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
         proof::state_known_clean(repo, dirty.as_ref().is_some_and(Vec::is_empty));
@@ -253,10 +254,7 @@ pub fn observe(
     let now = now_secs();
     let current = std::fs::canonicalize(repo.root()).unwrap_or_else(|_| repo.root().to_owned());
     let fleet: Vec<FleetRow> = if with_fleet {
-        worktrees
-            .iter()
-            .map(|w| row(w, &current, trunk_commit, now))
-            .collect()
+        fleet_rows(&worktrees, &current, trunk_commit, now)
     } else {
         Vec::new()
     };
@@ -308,7 +306,64 @@ fn counts(
     }
 }
 
-fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64) -> FleetRow {
+/// The changed paths of `repo` at `head`: the in-process survey, `git status` where it cannot
+/// tell (an unborn HEAD, a snapshot that cannot be read, anything unusual). An error is
+/// "cannot tell", never clean.
+fn changed_paths(repo: &Repo, head: Option<gix::ObjectId>) -> Result<Vec<String>, RepoError> {
+    match head.map(|head| repo.snapshot(head)) {
+        Some(Ok(snapshot)) => repo.changed_paths(&snapshot),
+        _ => repo.dirty_paths(),
+    }
+}
+
+/// Every worktree's row, observed in parallel (each row reads its own work tree and repository
+/// files; the threads share nothing). A row whose observation panicked is unreadable.
+fn fleet_rows(
+    worktrees: &[WorktreeInfo],
+    current: &Path,
+    trunk: Option<gix::ObjectId>,
+    now: u64,
+) -> Vec<FleetRow> {
+    // More threads than cores: a row spends part of its time waiting for git (check-ignore,
+    // a count), and the work-tree reads of the clean check use every core on their own.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let workers = (2 * cores).min(worktrees.len()).max(1);
+    let next = AtomicUsize::new(0);
+    let mut rows: Vec<Option<FleetRow>> = vec![None; worktrees.len()];
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(w) = worktrees.get(at) else {
+                            return done;
+                        };
+                        done.push((at, row(w, current, trunk, now)));
+                    }
+                })
+            })
+            .collect();
+        for done in threads.into_iter().filter_map(|t| t.join().ok()) {
+            for (at, row) in done {
+                rows[at] = Some(row);
+            }
+        }
+    });
+    rows.into_iter()
+        .zip(worktrees)
+        .map(|(row, w)| {
+            row.unwrap_or_else(|| FleetRow {
+                unreadable: true,
+                ..blank_row(w, current)
+            })
+        })
+        .collect()
+}
+
+/// A row that says nothing yet of its worktree's state.
+fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
     let path = std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone());
     let id = if w.is_main {
         "main".to_owned()
@@ -317,7 +372,7 @@ fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64)
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     };
-    let mut row = FleetRow {
+    FleetRow {
         path: w.path.display().to_string(),
         is_main: w.is_main,
         is_current: path == current,
@@ -336,7 +391,11 @@ fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64)
         unreadable: false,
         changed_paths: Vec::new(),
         stale: false,
-    };
+    }
+}
+
+fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64) -> FleetRow {
+    let mut row = blank_row(w, current);
     if !w.path.exists() || w.prunable {
         row.broken = true;
         return row;
@@ -345,7 +404,7 @@ fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64)
         row.unreadable = true;
         return row;
     };
-    match repo.dirty_paths() {
+    match changed_paths(&repo, w.head) {
         Ok(dirty) => {
             row.clean = Some(dirty.is_empty());
             row.changed_files = Some(dirty.len());

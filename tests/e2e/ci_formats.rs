@@ -252,7 +252,10 @@ fn a_refusal_renders_in_every_format_and_a_green_run_is_quiet() {
         log["runs"][0]["invocations"][0]["executionSuccessful"],
         false
     );
-    // On the trunk every Standard holds: no annotation, an empty Code Quality report.
+    // On the trunk every Standard holds and nothing is new since its parent: no annotation, an
+    // empty Code Quality report (on a first commit every finding would be new).
+    fixture.repo.write("README.md", "# fixture\n\nMore.\n");
+    fixture.repo.commit("docs");
     let green = fixture.run(&["standards", "--output-format", "gitlab"]);
     assert_eq!(green.code, 0, "{}", green.stdout);
     assert_eq!(green.stdout, "[]\n");

@@ -125,13 +125,13 @@ mod tests {
     #[test]
     fn a_renamed_file_brings_its_findings_along_but_not_a_changed_one() {
         let base = [
-            f("1", "old.rs", "TODO one"),
+            f("1", "old.rs", "MARK one"),
             f("2", "old.rs", "old.rs: no header"),
         ];
         let head = [
-            f("3", "new.rs", "TODO one"),
+            f("3", "new.rs", "MARK one"),
             f("4", "new.rs", "new.rs: no header"),
-            f("5", "new.rs", "TODO two"),
+            f("5", "new.rs", "MARK two"),
         ];
         let renames = Renames::from_pairs([("old.rs", "new.rs")]);
         let d = diff(&head, &base, &renames);

@@ -342,12 +342,17 @@ fn breach(
     if evidence.is_empty() && !inherited {
         return Err(refusal(&NotProposed::Unattributed { name }));
     }
-    let fixed = result
-        .findings
-        .as_ref()
-        .and_then(|f| f.fixed_total)
-        .unwrap_or(0) as f64;
-    Ok((value, if swapped { value + fixed } else { value }))
+    if !swapped {
+        return Ok((value, value));
+    }
+    // A swap is only ever judged with a baseline, so its fixed findings are known.
+    match result.findings.as_ref().and_then(|f| f.fixed_total) {
+        Some(fixed) => Ok((value, value + fixed as f64)),
+        None => {
+            let note = Some("the swap's fixed findings are unknown".to_owned());
+            Err(refusal(&NotProposed::Unmeasured { name, note }))
+        }
+    }
 }
 
 /// One config-only commit setting every proposed limit, its records bound to it.

@@ -37,7 +37,17 @@ pub fn explain(measured: &Measured, name: &str) -> Envelope {
         standard: result,
         all: &result.explained,
     };
-    let data = serde_json::to_value(&data).unwrap_or_default();
+    let data = match serde_json::to_value(&data) {
+        Ok(data) => data,
+        Err(e) => {
+            return Envelope::refusal(
+                VERB,
+                ErrorSlug::Internal,
+                format!("The findings of {name} cannot be written as JSON: {e}"),
+                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+            );
+        }
+    };
     let mut envelope = Envelope::ok(VERB, data, report);
     envelope.ok = result.verdict.is_some_and(|v| v.passes());
     envelope
@@ -55,10 +65,9 @@ fn state(result: &StandardResult) -> String {
             result.name
         ),
         Some(f) => {
-            let compared = match (f.new_total, &f.baseline) {
-                (Some(new), Some(base)) => format!(
-                    "{new} new and {} fixed versus {}",
-                    f.fixed_total.unwrap_or(0),
+            let compared = match (f.new_total, f.fixed_total, &f.baseline) {
+                (Some(new), Some(fixed), Some(base)) => format!(
+                    "{new} new and {fixed} fixed versus {}",
                     crate::git::short(base)
                 ),
                 _ => format!(

@@ -12,6 +12,7 @@ pub mod pin;
 pub mod reading;
 pub mod record;
 mod report;
+mod rows;
 mod swaps;
 mod unmatched;
 

@@ -1,0 +1,96 @@
+//! A Standard's result as the text and Markdown show it: its status word, its table row, and
+//! the new findings shown under it when it fails.
+
+use super::{Measurement, StandardResult, Verdict};
+use crate::git::short;
+
+/// How many findings the text and Markdown show under a failing Standard.
+const WHY_SHOWN: usize = 10;
+
+/// Under a failing Standard: its first new findings (`path:line  message`), or without a
+/// baseline its first findings, and where the rest are.
+pub(super) fn why(result: &StandardResult) -> Vec<String> {
+    let failing = result.verdict.is_some_and(|v| !v.passes());
+    let Some(findings) = result.findings.as_ref().filter(|_| failing) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = match findings.new_total {
+        Some(_) => findings.new.iter().take(WHY_SHOWN).map(locate).collect(),
+        None => result
+            .explained
+            .iter()
+            .take(WHY_SHOWN)
+            .map(|e| locate(&e.finding))
+            .collect(),
+    };
+    let total = findings.new_total.unwrap_or(findings.total);
+    if total > out.len() {
+        out.push(format!(
+            "… {} more: `discern standards --explain {}`",
+            total - out.len(),
+            result.name
+        ));
+    }
+    out
+}
+
+/// `path:line:column  message`, as far as the finding knows where it is.
+pub(super) fn locate(finding: &crate::runtime::Finding) -> String {
+    let place = match (&finding.path, finding.line, finding.column) {
+        (Some(p), Some(l), Some(c)) => format!("{p}:{l}:{c}"),
+        (Some(p), Some(l), None) => format!("{p}:{l}"),
+        (Some(p), None, _) => p.clone(),
+        (None, _, _) => "(no file)".to_owned(),
+    };
+    format!("{place}  {}", finding.message)
+}
+
+pub(super) fn status(result: &StandardResult) -> String {
+    match (result.measurement, result.verdict) {
+        (Measurement::Failed, _) => "FAILED".to_owned(),
+        (Measurement::Skipped, _) => "BLOCKED".to_owned(),
+        (_, Some(Verdict::Regressed)) => "REGRESSED".to_owned(),
+        (_, Some(Verdict::Swapped)) => "SWAPPED".to_owned(),
+        (_, Some(Verdict::Inherited)) => "inherited".to_owned(),
+        (_, Some(Verdict::Improved)) => "improved".to_owned(),
+        _ => "held".to_owned(),
+    }
+}
+
+/// One Markdown row: Standard, verdict, value, limit, findings, how it was read.
+pub(super) fn row(result: &StandardResult) -> Vec<String> {
+    let bound = match result.direction {
+        crate::config::Direction::Up => "≥",
+        crate::config::Direction::Down => "≤",
+    };
+    let findings =
+        result
+            .findings
+            .as_ref()
+            .map_or(String::new(), |f| match (f.new_total, f.fixed_total) {
+                (Some(new), Some(fixed)) => format!("{} ({new} new, {fixed} fixed)", f.total),
+                _ => format!("{} (no baseline)", f.total),
+            });
+    vec![
+        format!("`{}`", result.name),
+        status(result),
+        result.value.map_or("—".to_owned(), super::report::display),
+        format!("{bound} {}", super::report::display(result.limit)),
+        findings,
+        how(result),
+    ]
+}
+
+/// How the value was read, whether it can be pinned, and where a reused reading came from.
+pub(super) fn how(result: &StandardResult) -> String {
+    let mut how = result.note.clone().unwrap_or_default();
+    if let Some(target) = result.pin_target {
+        how.push_str(&format!("; pinnable to {target}"));
+    }
+    if result.measurement == Measurement::Reused
+        && let Some(from) = &result.reused_from
+    {
+        how.push_str(&format!("; reused from {}", short(from)));
+    }
+    how
+}

@@ -1,6 +1,6 @@
 //! The envelopes of `discern standards`: what happened, in data, text and hints.
 
-use super::rows::{how, locate, row, status, why};
+use super::rows::{locate, row, status, why};
 use super::{Measured, Measurement, StandardResult, VERB, Verdict, data};
 use crate::config::{Config, StandardDef};
 use crate::git::short;

@@ -129,7 +129,11 @@ fn inherited(
     reading: &Reading,
     base: Option<&Base>,
 ) -> Option<String> {
-    if result.verdict != Some(Verdict::Regressed) || standard.per.is_some() {
+    // Only a branch inherits: the trunk holds its own limits, so a merge base that breaches
+    // under this producer means the producer's reading moved (or the trunk broke). On the trunk
+    // a breach is always a regression, or one commit after it would pass.
+    let on_branch = batch.limits.summary.baseline_kind == Some(BaselineKind::MergeBase);
+    if result.verdict != Some(Verdict::Regressed) || standard.per.is_some() || !on_branch {
         return None;
     }
     let (base, Ok(metrics)) = base? else {

@@ -196,13 +196,20 @@ pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> D
 }
 
 fn swapped_message(standard: &StandardDef, result: &StandardResult) -> String {
-    let (new, fixed) = result.findings.as_ref().map_or((0, 0), |f| {
-        (f.new_total.unwrap_or(0), f.fixed_total.unwrap_or(0))
-    });
-    let first = result
+    // A swap is only ever judged against a baseline, so both totals are known.
+    let Some((new, fixed, findings)) = result
         .findings
         .as_ref()
-        .and_then(|f| f.new.first())
+        .and_then(|f| Some((f.new_total?, f.fixed_total?, f)))
+    else {
+        return format!(
+            "Standard {}: a swap (new findings hidden by fixed ones).",
+            standard.name
+        );
+    };
+    let first = findings
+        .new
+        .first()
         .map_or(String::new(), |f| format!(" (first: {})", locate(f)));
     format!(
         "Standard {}: {new} new finding(s){first} appeared while {fixed} fixed one(s) held the count at {} (ceiling {}): a swap. Fix the new findings; if the swap is the work's legitimate result, propose the change for {} with a technical reason.",

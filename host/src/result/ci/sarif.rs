@@ -74,11 +74,12 @@ fn rule(standard: &StandardView) -> sarif::ReportingDescriptor {
 }
 
 fn result(issue: &Issue, standards: &[StandardView]) -> sarif::Result {
+    // An issue always belongs to one of the envelope's Standards; were it not found, the
+    // result names its rule by id alone rather than pointing at another rule.
     let index = standards
         .iter()
         .position(|s| s.name == issue.standard.name)
-        .and_then(|i| i64::try_from(i).ok())
-        .unwrap_or(0);
+        .and_then(|i| i64::try_from(i).ok());
     let text = match issue.finding {
         Some(_) => format!(
             "{} (new finding of {})",
@@ -89,11 +90,10 @@ fn result(issue: &Issue, standards: &[StandardView]) -> sarif::Result {
     };
     let builder = sarif::Result::builder()
         .rule_id(issue.standard.name.clone())
-        .rule_index(index)
         .level(level(issue.level))
         .message(&text);
     let locations = location(issue.path(), issue.line(), issue.column());
-    match issue.finding {
+    let mut result = match issue.finding {
         Some(finding) => builder
             .partial_fingerprints(BTreeMap::from([(
                 FINGERPRINT_KEY.to_owned(),
@@ -102,7 +102,9 @@ fn result(issue: &Issue, standards: &[StandardView]) -> sarif::Result {
             .locations(locations)
             .build(),
         None => builder.locations(locations).build(),
-    }
+    };
+    result.rule_index = index;
+    result
 }
 
 fn level(level: Level) -> sarif::ResultLevel {

@@ -6,7 +6,6 @@ mod precompile;
 
 // The runtime's engine configuration, shared so that the precompiled built-ins match it.
 #[path = "src/runtime/engine_config.rs"]
-#[allow(dead_code)]
 mod engine_config;
 
 const BUILTINS: [(&str, &str); 6] = [

@@ -94,15 +94,21 @@ fn read_entry(engine: &Engine, path: &Path) -> Option<Component> {
     if Digest::of(payload).as_bytes()[..] != header[MAGIC.len()..] {
         return None;
     }
-    deserialize(engine, payload)
+    deserialize(engine, payload).ok()
 }
 
+/// Load machine code that wasmtime compiled, from one of exactly two sources: this binary's
+/// own bytes (a built-in's precompiled code, `precompiled.rs`) or a compile-cache entry whose
+/// sha256 matched the one written with it (`read_entry`). Nothing else may call it.
 #[allow(unsafe_code)]
-fn deserialize(engine: &Engine, payload: &[u8]) -> Option<Component> {
-    // SAFETY: `payload` was produced by `Component::serialize` of this program and written to
-    // the per-user cache (never a repository), and its sha256 matched the one written with it,
-    // so it is exactly the bytes wasmtime produced. wasmtime itself refuses an engine mismatch.
-    unsafe { Component::deserialize(engine, payload) }.ok()
+pub(super) fn deserialize(engine: &Engine, code: &[u8]) -> wasmtime::Result<Component> {
+    // SAFETY: both sources hold exactly bytes that wasmtime's own `serialize` or
+    // `precompile_component` wrote: the embedded code is `include_bytes!` of the build
+    // script's output (only built-ins carry it; `ProducerComponent::with_precompiled` is
+    // crate-private), and a cache entry lives in the per-user cache, never a repository, and
+    // is checked against its digest first. wasmtime checks its version, the engine's settings
+    // and the CPU's features, and refuses a mismatch.
+    unsafe { Component::deserialize(engine, code) }
 }
 
 fn write_entry(path: &Path, payload: &[u8]) -> std::io::Result<()> {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use wasmtime::Engine;
 
-use super::engine_config::{self, Cpu};
+use super::engine_config;
 
 /// One epoch tick: the resolution of wall-clock deadlines.
 pub const TICK: Duration = Duration::from_millis(10);
@@ -14,7 +14,7 @@ pub const TICK: Duration = Duration::from_millis(10);
 /// The engine of this process: the shared configuration (`engine_config.rs`), compiling for
 /// this host's CPU.
 pub fn new_engine() -> wasmtime::Result<Engine> {
-    Engine::new(&engine_config::config(Cpu::Host)?)
+    Engine::new(&engine_config::config(None)?)
 }
 
 /// Increments the engine's epoch every [`TICK`] until dropped.

@@ -6,7 +6,7 @@
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use super::cache::{CompileCache, Origin};
+use super::cache::{CompileCache, Origin, deserialize};
 use super::component::ProducerComponent;
 
 /// A loaded component, and why the precompiled code was not used where there was some.
@@ -48,15 +48,6 @@ pub fn load(
     })
 }
 
-#[allow(unsafe_code)]
-fn deserialize(engine: &Engine, code: &[u8]) -> wasmtime::Result<Component> {
-    // SAFETY: `code` is part of this binary (`include_bytes!` of what the build script's
-    // `Engine::precompile_component` wrote, `builtins.rs`), never bytes from a repository or a
-    // cache, and only built-ins carry it (`ProducerComponent::with_precompiled` is crate-private).
-    // wasmtime checks its version, engine settings and CPU features and refuses a mismatch.
-    unsafe { Component::deserialize(engine, code) }
-}
-
 /// Debug builds only: `DISCERN_FAULT_PRECOMPILED=1` hands wasmtime a truncated copy of the
 /// code (which it refuses), so tests can exercise the fallback.
 fn faulted(code: &[u8]) -> &[u8] {
@@ -88,9 +79,7 @@ mod tests {
     fn a_mismatched_engine_compiles_the_wasm_once_with_a_note() {
         // An engine whose settings differ from the build's (no fuel): wasmtime refuses the
         // precompiled code, and the wasm is compiled, then found in the cache.
-        let mut config =
-            super::super::engine_config::config(super::super::engine_config::Cpu::Host)
-                .expect("config");
+        let mut config = super::super::engine_config::config(None).expect("config");
         config.consume_fuel(false);
         let engine = Engine::new(&config).expect("engine");
         let dir = tempfile::tempdir().expect("temp dir");

@@ -1,6 +1,6 @@
 //! The envelopes of `discern standards`: what happened, in data, text and hints.
 
-use super::rows::{locate, row, status, why};
+use super::rows::{display, locate, row, status, why};
 use super::{Measured, Measurement, StandardResult, VERB, Verdict, data};
 use crate::config::{Config, StandardDef};
 use crate::git::short;
@@ -218,15 +218,6 @@ fn swapped_message(standard: &StandardDef, result: &StandardResult) -> String {
         standard.limit,
         standard.name
     )
-}
-
-pub(super) fn display(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{value:.0}")
-    } else {
-        let text = format!("{value:.4}");
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    }
 }
 
 fn line(result: &StandardResult) -> String {

@@ -74,8 +74,8 @@ pub(super) fn row(result: &StandardResult) -> Vec<String> {
     vec![
         format!("`{}`", result.name),
         status(result),
-        result.value.map_or("—".to_owned(), super::report::display),
-        format!("{bound} {}", super::report::display(result.limit)),
+        result.value.map_or("—".to_owned(), display),
+        format!("{bound} {}", display(result.limit)),
         findings,
         how(result),
     ]
@@ -93,4 +93,14 @@ pub(super) fn how(result: &StandardResult) -> String {
         how.push_str(&format!("; reused from {}", short(from)));
     }
     how
+}
+
+/// A number as a reader writes it: whole numbers without a point, others to four places.
+pub(super) fn display(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        let text = format!("{value:.4}");
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
 }

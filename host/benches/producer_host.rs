@@ -119,6 +119,7 @@ fn main() {
     });
 
     let evidence = evidence_scenarios(&repo, runs);
+    let findings = findings_cost(&repo, runs);
 
     assert_eq!(git_count, cold_count, "pattern and git grep disagree");
     assert_eq!(cold_count, warm_count);
@@ -198,6 +199,28 @@ fn main() {
         one,
         f64::from(one_runs),
         status,
+    );
+    let cost = findings;
+    println!(
+        "\nfindings (issue 17): `discern standards`, one pattern Standard over every file, no evidence"
+    );
+    row(
+        "findings = \"count\", max_findings = 0 (none kept)",
+        cost.without,
+        cost.count,
+        cost.without,
+    );
+    row(
+        "findings kept, compared with the parent commit",
+        cost.with,
+        cost.count,
+        cost.without,
+    );
+    println!(
+        "evidence: {} findings in {} bytes of findings files = {:.0} KiB per 10,000 findings",
+        cost.kept,
+        cost.bytes,
+        cost.bytes as f64 / cost.kept.max(1) as f64 * 10_000.0 / 1024.0
     );
 }
 
@@ -396,7 +419,6 @@ fn evidence_scenarios(
     repo: &Path,
     runs: usize,
 ) -> (Duration, Duration, Duration, u32, Duration, u32) {
-    use discern::config::Config;
     use discern::workspace::{Settings, Workspace};
     // A clone keeps the synthetic repository itself untouched.
     let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
@@ -442,18 +464,7 @@ fn evidence_scenarios(
     let runtime = Runtime::with_cache_dir(Some(cache.path().to_owned())).expect("runtime");
     let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
     let measure = || {
-        let config = Config::load(&clone).expect("config").expect("present");
-        let selected: Vec<_> = config.standards.iter().collect();
-        let measured = discern::standards::measure_with(
-            &ws,
-            &runtime,
-            &config,
-            &selected,
-            &discern::standards::MeasureOptions::default(),
-            &[],
-            &|_| {},
-        )
-        .unwrap_or_else(|e| panic!("{}", e.message.clone().unwrap_or_default()));
+        let measured = measure_all(&ws, &runtime, &clone);
         assert!(
             measured.standards.iter().all(|s| s.value.is_some()),
             "{:?}",
@@ -496,4 +507,108 @@ fn evidence_scenarios(
         0.0
     });
     (git_status, cold, reused, reused_runs, one, one_runs)
+}
+
+/// The whole `discern standards` flow with findings kept (and compared with the parent
+/// commit, whose reading the evidence store reuses) against the same Standard keeping none.
+struct FindingsCost {
+    without: Duration,
+    with: Duration,
+    count: f64,
+    kept: usize,
+    bytes: u64,
+}
+
+fn findings_cost(repo: &Path, runs: usize) -> FindingsCost {
+    use discern::workspace::{Settings, Workspace};
+    let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
+    let clone = repo.with_file_name(format!("{name}-findings"));
+    let _ = std::fs::remove_dir_all(&clone);
+    sh(
+        repo,
+        &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
+    );
+    let standard = |extra: &str| {
+        format!(
+            "[standards.todo]\ndirection = \"down\"\nlimit = 1000000\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"{PATTERN}\", paths = [\"**\"]{extra} }}\nmetric = \"matches\"\n"
+        )
+    };
+    let cache = tempfile::tempdir().expect("temp dir");
+    let runtime = Runtime::with_cache_dir(Some(cache.path().to_owned())).expect("runtime");
+    let store = clone.join(".git/discern/evidence");
+    let run = |config: String, extra: &str| {
+        std::fs::write(clone.join("discern.toml"), config).expect("write config");
+        sh(
+            &clone,
+            &format!(
+                "git add -A && git -c user.name=b -c user.email=b@x commit -qm 'Standards{extra}'"
+            ),
+        );
+        let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
+        let mut last = None;
+        let (time, count) = median(runs, || {
+            let _ = std::fs::remove_dir_all(&store);
+            let measured = measure_all(&ws, &runtime, &clone);
+            let result = &measured.standards[0];
+            last = result.findings.as_ref().map(|f| f.total);
+            result.value.expect("measured")
+        });
+        (time, count, last)
+    };
+    let (without, count, _) = run(
+        format!("{}findings = \"count\"\n", standard(", max_findings = 0")),
+        " without findings",
+    );
+    let (with, with_count, kept) = run(standard(""), " with findings");
+    assert_eq!(count, with_count);
+    let bytes = findings_bytes(&store);
+    FindingsCost {
+        without,
+        with,
+        count,
+        kept: kept.expect("findings kept"),
+        bytes,
+    }
+}
+
+/// The size of every `*.findings` file below `dir`.
+fn findings_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| {
+            let path = e.path();
+            if path.is_dir() {
+                findings_bytes(&path)
+            } else if path.extension().is_some_and(|x| x == "findings") {
+                e.metadata().map_or(0, |m| m.len())
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// Every Standard of `clone`'s `discern.toml`, through the whole `discern standards` flow.
+fn measure_all(
+    ws: &discern::workspace::Workspace,
+    runtime: &Runtime,
+    clone: &Path,
+) -> discern::standards::Measured {
+    let config = discern::config::Config::load(clone)
+        .expect("config")
+        .expect("present");
+    let selected: Vec<_> = config.standards.iter().collect();
+    discern::standards::measure_with(
+        ws,
+        runtime,
+        &config,
+        &selected,
+        &discern::standards::MeasureOptions::default(),
+        &[],
+        &|_| {},
+    )
+    .unwrap_or_else(|e| panic!("{}", e.message.clone().unwrap_or_default()))
 }

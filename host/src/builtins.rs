@@ -8,7 +8,7 @@ use crate::runtime::ProducerComponent;
 pub struct Builtin {
     pub name: &'static str,
     pub wasm: &'static [u8],
-    /// `Engine::precompile_component` of `wasm`, for the baseline CPU; empty where the build
+    /// `Engine::precompile_component` of `wasm`, for the target's base CPU features; empty where the build
     /// could not precompile it.
     pub precompiled: &'static [u8],
 }

@@ -73,6 +73,14 @@ impl TextCounter {
     fn walk(&mut self, data: &[u8]) {
         let mut i = 0;
         while i < data.len() {
+            if let Some(eight) = data.get(i..i + 8)
+                && let Some(ascii) = Ascii8::new(eight)
+            {
+                self.stats.words += ascii.word_starts(self.in_word);
+                self.in_word = ascii.ends_in_word();
+                i += 8;
+                continue;
+            }
             let lead = data[i];
             if lead.is_ascii() {
                 self.word_boundary(matches!(lead, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'));
@@ -106,6 +114,48 @@ impl TextCounter {
             self.stats.lines += 1;
         }
         self.stats
+    }
+}
+
+/// Eight ASCII bytes judged at once (SWAR): which are word separators, and where words start.
+struct Ascii8 {
+    /// The high bit of each byte that is not a separator.
+    in_word: u64,
+}
+
+impl Ascii8 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+
+    /// `None` unless all eight bytes are ASCII.
+    fn new(eight: &[u8]) -> Option<Self> {
+        let x = u64::from_le_bytes(eight.try_into().ok()?);
+        if x & Self::HIGH != 0 {
+            return None;
+        }
+        let lanes = |b: u8| u64::from_le_bytes([b; 8]);
+        // Each byte is below 0x80 and each constant below 0x80: no sum carries into the next.
+        let space = x ^ lanes(b' ');
+        let is_space = !(((space & lanes(0x7f)) + lanes(0x7f)) | space) & Self::HIGH;
+        let from_tab = x + lanes(0x80 - 0x09); // high bit: byte >= \t
+        let past_cr = x + lanes(0x80 - 0x0e); // high bit: byte > \r
+        let separator = (is_space | (from_tab & !past_cr)) & Self::HIGH;
+        Some(Self {
+            in_word: !separator & Self::HIGH,
+        })
+    }
+
+    /// Words that start in these bytes: a word byte after a separator (or after the previous
+    /// chunk's separator, when `in_word` is false).
+    fn word_starts(&self, in_word: bool) -> u64 {
+        // Byte k follows a separator when byte k - 1 is no word byte; byte 0 follows the
+        // previous bytes.
+        let first = if in_word { 0 } else { 0x80 };
+        let after_separator = (!(self.in_word << 8) & Self::HIGH & !0x80) | first;
+        u64::from((self.in_word & after_separator).count_ones())
+    }
+
+    fn ends_in_word(&self) -> bool {
+        self.in_word >> 63 == 1
     }
 }
 
@@ -146,6 +196,54 @@ mod tests {
                 c.feed(chunk);
             }
             assert_eq!(c.finish(), whole, "chunks of {size}");
+        }
+    }
+
+    /// The SWAR shortcut and the chunking agree with the definition, decoded character by
+    /// character, over pseudo-random texts of separators, ASCII, multi-byte and invalid bytes.
+    #[test]
+    fn words_agree_with_the_separator_set_on_random_texts() {
+        let pieces: [&[u8]; 12] = [
+            b" ",
+            b"\t",
+            b"\n",
+            b"\x0b",
+            b"\x0c",
+            b"\r",
+            b"a",
+            b"word",
+            b"\xff",
+            "\u{3000}".as_bytes(),
+            "é".as_bytes(),
+            b"\x1f",
+        ];
+        for b in 0u8..0x80 {
+            let text = [b'a', b, b'a', b' ', b, b, b'x', b, b];
+            let reference = String::from_utf8_lossy(&text)
+                .split(is_word_separator)
+                .filter(|w| !w.is_empty())
+                .count() as u64;
+            assert_eq!(count_words(&text), reference, "byte {b:#x}");
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..500 {
+            let mut text = Vec::new();
+            for _ in 0..(state % 64) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.extend_from_slice(pieces[(state % 12) as usize]);
+            }
+            let reference = String::from_utf8_lossy(&text)
+                .split(is_word_separator)
+                .filter(|w| !w.is_empty())
+                .count() as u64;
+            assert_eq!(count_words(&text), reference, "{text:?}");
+            let mut c = TextCounter::default();
+            for chunk in text.chunks(1 + (state % 11) as usize) {
+                c.feed(chunk);
+            }
+            assert_eq!(c.finish().words, reference, "chunked {text:?}");
         }
     }
 

@@ -9,10 +9,13 @@ pub fn fingerprint(rule: &str, path: &str, content: &str, occurrence: usize) -> 
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
-    hasher.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(32);
+    for b in &hasher.finalize()[..16] {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    hex
 }
 
 #[cfg(test)]
@@ -27,6 +30,11 @@ mod tests {
         assert_ne!(a, fingerprint("todo", "b.rs", "// TODO fix", 0));
         assert_ne!(a, fingerprint("todo", "a.rs", "// TODO fix", 1));
         assert_eq!(a.len(), 32);
+        // The identity of a finding is part of the contract: it never changes.
+        assert_eq!(
+            fingerprint("todo", "a.rs", "TODO", 0),
+            "4464ead9a2b14da5491ee92dc3b975a9"
+        );
     }
 
     #[test]

@@ -277,13 +277,15 @@ fn producers_lists_the_repository_components_and_a_broken_one_is_a_row() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     let json = run.json();
     let rows = json["data"]["producers"].as_array().unwrap();
-    assert_eq!(rows.len(), 7, "{json}");
-    let component = &rows[6];
+    let builtins = rows.iter().filter(|r| r["source"] == "builtin").count();
+    assert_eq!(builtins, discern::builtins::BUILTINS.len(), "{json}");
+    assert_eq!(rows.len(), builtins + 2, "{json}");
+    let component = &rows[builtins + 1];
     assert_eq!(component["name"], "tools/word-count.wasm");
     assert_eq!(component["source"], "repository");
     assert_eq!(component["standards"], serde_json::json!(["headers"]));
     assert_eq!(component["config_schema"], true);
-    let missing = &rows[5];
+    let missing = &rows[builtins];
     assert_eq!(missing["name"], "tools/missing.wasm");
     assert!(
         missing["error"].as_str().unwrap().contains("cannot read"),

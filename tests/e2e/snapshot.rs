@@ -282,3 +282,74 @@ fn racily_clean_files_are_settled_by_their_content() {
     repo.write("a.txt", "b\n");
     assert_eq!(state(), (false, vec!["a.txt".to_owned()]));
 }
+
+#[test]
+fn reads_ahead_of_a_listing_return_exactly_the_blobs_in_any_order() {
+    let repo = TestRepo::new();
+    for i in 0..120 {
+        let body = format!("file {i}\n").repeat(i * 37 + 1);
+        repo.write(&format!("f/{i:03}.txt"), body);
+    }
+    repo.write("empty.txt", "");
+    repo.commit("many");
+    let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
+    let blob = |path: &str| {
+        repo.git_output(&["cat-file", "blob", &format!("HEAD:{path}")])
+            .stdout
+    };
+    let expected: Vec<(String, Vec<u8>)> = snapshot
+        .entries()
+        .iter()
+        .map(|e| (e.path.clone(), blob(&e.path)))
+        .collect();
+    let all: Vec<usize> = (0..expected.len()).collect();
+    // In order; every third skipped; backwards; a file read twice; then a new listing.
+    let orders: Vec<Vec<usize>> = vec![
+        all.clone(),
+        all.iter().copied().filter(|i| i % 3 != 0).collect(),
+        all.iter().rev().copied().collect(),
+        vec![5, 5, 6, 4, 100, 7, 7],
+    ];
+    for order in orders {
+        let mut reader = snapshot.reader();
+        for i in &all {
+            reader.size(*i).unwrap();
+        }
+        reader.plan(&all);
+        for &i in &order {
+            let (path, bytes) = &expected[i];
+            assert_eq!(&*reader.read(path).unwrap().1, bytes, "{path} in {order:?}");
+            assert_eq!(&reader.read_owned(path).unwrap().1, bytes, "{path} again");
+        }
+        reader.plan(&all[10..20]);
+        assert_eq!(&*reader.read(&expected[12].0).unwrap().1, &expected[12].1);
+        // Dropped with workers still inflating: nothing waits, nothing leaks into the next.
+        drop(reader);
+    }
+}
+
+#[test]
+fn a_blob_the_workers_cannot_read_is_the_readers_usual_error() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "alpha\n")
+        .write("b.txt", "beta\n")
+        .write("c.txt", "gamma\n");
+    repo.commit("three");
+    let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
+    let mut reader = snapshot.reader();
+    for i in 0..3 {
+        reader.size(i).unwrap();
+    }
+    let id = snapshot.entry("b.txt").unwrap().id.to_string();
+    let object = repo
+        .path()
+        .join(".git/objects")
+        .join(&id[..2])
+        .join(&id[2..]);
+    std::fs::remove_file(object).unwrap();
+    reader.plan(&[0, 1, 2]);
+    assert_eq!(&*reader.read("a.txt").unwrap().1, b"alpha\n");
+    let err = reader.read("b.txt").unwrap_err().to_string();
+    assert!(err.contains("b.txt") && err.contains(&id), "{err}");
+    assert_eq!(&*reader.read("c.txt").unwrap().1, b"gamma\n");
+}

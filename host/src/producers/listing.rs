@@ -8,13 +8,14 @@ use super::VERB;
 use super::catalog::{self, Row};
 use crate::config::Config;
 use crate::result::{Envelope, Hint, HintId, Report, Section};
-use crate::runtime::{Runtime, supported_wit_versions};
+use crate::runtime::{Runtime, SUPPORTED_WIT_VERSIONS, supported_wit_versions};
 use crate::workspace::Workspace;
 
 /// `data` of `producers`: the contract versions this binary runs, and every producer.
 #[derive(Debug, Serialize)]
 struct ProducersData<'a> {
-    wit_versions: [String; 1],
+    /// One entry per supported contract version (`"0.2.x"`).
+    wit_versions: Vec<String>,
     producers: &'a [Row],
 }
 
@@ -62,7 +63,10 @@ pub fn list(runtime: &Runtime, configured: Configured) -> Envelope {
     let mut envelope = Envelope::ok(
         VERB,
         serde_json::to_value(ProducersData {
-            wit_versions: [supported_wit_versions()],
+            wit_versions: SUPPORTED_WIT_VERSIONS
+                .iter()
+                .map(|(major, minor)| format!("{major}.{minor}.x"))
+                .collect(),
             producers: &rows,
         })
         .unwrap_or(serde_json::Value::Null),

@@ -17,7 +17,7 @@ use super::bindings::{entry_to_v1, v1, wit_snapshot};
 use super::read_set::ReadSet;
 use super::trace::Trace;
 use crate::digest::Digest;
-use crate::snapshot::Reader;
+use crate::snapshot::{ReadError, Reader};
 
 /// The fixed wall-clock time every producer sees: 2000-01-01T00:00:00Z.
 const FIXED_WALL_CLOCK_SECS: u64 = 946_684_800;
@@ -146,9 +146,18 @@ impl GuestSnapshot {
     }
 
     fn read(&mut self, path: &str) -> wasmtime::Result<Result<Arc<Vec<u8>>, String>> {
+        self.read_with(path, Reader::read)
+    }
+
+    /// `read`, recording the read (or the failed one) in the read set.
+    fn read_with<T>(
+        &mut self,
+        path: &str,
+        read: impl FnOnce(&mut Reader, &str) -> Result<(gix::ObjectId, T), ReadError>,
+    ) -> wasmtime::Result<Result<T, String>> {
         Self::check_path(path)?;
         self.trace("read", serde_json::json!(path));
-        match self.reader.read(path) {
+        match read(&mut self.reader, path) {
             Ok((id, bytes)) => {
                 self.read_set
                     .reads
@@ -180,6 +189,7 @@ impl wit_snapshot::Host for StoreState {
             .map_err(|e| wasmtime::Error::new(Violation(format!("listed a bad pathspec: {e}"))))?;
         let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
+        let mut indices = Vec::new();
         for (index, entry) in snapshot
             .reader
             .entries()
@@ -196,6 +206,7 @@ impl wit_snapshot::Host for StoreState {
                 ))
             })?;
             matched.insert(entry.path.clone(), id.clone());
+            indices.push(index);
             entries.push(wit_snapshot::Entry {
                 path: entry.path.clone(),
                 size,
@@ -204,14 +215,12 @@ impl wit_snapshot::Host for StoreState {
             });
         }
         snapshot.read_set.record_listing(&globs, matched);
+        snapshot.reader.plan(&indices);
         Ok(entries)
     }
 
     fn read(&mut self, path: String) -> wasmtime::Result<Result<Vec<u8>, String>> {
-        Ok(self
-            .snapshot()?
-            .read(&path)?
-            .map(|bytes| bytes.as_ref().clone()))
+        self.snapshot()?.read_with(&path, Reader::read_owned)
     }
 
     fn read_range(

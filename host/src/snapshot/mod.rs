@@ -5,6 +5,7 @@
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
 mod pathspec;
+mod prefetch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -245,9 +246,11 @@ impl Snapshot {
         repo.object_cache_size_if_unset(4 << 20);
         Reader {
             repo,
+            shared: self.repo.clone(),
             entries: Arc::clone(&self.entries),
             sizes: Arc::clone(&self.sizes),
             last: None,
+            prefetch: None,
         }
     }
 }
@@ -324,13 +327,16 @@ fn diff_trees(
     Some(())
 }
 
-/// Reads blobs of one snapshot on one thread. Keeps the last blob read so that a producer
-/// streaming a large file through `read-range` inflates it once.
+/// Reads blobs of one snapshot for one thread. Keeps the last blob read so that a producer
+/// streaming a large file through `read-range` inflates it once, and inflates the files of
+/// the last listing ahead of the reads on other threads ([`prefetch`]).
 pub struct Reader {
     repo: gix::Repository,
+    shared: gix::ThreadSafeRepository,
     entries: Arc<[Entry]>,
     sizes: Arc<[OnceLock<u64>]>,
     last: Option<(ObjectId, Arc<Vec<u8>>)>,
+    prefetch: Option<prefetch::Prefetch>,
 }
 
 impl Reader {
@@ -368,17 +374,36 @@ impl Reader {
     }
 
     pub fn entry(&self, path: &str) -> Option<&Entry> {
+        self.position(path).map(|i| &self.entries[i])
+    }
+
+    fn position(&self, path: &str) -> Option<usize> {
         self.entries
             .binary_search_by(|e| e.path.as_str().cmp(path))
             .ok()
-            .map(|i| &self.entries[i])
+    }
+
+    /// A producer listed `indices` (entries whose sizes it was given), in this order: their
+    /// blobs are inflated ahead of its reads once it reads the first of them. Replaces the
+    /// plan of an earlier listing.
+    pub fn plan(&mut self, indices: &[usize]) {
+        let listed = indices
+            .iter()
+            .filter_map(|&index| {
+                let entry = self.entries.get(index)?;
+                let size = *self.sizes.get(index)?.get()?;
+                (entry.kind != EntryKind::Submodule && size > 0).then_some((index, entry.id, size))
+            })
+            .collect();
+        self.prefetch = Some(prefetch::Prefetch::new(self.shared.clone(), listed));
     }
 
     /// The whole content of `path`.
     pub fn read(&mut self, path: &str) -> Result<(ObjectId, Arc<Vec<u8>>), ReadError> {
-        let entry = self
-            .entry(path)
+        let index = self
+            .position(path)
             .ok_or_else(|| ReadError::NotFound(path.to_owned()))?;
+        let entry = &self.entries[index];
         if entry.kind == EntryKind::Submodule {
             return Err(ReadError::Submodule(path.to_owned()));
         }
@@ -388,14 +413,28 @@ impl Reader {
         {
             return Ok((id, Arc::clone(bytes)));
         }
-        let blob = self.repo.find_blob(id).map_err(|e| ReadError::Object {
-            path: path.to_owned(),
-            id,
-            message: e.to_string(),
-        })?;
-        let bytes = Arc::new(blob.detach().data);
+        let ahead = self.prefetch.as_mut().and_then(|p| p.take(index));
+        let bytes = match ahead {
+            Some(bytes) => bytes,
+            None => {
+                let blob = self.repo.find_blob(id).map_err(|e| ReadError::Object {
+                    path: path.to_owned(),
+                    id,
+                    message: e.to_string(),
+                })?;
+                Arc::new(blob.detach().data)
+            }
+        };
         self.last = Some((id, Arc::clone(&bytes)));
         Ok((id, bytes))
+    }
+
+    /// Like [`read`](Self::read), as an owned buffer: the blob is not kept for `read-range`,
+    /// so it moves to the caller without a copy when nothing else holds it.
+    pub fn read_owned(&mut self, path: &str) -> Result<(ObjectId, Vec<u8>), ReadError> {
+        let (id, bytes) = self.read(path)?;
+        self.last = None;
+        Ok((id, Arc::unwrap_or_clone(bytes)))
     }
 }
 

@@ -134,41 +134,55 @@ impl Scanner {
         if content.is_empty() {
             return Counts::default();
         }
-        match &self.whole {
-            Some(whole) if !spans_lines(whole, body) => one_pass(whole, body, &mut on_match),
-            _ => scan(&self.per_line, content, on_match),
+        match self
+            .whole
+            .as_ref()
+            .and_then(|whole| within_lines(whole, body))
+        {
+            Some(found) => one_pass(&found, body, &mut on_match),
+            None => scan(&self.per_line, content, on_match),
         }
     }
 }
 
-/// Whether a match of `regex` in `body` runs across a line end (then only the per-line model
-/// gives `git grep`'s answer). Also true for a pattern that can match a line end at all in a
-/// file that has one, which is rare (`\s`, `[^x]` spanning two lines).
-fn spans_lines(regex: &Regex, body: &[u8]) -> bool {
+/// The matches of `regex` in `body` (start, end), found in one pass, unless one runs across a
+/// line end: then only the per-line model gives `git grep`'s answer (`None`). A pattern that
+/// can match a line end at all (`\s`, `[^x]`) does so only in a file that has one, which is
+/// rare.
+fn within_lines(regex: &Regex, body: &[u8]) -> Option<Vec<(usize, usize)>> {
     regex
         .find_iter(body)
-        .any(|m| memchr::memchr(b'\n', m.as_bytes()).is_some())
+        .map(|m| {
+            memchr::memchr(b'\n', m.as_bytes())
+                .is_none()
+                .then_some((m.start(), m.end()))
+        })
+        .collect()
 }
 
 /// One pass over the whole file: the same matches, lines and columns as the per-line scan when
-/// no match spans a line end (checked by the caller).
-fn one_pass(regex: &Regex, body: &[u8], on_match: &mut impl FnMut(usize, usize, &[u8])) -> Counts {
+/// no match spans a line end (checked by [`within_lines`]).
+fn one_pass(
+    found: &[(usize, usize)],
+    body: &[u8],
+    on_match: &mut impl FnMut(usize, usize, &[u8]),
+) -> Counts {
     let mut counts = Counts::default();
     let (mut line, mut line_start, mut scanned) = (1usize, 0usize, 0usize);
     let mut last_counted_line = 0usize;
-    for m in regex.find_iter(body) {
-        for newline in memchr::memchr_iter(b'\n', &body[scanned..m.start()]) {
+    for &(start, end) in found {
+        for newline in memchr::memchr_iter(b'\n', &body[scanned..start]) {
             line += 1;
             line_start = scanned + newline + 1;
         }
-        scanned = m.start();
+        scanned = start;
         if line != last_counted_line {
             counts.lines += 1;
             last_counted_line = line;
         }
-        if !m.is_empty() {
+        if end > start {
             counts.matches += 1;
-            on_match(line, m.start() - line_start + 1, m.as_bytes());
+            on_match(line, start - line_start + 1, &body[start..end]);
         }
     }
     counts

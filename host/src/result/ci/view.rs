@@ -126,14 +126,22 @@ pub fn number(value: f64) -> String {
     }
 }
 
-/// The Standards of an envelope's `data`, if it has any.
+/// The Standards of an envelope's `data`, if it has any. Data that names Standards this
+/// reading cannot read gives none here, and an error in [`problems`]: never a quiet pass.
 pub fn standards(envelope: &Envelope) -> Vec<StandardView> {
-    envelope
+    // Not a default that passes: `problems` reports the same parse failure as an error.
+    parse(envelope).unwrap_or_default()
+}
+
+fn parse(envelope: &Envelope) -> Result<Vec<StandardView>, serde_json::Error> {
+    match envelope
         .data
         .as_ref()
         .and_then(|data| data.get("standards"))
-        .and_then(|list| serde_json::from_value(list.clone()).ok())
-        .unwrap_or_default()
+    {
+        Some(list) => serde_json::from_value(list.clone()),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// How serious a CI entry is.
@@ -281,6 +289,17 @@ pub fn problems(envelope: &Envelope, standards: &[StandardView]) -> Vec<Problem>
             line: d.line,
         })
         .collect();
+    if let Err(e) = parse(envelope) {
+        out.push(Problem {
+            level: Level::Error,
+            title: format!("discern {}: unreadable result", envelope.verb),
+            message: format!(
+                "the Standards in this result cannot be read for this format ({e}); `--json` shows the result as it is"
+            ),
+            file: None,
+            line: None,
+        });
+    }
     let explained =
         out.iter().any(|p| p.level == Level::Error) || standards.iter().any(StandardView::failing);
     if let (false, false, Some(message)) = (envelope.ok, explained, envelope.message.as_ref()) {
@@ -351,6 +370,20 @@ mod tests {
         let issues = issues(&list, &env);
         assert_eq!(issues.len(), 2, "one per failing Standard without findings");
         assert_eq!(issues[1].message(), "trap");
+    }
+
+    #[test]
+    fn standards_that_cannot_be_read_are_an_error_never_an_empty_pass() {
+        let env = envelope(serde_json::json!({"standards": [{"name": 3}]}));
+        assert!(standards(&env).is_empty());
+        let problems = problems(&env, &standards(&env));
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].level, Level::Error);
+        assert!(
+            problems[0].message.contains("cannot be read"),
+            "{}",
+            problems[0].message
+        );
     }
 
     #[test]

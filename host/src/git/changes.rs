@@ -1,8 +1,9 @@
 //! A work tree's changed paths without `git status`: what `git status --porcelain
 //! --untracked-files=all` lists (tracked changes, then untracked files, each sorted), from one
-//! in-process survey of the work tree against the index (`clean.rs`), with git asked only about
-//! the few names the survey found: `git diff` compares the suspect tracked files' content with
-//! all of git's filters, and `git check-ignore` decides the untracked names. Anything the
+//! in-process survey of the work tree against the index (`clean.rs`), which settles racily
+//! clean and touched files by their content as git would store it (`settle.rs`), with git asked
+//! only about the few names the survey could not settle: `git diff` compares the suspect tracked
+//! files' content with all of git's filters, and `git check-ignore` decides the untracked names. Anything the
 //! survey cannot read as usual (staged changes, conflicts, a tracked folder that became a file,
 //! a repository nested in an untracked folder, very many names) is "cannot tell", and the
 //! caller asks `git status`.
@@ -24,6 +25,7 @@ pub fn changed_paths(repo: &gix::Repository, root: &Path, head: &Snapshot) -> Op
     let index = clean::usual_index(repo, head)?;
     let survey = clean::walk(&index, root, Walk::Survey)?;
     let mut changed = modified(root, &survey.suspects)?;
+    changed.extend(survey.changed);
     changed.sort();
     let mut untracked = untracked(root, survey.untracked)?;
     untracked.sort();

@@ -3,10 +3,11 @@
 //! It does what `git status` does on a clean tree, in-process and in parallel: the index must
 //! match HEAD's tree (its cache-tree, else entry by entry); every tracked file's `lstat` must
 //! match its index entry to the nanosecond (mtime, ctime, size, inode, owner, mode), racily
-//! clean ones (a bounded number) must show no change to `git diff-files`, which compares their
-//! content with all of git's filters; and every name in a tracked folder that the index does
-//! not know must be ignored (one `git check-ignore` call decides, with all of git's ignore
-//! sources). Anything unusual —
+//! clean ones must hold the content the index records, as git would store it (`settle.rs`;
+//! those it cannot settle, a bounded number, must show no change to `git diff-files`, which
+//! compares their content with all of git's filters); and every name in a tracked folder that
+//! the index does not know must be ignored (one `git check-ignore` call decides, with all of
+//! git's ignore sources). Anything unusual —
 //! conflicts, sparse or assume-unchanged entries, submodules, an unreadable file, a stat
 //! mismatch, an untracked name that is not ignored — is "cannot tell", and the caller asks
 //! `git status`, which stays the authority on what is dirty and why.
@@ -24,6 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gix::index::State;
 use gix::index::entry::{Flags, Mode, Stat, stat, stat::Options};
 
+use super::settle::{Filters, Settled, Settling};
 use crate::snapshot::{EntryKind, Snapshot};
 
 /// Whether the index and the work tree provably hold exactly `head` (the snapshot of HEAD),
@@ -72,7 +74,8 @@ pub(super) fn usual_index(repo: &gix::Repository, head: &Snapshot) -> Option<gix
 pub(super) enum Walk {
     /// Stop: the tree is not provably clean. Racily clean entries are the only suspects.
     Prove,
-    /// Collect it (and every missing or racily clean tracked file) as a suspect, for git to
+    /// Settle it by its content where stat data cannot tell (racily clean, or touched at the
+    /// same size), else collect it (and every missing tracked file) as a suspect, for git to
     /// compare.
     Survey,
 }
@@ -80,9 +83,12 @@ pub(super) enum Walk {
 /// What one pass over the work tree saw against the index.
 #[derive(Debug, Default)]
 pub(super) struct Survey {
-    /// Tracked files that may have changed: racily clean ones, and (surveying) those whose
-    /// `lstat` differs from the index or that are missing.
+    /// Tracked files that may have changed, for git to compare: racily clean ones whose
+    /// content could not be settled in-process, and (surveying) those whose `lstat` differs
+    /// from the index or that are missing.
     pub suspects: Vec<String>,
+    /// Tracked files whose content, as git would store it, differs from the index (surveying).
+    pub changed: Vec<String>,
     /// Names in tracked folders that the index does not know (folders with a trailing `/`).
     pub untracked: Vec<String>,
 }
@@ -98,12 +104,14 @@ pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
     let mut folders = Vec::new();
     tracked_folders(&paths, Vec::new(), 0..paths.len(), &mut folders);
     let racy = AtomicUsize::new(0);
+    let filters = Filters::new(root);
     let check = Check {
         state,
         root,
         paths: &paths,
         racy: &racy,
         mode,
+        filters: &filters,
     };
     // Folders are independent: read them on every core, interleaved so that each thread gets
     // a share of the large and the small ones.
@@ -114,8 +122,9 @@ pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
                 let (check, folders) = (&check, &folders);
                 scope.spawn(move || {
                     let mut survey = Survey::default();
+                    let mut settling = Settling::new(check.filters, check.state);
                     for folder in folders.iter().skip(worker).step_by(workers) {
-                        check.folder(folder, &mut survey)?;
+                        check.folder(folder, &mut survey, &mut settling)?;
                     }
                     Some(survey)
                 })
@@ -125,6 +134,7 @@ pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
         for thread in threads {
             let more = thread.join().ok().flatten()?;
             survey.suspects.extend(more.suspects);
+            survey.changed.extend(more.changed);
             survey.untracked.extend(more.untracked);
         }
         Some(survey)
@@ -155,9 +165,9 @@ fn index_matches(state: &State, head: &Snapshot) -> bool {
         })
 }
 
-/// How many racily clean entries may be handed to `git diff-files` before the check gives up
-/// and lets `git status` decide. Just after a commit, the files it wrote are racy; after a
-/// fresh checkout, thousands may be.
+/// How many racily clean entries that cannot be settled in-process (`settle.rs`) may be handed
+/// to `git diff-files` before the check gives up and lets `git status` decide. Just after a
+/// commit, the files it wrote are racy; after a fresh checkout, thousands may be.
 const RACY_BUDGET: usize = 256;
 
 /// One tracked folder, as the index knows it.
@@ -214,6 +224,20 @@ struct Check<'a> {
     paths: &'a [&'a [u8]],
     racy: &'a AtomicUsize,
     mode: Walk,
+    filters: &'a Filters,
+}
+
+/// What a tracked file's `lstat` says against its index entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// Matches, and the entry is not racily clean.
+    Matches,
+    /// Matches, but the entry is racily clean (or smudged): only the content can tell.
+    Racy,
+    /// Differs, but the kind, mode and size are the same (touched): only the content can tell.
+    Touched,
+    /// Differs in kind, mode or size.
+    Differs,
 }
 
 impl Check<'_> {
@@ -222,7 +246,7 @@ impl Check<'_> {
     /// the names the index does not know (folders with a trailing `/`) and the suspects to
     /// `survey`, or returns `None` ("cannot tell"). Surveying, a tracked file that is missing
     /// or does not match is a suspect, and so is every file of a tracked folder that is gone.
-    fn folder(&self, folder: &Folder, survey: &mut Survey) -> Option<()> {
+    fn folder(&self, folder: &Folder, survey: &mut Survey, settling: &mut Settling) -> Option<()> {
         let Folder {
             prefix,
             files,
@@ -248,10 +272,7 @@ impl Check<'_> {
                 seen.insert(index);
                 // Relative to the open folder (fstatat), as cheap as git's own lstat.
                 let meta = dirent.metadata().ok()?;
-                let path = self.paths[index];
-                if !self.entry_matches(&self.state.entries()[index], &meta, path, survey) {
-                    self.suspect(path, survey)?;
-                }
+                self.tracked(index, &meta, survey, settling)?;
             } else if subfolders.contains(name) {
                 // A tracked folder that is now something else: only git can name that.
                 if !dirent.file_type().ok()?.is_dir() {
@@ -294,17 +315,54 @@ impl Check<'_> {
         Some(())
     }
 
-    /// The file's `lstat` matches its index entry to the nanosecond (stricter than git as it is
-    /// usually built, so never "clean" where any git would see a change). A racily clean entry
-    /// (changed within the second the index was written, by whole seconds: again the stricter
-    /// side) is only collected in `racy`; `git diff-files` settles those, with every filter.
-    fn entry_matches(
+    /// One tracked file (entry `index`) found in its folder with `lstat` `meta`: matching,
+    /// settled by its content, or a suspect.
+    fn tracked(
         &self,
-        entry: &gix::index::Entry,
+        index: usize,
         meta: &std::fs::Metadata,
-        path: &[u8],
         survey: &mut Survey,
-    ) -> bool {
+        settling: &mut Settling,
+    ) -> Option<()> {
+        let entry = &self.state.entries()[index];
+        let path = self.paths[index];
+        let by_content = match (self.seen(entry, meta), self.mode) {
+            (Seen::Matches, _) => return Some(()),
+            (Seen::Racy, _) | (Seen::Touched, Walk::Survey) => true,
+            (Seen::Touched | Seen::Differs, _) => false,
+        };
+        if !by_content {
+            return self.suspect(path, survey);
+        }
+        match (settling.settle(entry, path, meta), self.mode) {
+            (Settled::Unchanged, _) => Some(()),
+            (Settled::Changed, Walk::Prove) => None,
+            (Settled::Changed, Walk::Survey) => {
+                survey
+                    .changed
+                    .push(std::str::from_utf8(path).ok()?.to_owned());
+                Some(())
+            }
+            (Settled::CannotTell, Walk::Survey) => self.suspect(path, survey),
+            // Proving, a racily clean entry is left to `git diff-files`, a bounded number.
+            (Settled::CannotTell, Walk::Prove) => {
+                if self.racy.fetch_add(1, Ordering::Relaxed) >= RACY_BUDGET {
+                    return None;
+                }
+                survey
+                    .suspects
+                    .push(std::str::from_utf8(path).ok()?.to_owned());
+                Some(())
+            }
+        }
+    }
+
+    /// The file's `lstat` against its index entry, to the nanosecond (stricter than git as it
+    /// is usually built, so never "matches" where any git would see a change). Racily clean is
+    /// judged by whole seconds (changed within the second the index was written: again the
+    /// stricter side); an entry whose recorded size is 0 but whose blob is not empty was
+    /// smudged by git as racy and is treated the same.
+    fn seen(&self, entry: &gix::index::Entry, meta: &std::fs::Metadata) -> Seen {
         let exact = Options {
             trust_ctime: true,
             check_stat: true,
@@ -335,7 +393,7 @@ impl Check<'_> {
             time(meta.mtime(), meta.mtime_nsec()),
             time(meta.ctime(), meta.ctime_nsec()),
         ) else {
-            return false;
+            return Seen::Differs;
         };
         // Truncated to 32 bits on purpose, as git (and the index) does.
         let now = Stat {
@@ -347,21 +405,18 @@ impl Check<'_> {
             gid: meta.gid(),
             size: meta.size() as u32,
         };
-        if !mode_ok || !entry.stat.matches(&now, exact) {
-            return false;
+        let same_size = u64::from(entry.stat.size) == meta.size();
+        if !mode_ok || !same_size {
+            return Seen::Differs;
         }
-        if entry.stat.is_racy(self.state.timestamp(), by_second) {
-            // Surveying, a racy entry is a suspect like any other (the caller compares them).
-            if self.mode == Walk::Survey || self.racy.fetch_add(1, Ordering::Relaxed) >= RACY_BUDGET
-            {
-                return false;
-            }
-            let Ok(path) = std::str::from_utf8(path) else {
-                return false;
-            };
-            survey.suspects.push(path.to_owned());
+        if !entry.stat.matches(&now, exact) {
+            return Seen::Touched;
         }
-        true
+        let smudged = entry.stat.size == 0 && !entry.id.is_empty_blob();
+        match smudged || entry.stat.is_racy(self.state.timestamp(), by_second) {
+            true => Seen::Racy,
+            false => Seen::Matches,
+        }
     }
 }
 

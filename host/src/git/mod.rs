@@ -7,6 +7,9 @@ mod changes;
 mod clean;
 mod refs;
 mod repo;
+mod settle;
+#[cfg(test)]
+mod tests;
 pub mod worktree;
 
 pub use refs::Resolved;

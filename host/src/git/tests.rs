@@ -1,0 +1,313 @@
+//! The in-process survey against git itself, on real repositories: racily clean work trees
+//! settled by their content (`settle.rs`) without handing anything to git, line-ending
+//! conversions judged as git judges them, filter drivers left to git, and changed-path lists
+//! compared with `git status --porcelain --untracked-files=all` on generated trees.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use discern_tests::TestRepo;
+
+use super::clean::{self, Survey, Walk};
+use super::repo::Repo;
+
+/// `git status --porcelain -uall` of `dir`, as paths, without refreshing the index (as discern
+/// runs git), so that it judges the same racily clean entries.
+fn porcelain(repo: &TestRepo, dir: &Path) -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .args(["status", "--porcelain=v1", "-z", "--untracked-files=all"])
+        .current_dir(dir)
+        .env_clear()
+        .envs(discern_tests::hermetic_env(repo.home()))
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut fields = text.split('\0').filter(|f| !f.is_empty());
+    let mut paths = Vec::new();
+    while let Some(entry) = fields.next() {
+        if entry.starts_with('R') || entry.starts_with('C') {
+            fields.next();
+        }
+        paths.push(entry[3..].to_owned());
+    }
+    paths
+}
+
+/// A linked worktree `name` of `repo` on a new branch at `main`.
+fn worktree(repo: &TestRepo, name: &str) -> PathBuf {
+    let path = repo.parent().join("repo.worktrees").join(name);
+    let at = path.to_str().unwrap();
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        &format!("agent/{name}"),
+        at,
+        "main",
+    ]);
+    path
+}
+
+/// Make every entry of the index at `dir` racily clean: its file's time goes back an hour,
+/// before every file's mtime, as if checked out within the second the index was written.
+fn make_racy(dir: &Path) {
+    let git_dir = Repo::discover(dir).unwrap().git_dir().to_owned();
+    std::fs::File::options()
+        .append(true)
+        .open(git_dir.join("index"))
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+}
+
+/// One walk of the work tree at `dir` against HEAD; `None` is "cannot tell".
+fn walk(dir: &Path, mode: Walk) -> Option<Survey> {
+    let repo = Repo::discover(dir).unwrap();
+    let head = repo.snapshot(repo.head().unwrap().unwrap()).unwrap();
+    let index = clean::usual_index(&repo.local(), &head)?;
+    clean::walk(&index, repo.root(), mode)
+}
+
+/// What discern lists for the work tree at `dir` (survey, else `git status`).
+fn changed(dir: &Path) -> Vec<String> {
+    let repo = Repo::discover(dir).unwrap();
+    let head = repo.snapshot(repo.head().unwrap().unwrap()).unwrap();
+    repo.changed_paths(&head).unwrap()
+}
+
+fn proves_clean(dir: &Path) -> bool {
+    let repo = Repo::discover(dir).unwrap();
+    let head = repo.snapshot(repo.head().unwrap().unwrap()).unwrap();
+    repo.proves_clean(&head)
+}
+
+/// Rewrite `path` below `dir` with `content` and give it back its mtime (the ctime moves on).
+fn rewrite_keeping_mtime(dir: &Path, path: &str, content: &[u8]) {
+    let full = dir.join(path);
+    let mtime = std::fs::metadata(&full).unwrap().modified().unwrap();
+    std::fs::write(&full, content).unwrap();
+    std::fs::File::options()
+        .append(true)
+        .open(&full)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+}
+
+/// Edit `path` below `dir` in place to `edit` of its bytes, which keeps the size.
+fn edit_same_size(dir: &Path, path: &str, edit: impl Fn(&[u8]) -> Vec<u8>) {
+    let before = std::fs::read(dir.join(path)).unwrap();
+    let after = edit(&before);
+    assert_eq!(before.len(), after.len(), "{path}: {before:?} -> {after:?}");
+    rewrite_keeping_mtime(dir, path, &after);
+}
+
+/// `bytes` with the first `from` replaced by `to`.
+fn replace_first(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let at = bytes.windows(from.len()).position(|w| w == from).unwrap();
+    [&bytes[..at], to, &bytes[at + from.len()..]].concat()
+}
+
+/// A repository of `files` small files in ten folders, a symlink and a script, committed.
+fn many_files(files: usize) -> TestRepo {
+    let repo = TestRepo::new();
+    for i in 0..files {
+        repo.write(
+            &format!("src/m{}/f{i:04}.rs", i % 10),
+            format!("pub fn f{i}() {{}}\n"),
+        );
+    }
+    repo.write("run.sh", "#!/bin/sh\n")
+        .write(".gitignore", "*.log\n");
+    std::os::unix::fs::symlink("src/m0/f0000.rs", repo.path().join("link")).unwrap();
+    let script = repo.path().join("run.sh");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    repo.commit("files");
+    repo
+}
+
+#[test]
+fn a_fresh_racy_worktree_is_settled_in_process() {
+    // More racily clean entries than the old budget for `git diff-files`.
+    let repo = many_files(400);
+    let wt = worktree(&repo, "e1");
+    make_racy(&wt);
+    let proving = walk(&wt, Walk::Prove).expect("readable as usual");
+    assert!(
+        proving.suspects.is_empty(),
+        "left to git: {:?}",
+        proving.suspects
+    );
+    assert!(proving.untracked.is_empty());
+    assert!(proves_clean(&wt));
+    let surveyed = walk(&wt, Walk::Survey).unwrap();
+    assert!(
+        surveyed.suspects.is_empty() && surveyed.changed.is_empty(),
+        "{surveyed:?}"
+    );
+    assert_eq!(changed(&wt), Vec::<String>::new());
+    assert_eq!(porcelain(&repo, &wt), Vec::<String>::new());
+}
+
+#[test]
+fn a_racy_change_of_the_same_size_and_second_is_changed() {
+    let repo = many_files(30);
+    let wt = worktree(&repo, "e1");
+    make_racy(&wt);
+    rewrite_keeping_mtime(&wt, "src/m3/f0003.rs", b"pub fn X3() {}\n");
+    // The symlink now points elsewhere, at a target of the same length.
+    std::fs::remove_file(wt.join("link")).unwrap();
+    std::os::unix::fs::symlink("src/m1/f0001.rs", wt.join("link")).unwrap();
+    // Touched, same content: unchanged.
+    rewrite_keeping_mtime(&wt, "src/m4/f0004.rs", b"pub fn f4() {}\n");
+    let surveyed = walk(&wt, Walk::Survey).unwrap();
+    assert!(
+        surveyed.suspects.is_empty(),
+        "left to git: {:?}",
+        surveyed.suspects
+    );
+    let expected = ["link", "src/m3/f0003.rs"];
+    assert_eq!(changed(&wt), expected);
+    assert_eq!(porcelain(&repo, &wt), expected);
+    assert!(!proves_clean(&wt));
+}
+
+#[test]
+fn a_symlink_recreated_with_its_target_is_unchanged() {
+    let repo = many_files(3);
+    let wt = worktree(&repo, "e1");
+    make_racy(&wt);
+    std::fs::remove_file(wt.join("link")).unwrap();
+    std::os::unix::fs::symlink("src/m0/f0000.rs", wt.join("link")).unwrap();
+    assert_eq!(changed(&wt), Vec::<String>::new());
+    assert_eq!(porcelain(&repo, &wt), Vec::<String>::new());
+}
+
+/// Files under line-ending conversions, checked out by git, then edited: discern lists what
+/// `git status` lists, and settles them in-process (nothing handed to git).
+fn line_endings_agree(configure: impl Fn(&TestRepo)) {
+    let repo = TestRepo::new();
+    repo.write("lf.txt", "one\ntwo\n")
+        .write("crlf-in-index.txt", "one\r\ntwo\r\n")
+        .write("mixed.txt", "one\r\ntwo\n")
+        .write("binary.dat", b"\0\r\n\r\n".as_slice())
+        .write("lone-cr.txt", "one\rtwo\n")
+        .write("docs/a.md", "# a\n\nb\n");
+    repo.commit("line endings");
+    configure(&repo);
+    repo.commit("attributes");
+    let wt = worktree(&repo, "e1");
+    make_racy(&wt);
+    assert_eq!(changed(&wt), porcelain(&repo, &wt), "as checked out");
+    assert!(walk(&wt, Walk::Survey).unwrap().suspects.is_empty());
+    // Same sizes: other content, line endings swapped, a lone CR, rewritten unchanged.
+    edit_same_size(&wt, "lf.txt", |b| replace_first(b, b"t", b"T"));
+    edit_same_size(&wt, "mixed.txt", |b| {
+        let swapped = replace_first(b, b"\r\n", b"\n");
+        [&swapped[..swapped.len() - 1], b"\r\n".as_slice()].concat()
+    });
+    edit_same_size(&wt, "docs/a.md", |b| match b.contains(&b'\r') {
+        true => replace_first(b, b"\r\n", b"\n\r"),
+        false => replace_first(b, b"\n\n", b"\r\n"),
+    });
+    edit_same_size(&wt, "crlf-in-index.txt", <[u8]>::to_vec);
+    let surveyed = walk(&wt, Walk::Survey).unwrap();
+    assert!(
+        surveyed.suspects.is_empty(),
+        "left to git: {:?}",
+        surveyed.suspects
+    );
+    assert_eq!(changed(&wt), porcelain(&repo, &wt), "edited");
+}
+
+#[test]
+fn autocrlf_is_judged_as_git_judges_it() {
+    line_endings_agree(|repo| {
+        repo.git(&["config", "core.autocrlf", "true"]);
+    });
+}
+
+#[test]
+fn text_auto_and_eol_crlf_are_judged_as_git_judges_them() {
+    line_endings_agree(|repo| {
+        repo.write(
+            ".gitattributes",
+            "* text=auto\n*.md eol=crlf\nbinary.dat -text\n",
+        );
+    });
+}
+
+#[test]
+fn a_filter_driver_is_left_to_git() {
+    let repo = many_files(3);
+    repo.write(".gitattributes", "*.secret filter=same\n*.id ident\n")
+        .write("a.secret", "hidden\n")
+        .write("b.id", "$Id$\n");
+    repo.git(&["config", "filter.same.clean", "cat"]);
+    repo.git(&["config", "filter.same.smudge", "cat"]);
+    repo.commit("filtered");
+    let wt = worktree(&repo, "e1");
+    make_racy(&wt);
+    let mut proving = walk(&wt, Walk::Prove).unwrap();
+    proving.suspects.sort();
+    assert_eq!(
+        proving.suspects,
+        ["a.secret", "b.id"],
+        "cannot tell in-process"
+    );
+    let mut surveyed = walk(&wt, Walk::Survey).unwrap();
+    surveyed.suspects.sort();
+    assert_eq!(surveyed.suspects, ["a.secret", "b.id"]);
+    assert!(surveyed.changed.is_empty());
+    // git settles them: clean.
+    assert!(proves_clean(&wt));
+    rewrite_keeping_mtime(&wt, "a.secret", b"hiddeN\n");
+    assert_eq!(changed(&wt), ["a.secret"]);
+    assert_eq!(porcelain(&repo, &wt), ["a.secret"]);
+}
+
+/// A small deterministic generator (no seed from the clock: a failure replays).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+#[test]
+fn changed_paths_agree_with_git_status_on_generated_trees() {
+    let repo = many_files(60);
+    repo.write("src/m1/.gitattributes", "*.rs text eol=crlf\n");
+    repo.commit("crlf folder");
+    for seed in 1..=6u64 {
+        let wt = worktree(&repo, &format!("e{seed}"));
+        if seed % 2 == 0 {
+            make_racy(&wt);
+        }
+        let mut rng = Lcg(seed);
+        for _ in 0..8 {
+            let i = rng.below(60);
+            let path = format!("src/m{}/f{i:04}.rs", i % 10);
+            match rng.below(6) {
+                0 => std::fs::write(wt.join(&path), format!("pub fn g{i}() {{}}\n")).unwrap(),
+                1 => drop(std::fs::remove_file(wt.join(&path))),
+                2 => std::fs::write(wt.join(format!("src/new{i}.rs")), "new\n").unwrap(),
+                3 => std::fs::write(wt.join(format!("src/m2/{i}.log")), "ignored\n").unwrap(),
+                4 if wt.join(&path).exists() => {
+                    edit_same_size(&wt, &path, |b| vec![b'x'; b.len()]);
+                }
+                _ if wt.join(&path).exists() => edit_same_size(&wt, &path, <[u8]>::to_vec),
+                _ => {}
+            }
+        }
+        assert_eq!(changed(&wt), porcelain(&repo, &wt), "seed {seed}");
+    }
+}

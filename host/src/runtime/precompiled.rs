@@ -1,6 +1,6 @@
 //! A built-in's machine code, precompiled by the build script for this binary's engine
 //! (`host/build/precompile.rs`), loaded without compiling; where it does not load on this host
-//! (a CPU without the baseline's features, an engine setting that differs), the embedded wasm
+//! (an engine setting or wasmtime version that differs), the embedded wasm
 //! is compiled once instead, through the per-user compile cache, with a note saying why.
 
 use wasmtime::Engine;

@@ -233,16 +233,7 @@ fn porcelain(fixture: &Fixture, dir: &std::path::Path) -> Vec<String> {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut fields = text.split('\0').filter(|f| !f.is_empty());
-    let mut paths = Vec::new();
-    while let Some(entry) = fields.next() {
-        if entry.starts_with('R') || entry.starts_with('C') {
-            fields.next();
-        }
-        paths.push(entry[3..].to_owned());
-    }
-    paths
+    discern_tests::porcelain_paths(&out.stdout)
 }
 
 #[test]

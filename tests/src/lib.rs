@@ -176,3 +176,17 @@ pub fn ensure_debian_tool(bin: &str, package: &str) {
     }
     ensured.push(bin.to_owned());
 }
+
+/// The paths of `git status --porcelain=v1 -z` output (a rename's or copy's new path).
+pub fn porcelain_paths(stdout: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(stdout);
+    let mut fields = text.split('\0').filter(|f| !f.is_empty());
+    let mut paths = Vec::new();
+    while let Some(entry) = fields.next() {
+        if entry.starts_with('R') || entry.starts_with('C') {
+            fields.next();
+        }
+        paths.push(entry[3..].to_owned());
+    }
+    paths
+}

@@ -23,16 +23,7 @@ fn porcelain(repo: &TestRepo, dir: &Path) -> Vec<String> {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut fields = text.split('\0').filter(|f| !f.is_empty());
-    let mut paths = Vec::new();
-    while let Some(entry) = fields.next() {
-        if entry.starts_with('R') || entry.starts_with('C') {
-            fields.next();
-        }
-        paths.push(entry[3..].to_owned());
-    }
-    paths
+    discern_tests::porcelain_paths(&out.stdout)
 }
 
 /// A linked worktree `name` of `repo` on a new branch at `main`.

@@ -24,6 +24,12 @@ fn main() {
     let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
     let repo = target.join(format!("synthetic-{files}"));
     ensure_repo(&repo, files);
+    // `BENCH_ONLY=findings`: the findings rows alone (e.g. under a profiler).
+    if std::env::var("BENCH_ONLY").is_ok_and(|only| only == "findings") {
+        print_findings(&findings_cost(&repo, runs));
+        empty_trash(&repo);
+        return;
+    }
     let size = dir_size(&repo);
     println!(
         "repository: {} files, {:.0} MB of text, packed ({})",
@@ -80,6 +86,20 @@ fn main() {
         )
     });
 
+    // The producer alone, making no findings: what findings cost the scan itself.
+    let no_findings_config =
+        format!(r#"{{"pattern": "{PATTERN}", "paths": ["**"], "max_findings": 0}}"#);
+    let (no_findings, no_findings_count) = median(runs, || {
+        measure(
+            &warm_runtime(),
+            &repo,
+            &pattern,
+            &no_findings_config,
+            &limits,
+            "matches",
+        )
+    });
+
     let (wc, wc_lines) = median(runs, || {
         sh(&repo, "git ls-files -z | xargs -0 cat | wc -l")
             .trim()
@@ -123,6 +143,7 @@ fn main() {
 
     assert_eq!(git_count, cold_count, "pattern and git grep disagree");
     assert_eq!(cold_count, warm_count);
+    assert_eq!(no_findings_count, warm_count);
     assert_eq!(wc_lines, extent_lines, "extent and wc -l disagree");
     assert_eq!(extent_cold_lines, extent_lines);
 
@@ -131,15 +152,6 @@ fn main() {
         "{:<52} {:>10} {:>12} {:>8}",
         "workload", "time", "value", "ratio"
     );
-    let row = |name: &str, t: Duration, v: f64, reference: Duration| {
-        println!(
-            "{:<52} {:>8.0}ms {:>12} {:>7.2}x",
-            name,
-            t.as_secs_f64() * 1e3,
-            v,
-            t.as_secs_f64() / reference.as_secs_f64()
-        );
-    };
     row(
         &format!("git grep -c {PATTERN} HEAD"),
         git_grep,
@@ -156,6 +168,12 @@ fn main() {
         "builtin:pattern via host, warm compile cache",
         warm,
         warm_count,
+        git_grep,
+    );
+    row(
+        "builtin:pattern via host, warm, max_findings = 0",
+        no_findings,
+        no_findings_count,
         git_grep,
     );
     row("git ls-files -z | xargs -0 cat | wc -l", wc, wc_lines, wc);
@@ -200,27 +218,71 @@ fn main() {
         f64::from(one_runs),
         status,
     );
-    let cost = findings;
-    println!(
-        "\nfindings (issue 17): `discern standards`, one pattern Standard over every file, no evidence"
+    print_findings(&findings);
+    empty_trash(&repo);
+}
+
+/// Move an earlier run's clone out of the way. Deleting twenty thousand files just before a
+/// measurement would slow every file the measurement creates (ext4 skips recently deleted
+/// inodes when it allocates one), so the trash is emptied after the last row.
+fn discard(dir: &Path) {
+    if !dir.exists() {
+        return;
+    }
+    let trash = trash(dir);
+    std::fs::create_dir_all(&trash).expect("trash folder");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("clone");
+    std::fs::rename(dir, trash.join(format!("{name}-{nanos}"))).expect("move to trash");
+}
+
+fn trash(near: &Path) -> PathBuf {
+    near.with_file_name("trash")
+}
+
+fn empty_trash(repo: &Path) {
+    let _ = std::fs::remove_dir_all(trash(repo));
+}
+
+/// The findings-cost rows, as ratios to keeping none.
+fn print_findings(cost: &FindingsCost) {
+    println!("\nfindings (issue 17): `discern standards`, one pattern Standard over every file");
+    row(
+        "no findings made or compared (files, max_findings = 0)",
+        cost.without,
+        cost.files,
+        cost.without,
     );
     row(
-        "findings = \"count\", max_findings = 0 (none kept)",
-        cost.without,
-        cost.count,
-        cost.without,
-    );
-    row(
-        "findings kept, compared with the parent commit",
+        "findings kept, compared with the parent's (recorded)",
         cost.with,
         cost.count,
         cost.without,
     );
+    row(
+        "findings kept, no evidence (the parent measured too)",
+        cost.fresh,
+        cost.count,
+        cost.without,
+    );
     println!(
-        "evidence: {} findings in {} bytes of findings files = {:.0} KiB per 10,000 findings",
+        "evidence: {} findings in {} bytes of findings file per entry = {:.0} KiB per 10,000 findings",
         cost.kept,
-        cost.bytes,
-        cost.bytes as f64 / cost.kept.max(1) as f64 * 10_000.0 / 1024.0
+        cost.bytes_per_entry,
+        cost.bytes_per_entry as f64 / cost.kept.max(1) as f64 * 10_000.0 / 1024.0
+    );
+}
+
+/// One row: name, time, value, and the time's ratio to `reference`.
+fn row(name: &str, t: Duration, v: f64, reference: Duration) {
+    println!(
+        "{:<52} {:>8.0}ms {:>12} {:>7.2}x",
+        name,
+        t.as_secs_f64() * 1e3,
+        v,
+        t.as_secs_f64() / reference.as_secs_f64()
     );
 }
 
@@ -423,7 +485,7 @@ fn evidence_scenarios(
     // A clone keeps the synthetic repository itself untouched.
     let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
     let clone = repo.with_file_name(format!("{name}-evidence"));
-    let _ = std::fs::remove_dir_all(&clone);
+    discard(&clone);
     let cloned = Command::new("git")
         .args([
             "clone",
@@ -509,86 +571,118 @@ fn evidence_scenarios(
     (git_status, cold, reused, reused_runs, one, one_runs)
 }
 
-/// The whole `discern standards` flow with findings kept (and compared with the parent
-/// commit, whose reading the evidence store reuses) against the same Standard keeping none.
+/// The whole `discern standards` flow over one pattern Standard: keeping no findings, against
+/// keeping them and comparing them with the parent commit's (whose reading the evidence store
+/// holds, as on a trunk or branch measured commit by commit), and against keeping them with no
+/// evidence at all (a fresh CI runner: the parent is measured too).
 struct FindingsCost {
     without: Duration,
     with: Duration,
+    fresh: Duration,
+    files: f64,
     count: f64,
     kept: usize,
-    bytes: u64,
+    bytes_per_entry: u64,
 }
 
 fn findings_cost(repo: &Path, runs: usize) -> FindingsCost {
     use discern::workspace::{Settings, Workspace};
-    let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
-    let clone = repo.with_file_name(format!("{name}-findings"));
-    let _ = std::fs::remove_dir_all(&clone);
-    sh(
-        repo,
-        &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
-    );
-    let standard = |extra: &str| {
+    let standard = |extra: &str, metric: &str| {
         format!(
-            "[standards.todo]\ndirection = \"down\"\nlimit = 1000000\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"{PATTERN}\", paths = [\"**\"]{extra} }}\nmetric = \"matches\"\n"
+            "[standards.todo]\ndirection = \"down\"\nlimit = 1000000\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"{PATTERN}\", paths = [\"**\"]{extra} }}\nmetric = \"{metric}\"\n"
         )
     };
     let cache = tempfile::tempdir().expect("temp dir");
     let runtime = Runtime::with_cache_dir(Some(cache.path().to_owned())).expect("runtime");
-    let store = clone.join(".git/discern/evidence");
-    let run = |config: String, extra: &str| {
-        std::fs::write(clone.join("discern.toml"), config).expect("write config");
+    let commit = |clone: &Path, message: &str| {
         sh(
-            &clone,
-            &format!(
-                "git add -A && git -c user.name=b -c user.email=b@x commit -qm 'Standards{extra}'"
-            ),
+            clone,
+            &format!("git add -A && git -c user.name=b -c user.email=b@x commit -qm '{message}'"),
         );
-        let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
-        let mut last = None;
-        let (time, count) = median(runs, || {
-            let _ = std::fs::remove_dir_all(&store);
-            let measured = measure_all(&ws, &runtime, &clone);
-            let result = &measured.standards[0];
-            last = result.findings.as_ref().map(|f| f.total);
-            result.value.expect("measured")
-        });
-        (time, count, last)
     };
-    let (without, count, _) = run(
-        format!("{}findings = \"count\"\n", standard(", max_findings = 0")),
-        " without findings",
-    );
-    let (with, with_count, kept) = run(standard(""), " with findings");
-    assert_eq!(count, with_count);
-    let bytes = findings_bytes(&store);
+    // A clone of its own per definition: redefining a Standard on the trunk is refused.
+    let configure = |suffix: &str, config: String| {
+        let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
+        let clone = repo.with_file_name(format!("{name}-findings-{suffix}"));
+        discard(&clone);
+        sh(
+            repo,
+            &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
+        );
+        std::fs::write(clone.join("discern.toml"), config).expect("write config");
+        commit(&clone, "Standards");
+        let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
+        (clone, ws)
+    };
+    let measure = |clone: &Path, ws: &Workspace| {
+        let measured = measure_all(ws, &runtime, clone);
+        let result = &measured.standards[0];
+        let value = result
+            .value
+            .unwrap_or_else(|| panic!("not measured: {result:?}"));
+        (value, result.findings.as_ref().map(|f| f.total))
+    };
+    // As before findings were kept: the same scan, no finding made, none compared (the files
+    // metric counts no findings, so nothing asks for the parent's reading).
+    let (clone, ws) = configure("none", standard(", max_findings = 0", "files"));
+    let store = clone.join(".git/discern/evidence");
+    let (without, files) = median(runs, || {
+        let _ = std::fs::remove_dir_all(&store);
+        measure(&clone, &ws).0
+    });
+    assert!(files > 0.0);
+    let (clone, ws) = configure("kept", standard("", "matches"));
+    let store = clone.join(".git/discern/evidence");
+    let (fresh, count) = median(runs, || {
+        let _ = std::fs::remove_dir_all(&store);
+        measure(&clone, &ws).0
+    });
+    // Commit by commit: each run's parent was measured (and recorded) by the run before.
+    let edited = clone.join("src/m000/d00/f00000.rs");
+    let original = std::fs::read_to_string(&edited).expect("read");
+    let mut times = Vec::new();
+    let mut kept = None;
+    for edit in 0..runs.max(1) {
+        std::fs::write(&edited, format!("{original}// edit {edit}\n")).expect("write");
+        commit(&clone, "edit");
+        let start = Instant::now();
+        let (value, total) = measure(&clone, &ws);
+        times.push(start.elapsed());
+        assert_eq!(value, count);
+        kept = total;
+    }
+    times.sort();
+    let entries = findings_files(&store);
+    let bytes: u64 = entries.iter().sum();
     FindingsCost {
         without,
-        with,
+        with: times[times.len() / 2],
+        fresh,
+        files,
         count,
         kept: kept.expect("findings kept"),
-        bytes,
+        bytes_per_entry: bytes / entries.len().max(1) as u64,
     }
 }
 
-/// The size of every `*.findings` file below `dir`.
-fn findings_bytes(dir: &Path) -> u64 {
+/// The sizes of the `*.findings` files below `dir` (one per evidence entry).
+fn findings_files(dir: &Path) -> Vec<u64> {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
+        return Vec::new();
     };
     entries
         .filter_map(Result::ok)
-        .map(|e| {
+        .flat_map(|e| {
             let path = e.path();
             if path.is_dir() {
-                findings_bytes(&path)
+                findings_files(&path)
             } else if path.extension().is_some_and(|x| x == "findings") {
-                e.metadata().map_or(0, |m| m.len())
+                e.metadata().map(|m| m.len()).into_iter().collect()
             } else {
-                0
+                Vec::new()
             }
         })
-        .sum()
+        .collect()
 }
 
 /// Every Standard of `clone`'s `discern.toml`, through the whole `discern standards` flow.

@@ -2,7 +2,9 @@
 //! real git trees with awkward names and contents. `files`/`bytes` against `git ls-files` under
 //! `--glob-pathspecs`, `pattern` against `git grep -P` (`-c`, `-l`, `-o`), `extent` against
 //! `wc` on the committed blobs, `lcov` against tracefiles written by coverage.py and by gcc +
-//! lcov. A reference tool that cannot be installed is skipped with the reason printed.
+//! lcov. The reference tools are installed when missing (coverage.py from PyPI at a pinned
+//! version into `target/`, lcov from Debian); one that cannot be installed fails the test with
+//! the command that installs it, never a silent skip.
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
@@ -277,6 +279,9 @@ fn discern_pattern(snapshot: &Snapshot, pattern: &str, icase: bool) -> (f64, f64
 }
 
 /// Patterns that cannot match an empty string: all three counts agree with git grep.
+/// coverage.py, installed from PyPI into a folder under `target/` by the lcov agreement test.
+const COVERAGE_VERSION: &str = "7.17.3";
+
 const NON_EMPTY_PATTERNS: &[&str] = &[
     "TODO",
     "\\s+",
@@ -500,18 +505,6 @@ fn random_trees_agree_with_git_and_wc() {
     );
 }
 
-/// A tool on PATH, or the reason it is not.
-fn tool(name: &str) -> Result<(), String> {
-    match Command::new(name).arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(()),
-        Ok(o) => Err(format!(
-            "`{name} --version` failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        )),
-        Err(e) => Err(format!("{name} is not installed ({e})")),
-    }
-}
-
 fn lcov_reading(
     trace: &[u8],
 ) -> Result<discern::runtime::RunOutput, discern::runtime::ProducerError> {
@@ -537,10 +530,12 @@ fn sh(dir: &Path, script: &str) -> std::process::Output {
 
 #[test]
 fn lcov_agrees_with_coverage_py() {
-    if let Err(reason) = tool("coverage") {
-        println!("skipped: coverage.py: {reason} (pip install coverage)");
-        return;
-    }
+    let coverage = discern_tests::pip_tool(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        "coverage",
+        COVERAGE_VERSION,
+        "coverage",
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("m.py"),
@@ -549,7 +544,10 @@ fn lcov_agrees_with_coverage_py() {
     .unwrap();
     let out = sh(
         dir.path(),
-        "coverage run --branch m.py && coverage lcov -q -o cov.info && coverage json -q -o cov.json",
+        &format!(
+            "{c} run --branch m.py && {c} lcov -q -o cov.info && {c} json -q -o cov.json",
+            c = coverage.display()
+        ),
     );
     assert!(
         out.status.success(),
@@ -616,12 +614,8 @@ fn lcov_summary(dir: &Path, file: &str) -> Option<[HitFound; 3]> {
 
 #[test]
 fn lcov_agrees_with_gcc_and_lcov_capture() {
-    for name in ["gcc", "lcov"] {
-        if let Err(reason) = tool(name) {
-            println!("skipped: gcc + lcov: {reason} (apt-get install lcov)");
-            return;
-        }
-    }
+    discern_tests::ensure_debian_tool("gcc", "gcc");
+    discern_tests::ensure_debian_tool("lcov", "lcov");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("t.c"),

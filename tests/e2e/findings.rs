@@ -249,6 +249,69 @@ fn a_breach_the_baseline_has_too_is_inherited_and_the_owner_can_rebaseline_it() 
 }
 
 #[test]
+fn several_inherited_breaches_are_rebaselined_by_one_batch_command() {
+    let config = format!(
+        "{}\n[standards.todo_lines]\ndirection = \"down\"\nlimit = 1\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"TODO\", paths = [\"src/**\"] }}\nmetric = \"lines\"\n",
+        PINNED.replace("limit = 2", "limit = 1")
+    );
+    let fixture = Fixture::new(&config);
+    let run = fixture.run(&["start", "--name", "both", "--title", "Both", "--json"]);
+    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
+    std::fs::write(path.join("src/other.rs"), "pub fn c() {}\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", "unrelated work"]);
+    let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
+    assert_eq!(standard(&json, "todo")["verdict"], "inherited", "{json}");
+    assert_eq!(
+        standard(&json, "todo_lines")["verdict"],
+        "inherited",
+        "{json}"
+    );
+    let advisories: Vec<&str> = json["advisories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let all = advisories
+        .iter()
+        .find(|a| a.starts_with("2 Standards inherit their breach"))
+        .unwrap_or_else(|| panic!("{advisories:?}"));
+    // The command's batch, run as the advisory says (here from a file rather than a pipe).
+    let batch = all
+        .split("echo '")
+        .nth(1)
+        .unwrap()
+        .split("' |")
+        .next()
+        .unwrap();
+    let file = path.join("../rebaseline.json");
+    std::fs::write(&file, batch).unwrap();
+    let propose = fixture
+        .run_in(
+            &path,
+            &[
+                "standards",
+                "propose",
+                "--batch",
+                file.to_str().unwrap(),
+                "--json",
+            ],
+            &[],
+        )
+        .json();
+    assert_eq!(propose["ok"], true, "{propose}");
+    let toml = std::fs::read_to_string(path.join("discern.toml")).unwrap();
+    assert_eq!(toml.matches("limit = 2").count(), 2, "{toml}");
+    let log = fixture.git_out(&path, &["log", "--format=%s", "main..HEAD"]);
+    assert_eq!(
+        log.lines().count(),
+        2,
+        "one config-only commit after the work: {log}"
+    );
+}
+
+#[test]
 fn a_swap_is_proposed_like_a_breach_with_room_for_its_new_findings() {
     let fixture = Fixture::new(PINNED);
     let run = fixture.run(&["start", "--name", "swap", "--title", "Swap", "--json"]);

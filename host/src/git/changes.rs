@@ -23,7 +23,7 @@ const UNTRACKED_BUDGET: usize = 10_000;
 /// `None` ("cannot tell": ask `git status`).
 pub fn changed_paths(repo: &gix::Repository, root: &Path, head: &Snapshot) -> Option<Vec<String>> {
     let index = clean::usual_index(repo, head)?;
-    let survey = clean::walk(&index, root, Walk::Survey)?;
+    let survey = clean::walk(&index, root, repo.git_dir(), Walk::Survey)?;
     let mut changed = modified(root, &survey.suspects)?;
     changed.extend(survey.changed);
     changed.sort();

@@ -26,6 +26,7 @@ use gix::index::State;
 use gix::index::entry::{Flags, Mode, Stat, stat, stat::Options};
 
 use super::settle::{Filters, Settled, Settling};
+use super::settled::{self, Record};
 use crate::snapshot::{EntryKind, Snapshot};
 
 /// Whether the index and the work tree provably hold exactly `head` (the snapshot of HEAD),
@@ -34,7 +35,7 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
     let Some(index) = usual_index(repo, head) else {
         return false;
     };
-    let Some(survey) = walk(&index, root, Walk::Prove) else {
+    let Some(survey) = walk(&index, root, repo.git_dir(), Walk::Prove) else {
         return false;
     };
     racy_unchanged(root, &survey.suspects)
@@ -91,11 +92,20 @@ pub(super) struct Survey {
     pub changed: Vec<String>,
     /// Names in tracked folders that the index does not know (folders with a trailing `/`).
     pub untracked: Vec<String>,
+    /// Racily clean entries (indices) settled unchanged by their content in this walk.
+    pub settled: Vec<usize>,
 }
 
-/// Read every tracked folder of `index` on every core; `None` is "cannot tell".
-pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
-    let state = index;
+/// Read every tracked folder of `index` on every core; `None` is "cannot tell". Racily clean
+/// entries the work tree's settled record (`settled.rs`, in its own git folder `git_dir`)
+/// trusts are not read again; those a survey settled by content now are added to it.
+pub(super) fn walk(
+    index: &gix::index::File,
+    root: &Path,
+    git_dir: &Path,
+    mode: Walk,
+) -> Option<Survey> {
+    let state: &State = index;
     let paths: Vec<&[u8]> = state
         .entries()
         .iter()
@@ -103,6 +113,10 @@ pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
         .collect();
     let mut folders = Vec::new();
     tracked_folders(&paths, Vec::new(), 0..paths.len(), &mut folders);
+    let record_file = settled::path(git_dir);
+    let checksum = index.checksum().filter(|c| !c.is_null());
+    let record = checksum.and_then(|c| Record::load(&record_file, c, paths.len()));
+    let started = Record::now();
     let racy = AtomicUsize::new(0);
     let filters = Filters::new(root);
     let check = Check {
@@ -112,14 +126,45 @@ pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
         racy: &racy,
         mode,
         filters: &filters,
+        record: record.as_ref(),
     };
-    // Folders are independent: read them on every core, interleaved so that each thread gets
-    // a share of the large and the small ones.
+    let survey = survey_folders(&check, &folders)?;
+    // Only a survey (`discern status`) writes the record: the verbs that prove a tree clean,
+    // dry runs among them, write nothing.
+    if let (Some(checksum), Some(started), Walk::Survey) = (checksum, started, mode)
+        && !survey.settled.is_empty()
+    {
+        remember(
+            &record_file,
+            Record::new(checksum, started, paths.len()),
+            state,
+            &survey,
+            record.as_ref(),
+        );
+    }
+    Some(survey)
+}
+
+/// Add the entries `survey` settled by content to the record (when that adds any).
+fn remember(file: &Path, mut fresh: Record, state: &State, survey: &Survey, old: Option<&Record>) {
+    for &index in &survey.settled {
+        fresh.mark(index, &state.entries()[index].stat);
+    }
+    let merged = match old {
+        Some(old) if fresh.within(old) => return,
+        Some(old) => fresh.union(old),
+        None => fresh,
+    };
+    merged.save(file);
+}
+
+/// Folders are independent: read them on every core, interleaved so that each thread gets a
+/// share of the large and the small ones.
+fn survey_folders(check: &Check, folders: &[Folder]) -> Option<Survey> {
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
     std::thread::scope(|scope| {
         let threads: Vec<_> = (0..workers)
             .map(|worker| {
-                let (check, folders) = (&check, &folders);
                 scope.spawn(move || {
                     let mut survey = Survey::default();
                     let mut settling = Settling::new(check.filters, check.state);
@@ -136,6 +181,7 @@ pub(super) fn walk(index: &State, root: &Path, mode: Walk) -> Option<Survey> {
             survey.suspects.extend(more.suspects);
             survey.changed.extend(more.changed);
             survey.untracked.extend(more.untracked);
+            survey.settled.extend(more.settled);
         }
         Some(survey)
     })
@@ -225,6 +271,7 @@ struct Check<'a> {
     racy: &'a AtomicUsize,
     mode: Walk,
     filters: &'a Filters,
+    record: Option<&'a Record>,
 }
 
 /// What a tracked file's `lstat` says against its index entry.
@@ -326,8 +373,12 @@ impl Check<'_> {
     ) -> Option<()> {
         let entry = &self.state.entries()[index];
         let path = self.paths[index];
-        let by_content = match (self.seen(entry, meta), self.mode) {
+        let seen = self.seen(entry, meta);
+        let by_content = match (seen, self.mode) {
             (Seen::Matches, _) => return Some(()),
+            (Seen::Racy, _) if self.record.is_some_and(|r| r.trusts(index, &entry.stat)) => {
+                return Some(());
+            }
             (Seen::Racy, _) | (Seen::Touched, Walk::Survey) => true,
             (Seen::Touched | Seen::Differs, _) => false,
         };
@@ -335,7 +386,12 @@ impl Check<'_> {
             return self.suspect(path, survey);
         }
         match (settling.settle(entry, path, meta), self.mode) {
-            (Settled::Unchanged, _) => Some(()),
+            (Settled::Unchanged, _) => {
+                if seen == Seen::Racy {
+                    survey.settled.push(index);
+                }
+                Some(())
+            }
             (Settled::Changed, Walk::Prove) => None,
             (Settled::Changed, Walk::Survey) => {
                 survey

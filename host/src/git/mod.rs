@@ -8,6 +8,7 @@ mod clean;
 mod refs;
 mod repo;
 mod settle;
+mod settled;
 #[cfg(test)]
 mod tests;
 pub mod worktree;

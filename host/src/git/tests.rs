@@ -59,7 +59,7 @@ fn walk(dir: &Path, mode: Walk) -> Option<Survey> {
     let repo = Repo::discover(dir).unwrap();
     let head = repo.snapshot(repo.head().unwrap().unwrap()).unwrap();
     let index = clean::usual_index(&repo.local(), &head)?;
-    clean::walk(&index, repo.root(), mode)
+    clean::walk(&index, repo.root(), repo.git_dir(), mode)
 }
 
 /// What discern lists for the work tree at `dir` (survey, else `git status`).
@@ -301,4 +301,35 @@ fn changed_paths_agree_with_git_status_on_generated_trees() {
         }
         assert_eq!(changed(&wt), porcelain(&repo, &wt), "seed {seed}");
     }
+}
+
+#[test]
+fn settled_entries_are_remembered_until_their_file_is_written_again() {
+    let repo = many_files(200);
+    let wt = worktree(&repo, "e1");
+    make_racy(&wt);
+    let listed = repo.git_output(&["ls-files", "-z"]).stdout;
+    let entries = listed.iter().filter(|&&b| b == 0).count();
+    // Only files written well before a settling are remembered by it.
+    std::thread::sleep(Duration::from_secs(super::settled::MARGIN) + Duration::from_millis(200));
+    // Proving writes no record (dry runs write nothing); a survey (`discern status`) does.
+    let proving = walk(&wt, Walk::Prove).unwrap();
+    assert_eq!(proving.settled.len(), entries, "every entry was racy");
+    let first = walk(&wt, Walk::Survey).unwrap();
+    assert_eq!(
+        first.settled.len(),
+        entries,
+        "read again: nothing was recorded"
+    );
+    let again = walk(&wt, Walk::Prove).unwrap();
+    assert!(again.settled.is_empty(), "read again: {:?}", again.settled);
+    assert!(walk(&wt, Walk::Survey).unwrap().settled.is_empty());
+    assert!(proves_clean(&wt));
+    // Written again at the same size with its mtime put back: its ctime moved, so it is read
+    // again and its change seen.
+    edit_same_size(&wt, "src/m3/f0003.rs", |b| replace_first(b, b"f3", b"g3"));
+    assert!(!proves_clean(&wt));
+    let surveyed = walk(&wt, Walk::Survey).unwrap();
+    assert_eq!(surveyed.changed, ["src/m3/f0003.rs"]);
+    assert_eq!(changed(&wt), porcelain(&repo, &wt));
 }

@@ -87,7 +87,7 @@ pub fn execute(
 }
 
 /// The outcome recorded for `execution` on `snapshot`, if `evidence` holds a valid one.
-fn reuse(
+pub fn reuse(
     execution: &Execution,
     runtime: &Runtime,
     snapshot: &Snapshot,

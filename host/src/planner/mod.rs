@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::config::{Config, Job, Per, ProducerRef, Stage, StandardDef};
 use crate::runtime::{Limits, ProducerComponent};
 
-pub use execute::{ExecutionOutcome, Outcomes, execute};
+pub use execute::{ExecutionOutcome, Outcomes, execute, reuse};
 
 /// One physical producer run.
 #[derive(Debug, Clone)]

@@ -199,6 +199,33 @@ impl Snapshot {
         &self.skipped
     }
 
+    /// The same snapshot holding only the entries at `paths`: a producer run over it sees
+    /// those files alone (see `standards/derived.rs`).
+    pub fn restricted(&self, paths: &std::collections::BTreeSet<&str>) -> Snapshot {
+        let keep: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| paths.contains(self.entries[i].path.as_str()))
+            .collect();
+        let sizes = keep
+            .iter()
+            .map(|&i| {
+                let size = OnceLock::new();
+                if let Some(&known) = self.sizes[i].get() {
+                    let _ = size.set(known);
+                }
+                size
+            })
+            .collect();
+        Snapshot {
+            repo: self.repo.clone(),
+            commit: self.commit,
+            tree: self.tree,
+            worktree: self.worktree,
+            entries: keep.iter().map(|&i| self.entries[i].clone()).collect(),
+            sizes,
+            skipped: Arc::from(Vec::new()),
+        }
+    }
+
     /// The advisory naming the skipped paths, if any.
     pub fn skipped_advisory(&self) -> Option<String> {
         const SHOWN: usize = 10;

@@ -57,6 +57,7 @@ pub fn measure_with(
         runtime,
         plan: &plan,
         outcomes: &outcomes,
+        snapshot: &snapshot,
         limits: &limits,
         head: (!options.worktree).then_some(head),
         head_commit: head,

@@ -27,6 +27,8 @@ pub(super) struct Batch<'a> {
     pub runtime: &'a Runtime,
     pub plan: &'a Plan,
     pub outcomes: &'a Outcomes,
+    /// What HEAD's executions read (a baseline may be derived from it, `derived.rs`).
+    pub snapshot: &'a crate::snapshot::Snapshot,
     pub limits: &'a LimitsCheck,
     /// HEAD, or `None` for a work-tree measurement.
     pub head: Option<ObjectId>,
@@ -90,6 +92,7 @@ pub(super) fn attach(
         },
         Some((None, _)) | None => Ok(Renames::default()),
     };
+    let mut rebaselines = Vec::new();
     for (reading, metric) in with_findings {
         let Some(result) = standards.iter_mut().find(|s| s.name == reading.standard) else {
             continue;
@@ -104,14 +107,31 @@ pub(super) fn attach(
                 .unwrap_or_else(|| Err(no_baseline_reason(batch, reading)));
             (*base, metrics)
         });
-        if let Some(why) = inherited(batch, standard, result, reading, base.as_ref()) {
+        if let Some((why, rebaseline)) = inherited(batch, standard, result, reading, base.as_ref())
+        {
             advisories.push(why);
+            rebaselines.push(rebaseline);
         }
         if has_findings(metric) {
             compare_one(standard, result, reading, metric, base, &renames);
         }
     }
+    advisories.extend(rebaseline_all(&rebaselines));
     advisories
+}
+
+/// One command that re-baselines every inherited breach in one config-only commit, when there
+/// are several: the proposal batch (ADR 0405) on standard input.
+fn rebaseline_all(rebaselines: &[serde_json::Value]) -> Option<String> {
+    if rebaselines.len() < 2 {
+        return None;
+    }
+    let batch = serde_json::Value::Array(rebaselines.to_vec()).to_string();
+    Some(format!(
+        "{} Standards inherit their breach; the owner re-baselines them all in one config-only commit from an effort: `echo '{}' | discern standards propose --batch -`, then `discern approve` and `discern accept`.",
+        rebaselines.len(),
+        batch.replace('\'', r"'\''"),
+    ))
 }
 
 fn has_findings(metric: &Metric) -> bool {
@@ -121,14 +141,15 @@ fn has_findings(metric: &Metric) -> bool {
 /// A breach the baseline has too, measured by the same producer, and no worse here: not this
 /// branch's doing (a producer whose reading moved in a new version, or a trunk that already
 /// breached). The verdict becomes `inherited` (not failing), and the advisory names the
-/// producer and the owner's way to re-baseline the limit.
+/// producer and the owner's way to re-baseline the limit; with it, that limit's entry of a
+/// proposal batch (`{"name", "reason"}`).
 fn inherited(
     batch: &Batch,
     standard: &StandardDef,
     result: &mut StandardResult,
     reading: &Reading,
     base: Option<&Base>,
-) -> Option<String> {
+) -> Option<(String, serde_json::Value)> {
     // Only a branch inherits: the trunk holds its own limits, so a merge base that breaches
     // under this producer means the producer's reading moved (or the trunk broke). On the trunk
     // a breach is always a regression, or one commit after it would pass.
@@ -157,12 +178,15 @@ fn inherited(
         standard.metric,
         direction.bound(),
     ));
-    Some(format!(
-        "Standard {}: the baseline {base} breaches its {} {limit} too ({base_value} under {producer}), so the breach is inherited: the producer's reading moved (see the release notes) or the trunk already breached. The owner re-baselines it in one config-only commit from an effort: `discern standards propose {} --reason \"{producer} reads {base_value} at {base}\"`, then `discern approve` and `discern accept`.",
+    let reason = format!("{producer} reads {base_value} at {base}");
+    let advisory = format!(
+        "Standard {}: the baseline {base} breaches its {} {limit} too ({base_value} under {producer}), so the breach is inherited: the producer's reading moved (see the release notes) or the trunk already breached. The owner re-baselines it in one config-only commit from an effort: `discern standards propose {} --reason \"{reason}\"`, then `discern approve` and `discern accept`.",
         standard.name,
         direction.bound(),
         standard.name,
-    ))
+    );
+    let entry = serde_json::json!({ "name": standard.name, "reason": reason });
+    Some((advisory, entry))
 }
 
 /// `builtin:pattern 0.2.0`: the producer and the version its `describe()` declares.
@@ -278,6 +302,42 @@ fn measure_baseline(
             return indices.into_iter().map(|i| (i, Err(why.clone()))).collect();
         }
     };
+    // Recorded evidence first (free), then a reading derived from HEAD's, then a whole run.
+    let evidence = batch.evidence.as_ref();
+    let mut outputs = BaseOutputs::new();
+    let mut whole = Vec::new();
+    for i in indices {
+        let execution = &batch.plan.executions[i];
+        let recorded = crate::planner::reuse(execution, batch.runtime, &snapshot, evidence);
+        let derived = || {
+            let head = batch.outcomes.executions[i].result.as_ref().ok()?;
+            super::derived::derive(batch.runtime, execution, batch.snapshot, head, &snapshot)
+        };
+        match recorded.map(|outcome| outcome.result) {
+            Some(Ok(output)) => {
+                outputs.insert(i, Ok(output.metrics));
+            }
+            _ => match derived() {
+                Some(metrics) => {
+                    outputs.insert(i, Ok(metrics));
+                }
+                None => whole.push(i),
+            },
+        }
+    }
+    if !whole.is_empty() {
+        outputs.extend(measure_whole(batch, base, &snapshot, whole));
+    }
+    outputs
+}
+
+/// Measure the executions `indices` on the baseline's `snapshot`, recording their evidence.
+fn measure_whole(
+    batch: &Batch,
+    base: ObjectId,
+    snapshot: &crate::snapshot::Snapshot,
+    indices: Vec<usize>,
+) -> BaseOutputs {
     let sub = Plan {
         executions: indices
             .iter()
@@ -291,7 +351,7 @@ fn measure_baseline(
     let outcomes = crate::planner::execute(
         &sub,
         batch.runtime,
-        &snapshot,
+        snapshot,
         batch.repo.root(),
         None,
         batch.evidence.as_ref(),

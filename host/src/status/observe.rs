@@ -1,8 +1,10 @@
 //! Observe everything once: this checkout, its Proof, the configured Standards, live
 //! proposals, and the whole fleet of worktrees.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -10,6 +12,7 @@ use serde::Serialize;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::{Repo, RepoError, WorktreeInfo};
 use crate::proof::{self, ProofState};
+use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
 
 /// A count against the trunk: a number, `"unknown"` when it could not be computed, or null
@@ -230,7 +233,7 @@ pub fn observe(
     };
     let branch = repo.branch().ok().flatten();
     let head = repo.head().ok().flatten();
-    let dirty = changed_paths(repo, head).ok();
+    let dirty = changed_paths(repo, head, &Snapshots::default()).ok();
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
         proof::state_known_clean(repo, dirty.as_ref().is_some_and(Vec::is_empty));
@@ -309,10 +312,40 @@ fn counts(
 /// The changed paths of `repo` at `head`: the in-process survey, `git status` where it cannot
 /// tell (an unborn HEAD, a snapshot that cannot be read, anything unusual). An error is
 /// "cannot tell", never clean.
-fn changed_paths(repo: &Repo, head: Option<gix::ObjectId>) -> Result<Vec<String>, RepoError> {
-    match head.map(|head| repo.snapshot(head)) {
-        Some(Ok(snapshot)) => repo.changed_paths(&snapshot),
-        _ => repo.dirty_paths(),
+fn changed_paths(
+    repo: &Repo,
+    head: Option<gix::ObjectId>,
+    snapshots: &Snapshots,
+) -> Result<Vec<String>, RepoError> {
+    match head.and_then(|head| snapshots.of(repo, head)) {
+        Some(snapshot) => repo.changed_paths(&snapshot),
+        None => repo.dirty_paths(),
+    }
+}
+
+/// HEAD snapshots by commit, shared by the rows: the efforts forked from one trunk commit read
+/// its tree once.
+#[derive(Default)]
+struct Snapshots(Mutex<HashMap<gix::ObjectId, Snapshot>>);
+
+impl Snapshots {
+    /// The snapshot of `commit` (read through `repo` the first time); `None` if unreadable.
+    fn of(&self, repo: &Repo, commit: gix::ObjectId) -> Option<Snapshot> {
+        let known = |map: &Mutex<HashMap<_, Snapshot>>| {
+            map.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&commit)
+                .cloned()
+        };
+        if let Some(snapshot) = known(&self.0) {
+            return Some(snapshot);
+        }
+        let snapshot = repo.snapshot(commit).ok()?;
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(commit, snapshot.clone());
+        Some(snapshot)
     }
 }
 
@@ -329,6 +362,7 @@ fn fleet_rows(
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let workers = (2 * cores).min(worktrees.len()).max(1);
     let next = AtomicUsize::new(0);
+    let snapshots = Snapshots::default();
     let mut rows: Vec<Option<FleetRow>> = vec![None; worktrees.len()];
     std::thread::scope(|scope| {
         let threads: Vec<_> = (0..workers)
@@ -340,7 +374,7 @@ fn fleet_rows(
                         let Some(w) = worktrees.get(at) else {
                             return done;
                         };
-                        done.push((at, row(w, current, trunk, now)));
+                        done.push((at, row(w, current, trunk, now, &snapshots)));
                     }
                 })
             })
@@ -394,7 +428,13 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
     }
 }
 
-fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64) -> FleetRow {
+fn row(
+    w: &WorktreeInfo,
+    current: &Path,
+    trunk: Option<gix::ObjectId>,
+    now: u64,
+    snapshots: &Snapshots,
+) -> FleetRow {
     let mut row = blank_row(w, current);
     if !w.path.exists() || w.prunable {
         row.broken = true;
@@ -404,7 +444,7 @@ fn row(w: &WorktreeInfo, current: &Path, trunk: Option<gix::ObjectId>, now: u64)
         row.unreadable = true;
         return row;
     };
-    match changed_paths(&repo, w.head) {
+    match changed_paths(&repo, w.head, snapshots) {
         Ok(dirty) => {
             row.clean = Some(dirty.is_empty());
             row.changed_files = Some(dirty.len());

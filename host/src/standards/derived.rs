@@ -1,0 +1,331 @@
+//! A baseline reading derived from HEAD's rather than measured whole, for the built-ins whose
+//! every metric is a sum over the files they read and whose findings in a file depend on that
+//! file alone (`builtin:pattern`). Only the files that differ between the two snapshots are
+//! read again, on both sides: the baseline's value is HEAD's minus what HEAD's changed files
+//! read plus what the baseline's read, and its findings are HEAD's outside the changed files
+//! plus the baseline's in them. On a fresh CI runner, where the baseline has no evidence, this
+//! is what keeps findings from doubling the cost of a run.
+//!
+//! It is exact or it is not used: HEAD's findings must be complete (a counted metric holds
+//! every finding, none dropped), HEAD's changed files must read alone exactly the findings they
+//! gave within the whole run (checked on every derivation), the derived findings must stay
+//! below every cap a whole run would meet, and at most a quarter of the files may differ.
+//! Otherwise the baseline is measured whole, as before. A derived reading is never recorded as
+//! evidence.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use crate::planner::Execution;
+use crate::runtime::{Artifacts, Finding, MAX_FINDINGS, Metric, RunOutput, Runtime};
+use crate::snapshot::{Entry, Snapshot};
+
+/// Producers whose readings are sums over files, with findings local to their file.
+const FILE_LOCAL: &[&str] = &["builtin:pattern"];
+
+/// `builtin:pattern`'s own cap when its config sets none.
+const PATTERN_MAX_FINDINGS: usize = 100_000;
+
+/// The baseline's metrics for `execution`, derived from HEAD's `head_output` over `head`, or
+/// `None` when that cannot be exact (then the baseline is measured whole).
+pub(super) fn derive(
+    runtime: &Runtime,
+    execution: &Execution,
+    head: &Snapshot,
+    head_output: &RunOutput,
+    base: &Snapshot,
+) -> Option<Vec<Metric>> {
+    if !FILE_LOCAL.contains(&execution.producer.as_str()) || !execution.needs.is_empty() {
+        return None;
+    }
+    let component = execution.component.as_ref().ok()?;
+    if !head_output.metrics.iter().all(complete) {
+        return None;
+    }
+    let changed = differing(base, head);
+    if changed.len() * 4 > base.entries().len().max(head.entries().len()) {
+        return None;
+    }
+    let run = |snapshot: &Snapshot| {
+        runtime
+            .run(
+                component,
+                &execution.config,
+                &snapshot.restricted(&changed),
+                Arc::new(Artifacts::new()),
+                &execution.limits,
+            )
+            .ok()
+    };
+    let head_part = run(head)?;
+    let base_part = run(base)?;
+    let cap = findings_cap(&execution.config)?;
+    let order = positions(base);
+    head_output
+        .metrics
+        .iter()
+        .map(|whole| {
+            let head_part = named(&head_part, &whole.name)?;
+            let base_part = named(&base_part, &whole.name)?;
+            combine(whole, head_part, base_part, &changed, &order, cap)
+        })
+        .collect()
+}
+
+/// Paths whose entry (content, kind or mode) differs between the two snapshots, or that only
+/// one of them has.
+fn differing<'s>(base: &'s Snapshot, head: &'s Snapshot) -> BTreeSet<&'s str> {
+    let entries = |s: &'s Snapshot| -> HashMap<&'s str, &'s Entry> {
+        s.entries().iter().map(|e| (e.path.as_str(), e)).collect()
+    };
+    let (before, after) = (entries(base), entries(head));
+    let differs = |path: &&str, entry: &&Entry, other: &HashMap<&str, &Entry>| {
+        other.get(*path) != Some(entry)
+    };
+    before
+        .iter()
+        .filter(|(p, e)| differs(p, e, &after))
+        .chain(after.iter().filter(|(p, e)| differs(p, e, &before)))
+        .map(|(p, _)| *p)
+        .collect()
+}
+
+/// Every finding of a counted metric is kept (a metric that counts none has nothing to lose).
+fn complete(metric: &Metric) -> bool {
+    metric.findings_dropped == 0
+        && (!metric.counted || metric.findings.len() as f64 == metric.value)
+}
+
+/// The most findings a whole run keeps: the producer's `max_findings`, the host's cap.
+fn findings_cap(config: &str) -> Option<usize> {
+    let config: serde_json::Value = serde_json::from_str(config).ok()?;
+    let own = match config.get("max_findings") {
+        None => PATTERN_MAX_FINDINGS,
+        Some(value) => usize::try_from(value.as_u64()?).ok()?,
+    };
+    Some(own.min(MAX_FINDINGS))
+}
+
+fn named<'a>(output: &'a RunOutput, name: &str) -> Option<&'a Metric> {
+    output.metrics.iter().find(|m| m.name == name)
+}
+
+/// Each path's place in the baseline's listing, the order a whole run reports findings in.
+fn positions(base: &Snapshot) -> HashMap<&str, usize> {
+    base.entries()
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.path.as_str(), i))
+        .collect()
+}
+
+/// The baseline's reading of one metric: HEAD's whole run, less HEAD's changed files, plus
+/// the baseline's changed files; `None` where that would not be what a whole run reads.
+fn combine(
+    whole: &Metric,
+    head_part: &Metric,
+    base_part: &Metric,
+    changed: &BTreeSet<&str>,
+    order: &HashMap<&str, usize>,
+    cap: usize,
+) -> Option<Metric> {
+    if !complete(head_part) || !complete(base_part) || whole.counted != base_part.counted {
+        return None;
+    }
+    let in_changed = |f: &&Finding| f.path.as_deref().is_some_and(|p| changed.contains(p));
+    let head_changed: Vec<&Finding> = whole.findings.iter().filter(in_changed).collect();
+    if !same_multiset(&head_changed, &head_part.findings) {
+        return None;
+    }
+    let mut findings: Vec<Finding> = whole
+        .findings
+        .iter()
+        .filter(|f| !in_changed(f))
+        .chain(&base_part.findings)
+        .cloned()
+        .collect();
+    if findings.len() >= cap {
+        return None;
+    }
+    // A stable sort keeps each file's findings in the order the producer gave them.
+    let place = |f: &Finding| f.path.as_deref().and_then(|p| order.get(p)).copied();
+    if findings.iter().any(|f| place(f).is_none()) {
+        return None;
+    }
+    findings.sort_by_key(|f| place(f));
+    let value = whole.value - head_part.value + base_part.value;
+    if whole.counted && findings.len() as f64 != value {
+        return None;
+    }
+    Some(Metric {
+        name: whole.name.clone(),
+        value,
+        findings,
+        findings_dropped: 0,
+        counted: whole.counted,
+    })
+}
+
+/// Finding by finding, in any order (duplicates count).
+fn same_multiset(a: &[&Finding], b: &[Finding]) -> bool {
+    let mut a: Vec<Key> = a.iter().map(|f| key(f)).collect();
+    let mut b: Vec<Key> = b.iter().map(key).collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    a == b
+}
+
+/// Everything a finding says, comparable.
+type Key<'f> = (
+    &'f str,
+    Option<&'f str>,
+    Option<u32>,
+    Option<u32>,
+    &'f str,
+    String,
+);
+
+fn key(f: &Finding) -> Key<'_> {
+    let severity = format!("{:?}", f.severity);
+    (
+        &f.fingerprint,
+        f.path.as_deref(),
+        f.line,
+        f.column,
+        &f.message,
+        severity,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Limits;
+    use discern_tests::TestRepo;
+
+    fn execution(producer: &str, config: &str) -> Execution {
+        let name = producer.trim_start_matches("builtin:");
+        Execution {
+            label: format!("{producer}#test"),
+            identity: String::new(),
+            producer: producer.to_owned(),
+            component: crate::builtins::component(name)
+                .ok_or_else(|| "no such built-in".to_owned()),
+            config: config.to_owned(),
+            needs: Vec::new(),
+            artifact: None,
+            limits: Limits::default(),
+            dependents: Vec::new(),
+            keep_read_set: false,
+        }
+    }
+
+    /// A baseline of `files` files, and HEAD with `edits` of them changed.
+    fn history(files: usize, edits: &[(&str, Option<&str>)]) -> (TestRepo, Snapshot, Snapshot) {
+        let repo = TestRepo::new();
+        for i in 0..files {
+            let todo = if i % 3 == 0 {
+                "// MARK: a\n// MARK: a\n"
+            } else {
+                ""
+            };
+            repo.write(
+                &format!("src/d{}/f{i:02}.rs", i % 4),
+                format!("fn f{i}() {{}}\n{todo}"),
+            );
+        }
+        repo.write("src/a.b", "// MARK: dotted\n")
+            .write("src/a/b.rs", "// MARK: nested\n");
+        repo.commit("base");
+        let base = Snapshot::open(repo.path(), "HEAD").unwrap();
+        for (path, content) in edits {
+            match content {
+                Some(text) => {
+                    repo.write(path, *text);
+                }
+                None => {
+                    repo.git(&["rm", "-q", path]);
+                }
+            }
+        }
+        repo.commit("head");
+        let head = Snapshot::open(repo.path(), "HEAD").unwrap();
+        (repo, base, head)
+    }
+
+    fn run(runtime: &Runtime, execution: &Execution, snapshot: &Snapshot) -> RunOutput {
+        let component = execution.component.as_ref().unwrap();
+        runtime
+            .run(
+                component,
+                &execution.config,
+                snapshot,
+                Arc::new(Artifacts::new()),
+                &execution.limits,
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn a_derived_baseline_is_what_a_whole_run_reads() {
+        let runtime = Runtime::with_cache_dir(None).unwrap();
+        let pattern = execution(
+            "builtin:pattern",
+            r#"{"pattern": "MARK: \\w+", "paths": ["src/**"]}"#,
+        );
+        let (_repo, base, head) = history(
+            40,
+            &[
+                // Fixed, added, duplicated, deleted, a new file, and a dotted name beside a
+                // folder of the same stem.
+                ("src/d0/f00.rs", Some("fn f0() {}\n")),
+                (
+                    "src/d1/f01.rs",
+                    Some("// MARK: b\nfn f1() {}\n// MARK: b\n"),
+                ),
+                (
+                    "src/d3/f03.rs",
+                    Some("// MARK: a\n// MARK: a\n// MARK: a\n"),
+                ),
+                ("src/d2/f06.rs", None),
+                ("src/new.rs", Some("// MARK: new\n")),
+                ("src/a.b", Some("// MARK: dotted twice\n")),
+            ],
+        );
+        let head_output = run(&runtime, &pattern, &head);
+        let whole = run(&runtime, &pattern, &base);
+        let derived = derive(&runtime, &pattern, &head, &head_output, &base).expect("derivable");
+        assert_eq!(derived, whole.metrics);
+        assert!(derived.iter().any(|m| m.counted && !m.findings.is_empty()));
+    }
+
+    #[test]
+    fn a_baseline_is_measured_whole_where_deriving_could_differ() {
+        let runtime = Runtime::with_cache_dir(None).unwrap();
+        let edit = [("src/d1/f01.rs", Some("// MARK: b\n"))];
+        let (_repo, base, head) = history(40, &edit);
+        // HEAD's findings cut by the producer's own cap: incomplete.
+        let capped = execution(
+            "builtin:pattern",
+            r#"{"pattern": "MARK", "paths": ["src/**"], "max_findings": 3}"#,
+        );
+        let output = run(&runtime, &capped, &head);
+        assert_eq!(derive(&runtime, &capped, &head, &output, &base), None);
+        // Not a file-local producer.
+        let extent = execution("builtin:extent", r#"{"paths": ["src/**"]}"#);
+        let output = run(&runtime, &extent, &head);
+        assert_eq!(derive(&runtime, &extent, &head, &output, &base), None);
+        // More than a quarter of the files changed: a whole run is as cheap.
+        let many: Vec<(String, Option<&str>)> = (0..12)
+            .map(|i| (format!("src/d{}/f{i:02}.rs", i % 4), Some("// MARK: c\n")))
+            .collect();
+        let many: Vec<(&str, Option<&str>)> = many.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+        let (_repo, base, head) = history(40, &many);
+        let pattern = execution(
+            "builtin:pattern",
+            r#"{"pattern": "MARK", "paths": ["src/**"]}"#,
+        );
+        let output = run(&runtime, &pattern, &head);
+        assert_eq!(derive(&runtime, &pattern, &head, &output, &base), None);
+    }
+}

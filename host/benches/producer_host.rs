@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use discern::runtime::{Artifacts, Limits, Runtime};
 use discern::snapshot::Snapshot;
+use discern::standards::EvidenceUse;
 
 const PATTERN: &str = "TODO";
 
@@ -256,6 +257,12 @@ fn print_findings(cost: &FindingsCost) {
         cost.without,
     );
     row(
+        "findings made, then dropped (files metric, none recorded)",
+        cost.made,
+        cost.files,
+        cost.without,
+    );
+    row(
         "findings kept, compared with the parent's (recorded)",
         cost.with,
         cost.count,
@@ -266,6 +273,11 @@ fn print_findings(cost: &FindingsCost) {
         cost.fresh,
         cost.count,
         cost.without,
+    );
+    println!(
+        "kept and compared against made only: {:.2}x (recorded parent), {:.2}x (no evidence)",
+        cost.with.as_secs_f64() / cost.made.as_secs_f64(),
+        cost.fresh.as_secs_f64() / cost.made.as_secs_f64()
     );
     println!(
         "evidence: {} findings in {} bytes of findings file per entry = {:.0} KiB per 10,000 findings",
@@ -571,12 +583,14 @@ fn evidence_scenarios(
     (git_status, cold, reused, reused_runs, one, one_runs)
 }
 
-/// The whole `discern standards` flow over one pattern Standard: keeping no findings, against
-/// keeping them and comparing them with the parent commit's (whose reading the evidence store
-/// holds, as on a trunk or branch measured commit by commit), and against keeping them with no
-/// evidence at all (a fresh CI runner: the parent is measured too).
+/// The whole `discern standards` flow over one pattern Standard: making no findings; making
+/// them but comparing none (as the producer ran before findings were kept); keeping them and
+/// comparing them with the parent commit's (whose reading the evidence store holds, as on a
+/// trunk or branch measured commit by commit); and keeping them with no evidence at all (a
+/// fresh CI runner: the parent is measured too).
 struct FindingsCost {
     without: Duration,
+    made: Duration,
     with: Duration,
     fresh: Duration,
     files: f64,
@@ -631,6 +645,13 @@ fn findings_cost(repo: &Path, runs: usize) -> FindingsCost {
         measure(&clone, &ws).0
     });
     assert!(files > 0.0);
+    // As the producer ran before this issue: its findings made, then dropped (the files
+    // metric counts none, so none is compared, and nothing is recorded, so none is written).
+    let (clone, ws) = configure("made", standard("", "files"));
+    let (made, _) = median(runs, || {
+        let measured = measure_all_with(&ws, &runtime, &clone, EvidenceUse::Fresh);
+        measured.standards[0].value.expect("measured")
+    });
     let (clone, ws) = configure("kept", standard("", "matches"));
     let store = clone.join(".git/discern/evidence");
     let (fresh, count) = median(runs, || {
@@ -656,6 +677,7 @@ fn findings_cost(repo: &Path, runs: usize) -> FindingsCost {
     let bytes: u64 = entries.iter().sum();
     FindingsCost {
         without,
+        made,
         with: times[times.len() / 2],
         fresh,
         files,
@@ -691,6 +713,16 @@ fn measure_all(
     runtime: &Runtime,
     clone: &Path,
 ) -> discern::standards::Measured {
+    measure_all_with(ws, runtime, clone, EvidenceUse::ReuseAndRecord)
+}
+
+/// [`measure_all`], with the evidence store used as `evidence` says.
+fn measure_all_with(
+    ws: &discern::workspace::Workspace,
+    runtime: &Runtime,
+    clone: &Path,
+    evidence: EvidenceUse,
+) -> discern::standards::Measured {
     let config = discern::config::Config::load(clone)
         .expect("config")
         .expect("present");
@@ -700,7 +732,10 @@ fn measure_all(
         runtime,
         &config,
         &selected,
-        &discern::standards::MeasureOptions::default(),
+        &discern::standards::MeasureOptions {
+            evidence,
+            ..discern::standards::MeasureOptions::default()
+        },
         &[],
         &|_| {},
     )

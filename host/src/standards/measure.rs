@@ -62,6 +62,7 @@ pub fn measure_with(
         head: (!options.worktree).then_some(head),
         head_commit: head,
         evidence: baseline_store(repo, options),
+        explain: options.explain.as_deref(),
         progress,
     };
     let findings_advisories = super::swaps::attach(&batch, selected, &mut standards);

@@ -309,6 +309,7 @@ fn measure_now(
             true => EvidenceUse::Refresh,
             false => EvidenceUse::ReuseAndRecord,
         },
+        explain: request.explain.clone(),
         ..MeasureOptions::default()
     };
     let Ok(Some(head)) = ws.repo.head() else {
@@ -438,6 +439,9 @@ pub struct MeasureOptions {
     /// Whether this is a dry run: no job runs, no evidence or reading is recorded, nothing is
     /// written anywhere.
     pub dry_run: bool,
+    /// `--explain NAME`: the one Standard whose every finding is kept in its result (the others
+    /// keep the first few a failing row shows).
+    pub explain: Option<String>,
 }
 
 impl MeasureOptions {
@@ -475,6 +479,7 @@ impl Default for MeasureOptions {
             measure_blocked: false,
             evidence: EvidenceUse::ReuseAndRecord,
             dry_run: false,
+            explain: None,
         }
     }
 }

@@ -5,7 +5,7 @@ use super::{Measurement, StandardResult, Verdict};
 use crate::git::short;
 
 /// How many findings the text and Markdown show under a failing Standard.
-const WHY_SHOWN: usize = 10;
+pub(super) const WHY_SHOWN: usize = 10;
 
 /// Under a failing Standard: its first new findings (`path:line  message`), or without a
 /// baseline its first findings, and where the rest are.

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use gix::ObjectId;
 
 use super::limits::BaselineKind;
+use super::rows::WHY_SHOWN;
 use super::{LimitsCheck, Measurement, StandardResult, Verdict};
 use crate::config::{Direction, FindingsMode, StandardDef};
 use crate::evidence::Store;
@@ -34,6 +35,8 @@ pub(super) struct Batch<'a> {
     pub head: Option<ObjectId>,
     pub head_commit: ObjectId,
     pub evidence: Option<Store>,
+    /// `--explain NAME`: the Standard that keeps every finding in its result.
+    pub explain: Option<&'a str>,
     pub progress: &'a (dyn Fn(&str) + Sync),
 }
 
@@ -41,7 +44,7 @@ pub(super) struct Batch<'a> {
 type BaseOutputs = BTreeMap<usize, Result<Vec<Metric>, String>>;
 
 /// The baseline commit (`None`: HEAD is the first commit) and one reading's metrics there.
-type Base = (Option<ObjectId>, Result<Vec<Metric>, String>);
+type Base<'a> = (Option<ObjectId>, Result<&'a [Metric], String>);
 
 /// Give every reading with findings its comparison; a swap becomes the verdict `swapped`.
 /// Returns the batch's advisories (no baseline, renames unreadable).
@@ -101,10 +104,11 @@ pub(super) fn attach(
             continue;
         };
         let base = compared.as_ref().map(|(base, outputs)| {
-            let metrics = outputs
-                .get(&reading.execution)
-                .cloned()
-                .unwrap_or_else(|| Err(no_baseline_reason(batch, reading)));
+            let metrics = match outputs.get(&reading.execution) {
+                Some(Ok(metrics)) => Ok(metrics.as_slice()),
+                Some(Err(why)) => Err(why.clone()),
+                None => Err(no_baseline_reason(batch, reading)),
+            };
             (*base, metrics)
         });
         if let Some((why, rebaseline)) = inherited(batch, standard, result, reading, base.as_ref())
@@ -113,7 +117,14 @@ pub(super) fn attach(
             rebaselines.push(rebaseline);
         }
         if has_findings(metric) {
-            compare_one(standard, result, reading, metric, base, &renames);
+            let keep_all = batch.explain == Some(standard.name.as_str());
+            compare_one(
+                standard,
+                result,
+                (reading, metric, keep_all),
+                base,
+                &renames,
+            );
         }
     }
     advisories.extend(rebaseline_all(&rebaselines));
@@ -371,11 +382,12 @@ fn measure_whole(
 }
 
 /// One reading's comparison, and its swap check where it applies.
+/// `keep_all`: every finding goes into the result's `explained` (for `--explain`), else the
+/// first few a failing row shows.
 fn compare_one(
     standard: &StandardDef,
     result: &mut StandardResult,
-    reading: &Reading,
-    metric: &Metric,
+    (reading, metric, keep_all): (&Reading, &Metric, bool),
     base: Option<Base>,
     renames: &Result<Renames, String>,
 ) {
@@ -390,9 +402,11 @@ fn compare_one(
         swap_check: None,
         note: None,
     };
+    let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
     let mut explained: Vec<Explained> = metric
         .findings
         .iter()
+        .take(kept)
         .map(|f| Explained {
             finding: f.clone(),
             new: None,
@@ -424,7 +438,9 @@ fn compare_one(
                 .find(|m| m.name == reading.metric)
                 .unwrap_or(&empty);
             let diff = findings::diff(&metric.findings, &base_metric.findings, renames);
-            for &i in &diff.new {
+            // `diff.new` is in order: the first ones are those `explained` holds.
+            let held = explained.len();
+            for &i in diff.new.iter().take_while(|&&i| i < held) {
                 explained[i].new = Some(true);
             }
             for e in explained.iter_mut().filter(|e| e.new.is_none()) {

@@ -125,9 +125,8 @@ fn changed_since_names_exactly_the_paths_a_tree_diff_finds() {
     let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
     // The whole-listing comparison is the reference the tree diff must agree with.
     let old = Snapshot::open(repo.path(), &before).unwrap();
-    let mut reference = discern::snapshot::changed_paths(Some(&old), &snapshot);
-    reference.push("mode.sh".to_owned()); // a mode change: the listing compares ids only
-    reference.sort();
+    // The listing compares whole entries, so the mode change is in it too.
+    let reference = discern::snapshot::changed_paths(Some(&old), &snapshot);
     assert_eq!(snapshot.changed_since(&before), Some(reference.clone()));
     assert_eq!(
         reference,
@@ -352,4 +351,25 @@ fn a_blob_the_workers_cannot_read_is_the_readers_usual_error() {
     let err = reader.read("b.txt").unwrap_err().to_string();
     assert!(err.contains("b.txt") && err.contains(&id), "{err}");
     assert_eq!(&*reader.read("c.txt").unwrap().1, b"gamma\n");
+}
+
+#[test]
+fn a_mode_change_alone_is_a_changed_path() {
+    let repo = TestRepo::new();
+    repo.write("run.sh", "#!/bin/sh\n")
+        .write("discern.toml", "");
+    repo.commit("script");
+    let before = Snapshot::open(repo.path(), "HEAD").unwrap();
+    repo.git(&["update-index", "--chmod=+x", "run.sh"]);
+    repo.git(&["commit", "-q", "-m", "executable"]);
+    let after = Snapshot::open(repo.path(), "HEAD").unwrap();
+    // Same blob, new mode: a config-only commit check must see it.
+    assert_eq!(
+        before.entry("run.sh").unwrap().id,
+        after.entry("run.sh").unwrap().id
+    );
+    assert_eq!(
+        discern::snapshot::changed_paths(Some(&before), &after),
+        ["run.sh"]
+    );
 }

@@ -465,30 +465,22 @@ impl Reader {
     }
 }
 
-/// Paths whose entry differs between two snapshots (added, removed or changed), sorted.
+/// Paths whose entry differs between two snapshots (added, removed, or changed in content,
+/// kind or mode: a `chmod +x` is a change), sorted.
 pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String> {
-    let old: std::collections::BTreeMap<&str, ObjectId> = before
-        .map(|b| {
-            b.entries()
-                .iter()
-                .map(|e| (e.path.as_str(), e.id))
-                .collect()
-        })
-        .unwrap_or_default();
-    let new: std::collections::BTreeMap<&str, ObjectId> = after
-        .entries()
-        .iter()
-        .map(|e| (e.path.as_str(), e.id))
-        .collect();
+    let entries = |s: &Snapshot| -> std::collections::HashMap<String, Entry> {
+        s.entries()
+            .iter()
+            .map(|e| (e.path.clone(), e.clone()))
+            .collect()
+    };
+    let old = before.map(entries).unwrap_or_default();
+    let new = entries(after);
     let mut changed: Vec<String> = new
         .iter()
-        .filter(|(path, id)| old.get(*path) != Some(id))
-        .map(|(path, _)| (*path).to_owned())
-        .chain(
-            old.keys()
-                .filter(|p| !new.contains_key(*p))
-                .map(|p| (*p).to_owned()),
-        )
+        .filter(|(path, entry)| old.get(*path) != Some(entry))
+        .map(|(path, _)| path.clone())
+        .chain(old.keys().filter(|p| !new.contains_key(*p)).cloned())
         .collect();
     changed.sort();
     changed

@@ -18,13 +18,18 @@ use std::sync::Arc;
 
 use crate::planner::Execution;
 use crate::runtime::{Artifacts, Finding, MAX_FINDINGS, Metric, RunOutput, Runtime};
-use crate::snapshot::{Entry, Snapshot};
+use crate::snapshot::{Snapshot, changed_paths};
 
 /// Producers whose readings are sums over files, with findings local to their file.
 const FILE_LOCAL: &[&str] = &["builtin:pattern"];
 
 /// `builtin:pattern`'s own cap when its config sets none.
 const PATTERN_MAX_FINDINGS: usize = 100_000;
+
+/// Whether a baseline of `execution` may be derived at all (else it is measured whole).
+pub(super) fn applies(execution: &Execution) -> bool {
+    FILE_LOCAL.contains(&execution.producer.as_str()) && execution.needs.is_empty()
+}
 
 /// The baseline's metrics for `execution`, derived from HEAD's `head_output` over `head`, or
 /// `None` when that cannot be exact (then the baseline is measured whole).
@@ -35,17 +40,18 @@ pub(super) fn derive(
     head_output: &RunOutput,
     base: &Snapshot,
 ) -> Option<Vec<Metric>> {
-    if !FILE_LOCAL.contains(&execution.producer.as_str()) || !execution.needs.is_empty() {
+    if !applies(execution) {
         return None;
     }
     let component = execution.component.as_ref().ok()?;
     if !head_output.metrics.iter().all(complete) {
         return None;
     }
-    let changed = differing(base, head);
+    let changed = changed_paths(Some(base), head);
     if changed.len() * 4 > base.entries().len().max(head.entries().len()) {
         return None;
     }
+    let changed: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
     let run = |snapshot: &Snapshot| {
         runtime
             .run(
@@ -69,24 +75,6 @@ pub(super) fn derive(
             let base_part = named(&base_part, &whole.name)?;
             combine(whole, head_part, base_part, &changed, &order, cap)
         })
-        .collect()
-}
-
-/// Paths whose entry (content, kind or mode) differs between the two snapshots, or that only
-/// one of them has.
-fn differing<'s>(base: &'s Snapshot, head: &'s Snapshot) -> BTreeSet<&'s str> {
-    let entries = |s: &'s Snapshot| -> HashMap<&'s str, &'s Entry> {
-        s.entries().iter().map(|e| (e.path.as_str(), e)).collect()
-    };
-    let (before, after) = (entries(base), entries(head));
-    let differs = |path: &&str, entry: &&Entry, other: &HashMap<&str, &Entry>| {
-        other.get(*path) != Some(entry)
-    };
-    before
-        .iter()
-        .filter(|(p, e)| differs(p, e, &after))
-        .chain(after.iter().filter(|(p, e)| differs(p, e, &before)))
-        .map(|(p, _)| *p)
         .collect()
 }
 

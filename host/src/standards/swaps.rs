@@ -313,12 +313,17 @@ fn measure_baseline(
             return indices.into_iter().map(|i| (i, Err(why.clone()))).collect();
         }
     };
-    // Recorded evidence first (free), then a reading derived from HEAD's, then a whole run.
+    // Recorded evidence first (free), then a reading derived from HEAD's, then a whole run
+    // (which looks the evidence up itself: a producer that cannot be derived goes there first).
     let evidence = batch.evidence.as_ref();
     let mut outputs = BaseOutputs::new();
     let mut whole = Vec::new();
     for i in indices {
         let execution = &batch.plan.executions[i];
+        if !super::derived::applies(execution) {
+            whole.push(i);
+            continue;
+        }
         let recorded = crate::planner::reuse(execution, batch.runtime, &snapshot, evidence);
         let derived = || {
             let head = batch.outcomes.executions[i].result.as_ref().ok()?;

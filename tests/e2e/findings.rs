@@ -26,6 +26,16 @@ fn on_branch(fixture: &Fixture, file: &str, content: &str) {
     fixture.repo.commit("work");
 }
 
+/// A new effort `name` with `file` written as `content` and committed; its worktree.
+fn effort_with(fixture: &Fixture, name: &str, file: &str, content: &str) -> std::path::PathBuf {
+    let run = fixture.run(&["start", "--name", name, "--title", name, "--json"]);
+    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
+    std::fs::write(path.join(file), content).unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", &format!("{name}: {file}")]);
+    path
+}
+
 #[test]
 fn a_swap_on_a_branch_fails_with_the_new_finding_located() {
     let fixture = Fixture::new(PINNED);
@@ -200,18 +210,7 @@ fn a_breach_the_baseline_has_too_is_inherited_and_the_owner_can_rebaseline_it() 
     // The trunk already breaches (2 TODOs under a ceiling of 1), as it does when a producer's
     // new version reads more than the old one did.
     let fixture = Fixture::new(&PINNED.replace("limit = 2", "limit = 1"));
-    let run = fixture.run(&[
-        "start",
-        "--name",
-        "rebase",
-        "--title",
-        "Rebaseline",
-        "--json",
-    ]);
-    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
-    std::fs::write(path.join("src/other.rs"), "pub fn c() {}\n").unwrap();
-    fixture.git_in(&path, &["add", "-A"]);
-    fixture.git_in(&path, &["commit", "-q", "-m", "unrelated work"]);
+    let path = effort_with(&fixture, "rebase", "src/other.rs", "pub fn c() {}\n");
     let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
     assert_eq!(json["ok"], true, "{json}");
     let todo = standard(&json, "todo");
@@ -238,11 +237,7 @@ fn a_breach_the_baseline_has_too_is_inherited_and_the_owner_can_rebaseline_it() 
         .json();
     assert_eq!(propose["ok"], true, "{propose}");
     // Worse than the baseline is the branch's own regression.
-    let run = fixture.run(&["start", "--name", "worse", "--title", "Worse", "--json"]);
-    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
-    std::fs::write(path.join("src/more.rs"), "// TODO: more\n").unwrap();
-    fixture.git_in(&path, &["add", "-A"]);
-    fixture.git_in(&path, &["commit", "-q", "-m", "one more"]);
+    let path = effort_with(&fixture, "worse", "src/more.rs", "// TODO: more\n");
     let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
     let todo = standard(&json, "todo");
     assert_eq!(todo["verdict"], "regressed", "{todo}");
@@ -255,11 +250,7 @@ fn several_inherited_breaches_are_rebaselined_by_one_batch_command() {
         PINNED.replace("limit = 2", "limit = 1")
     );
     let fixture = Fixture::new(&config);
-    let run = fixture.run(&["start", "--name", "both", "--title", "Both", "--json"]);
-    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
-    std::fs::write(path.join("src/other.rs"), "pub fn c() {}\n").unwrap();
-    fixture.git_in(&path, &["add", "-A"]);
-    fixture.git_in(&path, &["commit", "-q", "-m", "unrelated work"]);
+    let path = effort_with(&fixture, "both", "src/other.rs", "pub fn c() {}\n");
     let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
     assert_eq!(standard(&json, "todo")["verdict"], "inherited", "{json}");
     assert_eq!(
@@ -314,15 +305,12 @@ fn several_inherited_breaches_are_rebaselined_by_one_batch_command() {
 #[test]
 fn a_swap_is_proposed_like_a_breach_with_room_for_its_new_findings() {
     let fixture = Fixture::new(PINNED);
-    let run = fixture.run(&["start", "--name", "swap", "--title", "Swap", "--json"]);
-    let path = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap().to_owned());
-    std::fs::write(
-        path.join("src/lib.rs"),
+    let path = effort_with(
+        &fixture,
+        "swap",
+        "src/lib.rs",
         "// TODO: one\npub fn a() {}\npub fn b() {}\n// TODO: three\n",
-    )
-    .unwrap();
-    fixture.git_in(&path, &["add", "-A"]);
-    fixture.git_in(&path, &["commit", "-q", "-m", "swap two for three"]);
+    );
     let reason = "three replaces two: the parser needs it";
     let propose = fixture
         .run_in(

@@ -15,7 +15,7 @@ pub fn count_words(bytes: &[u8]) -> u64 {
 
 /// Git's heuristic: a file with a NUL byte in its first 8,000 bytes is binary.
 pub fn is_binary(bytes: &[u8]) -> bool {
-    bytes.iter().take(8000).any(|&b| b == 0)
+    memchr::memchr(0, &bytes[..bytes.len().min(8000)]).is_some()
 }
 
 /// Line, word and byte counts of one text.

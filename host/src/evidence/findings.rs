@@ -38,40 +38,6 @@ fn is_zero(n: &usize) -> bool {
 pub struct File(BTreeMap<String, MetricFindings>);
 
 impl File {
-    /// The findings of `metrics`; `None` when no metric has any (nothing to keep).
-    pub fn of(metrics: &[Metric]) -> Option<Self> {
-        let file = Self(
-            metrics
-                .iter()
-                .filter(|m| !m.findings.is_empty() || m.findings_dropped > 0)
-                .map(|m| {
-                    let findings = m
-                        .findings
-                        .iter()
-                        .map(|f| {
-                            Stored(
-                                f.fingerprint.clone(),
-                                f.path.clone(),
-                                f.line,
-                                f.column,
-                                f.severity,
-                                f.message.clone(),
-                            )
-                        })
-                        .collect();
-                    (
-                        m.name.clone(),
-                        MetricFindings {
-                            dropped: m.findings_dropped,
-                            findings,
-                        },
-                    )
-                })
-                .collect(),
-        );
-        (!file.0.is_empty()).then_some(file)
-    }
-
     /// Give each of `metrics` its stored findings.
     pub fn fill(self, metrics: &mut [Metric]) {
         let mut by_name = self.0;
@@ -102,9 +68,63 @@ pub fn path_of(entry: &Path) -> PathBuf {
     entry.with_extension("findings")
 }
 
-pub fn write(entry: &Path, file: &File) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec(file).map_err(std::io::Error::other)?;
-    crate::fsutil::write_atomic(&path_of(entry), &bytes)
+/// The findings of `metrics` as a findings file holds them (`File`'s format), written from the
+/// metrics themselves: no copy of a finding is made; `None` when no metric has any.
+pub fn encode(metrics: &[Metric]) -> std::io::Result<Option<Vec<u8>>> {
+    let kept: BTreeMap<&str, MetricFindingsRef> = metrics
+        .iter()
+        .filter(|m| !m.findings.is_empty() || m.findings_dropped > 0)
+        .map(|m| {
+            let findings = m.findings.iter().map(|f| {
+                StoredRef(
+                    &f.fingerprint,
+                    f.path.as_deref(),
+                    f.line,
+                    f.column,
+                    f.severity,
+                    &f.message,
+                )
+            });
+            let findings = findings.collect();
+            (
+                m.name.as_str(),
+                MetricFindingsRef {
+                    dropped: m.findings_dropped,
+                    findings,
+                },
+            )
+        })
+        .collect();
+    if kept.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_vec(&kept)
+        .map(Some)
+        .map_err(std::io::Error::other)
+}
+
+/// `Stored`, borrowed: serialized the same.
+#[derive(Serialize)]
+struct StoredRef<'a>(
+    &'a str,
+    Option<&'a str>,
+    Option<u32>,
+    Option<u32>,
+    Option<Severity>,
+    &'a str,
+);
+
+/// `MetricFindings`, borrowed: serialized the same.
+#[derive(Serialize)]
+struct MetricFindingsRef<'a> {
+    #[serde(skip_serializing_if = "is_zero")]
+    dropped: usize,
+    findings: Vec<StoredRef<'a>>,
+}
+
+/// Write the encoded findings (`encode`) of the entry at `entry`.
+pub fn write(entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    crate::fsutil::write_atomic(&path_of(entry), bytes)
 }
 
 /// The findings kept for the entry at `entry`, or `None` when they are gone or damaged.

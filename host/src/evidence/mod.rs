@@ -205,7 +205,7 @@ impl Store {
         if self.read_only {
             return Ok(());
         }
-        let kept = findings::File::of(metrics);
+        let kept = findings::encode(metrics)?;
         let entry = Entry {
             version: VERSION,
             identity: identity.to_owned(),

@@ -19,7 +19,7 @@ pub struct Diff {
 /// new finding in a renamed file and a fixed one in the file it was renamed from, with the same
 /// message (the old path in it read as the new one), are the same finding moved: neither.
 pub fn diff(head: &[Finding], base: &[Finding], renames: &Renames) -> Diff {
-    let mut left: HashMap<&str, usize> = HashMap::new();
+    let mut left: HashMap<&str, usize> = HashMap::with_capacity(base.len());
     for finding in base {
         *left.entry(finding.fingerprint.as_str()).or_default() += 1;
     }

@@ -31,11 +31,30 @@ pub struct Outcomes {
 }
 
 /// Run `plan`: reuse valid evidence, run the jobs the rest need in `root` (the checkout of the
-/// snapshot's commit), then the remaining executions against `snapshot`, recording evidence.
+/// snapshot's commit), then the remaining executions against `snapshot`, then record their
+/// evidence.
 /// `evidence` is `None` when nothing may be reused or recorded (a work-tree snapshot, a fresh
 /// measurement). `log_dir` is where job logs go, `None` in a dry run, which runs no job.
 /// `progress` hears about each step as it starts.
 pub fn execute(
+    plan: &Plan,
+    runtime: &Runtime,
+    snapshot: &Snapshot,
+    root: &Path,
+    log_dir: Option<&Path>,
+    evidence: Option<&Store>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Outcomes {
+    let outcomes = execute_unsaved(plan, runtime, snapshot, root, log_dir, evidence, progress);
+    if let Some(store) = evidence {
+        save_evidence(plan, &outcomes, store, snapshot);
+    }
+    outcomes
+}
+
+/// [`execute`], recording no evidence: the caller records it with [`save_evidence`] (while it
+/// goes on with the readings: writing a large reading's findings takes a while).
+pub fn execute_unsaved(
     plan: &Plan,
     runtime: &Runtime,
     snapshot: &Snapshot,
@@ -54,9 +73,7 @@ pub fn execute(
         plan,
         runtime,
         snapshot,
-        evidence,
         progress,
-        commit: snapshot.commit().to_string(),
         prepared: plan
             .executions
             .iter()
@@ -83,6 +100,22 @@ pub fn execute(
         executions,
         jobs,
         counts,
+    }
+}
+
+/// Record the evidence of every execution of `plan` that ran on `snapshot` (not reused, not
+/// failed) in `store`. A failed write is a cache entry missing, never an error.
+pub fn save_evidence(plan: &Plan, outcomes: &Outcomes, store: &Store, snapshot: &Snapshot) {
+    let commit = snapshot.commit().to_string();
+    for (execution, outcome) in plan.executions.iter().zip(&outcomes.executions) {
+        if let (1, Ok(output)) = (outcome.runs, &outcome.result) {
+            let _ = store.save(
+                &execution.identity,
+                &commit,
+                &output.metrics,
+                &output.read_set,
+            );
+        }
     }
 }
 
@@ -210,9 +243,7 @@ struct Pending<'a> {
     plan: &'a Plan,
     runtime: &'a Runtime,
     snapshot: &'a Snapshot,
-    evidence: Option<&'a Store>,
     progress: &'a (dyn Fn(&str) + Sync),
-    commit: String,
     /// Per execution: its artifacts, or why it cannot run.
     prepared: Vec<Result<Arc<Artifacts>, String>>,
     to_run: usize,
@@ -265,7 +296,7 @@ impl Pending<'_> {
             .collect()
     }
 
-    /// Run one execution and record its evidence; a component or job failure runs nothing.
+    /// Run one execution; a component or job failure runs nothing.
     fn run(
         &self,
         execution: &Execution,
@@ -298,14 +329,6 @@ impl Pending<'_> {
                         &execution.limits,
                     )
                     .map_err(|e| e.to_string());
-                if let (Some(store), Ok(output)) = (self.evidence, &result) {
-                    let _ = store.save(
-                        &execution.identity,
-                        &self.commit,
-                        &output.metrics,
-                        &output.read_set,
-                    );
-                }
                 ExecutionOutcome {
                     result,
                     runs: 1,

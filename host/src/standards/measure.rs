@@ -40,7 +40,8 @@ pub fn measure_with(
     };
     let plan = Plan::build(config, &measurable, &components);
     component_configs(config, &plan, runtime)?;
-    let outcomes = crate::planner::execute(
+    let evidence = evidence_store(repo, options);
+    let outcomes = crate::planner::execute_unsaved(
         &plan,
         runtime,
         &snapshot,
@@ -48,7 +49,7 @@ pub fn measure_with(
         (!options.dry_run)
             .then(|| repo.admin_path("jobs"))
             .as_deref(),
-        evidence_store(repo, options).as_ref(),
+        evidence.as_ref(),
         progress,
     );
     let (mut standards, mut diagnostics) = judge_all(selected, &plan, &outcomes, &limits, options);
@@ -65,7 +66,14 @@ pub fn measure_with(
         explain: options.explain.as_deref(),
         progress,
     };
-    let findings_advisories = super::swaps::attach(&batch, selected, &mut standards);
+    // The evidence is written while the findings are compared: both take a while when a
+    // reading has many findings, and they share nothing.
+    let findings_advisories = std::thread::scope(|scope| {
+        if let Some(store) = &evidence {
+            scope.spawn(|| crate::planner::save_evidence(&plan, &outcomes, store, &snapshot));
+        }
+        super::swaps::attach(&batch, selected, &mut standards)
+    });
     for (standard, result) in selected.iter().zip(&standards) {
         if result.verdict == Some(Verdict::Swapped) {
             diagnostics.push(report::standard_diagnostic(standard, result));

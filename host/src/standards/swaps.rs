@@ -313,8 +313,9 @@ fn measure_baseline(
             return indices.into_iter().map(|i| (i, Err(why.clone()))).collect();
         }
     };
-    // Recorded evidence first (free), then a reading derived from HEAD's, then a whole run
-    // (which looks the evidence up itself: a producer that cannot be derived goes there first).
+    // A reading derived from HEAD's first (it reads only the files that differ), then recorded
+    // evidence (which reads the whole reading back), then a whole run (which looks the evidence
+    // up itself: a producer that cannot be derived goes there first).
     let evidence = batch.evidence.as_ref();
     let mut outputs = BaseOutputs::new();
     let mut whole = Vec::new();
@@ -324,21 +325,22 @@ fn measure_baseline(
             whole.push(i);
             continue;
         }
-        let recorded = crate::planner::reuse(execution, batch.runtime, &snapshot, evidence);
-        let derived = || {
-            let head = batch.outcomes.executions[i].result.as_ref().ok()?;
-            super::derived::derive(batch.runtime, execution, batch.snapshot, head, &snapshot)
+        let derived = batch.outcomes.executions[i]
+            .result
+            .as_ref()
+            .ok()
+            .and_then(|head| {
+                super::derived::derive(batch.runtime, execution, batch.snapshot, head, &snapshot)
+            });
+        let recorded = || {
+            let outcome = crate::planner::reuse(execution, batch.runtime, &snapshot, evidence)?;
+            outcome.result.ok().map(|output| output.metrics)
         };
-        match recorded.map(|outcome| outcome.result) {
-            Some(Ok(output)) => {
-                outputs.insert(i, Ok(output.metrics));
+        match derived.or_else(recorded) {
+            Some(metrics) => {
+                outputs.insert(i, Ok(metrics));
             }
-            _ => match derived() {
-                Some(metrics) => {
-                    outputs.insert(i, Ok(metrics));
-                }
-                None => whole.push(i),
-            },
+            None => whole.push(i),
         }
     }
     if !whole.is_empty() {

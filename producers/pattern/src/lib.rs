@@ -60,12 +60,12 @@ impl Producer for Pattern {
             if is_binary(&content) {
                 continue;
             }
-            let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+            let mut seen: HashMap<&[u8], usize> = HashMap::new();
             let counts = scanner.scan(&content, |line, column, text| {
                 if (findings.len() as u64) >= max_findings {
                     return;
                 }
-                let occurrence = seen.entry(text.to_vec()).or_insert(0);
+                let occurrence = seen.entry(text).or_insert(0);
                 let text = String::from_utf8_lossy(text);
                 findings.push(
                     Finding::new(
@@ -129,7 +129,11 @@ impl Scanner {
     /// Count the pattern in one text file; `on_match(line, column, text)` (1-based line,
     /// 1-based byte column, as `git grep -n --column` prints them) sees every counted
     /// (non-empty) match.
-    pub fn scan(&self, content: &[u8], mut on_match: impl FnMut(usize, usize, &[u8])) -> Counts {
+    pub fn scan<'a>(
+        &self,
+        content: &'a [u8],
+        mut on_match: impl FnMut(usize, usize, &'a [u8]),
+    ) -> Counts {
         let body = content.strip_suffix(b"\n").unwrap_or(content);
         if content.is_empty() {
             return Counts::default();
@@ -162,18 +166,20 @@ fn within_lines(regex: &Regex, body: &[u8]) -> Option<Vec<(usize, usize)>> {
 
 /// One pass over the whole file: the same matches, lines and columns as the per-line scan when
 /// no match spans a line end (checked by [`within_lines`]).
-fn one_pass(
+fn one_pass<'a>(
     found: &[(usize, usize)],
-    body: &[u8],
-    on_match: &mut impl FnMut(usize, usize, &[u8]),
+    body: &'a [u8],
+    on_match: &mut impl FnMut(usize, usize, &'a [u8]),
 ) -> Counts {
     let mut counts = Counts::default();
     let (mut line, mut line_start, mut scanned) = (1usize, 0usize, 0usize);
     let mut last_counted_line = 0usize;
     for &(start, end) in found {
-        for newline in memchr::memchr_iter(b'\n', &body[scanned..start]) {
-            line += 1;
-            line_start = scanned + newline + 1;
+        // Counted, not iterated: one vector pass per gap, however many lines it holds.
+        let gap = &body[scanned..start];
+        if let Some(last) = memchr::memrchr(b'\n', gap) {
+            line += memchr::memchr_iter(b'\n', gap).count();
+            line_start = scanned + last + 1;
         }
         scanned = start;
         if line != last_counted_line {
@@ -191,10 +197,10 @@ fn one_pass(
 /// Count `regex` in one text file, line by line (`git grep`'s model, the reference the
 /// one-pass scan is checked against); `on_match(line, column, text)` sees every counted
 /// (non-empty) match.
-pub fn scan(
+pub fn scan<'a>(
     regex: &Regex,
-    content: &[u8],
-    mut on_match: impl FnMut(usize, usize, &[u8]),
+    content: &'a [u8],
+    mut on_match: impl FnMut(usize, usize, &'a [u8]),
 ) -> Counts {
     let mut counts = Counts::default();
     if content.is_empty() {

@@ -31,30 +31,13 @@ pub struct Outcomes {
 }
 
 /// Run `plan`: reuse valid evidence, run the jobs the rest need in `root` (the checkout of the
-/// snapshot's commit), then the remaining executions against `snapshot`, then record their
-/// evidence.
-/// `evidence` is `None` when nothing may be reused or recorded (a work-tree snapshot, a fresh
+/// snapshot's commit), then the remaining executions against `snapshot`. What ran is recorded
+/// by the caller, with [`save_evidence`] (`standards` does that while it compares findings:
+/// writing a large reading's findings takes a while).
+/// `evidence` is `None` when nothing may be reused (a work-tree snapshot, a fresh
 /// measurement). `log_dir` is where job logs go, `None` in a dry run, which runs no job.
 /// `progress` hears about each step as it starts.
 pub fn execute(
-    plan: &Plan,
-    runtime: &Runtime,
-    snapshot: &Snapshot,
-    root: &Path,
-    log_dir: Option<&Path>,
-    evidence: Option<&Store>,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Outcomes {
-    let outcomes = execute_unsaved(plan, runtime, snapshot, root, log_dir, evidence, progress);
-    if let Some(store) = evidence {
-        save_evidence(plan, &outcomes, store, snapshot);
-    }
-    outcomes
-}
-
-/// [`execute`], recording no evidence: the caller records it with [`save_evidence`] (while it
-/// goes on with the readings: writing a large reading's findings takes a while).
-pub fn execute_unsaved(
     plan: &Plan,
     runtime: &Runtime,
     snapshot: &Snapshot,

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::config::{Config, Job, Per, ProducerRef, Stage, StandardDef};
 use crate::runtime::{Limits, ProducerComponent};
 
-pub use execute::{ExecutionOutcome, Outcomes, execute, execute_unsaved, reuse, save_evidence};
+pub use execute::{ExecutionOutcome, Outcomes, execute, reuse, save_evidence};
 
 /// One physical producer run.
 #[derive(Debug, Clone)]

@@ -41,7 +41,7 @@ pub fn measure_with(
     let plan = Plan::build(config, &measurable, &components);
     component_configs(config, &plan, runtime)?;
     let evidence = evidence_store(repo, options);
-    let outcomes = crate::planner::execute_unsaved(
+    let outcomes = crate::planner::execute(
         &plan,
         runtime,
         &snapshot,

@@ -375,6 +375,9 @@ fn measure_whole(
         batch.evidence.as_ref(),
         &progress,
     );
+    if let Some(store) = &batch.evidence {
+        crate::planner::save_evidence(&sub, &outcomes, store, snapshot);
+    }
     indices
         .into_iter()
         .zip(outcomes.executions)

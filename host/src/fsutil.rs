@@ -1,4 +1,5 @@
-//! Atomic file writes: a temp file, fsync, rename. An existing file's permissions are kept.
+//! Atomic file writes: a temp file, fsync, rename (for a cache, no fsync). An existing file's
+//! permissions are kept.
 //! A work-tree file is written through a temp file in discern's own folder, so a crash never
 //! leaves dirt in the work tree.
 
@@ -9,16 +10,32 @@ use std::path::Path;
 pub const TEMP_PREFIX: &str = ".discern-tmp-";
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other(format!("{} has no parent", path.display())))?;
-    write_via(path, bytes, dir)
+    write_via(path, bytes, parent(path)?, Sync::Synced)
+}
+
+/// [`write_atomic`] without the fsync, for a cache whose reader checks what it reads: a crash
+/// never shows a half-written file under `path` (the rename is atomic), and a power loss that
+/// leaves its blocks unwritten leaves a file that does not parse, read as a miss. Writing a
+/// large cache file (a reading's findings) then costs no wait for the disk.
+pub fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via(path, bytes, parent(path)?, Sync::Unsynced)
+}
+
+fn parent(path: &Path) -> std::io::Result<&Path> {
+    path.parent()
+        .ok_or_else(|| std::io::Error::other(format!("{} has no parent", path.display())))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sync {
+    Synced,
+    Unsynced,
 }
 
 /// Write `path` atomically through a temp file in `temp_dir` (on the same file system; if the
 /// rename crosses devices, through one beside `path` instead).
 pub fn write_atomic_via(path: &Path, bytes: &[u8], temp_dir: &Path) -> std::io::Result<()> {
-    match write_via(path, bytes, temp_dir) {
+    match write_via(path, bytes, temp_dir, Sync::Synced) {
         Err(e) if e.raw_os_error() == Some(18) => write_atomic(path, bytes),
         other => other,
     }
@@ -44,7 +61,7 @@ pub fn clean_temp(dir: &Path, age: std::time::Duration) {
     }
 }
 
-fn write_via(path: &Path, bytes: &[u8], dir: &Path) -> std::io::Result<()> {
+fn write_via(path: &Path, bytes: &[u8], dir: &Path, sync: Sync) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
@@ -55,7 +72,9 @@ fn write_via(path: &Path, bytes: &[u8], dir: &Path) -> std::io::Result<()> {
         Err(_) => default_permissions(),
     };
     tmp.as_file().set_permissions(permissions)?;
-    tmp.as_file().sync_all()?;
+    if sync == Sync::Synced {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

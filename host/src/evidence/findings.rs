@@ -124,7 +124,7 @@ struct MetricFindingsRef<'a> {
 
 /// Write the encoded findings (`encode`) of the entry at `entry`.
 pub fn write(entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    crate::fsutil::write_atomic(&path_of(entry), bytes)
+    crate::fsutil::write_cache(&path_of(entry), bytes)
 }
 
 /// The findings kept for the entry at `entry`, or `None` when they are gone or damaged.

@@ -248,7 +248,7 @@ impl Store {
         if let Some(kept) = &kept {
             findings::write(&path, kept)?;
         }
-        crate::fsutil::write_atomic(&path, &bytes)?;
+        crate::fsutil::write_cache(&path, &bytes)?;
         self.evict(MAX_BYTES);
         Ok(())
     }

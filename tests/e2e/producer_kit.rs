@@ -48,12 +48,14 @@ fn discern_in(dir: &Path, args: &[&str]) -> Run {
 }
 
 /// The Rust scaffold `word-count`, written by `producers new` and built to a component once per
-/// test binary: the path of its `.wasm`.
+/// test process: the path of its `.wasm`. Each process (a test runner may run tests in several)
+/// scaffolds into a folder of its own; the builds share one target folder, one at a time, and
+/// each copies its component out before the next build can replace it.
 fn scaffolded() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        let parent = target.join("producer-kit");
+        let parent = target.join(format!("producer-kit/{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&parent);
         std::fs::create_dir_all(&parent).unwrap();
         let run = discern_in(
@@ -71,6 +73,8 @@ fn scaffolded() -> &'static Path {
         // no registry; a user's first build resolves them.
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+        let lock = std::fs::File::create(target.join("producer-kit/.lock")).unwrap();
+        lock.lock().unwrap();
         let out = Command::new(env!("CARGO"))
             .args([
                 "build",
@@ -92,7 +96,13 @@ fn scaffolded() -> &'static Path {
             "the scaffold does not build:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        target.join("producer-kit-target/wasm32-wasip2/release/word_count.wasm")
+        let wasm = parent.join("word_count.wasm");
+        std::fs::copy(
+            target.join("producer-kit-target/wasm32-wasip2/release/word_count.wasm"),
+            &wasm,
+        )
+        .unwrap();
+        wasm
     })
 }
 

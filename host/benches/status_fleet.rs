@@ -3,8 +3,8 @@
 //! flat: at most twice the one-worktree time plus 5 ms per worktree (issue 19). Prints, per
 //! fleet size, the default status payload (JSON + Markdown, in characters), the full
 //! (`--verbose`) payload, the wall time of `discern status --json` (the release binary, warm
-//! file-system cache, median), one `git status --porcelain` of the main checkout, their ratio
-//! and the budget.
+//! file-system cache, median), one `git status --porcelain` of the main checkout, their ratio,
+//! the least a stat walk of the same worktrees costs (the walk floor) and the budget.
 //!
 //! Run: `cargo bench -p discern --bench status_fleet` (env `BENCH_FLEETS=1,20,100`,
 //! `BENCH_FILES=4000`, `BENCH_RUNS=5`). A third of the efforts have an untracked file, a fifth
@@ -89,6 +89,41 @@ fn grow(root: &Path, from: usize, n: usize) {
     }
 }
 
+/// The least any stat walk of the fleet can cost: every folder of the main checkout and of `n`
+/// worktrees read and every entry `lstat`ed (relative to its open folder, as the clean check
+/// does), on every core, comparing nothing. `git status` does at least this much per worktree;
+/// on a machine where system calls are dear it can exceed the budget on its own.
+fn walk_floor(root: &Path, n: usize) {
+    let mut roots: Vec<PathBuf> = (0..n).map(|i| worktree_path(root, i)).collect();
+    roots.push(root.to_path_buf());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(dir) =
+                    roots.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    walk(dir);
+                }
+            });
+        }
+    });
+}
+
+fn walk(dir: &Path) {
+    for entry in std::fs::read_dir(dir).expect("read a worktree folder") {
+        let entry = entry.expect("a folder entry");
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        let meta = entry.metadata().expect("lstat");
+        if meta.is_dir() {
+            walk(&entry.path());
+        }
+    }
+}
+
 fn worktree_path(root: &Path, i: usize) -> PathBuf {
     root.with_file_name("repo.worktrees")
         .join(format!("e{i:04}"))
@@ -151,8 +186,18 @@ fn main() {
     repository(&root, files);
     println!("repository: {files} files; median of {runs} runs, warm file-system cache");
     println!(
-        "{:>6} {:>10} {:>10} {:>10} {:>12} {:>12} {:>12} {:>7} {:>10}",
-        "fleet", "default", "of it md", "full", "first", "status", "git status", "ratio", "budget"
+        "{:>6} {:>10} {:>10} {:>10} {:>12} {:>12} {:>12} {:>7} {:>12} {:>7} {:>10}",
+        "fleet",
+        "default",
+        "of it md",
+        "full",
+        "first",
+        "status",
+        "git status",
+        "ratio",
+        "walk floor",
+        "/floor",
+        "budget"
     );
     let mut grown = 0;
     let mut one = None;
@@ -166,19 +211,22 @@ fn main() {
         run_quiet(&root, discern, &["status", "--json"]);
         let took = median(runs, || run_quiet(&root, discern, &["status", "--json"]));
         let reference = median(runs, || run_quiet(&root, "git", &["status", "--porcelain"]));
+        let floor = median(runs, || walk_floor(&root, n));
         let base = *one.get_or_insert(took);
         let budget = 2 * base + Duration::from_millis(5) * u32::try_from(n).unwrap_or(u32::MAX);
         println!(
-            "{n:>6} {default:>10} {markdown:>10} {full:>10} {:>10.0}ms {:>10.0}ms {:>10.1}ms {:>6.1}x {:>8.0}ms{}",
+            "{n:>6} {default:>10} {markdown:>10} {full:>10} {:>10.0}ms {:>10.0}ms {:>10.1}ms {:>6.1}x {:>10.0}ms {:>6.2}x {:>8.0}ms{}",
             first.as_secs_f64() * 1e3,
             took.as_secs_f64() * 1e3,
             reference.as_secs_f64() * 1e3,
             took.as_secs_f64() / reference.as_secs_f64(),
+            floor.as_secs_f64() * 1e3,
+            took.as_secs_f64() / floor.as_secs_f64(),
             budget.as_secs_f64() * 1e3,
             if took <= budget { "" } else { "  over" }
         );
     }
     println!(
-        "first = the first status after the fleet grew; status = the median after it (worktrees\nremember what was settled, git/settled.rs); ratio = status / one git status; budget = 2 x\nthe first row's status + 5 ms per worktree"
+        "first = the first status after the fleet grew; status = the median after it (worktrees\nremember what was settled, git/settled.rs); ratio = status / one git status; walk floor =\nevery folder of every worktree read and every entry lstat'ed on every core, nothing compared\n(no stat walk can be faster); budget = 2 x the first row's status + 5 ms per worktree"
     );
 }

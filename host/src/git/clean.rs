@@ -76,8 +76,8 @@ pub(super) enum Walk {
     /// Stop: the tree is not provably clean. Racily clean entries are the only suspects.
     Prove,
     /// Settle it by its content where stat data cannot tell (racily clean, or touched at the
-    /// same size), else collect it (and every missing tracked file) as a suspect, for git to
-    /// compare.
+    /// same size), list it as changed where git would without reading it (another size), else
+    /// collect it (and every missing tracked file) as a suspect, for git to compare.
     Survey,
 }
 
@@ -283,7 +283,11 @@ enum Seen {
     Racy,
     /// Differs, but the kind, mode and size are the same (touched): only the content can tell.
     Touched,
-    /// Differs in kind, mode or size.
+    /// The same kind and mode at another size than the entry records (a size of 0 is a smudged
+    /// entry, `Touched`): git lists it as modified without reading it (`ie_modified`), even
+    /// where a line-ending conversion would store the same blob.
+    Resized,
+    /// Differs in kind or mode.
     Differs,
 }
 
@@ -351,6 +355,14 @@ impl Check<'_> {
         Some(())
     }
 
+    /// `path` has changed (surveying).
+    fn changed(&self, path: &[u8], survey: &mut Survey) -> Option<()> {
+        survey
+            .changed
+            .push(std::str::from_utf8(path).ok()?.to_owned());
+        Some(())
+    }
+
     fn suspect_all<'i>(
         &self,
         indices: impl Iterator<Item = &'i usize>,
@@ -379,8 +391,9 @@ impl Check<'_> {
             (Seen::Racy, _) if self.record.is_some_and(|r| r.trusts(index, &entry.stat)) => {
                 return Some(());
             }
+            (Seen::Resized, Walk::Survey) => return self.changed(path, survey),
             (Seen::Racy, _) | (Seen::Touched, Walk::Survey) => true,
-            (Seen::Touched | Seen::Differs, _) => false,
+            (Seen::Touched | Seen::Resized | Seen::Differs, _) => false,
         };
         if !by_content {
             return self.suspect(path, survey);
@@ -393,12 +406,7 @@ impl Check<'_> {
                 Some(())
             }
             (Settled::Changed, Walk::Prove) => None,
-            (Settled::Changed, Walk::Survey) => {
-                survey
-                    .changed
-                    .push(std::str::from_utf8(path).ok()?.to_owned());
-                Some(())
-            }
+            (Settled::Changed, Walk::Survey) => self.changed(path, survey),
             (Settled::CannotTell, Walk::Survey) => self.suspect(path, survey),
             // Proving, a racily clean entry is left to `git diff-files`, a bounded number.
             (Settled::CannotTell, Walk::Prove) => {
@@ -461,9 +469,19 @@ impl Check<'_> {
             gid: meta.gid(),
             size: meta.size() as u32,
         };
-        let same_size = u64::from(entry.stat.size) == meta.size();
-        if !mode_ok || !same_size {
+        if !mode_ok {
             return Seen::Differs;
+        }
+        // Sizes as the index holds them, truncated to 32 bits, as git compares them.
+        if entry.stat.size != now.size {
+            return match entry.stat.size {
+                0 => Seen::Touched,
+                _ => Seen::Resized,
+            };
+        }
+        if u64::from(entry.stat.size) != meta.size() {
+            // The same size modulo 4 GiB: only the content (git, for a file this large) can tell.
+            return Seen::Touched;
         }
         if !entry.stat.matches(&now, exact) {
             return Seen::Touched;

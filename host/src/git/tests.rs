@@ -186,6 +186,7 @@ fn line_endings_agree(configure: impl Fn(&TestRepo)) {
         .write("mixed.txt", "one\r\ntwo\n")
         .write("binary.dat", b"\0\r\n\r\n".as_slice())
         .write("lone-cr.txt", "one\rtwo\n")
+        .write("resized.txt", "one\ntwo\n")
         .write("docs/a.md", "# a\n\nb\n");
     repo.commit("line endings");
     configure(&repo);
@@ -205,6 +206,15 @@ fn line_endings_agree(configure: impl Fn(&TestRepo)) {
         false => replace_first(b, b"\n\n", b"\r\n"),
     });
     edit_same_size(&wt, "crlf-in-index.txt", <[u8]>::to_vec);
+    // Other sizes: listed as git lists them, unread, even the other line endings that git
+    // would store as the same blob.
+    let resized = wt.join("resized.txt");
+    let other = match std::fs::read(&resized).unwrap().contains(&b'\r') {
+        true => "one\ntwo\n",
+        false => "one\r\ntwo\r\n",
+    };
+    std::fs::write(&resized, other).unwrap();
+    std::fs::write(wt.join("lone-cr.txt"), "one\rtwo\nthree\n").unwrap();
     let surveyed = walk(&wt, Walk::Survey).unwrap();
     assert!(
         surveyed.suspects.is_empty(),

@@ -281,7 +281,8 @@ enum Seen {
     Matches,
     /// Matches, but the entry is racily clean (or smudged): only the content can tell.
     Racy,
-    /// Differs, but the kind, mode and size are the same (touched): only the content can tell.
+    /// Differs, but the kind and mode are the same and the size cannot tell (the same size, a
+    /// smudged entry's 0, or the same size modulo 4 GiB): only the content can tell.
     Touched,
     /// The same kind and mode at another size than the entry records (a size of 0 is a smudged
     /// entry, `Touched`): git lists it as modified without reading it (`ie_modified`), even

@@ -119,6 +119,8 @@ fn a_changed_component_and_a_corrupt_store_are_misses() {
     let mut changed = discern_tests::HOSTILE_WASM.to_vec();
     changed.extend_from_slice(&[0x00, 0x05, 0x04, b'n', b'o', b't', b'e']);
     fixture.repo.write("tools/p.wasm", changed);
+    // On a branch: on the trunk a component swap without the owner's approval is refused.
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/rebuild"]);
     fixture.repo.commit("rebuild the producer");
     assert_eq!(runs(&measure(&fixture)), 1);
 

@@ -188,7 +188,10 @@ fn a_v0_1_component_runs_beside_v0_2_built_ins_in_one_batch() {
         .repo
         .write("tools/legacy.wasm", discern_tests::LEGACY_V01_WASM)
         .write("src/old.rs", "// LEGACY\n");
-    fixture.repo.commit("a legacy file and producer");
+    // In the first commit, beside the config that names it: added later on the trunk, the
+    // component would be a protected change.
+    fixture.repo.git(&["add", "-A"]);
+    fixture.repo.git(&["commit", "-q", "--amend", "--no-edit"]);
     let json = measure(&fixture);
     assert_eq!(json["ok"], true, "{json}");
     let legacy = standard(&json, "legacy");

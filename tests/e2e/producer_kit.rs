@@ -122,6 +122,10 @@ fn component_in(fixture: &Fixture) -> String {
     let to = fixture.path().join("tools/word-count.wasm");
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
     std::fs::copy(scaffolded(), &to).unwrap();
+    // On a branch: a component the trunk did not have is a protected change there.
+    fixture
+        .repo
+        .git(&["checkout", "-q", "-b", "agent/component"]);
     fixture.repo.commit("the component");
     "tools/word-count.wasm".to_owned()
 }

@@ -8,12 +8,13 @@ pub mod asker;
 mod prompt;
 mod record;
 mod sign;
+pub mod signers;
 
 use gix::ObjectId;
 
 pub use prompt::ask_on_terminal;
 pub use record::{Channel, Granted, NOTES_REF, Subject, VERSION, recorded};
-pub use sign::{NAMESPACE, SignError, Signer, sign, verify};
+pub use sign::{NAMESPACE, SignError, Signer, sign, verify, verify_for};
 
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, RepoError};

@@ -1,6 +1,7 @@
 //! Signed approvals: the owner's SSH key signs exactly what is approved, through
 //! `ssh-keygen -Y sign -n discern-approval`, and anyone verifies it against the trunk's
-//! allowed-signers file (git's format) with `ssh-keygen -Y verify`.
+//! allowed-signers file (git's format) in-process (SSHSIG through `ssh-key`, as `ssh-keygen -Y
+//! verify` checks it): no program found on `PATH` decides whether a signature is good.
 
 use std::io::Write;
 use std::path::Path;
@@ -47,46 +48,46 @@ pub fn sign(key: &Path, payload: &str) -> Result<String, SignError> {
     Ok(text)
 }
 
-/// Verify `signature` over `payload` against `signers` (the allowed-signers file's content).
+/// Verify `signature` over `payload` against `signers` (the allowed-signers file's content)
+/// for the approval namespace.
 pub fn verify(signers: &[u8], payload: &str, signature: &str) -> Result<Signer, SignError> {
-    let dir = tempfile::tempdir()?;
-    let (signers_path, signature_path) = (dir.path().join("signers"), dir.path().join("sig"));
-    std::fs::write(&signers_path, signers)?;
-    std::fs::write(&signature_path, signature)?;
-    let found = run(
-        Command::new("ssh-keygen")
-            .args(["-Y", "find-principals", "-s"])
-            .arg(&signature_path)
-            .arg("-f")
-            .arg(&signers_path),
-        b"",
-    )?;
-    let principals = String::from_utf8_lossy(&found.stdout).into_owned();
-    let Some(principal) = principals.lines().map(str::trim).find(|p| !p.is_empty()) else {
-        return Err(SignError::Invalid(
-            "its key is not in the allowed signers".to_owned(),
-        ));
+    verify_for(NAMESPACE, signers, payload, signature)
+}
+
+/// Verify `signature` over `payload`, made for `namespace`, against `signers`: the signature
+/// must be an SSHSIG for exactly that namespace, by a key a line of the file lists, and that
+/// line must allow the namespace now (`namespaces=`, `valid-after`, `valid-before`; a
+/// `cert-authority` line signs certificates, which discern does not accept).
+pub fn verify_for(
+    namespace: &str,
+    signers: &[u8],
+    payload: &str,
+    signature: &str,
+) -> Result<Signer, SignError> {
+    let text = std::str::from_utf8(signers)
+        .map_err(|_| SignError::Invalid("the allowed-signers file is not UTF-8".to_owned()))?;
+    let listed = super::signers::parse(text).map_err(|e| SignError::Invalid(e.to_string()))?;
+    let sig = ssh_key::SshSig::from_pem(signature.trim())
+        .map_err(|e| SignError::Invalid(format!("it is not an SSH signature ({e})")))?;
+    let lines: Vec<_> = listed
+        .iter()
+        .filter(|l| l.key.key_data() == sig.public_key())
+        .collect();
+    let Some(line) = lines.iter().find(|l| l.allows(namespace)) else {
+        return Err(SignError::Invalid(match lines.first() {
+            None => "its key is not in the allowed signers".to_owned(),
+            Some(l) => format!(
+                "the allowed-signers line of {} does not let its key sign for {namespace:?} now",
+                l.principals
+            ),
+        }));
     };
-    let verified = run(
-        Command::new("ssh-keygen")
-            .args(["-Y", "verify", "-n", NAMESPACE, "-I", principal, "-f"])
-            .arg(&signers_path)
-            .arg("-s")
-            .arg(&signature_path),
-        payload.as_bytes(),
-    )?;
-    let said = String::from_utf8_lossy(&verified.stdout).into_owned();
-    if !verified.status.success() || !said.starts_with("Good ") {
-        return Err(SignError::Invalid(last_line(&verified.stderr)));
-    }
-    let fingerprint = said
-        .split_whitespace()
-        .find(|w| w.starts_with("SHA256:"))
-        .unwrap_or("unknown")
-        .to_owned();
+    line.key
+        .verify(namespace, payload.as_bytes(), &sig)
+        .map_err(|e| SignError::Invalid(format!("the signature does not verify ({e})")))?;
     Ok(Signer {
-        principal: principal.to_owned(),
-        fingerprint,
+        principal: line.principals.clone(),
+        fingerprint: line.key.fingerprint(ssh_key::HashAlg::Sha256).to_string(),
     })
 }
 

@@ -445,7 +445,7 @@ fn locked_or(lock: std::path::PathBuf, error: CommitError) -> CommitError {
 /// An identity for commits and reflogs, as git itself would use: `git var` honors
 /// `GIT_*_NAME/EMAIL/DATE` and the user's config. Falls back to a discern identity.
 pub(crate) fn identity(var: &str, repo: &Repo) -> gix::actor::Signature {
-    let output = Command::new("git")
+    let output = crate::git::command()
         .arg("var")
         .arg(var)
         .current_dir(repo.root())

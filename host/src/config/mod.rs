@@ -64,6 +64,9 @@ pub struct Config {
     /// `[acceptance].allowed_signers`: the trunk's file of the owner's SSH keys (git's
     /// allowed-signers format), repository-relative.
     pub allowed_signers: Option<String>,
+    /// `[acceptance].protected`: pathspecs whose files define the gate too (the scripts a job
+    /// runs, say): a change to one is a protected change, like CODEOWNERS.
+    pub protected_paths: Vec<String>,
     pub map_dir: String,
     /// In declaration order: plan order and result order.
     pub standards: Vec<StandardDef>,
@@ -107,6 +110,7 @@ impl Config {
             pre_authorized: Vec::new(),
             approval: ApprovalPolicy::Interactive,
             allowed_signers: None,
+            protected_paths: Vec::new(),
             map_dir: DEFAULT_MAP_DIR.to_owned(),
             standards: Vec::new(),
             document: toml_edit::DocumentMut::new(),
@@ -132,6 +136,11 @@ impl Config {
     /// The effective trunk: `override_` (from `DISCERN_TRUNK`) wins over the config.
     pub fn trunk<'a>(&'a self, override_: Option<&'a str>) -> &'a str {
         override_.filter(|t| !t.is_empty()).unwrap_or(&self.trunk)
+    }
+
+    /// Whether this config says nothing at all (no `discern.toml`, or an empty one).
+    pub fn is_empty(&self) -> bool {
+        self.document.as_table().is_empty()
     }
 
     pub fn standard(&self, name: &str) -> Option<&StandardDef> {

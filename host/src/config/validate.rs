@@ -18,7 +18,7 @@ use super::{
 
 const ROOT_TABLES: &[&str] = &["repository", "jobs", "acceptance", "map", "standards"];
 const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "pin_on_done"];
-const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized", "approval", "allowed_signers"];
+const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized", "approval", "allowed_signers", "protected"];
 const MAP_KEYS: &[&str] = &["dir"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
 /// The longest `timeout` a Standard or a job may have: one hour.
@@ -107,6 +107,9 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
         .string_list(acceptance, "acceptance", "pre_authorized", true)
         .unwrap_or_default();
     let allowed_signers = reader.string(acceptance, "acceptance", "allowed_signers");
+    let protected_paths = reader
+        .pathspec_list(acceptance, "acceptance", "protected")
+        .unwrap_or_default();
     let approval = reader.approval(acceptance, allowed_signers.as_deref());
     let map = reader.table(root.get("map"), "map", MAP_KEYS);
     let map_dir = reader
@@ -125,6 +128,7 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
             pre_authorized,
             approval,
             allowed_signers,
+            protected_paths,
             map_dir,
             standards,
             document,
@@ -325,6 +329,19 @@ impl<'a> Reader<'a> {
                 None
             }
         }
+    }
+
+    /// A list of pathspecs (git's, as Standards write them), each checked (strict mode).
+    fn pathspec_list(
+        &mut self,
+        table: Option<&dyn TableLike>,
+        name: &str,
+        key: &str,
+    ) -> Option<Vec<String>> {
+        let list = self.string_list(table, name, key, true)?;
+        let span = table?.get(key)?.span();
+        self.pathspecs(name, key, span, &list);
+        Some(list)
     }
 
     fn string_list(

@@ -11,7 +11,7 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use super::clean::{self, Walk};
 use crate::snapshot::Snapshot;
@@ -38,7 +38,7 @@ fn modified(root: &Path, suspects: &[String]) -> Option<Vec<String>> {
     if suspects.is_empty() {
         return Some(Vec::new());
     }
-    let output = Command::new("git")
+    let output = super::command()
         .args([
             "--literal-pathspecs",
             "diff",

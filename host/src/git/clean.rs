@@ -19,7 +19,7 @@ use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gix::index::State;
@@ -499,7 +499,7 @@ impl Check<'_> {
 /// content the way git does (line endings, filters, attributes), without writing anything.
 fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
     paths.is_empty()
-        || Command::new("git")
+        || super::command()
             .args(["--literal-pathspecs", "diff-files", "--quiet", "--"])
             .args(paths)
             .current_dir(root)
@@ -525,7 +525,7 @@ pub(super) fn ignored(root: &Path, names: &[String]) -> Option<HashSet<String>> 
     if names.iter().any(|n| n.starts_with(':')) {
         return None;
     }
-    let mut child = Command::new("git")
+    let mut child = super::command()
         .args(["check-ignore", "-z", "--stdin"])
         .current_dir(root)
         .stdin(Stdio::piped())

@@ -5,6 +5,7 @@
 
 mod changes;
 mod clean;
+mod history;
 mod refs;
 mod repo;
 mod settle;
@@ -13,9 +14,18 @@ mod settled;
 mod tests;
 pub mod worktree;
 
+pub use history::RangeCommit;
 pub use refs::Resolved;
 pub use repo::{Repo, RepoError, WorktreeInfo};
 pub use worktree::{GitCommandError, Merge, Removal};
+
+/// `git` as discern runs it: replace refs off (`GIT_NO_REPLACE_OBJECTS`), so no
+/// `refs/replace/` entry an agent wrote can stand in for an object discern reads.
+pub fn command() -> std::process::Command {
+    let mut cmd = std::process::Command::new("git");
+    cmd.env("GIT_NO_REPLACE_OBJECTS", "1");
+    cmd
+}
 
 /// A commit id shortened for people (12 hex digits).
 pub fn short(id: &str) -> String {

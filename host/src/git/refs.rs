@@ -1,5 +1,5 @@
 //! Reading refs by the names people write: a trunk named `main`, `origin/main` or
-//! `refs/remotes/origin/main`, resolved as git resolves a revision's ref name; what
+//! `refs/remotes/origin/main`, resolved to a branch and never to a tag; what
 //! `origin/HEAD` names; the first parents of a commit; whether the clone is shallow.
 
 use gix::ObjectId;
@@ -15,32 +15,52 @@ pub struct Resolved {
 }
 
 impl Repo {
-    /// Resolve `name` as `git rev-parse` resolves a ref name (`refs/<name>`, `refs/tags/`,
-    /// `refs/heads/`, `refs/remotes/`, `refs/remotes/<name>/HEAD`, in that order); a plain
-    /// branch name that names no ref falls back to `refs/remotes/origin/<name>`, the shape
-    /// of a CI clone. `None` when nothing matches.
+    /// Resolve `name` unambiguously to a branch: a full `refs/…` name as written (never a tag),
+    /// else `refs/heads/<name>`, else `refs/remotes/<name>` when `name` starts with a configured
+    /// remote (`upstream/main`), else `refs/remotes/origin/<name>`, the shape of a CI clone. A
+    /// tag, `HEAD` or any other revision never names a trunk, whatever git's DWIM order would
+    /// pick. `None` when nothing matches.
     pub fn resolve_ref(&self, name: &str) -> Result<Option<Resolved>, RepoError> {
         let repo = self.local();
-        let mut candidates = vec![name.to_owned()];
-        if !name.starts_with("refs/") && !name.contains('/') {
-            candidates.push(format!("refs/remotes/origin/{name}"));
-        }
-        for candidate in &candidates {
+        for candidate in self.ref_candidates(name) {
             let found = repo
                 .try_find_reference(candidate.as_str())
                 .map_err(|e| read_error(&format!("the ref {candidate}"), e))?;
-            if let Some(mut reference) = found {
-                let full = reference.name().as_bstr().to_string();
-                let id = reference
-                    .peel_to_id()
-                    .map_err(|e| read_error(&format!("the ref {full}"), e))?;
-                return Ok(Some(Resolved {
-                    reference: full,
-                    commit: id.detach(),
-                }));
-            }
+            // A full name is looked up as written; anything else found is not this name.
+            let Some(mut reference) = found.filter(|r| r.name().as_bstr() == candidate.as_str())
+            else {
+                continue;
+            };
+            let id = reference
+                .peel_to_id()
+                .map_err(|e| read_error(&format!("the ref {candidate}"), e))?;
+            return Ok(Some(Resolved {
+                reference: candidate,
+                commit: id.detach(),
+            }));
         }
         Ok(None)
+    }
+
+    /// The full ref names `name` may stand for, in the order they are tried.
+    fn ref_candidates(&self, name: &str) -> Vec<String> {
+        if name.starts_with("refs/") {
+            return match name.starts_with("refs/tags/") {
+                true => Vec::new(),
+                false => vec![name.to_owned()],
+            };
+        }
+        if name.is_empty() || name == "HEAD" || name.starts_with('@') {
+            return Vec::new();
+        }
+        let mut candidates = vec![format!("refs/heads/{name}")];
+        if let Some((remote, _)) = name.split_once('/')
+            && (remote == "origin" || self.remote_names().iter().any(|r| r == remote))
+        {
+            candidates.push(format!("refs/remotes/{name}"));
+        }
+        candidates.push(format!("refs/remotes/origin/{name}"));
+        candidates
     }
 
     /// The commit the trunk named `name` points at, resolved as [`Repo::resolve_ref`] does.

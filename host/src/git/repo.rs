@@ -38,8 +38,8 @@ impl Repo {
     /// global and system git config.
     pub fn discover(dir: &Path) -> Result<Self, RepoError> {
         let trust = gix::sec::trust::Mapping {
-            full: gix::open::Options::isolated(),
-            reduced: gix::open::Options::isolated(),
+            full: crate::snapshot::open_options(),
+            reduced: crate::snapshot::open_options(),
         };
         let repo = gix::ThreadSafeRepository::discover_opts(dir, Default::default(), trust)
             .map_err(|e| RepoError::NotARepository {
@@ -157,7 +157,7 @@ impl Repo {
             .map_err(|e| read_error("a temporary index", e))?;
         let index_path = index.path().to_owned();
         let git = |args: &[&str]| -> Result<String, RepoError> {
-            let output = Command::new("git")
+            let output = super::command()
                 .args(args)
                 .current_dir(&self.root)
                 .env("GIT_INDEX_FILE", &index_path)
@@ -250,7 +250,7 @@ impl Repo {
     }
 
     fn status_command(&self, untracked: &str) -> Command {
-        let mut cmd = Command::new("git");
+        let mut cmd = super::command();
         cmd.args([
             "status",
             "--porcelain=v1",
@@ -386,7 +386,7 @@ impl Repo {
 
     /// Run git in the work tree; its stdout exactly as printed, or its stderr as the error.
     pub fn git_bytes(&self, args: &[&str]) -> Result<Vec<u8>, RepoError> {
-        let output = Command::new("git")
+        let output = super::command()
             .args(args)
             .current_dir(&self.root)
             .output()

@@ -77,7 +77,11 @@ fn open_as_git_does(root: &Path) -> Option<gix::ThreadSafeRepository> {
     {
         return None;
     }
-    let repo = gix::ThreadSafeRepository::open_opts(root, gix::open::Options::default()).ok()?;
+    let repo = gix::ThreadSafeRepository::open_opts(
+        root,
+        gix::open::Options::default().cli_overrides(["core.useReplaceRefs=false"]),
+    )
+    .ok()?;
     let local = repo.to_thread_local();
     // Reduced trust drops settings git would apply (or git refuses the repository).
     let trusted = local.git_dir_trust() == gix::sec::Trust::Full;

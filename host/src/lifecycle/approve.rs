@@ -268,7 +268,7 @@ fn signing_key(repo: &Repo) -> Result<Staged, Box<Envelope>> {
             "Run `discern approve --key ~/.ssh/id_ed25519 …`, or `git config --global user.signingkey PATH`.",
         ))
     };
-    let output = std::process::Command::new("git")
+    let output = crate::git::command()
         .arg("-C")
         .arg(repo.root())
         .args(["config", "--get", "user.signingkey"])

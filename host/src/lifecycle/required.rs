@@ -11,9 +11,8 @@ use serde::Serialize;
 use crate::approval::config_at;
 use crate::git::{Repo, RepoError};
 use crate::proposals::{self, ApprovalItem, ProposalRecord};
-use crate::protected::{self, ProtectedChange};
+use crate::protected::{self, ProtectedChange, Side};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
-use crate::standards::limits::{self, Change};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RequiredError {
@@ -101,41 +100,29 @@ pub fn required(
     let old = config_at(repo, trunk_commit).map_err(RequiredError::TrunkConfig)?;
     let new = config_at(repo, head).map_err(RequiredError::HeadConfig)?;
     let live = proposals::live(repo, trunk).map_err(|e| RequiredError::Proposals(e.to_string()))?;
-    let old_blob = |path: &str| blob(repo, trunk_commit, path);
-    let new_blob = |path: &str| blob(repo, head, path);
+    let changes = protected::between(
+        repo,
+        Side {
+            commit: trunk_commit,
+            config: &old,
+        },
+        Side {
+            commit: head,
+            config: &new,
+        },
+    )?;
     let mut required = Required {
-        protected: protected::changes(&old, &old_blob, &new, &new_blob),
+        protected: changes.protected,
         ..Required::default()
     };
-    for change in limits::forbidden(&old, &new) {
-        let Change::Loosened {
-            standard, from, to, ..
-        } = &change
-        else {
-            continue; // a redefinition or deletion is a protected change
-        };
-        match live
-            .records
-            .iter()
-            .find(|r| &r.standard == standard && r.trunk_limit == *from && r.proposed_limit == *to)
-        {
+    for l in &changes.loosened {
+        match live.records.iter().find(|r| {
+            r.standard == l.standard && r.trunk_limit == l.from && r.proposed_limit == l.to
+        }) {
             Some(record) => required.proposals.push(ApprovalItem::of(record)),
-            None => required.unexplained.push(change.describe()),
+            None => required.unexplained.push(l.describe()),
         }
     }
     required.records = live.records;
     Ok(required)
-}
-
-/// The blob id of `path` at `commit` (`None`: not there).
-fn blob(repo: &Repo, commit: ObjectId, path: &str) -> Option<String> {
-    repo.git(&[
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        &format!("{commit}:{path}"),
-    ])
-    .ok()
-    .map(|s| s.trim().to_owned())
-    .filter(|s| !s.is_empty())
 }

@@ -126,6 +126,7 @@ pub fn repository_rows(ws: &Workspace, runtime: &Runtime, config: &Config) -> Ve
     let components = Components {
         repo: &ws.repo,
         snapshot: None,
+        origin: crate::standards::ComponentOrigin::WorkTree,
     };
     users
         .into_iter()

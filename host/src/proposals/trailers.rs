@@ -87,18 +87,10 @@ pub struct Committed {
 /// The live proposals of `base..head`, oldest commit first: a later proposal of the same
 /// Standard replaces an earlier one, a withdrawal ends it.
 pub fn committed(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Vec<Committed>, RepoError> {
-    let listed = repo.git(&[
-        "rev-list",
-        "--topo-order",
-        "--reverse",
-        &format!("{base}..{head}"),
-    ])?;
+    let listed = repo.range(base, head)?;
     let local = repo.local();
     let mut live: BTreeMap<String, Committed> = BTreeMap::new();
-    for hex in listed.lines() {
-        let Ok(commit) = ObjectId::from_hex(hex.trim().as_bytes()) else {
-            continue;
-        };
+    for commit in listed.into_iter().map(|c| c.commit) {
         let object = local.find_commit(commit).map_err(|e| RepoError::Read {
             what: format!("the commit {commit}"),
             message: e.to_string(),

@@ -73,6 +73,18 @@ impl CompileCache {
         {
             return Ok((component, Origin::Cache));
         }
+        self.compile(engine, wasm, digest)
+    }
+
+    /// Compile `wasm` in this process, never reading the cache (the entry is written for later
+    /// runs that may trust it).
+    pub fn compile(
+        &self,
+        engine: &Engine,
+        wasm: &[u8],
+        digest: Digest,
+    ) -> wasmtime::Result<(Component, Origin)> {
+        let path = self.entry_path(engine, digest);
         let component = Component::new(engine, wasm)?;
         if let Some(path) = &path {
             // A cache that cannot be written only costs speed.

@@ -14,6 +14,9 @@ pub struct ProducerComponent {
     /// The binary's own precompiled code of a built-in (never bytes from a repository or the
     /// user's cache): see `builtins.rs`.
     precompiled: Option<&'static [u8]>,
+    /// Compile in this process: no compile-cache entry is trusted for it (the gate's Proof and
+    /// a landing never run code a user-writable cache supplied).
+    compiled_here: bool,
 }
 
 impl std::fmt::Debug for ProducerComponent {
@@ -36,6 +39,7 @@ impl ProducerComponent {
             digest: Digest::of(&bytes),
             bytes,
             precompiled: None,
+            compiled_here: false,
         }
     }
 
@@ -43,6 +47,16 @@ impl ProducerComponent {
     pub(crate) fn with_precompiled(mut self, precompiled: &'static [u8]) -> Self {
         self.precompiled = Some(precompiled).filter(|code| !code.is_empty());
         self
+    }
+
+    /// Require machine code compiled in this process (or built into the binary).
+    pub fn compiled_here(mut self) -> Self {
+        self.compiled_here = true;
+        self
+    }
+
+    pub(crate) fn requires_compiled_here(&self) -> bool {
+        self.compiled_here
     }
 
     pub(crate) fn precompiled(&self) -> Option<&'static [u8]> {

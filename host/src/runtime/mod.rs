@@ -254,7 +254,11 @@ impl Runtime {
             stderr: None,
         };
         let digest = component.digest();
-        if let Some(loaded) = self.lock_loaded().get(&digest) {
+        if let Some(loaded) = self
+            .lock_loaded()
+            .get(&digest)
+            .filter(|l| l.origin != Origin::Cache || !component.requires_compiled_here())
+        {
             return Ok(Arc::new(Loaded {
                 pre: loaded.pre.clone(),
                 wit_version: loaded.wit_version.clone(),

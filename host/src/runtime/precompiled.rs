@@ -40,7 +40,10 @@ pub fn load(
             }
         }
     }
-    let (compiled, origin) = cache.load(engine, component.bytes(), component.digest())?;
+    let (compiled, origin) = match component.requires_compiled_here() {
+        true => cache.compile(engine, component.bytes(), component.digest())?,
+        false => cache.load(engine, component.bytes(), component.digest())?,
+    };
     Ok(Compiled {
         component: compiled,
         origin,

@@ -498,12 +498,17 @@ fn escape(bytes: &[u8]) -> String {
     out
 }
 
+/// How discern opens a repository with gix: isolated from the machine's global and system
+/// config, and never following `refs/replace/` (whatever the repository's own config says), so
+/// no replace ref an agent wrote can stand in for a commit, tree or blob discern reads.
+pub fn open_options() -> gix::open::Options {
+    gix::open::Options::isolated().cli_overrides(["core.useReplaceRefs=false"])
+}
+
 fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotError> {
     // Isolated: the machine's global and system git config never change what we read.
-    gix::ThreadSafeRepository::open_opts(dir, gix::open::Options::isolated()).map_err(|e| {
-        SnapshotError::Open {
-            path: dir.to_owned(),
-            message: e.to_string(),
-        }
+    gix::ThreadSafeRepository::open_opts(dir, open_options()).map_err(|e| SnapshotError::Open {
+        path: dir.to_owned(),
+        message: e.to_string(),
     })
 }

@@ -266,6 +266,7 @@ fn todays_limits(
         &Components {
             repo: &ws.repo,
             snapshot: Some(snapshot),
+            origin: super::ComponentOrigin::Commit,
         },
     );
     let outcomes = crate::planner::execute(

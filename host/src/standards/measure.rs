@@ -3,8 +3,8 @@
 //! readings recorded when they describe the commit.
 
 use super::{
-    Components, EvidenceUse, LimitsCheck, MeasureOptions, Measured, Measurement, ProposalClaim,
-    ReadSets, StandardResult, VERB, Verdict, judge, limits, record, report, skipped,
+    ComponentOrigin, Components, EvidenceUse, LimitsCheck, MeasureOptions, Measured, Measurement,
+    ProposalClaim, ReadSets, StandardResult, VERB, Verdict, judge, limits, record, report, skipped,
 };
 use crate::config::{Config, ConfigError, ConfigIssue, ConfigSchema, StandardDef};
 use crate::git::{Repo, short};
@@ -37,6 +37,11 @@ pub fn measure_with(
     let components = Components {
         repo,
         snapshot: Some(&snapshot),
+        origin: match (options.worktree, options.evidence.trusts_compile_cache()) {
+            (true, _) => ComponentOrigin::WorkTree,
+            (false, true) => ComponentOrigin::Commit,
+            (false, false) => ComponentOrigin::CommitCompiledHere,
+        },
     };
     let plan = Plan::build(config, &measurable, &components);
     component_configs(config, &plan, runtime)?;
@@ -355,9 +360,12 @@ fn read_sets(plan: &Plan, outcomes: crate::planner::Outcomes) -> ReadSets {
 /// when HEAD is measured fresh or as the work tree; only read in a dry run.
 fn baseline_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
     let dir = repo.shared_path("evidence");
-    Some(match options.dry_run {
-        true => crate::evidence::Store::read_only(dir),
-        false => crate::evidence::Store::new(dir),
+    Some(match (options.dry_run, options.evidence) {
+        // Proof reads no evidence an agent could have written, the baseline's included.
+        (_, EvidenceUse::Proof) if options.dry_run => return None,
+        (_, EvidenceUse::Proof) => crate::evidence::Store::write_only(dir),
+        (true, _) => crate::evidence::Store::read_only(dir),
+        (false, _) => crate::evidence::Store::new(dir),
     })
 }
 
@@ -365,8 +373,11 @@ fn baseline_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::eviden
 fn evidence_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
     let dir = repo.shared_path("evidence");
     match (options.worktree, options.evidence, options.dry_run) {
-        (true, _, _) | (_, EvidenceUse::Fresh, _) | (_, EvidenceUse::Refresh, true) => None,
-        (_, EvidenceUse::Refresh, false) => Some(crate::evidence::Store::write_only(dir)),
+        (true, _, _) | (_, EvidenceUse::Fresh, _) => None,
+        (_, EvidenceUse::Refresh | EvidenceUse::Proof, true) => None,
+        (_, EvidenceUse::Refresh | EvidenceUse::Proof, false) => {
+            Some(crate::evidence::Store::write_only(dir))
+        }
         (_, EvidenceUse::ReuseOnly, _) | (_, _, true) => {
             Some(crate::evidence::Store::read_only(dir))
         }

@@ -179,6 +179,20 @@ impl ReadSets {
 pub struct Components<'a> {
     pub repo: &'a Repo,
     pub snapshot: Option<&'a crate::snapshot::Snapshot>,
+    /// Where a component may come from besides the snapshot, and how it is compiled.
+    pub origin: ComponentOrigin,
+}
+
+/// Where a repository component is read from, and whether a compile-cache entry may stand for
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentOrigin {
+    /// The measured commit's tree only (what a reading describes), compile cache allowed.
+    Commit,
+    /// The commit's tree only, compiled in this process (Proof, landings, proposals).
+    CommitCompiledHere,
+    /// The snapshot, else the work tree (`--force` while authoring, listings, dry runs).
+    WorkTree,
 }
 
 impl ComponentSource for Components<'_> {
@@ -187,22 +201,38 @@ impl ComponentSource for Components<'_> {
             ProducerRef::Builtin(name) => crate::builtins::component(name)
                 .ok_or_else(|| format!("there is no built-in producer builtin:{name}")),
             ProducerRef::Path(path) => {
-                if let Some(snapshot) = self.snapshot
-                    && snapshot.entry(path).is_some()
-                {
-                    let (_, bytes) = snapshot
-                        .reader()
-                        .read(path)
-                        .map_err(|e| format!("cannot read the producer {path}: {e}"))?;
-                    return Ok(ProducerComponent::new(path.clone(), bytes.to_vec()));
-                }
-                ProducerComponent::from_file(path.clone(), &self.repo.root().join(path)).map_err(|e| {
-                    format!(
-                        "cannot read the producer component {path}: {e}; build it, or fix `producer` (a path relative to the repository root)"
-                    )
+                let component = self.repository_component(path)?;
+                Ok(match self.origin {
+                    ComponentOrigin::CommitCompiledHere => component.compiled_here(),
+                    _ => component,
                 })
             }
         }
+    }
+}
+
+impl Components<'_> {
+    /// A component at `path`: from the snapshot, or (authoring only) the work tree.
+    fn repository_component(&self, path: &str) -> Result<ProducerComponent, String> {
+        if let Some(snapshot) = self.snapshot
+            && snapshot.entry(path).is_some()
+        {
+            let (_, bytes) = snapshot
+                .reader()
+                .read(path)
+                .map_err(|e| format!("cannot read the producer {path}: {e}"))?;
+            return Ok(ProducerComponent::new(path.to_owned(), bytes.to_vec()));
+        }
+        if self.origin != ComponentOrigin::WorkTree {
+            return Err(format!(
+                "the producer component {path} is not in the measured commit (a component is loaded only from the commit's tree, never from the work tree); commit it, or measure the work tree with --force while you author it"
+            ));
+        }
+        ProducerComponent::from_file(path.to_owned(), &self.repo.root().join(path)).map_err(|e| {
+            format!(
+                "cannot read the producer component {path}: {e}; build it, or fix `producer` (a path relative to the repository root)"
+            )
+        })
     }
 }
 
@@ -366,6 +396,7 @@ fn dry_run(
         &Components {
             repo: &ws.repo,
             snapshot: None,
+            origin: ComponentOrigin::WorkTree,
         },
     );
     if let Err(refusal) = measure::component_configs(config, &plan, runtime) {
@@ -466,6 +497,17 @@ pub enum EvidenceUse {
     Fresh,
     /// Measure afresh and record the new readings (`standards --fresh`).
     Refresh,
+    /// The gate's Proof and a landing: trust nothing an agent with a shell can write — no
+    /// evidence read (for HEAD or the baseline), user components compiled in this process (no
+    /// compile-cache entry loaded) — and record the new readings for later runs.
+    Proof,
+}
+
+impl EvidenceUse {
+    /// Whether a user component may be loaded from the per-user compile cache.
+    pub fn trusts_compile_cache(self) -> bool {
+        !matches!(self, EvidenceUse::Proof | EvidenceUse::Fresh)
+    }
 }
 
 impl Default for MeasureOptions {

@@ -332,7 +332,13 @@ impl Reader<'_> {
     }
 
     /// Pathspecs (of `per` or `inputs`) as the snapshot reads them.
-    fn pathspecs(&mut self, t: &str, key: &str, span: Option<Range<usize>>, specs: &[String]) {
+    pub(super) fn pathspecs(
+        &mut self,
+        t: &str,
+        key: &str,
+        span: Option<Range<usize>>,
+        specs: &[String],
+    ) {
         if self.mode == Mode::Tolerant {
             return;
         }

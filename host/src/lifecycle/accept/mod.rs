@@ -350,9 +350,9 @@ fn authority(
         .unwrap_or(*trunk_commit);
     // Fail closed: paths that cannot be listed are never inside a grant.
     let changed = repo
-        // Without rename detection, a file moved into a granted folder also lists the path it
-        // left, which the grant must cover too.
-        .git(&["diff", "--name-only", "--no-renames", &format!("{base}..{head}")])
+        // Without rename detection: a file moved into a granted folder also lists the path it
+        // left, which the grant must cover too. In-process, never a `git` found on `PATH`.
+        .changed_between(base, *head)
         .map_err(|e| {
             Box::new(refuse(
                 ErrorSlug::PreconditionFailed,
@@ -361,7 +361,7 @@ fn authority(
                 &format!("Run `git diff --name-only {base}..HEAD` and fix what it reports, then accept again."),
             ))
         })?;
-    let changed: Vec<&str> = changed.lines().collect();
+    let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
     // Standing grants are the owner's: read from the trunk's committed config, never from the
     // branch being landed (a branch that widens its own grant takes effect only after landing).
     let scopes = crate::standards::limits::config_at(repo, *trunk_commit)

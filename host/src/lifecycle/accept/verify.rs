@@ -20,7 +20,7 @@ pub(super) fn standards_hold(
     };
     let options = MeasureOptions {
         trunk: Some(landing.trunk.clone()),
-        evidence: EvidenceUse::ReuseAndRecord,
+        evidence: EvidenceUse::Proof,
         ..MeasureOptions::default()
     };
     let selected: Vec<_> = config.standards.iter().collect();

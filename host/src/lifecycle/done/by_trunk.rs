@@ -37,7 +37,7 @@ pub(super) fn judged(
         .collect();
     let options = MeasureOptions {
         trunk: Some(subject.trunk.clone()),
-        evidence: EvidenceUse::ReuseAndRecord,
+        evidence: EvidenceUse::Proof,
         ..MeasureOptions::default()
     };
     match standards::measure_with(ws, runtime, &trunk, &jobless, &options, &[], progress) {

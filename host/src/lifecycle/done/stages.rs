@@ -194,13 +194,11 @@ pub(super) fn standards_stage(
         return Ok((Vec::new(), Vec::new()));
     };
     let records = proposal_records(ws, &run.subject.trunk)?;
-    // Proposed Standards are measured fresh: their value must equal the record exactly.
+    // Every Standard is measured fresh, trusting no evidence or compiled code an agent could
+    // have written (a proposed one's value must equal its record exactly).
     let options = MeasureOptions {
         trunk: Some(run.subject.trunk.clone()),
-        evidence: match records.is_empty() {
-            true => EvidenceUse::ReuseAndRecord,
-            false => EvidenceUse::Fresh,
-        },
+        evidence: EvidenceUse::Proof,
         ..MeasureOptions::default()
     };
     let selected: Vec<_> = config.standards.iter().collect();

@@ -4,10 +4,11 @@
 
 use gix::ObjectId;
 
-use super::compare::{self, Change};
-use super::{Against, BaselineKind, LimitsCheck, ProposalClaim, config_at, fix};
+use super::compare;
+use super::{Against, BaselineKind, Forbidden, LimitsCheck, ProposalClaim, config_at, fix};
 use crate::config::{Config, Direction};
 use crate::git::{Repo, RepoError, short};
+use crate::protected::{Loosening, Side};
 
 /// How to see what the check sees, for a redefinition or a loosening.
 const DRY_RUN: &str = "discern standards --dry-run";
@@ -45,29 +46,32 @@ pub(super) fn judge(
         false => short(&base.to_string()),
     };
     let show = format!("git show {at}:{}", crate::config::FILE);
-    for change in compare::forbidden(&base_config, config) {
-        if explained(&change, proposals) {
+    let changes = crate::protected::between(
+        repo,
+        Side {
+            commit: base,
+            config: &base_config,
+        },
+        Side {
+            commit: against.head,
+            config,
+        },
+    )?;
+    for loosening in &changes.loosened {
+        if explained(loosening, proposals) {
             check.proposed += 1;
             continue;
         }
-        if let Change::Loosened {
-            standard,
-            direction,
-            from,
-            to,
-        } = &change
-        {
-            let message = loosened(standard, *direction, (*from, *to), trunk);
-            check.forbid(&change, message, DRY_RUN);
-            continue;
-        }
-        // A redefinition or deletion is a protected change: the branch's definition is
-        // measured, and the change lands only with the owner's approval of it.
-        check.protected.push(change.describe());
+        let message = loosened(loosening, trunk);
+        check.forbid(Forbidden::Loosened(loosening), message, DRY_RUN);
+    }
+    // Every other change is protected: the branch's definition is measured, and the change
+    // lands only with the owner's approval of it.
+    for described in crate::protected::describe_all(&changes.protected) {
         check.advisories.push(format!(
-            "{} versus {trunk}: a protected change; it lands only with the owner's exact approval (`discern approve`). See the trunk's definition with `{show}`.",
-            change.describe()
+            "{described} versus {trunk}: a protected change; it lands only with the owner's exact approval (`discern approve`). See the trunk's side with `{show}`."
         ));
+        check.protected.push(described);
     }
     if base != trunk_commit {
         behind(
@@ -84,33 +88,28 @@ pub(super) fn judge(
 }
 
 /// An active proposal explains exactly this loosening.
-fn explained(change: &Change, proposals: &[ProposalClaim]) -> bool {
-    let Change::Loosened {
-        standard,
-        direction,
-        from,
-        to,
-    } = change
-    else {
-        return false;
-    };
+fn explained(l: &Loosening, proposals: &[ProposalClaim]) -> bool {
     proposals.iter().any(|p| {
-        &p.standard == standard
-            && p.direction == *direction
-            && p.trunk_limit == *from
-            && p.proposed_limit == *to
+        p.standard == l.standard
+            && p.direction == l.direction
+            && p.trunk_limit == l.from
+            && p.proposed_limit == l.to
     })
 }
 
 /// Why a loosening the branch made is refused, and the way past it.
-fn loosened(standard: &str, direction: Direction, (from, to): (f64, f64), trunk: &str) -> String {
-    let rule = match direction {
+fn loosened(l: &Loosening, trunk: &str) -> String {
+    let rule = match l.direction {
         Direction::Up => "floors only rise",
         Direction::Down => "ceilings only fall",
     };
     format!(
-        "Standard {standard} loosens its {} {from} -> {to} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change for {standard} with a technical reason, for the owner's exact approval.",
-        direction.bound()
+        "Standard {} loosens its {} {} -> {} versus {trunk} ({rule}). Move the metric, never the limit; if this work itself caused the breach, commit the final tree and propose the change for {} with a technical reason, for the owner's exact approval.",
+        l.standard,
+        l.direction.bound(),
+        l.from,
+        l.to,
+        l.standard
     )
 }
 

@@ -16,10 +16,9 @@ use serde::Serialize;
 
 use crate::config::{Config, Direction};
 use crate::git::{Repo, RepoError, short};
+use crate::protected::{Loosening, ProtectedChange};
 use crate::result::{Diagnostic, Severity};
 use crate::workspace::Workspace;
-
-pub use compare::{Change, forbidden};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -106,7 +105,13 @@ impl Against {
     /// HEAD against the effective trunk, as the process settings and `config` say. A trunk
     /// that requires itself cannot be relaxed by a branch: its own `require_trunk` counts too.
     pub fn new(ws: &Workspace, config: &Config, head: ObjectId) -> Self {
-        let trunk = ws.trunk(Some(config));
+        let claimed = ws.trunk(Some(config));
+        // `DISCERN_TRUNK` is the runner's (CI sets it from the forge); otherwise the trunk is
+        // the one the trunk side names, never HEAD's own claim.
+        let trunk = match &ws.settings.trunk_override {
+            Some(_) => claimed,
+            None => trunk_side_name(&ws.repo, claimed, head),
+        };
         let trunk_requires = ws
             .repo
             .trunk_commit(&trunk)
@@ -121,6 +126,31 @@ impl Against {
             require_trunk: ws.settings.ci || config.require_trunk || trunk_requires,
         }
     }
+}
+
+/// The trunk as the trunk side names it: HEAD's config only points at a candidate; the config
+/// at the candidate's merge base with HEAD (its first parent, when HEAD is the candidate's tip)
+/// says which trunk that side belongs to, and its word wins. Followed a few steps to a name
+/// that agrees with itself; a name that resolves to nothing stays (and reads as unverified).
+fn trunk_side_name(repo: &Repo, claimed: String, head: ObjectId) -> String {
+    let mut name = claimed;
+    for _ in 0..3 {
+        let Ok(Some(resolved)) = repo.resolve_ref(&name) else {
+            return name;
+        };
+        let base = match resolved.commit == head {
+            true => repo.first_parent(head).ok().flatten(),
+            false => repo.merge_base(resolved.commit, head),
+        };
+        let Some(Ok(Ok(Some(side)))) = base.map(|b| config_at(repo, b)) else {
+            return name;
+        };
+        if side.trunk == name {
+            return name;
+        }
+        name = side.trunk;
+    }
+    name
 }
 
 /// An active proposal's claim: this exact loosening is explained.
@@ -144,8 +174,11 @@ pub struct LimitsCheck {
     pub advisories: Vec<String>,
     /// Whether an unverified comparison fails the run (CI, or asked for).
     pub required: bool,
-    /// Redefinitions and deletions: protected changes awaiting the owner's approval.
+    /// Protected changes awaiting the owner's approval (a branch), each described.
     pub protected: Vec<String>,
+    /// Protected changes outside any Standard (a table key, a file) the trunk made without an
+    /// approval: blocking.
+    pub forbidden_elsewhere: Vec<String>,
     /// Loosenings an active proposal explains.
     proposed: usize,
 }
@@ -185,6 +218,7 @@ pub fn check(
         advisories: Vec::new(),
         required: against.require_trunk,
         protected: Vec::new(),
+        forbidden_elsewhere: Vec::new(),
         proposed: 0,
     };
     let trunk = match repo.resolve_ref(&against.trunk) {
@@ -266,14 +300,22 @@ impl LimitsCheck {
     }
 
     /// A change only the owner may make, found on this branch or commit range.
-    fn forbid(&mut self, change: &Change, message: String, reproduce: &str) {
+    fn forbid(&mut self, what: Forbidden<'_>, message: String, reproduce: &str) {
         self.diagnostics
             .push(diagnostic(message.clone(), reproduce));
-        match change {
-            Change::Deleted { standard, .. } => self.deleted.push(standard.clone()),
-            _ => {
-                self.blocked.insert(change.standard().to_owned(), message);
+        match what {
+            Forbidden::Loosened(l) => {
+                self.blocked.insert(l.standard.clone(), message);
             }
+            Forbidden::Protected(p) if p.deletes_standard() => {
+                self.deleted.extend(p.standard().map(str::to_owned));
+            }
+            Forbidden::Protected(p) => match p.standard() {
+                Some(name) => {
+                    self.blocked.insert(name.to_owned(), message);
+                }
+                None => self.forbidden_elsewhere.push(p.key.clone()),
+            },
         }
     }
 
@@ -282,7 +324,7 @@ impl LimitsCheck {
         if self.summary.status != LimitsStatus::Verified {
             return;
         }
-        let blocked = self.blocked.len() + self.deleted.len();
+        let blocked = self.blocked.len() + self.deleted.len() + self.forbidden_elsewhere.len();
         let against = match &self.summary.baseline {
             Some(base) if self.summary.baseline_kind != Some(BaselineKind::MergeBase) => {
                 format!("{} since {}", self.summary.trunk, short(base))
@@ -292,7 +334,7 @@ impl LimitsCheck {
         if blocked > 0 {
             self.summary.status = LimitsStatus::Loosened;
             self.summary.reason = Some(format!(
-                "{blocked} Standard(s) redefined, loosened or deleted versus {against}"
+                "{blocked} Standard(s) or protected setting(s) redefined, loosened or deleted versus {against}"
             ));
         } else if self.proposed > 0 || !self.protected.is_empty() {
             self.summary.status = LimitsStatus::Proposed;
@@ -313,6 +355,13 @@ impl LimitsCheck {
             self.summary.reason = Some(parts.join("; "));
         }
     }
+}
+
+/// A change only the owner may make.
+#[derive(Debug, Clone, Copy)]
+enum Forbidden<'a> {
+    Loosened(&'a Loosening),
+    Protected(&'a ProtectedChange),
 }
 
 fn diagnostic(message: String, reproduce: &str) -> Diagnostic {

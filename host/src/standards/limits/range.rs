@@ -1,36 +1,26 @@
-//! The trunk judged cumulatively: every commit from a verified baseline to HEAD, each change
-//! only the owner may make named with the commit that introduced it, and the approvals the
-//! landings' Proof notes recorded.
+//! The trunk judged cumulatively along its first-parent chain: from a verified baseline to HEAD,
+//! cut at every landing into segments, each judged by its net change (the protected set, from
+//! the segment's start to its end) against the approvals the landing at its end recorded —
+//! verified under the policy and signers of the trust root (the baseline), never of a commit
+//! being judged. A merge, a root commit brought in by one, or a history rewritten in between is
+//! judged by what the chain's trees say, so nothing admitted goes unjudged.
 
-use std::collections::HashMap;
+use std::collections::BTreeSet;
 
 use gix::ObjectId;
 use serde::Deserialize;
 
-use super::compare::{self, Change};
-use crate::approval::Granted;
-use crate::config::Config;
+use crate::approval::{Granted, Policy};
+use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, RepoError};
-use crate::protected::ProtectedChange;
+use crate::protected::{self, GateChanges, Loosening, ProtectedChange, Side};
 
-/// A forbidden change and the commit that introduced it.
-#[derive(Debug, Clone)]
-pub struct Introduced {
-    pub commit: ObjectId,
-    /// The commit's subject line.
-    pub subject: String,
-    pub change: Change,
-    /// Its place in the walk (parents before children).
-    pub position: usize,
-}
-
-/// What a landing's Proof note approved: limit moves and protected changes, each only as far
-/// as the approval the note carries is verified (a signature where the trunk requires one).
+/// What a landing's Proof note approved, as far as its approval verifies.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Approvals {
     pub limits: Vec<Approval>,
-    /// The keys of approved protected changes (`standards.<name>.<field>`, `standards.<name>`).
-    pub protected: Vec<String>,
+    /// The tokens of approved protected changes.
+    pub protected: BTreeSet<String>,
 }
 
 /// An approved limit move.
@@ -47,6 +37,7 @@ pub struct Approval {
 #[derive(Debug, Deserialize)]
 struct LandedNote {
     version: u32,
+    proof: NoteProof,
     #[serde(default)]
     approved_proposals: Vec<Approval>,
     #[serde(default)]
@@ -55,9 +46,33 @@ struct LandedNote {
     approval: Option<Granted>,
 }
 
-/// Whether `commit` carries a landing's Proof note.
-pub fn landed(repo: &Repo, commit: ObjectId) -> Result<bool, RepoError> {
-    Ok(landed_note(repo, commit)?.is_some())
+#[derive(Debug, Deserialize)]
+struct NoteProof {
+    trunk_commit: String,
+}
+
+/// One stretch of the first-parent chain, judged by its net change.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    pub from: ObjectId,
+    pub to: ObjectId,
+    /// What the landing at `to` approved (empty: no landing there, or none that verifies).
+    pub approvals: Approvals,
+}
+
+/// A change of a segment that no approval there covers.
+#[derive(Debug, Clone)]
+pub struct Unapproved {
+    pub change: Unapprovable,
+    /// The first commit of the segment whose tree shows it.
+    pub commit: ObjectId,
+    pub subject: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum Unapprovable {
+    Loosened(Loosening),
+    Protected(ProtectedChange),
 }
 
 fn landed_note(repo: &Repo, commit: ObjectId) -> Result<Option<LandedNote>, RepoError> {
@@ -69,25 +84,115 @@ fn landed_note(repo: &Repo, commit: ObjectId) -> Result<Option<LandedNote>, Repo
         .filter(|note| note.version >= 1))
 }
 
-/// What `note` (on the landed `commit`, whose first parent is `parent`) approves: under a
-/// trunk that requires signed approvals, only what a valid signature over exactly this commit
-/// names; otherwise what the note says (an interactive approval is only as good as the note).
-fn approved_by(
+/// Whether `commit` carries a landing's Proof note whose landing verifies: the trunk commit it
+/// says it landed on is a first-parent ancestor, and everything that landing changed only the
+/// owner may change is covered by an approval that verifies under the policy of that trunk
+/// commit. A note anyone could write on any commit is not a baseline by being there.
+pub fn verified_landing(repo: &Repo, commit: ObjectId) -> Result<bool, RepoError> {
+    let Some(note) = landed_note(repo, commit)? else {
+        return Ok(false);
+    };
+    let Ok(from) = note.proof.trunk_commit.parse::<ObjectId>() else {
+        return Ok(false);
+    };
+    if from == commit || repo.first_parent_chain(from, commit)?.is_none() {
+        return Ok(false);
+    }
+    let policy = crate::approval::policy(repo, from).ok();
+    let approvals = approved_by(policy.as_ref(), commit, from, note);
+    let segment = Segment {
+        from,
+        to: commit,
+        approvals,
+    };
+    Ok(unapproved(repo, &segment)?.is_empty())
+}
+
+/// The segments of `base..head` along the first-parent chain, each landing's approvals read
+/// under `policy` (the trust root's; `None` when it cannot be read: then none counts).
+pub fn segments(
     repo: &Repo,
+    base: ObjectId,
+    head: ObjectId,
+    policy: Option<&Policy>,
+) -> Result<Vec<Segment>, RepoError> {
+    let Some(chain) = repo.first_parent_chain(base, head)? else {
+        // Not on the chain: one segment, approved only by a landing of exactly it.
+        let approvals = match landed_note(repo, head)? {
+            Some(note) => approved_by(policy, head, base, note),
+            None => Approvals::default(),
+        };
+        return Ok(vec![Segment {
+            from: base,
+            to: head,
+            approvals,
+        }]);
+    };
+    let mut found = Vec::new();
+    let mut start = 0;
+    for (i, &commit) in chain.iter().enumerate().skip(1) {
+        let Some(note) = landed_note(repo, commit)? else {
+            continue;
+        };
+        let landed_on = note.proof.trunk_commit.parse::<ObjectId>().ok();
+        let on_chain = landed_on.and_then(|t| chain[..i].iter().position(|&c| c == t));
+        let from = match (on_chain, landed_on) {
+            (Some(j), _) if j > start => {
+                found.push(unapproved_segment(chain[start], chain[j]));
+                chain[j]
+            }
+            // It landed on a commit before the baseline: judged from there, which covers more.
+            (None, Some(t)) if before(repo, t, chain[start]) => t,
+            _ => chain[start],
+        };
+        let approvals = approved_by(policy, commit, from, note);
+        found.push(Segment {
+            from,
+            to: commit,
+            approvals,
+        });
+        start = i;
+    }
+    if start + 1 < chain.len() {
+        found.push(unapproved_segment(chain[start], head));
+    }
+    Ok(found)
+}
+
+/// Whether `earlier` is on the first-parent chain behind `later`.
+fn before(repo: &Repo, earlier: ObjectId, later: ObjectId) -> bool {
+    earlier != later && matches!(repo.first_parent_chain(earlier, later), Ok(Some(_)))
+}
+
+fn unapproved_segment(from: ObjectId, to: ObjectId) -> Segment {
+    Segment {
+        from,
+        to,
+        approvals: Approvals::default(),
+    }
+}
+
+/// What `note` (on the landed `commit`, which landed on `from`) approves under `policy`: where
+/// the trust root requires signed approvals, only what a valid signature over exactly this
+/// landing names; where it does not, what the note lists (an interactive approval is only as
+/// good as the note). An unreadable policy approves nothing.
+fn approved_by(
+    policy: Option<&Policy>,
     commit: ObjectId,
-    parent: Option<ObjectId>,
+    from: ObjectId,
     note: LandedNote,
 ) -> Approvals {
-    let policy = parent.and_then(|p| crate::approval::policy(repo, p).ok());
-    let signed = policy
-        .as_ref()
-        .is_some_and(|p| p.approval == crate::config::ApprovalPolicy::Signed);
-    let tokens: Option<std::collections::BTreeSet<String>> = match (signed, &note.approval) {
-        (false, _) => None,
-        (true, None) => Some(Default::default()),
-        (true, Some(granted)) => {
-            Some(verified_tokens(policy.as_ref(), commit, granted).unwrap_or_default())
-        }
+    let Some(policy) = policy else {
+        return Approvals::default();
+    };
+    let tokens: Option<BTreeSet<String>> = match policy.approval {
+        ApprovalPolicy::Interactive => None,
+        ApprovalPolicy::Signed => Some(
+            note.approval
+                .as_ref()
+                .and_then(|granted| verified_tokens(policy, commit, from, granted))
+                .unwrap_or_default(),
+        ),
     };
     let counts = |token: &str| tokens.as_ref().is_none_or(|t| t.contains(token));
     Approvals {
@@ -100,160 +205,102 @@ fn approved_by(
             .approved_changes
             .into_iter()
             .filter(|c| counts(&c.token))
-            .map(|c| c.key)
+            .map(|c| c.token)
             .collect(),
     }
 }
 
-/// The tokens a signed approval names, when its signature verifies and it is for `commit`.
+/// The tokens a signed approval names, when its signature verifies and it is for exactly this
+/// landing (`commit` landed on `from`).
 fn verified_tokens(
-    policy: Option<&crate::approval::Policy>,
+    policy: &Policy,
     commit: ObjectId,
+    from: ObjectId,
     granted: &Granted,
-) -> Option<std::collections::BTreeSet<String>> {
+) -> Option<BTreeSet<String>> {
     let subject = crate::approval::Subject::parse(&granted.payload)?;
-    let policy = policy?;
     (subject.head == commit
-        && crate::approval::check(policy, &subject, granted).is_ok()
-        && matches!(granted.channel, crate::approval::Channel::Signed { .. }))
+        && subject.trunk_commit == from
+        && matches!(granted.channel, crate::approval::Channel::Signed { .. })
+        && crate::approval::check(policy, &subject, granted).is_ok())
     .then_some(subject.tokens)
 }
 
-/// The commits of `from..to`, parents before children, each with its parents.
-fn commits(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<Vec<ObjectId>>, RepoError> {
-    let out = repo.git(&[
-        "rev-list",
-        "--parents",
-        "--topo-order",
-        "--reverse",
-        &format!("{from}..{to}"),
-    ])?;
-    out.lines()
-        .map(|line| {
-            line.split_whitespace()
-                .map(|hex| {
-                    ObjectId::from_hex(hex.as_bytes()).map_err(|e| RepoError::Read {
-                        what: "the output of git rev-list".to_owned(),
-                        message: e.to_string(),
-                    })
-                })
-                .collect()
+/// Every change of `segment` only the owner may make that its approvals do not cover.
+pub fn unapproved(repo: &Repo, segment: &Segment) -> Result<Vec<Unapproved>, RepoError> {
+    let changes = net_change(repo, segment.from, segment.to)?;
+    let mut found = Vec::new();
+    for l in changes.loosened {
+        if !segment.approvals.limits.iter().any(|a| covers(a, &l)) {
+            found.push(Unapprovable::Loosened(l));
+        }
+    }
+    for p in changes.protected {
+        if !segment.approvals.protected.contains(&p.token) {
+            found.push(Unapprovable::Protected(p));
+        }
+    }
+    found
+        .into_iter()
+        .map(|change| {
+            let commit = introduced_by(repo, segment, &change)?;
+            let subject = repo.subject(commit)?;
+            Ok(Unapproved {
+                change,
+                commit,
+                subject,
+            })
         })
         .collect()
 }
 
-/// Every forbidden change introduced in `from..to`, and every approval recorded there.
-pub fn walk(
+fn covers(a: &Approval, l: &Loosening) -> bool {
+    a.standard == l.standard && a.trunk_limit == l.from && a.proposed_limit == l.to
+}
+
+/// The protected set from `from`'s tree and config to `to`'s. A config that cannot be parsed
+/// at either end reads as none: its Standards deleted, which only the owner may do.
+fn net_change(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<GateChanges, RepoError> {
+    let (old, new) = (config(repo, from)?, config(repo, to)?);
+    protected::between(
+        repo,
+        Side {
+            commit: from,
+            config: &old,
+        },
+        Side {
+            commit: to,
+            config: &new,
+        },
+    )
+}
+
+fn config(repo: &Repo, commit: ObjectId) -> Result<Config, RepoError> {
+    Ok(super::config_at(repo, commit)?
+        .ok()
+        .flatten()
+        .unwrap_or_else(Config::absent))
+}
+
+/// The first commit on the segment's chain whose tree already shows `change` (the segment's end
+/// when the chain cannot be read).
+fn introduced_by(
     repo: &Repo,
-    from: ObjectId,
-    to: ObjectId,
-) -> Result<(Vec<Introduced>, Vec<Landing>), RepoError> {
-    let mut configs = Configs::default();
-    let mut introduced = Vec::new();
-    let mut landings = Vec::new();
-    for (position, line) in commits(repo, from, to)?.into_iter().enumerate() {
-        let Some((&commit, parents)) = line.split_first() else {
-            continue;
+    segment: &Segment,
+    change: &Unapprovable,
+) -> Result<ObjectId, RepoError> {
+    let Some(chain) = repo.first_parent_chain(segment.from, segment.to)? else {
+        return Ok(segment.to);
+    };
+    for &commit in chain.iter().skip(1) {
+        let seen = net_change(repo, segment.from, commit)?;
+        let shows = match change {
+            Unapprovable::Loosened(l) => seen.loosened.iter().any(|s| s.standard == l.standard),
+            Unapprovable::Protected(p) => seen.protected.iter().any(|s| s.key == p.key),
         };
-        if let Some(note) = landed_note(repo, commit)? {
-            let approvals = approved_by(repo, commit, parents.first().copied(), note);
-            landings.push(Landing {
-                position,
-                approvals,
-            });
-        }
-        let Some((&first, others)) = parents.split_first() else {
-            continue;
-        };
-        let mine = configs.at(repo, commit, Some(first))?;
-        let theirs = configs.at(repo, first, None)?;
-        let mut changes = compare::forbidden(&theirs, &mine);
-        // A merge introduces only what differs from every parent (what it resolved itself).
-        for other in others {
-            let other = configs.at(repo, *other, None)?;
-            let versus_other = compare::forbidden(&other, &mine);
-            changes.retain(|c| {
-                versus_other.iter().any(|o| {
-                    o.standard() == c.standard()
-                        && std::mem::discriminant(o) == std::mem::discriminant(c)
-                })
-            });
-        }
-        if !changes.is_empty() {
-            let subject = repo.git(&["log", "-1", "--format=%s", &commit.to_string()])?;
-            introduced.extend(changes.into_iter().map(|change| Introduced {
-                commit,
-                subject: subject.clone(),
-                change,
-                position,
-            }));
+        if shows {
+            return Ok(commit);
         }
     }
-    Ok((introduced, landings))
-}
-
-/// A landing in the walk: where its Proof note is, and what it approved.
-#[derive(Debug, Clone)]
-pub struct Landing {
-    pub position: usize,
-    pub approvals: Approvals,
-}
-
-/// Whether the landing that brought `found` onto the trunk (the first one at or after it)
-/// approved it: an approval never covers changes made after its landing.
-pub fn landed_with_approval(found: &Introduced, landings: &[Landing]) -> bool {
-    landings
-        .iter()
-        .find(|l| l.position >= found.position)
-        .is_some_and(|l| approved(&found.change, &l.approvals))
-}
-
-/// Whether an approval covers `change` exactly.
-pub fn approved(change: &Change, approvals: &Approvals) -> bool {
-    match change {
-        Change::Loosened {
-            standard, from, to, ..
-        } => approvals
-            .limits
-            .iter()
-            .any(|a| &a.standard == standard && a.trunk_limit == *from && a.proposed_limit == *to),
-        Change::Redefined { standard, .. } => {
-            let prefix = format!("standards.{standard}.");
-            approvals.protected.iter().any(|k| k.starts_with(&prefix))
-        }
-        Change::Deleted { standard, .. } => approvals
-            .protected
-            .contains(&format!("standards.{standard}")),
-    }
-}
-
-/// The config of each commit, read once. A commit whose config cannot be parsed carries its
-/// first parent's forward (a broken config in the middle of the range deletes nothing; the
-/// one at HEAD is refused where it is loaded).
-#[derive(Default)]
-struct Configs {
-    read: HashMap<ObjectId, Config>,
-}
-
-impl Configs {
-    fn at(
-        &mut self,
-        repo: &Repo,
-        commit: ObjectId,
-        parent: Option<ObjectId>,
-    ) -> Result<Config, RepoError> {
-        if let Some(config) = self.read.get(&commit) {
-            return Ok(config.clone());
-        }
-        let config = match super::config_at(repo, commit)? {
-            Ok(Some(config)) => config,
-            Ok(None) => Config::absent(),
-            Err(_) => match parent {
-                Some(parent) => self.at(repo, parent, None)?,
-                None => Config::absent(),
-            },
-        };
-        self.read.insert(commit, config.clone());
-        Ok(config)
-    }
+    Ok(segment.to)
 }

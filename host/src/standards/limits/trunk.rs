@@ -1,11 +1,12 @@
 //! The trunk judged cumulatively: from `--baseline REV`, else from the nearest first-parent
-//! ancestor carrying a landing's Proof note, else from the first parent, every change only the
-//! owner may make must be covered by an approval a landing recorded for it.
+//! ancestor carrying a landing's Proof note whose landing verifies, else from the first parent,
+//! every change only the owner may make must be covered by an approval a landing recorded for
+//! it, verified under the baseline's policy and signers (the trust root).
 
 use gix::ObjectId;
 
-use super::range::{self, Introduced};
-use super::{Against, BaselineKind, LimitsCheck, fix};
+use super::range::{self, Unapprovable, Unapproved};
+use super::{Against, BaselineKind, Forbidden, LimitsCheck, fix};
 use crate::git::{Repo, RepoError, short};
 
 /// How far back a landing is looked for before the first parent is taken instead.
@@ -66,7 +67,7 @@ pub(super) fn landed(
     let searches = if has_notes { LANDING_SEARCH } else { 0 };
     let mut candidate = parent;
     for _ in 0..searches {
-        if range::landed(repo, candidate)? {
+        if range::verified_landing(repo, candidate)? {
             return judge(repo, against, candidate, BaselineKind::Landing, check);
         }
         match repo.first_parent(candidate)? {
@@ -84,7 +85,8 @@ pub(super) fn landed(
     judge(repo, against, parent, BaselineKind::FirstParent, check)
 }
 
-/// Every forbidden change in `base..HEAD` needs an approval a landing in the range recorded.
+/// Every forbidden change in `base..HEAD` needs an approval a landing in the range recorded,
+/// verified under the baseline's policy: never one a commit being judged sets.
 fn judge(
     repo: &Repo,
     against: &Against,
@@ -94,22 +96,28 @@ fn judge(
 ) -> Result<(), RepoError> {
     check.summary.baseline = Some(base.to_string());
     check.summary.baseline_kind = Some(kind);
-    let (introduced, landings) = range::walk(repo, base, against.head)?;
-    for found in introduced {
-        if range::landed_with_approval(&found, &landings) {
-            continue;
+    let policy = crate::approval::policy(repo, base).ok();
+    for segment in range::segments(repo, base, against.head, policy.as_ref())? {
+        for found in range::unapproved(repo, &segment)? {
+            let message = message(&found, &against.trunk, base);
+            let show = format!("git show {}", short(&found.commit.to_string()));
+            let what = match &found.change {
+                Unapprovable::Loosened(l) => Forbidden::Loosened(l),
+                Unapprovable::Protected(p) => Forbidden::Protected(p),
+            };
+            check.forbid(what, message, &show);
         }
-        let message = message(&found, &against.trunk, base);
-        let show = format!("git show {}", short(&found.commit.to_string()));
-        check.forbid(&found.change, message, &show);
     }
     Ok(())
 }
 
-fn message(found: &Introduced, trunk: &str, base: ObjectId) -> String {
+fn message(found: &Unapproved, trunk: &str, base: ObjectId) -> String {
+    let what = match &found.change {
+        Unapprovable::Loosened(l) => l.describe(),
+        Unapprovable::Protected(p) => format!("{} (a protected change)", p.describe()),
+    };
     format!(
-        "{} on the trunk {trunk} in {} ({:?}), since {}, with no owner approval recorded for it. A limit loosens only through a proposal the owner approves when it lands; restore the limit or definition in a new commit.",
-        found.change.describe(),
+        "{what} on the trunk {trunk} in {} ({:?}), since {}, with no owner approval recorded for it. A limit loosens, and the gate's definition changes, only through an approval the owner gives when it lands; restore it in a new commit.",
         short(&found.commit.to_string()),
         found.subject,
         short(&base.to_string())

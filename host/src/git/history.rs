@@ -1,0 +1,133 @@
+//! History read in-process (gix), never through a `git` found on `PATH`: what a verdict rests
+//! on — a commit range, a first-parent chain, the blob a path holds at a commit, the paths two
+//! commits differ in — must not be answerable by a program an agent put first on `PATH`.
+
+use std::collections::{HashMap, HashSet};
+
+use gix::ObjectId;
+
+use super::repo::{Repo, RepoError, read_error};
+
+/// One commit of a range, with its parents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeCommit {
+    pub commit: ObjectId,
+    pub parents: Vec<ObjectId>,
+}
+
+impl Repo {
+    /// The commits of `from..to` (reachable from `to`, not from `from`), parents before
+    /// children, as `git rev-list --topo-order --reverse --parents` lists them.
+    pub fn range(&self, from: ObjectId, to: ObjectId) -> Result<Vec<RangeCommit>, RepoError> {
+        let repo = self.local();
+        let what = format!("the commits {}..{}", super::short(&from.to_string()), to);
+        let walk = repo
+            .rev_walk([to])
+            .with_hidden([from])
+            .all()
+            .map_err(|e| read_error(&what, e))?;
+        let mut found = Vec::new();
+        for info in walk {
+            let info = info.map_err(|e| read_error(&what, e))?;
+            found.push(RangeCommit {
+                commit: info.id,
+                parents: info.parent_ids().map(|p| p.detach()).collect(),
+            });
+        }
+        Ok(topological(found))
+    }
+
+    /// The first-parent chain from `to` back to `from`, oldest first (`from` included); `None`
+    /// when `from` is not on it (a root, a shallow boundary, or `from` off the chain).
+    pub fn first_parent_chain(
+        &self,
+        from: ObjectId,
+        to: ObjectId,
+    ) -> Result<Option<Vec<ObjectId>>, RepoError> {
+        let mut chain = vec![to];
+        let mut at = to;
+        while at != from {
+            match self.first_parent(at)? {
+                Some(parent) => {
+                    chain.push(parent);
+                    at = parent;
+                }
+                None => return Ok(None),
+            }
+        }
+        chain.reverse();
+        Ok(Some(chain))
+    }
+
+    /// The blob id `path` holds at `commit` (`None`: no such file).
+    pub fn blob_at(&self, commit: ObjectId, path: &str) -> Result<Option<ObjectId>, RepoError> {
+        let repo = self.local();
+        let what = format!("{path} at {commit}");
+        let tree = repo
+            .find_commit(commit)
+            .and_then(|c| c.tree())
+            .map_err(|e| read_error(&what, e))?;
+        Ok(tree
+            .lookup_entry_by_path(path)
+            .map_err(|e| read_error(&what, e))?
+            .filter(|entry| entry.mode().is_blob_or_symlink())
+            .map(|entry| entry.object_id()))
+    }
+
+    /// The paths whose entry differs between the trees of `from` and `to`, sorted.
+    pub fn changed_between(&self, from: ObjectId, to: ObjectId) -> Result<Vec<String>, RepoError> {
+        let what = format!("the change {}..{}", super::short(&from.to_string()), to);
+        let after = self.snapshot(to).map_err(|e| read_error(&what, e))?;
+        after
+            .changed_since(&from.to_string())
+            .ok_or_else(|| read_error(&what, "a tree cannot be read"))
+    }
+
+    /// The subject line of `commit`'s message.
+    pub fn subject(&self, commit: ObjectId) -> Result<String, RepoError> {
+        let repo = self.local();
+        let object = repo
+            .find_commit(commit)
+            .map_err(|e| read_error(&format!("the commit {commit}"), e))?;
+        let message = String::from_utf8_lossy(object.message_raw_sloppy()).into_owned();
+        Ok(message.lines().next().unwrap_or_default().trim().to_owned())
+    }
+}
+
+/// Order `commits` so that every parent in the set comes before its children (Kahn's order,
+/// ties kept in the walk's reverse order, oldest first).
+fn topological(mut commits: Vec<RangeCommit>) -> Vec<RangeCommit> {
+    commits.reverse();
+    let inside: HashSet<ObjectId> = commits.iter().map(|c| c.commit).collect();
+    let mut waiting: HashMap<ObjectId, usize> = HashMap::new();
+    let mut children: HashMap<ObjectId, Vec<usize>> = HashMap::new();
+    for (index, c) in commits.iter().enumerate() {
+        let parents: Vec<ObjectId> = c
+            .parents
+            .iter()
+            .filter(|p| inside.contains(*p))
+            .copied()
+            .collect();
+        waiting.insert(c.commit, parents.len());
+        for parent in parents {
+            children.entry(parent).or_default().push(index);
+        }
+    }
+    let mut ready: std::collections::VecDeque<usize> = (0..commits.len())
+        .filter(|&i| waiting.get(&commits[i].commit) == Some(&0))
+        .collect();
+    let mut order = Vec::with_capacity(commits.len());
+    while let Some(index) = ready.pop_front() {
+        order.push(index);
+        for &child in children.get(&commits[index].commit).into_iter().flatten() {
+            if let Some(count) = waiting.get_mut(&commits[child].commit) {
+                *count -= 1;
+                if *count == 0 {
+                    ready.push_back(child);
+                }
+            }
+        }
+    }
+    let mut slots: Vec<Option<RangeCommit>> = commits.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}

@@ -41,6 +41,16 @@ pub(super) const STANDARD_KEYS: &[&str] = &[
     "run",
 ];
 
+/// Every key the schema allows, by table (`jobs.*` and `standards.*` for each job and Standard;
+/// a job may also be written as a bare command): what the protected set is held to cover.
+pub const SCHEMA: &[(&str, &[&str])] = &[
+    ("repository", REPOSITORY_KEYS),
+    ("acceptance", ACCEPTANCE_KEYS),
+    ("map", MAP_KEYS),
+    ("jobs.*", JOB_KEYS),
+    ("standards.*", STANDARD_KEYS),
+];
+
 /// How strictly to read: the branch's own config strictly; trunk's tolerantly, so that keys
 /// an older or newer discern wrote do not stop the never-loosen comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -217,3 +217,6 @@ fn shown(value: &Value) -> String {
         false => text,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,6 +2,7 @@
 //! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
 
 mod paths;
+mod protect;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -218,18 +219,21 @@ fn write(
         None => ws.repo.default_trunk().ok_or(NotWritten::NoTrunk)?,
     };
     let candidates = candidates(&snapshot);
+    // init writes no job commands yet, so only the CI definitions are found to protect.
+    let protected = protect::protected_paths(&snapshot, &[]);
     let draft = render(&trunk, &candidates, &|_| 0.0, head.to_string());
     let values = todays_limits(ws, runtime, &snapshot, &draft, progress)?;
     let kept: Vec<Candidate> = candidates
         .into_iter()
         .filter(|c| values.contains_key(&c.name))
         .collect();
-    let text = render(
+    let mut text = render(
         &trunk,
         &kept,
         &|name| values.get(name).copied().unwrap_or(0.0),
         head.to_string(),
     );
+    text.push_str(&acceptance(&protected));
     write_new(&path, &text).map_err(|source| NotWritten::Write {
         path: path.clone(),
         source,
@@ -465,6 +469,19 @@ fn render(
         ));
     }
     text
+}
+
+/// The `[acceptance]` table protecting `paths` (nothing when there are none).
+fn acceptance(paths: &[String]) -> String {
+    if paths.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n# Files that define the gate besides this one (the CI that runs discern, the scripts a job\n\
+         # runs): a change to any is a protected change, landed only with the owner's approval.\n\
+         [acceptance]\nprotected = {}\n",
+        toml_list(paths)
+    )
 }
 
 fn toml_number(value: f64) -> String {

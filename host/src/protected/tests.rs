@@ -1,0 +1,128 @@
+//! The protected set covers every key the config schema allows: a change to any of them, on
+//! its own, is a protected change or a loosening, never nothing.
+
+use super::{GateChanges, compare};
+use crate::config::{Config, SCHEMA};
+
+const BASE: &str = r#"
+[jobs.count]
+stage = "test"
+run = "true"
+
+[standards.s]
+direction = "down"
+limit = 5
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+"#;
+
+/// A config that differs from `BASE` in `table.key` (and what that key needs to be valid).
+fn variant(table: &str, key: &str) -> Option<String> {
+    let standard = |line: &str| {
+        Some(BASE.replace(
+            "metric = \"matches\"",
+            &format!("metric = \"matches\"\n{line}"),
+        ))
+    };
+    let job = |line: &str| Some(BASE.replace("run = \"true\"", &format!("run = \"true\"\n{line}")));
+    let table_line = |line: &str| Some(format!("{BASE}\n[{table}]\n{line}\n"));
+    match (table, key) {
+        ("repository", "trunk") => table_line("trunk = \"develop\""),
+        ("repository", "branch_prefix") => table_line("branch_prefix = \"work/\""),
+        ("repository", "require_trunk") => table_line("require_trunk = true"),
+        ("repository", "pin_on_done") => table_line("pin_on_done = false"),
+        ("acceptance", "pre_authorized") => table_line("pre_authorized = [\"docs/**\"]"),
+        ("acceptance", "approval") => table_line("approval = \"interactive\""),
+        ("acceptance", "allowed_signers") => table_line("allowed_signers = \".discern/s\""),
+        ("acceptance", "protected") => table_line("protected = [\"scripts/**\"]"),
+        ("map", "dir") => table_line("dir = \"docs/other\""),
+        ("jobs.*", "stage") => Some(BASE.replace("stage = \"test\"", "stage = \"check\"")),
+        ("jobs.*", "run") => Some(BASE.replace("run = \"true\"", "run = \"false\"")),
+        ("jobs.*", "artifacts") => job("artifacts = [\"out.txt\"]"),
+        ("jobs.*", "inputs") => job("inputs = [\"src/**\"]"),
+        ("jobs.*", "timeout") => job("timeout = 10"),
+        ("standards.*", "direction") => Some(BASE.replace("\"down\"", "\"up\"")),
+        ("standards.*", "limit") => Some(BASE.replace("limit = 5", "limit = 6")),
+        ("standards.*", "producer") => Some(BASE.replace("\"builtin:pattern\"", "\"tools/p.wasm\"")),
+        ("standards.*", "config") => Some(BASE.replace("\"TODO\"", "\"FIXME\"")),
+        ("standards.*", "metric") => Some(BASE.replace("\"matches\"", "\"files\"")),
+        ("standards.*", "per") => standard("per = { lines = [\"src/**\"] }"),
+        ("standards.*", "scale") => standard("per = { lines = [\"src/**\"] }\nscale = 1000"),
+        ("standards.*", "margin") => standard("margin = 1"),
+        ("standards.*", "timeout") => standard("timeout = 10"),
+        ("standards.*", "needs") => standard("needs = [\"jobs.count\"]"),
+        ("standards.*", "artifact") => Some(
+            BASE.replace("run = \"true\"", "run = \"true\"\nartifacts = [\"out.txt\"]")
+                .replace("metric = \"matches\"", "metric = \"matches\"\nneeds = [\"jobs.count\"]\nartifact = \"out.txt\""),
+        ),
+        ("standards.*", "inputs") => standard("inputs = [\"src/**\"]"),
+        ("standards.*", "run") => Some(BASE.replace(
+            "producer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\n",
+            "run = \"sh count.sh\"\n",
+        )),
+        ("standards.*", "findings") => standard("findings = \"count\""),
+        _ => None,
+    }
+}
+
+fn changes(old: &str, new: &str) -> GateChanges {
+    let parse = |text: &str| Config::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let no_blob = |_: &str| Ok(None);
+    compare(&parse(old), &no_blob, &parse(new), &no_blob).expect("no blob is read")
+}
+
+#[test]
+fn protected_set_covers_every_key_of_the_schema() {
+    for (table, keys) in SCHEMA {
+        for key in *keys {
+            let new = variant(table, key).unwrap_or_else(|| {
+                panic!("{table}.{key}: the protected-set test has no change for this key; add one")
+            });
+            let found = changes(BASE, &new);
+            assert!(
+                !found.is_empty(),
+                "{table}.{key}: changing it is not protected"
+            );
+            // Undoing the change is judged too (a key removed is a change).
+            assert!(
+                !changes(&new, BASE).is_empty() || (*table, *key) == ("standards.*", "limit"),
+                "{table}.{key}: removing it is not protected"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tightened_limit_is_free_and_a_loosened_one_is_a_loosening() {
+    let tighter = BASE.replace("limit = 5", "limit = 4");
+    assert!(changes(BASE, &tighter).is_empty());
+    let looser = BASE.replace("limit = 5", "limit = 6");
+    let found = changes(BASE, &looser);
+    assert_eq!(found.loosened.len(), 1);
+    assert!(found.protected.is_empty());
+}
+
+#[test]
+fn a_redefined_standard_protects_its_limit_and_a_deleted_one_is_one_change() {
+    let redefined = BASE
+        .replace("\"TODO\"", "\"FIXME\"")
+        .replace("limit = 5", "limit = 50");
+    let found = changes(BASE, &redefined);
+    assert!(
+        found.loosened.is_empty(),
+        "numbers are not compared once the meaning changed"
+    );
+    let keys: Vec<&str> = found.protected.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(keys, ["standards.s.config", "standards.s.limit"]);
+    let deleted = BASE.split("[standards.s]").next().unwrap_or_default();
+    let found = changes(BASE, deleted);
+    assert_eq!(found.protected.len(), 1);
+    assert!(found.protected[0].deletes_standard());
+    assert!(found.protected[0].describe().contains("its ceiling was 5"));
+}
+
+#[test]
+fn the_first_config_protects_nothing_yet() {
+    assert!(changes("", BASE).is_empty());
+}

@@ -119,7 +119,14 @@ fn judge(repo: &Repo, clean: impl FnOnce() -> bool) -> (ProofState, Option<Proof
     let Some(proof) = load(repo) else {
         return (ProofState::Missing, None);
     };
-    let head = repo.head().ok().flatten().map(|h| h.to_string());
+    // The owner's approval commits on top add no code: the Proof beneath them still holds
+    // (and `accept` judges HEAD's Standards again before it lands anything).
+    let head = repo
+        .head()
+        .ok()
+        .flatten()
+        .and_then(|h| crate::approval::tree::beneath_approvals(repo, h).ok())
+        .map(|h| h.to_string());
     if head.as_deref() != Some(proof.commit.as_str()) {
         return (ProofState::Stale, None);
     }

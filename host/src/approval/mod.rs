@@ -9,6 +9,7 @@ mod prompt;
 mod record;
 mod sign;
 pub mod signers;
+pub mod tree;
 
 use gix::ObjectId;
 

@@ -15,6 +15,7 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use crate::config::FILE;
 use crate::git::Repo;
 
+pub mod approval;
 pub mod fork;
 pub mod landing;
 pub mod lock;
@@ -22,6 +23,7 @@ pub mod merging;
 pub mod owned_lock;
 mod transaction;
 
+pub use approval::{ApprovalCommit, approval_commit};
 pub use transaction::{
     ConfigCommit, JOURNAL, Journal, Recovery, StateFile, changed_paths, check_shape,
     config_only_commit, pending, recover,
@@ -159,6 +161,17 @@ pub fn write_objects(
     content: &[u8],
     message: &str,
 ) -> Result<(ObjectId, ObjectId), CommitError> {
+    write_file_objects(repo, parent, FILE, content, message)
+}
+
+/// Write blob, tree and commit for `content` as the new `path` on top of `parent`.
+pub fn write_file_objects(
+    repo: &Repo,
+    parent: ObjectId,
+    path: &str,
+    content: &[u8],
+    message: &str,
+) -> Result<(ObjectId, ObjectId), CommitError> {
     let local = repo.local();
     let blob = local
         .write_blob(content)
@@ -173,7 +186,7 @@ pub fn write_objects(
         .edit_tree(parent_tree)
         .map_err(|e| git_error("cannot edit the tree", e))?;
     editor
-        .upsert(FILE, gix::object::tree::EntryKind::Blob, blob)
+        .upsert(path, gix::object::tree::EntryKind::Blob, blob)
         .map_err(|e| git_error("cannot edit the tree", e))?;
     let tree = editor
         .write()
@@ -393,18 +406,32 @@ pub fn write_note_on(
 
 /// Make the work-tree file and its index entry match `content` (whose blob is `blob`).
 pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), CommitError> {
-    let path = repo.root().join(FILE);
+    sync_file(repo, FILE, content, blob)
+}
+
+/// Make the work-tree file `file` and its index entry match `content` (whose blob is `blob`).
+pub fn sync_file(
+    repo: &Repo,
+    file: &str,
+    content: &[u8],
+    blob: ObjectId,
+) -> Result<(), CommitError> {
+    let path = repo.root().join(file);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| git_error(&format!("cannot write {file}"), e))?;
+    }
     crate::fsutil::write_atomic_via(&path, content, &repo.admin_path("tmp"))
-        .map_err(|e| git_error("cannot write discern.toml", e))?;
+        .map_err(|e| git_error(&format!("cannot write {file}"), e))?;
     let local = repo.local();
     let mut index = local
         .open_index()
         .map_err(|e| git_error("cannot read the index", e))?;
-    let position = index.entry_index_by_path(FILE.as_bytes().as_bstr());
+    let position = index.entry_index_by_path(file.as_bytes().as_bstr());
     let metadata = gix::index::fs::Metadata::from_path_no_follow(&path)
-        .map_err(|e| git_error("cannot stat discern.toml", e))?;
+        .map_err(|e| git_error(&format!("cannot stat {file}"), e))?;
     let stat = gix::index::entry::Stat::from_fs(&metadata)
-        .map_err(|e| git_error("cannot stat discern.toml", e))?;
+        .map_err(|e| git_error(&format!("cannot stat {file}"), e))?;
     match position {
         Ok(position) => {
             let entry = &mut index.entries_mut()[position];
@@ -417,7 +444,7 @@ pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), 
                 blob,
                 gix::index::entry::Flags::empty(),
                 gix::index::entry::Mode::FILE,
-                FILE.as_bytes().as_bstr(),
+                file.as_bytes().as_bstr(),
             );
             index.sort_entries();
         }

@@ -3,7 +3,9 @@
 
 use gix::ObjectId;
 
-use super::{CommitError, Faults, git_error, move_branch, step, sync_worktree, write_objects};
+use super::{
+    CommitError, Faults, git_error, move_branch, step, sync_file, sync_worktree, write_objects,
+};
 use crate::config::FILE;
 use crate::git::Repo;
 
@@ -67,6 +69,10 @@ pub struct Journal {
     pub branch: String,
     pub head: String,
     pub commit: String,
+    /// The one file the commit changes (`discern.toml`, or an approval under
+    /// `.discern/approvals/`) and its new content.
+    #[serde(default = "config_file")]
+    pub path: String,
     pub content: String,
     /// What the transaction writes once its commit exists.
     #[serde(default)]
@@ -77,8 +83,12 @@ pub struct Journal {
 }
 
 pub const JOURNAL: &str = "config-transaction.json";
+
+fn config_file() -> String {
+    FILE.to_owned()
+}
 /// 2: the journal carries its state files (1 carried a verb-specific payload).
-const JOURNAL_VERSION: u32 = 2;
+pub(super) const JOURNAL_VERSION: u32 = 2;
 
 /// How a leftover journal was resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +131,7 @@ pub fn config_only_commit(
         branch: commit.branch.to_owned(),
         head: commit.head.to_string(),
         commit: new.to_string(),
+        path: FILE.to_owned(),
         content: String::from_utf8_lossy(commit.content).into_owned(),
         files,
         locks: super::owned_lock::claim([
@@ -257,11 +268,7 @@ pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
         .map_err(|e| git_error("cannot read the branch", e))?;
     if current == Some(head) {
         // The ref never moved: restore the file and the index from HEAD in case they changed.
-        if let Ok(Some(old)) = repo.file_at(head, FILE)
-            && let Ok(blob) = repo.local().write_blob(&old)
-        {
-            sync_worktree(repo, &old, blob.detach())?;
-        }
+        restore(repo, head, &journal.path)?;
         std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
         return Ok(Some(Recovery::RolledBack(journal)));
     }
@@ -271,21 +278,49 @@ pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
             journal.branch
         )));
     }
-    check_shape(repo, new, head)?;
+    check_shape_of(repo, new, head, &journal.path)?;
     let blob = repo
         .local()
         .write_blob(journal.content.as_bytes())
-        .map_err(|e| git_error("cannot write the config blob", e))?
+        .map_err(|e| git_error("cannot write the blob", e))?
         .detach();
-    sync_worktree(repo, journal.content.as_bytes(), blob)?;
+    // The checkout that has the branch out follows it (an approval may be committed on a
+    // branch no worktree has out).
+    if repo.branch().ok().flatten().as_deref() == Some(journal.branch.as_str()) {
+        sync_file(repo, &journal.path, journal.content.as_bytes(), blob)?;
+    }
     write_files(repo, &journal)
         .map_err(|e| git_error("cannot write the transaction's records", e))?;
     std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
     Ok(Some(Recovery::Completed(journal)))
 }
 
+/// The file `path` and its index entry back to what `head` commits (removed when it has none).
+fn restore(repo: &Repo, head: ObjectId, path: &str) -> Result<(), CommitError> {
+    match repo.file_at(head, path) {
+        Ok(Some(old)) => {
+            if let Ok(blob) = repo.local().write_blob(&old) {
+                sync_file(repo, path, &old, blob.detach())?;
+            }
+        }
+        Ok(None) if path != FILE => super::approval::unstage(repo, path)?,
+        _ => {}
+    }
+    Ok(())
+}
+
 /// A config-only commit: exactly one parent (`parent`) and only `discern.toml` changed.
 pub fn check_shape(repo: &Repo, commit: ObjectId, parent: ObjectId) -> Result<(), CommitError> {
+    check_shape_of(repo, commit, parent, FILE)
+}
+
+/// A one-file commit: exactly one parent (`parent`) and only `path` changed.
+fn check_shape_of(
+    repo: &Repo,
+    commit: ObjectId,
+    parent: ObjectId,
+    path: &str,
+) -> Result<(), CommitError> {
     let changed = changed_paths(repo, commit)?;
     let local = repo.local();
     let parents: Vec<ObjectId> = local
@@ -294,9 +329,9 @@ pub fn check_shape(repo: &Repo, commit: ObjectId, parent: ObjectId) -> Result<()
         .parent_ids()
         .map(|id| id.detach())
         .collect();
-    if parents != [parent] || changed.iter().any(|p| p != FILE) {
+    if parents != [parent] || changed.iter().any(|p| p != path) {
         return Err(CommitError::Git(format!(
-            "commit {commit} is not a config-only commit on {parent} (parents: {parents:?}, changed: {})",
+            "commit {commit} is not a commit of {path} alone on {parent} (parents: {parents:?}, changed: {})",
             changed.join(", ")
         )));
     }

@@ -83,6 +83,15 @@ impl Repo {
             .ok_or_else(|| read_error(&what, "a tree cannot be read"))
     }
 
+    /// The parents of `commit`, as it names them.
+    pub fn parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, RepoError> {
+        let repo = self.local();
+        let object = repo
+            .find_commit(commit)
+            .map_err(|e| read_error(&format!("the commit {commit}"), e))?;
+        Ok(object.parent_ids().map(|p| p.detach()).collect())
+    }
+
     /// The subject line of `commit`'s message.
     pub fn subject(&self, commit: ObjectId) -> Result<String, RepoError> {
         let repo = self.local();

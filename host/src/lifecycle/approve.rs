@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::approval::{self, Channel, Granted, Subject};
+use crate::approval::{self, Channel, Granted, Subject, tree};
+use crate::commit::ApprovalCommit;
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, short};
 use crate::lifecycle::required::{self, Required};
@@ -86,11 +87,13 @@ pub fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
     if let Err(refusal) = exactly(&pending.required, &request.tokens) {
         return *refusal;
     }
-    let granted = match policy.approval {
-        ApprovalPolicy::Signed => signed(&pending, &policy, request.key.as_deref()),
-        ApprovalPolicy::Interactive => asked(ws, &pending),
-    };
-    let granted = match granted {
+    if policy.approval == ApprovalPolicy::Signed {
+        return match in_tree(ws, &pending, &policy, request.key.as_deref()) {
+            Ok(envelope) => envelope,
+            Err(refusal) => *refusal,
+        };
+    }
+    let granted = match asked(ws, &pending) {
         Ok(granted) => granted,
         Err(refusal) => return *refusal,
     };
@@ -98,6 +101,84 @@ pub fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
         Ok(()) => listing(&pending, policy.approval, Some(&granted)),
         Err(refusal) => *refusal,
     }
+}
+
+/// The signed approval, in the tree: the items and the trunk's `discern.toml` they were judged
+/// against, signed with the owner's key, written under `.discern/approvals/` in an
+/// approval-only commit on the effort's branch, which every merge strategy carries.
+fn in_tree(
+    ws: &Workspace,
+    pending: &Pending,
+    policy: &approval::Policy,
+    key: Option<&Path>,
+) -> Result<Envelope, Box<Envelope>> {
+    let failed = |e: String| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("Nothing was approved: {e}."),
+            HintId::CheckRepository,
+            "Fix what is named, then approve again.",
+        ))
+    };
+    let base = pending
+        .repo
+        .blob_at(pending.subject.trunk_commit, crate::config::FILE)
+        .map_err(|e| failed(e.to_string()))?;
+    let items = tree::Items {
+        base: base.map(|b| b.to_string()),
+        limits: pending
+            .required
+            .proposals
+            .iter()
+            .map(|p| tree::LimitItem {
+                standard: p.standard.clone(),
+                trunk_limit: p.trunk_limit,
+                proposed_limit: p.proposed_limit,
+                reason: p.reason.clone(),
+                token: p.token.clone(),
+            })
+            .collect(),
+        protected: pending.required.protected.clone(),
+    };
+    let (signer, signature) = signed(pending, policy, key, &items.payload())?;
+    let approval = tree::TreeApproval::signed(items, signer, signature);
+    let Some(branch) = pending.repo.branch().ok().flatten() else {
+        return Err(failed("the effort is not on a branch".to_owned()));
+    };
+    let message = format!(
+        "discern: the owner approves {} change(s)\n\n{}\n",
+        pending.required.tokens().len(),
+        pending.required.lines().join("\n")
+    );
+    let commit = ApprovalCommit {
+        branch: &branch,
+        head: pending.subject.head,
+        path: &approval.path(),
+        content: &approval.to_bytes(),
+        message: &message,
+    };
+    let new = crate::commit::approval_commit(&pending.repo, &commit, &ws.settings.faults)
+        .map_err(|e| failed(e.to_string()))?;
+    let granted = Granted {
+        version: approval::VERSION,
+        payload: approval.items.payload(),
+        channel: Channel::Signed {
+            principal: approval.principal.clone(),
+            fingerprint: approval.fingerprint.clone(),
+            signature: approval.signature.clone(),
+        },
+    };
+    let mut envelope = listing(pending, policy.approval, Some(&granted));
+    if let Some(data) = envelope.data.as_mut() {
+        data["approval_commit"] = serde_json::json!(new.to_string());
+        data["approval_file"] = serde_json::json!(approval.path());
+    }
+    envelope.report.state.push_str(&format!(
+        " The approval is {} in commit {} on {branch}: push the branch (`git push origin {branch}`) so the pull request carries it.",
+        approval.path(),
+        short(&new.to_string())
+    ));
+    Ok(envelope)
 }
 
 /// The effort's checkout, HEAD, trunk and what it needs approved.
@@ -209,17 +290,17 @@ fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
     Ok(())
 }
 
-/// Sign the subject with the owner's key and verify it as `accept` will.
+/// Sign `payload` with the owner's key and verify it as `accept` and CI will.
 fn signed(
     pending: &Pending,
     policy: &approval::Policy,
     key: Option<&Path>,
-) -> Result<Granted, Box<Envelope>> {
+    payload: &str,
+) -> Result<(approval::Signer, String), Box<Envelope>> {
     let key = match key {
         Some(key) => Staged::Path(key.to_owned()),
         None => signing_key(&pending.repo)?,
     };
-    let payload = pending.subject.payload();
     let failed = |e: approval::SignError| {
         Box::new(refuse(
             ErrorSlug::PreconditionFailed,
@@ -228,18 +309,14 @@ fn signed(
             "Sign with a key the trunk's allowed-signers file lists (`--key PATH`, or git's user.signingkey).",
         ))
     };
-    let signature = approval::sign(key.path(), &payload).map_err(failed)?;
+    let signature = approval::sign(key.path(), payload).map_err(failed)?;
     let signers = policy
         .signers
         .as_ref()
         .map(|(_, bytes)| bytes.as_slice())
         .unwrap_or_default();
-    let signer = approval::verify(signers, &payload, &signature).map_err(failed)?;
-    Ok(Granted {
-        version: approval::VERSION,
-        payload,
-        channel: Channel::signed(signer, signature),
-    })
+    let signer = approval::verify(signers, payload, &signature).map_err(failed)?;
+    Ok((signer, signature))
 }
 
 /// A key file for ssh-keygen: a path, or git's `key::` literal staged in a temporary file.

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::approval::config_at;
 use crate::git::{Repo, RepoError};
 use crate::proposals::{self, ApprovalItem, ProposalRecord};
-use crate::protected::{self, ProtectedChange, Side};
+use crate::protected::{self, GateChanges, ProtectedChange, Side};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +37,9 @@ pub struct Required {
     /// The live proposal records (for staleness), not part of the wire.
     #[serde(skip)]
     pub records: Vec<ProposalRecord>,
+    /// The protected set these items come from (what an approval in the tree must match).
+    #[serde(skip)]
+    pub changes: GateChanges,
 }
 
 impl Required {
@@ -112,7 +115,7 @@ pub fn required(
         },
     )?;
     let mut required = Required {
-        protected: changes.protected,
+        protected: changes.protected.clone(),
         ..Required::default()
     };
     for l in &changes.loosened {
@@ -124,5 +127,6 @@ pub fn required(
         }
     }
     required.records = live.records;
+    required.changes = changes;
     Ok(required)
 }

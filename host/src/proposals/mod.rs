@@ -73,7 +73,13 @@ pub fn stale_reasons(
     record: &ProposalRecord,
 ) -> Vec<String> {
     let mut reasons = Vec::new();
-    let head = repo.head().ok().flatten().map(|h| h.to_string());
+    // The owner's approval commits on top add no code: the proposal stays bound beneath them.
+    let head = repo
+        .head()
+        .ok()
+        .flatten()
+        .and_then(|h| crate::approval::tree::beneath_approvals(repo, h).ok())
+        .map(|h| h.to_string());
     if head.as_deref() != Some(record.bound_commit.as_str()) {
         reasons.push(format!(
             "HEAD is {}, not the bound commit {}",

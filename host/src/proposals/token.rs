@@ -1,18 +1,10 @@
 //! Approval tokens: the exact handle the owner's consent names at `accept`.
 
 use serde::Serialize;
-use serde_json::json;
 
 use super::store::ProposalRecord;
 
-/// sha256 hex of `"standard-limit-approval-v1\n"` + JSON `{standard, proposed_limit, reason}`.
-/// A changed value or reason gives a different token: fresh agreement is required.
-pub fn approval_token(standard: &str, proposed_limit: f64, reason: &str) -> String {
-    let payload =
-        json!({ "standard": standard, "proposed_limit": proposed_limit, "reason": reason });
-    let text = format!("standard-limit-approval-v1\n{payload}");
-    crate::digest::Digest::of(text.as_bytes()).hex()
-}
+pub use crate::protected::limit_token as approval_token;
 
 /// What the owner needs to decide on one proposal.
 #[derive(Debug, Clone, PartialEq, Serialize)]

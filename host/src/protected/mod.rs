@@ -121,6 +121,16 @@ pub fn describe_all(changes: &[ProtectedChange]) -> Vec<String> {
         .collect()
 }
 
+/// A loosening's approval token: sha256 hex of `"standard-limit-approval-v1\n"` + JSON
+/// `{standard, proposed_limit, reason}`. A changed value or reason gives a different token:
+/// fresh agreement is required.
+pub fn limit_token(standard: &str, proposed_limit: f64, reason: &str) -> String {
+    let payload =
+        json!({ "standard": standard, "proposed_limit": proposed_limit, "reason": reason });
+    let text = format!("standard-limit-approval-v1\n{payload}");
+    crate::digest::Digest::of(text.as_bytes()).hex()
+}
+
 /// sha256 hex of `"discern-protected-change-v1\n"` + canonical JSON `{kind, key, old, new}`.
 pub fn token(kind: &str, key: &str, old: &Value, new: &Value) -> String {
     let payload = json!({ "kind": kind, "key": key, "old": old, "new": new });

@@ -56,6 +56,9 @@ pub(super) fn approve(
         head: landing.head,
         tokens: required.tokens(),
     };
+    if let Some(granted) = in_tree(repo, &policy, landing, required) {
+        return Ok(granted);
+    }
     let why = match approval::verified(repo, &policy, &subject) {
         Ok(granted) => return Ok(granted),
         Err(why) => why,
@@ -70,6 +73,37 @@ pub(super) fn approve(
         });
     }
     Err(awaiting_approval(ws, request, &policy, required, &why))
+}
+
+/// A signed approval the branch carries in its tree (`discern approve`'s approval commit),
+/// added since the trunk commit, for exactly these items against the trunk's `discern.toml`,
+/// verified under the trunk tip's policy.
+fn in_tree(
+    repo: &crate::git::Repo,
+    policy: &approval::Policy,
+    landing: &Landing,
+    required: &Required,
+) -> Option<Granted> {
+    let approvals = approval::tree::added(repo, landing.trunk_commit, landing.head).ok()?;
+    if approvals.is_empty() {
+        return None;
+    }
+    let base = repo
+        .blob_at(landing.trunk_commit, crate::config::FILE)
+        .ok()?
+        .map(|b| b.to_string());
+    let found =
+        approval::tree::approving(&approvals, Some(policy), base.as_deref(), &required.changes)
+            .ok()?;
+    Some(Granted {
+        version: approval::VERSION,
+        payload: found.items.payload(),
+        channel: Channel::Signed {
+            principal: found.principal.clone(),
+            fingerprint: found.fingerprint.clone(),
+            signature: found.signature.clone(),
+        },
+    })
 }
 
 /// The interactive channels, where the trunk allows them: this terminal, else the MCP

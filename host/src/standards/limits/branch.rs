@@ -57,6 +57,17 @@ pub(super) fn judge(
             config,
         },
     )?;
+    if approved_in_tree(repo, base, against.head, &changes, check)? {
+        return behind_trunk(
+            repo,
+            check,
+            trunk,
+            base,
+            trunk_commit,
+            &base_config,
+            against.head,
+        );
+    }
     for loosening in &changes.loosened {
         if explained(loosening, proposals) {
             check.proposed += 1;
@@ -73,18 +84,72 @@ pub(super) fn judge(
         ));
         check.protected.push(described);
     }
-    if base != trunk_commit {
-        behind(
-            repo,
-            check,
-            trunk,
-            base,
-            trunk_commit,
-            &base_config,
-            against.head,
-        )?;
+    behind_trunk(
+        repo,
+        check,
+        trunk,
+        base,
+        trunk_commit,
+        &base_config,
+        against.head,
+    )
+}
+
+/// Whether a signed approval the branch added in its tree approves exactly `changes` against
+/// the merge base's `discern.toml`, under the merge base's policy and signers (the trunk side).
+/// One that does not count is named in an advisory, with why.
+fn approved_in_tree(
+    repo: &Repo,
+    base: ObjectId,
+    head: ObjectId,
+    changes: &crate::protected::GateChanges,
+    check: &mut LimitsCheck,
+) -> Result<bool, RepoError> {
+    if changes.is_empty() {
+        return Ok(false);
     }
-    Ok(())
+    let approvals = crate::approval::tree::added(repo, base, head)?;
+    if approvals.is_empty() {
+        return Ok(false);
+    }
+    let policy = crate::approval::policy(repo, base).ok();
+    let base_blob = repo
+        .blob_at(base, crate::config::FILE)?
+        .map(|b| b.to_string());
+    match crate::approval::tree::approving(
+        &approvals,
+        policy.as_ref(),
+        base_blob.as_deref(),
+        changes,
+    ) {
+        Ok(approval) => {
+            check.approved_by = Some(format!("{} ({})", approval.principal, approval.path()));
+            Ok(true)
+        }
+        Err(why) => {
+            let why = why.map_or_else(|| "it cannot be read".to_owned(), |w| w.to_string());
+            check.advisories.push(format!(
+                "The approval this branch carries in {} does not count: {why}. The owner approves again with `discern approve`.",
+                crate::approval::tree::DIR
+            ));
+            Ok(false)
+        }
+    }
+}
+
+fn behind_trunk(
+    repo: &Repo,
+    check: &mut LimitsCheck,
+    trunk: &str,
+    base: ObjectId,
+    trunk_commit: ObjectId,
+    base_config: &Config,
+    head: ObjectId,
+) -> Result<(), RepoError> {
+    if base == trunk_commit {
+        return Ok(());
+    }
+    behind(repo, check, trunk, base, trunk_commit, base_config, head)
 }
 
 /// An active proposal explains exactly this loosening.

@@ -25,6 +25,9 @@ use crate::workspace::Workspace;
 pub enum LimitsStatus {
     /// Every limit is equal to or tighter than trunk's (or trunk has no config).
     Verified,
+    /// Every change only the owner may make is covered by the owner's signed approval, which
+    /// the branch carries in its tree.
+    Approved,
     /// Some limits are looser, each explained by an active proposal, or Standards are
     /// redefined or deleted: each awaits the owner's approval.
     Proposed,
@@ -42,6 +45,7 @@ impl LimitsStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             LimitsStatus::Verified => "verified",
+            LimitsStatus::Approved => "approved",
             LimitsStatus::Proposed => "proposed",
             LimitsStatus::Loosened => "loosened",
             LimitsStatus::Unverified => "unverified",
@@ -176,6 +180,8 @@ pub struct LimitsCheck {
     pub required: bool,
     /// Protected changes awaiting the owner's approval (a branch), each described.
     pub protected: Vec<String>,
+    /// Who approved every change only the owner may make, in the tree (`principal (file)`).
+    pub approved_by: Option<String>,
     /// Protected changes outside any Standard (a table key, a file) the trunk made without an
     /// approval: blocking.
     pub forbidden_elsewhere: Vec<String>,
@@ -189,7 +195,7 @@ impl LimitsCheck {
         match self.summary.status {
             LimitsStatus::Loosened | LimitsStatus::ParseFailed => true,
             LimitsStatus::Unverified => self.required,
-            LimitsStatus::Verified | LimitsStatus::Proposed => false,
+            LimitsStatus::Verified | LimitsStatus::Approved | LimitsStatus::Proposed => false,
         }
     }
 }
@@ -219,6 +225,7 @@ pub fn check(
         required: against.require_trunk,
         protected: Vec::new(),
         forbidden_elsewhere: Vec::new(),
+        approved_by: None,
         proposed: 0,
     };
     let trunk = match repo.resolve_ref(&against.trunk) {
@@ -322,6 +329,13 @@ impl LimitsCheck {
     /// The status and reason once every change is judged.
     fn conclude(&mut self) {
         if self.summary.status != LimitsStatus::Verified {
+            return;
+        }
+        if let Some(who) = &self.approved_by {
+            self.summary.status = LimitsStatus::Approved;
+            self.summary.reason = Some(format!(
+                "every change only the owner may make is approved by {who}"
+            ));
             return;
         }
         let blocked = self.blocked.len() + self.deleted.len() + self.forbidden_elsewhere.len();

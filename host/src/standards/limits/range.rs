@@ -105,7 +105,7 @@ pub fn verified_landing(repo: &Repo, commit: ObjectId) -> Result<bool, RepoError
         to: commit,
         approvals,
     };
-    Ok(unapproved(repo, &segment)?.is_empty())
+    Ok(unapproved(repo, &segment, policy.as_ref())?.is_empty())
 }
 
 /// The segments of `base..head` along the first-parent chain, each landing's approvals read
@@ -226,9 +226,18 @@ fn verified_tokens(
     .then_some(subject.tokens)
 }
 
-/// Every change of `segment` only the owner may make that its approvals do not cover.
-pub fn unapproved(repo: &Repo, segment: &Segment) -> Result<Vec<Unapproved>, RepoError> {
+/// Every change of `segment` only the owner may make that its approvals do not cover: the
+/// landing's at its end, or a signed approval the segment adds in its tree for exactly its
+/// net change against its start's `discern.toml` (verified under `policy`, the trust root's).
+pub fn unapproved(
+    repo: &Repo,
+    segment: &Segment,
+    policy: Option<&Policy>,
+) -> Result<Vec<Unapproved>, RepoError> {
     let changes = net_change(repo, segment.from, segment.to)?;
+    if !changes.is_empty() && approved_in_tree(repo, segment, policy, &changes)? {
+        return Ok(Vec::new());
+    }
     let mut found = Vec::new();
     for l in changes.loosened {
         if !segment.approvals.limits.iter().any(|a| covers(a, &l)) {
@@ -252,6 +261,22 @@ pub fn unapproved(repo: &Repo, segment: &Segment) -> Result<Vec<Unapproved>, Rep
             })
         })
         .collect()
+}
+
+fn approved_in_tree(
+    repo: &Repo,
+    segment: &Segment,
+    policy: Option<&Policy>,
+    changes: &GateChanges,
+) -> Result<bool, RepoError> {
+    let approvals = crate::approval::tree::added(repo, segment.from, segment.to)?;
+    if approvals.is_empty() {
+        return Ok(false);
+    }
+    let base = repo
+        .blob_at(segment.from, crate::config::FILE)?
+        .map(|b| b.to_string());
+    Ok(crate::approval::tree::approving(&approvals, policy, base.as_deref(), changes).is_ok())
 }
 
 fn covers(a: &Approval, l: &Loosening) -> bool {

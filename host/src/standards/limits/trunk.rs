@@ -98,7 +98,7 @@ fn judge(
     check.summary.baseline_kind = Some(kind);
     let policy = crate::approval::policy(repo, base).ok();
     for segment in range::segments(repo, base, against.head, policy.as_ref())? {
-        for found in range::unapproved(repo, &segment)? {
+        for found in range::unapproved(repo, &segment, policy.as_ref())? {
             let message = message(&found, &against.trunk, base);
             let show = format!("git show {}", short(&found.commit.to_string()));
             let what = match &found.change {

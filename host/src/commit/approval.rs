@@ -1,0 +1,112 @@
+//! The approval commit: the owner's signed approval written as one file under
+//! `.discern/approvals/` in an approval-only commit on the branch it approves. One journaled
+//! transaction under the writer lock, with the same journal and recovery as a config-only
+//! commit: a crash is finished (the branch moved: the checkout that has it out follows) or
+//! unwound (it did not) by the next writing call.
+
+use gix::ObjectId;
+
+use super::transaction::{JOURNAL, JOURNAL_VERSION, Journal};
+use super::{CommitError, Faults, git_error, move_branch, step, sync_file, write_file_objects};
+use crate::git::Repo;
+
+/// The journal's `kind` for an approval commit.
+pub const KIND: &str = "approval";
+
+/// What an approval commit needs.
+pub struct ApprovalCommit<'a> {
+    pub branch: &'a str,
+    /// The branch's commit the approval is for: the parent, and the ref's expected value.
+    pub head: ObjectId,
+    pub path: &'a str,
+    pub content: &'a [u8],
+    pub message: &'a str,
+}
+
+/// Commit the approval file on top of `head` and move the branch there (compare-and-swap);
+/// the checkout that has the branch out gets the file and its index entry.
+pub fn approval_commit(
+    repo: &Repo,
+    commit: &ApprovalCommit<'_>,
+    faults: &Faults,
+) -> Result<ObjectId, CommitError> {
+    let _lock =
+        super::lock::WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
+    let existing = repo
+        .file_at(commit.head, commit.path)
+        .map_err(|e| git_error("cannot read the branch", e))?;
+    if existing.as_deref() == Some(commit.content) {
+        return Err(CommitError::Unchanged);
+    }
+    let (new, blob) = write_file_objects(
+        repo,
+        commit.head,
+        commit.path,
+        commit.content,
+        commit.message,
+    )?;
+    faults.point(step::OBJECTS_WRITTEN);
+    let checked_out = repo.branch().ok().flatten().as_deref() == Some(commit.branch);
+    let mut locks = vec![
+        repo.common_dir()
+            .join(format!("refs/heads/{}.lock", commit.branch)),
+        repo.common_dir().join("packed-refs.lock"),
+    ];
+    if checked_out {
+        locks.push(repo.git_dir().join("index.lock"));
+    }
+    let journal = Journal {
+        version: JOURNAL_VERSION,
+        kind: KIND.to_owned(),
+        branch: commit.branch.to_owned(),
+        head: commit.head.to_string(),
+        commit: new.to_string(),
+        path: commit.path.to_owned(),
+        content: String::from_utf8_lossy(commit.content).into_owned(),
+        files: Vec::new(),
+        locks: super::owned_lock::claim(locks),
+    };
+    let journal_path = repo.admin_path(JOURNAL);
+    let bytes = serde_json::to_vec_pretty(&journal)
+        .map_err(|e| git_error("cannot write the journal", e))?;
+    crate::fsutil::write_atomic(&journal_path, &bytes)
+        .map_err(|e| git_error("cannot write the journal", e))?;
+    faults.point(step::JOURNAL_WRITTEN);
+    let reason = format!(
+        "commit: {}",
+        commit.message.lines().next().unwrap_or("approval")
+    );
+    if let Err(e) = move_branch(repo, commit.branch, commit.head, new, &reason) {
+        let _ = std::fs::remove_file(&journal_path);
+        return Err(e);
+    }
+    faults.point(step::REF_MOVED);
+    if checked_out {
+        sync_file(repo, commit.path, commit.content, blob)?;
+    }
+    faults.point(step::WORKTREE_SYNCED);
+    std::fs::remove_file(&journal_path).map_err(|e| git_error("cannot remove the journal", e))?;
+    Ok(new)
+}
+
+/// Take `path` out of the index and the work tree (an approval commit unwound before its
+/// branch moved leaves no file behind).
+pub(super) fn unstage(repo: &Repo, path: &str) -> Result<(), CommitError> {
+    let local = repo.local();
+    let mut index = local
+        .open_index()
+        .map_err(|e| git_error("cannot read the index", e))?;
+    let before = index.entries().len();
+    index.remove_entries(|_, entry_path, _| entry_path == path.as_bytes());
+    if index.entries().len() != before {
+        index
+            .write(gix::index::write::Options::default())
+            .map_err(|e| git_error("cannot write the index", e))?;
+    }
+    match std::fs::remove_file(repo.root().join(path)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(git_error(&format!("cannot remove {path}"), e))
+        }
+        _ => Ok(()),
+    }
+}

@@ -460,6 +460,28 @@ pub fn sync_file(
     Ok(())
 }
 
+/// Take `path` out of the index and the work tree (an approval commit unwound before its
+/// branch moved leaves no file behind).
+pub fn unstage(repo: &Repo, path: &str) -> Result<(), CommitError> {
+    let local = repo.local();
+    let mut index = local
+        .open_index()
+        .map_err(|e| git_error("cannot read the index", e))?;
+    let before = index.entries().len();
+    index.remove_entries(|_, entry_path, _| entry_path == path.as_bytes());
+    if index.entries().len() != before {
+        index
+            .write(gix::index::write::Options::default())
+            .map_err(|e| git_error("cannot write the index", e))?;
+    }
+    match std::fs::remove_file(repo.root().join(path)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(git_error(&format!("cannot remove {path}"), e))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `error`, unless the git lock file `lock` exists: then that is what stopped the write.
 /// discern never deletes a lock file it did not create; the refusal says how to check it.
 fn locked_or(lock: std::path::PathBuf, error: CommitError) -> CommitError {

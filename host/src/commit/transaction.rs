@@ -303,7 +303,7 @@ fn restore(repo: &Repo, head: ObjectId, path: &str) -> Result<(), CommitError> {
                 sync_file(repo, path, &old, blob.detach())?;
             }
         }
-        Ok(None) if path != FILE => super::approval::unstage(repo, path)?,
+        Ok(None) if path != FILE => super::unstage(repo, path)?,
         _ => {}
     }
     Ok(())

@@ -55,7 +55,10 @@ fn signed_fixture() -> (Fixture, Keys) {
     fixture
         .repo
         .write(SIGNERS, format!("{}\n", keys.signers_line()));
-    fixture.repo.commit("the owner's signing key");
+    // Beside the config that names it, in the first commit: the gate's start (added later, it
+    // would be a change of the signers no approval anchors).
+    fixture.repo.git(&["add", "-A"]);
+    fixture.repo.git(&["commit", "-q", "--amend", "--no-edit"]);
     (fixture, keys)
 }
 
@@ -224,10 +227,18 @@ fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verif
     );
     assert_eq!(proof["approved_proposals"][0]["token"], token.as_str());
 
-    // CI on the trunk verifies the signature the Proof note carries.
+    // The trunk's check verifies the signature the approval in the tree carries.
     let run = fixture.run(&["standards", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_eq!(run.json()["data"]["limits"]["status"], "verified");
+    let json = run.json();
+    assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
+    assert!(
+        json["data"]["limits"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("owner@example.com"),
+        "{json}"
+    );
 }
 
 #[test]

@@ -10,6 +10,9 @@ mod record;
 mod sign;
 pub mod signers;
 pub mod tree;
+mod trust;
+
+pub use trust::anchored_policy;
 
 use gix::ObjectId;
 

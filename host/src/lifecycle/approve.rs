@@ -1,10 +1,12 @@
 //! `discern approve [--effort ID] [--key PATH] [--dry-run] [TOKEN…]`: the owner's route. It
-//! lists what awaits the owner's approval in an effort — every loosening (a live proposal) and
-//! every protected change, derived from the trunk tip's config against the effort's HEAD — and
-//! approves exactly that set for exactly that HEAD and trunk commit: signed with the owner's
-//! SSH key where the trunk names allowed signers, else answered at this terminal. The approval
-//! is a note on the approved commit (`refs/notes/discern-approvals`), which `accept` verifies
-//! and copies into the Proof note. A CLI verb only: no MCP tool can approve.
+//! lists what awaits the owner's approval in an effort, or on the branch this checkout has out
+//! — every loosening (a live proposal) and every protected change, derived from the trunk
+//! tip's config against HEAD — and approves exactly that set. Where the trunk names allowed
+//! signers, the items and the trunk's `discern.toml` they were judged against are signed with
+//! the owner's SSH key and committed under `.discern/approvals/` on the branch
+//! (`approval::tree`), which every merge strategy carries; otherwise each item is answered at
+//! this terminal and recorded as a note on the approved commit (`refs/notes/discern-approvals`).
+//! A CLI verb only: no MCP tool can approve.
 
 use std::path::{Path, PathBuf};
 
@@ -230,10 +232,15 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
     })
 }
 
-/// The checkout of the named effort (this one without a name; never the main checkout).
+/// The checkout of the named effort, else this one: an effort's worktree, or any checkout of a
+/// branch that is not the trunk (a plain clone with a pull request's branch checked out).
 fn effort_repo(ws: &Workspace, effort: Option<&str>) -> Result<Repo, Box<Envelope>> {
     let Some(effort) = effort else {
-        if ws.repo.is_main_checkout() {
+        let config = Config::load(ws.repo.root()).ok().flatten();
+        let trunk = ws.landing_trunk(config.as_ref());
+        let branch = ws.repo.branch().ok().flatten();
+        let on_trunk = branch.is_none() || branch.as_deref() == Some(trunk.as_str());
+        if ws.repo.is_main_checkout() && on_trunk {
             return Err(Box::new(refuse(
                 ErrorSlug::PreconditionFailed,
                 "This is the main checkout; name the effort to approve.",

@@ -56,7 +56,10 @@ pub(super) fn approve(
         head: landing.head,
         tokens: required.tokens(),
     };
-    if let Some(granted) = in_tree(repo, &policy, landing, required) {
+    // The policy an approval in the tree is held to: the trunk tip's, anchored.
+    if let Some(anchored) = approval::anchored_policy(repo, landing.trunk_commit)
+        && let Some(granted) = in_tree(repo, &anchored, landing, required)
+    {
         return Ok(granted);
     }
     let why = match approval::verified(repo, &policy, &subject) {

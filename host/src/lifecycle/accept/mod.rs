@@ -10,6 +10,8 @@ mod approvals;
 mod landed;
 mod verify;
 
+pub(crate) use verify::failing;
+
 use super::Moved;
 use crate::approval::{self, Granted};
 use crate::commit;

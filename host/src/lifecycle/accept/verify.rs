@@ -15,11 +15,40 @@ pub(super) fn standards_hold(
     runtime: &Runtime,
     landing: &Landing,
 ) -> Result<(), Box<Envelope>> {
-    let Some(config) = landing.config.as_ref().filter(|c| !c.standards.is_empty()) else {
+    let Some(config) = landing.config.as_ref() else {
         return Ok(());
     };
+    let what = failing(ws, runtime, config, &landing.trunk)?;
+    let Some(what) = what else {
+        return Ok(());
+    };
+    Err(Box::new(
+        Envelope::refusal(
+            VERB,
+            ErrorSlug::GateFailed,
+            format!(
+                "The Proof says the gate passed on this commit, but {what}; a Proof the gate did not write proves nothing. Nothing landed."
+            ),
+            Hint::next_step(HintId::FixGate, "Run the gate, then accept"),
+        )
+        .with_next(Action::new("done")),
+    ))
+}
+
+/// What fails when HEAD's Standards are measured afresh against `trunk` (trusting no evidence
+/// or compiled code an agent could have written): `None` when everything holds. `done` asks
+/// this before it hands back an existing Proof, `accept` before it lands.
+pub(crate) fn failing(
+    ws: &Workspace,
+    runtime: &Runtime,
+    config: &crate::config::Config,
+    trunk: &str,
+) -> Result<Option<String>, Box<Envelope>> {
+    if config.standards.is_empty() {
+        return Ok(None);
+    }
     let options = MeasureOptions {
-        trunk: Some(landing.trunk.clone()),
+        trunk: Some(trunk.to_owned()),
         evidence: EvidenceUse::Proof,
         ..MeasureOptions::default()
     };
@@ -27,7 +56,7 @@ pub(super) fn standards_hold(
     let claims = crate::proposals::claims(ws, config);
     let measured =
         standards::measure_with(ws, runtime, config, &selected, &options, &claims, &|_| ())?;
-    let failing: Vec<String> = measured
+    let fails: Vec<String> = measured
         .standards
         .iter()
         .filter(|s| {
@@ -42,22 +71,11 @@ pub(super) fn standards_hold(
             )
         })
         .collect();
-    if failing.is_empty() && !measured.limits.blocking() {
-        return Ok(());
+    if fails.is_empty() && !measured.limits.blocking() {
+        return Ok(None);
     }
-    let what = match failing.is_empty() {
+    Ok(Some(match fails.is_empty() {
         true => "its limits are loosened versus the trunk".to_owned(),
-        false => format!("measured again, {} fail", failing.join(", ")),
-    };
-    Err(Box::new(
-        Envelope::refusal(
-            VERB,
-            ErrorSlug::GateFailed,
-            format!(
-                "The Proof says the gate passed on this commit, but {what}; a Proof the gate did not write proves nothing. Nothing landed."
-            ),
-            Hint::next_step(HintId::FixGate, "Run the gate, then accept"),
-        )
-        .with_next(Action::new("done")),
-    ))
+        false => format!("measured again, {} fail", fails.join(", ")),
+    }))
 }

@@ -148,8 +148,15 @@ fn gate(
         Ok(subject) => subject,
         Err(refusal) => return *refusal,
     };
+    // An existing Proof is handed back only once HEAD's Standards hold when measured afresh:
+    // the marker is a file an agent can write, and its line is what the owner is told.
     if !request.rerun
         && let (ProofState::Honored, Some(proof)) = proof::state(&ws.repo)
+        && let Some(config) = Config::load(ws.repo.root()).ok().flatten()
+        && matches!(
+            crate::lifecycle::accept::failing(ws, runtime, &config, &subject.trunk),
+            Ok(None)
+        )
     {
         return current_proof(&proof);
     }

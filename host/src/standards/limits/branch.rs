@@ -112,7 +112,7 @@ fn approved_in_tree(
     if approvals.is_empty() {
         return Ok(false);
     }
-    let policy = crate::approval::policy(repo, base).ok();
+    let policy = crate::approval::anchored_policy(repo, base);
     let base_blob = repo
         .blob_at(base, crate::config::FILE)?
         .map(|b| b.to_string());

@@ -250,6 +250,11 @@ pub fn check(
     check.summary.trunk_commit = Some(trunk.commit.to_string());
     let judged = if let Some(rev) = &against.baseline {
         trunk::given(repo, against, rev, &mut check)
+    } else if against.head == trunk.commit && against.require_trunk {
+        // A landing note or a first parent is a claim, not an anchor: where the trunk is
+        // required, its check judges from the commit it verified before, named by the runner.
+        check.unanchored();
+        return check;
     } else if against.head == trunk.commit {
         trunk::landed(repo, against, &mut check)
     } else {
@@ -304,6 +309,25 @@ impl LimitsCheck {
             });
         }
         self.summary.reason = Some(why);
+    }
+
+    /// The trunk checked where it is required, with no `--baseline`: failing, with the flag
+    /// that names the anchor.
+    fn unanchored(&mut self) {
+        let why = "on the trunk, a required check judges every commit since the trunk commit it verified before, and no --baseline names that commit (a landing's note or a first parent is a claim, not an anchor)";
+        let step = "Pass the previous trunk tip: `discern standards --baseline <before>` (GitHub Actions: `${{ github.event.before }}`).";
+        self.summary.status = LimitsStatus::Unverified;
+        self.advisories
+            .push(format!("Standards limits are UNVERIFIED: {why}. {step}"));
+        self.diagnostics.push(Diagnostic {
+            tool: "standards".to_owned(),
+            severity: Severity::Error,
+            message: format!("Standards limits cannot be verified: {why}. {step}"),
+            reproduce_cmd: "discern standards --baseline <before>".to_owned(),
+            file: None,
+            line: None,
+        });
+        self.summary.reason = Some(why.to_owned());
     }
 
     /// A change only the owner may make, found on this branch or commit range.

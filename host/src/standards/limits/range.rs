@@ -98,28 +98,30 @@ pub fn verified_landing(repo: &Repo, commit: ObjectId) -> Result<bool, RepoError
     if from == commit || repo.first_parent_chain(from, commit)?.is_none() {
         return Ok(false);
     }
-    let policy = crate::approval::policy(repo, from).ok();
+    let policy = crate::approval::anchored_policy(repo, from);
     let approvals = approved_by(policy.as_ref(), commit, from, note);
     let segment = Segment {
         from,
         to: commit,
         approvals,
     };
-    Ok(unapproved(repo, &segment, policy.as_ref())?.is_empty())
+    Ok(unapproved(repo, &segment, &|| policy.as_ref())?
+        .unapproved
+        .is_empty())
 }
 
 /// The segments of `base..head` along the first-parent chain, each landing's approvals read
 /// under `policy` (the trust root's; `None` when it cannot be read: then none counts).
-pub fn segments(
+pub fn segments<'p>(
     repo: &Repo,
     base: ObjectId,
     head: ObjectId,
-    policy: Option<&Policy>,
+    policy: &dyn Fn() -> Option<&'p Policy>,
 ) -> Result<Vec<Segment>, RepoError> {
     let Some(chain) = repo.first_parent_chain(base, head)? else {
         // Not on the chain: one segment, approved only by a landing of exactly it.
         let approvals = match landed_note(repo, head)? {
-            Some(note) => approved_by(policy, head, base, note),
+            Some(note) => approved_by(policy(), head, base, note),
             None => Approvals::default(),
         };
         return Ok(vec![Segment {
@@ -145,7 +147,7 @@ pub fn segments(
             (None, Some(t)) if before(repo, t, chain[start]) => t,
             _ => chain[start],
         };
-        let approvals = approved_by(policy, commit, from, note);
+        let approvals = approved_by(policy(), commit, from, note);
         found.push(Segment {
             from,
             to: commit,
@@ -229,14 +231,19 @@ fn verified_tokens(
 /// Every change of `segment` only the owner may make that its approvals do not cover: the
 /// landing's at its end, or a signed approval the segment adds in its tree for exactly its
 /// net change against its start's `discern.toml` (verified under `policy`, the trust root's).
-pub fn unapproved(
+pub fn unapproved<'p>(
     repo: &Repo,
     segment: &Segment,
-    policy: Option<&Policy>,
-) -> Result<Vec<Unapproved>, RepoError> {
+    policy: &dyn Fn() -> Option<&'p Policy>,
+) -> Result<Judged, RepoError> {
     let changes = net_change(repo, segment.from, segment.to)?;
-    if !changes.is_empty() && approved_in_tree(repo, segment, policy, &changes)? {
-        return Ok(Vec::new());
+    if !changes.is_empty()
+        && let Some(who) = approved_in_tree(repo, segment, policy(), &changes)?
+    {
+        return Ok(Judged {
+            unapproved: Vec::new(),
+            approved_by: Some(who),
+        });
     }
     let mut found = Vec::new();
     for l in changes.loosened {
@@ -249,7 +256,7 @@ pub fn unapproved(
             found.push(Unapprovable::Protected(p));
         }
     }
-    found
+    let unapproved = found
         .into_iter()
         .map(|change| {
             let commit = introduced_by(repo, segment, &change)?;
@@ -260,7 +267,19 @@ pub fn unapproved(
                 subject,
             })
         })
-        .collect()
+        .collect::<Result<_, RepoError>>()?;
+    Ok(Judged {
+        unapproved,
+        approved_by: None,
+    })
+}
+
+/// A segment judged: what no approval covers, and who approved it in the tree, if anyone did.
+#[derive(Debug, Clone, Default)]
+pub struct Judged {
+    pub unapproved: Vec<Unapproved>,
+    /// `principal (file)` of the approval in the tree that covers the whole segment.
+    pub approved_by: Option<String>,
 }
 
 fn approved_in_tree(
@@ -268,15 +287,19 @@ fn approved_in_tree(
     segment: &Segment,
     policy: Option<&Policy>,
     changes: &GateChanges,
-) -> Result<bool, RepoError> {
+) -> Result<Option<String>, RepoError> {
     let approvals = crate::approval::tree::added(repo, segment.from, segment.to)?;
     if approvals.is_empty() {
-        return Ok(false);
+        return Ok(None);
     }
     let base = repo
         .blob_at(segment.from, crate::config::FILE)?
         .map(|b| b.to_string());
-    Ok(crate::approval::tree::approving(&approvals, policy, base.as_deref(), changes).is_ok())
+    Ok(
+        crate::approval::tree::approving(&approvals, policy, base.as_deref(), changes)
+            .ok()
+            .map(|a| format!("{} ({})", a.principal, a.path())),
+    )
 }
 
 fn covers(a: &Approval, l: &Loosening) -> bool {

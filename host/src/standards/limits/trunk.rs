@@ -96,9 +96,19 @@ fn judge(
 ) -> Result<(), RepoError> {
     check.summary.baseline = Some(base.to_string());
     check.summary.baseline_kind = Some(kind);
-    let policy = crate::approval::policy(repo, base).ok();
-    for segment in range::segments(repo, base, against.head, policy.as_ref())? {
-        for found in range::unapproved(repo, &segment, policy.as_ref())? {
+    // The baseline's policy, anchored (read once, and only when an approval must be checked).
+    let anchored = std::cell::OnceCell::new();
+    let policy = || {
+        anchored
+            .get_or_init(|| crate::approval::anchored_policy(repo, base))
+            .as_ref()
+    };
+    for segment in range::segments(repo, base, against.head, &policy)? {
+        let judged = range::unapproved(repo, &segment, &policy)?;
+        if judged.approved_by.is_some() {
+            check.approved_by = judged.approved_by;
+        }
+        for found in judged.unapproved {
             let message = message(&found, &against.trunk, base);
             let show = format!("git show {}", short(&found.commit.to_string()));
             let what = match &found.change {

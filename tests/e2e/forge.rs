@@ -1,0 +1,419 @@
+//! Work through a forge: a bare repository plays the forge, one clone per actor (the owner with
+//! an SSH key, a contributor, CI cloned as `actions/checkout` clones, a bot for the merge
+//! button). Every case runs under the three merge strategies, and the verdict is the same on
+//! the pull request's head, on its merge ref, and on the trunk after landing — with no notes
+//! fetched anywhere: approvals travel in the tree.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{Fixture, LANDING_CONFIG};
+
+const REASON: &str = "The new module lists four planned extension points.";
+const SIGNERS: &str = ".discern/allowed_signers";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Strategy {
+    MergeCommit,
+    Squash,
+    Rebase,
+}
+
+const STRATEGIES: [Strategy; 3] = [Strategy::MergeCommit, Strategy::Squash, Strategy::Rebase];
+
+/// The forge and its actors' clones.
+struct Forge {
+    fixture: Fixture,
+    dir: PathBuf,
+    origin: PathBuf,
+    owner: PathBuf,
+    contributor: PathBuf,
+    key: PathBuf,
+}
+
+impl Forge {
+    /// A trunk that requires signed approvals, with the owner's key listed, pushed to a bare
+    /// origin; the owner's and the contributor's clones.
+    fn new() -> Self {
+        discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
+        let config = format!("{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n");
+        let fixture = Fixture::new(&config);
+        let dir = fixture.repo.parent().join("forge");
+        std::fs::create_dir_all(&dir).unwrap();
+        let key = dir.join("owner-key");
+        let made = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-C", "owner", "-f"])
+            .arg(&key)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+        fixture
+            .repo
+            .write(SIGNERS, format!("owner@example.com {}\n", public.trim()));
+        // Beside the config that names it, in the first commit: the gate's start.
+        fixture.repo.git(&["add", "-A"]);
+        fixture.repo.git(&["commit", "-q", "--amend", "--no-edit"]);
+        let origin = dir.join("origin.git");
+        let forge = Self {
+            origin: origin.clone(),
+            owner: dir.join("owner"),
+            contributor: dir.join("contributor"),
+            dir,
+            key,
+            fixture,
+        };
+        forge.git(
+            &forge.dir,
+            &["init", "-q", "--bare", "-b", "main", "origin.git"],
+        );
+        let seed = forge.fixture.path().to_owned();
+        forge.git(&seed, &["push", "-q", origin.to_str().unwrap(), "main"]);
+        for clone in [&forge.owner, &forge.contributor] {
+            forge.git(
+                &forge.dir,
+                &[
+                    "clone",
+                    "-q",
+                    origin.to_str().unwrap(),
+                    clone.to_str().unwrap(),
+                ],
+            );
+        }
+        forge
+    }
+
+    fn git(&self, dir: &Path, args: &[&str]) {
+        self.fixture.git_in(dir, args);
+    }
+
+    fn out(&self, dir: &Path, args: &[&str]) -> String {
+        self.fixture.git_out(dir, args)
+    }
+
+    fn discern(&self, dir: &Path, args: &[&str], ci: bool) -> (i32, Value) {
+        let env: &[(&str, &str)] = if ci { &[("CI", "true")] } else { &[] };
+        let run = self.fixture.run_in(dir, args, env);
+        (run.code, run.json())
+    }
+
+    /// The contributor's pull request on branch `name`: `files` committed, then (when
+    /// `propose`) the breach proposed; pushed.
+    fn pull_request(&self, name: &str, files: &[(&str, &str)], propose: bool) {
+        let c = &self.contributor;
+        self.git(c, &["checkout", "-q", "-B", name, "origin/main"]);
+        for (file, content) in files {
+            let path = c.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
+        self.git(c, &["add", "-A"]);
+        self.git(c, &["commit", "-q", "-m", &format!("work on {name}")]);
+        if propose {
+            let (code, json) = self.discern(
+                c,
+                &["standards", "propose", "todo", "--reason", REASON, "--json"],
+                false,
+            );
+            assert_eq!(code, 0, "{json}");
+        }
+        self.git(c, &["push", "-q", "-f", "origin", name]);
+    }
+
+    /// The owner approves the pull request from a plain clone: fetch, check out, approve, push.
+    fn approve(&self, name: &str) {
+        let o = &self.owner;
+        self.git(o, &["fetch", "-q", "origin"]);
+        self.git(
+            o,
+            &["checkout", "-q", "-B", name, &format!("origin/{name}")],
+        );
+        let key = self.key.to_str().unwrap();
+        let (code, json) = self.discern(o, &["approve", "--key", key, "--json"], false);
+        assert_eq!(code, 0, "{json}");
+        assert!(json["data"]["approval_file"].as_str().is_some(), "{json}");
+        self.git(o, &["push", "-q", "origin", name]);
+        self.git(o, &["checkout", "-q", "main"]);
+    }
+
+    /// CI on a fresh clone as `actions/checkout` makes it (depth 1, one ref, detached), then the
+    /// README's fetch of the trunk with a full refspec; no notes. `rev` is what it checks out.
+    fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
+        let clone = self.dir.join(format!("ci-{name}"));
+        let _ = std::fs::remove_dir_all(&clone);
+        std::fs::create_dir_all(&clone).unwrap();
+        let url = format!("file://{}", self.origin.display());
+        self.git(&clone, &["init", "-q"]);
+        self.git(&clone, &["remote", "add", "origin", &url]);
+        self.git(&clone, &["fetch", "-q", "--depth", "1", "origin", rev]);
+        self.git(&clone, &["checkout", "-q", "--detach", "FETCH_HEAD"]);
+        self.git(
+            &clone,
+            &[
+                "fetch",
+                "-q",
+                "--unshallow",
+                "origin",
+                "+refs/heads/main:refs/remotes/origin/main",
+            ],
+        );
+        clone
+    }
+
+    /// PR CI on the pull request's head: exit code and envelope.
+    fn pr_ci(&self, name: &str) -> (i32, Value) {
+        let clone = self.ci_clone(name, &format!("refs/heads/{name}"));
+        self.discern(&clone, &["standards", "--json"], true)
+    }
+
+    /// PR CI on the forge's merge ref (`refs/pull/N/merge`: the PR merged into the trunk).
+    fn merge_ref_ci(&self, name: &str) -> (i32, Value) {
+        let bot = self.bot();
+        self.git(
+            &bot,
+            &[
+                "merge",
+                "-q",
+                "--no-ff",
+                "-m",
+                "merge ref",
+                &format!("origin/{name}"),
+            ],
+        );
+        let merge = format!("refs/pull/{name}/merge");
+        self.git(
+            &bot,
+            &["push", "-q", "-f", "origin", &format!("HEAD:{merge}")],
+        );
+        let clone = self.ci_clone(&format!("{name}-merge"), &merge);
+        self.discern(&clone, &["standards", "--json"], true)
+    }
+
+    /// A fresh clone of the trunk for the merge button.
+    fn bot(&self) -> PathBuf {
+        let bot = self.dir.join("bot");
+        let _ = std::fs::remove_dir_all(&bot);
+        self.git(
+            &self.dir,
+            &[
+                "clone",
+                "-q",
+                self.origin.to_str().unwrap(),
+                bot.to_str().unwrap(),
+            ],
+        );
+        bot
+    }
+
+    /// The merge button: land `name` on main by `strategy`; the trunk's tip before it.
+    fn land(&self, name: &str, strategy: Strategy) -> String {
+        let bot = self.bot();
+        let before = self.out(&bot, &["rev-parse", "HEAD"]);
+        let pr = format!("origin/{name}");
+        match strategy {
+            Strategy::MergeCommit => {
+                self.git(
+                    &bot,
+                    &[
+                        "merge",
+                        "-q",
+                        "--no-ff",
+                        "-m",
+                        &format!("Merge {name}"),
+                        &pr,
+                    ],
+                );
+            }
+            Strategy::Squash => {
+                self.git(&bot, &["merge", "-q", "--squash", &pr]);
+                let message = format!("{name} (squashed)");
+                self.git(&bot, &["commit", "-q", "--allow-empty", "-m", &message]);
+            }
+            Strategy::Rebase => {
+                // The forge rewrites every commit with a new committer.
+                self.git(&bot, &["checkout", "-q", "-b", "rebased", &pr]);
+                let mut rebase = std::process::Command::new("git");
+                rebase
+                    .args(["rebase", "-q", "--force-rebase", "main"])
+                    .current_dir(&bot);
+                discern_tests::hermetic(&mut rebase, self.fixture.repo.home());
+                rebase
+                    .env("GIT_COMMITTER_NAME", "The Forge")
+                    .env("GIT_COMMITTER_DATE", "2026-02-02T00:00:00Z");
+                assert!(rebase.status().unwrap().success());
+                self.git(&bot, &["checkout", "-q", "main"]);
+                self.git(&bot, &["merge", "-q", "--ff-only", "rebased"]);
+            }
+        }
+        self.git(&bot, &["push", "-q", "origin", "main"]);
+        before
+    }
+
+    /// Trunk CI after a push: a fresh clone of main, `--baseline` the push's `before`.
+    fn trunk_ci(&self, before: &str) -> (i32, Value) {
+        let clone = self.ci_clone("trunk", "refs/heads/main");
+        self.discern(&clone, &["standards", "--baseline", before, "--json"], true)
+    }
+
+    /// The trunk back where it started, for the next strategy.
+    fn reset_trunk(&self, to: &str) {
+        let bot = self.bot();
+        self.git(&bot, &["reset", "-q", "--hard", to]);
+        self.git(&bot, &["push", "-q", "-f", "origin", "main"]);
+    }
+}
+
+const BREACH: &[(&str, &str)] = &[(
+    "src/more.rs",
+    "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
+)];
+
+fn passes(what: &str, (code, json): (i32, Value)) {
+    assert_eq!(
+        (code, json["ok"].clone()),
+        (0, Value::Bool(true)),
+        "{what}: {json}"
+    );
+}
+
+fn fails(what: &str, (code, json): (i32, Value)) -> Value {
+    assert_eq!(
+        (code, json["ok"].clone()),
+        (1, Value::Bool(false)),
+        "{what}: {json}"
+    );
+    json
+}
+
+#[test]
+fn an_approved_loosening_passes_pr_ci_the_merge_ref_and_the_trunk_under_every_strategy() {
+    let forge = Forge::new();
+    let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    for strategy in STRATEGIES {
+        forge.reset_trunk(&start);
+        let name = format!("approved-{strategy:?}").to_lowercase();
+        forge.pull_request(&name, BREACH, true);
+        let json = fails("PR CI before the approval", forge.pr_ci(&name));
+        assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
+        forge.approve(&name);
+        let (code, json) = forge.pr_ci(&name);
+        assert_eq!(code, 0, "{strategy:?}: PR CI with the approval: {json}");
+        assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
+        passes("the merge ref", forge.merge_ref_ci(&name));
+        let before = forge.land(&name, strategy);
+        let (code, json) = forge.trunk_ci(&before);
+        assert_eq!(code, 0, "{strategy:?}: trunk CI after landing: {json}");
+        assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
+    }
+}
+
+#[test]
+fn an_unapproved_loosening_fails_everywhere_under_every_strategy() {
+    let forge = Forge::new();
+    let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    for strategy in STRATEGIES {
+        forge.reset_trunk(&start);
+        let name = format!("unapproved-{strategy:?}").to_lowercase();
+        forge.pull_request(&name, BREACH, true);
+        fails("PR CI", forge.pr_ci(&name));
+        fails("the merge ref", forge.merge_ref_ci(&name));
+        let before = forge.land(&name, strategy);
+        fails("trunk CI", forge.trunk_ci(&before));
+    }
+}
+
+#[test]
+fn an_approval_copied_into_another_pull_request_approves_nothing() {
+    let forge = Forge::new();
+    forge.pull_request("first", BREACH, true);
+    forge.approve("first");
+    let c = &forge.contributor;
+    forge.git(c, &["fetch", "-q", "origin"]);
+    let file = forge.out(
+        c,
+        &[
+            "diff",
+            "--name-only",
+            "origin/main",
+            "origin/first",
+            "--",
+            ".discern/approvals",
+        ],
+    );
+    let approval = forge.out(c, &["show", &format!("origin/first:{file}")]);
+    // A second PR that loosens further and carries the first one's approval.
+    let more = [(
+        "src/more.rs",
+        "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n// TODO 5\n",
+    )];
+    forge.pull_request("second", &more, true);
+    forge.git(c, &["checkout", "-q", "second"]);
+    std::fs::create_dir_all(c.join(".discern/approvals")).unwrap();
+    std::fs::write(c.join(&file), format!("{approval}\n")).unwrap();
+    forge.git(c, &["add", "-A"]);
+    forge.git(c, &["commit", "-q", "-m", "the first PR's approval"]);
+    forge.git(c, &["push", "-q", "-f", "origin", "second"]);
+    let json = fails("PR CI", forge.pr_ci("second"));
+    assert!(json.to_string().contains("does not count"), "{json}");
+    let before = forge.land("second", Strategy::Squash);
+    fails("trunk CI", forge.trunk_ci(&before));
+}
+
+#[test]
+fn a_tightening_and_a_proposal_withdrawn_pass_everywhere_under_every_strategy() {
+    let forge = Forge::new();
+    let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    for strategy in STRATEGIES {
+        forge.reset_trunk(&start);
+        let name = format!("tighten-{strategy:?}").to_lowercase();
+        let c = &forge.contributor;
+        forge.git(c, &["checkout", "-q", "-B", &name, "origin/main"]);
+        let (code, json) = forge.discern(c, &["standards", "--pin", "--json"], false);
+        assert_eq!(code, 0, "{json}");
+        forge.git(c, &["push", "-q", "-f", "origin", &name]);
+        passes("PR CI", forge.pr_ci(&name));
+        let before = forge.land(&name, strategy);
+        passes("trunk CI", forge.trunk_ci(&before));
+
+        forge.reset_trunk(&start);
+        let name = format!("withdrawn-{strategy:?}").to_lowercase();
+        forge.pull_request(&name, BREACH, true);
+        let (code, json) = forge.discern(c, &["standards", "withdraw", "--json"], false);
+        assert_eq!(code, 0, "{json}");
+        forge.git(c, &["rm", "-q", "src/more.rs"]);
+        forge.git(c, &["commit", "-q", "-m", "drop the breach"]);
+        forge.git(c, &["push", "-q", "-f", "origin", &name]);
+        passes("PR CI", forge.pr_ci(&name));
+        let before = forge.land(&name, strategy);
+        passes("trunk CI", forge.trunk_ci(&before));
+    }
+}
+
+#[test]
+fn a_signers_file_change_needs_the_owner_and_its_key_approves_nothing_under_every_strategy() {
+    let forge = Forge::new();
+    let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    let stranger = forge.dir.join("stranger-key");
+    let made = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "stranger", "-f"])
+        .arg(&stranger)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let public = std::fs::read_to_string(stranger.with_extension("pub")).unwrap();
+    let signers = std::fs::read_to_string(forge.owner.join(SIGNERS)).unwrap();
+    let widened = format!("{signers}agent@example.com {}\n", public.trim());
+    for strategy in STRATEGIES {
+        forge.reset_trunk(&start);
+        let name = format!("signers-{strategy:?}").to_lowercase();
+        forge.pull_request(&name, &[(SIGNERS, widened.as_str())], false);
+        let json = fails("PR CI", forge.pr_ci(&name));
+        assert!(
+            json.to_string().contains("file:.discern/allowed_signers"),
+            "{json}"
+        );
+        let before = forge.land(&name, strategy);
+        fails("trunk CI", forge.trunk_ci(&before));
+    }
+}

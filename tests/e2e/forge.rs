@@ -417,3 +417,39 @@ fn a_signers_file_change_needs_the_owner_and_its_key_approves_nothing_under_ever
         fails("trunk CI", forge.trunk_ci(&before));
     }
 }
+
+#[test]
+fn a_stale_local_trunk_is_not_the_trunk_and_a_diverged_one_is_refused() {
+    let forge = Forge::new();
+    // The team moves on while the owner's local `main` stays where it was cloned.
+    let c = &forge.contributor;
+    forge.git(c, &["checkout", "-q", "main"]);
+    std::fs::write(c.join("README.md"), "# moved on\n").unwrap();
+    forge.git(c, &["commit", "-q", "-am", "the team moves on"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    forge.pull_request("later", BREACH, true);
+    let o = &forge.owner;
+    forge.git(o, &["fetch", "-q", "origin"]);
+    forge.git(o, &["checkout", "-q", "-B", "later", "origin/later"]);
+    let (_, json) = forge.discern(o, &["standards", "--json"], false);
+    let limits = &json["data"]["limits"];
+    assert_eq!(limits["trunk_ref"], "refs/remotes/origin/main", "{json}");
+    assert_eq!(limits["status"], "proposed", "{json}");
+    // The owner approves against the team's trunk, so PR CI counts it.
+    forge.approve("later");
+    passes("PR CI", forge.pr_ci("later"));
+
+    // A local trunk with its own commit while the team's moved on: refused, with the fix.
+    forge.git(o, &["checkout", "-q", "main"]);
+    std::fs::write(o.join("NOTES.md"), "local\n").unwrap();
+    forge.git(o, &["add", "-A"]);
+    forge.git(o, &["commit", "-q", "-m", "a local trunk commit"]);
+    forge.git(o, &["checkout", "-q", "later"]);
+    let (_, json) = forge.discern(o, &["standards", "--json"], false);
+    assert_eq!(json["data"]["limits"]["status"], "unverified", "{json}");
+    let text = json.to_string();
+    assert!(
+        text.contains("have diverged") && text.contains("git branch -f main origin/main"),
+        "{json}"
+    );
+}

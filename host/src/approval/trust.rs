@@ -67,18 +67,20 @@ type Key = (String, Option<ObjectId>);
 impl Keys {
     fn of(&mut self, repo: &Repo, commit: ObjectId) -> Result<Key, RepoError> {
         let blob = repo.blob_at(commit, FILE)?;
-        if !self.parsed.contains_key(&blob) {
-            let config = super::config_at(repo, commit).unwrap_or_else(|_| Config::absent());
-            let acceptance = config
-                .document
-                .get("acceptance")
-                .map(crate::config::item_to_json)
-                .map(|v| crate::config::canonical_json(&v))
-                .unwrap_or_default();
-            self.parsed
-                .insert(blob, (acceptance, config.allowed_signers.clone()));
-        }
-        let (acceptance, path) = self.parsed.get(&blob).cloned().unwrap_or_default();
+        let (acceptance, path) = self
+            .parsed
+            .entry(blob)
+            .or_insert_with(|| {
+                let config = super::config_at(repo, commit).unwrap_or_else(|_| Config::absent());
+                let acceptance = config
+                    .document
+                    .get("acceptance")
+                    .map(crate::config::item_to_json)
+                    .map(|v| crate::config::canonical_json(&v))
+                    .unwrap_or_default();
+                (acceptance, config.allowed_signers)
+            })
+            .clone();
         let signers = match &path {
             Some(path) => repo.blob_at(commit, path)?,
             None => None,

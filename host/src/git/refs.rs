@@ -63,9 +63,55 @@ impl Repo {
         candidates
     }
 
-    /// The commit the trunk named `name` points at, resolved as [`Repo::resolve_ref`] does.
+    /// The commit the trunk named `name` points at, as [`Repo::resolve_trunk`] resolves it.
     pub fn trunk_commit(&self, name: &str) -> Result<Option<ObjectId>, RepoError> {
-        Ok(self.resolve_ref(name)?.map(|r| r.commit))
+        Ok(self.resolve_trunk(name)?.map(|r| r.commit))
+    }
+
+    /// The trunk as the team has it: `name` resolved as [`Repo::resolve_ref`] does, and when
+    /// that is a local branch with an upstream (its configured one, else `origin/<name>`), the
+    /// newer of the two — a laptop's `main` left behind `origin/main` is not the trunk the team
+    /// is on; a local one ahead (unpushed) is. Diverged: an error naming the fix.
+    pub fn resolve_trunk(&self, name: &str) -> Result<Option<Resolved>, RepoError> {
+        let Some(local) = self.resolve_ref(name)? else {
+            return Ok(None);
+        };
+        let Some(branch) = local.reference.strip_prefix("refs/heads/") else {
+            return Ok(Some(local));
+        };
+        let Some(upstream) = self.resolve_ref(&self.upstream_of(branch))? else {
+            return Ok(Some(local));
+        };
+        if upstream.commit == local.commit || self.is_ancestor(upstream.commit, local.commit) {
+            Ok(Some(local))
+        } else if self.is_ancestor(local.commit, upstream.commit) {
+            Ok(Some(upstream))
+        } else {
+            Err(RepoError::TrunkDiverged {
+                branch: branch.to_owned(),
+                upstream: upstream
+                    .reference
+                    .trim_start_matches("refs/remotes/")
+                    .to_owned(),
+            })
+        }
+    }
+
+    /// The remote-tracking ref a local branch follows: `branch.<name>.remote` and
+    /// `branch.<name>.merge` where configured, else `refs/remotes/origin/<name>`.
+    fn upstream_of(&self, branch: &str) -> String {
+        let repo = self.local();
+        let config = repo.config_snapshot();
+        let remote = config.string(format!("branch.{branch}.remote").as_str());
+        let merge = config.string(format!("branch.{branch}.merge").as_str());
+        match (remote, merge) {
+            (Some(remote), Some(merge)) if remote.as_slice() != b"." => {
+                let merged = merge.to_string();
+                let name = merged.strip_prefix("refs/heads/").unwrap_or(&merged);
+                format!("refs/remotes/{remote}/{name}")
+            }
+            _ => format!("refs/remotes/origin/{branch}"),
+        }
     }
 
     /// The branch `init` writes as the trunk: what `origin/HEAD` names, else `main`, else

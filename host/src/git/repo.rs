@@ -18,6 +18,10 @@ pub enum RepoError {
     Read { what: String, message: String },
     #[error("`git status` failed in {root}: {message}")]
     Status { root: PathBuf, message: String },
+    #[error(
+        "the local trunk {branch} and {upstream} have diverged, so which one the team is on cannot be told; fetch (`git fetch`), then push or rebase the local commits (`git rebase {upstream} {branch}`), or reset to the team's (`git branch -f {branch} {upstream}`)"
+    )]
+    TrunkDiverged { branch: String, upstream: String },
 }
 
 /// A discovered repository with a work tree.

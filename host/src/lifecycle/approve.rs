@@ -188,9 +188,10 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
     let repo = effort_repo(ws, request.effort.as_deref())?;
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.landing_trunk(config.as_ref());
+    // The trunk as the team has it: a stale local trunk is not what CI judges against.
     let (Some(head), Some(trunk_commit)) = (
         repo.head().ok().flatten(),
-        repo.branch_commit(&trunk).ok().flatten(),
+        repo.trunk_commit(&trunk).ok().flatten(),
     ) else {
         return Err(Box::new(refuse(
             ErrorSlug::PreconditionFailed,

@@ -228,7 +228,7 @@ pub fn check(
         approved_by: None,
         proposed: 0,
     };
-    let trunk = match repo.resolve_ref(&against.trunk) {
+    let trunk = match repo.resolve_trunk(&against.trunk) {
         Ok(Some(trunk)) => trunk,
         Ok(None) => {
             let why = format!(

@@ -169,6 +169,60 @@ fn update_keeps_the_tighter_of_two_pinned_limits() {
     assert_eq!(limit_in(&second), "limit = 1");
     assert_eq!(fixture.git_out(&second, &["status", "--porcelain"]), "");
 
+    // A proposal (a loosening) that meets the trunk's tightening of the same limit is not
+    // dropped under a false "both tightened": update aborts with the way through.
+    let fifth = start(&fixture, "fifth");
+    let sixth = start(&fixture, "sixth");
+    commit_in(
+        &fixture,
+        &fifth,
+        "src/lib.rs",
+        &lib_with(0),
+        "drop every TODO",
+    );
+    assert_eq!(done(&fixture, &fifth)["ok"], true);
+    let json = fixture
+        .run_in(&fifth, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    commit_in(
+        &fixture,
+        &sixth,
+        "src/more.rs",
+        "// TODO a\n// TODO b\n",
+        "two more",
+    );
+    let proposed = fixture
+        .run_in(
+            &sixth,
+            &[
+                "standards",
+                "propose",
+                "todo",
+                "--reason",
+                "Two planned hooks are marked.",
+                "--json",
+            ],
+            &[],
+        )
+        .json();
+    assert_eq!(proposed["ok"], true, "{proposed}");
+    let head = fixture.git_out(&sixth, &["rev-parse", "HEAD"]);
+    let json = fixture.run_in(&sixth, &["update", "--json"], &[]).json();
+    assert_eq!(json["ok"], false, "{json}");
+    let message = json["message"].as_str().unwrap_or_default();
+    assert!(message.contains("loosens its ceiling"), "{json}");
+    assert!(
+        json.to_string().contains("discern standards withdraw"),
+        "{json}"
+    );
+    assert_eq!(
+        fixture.git_out(&sixth, &["rev-parse", "HEAD"]),
+        head,
+        "nothing changed"
+    );
+    assert_eq!(fixture.git_out(&sixth, &["status", "--porcelain"]), "");
+
     // A conflict that is not only limits is still aborted, leaving nothing.
     let third = start(&fixture, "third");
     let fourth = start(&fixture, "fourth");

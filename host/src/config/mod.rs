@@ -7,6 +7,7 @@
 mod edit;
 mod error;
 mod jobs;
+mod merge;
 mod standard;
 mod validate;
 mod value;
@@ -15,6 +16,7 @@ use std::path::Path;
 
 pub use error::{ConfigError, ConfigIssue};
 pub use jobs::{Job, Stage};
+pub use merge::{LimitConflict, merge_limits};
 pub use standard::{Direction, ExtentKind, FindingsMode, Per, ProducerRef, StandardDef};
 pub use value::{canonical_json, item_to_json, toml_to_json};
 

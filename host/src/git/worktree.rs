@@ -73,13 +73,16 @@ pub enum Merge {
     Conflicted(Vec<String>),
     /// It failed for another reason (`message`); aborted, nothing changed.
     Failed(String),
+    /// It conflicted only in the resolver's file, which the resolver refused to settle (`why`);
+    /// aborted, nothing changed.
+    Unsettled { path: String, why: String },
 }
 
-/// How a conflict confined to one file may be resolved: given our and their content, the
-/// resolved content, or `None` to abort.
+/// How a conflict confined to one file may be resolved: given the base's content (`None` when
+/// the file is new on both sides), ours and theirs, the resolved content, or why not.
 pub struct Resolver<'a> {
     pub path: &'a str,
-    pub resolve: &'a dyn Fn(&str, &str) -> Option<String>,
+    pub resolve: &'a dyn Fn(Option<&str>, &str, &str) -> Result<String, String>,
 }
 
 /// `git merge --no-ff --no-edit -m <message> <incoming>` into the checked-out branch. A
@@ -93,13 +96,22 @@ pub fn merge(repo: &Repo, incoming: ObjectId, message: &str, resolver: Option<&R
     };
     let conflicts = run(repo, &["diff", "--name-only", "--diff-filter=U"]).unwrap_or_default();
     let files: Vec<String> = conflicts.lines().map(str::to_owned).collect();
+    let mut unsettled = None;
     if let Some(resolver) = resolver
         && files == [resolver.path]
-        && resolve(repo, resolver).is_ok()
     {
-        return Merge::Resolved(resolver.path.to_owned());
+        match resolve(repo, resolver) {
+            Ok(()) => return Merge::Resolved(resolver.path.to_owned()),
+            Err(e) => unsettled = Some(e.message),
+        }
     }
     let _ = run(repo, &["merge", "--abort"]);
+    if let Some(why) = unsettled {
+        return Merge::Unsettled {
+            path: files.join(", "),
+            why,
+        };
+    }
     match files.is_empty() {
         true => Merge::Failed(e.message),
         false => Merge::Conflicted(files),
@@ -117,13 +129,12 @@ fn resolve(repo: &Repo, resolver: &Resolver) -> Result<(), GitCommandError> {
                 message: e.to_string(),
             })
     };
-    let (ours, theirs) = (stage(2)?, stage(3)?);
-    let Some(resolved) = (resolver.resolve)(&ours, &theirs) else {
-        return Err(GitCommandError {
+    let (base, ours, theirs) = (stage(1).ok(), stage(2)?, stage(3)?);
+    let resolved =
+        (resolver.resolve)(base.as_deref(), &ours, &theirs).map_err(|why| GitCommandError {
             command: format!("merge ({})", resolver.path),
-            message: "the conflict is not one the resolver settles".to_owned(),
-        });
-    };
+            message: why,
+        })?;
     std::fs::write(repo.root().join(resolver.path), resolved).map_err(|e| GitCommandError {
         command: format!("merge ({})", resolver.path),
         message: e.to_string(),

@@ -159,24 +159,10 @@ pub fn update(ws: &Workspace, request: &UpdateRequest) -> Envelope {
     merge.run(repo, &ws.settings.faults)
 }
 
-/// Two efforts pinned the same limit: when `ours` and `theirs` differ only in limit values,
-/// the config with the tighter value of each; otherwise `None` (the conflict is real).
-fn tighter_limits(ours: &str, theirs: &str) -> Option<String> {
-    let (o, t) = (Config::parse(ours).ok()?, Config::parse(theirs).ok()?);
-    let limits: Vec<(&str, f64)> = t
-        .standards
-        .iter()
-        .filter_map(|standard| {
-            let mine = o.standard(&standard.name)?;
-            let tighter = match standard.direction {
-                crate::config::Direction::Up => standard.limit.max(mine.limit),
-                crate::config::Direction::Down => standard.limit.min(mine.limit),
-            };
-            Some((standard.name.as_str(), tighter))
-        })
-        .collect();
-    let merged = t.with_limits(&limits).ok()?;
-    (o.with_limits(&limits).ok()? == merged).then_some(merged)
+/// Two efforts changed the same limits: settled by meaning against the base
+/// (`config::merge_limits`), or refused with why.
+fn settle_limits(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, String> {
+    crate::config::merge_limits(base, ours, theirs).map_err(|e| e.to_string())
 }
 
 /// Whether the tracked files are committed, as a merge needs them; else the refusal.
@@ -238,7 +224,7 @@ impl Merge<'_> {
         );
         let resolver = git::worktree::Resolver {
             path: crate::config::FILE,
-            resolve: &tighter_limits,
+            resolve: &settle_limits,
         };
         let journaled = crate::commit::merging::journaled(
             repo,
@@ -255,12 +241,13 @@ impl Merge<'_> {
             git::Merge::Resolved(path) => {
                 let mut e = self.merged(repo);
                 e.advisories.push(format!(
-                    "{path} conflicted only in limit values that both sides tightened; the merge took the tighter value of each."
+                    "{path} conflicted only in limit values, settled by meaning: a limit one side changed took that side, and one both sides tightened took the tighter value."
                 ));
                 e
             }
             git::Merge::Conflicted(files) => self.aborted(&files, None),
             git::Merge::Failed(why) => self.aborted(&[], Some(&why)),
+            git::Merge::Unsettled { path, why } => self.unsettled(&path, &why),
         }
     }
 
@@ -307,6 +294,28 @@ impl Merge<'_> {
             .with_action(Action::new("done")),
         );
         e
+    }
+
+    /// The limits conflict by meaning (a loosening meets a change of the same limit): the merge
+    /// was aborted; the way through is to withdraw, update, and propose against the new limit.
+    fn unsettled(&self, path: &str, why: &str) -> Envelope {
+        let source = self.source;
+        let mut refusal = refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Merging {source} conflicts in {path}: {why}. The merge was aborted and nothing changed."
+            ),
+            "Withdraw the proposal (`discern standards withdraw`), update, then measure and propose again against the trunk's new limit",
+        )
+        .with_next(Action::new("standards withdraw"));
+        refusal.data = Some(
+            UpdateData {
+                conflicts: Some(&[path.to_owned()]),
+                ..UpdateData::of(source)
+            }
+            .json(),
+        );
+        refusal
     }
 
     /// The merge failed and was aborted (no conflict state is left): say where it conflicted.

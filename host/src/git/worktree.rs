@@ -82,8 +82,11 @@ pub enum Merge {
 /// the file is new on both sides), ours and theirs, the resolved content, or why not.
 pub struct Resolver<'a> {
     pub path: &'a str,
-    pub resolve: &'a dyn Fn(Option<&str>, &str, &str) -> Result<String, String>,
+    pub resolve: &'a Resolve,
 }
+
+/// `(base, ours, theirs)` → the resolved content, or why not.
+pub type Resolve = dyn Fn(Option<&str>, &str, &str) -> Result<String, String>;
 
 /// `git merge --no-ff --no-edit -m <message> <incoming>` into the checked-out branch. A
 /// conflict in `resolver.path` alone that the resolver resolves is committed as the merge;

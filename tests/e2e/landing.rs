@@ -185,3 +185,29 @@ fn a_proof_for_another_trunk_lands_nothing() {
     );
     assert_eq!(trunk(&fixture), before);
 }
+
+/// A landing that finished leaves nothing behind, from the effort's worktree (which it removes)
+/// as from the main checkout: no journal, and `status` warns of no pending landing.
+#[test]
+fn a_finished_landing_from_the_worktree_leaves_no_journal() {
+    let fixture = Fixture::new(CONFIG);
+    let (path, head) = fixture.proven_effort("inside");
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(
+        fixture.git_out(fixture.path(), &["rev-parse", "main"]),
+        head
+    );
+    let landings = fixture.path().join(".git/discern/landings");
+    let left: Vec<_> = std::fs::read_dir(&landings)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "journals left behind: {left:?}");
+    let status = fixture.run(&["status", "--json"]).json();
+    assert!(
+        !status.to_string().contains("interrupted landing"),
+        "{status}"
+    );
+}

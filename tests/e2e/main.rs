@@ -28,6 +28,7 @@ mod producer_kit;
 mod proposal_commits;
 mod races;
 mod ratchet;
+mod red_team;
 mod reference;
 mod runtime_cache;
 mod sandbox;

@@ -29,6 +29,9 @@ pub enum RepoError {
 pub struct Repo {
     repo: gix::ThreadSafeRepository,
     root: PathBuf,
+    /// The common dir, resolved once: a linked worktree names it relative to its own git dir
+    /// (`.git/worktrees/<id>/../..`), a path that stops resolving once that worktree is gone.
+    common: PathBuf,
 }
 
 impl std::fmt::Debug for Repo {
@@ -55,7 +58,9 @@ impl Repo {
             .ok_or_else(|| RepoError::Bare(dir.to_owned()))?
             .to_owned();
         let root = std::fs::canonicalize(&root).unwrap_or(root);
-        Ok(Self { repo, root })
+        let common = repo.to_thread_local().common_dir().to_owned();
+        let common = std::fs::canonicalize(&common).unwrap_or(common);
+        Ok(Self { repo, root, common })
     }
 
     /// The work tree's top directory.
@@ -70,7 +75,7 @@ impl Repo {
 
     /// The common dir shared by all worktrees.
     pub fn common_dir(&self) -> PathBuf {
-        self.repo.to_thread_local().common_dir().to_owned()
+        self.common.clone()
     }
 
     /// `<git-dir>/discern/<name>`: per-worktree state.

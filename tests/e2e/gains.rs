@@ -1,5 +1,7 @@
-//! Gains stick: `done` pins the gains beyond each margin (the trunk's margin) before it proves,
-//! the next effort cannot spend them, and `update` keeps the tighter of two pinned limits.
+//! Gains stick: `done` pins the branch's own gains beyond each margin (the trunk's margin)
+//! before it proves — its improvement over the merge base taken off the limit, so the owner's
+//! headroom stays —, the next effort cannot spend them, and `update` keeps the tighter of two
+//! pinned limits.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +17,11 @@ producer = "builtin:pattern"
 config = { pattern = "TODO", paths = ["src/**"] }
 metric = "matches"
 "#;
+
+/// `CONFIG` with the limit at the fixture's reading (2): no headroom, so a gain is an exact pin.
+fn exact() -> String {
+    CONFIG.replace("limit = 5", "limit = 2")
+}
 
 /// The fixture's `src/lib.rs` with `todos` TODO markers.
 fn lib_with(todos: usize) -> String {
@@ -51,7 +58,7 @@ fn limit_in(dir: &Path) -> String {
 
 #[test]
 fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(&exact());
     let effort = start(&fixture, "fewer");
     commit_in(&fixture, &effort, "src/lib.rs", &lib_with(1), "drop a TODO");
     let work = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
@@ -62,7 +69,7 @@ fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
         json["steps"][0]["note"]
             .as_str()
             .unwrap()
-            .contains("todo 5 → 1"),
+            .contains("todo 2 → 1"),
         "{json}"
     );
     let head = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
@@ -95,9 +102,9 @@ fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
 
 #[test]
 fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(&exact());
     let effort = start(&fixture, "margin");
-    let wide = CONFIG.replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 10");
+    let wide = exact().replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 10");
     commit_in(
         &fixture,
         &effort,
@@ -105,15 +112,19 @@ fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
         &wide,
         "a generous margin",
     );
+    commit_in(&fixture, &effort, "src/lib.rs", &lib_with(1), "drop a TODO");
     let json = done(&fixture, &effort);
     assert_eq!(json["ok"], true, "{json}");
     assert!(
         json["steps"][0]["note"]
             .as_str()
             .unwrap_or_default()
-            .contains("todo 5 → 2"),
+            .contains("todo 2 → 1"),
         "the branch's own margin does not stop the pin: {json}"
     );
+    // `--pin` is the explicit act: the measured value and the margin, headroom and all.
+    let fixture = Fixture::new(CONFIG);
+    let wide = CONFIG.replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 10");
     // `--pin` too pins by the trunk's margin, whatever the branch's says.
     let effort = start(&fixture, "margin-pin");
     commit_in(
@@ -144,15 +155,36 @@ fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
 
 #[test]
 fn update_keeps_the_tighter_of_two_pinned_limits() {
+    // 4 TODOs under a limit of 5: one of headroom, which each effort's gain leaves alone.
     let fixture = Fixture::new(CONFIG);
+    fixture
+        .repo
+        .write("src/extra.rs", "// TODO: x\n// TODO: y\n");
+    fixture.repo.commit("two more TODOs");
     let first = start(&fixture, "first");
     let second = start(&fixture, "second");
     commit_in(&fixture, &first, "src/lib.rs", &lib_with(1), "drop a TODO");
-    assert_eq!(done(&fixture, &first)["ok"], true);
-    commit_in(&fixture, &second, "README.md", "# docs\n", "docs");
+    let json = done(&fixture, &first);
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(
+        limit_in(&first),
+        "limit = 4",
+        "5 less its gain of 1: {json}"
+    );
+    commit_in(
+        &fixture,
+        &second,
+        "src/extra.rs",
+        "// none\n",
+        "drop two TODOs",
+    );
     let json = done(&fixture, &second);
     assert_eq!(json["ok"], true, "{json}");
-    assert_eq!(limit_in(&second), "limit = 2");
+    assert_eq!(
+        limit_in(&second),
+        "limit = 3",
+        "5 less its gain of 2: {json}"
+    );
     let json = fixture
         .run_in(&first, &["accept", "--confirmed", "--json"], &[])
         .json();
@@ -166,7 +198,7 @@ fn update_keeps_the_tighter_of_two_pinned_limits() {
             .contains("took the tighter value"),
         "{json}"
     );
-    assert_eq!(limit_in(&second), "limit = 1");
+    assert_eq!(limit_in(&second), "limit = 3");
     assert_eq!(fixture.git_out(&second, &["status", "--porcelain"]), "");
 
     // A proposal (a loosening) that meets the trunk's tightening of the same limit is not
@@ -246,4 +278,98 @@ fn update_keeps_the_tighter_of_two_pinned_limits() {
     let json = fixture.run_in(&fourth, &["update", "--json"], &[]).json();
     assert_eq!(json["ok"], false, "{json}");
     assert_eq!(fixture.git_out(&fourth, &["status", "--porcelain"]), "");
+}
+
+/// Two efforts forked from one trunk whose limit has headroom (`lines ≤ 200`, measured at 2)
+/// each add one line, prove, and race `accept`: exactly one lands; the other brings the trunk
+/// in, proves again and lands too. Neither's `done` ate the owner's headroom, and no limit
+/// ever loosened. Ten rounds (`DISCERN_RACE_ROUNDS` for more).
+#[test]
+fn parallel_efforts_both_land_without_eating_the_headroom() {
+    const LINES: &str = r#"
+[repository]
+trunk = "main"
+
+[jobs]
+test = "true"
+
+[standards.lines]
+direction = "down"
+limit = 200
+producer = "builtin:extent"
+config = { paths = ["notes/**"] }
+metric = "lines"
+"#;
+    let rounds: usize = std::env::var("DISCERN_RACE_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    for round in 0..rounds {
+        let fixture = Fixture::new(LINES);
+        fixture.repo.write("notes/base.txt", "one\ntwo\n");
+        fixture.repo.commit("two lines");
+        let efforts: Vec<PathBuf> = ["a", "b"]
+            .iter()
+            .map(|name| {
+                let path = start(&fixture, name);
+                commit_in(
+                    &fixture,
+                    &path,
+                    &format!("notes/{name}.txt"),
+                    "more\n",
+                    "a line",
+                );
+                let json = done(&fixture, &path);
+                assert_eq!(json["ok"], true, "round {round}: {json}");
+                assert_eq!(
+                    limit_in(&path),
+                    "limit = 200",
+                    "round {round}: no headroom eaten"
+                );
+                path
+            })
+            .collect();
+        let landed: Vec<bool> = std::thread::scope(|scope| {
+            let runs: Vec<_> = efforts
+                .iter()
+                .map(|path| {
+                    let fixture = &fixture;
+                    scope.spawn(move || {
+                        fixture
+                            .run_in(path, &["accept", "--confirmed", "--json"], &[])
+                            .json()["ok"]
+                            == true
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert_eq!(
+            landed.iter().filter(|l| **l).count(),
+            1,
+            "round {round}: exactly one lands"
+        );
+        let loser = &efforts[landed.iter().position(|l| !l).unwrap()];
+        for verb in ["update", "done", "accept"] {
+            let args: &[&str] = match verb {
+                "accept" => &["accept", "--confirmed", "--json"],
+                other => &[other, "--json"][..],
+            };
+            let json = fixture.run_in(loser, args, &[]).json();
+            assert_eq!(json["ok"], true, "round {round}: {verb}: {json}");
+        }
+        assert_eq!(
+            limit_in(fixture.path()),
+            "limit = 200",
+            "round {round}: no limit moved"
+        );
+        let tree = fixture.git_out(
+            fixture.path(),
+            &["ls-tree", "--name-only", "main", "notes/"],
+        );
+        assert_eq!(
+            tree, "notes/a.txt\nnotes/b.txt\nnotes/base.txt",
+            "round {round}: both landed"
+        );
+    }
 }

@@ -547,6 +547,8 @@ fn hole_2_an_approved_segment_hides_an_unapproved_protected_change_in_the_next()
     // the push with a hand-written note on the approved commit.
     let gutted = "on: [push]\njobs: {}\n";
     forge.push_main(&[(WORKFLOW, gutted.as_bytes())], &[], "tidy CI");
+    let json = refused(&forge.push_ci(&before), "control: the same push without the note");
+    names(&json, &format!("file:{WORKFLOW}"));
     add_note(&forge, &landed, &hand_written_note(&before, &landed));
     forge.push_notes();
     let json = refused(
@@ -554,8 +556,10 @@ fn hole_2_an_approved_segment_hides_an_unapproved_protected_change_in_the_next()
         "an unapproved protected file change after an approved segment",
     );
     names(&json, &format!("file:{WORKFLOW}"));
+}
 
-    // The same with a Standard deleted instead.
+#[test]
+fn hole_2b_an_approved_segment_hides_an_unapproved_standard_deletion_in_the_next() {
     let two = signed_config(
         "\n[standards.fixme]\ndirection = \"down\"\nlimit = 5\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"FIXME\", paths = [\"src/**\"] }\nmetric = \"matches\"\n",
         "",
@@ -596,8 +600,10 @@ fn hole_2_an_approved_segment_hides_an_unapproved_protected_change_in_the_next()
 // old approval — still in the tree — approves the same loosening again, forever.
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-fn hole_3_an_old_approval_replayed_after_the_trunk_tightened_back_approves_nothing() {
+/// The trunk at todo 5; the owner once approved 5 -> 6 (landed), then tightened back to
+/// exactly the same discern.toml; the attacker's PR `agent/again` loosens 5 -> 6 again and
+/// carries a copy of the old approval file under another name.
+fn replayed_pull_request() -> Forge {
     let forge = Forge::new(&signed_config("", ""), &[], false);
     let start = forge.main();
     let original = signed_config("", "");
@@ -649,11 +655,22 @@ fn hole_3_an_old_approval_replayed_after_the_trunk_tightened_back_approves_nothi
         &[],
         true,
     );
+    forge
+}
+
+#[test]
+fn hole_3a_an_old_approval_replayed_after_the_trunk_tightened_back_fails_pr_ci() {
+    let forge = replayed_pull_request();
     let json = refused(
         &forge.pr_ci("agent/again"),
         "PR CI with a replayed approval",
     );
     assert_ne!(json["data"]["limits"]["status"], "approved", "{json}");
+}
+
+#[test]
+fn hole_3b_an_old_approval_replayed_after_the_trunk_tightened_back_fails_the_push_check() {
+    let forge = replayed_pull_request();
     let before = forge.main();
     forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
     let again = forge.out(&forge.attacker, &["rev-parse", "origin/agent/again"]);

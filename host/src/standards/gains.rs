@@ -1,6 +1,16 @@
-//! Gains stick: at the start of `done`, every gain beyond a Standard's margin (the trunk's
-//! margin, so a branch cannot widen its own) is pinned in one config-only commit from the
-//! clean HEAD's readings, and the gate then proves that commit.
+//! Gains stick: at the start of `done`, every gain the branch itself made beyond a Standard's
+//! margin (the trunk's margin, so a branch cannot widen its own) is pinned in one config-only
+//! commit from the clean HEAD's readings, and the gate then proves that commit.
+//!
+//! A gain is what the branch made: its reading against the merge base's, by the same
+//! definition. A ceiling becomes `min(limit, limit − (base − value))` when that improvement
+//! exceeds the margin (a floor likewise upward): where the limit equals the base's reading
+//! that is the exact pin; where the owner left headroom, the headroom stays and the gain is
+//! banked in it, so a parallel effort that adds a little is not blocked by this one's pin.
+//! A Standard the merge base cannot read by the same definition is pinned to its reading, as
+//! `standards --pin` pins.
+
+use std::collections::BTreeMap;
 
 use super::pin::{Pinned, commit_pins, edit_limits, pin_message};
 use super::{MeasureOptions, Measurement, ProposalClaim, measure_with, pin_eligible};
@@ -8,6 +18,80 @@ use crate::config::{Config, StandardDef};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
+
+/// What the branch's gains are counted from: the merge base's readings, of the Standards it
+/// defines exactly as the branch does.
+#[derive(Debug, Clone, Default)]
+pub struct Base {
+    pub readings: BTreeMap<String, f64>,
+}
+
+impl Base {
+    /// The merge base's config read at `base` for every Standard `config` defines the same way.
+    pub fn measure(
+        ws: &Workspace,
+        runtime: &Runtime,
+        config: &Config,
+        (base, base_config): (gix::ObjectId, &Config),
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Self {
+        let same: Vec<&StandardDef> = base_config
+            .standards
+            .iter()
+            .filter(|b| {
+                config.standard(&b.name).is_some_and(|s| {
+                    s.definition_fingerprint() == b.definition_fingerprint()
+                        && s.needs.is_empty()
+                        && s.run.is_none()
+                })
+            })
+            .collect();
+        let Ok(snapshot) = ws.repo.snapshot(base) else {
+            return Self::default();
+        };
+        let store = crate::evidence::Store::new(ws.repo.shared_path("evidence"));
+        let readings = super::at::readings(
+            ws,
+            runtime,
+            base_config,
+            &same,
+            &snapshot,
+            Some(&store),
+            progress,
+        );
+        Self { readings }
+    }
+}
+
+/// The limit a gain moves `standard` to from `value`: the branch's own improvement over `base`
+/// taken off the limit, when it exceeds `margin`; without a base reading, the measured value
+/// and margin (`pin_eligible`). `None`: nothing to pin.
+pub fn gain_target(standard: &StandardDef, value: f64, margin: f64, base: &Base) -> Option<f64> {
+    let direction = standard.direction;
+    let Some(&was) = base.readings.get(&standard.name) else {
+        return pin_eligible(direction, standard.limit, value, margin);
+    };
+    let improvement = match direction {
+        crate::config::Direction::Down => was - value,
+        crate::config::Direction::Up => value - was,
+    };
+    if improvement <= margin + super::EPSILON {
+        return None;
+    }
+    let moved = match direction {
+        crate::config::Direction::Down => standard.limit - improvement,
+        crate::config::Direction::Up => standard.limit + improvement,
+    };
+    // Rounded in the looser direction, kept only if the reading holds it and it tightens.
+    pin_eligible(direction, standard.limit, value, 0.0)?;
+    let target = super::pin_target(direction, moved, 0.0);
+    let holds = super::Verdict::judge(direction, target, value).passes();
+    let tighter = match direction {
+        crate::config::Direction::Down => target < standard.limit,
+        crate::config::Direction::Up => target > standard.limit,
+    };
+    (holds && tighter).then_some(target)
+}
 
 /// What `done` pinned before proving.
 #[derive(Debug, Clone)]
@@ -25,6 +109,7 @@ pub fn pin_gains(
     config: &Config,
     (branch, trunk): (&str, &str),
     margin_of: &dyn Fn(&StandardDef) -> f64,
+    base: &Base,
     claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Option<Gained>, Box<Envelope>> {
@@ -56,12 +141,7 @@ pub fn pin_gains(
         .filter_map(|result| {
             let standard = config.standard(&result.name)?;
             let value = result.value?;
-            let to = pin_eligible(
-                standard.direction,
-                standard.limit,
-                value,
-                margin_of(standard),
-            )?;
+            let to = gain_target(standard, value, margin_of(standard), base)?;
             Some(Pinned {
                 name: result.name.clone(),
                 from: standard.limit,

@@ -10,10 +10,7 @@ use std::path::Path;
 
 use gix::ObjectId;
 
-use super::Components;
-use super::judge::{metric, per_reading};
-use crate::config::{Config, Direction, StandardDef};
-use crate::planner::{Outcomes, Plan, Reading};
+use crate::config::{Config, Direction};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
@@ -253,8 +250,10 @@ fn committed(ws: &Workspace) -> Result<(ObjectId, Snapshot), NotWritten> {
     Ok((head, snapshot))
 }
 
-/// Measure every Standard of `draft` on `snapshot`: name → the limit a pin would set today.
-/// A Standard that cannot be read is left out.
+/// Measure every Standard of `draft` on `snapshot`: name → the limit a pin would set today
+/// (its exact value, written in the shortest form that reads back the same, so the first
+/// measurement holds it: a rounded limit would report a phantom gain). A Standard that cannot
+/// be read is left out.
 fn todays_limits(
     ws: &Workspace,
     runtime: &Runtime,
@@ -264,53 +263,9 @@ fn todays_limits(
 ) -> Result<BTreeMap<String, f64>, NotWritten> {
     let config = Config::parse(draft).map_err(|e| NotWritten::Draft(e.to_string()))?;
     let selected: Vec<_> = config.standards.iter().collect();
-    let plan = Plan::build(
-        &config,
-        &selected,
-        &Components {
-            repo: &ws.repo,
-            snapshot: Some(snapshot),
-            origin: super::ComponentOrigin::Commit,
-        },
-    );
-    let outcomes = crate::planner::execute(
-        &plan,
-        runtime,
-        snapshot,
-        ws.root(),
-        Some(&ws.repo.admin_path("jobs")),
-        None,
-        progress,
-    );
-    let mut values = BTreeMap::new();
-    for reading in &plan.readings {
-        let Some(standard) = config.standard(&reading.standard) else {
-            continue;
-        };
-        // Today's exact value (written in the shortest form that reads back the same), so the
-        // first measurement holds it: a rounded limit would report a phantom gain.
-        if let Some(value) = value(standard, reading, &outcomes) {
-            values.insert(standard.name.clone(), value);
-        }
-    }
-    Ok(values)
-}
-
-/// What `standard` reads from the executions, by the arithmetic `judge` uses; `None` when it
-/// cannot be read.
-fn value(standard: &StandardDef, reading: &Reading, outcomes: &Outcomes) -> Option<f64> {
-    let output = outcomes.executions[reading.execution]
-        .result
-        .as_ref()
-        .ok()?;
-    let raw = metric(output, &reading.metric)?;
-    match &reading.per {
-        None => Some(raw),
-        Some((per_execution, per_metric)) => {
-            let per_output = outcomes.executions[*per_execution].result.as_ref().ok()?;
-            per_reading(raw, metric(per_output, per_metric)?, standard.scale)
-        }
-    }
+    Ok(super::at::readings(
+        ws, runtime, &config, &selected, snapshot, None, progress,
+    ))
 }
 
 /// Create `path` with `text`, never over an existing file.

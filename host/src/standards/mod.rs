@@ -2,6 +2,7 @@
 //! producer identity once, judge each reading against its limit, and refuse any limit that
 //! was loosened, redefined or deleted versus the trunk.
 
+pub mod at;
 mod derived;
 mod explain;
 pub mod gains;

@@ -57,12 +57,19 @@ pub(super) fn stick(
             .map_or(standard.margin, |t| t.margin)
     };
     let claims = proposals::claims(ws, config);
+    let base = match (base_commit(ws, &subject_now), trunk_config.as_ref()) {
+        (Some(commit), Some(base_config)) => {
+            gains::Base::measure(ws, runtime, config, (commit, base_config), progress)
+        }
+        _ => gains::Base::default(),
+    };
     let gained = gains::pin_gains(
         ws,
         runtime,
         config,
         (&subject_now.branch, &subject_now.trunk),
         &margin_of,
+        &base,
         &claims,
         progress,
     )?;
@@ -88,6 +95,11 @@ pub(super) fn stick(
 
 /// The trunk's config as of this branch's merge base (whose margins a pin leaves).
 fn trunk_config(ws: &Workspace, subject: &Subject) -> Option<Config> {
-    let base = ws.repo.merge_base(subject.trunk_commit, subject.head)?;
+    let base = base_commit(ws, subject)?;
     standards::limits::config_at(&ws.repo, base).ok()?.ok()?
+}
+
+/// This branch's merge base with the trunk.
+fn base_commit(ws: &Workspace, subject: &Subject) -> Option<gix::ObjectId> {
+    ws.repo.merge_base(subject.trunk_commit, subject.head)
 }

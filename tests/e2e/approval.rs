@@ -211,6 +211,7 @@ fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verif
     assert_eq!(json["data"]["channel"]["channel"], "signed");
     assert_eq!(json["data"]["channel"]["principal"], "owner@example.com");
     let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
+    let before_landing = trunk(&fixture);
     let json = fixture
         .run(&["accept", "--effort", "breach", "--confirmed", "--json"])
         .json();
@@ -227,8 +228,9 @@ fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verif
     );
     assert_eq!(proof["approved_proposals"][0]["token"], token.as_str());
 
-    // The trunk's check verifies the signature the approval in the tree carries.
-    let run = fixture.run(&["standards", "--json"]);
+    // The trunk's check from the trunk before the landing verifies the signature the approval
+    // in the tree carries.
+    let run = fixture.run(&["standards", "--baseline", &before_landing, "--json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     let json = run.json();
     assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");

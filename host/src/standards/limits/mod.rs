@@ -355,14 +355,19 @@ impl LimitsCheck {
         if self.summary.status != LimitsStatus::Verified {
             return;
         }
-        if let Some(who) = &self.approved_by {
+        let blocked = self.blocked.len() + self.deleted.len() + self.forbidden_elsewhere.len();
+        // An approval speaks for the changes it covers, never for a blocked one elsewhere.
+        if blocked == 0
+            && self.proposed == 0
+            && self.protected.is_empty()
+            && let Some(who) = &self.approved_by
+        {
             self.summary.status = LimitsStatus::Approved;
             self.summary.reason = Some(format!(
                 "every change only the owner may make is approved by {who}"
             ));
             return;
         }
-        let blocked = self.blocked.len() + self.deleted.len() + self.forbidden_elsewhere.len();
         let against = match &self.summary.baseline {
             Some(base) if self.summary.baseline_kind != Some(BaselineKind::MergeBase) => {
                 format!("{} since {}", self.summary.trunk, short(base))

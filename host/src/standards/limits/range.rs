@@ -138,13 +138,14 @@ pub fn segments<'p>(
         };
         let landed_on = note.proof.trunk_commit.parse::<ObjectId>().ok();
         let on_chain = landed_on.and_then(|t| chain[..i].iter().position(|&c| c == t));
-        let from = match (on_chain, landed_on) {
-            (Some(j), _) if j > start => {
+        // A landing on a commit before the segment's start is judged from the start all the
+        // same: its approvals then match only what this stretch changed exactly (a note that
+        // claims an earlier start could otherwise net a loosening out against older history).
+        let from = match on_chain {
+            Some(j) if j > start => {
                 found.push(unapproved_segment(chain[start], chain[j]));
                 chain[j]
             }
-            // It landed on a commit before the baseline: judged from there, which covers more.
-            (None, Some(t)) if before(repo, t, chain[start]) => t,
             _ => chain[start],
         };
         let approvals = approved_by(policy(), commit, from, note);
@@ -159,11 +160,6 @@ pub fn segments<'p>(
         found.push(unapproved_segment(chain[start], head));
     }
     Ok(found)
-}
-
-/// Whether `earlier` is on the first-parent chain behind `later`.
-fn before(repo: &Repo, earlier: ObjectId, later: ObjectId) -> bool {
-    earlier != later && matches!(repo.first_parent_chain(earlier, later), Ok(Some(_)))
 }
 
 fn unapproved_segment(from: ObjectId, to: ObjectId) -> Segment {

@@ -134,6 +134,12 @@ fn every_verb_json_is_snapshotted() {
     let started = pinning.run(&["start", "--name", "e2", "--json"]).json();
     let second = std::path::PathBuf::from(started["data"]["path"].as_str().unwrap());
     std::fs::write(second.join("src/new.rs"), "pub fn n() {}\n").unwrap();
+    // A gain the branch made (one TODO fewer): done pins it, leaving the trunk's headroom.
+    std::fs::write(
+        second.join("src/lib.rs"),
+        "// TODO: one\npub fn a() {}\npub fn b() {}\n",
+    )
+    .unwrap();
     pinning.git_in(&second, &["add", "-A"]);
     pinning.git_in(&second, &["commit", "-q", "-m", "work"]);
     let done_pinned = pinning.run_in(&second, &["done", "--json"], &[]).stdout;

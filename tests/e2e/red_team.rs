@@ -414,8 +414,12 @@ fn add_note(forge: &Forge, commit: &str, note: &Value) {
 }
 
 /// A tree approval of `items` signed with `key` (`ssh-keygen -Y sign -n discern-approval`),
-/// as `discern approve` writes it.
-fn tree_approval(key: &Path, principal: &str, items: discern::approval::tree::Items) -> Vec<u8> {
+/// as `discern approve` writes it: its path and its bytes.
+fn tree_approval(
+    key: &Path,
+    principal: &str,
+    items: discern::approval::tree::Items,
+) -> (String, Vec<u8>) {
     let payload = items.payload();
     let mut child = std::process::Command::new("ssh-keygen")
         .args(["-Y", "sign", "-n", "discern-approval", "-f"])
@@ -445,7 +449,7 @@ fn tree_approval(key: &Path, principal: &str, items: discern::approval::tree::It
         fingerprint: fingerprint.split_whitespace().nth(1).unwrap().to_owned(),
         signature: String::from_utf8(out.stdout).unwrap(),
     };
-    approval.to_bytes()
+    (approval.path(), approval.to_bytes())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -502,7 +506,7 @@ fn hole_1_a_note_claiming_a_landing_before_the_baseline_hides_a_loosening_from_t
     let old = forge.main();
     let tight = signed_config("", "");
     forge.push_main_from(
-        &forge.owner().to_owned(),
+        forge.owner(),
         &[("discern.toml", tight.as_bytes())],
         &[],
         "pin todo 10 -> 5",
@@ -528,7 +532,7 @@ fn hole_1_a_note_claiming_a_landing_before_the_baseline_hides_a_loosening_from_t
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn hole_2_an_approved_segment_hides_an_unapproved_protected_change_in_the_next() {
+fn hole_2a_an_approved_segment_hides_an_unapproved_protected_change_in_the_next() {
     let config = signed_config("", &format!("protected = [\"{WORKFLOW}\"]\n"));
     let forge = Forge::new(&config, &[(WORKFLOW, WORKFLOW_BODY.as_bytes())], false);
     forge.pull_request(
@@ -547,7 +551,10 @@ fn hole_2_an_approved_segment_hides_an_unapproved_protected_change_in_the_next()
     // the push with a hand-written note on the approved commit.
     let gutted = "on: [push]\njobs: {}\n";
     forge.push_main(&[(WORKFLOW, gutted.as_bytes())], &[], "tidy CI");
-    let json = refused(&forge.push_ci(&before), "control: the same push without the note");
+    let json = refused(
+        &forge.push_ci(&before),
+        "control: the same push without the note",
+    );
     names(&json, &format!("file:{WORKFLOW}"));
     add_note(&forge, &landed, &hand_written_note(&before, &landed));
     forge.push_notes();
@@ -625,7 +632,7 @@ fn replayed_pull_request() -> Forge {
     );
     // 2. The owner tightens back: the TODOs gone, discern.toml byte for byte as it was.
     let (before, _) = forge.push_main_from(
-        &forge.owner().to_owned(),
+        forge.owner(),
         &[("discern.toml", original.as_bytes())],
         &["src/more.rs"],
         "back to 5",
@@ -656,6 +663,40 @@ fn replayed_pull_request() -> Forge {
         true,
     );
     forge
+}
+
+/// The same replay under the approval's own name, after a push deleted it from the trunk: it
+/// landed once on this history, so it approves nothing again.
+#[test]
+fn hole_3c_an_old_approval_deleted_and_added_back_under_its_own_name_approves_nothing() {
+    let forge = replayed_pull_request();
+    let tightened = forge.main();
+    let listed = forge.out(
+        forge.owner(),
+        &["ls-tree", "--name-only", &tightened, ".discern/approvals/"],
+    );
+    let file = listed
+        .lines()
+        .next()
+        .expect("the landed approval")
+        .to_owned();
+    let approval = forge.out(forge.owner(), &["show", &format!("{tightened}:{file}")]) + "\n";
+    let (before, _) = forge.push_main_from(forge.owner(), &[], &[file.as_str()], "tidy up");
+    passed(&forge.push_ci(&before), "control: deleting an old approval");
+    forge.pull_request(
+        "agent/readded",
+        &[
+            ("src/more.rs", TODOS.as_bytes()),
+            (file.as_str(), approval.as_bytes()),
+        ],
+        &[],
+        true,
+    );
+    let json = refused(
+        &forge.pr_ci("agent/readded"),
+        "PR CI with a re-added approval",
+    );
+    assert_ne!(json["data"]["limits"]["status"], "approved", "{json}");
 }
 
 #[test]
@@ -712,6 +753,7 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
 
     // Control: a PR off the current trunk approved by the revoked key fails.
     let items = |base: &str| discern::approval::tree::Items {
+        base_commit: old.clone(),
         base: Some(base.to_owned()),
         limits: vec![discern::approval::tree::LimitItem {
             standard: "todo".to_owned(),
@@ -723,13 +765,10 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
         protected: vec![],
     };
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
-    let signed = tree_approval(&forge.second_key, "second@example.com", items(&old_blob));
+    let (path, signed) = tree_approval(&forge.second_key, "second@example.com", items(&old_blob));
     forge.pull_request(
         "agent/now",
-        &[
-            ("discern.toml", loose.as_bytes()),
-            (".discern/approvals/second.json", &signed),
-        ],
+        &[("discern.toml", loose.as_bytes()), (path.as_str(), &signed)],
         &[],
         false,
     );
@@ -742,10 +781,7 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
     forge.pull_request_from(
         &old,
         "agent/old",
-        &[
-            ("discern.toml", loose.as_bytes()),
-            (".discern/approvals/second.json", &signed),
-        ],
+        &[("discern.toml", loose.as_bytes()), (path.as_str(), &signed)],
         &[],
         false,
     );

@@ -41,6 +41,9 @@ impl LimitItem {
 /// The items one approval approves, and what they were judged against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Items {
+    /// The trunk commit the items were judged against: an approval counts only in a history
+    /// that contains it and has not landed this approval before.
+    pub base_commit: String,
     /// The blob id of the baseline's `discern.toml` (`None`: the baseline had none).
     pub base: Option<String>,
     pub limits: Vec<LimitItem>,
@@ -60,7 +63,8 @@ impl Items {
     /// The signed text: versioned, the baseline, then one token a line, sorted.
     pub fn payload(&self) -> String {
         let mut text = format!(
-            "discern-approval-v2\nbase {}\n",
+            "discern-approval-v2\nbase-commit {}\nbase {}\n",
+            self.base_commit,
             self.base.as_deref().unwrap_or("none")
         );
         for token in self.tokens() {
@@ -168,8 +172,11 @@ pub enum NotCounted {
     OtherItems,
 }
 
-/// The approvals `from..to` adds: files under [`DIR`] at `to` that `from` does not have (or has
-/// with other content), read; unreadable ones are left out (they approve nothing).
+/// The approvals `from..to` adds for the first time: files under [`DIR`] at `to` that `from`
+/// does not have, each under the name its own payload gives it, judged against a trunk commit
+/// `from` contains, and not in any tree of the first-parent chain from that commit to `from`
+/// (so one that landed once cannot be replayed: copied under another name, or again after a
+/// revert). Unreadable ones are left out: they approve nothing.
 pub fn added(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<TreeApproval>, RepoError> {
     let prefix = format!("{DIR}/");
     let mut found = Vec::new();
@@ -180,11 +187,36 @@ pub fn added(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<TreeApprov
         let Some(bytes) = repo.file_at(to, &path)? else {
             continue;
         };
-        if let Ok(approval) = serde_json::from_slice::<TreeApproval>(&bytes) {
+        let Ok(approval) = serde_json::from_slice::<TreeApproval>(&bytes) else {
+            continue;
+        };
+        if approval.path() == path && first_landing(repo, &approval, &path, from)? {
             found.push(approval);
         }
     }
     Ok(found)
+}
+
+/// Whether `approval` (at `path`) is judged against a trunk commit on `from`'s first-parent
+/// chain, and no tree from there to `from` holds it yet.
+fn first_landing(
+    repo: &Repo,
+    approval: &TreeApproval,
+    path: &str,
+    from: ObjectId,
+) -> Result<bool, RepoError> {
+    let Ok(base) = approval.items.base_commit.parse::<ObjectId>() else {
+        return Ok(false);
+    };
+    let Some(chain) = repo.first_parent_chain(base, from)? else {
+        return Ok(false);
+    };
+    for commit in chain {
+        if repo.blob_at(commit, path)?.is_some() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The approval among `approvals` that approves exactly `changes` against `base` (the blob id

@@ -14,7 +14,7 @@ use crate::git::{Repo, RepoError};
 use crate::protected::{self, Side};
 
 /// How many commits back the last change of the policy is looked for.
-const SEARCH: usize = 10_000;
+const SEARCH: usize = 100_000;
 /// How many policy changes are followed back.
 const DEPTH: usize = 16;
 

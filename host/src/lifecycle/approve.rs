@@ -127,6 +127,7 @@ fn in_tree(
         .blob_at(pending.subject.trunk_commit, crate::config::FILE)
         .map_err(|e| failed(e.to_string()))?;
     let items = tree::Items {
+        base_commit: pending.subject.trunk_commit.to_string(),
         base: base.map(|b| b.to_string()),
         limits: pending
             .required

@@ -57,7 +57,7 @@ pub(super) fn judge(
             config,
         },
     )?;
-    if approved_in_tree(repo, base, against.head, &changes, check)? {
+    if approved_in_tree(repo, (base, trunk_commit), against.head, &changes, check)? {
         return behind_trunk(
             repo,
             check,
@@ -96,11 +96,11 @@ pub(super) fn judge(
 }
 
 /// Whether a signed approval the branch added in its tree approves exactly `changes` against
-/// the merge base's `discern.toml`, under the merge base's policy and signers (the trunk side).
+/// the merge base's `discern.toml`, under the trunk tip's anchored policy and signers (the trunk side).
 /// One that does not count is named in an advisory, with why.
 fn approved_in_tree(
     repo: &Repo,
-    base: ObjectId,
+    (base, trunk_commit): (ObjectId, ObjectId),
     head: ObjectId,
     changes: &crate::protected::GateChanges,
     check: &mut LimitsCheck,
@@ -112,7 +112,9 @@ fn approved_in_tree(
     if approvals.is_empty() {
         return Ok(false);
     }
-    let policy = crate::approval::anchored_policy(repo, base);
+    // The signers as the trunk has them now: a branch forked before a key's removal does not
+    // bring the removed key back.
+    let policy = crate::approval::anchored_policy(repo, trunk_commit);
     let base_blob = repo
         .blob_at(base, crate::config::FILE)?
         .map(|b| b.to_string());

@@ -93,6 +93,12 @@ pub fn gain_target(standard: &StandardDef, value: f64, margin: f64, base: &Base)
     (holds && tighter).then_some(target)
 }
 
+/// How a gain is counted: each Standard's margin (the trunk's), and the merge base's readings.
+pub struct GainRule<'a> {
+    pub margin_of: &'a dyn Fn(&StandardDef) -> f64,
+    pub base: &'a Base,
+}
+
 /// What `done` pinned before proving.
 #[derive(Debug, Clone)]
 pub struct Gained {
@@ -108,8 +114,7 @@ pub fn pin_gains(
     runtime: &Runtime,
     config: &Config,
     (branch, trunk): (&str, &str),
-    margin_of: &dyn Fn(&StandardDef) -> f64,
-    base: &Base,
+    rule: &GainRule,
     claims: &[ProposalClaim],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Option<Gained>, Box<Envelope>> {
@@ -141,7 +146,7 @@ pub fn pin_gains(
         .filter_map(|result| {
             let standard = config.standard(&result.name)?;
             let value = result.value?;
-            let to = gain_target(standard, value, margin_of(standard), base)?;
+            let to = gain_target(standard, value, (rule.margin_of)(standard), rule.base)?;
             Some(Pinned {
                 name: result.name.clone(),
                 from: standard.limit,

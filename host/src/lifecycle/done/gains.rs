@@ -68,8 +68,10 @@ pub(super) fn stick(
         runtime,
         config,
         (&subject_now.branch, &subject_now.trunk),
-        &margin_of,
-        &base,
+        &gains::GainRule {
+            margin_of: &margin_of,
+            base: &base,
+        },
         &claims,
         progress,
     )?;

@@ -24,6 +24,7 @@ mod limit_changes;
 mod locks;
 mod mcp;
 mod mcp_wire;
+mod merging;
 mod producer_kit;
 mod proposal_commits;
 mod races;

@@ -8,6 +8,7 @@ pub mod done;
 pub mod effort;
 pub mod map;
 pub mod required;
+pub mod resolve;
 pub mod stage_verbs;
 pub mod start;
 pub mod steps;

@@ -35,6 +35,8 @@ pub static TABLE: &[&dyn Entry] = &[
     &Test,
     &Standards,
     &Init,
+    &Resolve,
+    &MergeDriver,
     &super::producers::Producers,
 ];
 
@@ -564,6 +566,46 @@ impl Entry for Standards {
             )
             .into(),
         }
+    }
+}
+
+struct Resolve;
+impl Verb for Resolve {
+    type Request = lifecycle::resolve::ResolveRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::resolve::RESOLVE_VERB,
+            tool: None,
+            summary: "Settle a conflicted discern.toml by meaning (limits both sides tightened take the tighter) and stage it",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, _request: lifecycle::resolve::ResolveRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            lifecycle::resolve::resolve(&ws.repo).into()
+        })
+    }
+}
+
+struct MergeDriver;
+impl Verb for MergeDriver {
+    type Request = lifecycle::resolve::MergeDriverRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::resolve::DRIVER_VERB,
+            tool: None,
+            summary: "git's merge driver for discern.toml (%O %A %B %P): limits merged by meaning, conflicts named (`init --merge-driver` installs it)",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, _ctx: &Context, request: lifecycle::resolve::MergeDriverRequest) -> Outcome {
+        lifecycle::resolve::merge_driver(&request).into()
     }
 }
 

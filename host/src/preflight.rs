@@ -65,6 +65,17 @@ pub fn recover(verb: &str, repo: &Repo) -> Result<Option<crate::commit::Recovery
 /// Finish (the trunk moved) or unwind (it did not) every landing a crash interrupted, from
 /// any checkout of the repository; what was done, one line each.
 pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envelope>> {
+    finish_landings_from(verb, repo, crate::commit::landing::Here::Keep)
+        .map(|done| done.into_iter().map(|r| r.message).collect())
+}
+
+/// [`finish_landings`], saying what each recovery did; `here` says whether the worktree the
+/// caller stands in may be removed (`accept` only).
+pub fn finish_landings_from(
+    verb: &str,
+    repo: &Repo,
+    here: crate::commit::landing::Here,
+) -> Result<Vec<crate::commit::landing::Recovered>, Box<Envelope>> {
     let forks = crate::commit::fork::recover(repo).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
@@ -87,7 +98,7 @@ pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envel
             ),
         ))
     })?;
-    let mut done = crate::commit::landing::recover(repo, &crate::commit::Faults::default()).map_err(|e| {
+    let mut done = crate::commit::landing::recover(repo, &crate::commit::Faults::default(), here).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
             ErrorSlug::PreconditionFailed,
@@ -98,8 +109,14 @@ pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envel
             ),
         ))
     })?;
-    done.extend(forks);
-    done.extend(merge);
+    // A start or an update settled is reported like a landing that landed nothing.
+    let other = |message: String| crate::commit::landing::Recovered {
+        branch: String::new(),
+        landed: None,
+        message,
+    };
+    done.extend(forks.into_iter().map(other));
+    done.extend(merge.into_iter().map(other));
     Ok(done)
 }
 

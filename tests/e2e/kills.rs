@@ -422,3 +422,63 @@ fn an_update_killed_at_any_moment_is_undone_or_kept_and_the_same_update_goes_thr
         rounds()
     );
 }
+
+/// `accept` killed at a random moment, then `accept` again from the effort's worktree (where
+/// `done` told the agent to run it): it finishes a landing whose trunk already moved — the
+/// worktree and branch removed, the note written — or lands it now. Never "the Proof was made
+/// against another trunk commit".
+#[test]
+fn a_landing_killed_at_a_random_moment_is_finished_from_the_worktree() {
+    let (mut killed, mut finished) = (0, 0);
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        let (effort, head) = fixture.proven_effort("again");
+        killed += usize::from(kill_after(
+            &fixture,
+            &effort,
+            &["accept", "--confirmed"],
+            jitter(round, 300),
+        ));
+        // The agent's next call from the worktree, or (once the kill removed it) the owner's
+        // from the main checkout.
+        let json = match effort.exists() {
+            true => fixture.run_in(&effort, &["accept", "--confirmed", "--json"], &[]),
+            false => fixture.run(&["accept", "--effort", "again", "--confirmed", "--json"]),
+        }
+        .json();
+        let settled = json["ok"] == true
+            || (!effort.exists() && json["error"] == "not_found" && note_exists(&fixture, &head));
+        assert!(settled, "round {round}: the landing goes through: {json}");
+        finished += usize::from(json["ok"] == true);
+        let trunk = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
+        assert_eq!(trunk, head, "round {round}: exactly the effort landed");
+        assert!(!effort.exists(), "round {round}: the worktree is gone");
+        assert_eq!(
+            fixture.git_out(fixture.path(), &["branch", "--list", "agent/again"]),
+            "",
+            "round {round}: the branch is gone"
+        );
+        let note = fixture.git_out(
+            fixture.path(),
+            &["notes", "--ref", "discern", "show", &head],
+        );
+        assert!(!note.is_empty(), "round {round}: the Proof note is written");
+        let left = std::fs::read_dir(fixture.path().join(".git/discern/landings"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(left, 0, "round {round}: no landing journal is left");
+    }
+    eprintln!(
+        "accept from the worktree: {} rounds, {killed} killed, {finished} finished by the next accept",
+        rounds()
+    );
+}
+
+fn note_exists(fixture: &Fixture, commit: &str) -> bool {
+    !fixture
+        .git_out(
+            fixture.path(),
+            &["notes", "--ref", "discern", "show", commit],
+        )
+        .is_empty()
+}

@@ -192,7 +192,7 @@ pub fn follow_command(main: &Path, from: &str, to: &str) -> String {
 
 /// Every landing a crash interrupted, finished (the trunk moved: roll forward) or unwound
 /// (it did not). What was done, one line each.
-pub fn recover(repo: &Repo, faults: &Faults) -> Result<Vec<String>, CommitError> {
+pub fn recover(repo: &Repo, faults: &Faults, here: Here) -> Result<Vec<Recovered>, CommitError> {
     let journals = pending(repo).map_err(CommitError::Git)?;
     if journals.is_empty() {
         return Ok(Vec::new());
@@ -200,8 +200,12 @@ pub fn recover(repo: &Repo, faults: &Faults) -> Result<Vec<String>, CommitError>
     let _lock = WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
     let mut done = Vec::new();
     for (path, journal) in journals {
-        let (message, complete) = recover_one(repo, &journal, faults)?;
-        done.push(message);
+        let (message, complete, landed) = recover_one(repo, &journal, faults, here)?;
+        done.push(Recovered {
+            branch: journal.branch.clone(),
+            landed,
+            message,
+        });
         if complete {
             std::fs::remove_file(&path)
                 .map_err(|e| git_error("cannot remove the landing journal", e))?;
@@ -210,13 +214,32 @@ pub fn recover(repo: &Repo, faults: &Faults) -> Result<Vec<String>, CommitError>
     Ok(done)
 }
 
+/// Whether recovery may remove the worktree the caller stands in: only `accept` itself, which
+/// removes its own worktree when it lands, may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Here {
+    Keep,
+    Remove,
+}
+
+/// One interrupted landing, settled.
+#[derive(Debug, Clone)]
+pub struct Recovered {
+    pub branch: String,
+    /// The landed commit, when the trunk had moved (the landing was finished, not unwound).
+    pub landed: Option<ObjectId>,
+    /// What was done, for people.
+    pub message: String,
+}
+
 /// What recovering one landing did, and whether it is complete (a call inside the landed
 /// effort's own worktree leaves its removal to a call from elsewhere).
 fn recover_one(
     repo: &Repo,
     journal: &LandingJournal,
     faults: &Faults,
-) -> Result<(String, bool), CommitError> {
+    here: Here,
+) -> Result<(String, bool, Option<ObjectId>), CommitError> {
     let (from, head) = ids(journal)?;
     // A lock the crashed landing itself left (its claim proves it) would stop the repair;
     // one it cannot prove is discern's stops recovery, journal kept, claim and all.
@@ -232,7 +255,7 @@ fn recover_one(
             "An interrupted landing of {} was unwound: the trunk {} never moved.",
             journal.branch, journal.trunk
         );
-        return Ok((message, true));
+        return Ok((message, true, None));
     }
     let note_error = match repo.note(super::NOTES_REF, head) {
         Ok(Some(_)) => None,
@@ -255,8 +278,9 @@ fn recover_one(
     }
     let mut finishing = journal.clone();
     finishing.main_on_trunk = behind;
-    // Inside the landed effort's worktree, that worktree is not removed from under the caller.
-    let inside = same_dir(repo.root(), &journal.worktree);
+    // Inside the landed effort's worktree, that worktree is not removed from under the caller
+    // (unless the caller is the landing's own verb, which removes it when it lands).
+    let inside = here == Here::Keep && same_dir(repo.root(), &journal.worktree);
     let landed = match inside {
         true => Landed {
             note_written: note_error.is_none(),
@@ -295,7 +319,7 @@ fn recover_one(
             "kept"
         },
     );
-    Ok((message, !inside))
+    Ok((message, !inside, Some(head)))
 }
 
 pub(super) fn same_dir(a: &Path, b: &Path) -> bool {

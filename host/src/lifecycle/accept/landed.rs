@@ -49,6 +49,30 @@ struct LandingFacts {
     main_checkout_updated: bool,
 }
 
+/// This effort's landing, begun by an earlier `accept` a crash cut short after the trunk moved,
+/// and now finished: the result is that landing's.
+pub(super) fn finished_before(own: &landing::Recovered, main: Option<std::path::PathBuf>) -> Moved {
+    let landed = own.landed.map(|c| c.to_string()).unwrap_or_default();
+    let mut envelope = Envelope::ok(
+        VERB,
+        serde_json::json!({ "landed": landed, "finished_interrupted": true }),
+        Report {
+            state: format!(
+                "{} already landed at {}: {}",
+                own.branch,
+                short(&landed),
+                own.message
+            ),
+            sections: Vec::new(),
+        },
+    );
+    envelope.advisories.push(own.message.clone());
+    Moved {
+        envelope,
+        root: main,
+    }
+}
+
 /// Land: one transaction; nothing landed unless the trunk's compare-and-swap succeeded.
 pub(super) fn fast_forward(
     ws: &Workspace,

@@ -118,6 +118,21 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
 
 pub fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     if let Some(effort) = &request.effort {
+        // The named effort's own landing, cut short after the trunk moved (its worktree may be
+        // gone already), is finished and is this call's result.
+        if !request.dry_run {
+            let here = crate::commit::landing::Here::Keep;
+            match preflight::finish_landings_from(VERB, &ws.repo, here) {
+                Err(refusal) => return (*refusal).into(),
+                Ok(done) => {
+                    let named = |b: &str| b == effort || b.rsplit('/').next() == Some(effort);
+                    if let Some(own) = done.iter().find(|r| r.landed.is_some() && named(&r.branch))
+                    {
+                        return landed::finished_before(own, None);
+                    }
+                }
+            }
+        }
         return match super::effort::workspace(ws, VERB, effort) {
             Ok(effort_ws) => accept(
                 &effort_ws,
@@ -168,17 +183,38 @@ struct MainCheckout {
 }
 
 fn land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
-    // A landing a crash interrupted is finished (or unwound) before another is decided.
+    // A landing a crash interrupted is finished (or unwound) before another is decided; this
+    // effort's own, once its trunk moved, is finished whole — worktree and branch removed, as
+    // the landing would have — and is this call's result.
+    let branch = ws.repo.branch().ok().flatten();
+    // Where the caller works once a finished landing removed this worktree.
+    let main = ws
+        .repo
+        .worktrees()
+        .ok()
+        .and_then(|list| list.into_iter().find(|w| w.is_main))
+        .map(|w| w.path);
     let finished = match request.dry_run {
         true => Ok(Vec::new()),
-        false => preflight::finish_landings(VERB, &ws.repo),
+        false => {
+            preflight::finish_landings_from(VERB, &ws.repo, crate::commit::landing::Here::Remove)
+        }
     };
     let finished = match finished {
         Ok(finished) => finished,
         Err(refusal) => return (*refusal).into(),
     };
+    if let Some(own) = finished
+        .iter()
+        .find(|r| r.landed.is_some() && Some(&r.branch) == branch.as_ref())
+    {
+        return landed::finished_before(own, main);
+    }
     let mut moved = decide_and_land(ws, runtime, request);
-    moved.envelope.advisories.extend(finished);
+    moved
+        .envelope
+        .advisories
+        .extend(finished.into_iter().map(|r| r.message));
     moved
 }
 

@@ -463,10 +463,17 @@ fn a_landing_killed_at_a_random_moment_is_finished_from_the_worktree() {
             &["notes", "--ref", "discern", "show", &head],
         );
         assert!(!note.is_empty(), "round {round}: the Proof note is written");
-        let left = std::fs::read_dir(fixture.path().join(".git/discern/landings"))
-            .map(|d| d.count())
-            .unwrap_or(0);
-        assert_eq!(left, 0, "round {round}: no landing journal is left");
+        let left: Vec<String> = std::fs::read_dir(fixture.path().join(".git/discern/landings"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(
+            left.is_empty(),
+            "round {round}: no landing journal is left: {left:?}; the call said {json}"
+        );
     }
     eprintln!(
         "accept from the worktree: {} rounds, {killed} killed, {finished} finished by the next accept",

@@ -180,3 +180,26 @@ fn pairs_merge_by_meaning_through_the_driver_resolve_and_update() {
         check(pair, "update", &effort, json["ok"] == true);
     }
 }
+
+/// A limit `update` settles is measured on the merged tree, and a breach is named with the way
+/// out (never left for the gate to find).
+#[test]
+fn update_names_a_settled_limit_the_merged_tree_breaches() {
+    let fixture = Fixture::new(CONFIG);
+    let dir = fixture.path().to_owned();
+    let started = fixture.run(&["start", "--name", "tight", "--json"]).json();
+    let effort = std::path::PathBuf::from(started["data"]["path"].as_str().unwrap());
+    // The effort's limit is tighter than its own tree reads (2 TODOs): committed by hand.
+    std::fs::write(effort.join("discern.toml"), with("limit = 10", "limit = 1")).unwrap();
+    fixture.git_in(&effort, &["commit", "-q", "-am", "too tight"]);
+    std::fs::write(dir.join("discern.toml"), with("limit = 10", "limit = 3")).unwrap();
+    fixture.git_in(&dir, &["commit", "-q", "-am", "the trunk tightens"]);
+    let json = fixture.run_in(&effort, &["update", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    let text = json["advisories"].to_string();
+    assert!(
+        text.contains("breaches the settled limit of todo (2 against 1)")
+            && text.contains("discern standards propose todo"),
+        "{json}"
+    );
+}

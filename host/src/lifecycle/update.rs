@@ -8,6 +8,7 @@ use crate::git;
 use crate::git::{Repo, short};
 use crate::preflight::{self, CleanError, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "update";
@@ -74,7 +75,7 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
     )
 }
 
-pub fn update(ws: &Workspace, request: &UpdateRequest) -> Envelope {
+pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let repo = &ws.repo;
     if repo.is_main_checkout() {
@@ -156,7 +157,56 @@ pub fn update(ws: &Workspace, request: &UpdateRequest) -> Envelope {
     if dry_run {
         return merge.preview();
     }
-    merge.run(repo, &ws.settings.faults)
+    let mut envelope = merge.run(repo, &ws.settings.faults);
+    if envelope.ok
+        && envelope
+            .advisories
+            .iter()
+            .any(|a| a.contains("settled by meaning"))
+    {
+        envelope.advisories.extend(breaches(ws, runtime));
+    }
+    envelope
+}
+
+/// The merged tree measured against the limits the merge settled: each it breaches, with the
+/// way out (a settled limit is no looser than either side, but the two sides' work together
+/// may read worse than either alone).
+fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
+    let Some(config) = Config::load(ws.repo.root()).ok().flatten() else {
+        return Vec::new();
+    };
+    let selected: Vec<_> = config
+        .standards
+        .iter()
+        .filter(|s| s.needs.is_empty() && s.run.is_none())
+        .collect();
+    let claims = crate::proposals::claims(ws, &config);
+    let options = crate::standards::MeasureOptions::default();
+    let Ok(measured) =
+        crate::standards::measure_with(ws, runtime, &config, &selected, &options, &claims, &|_| ())
+    else {
+        return vec!["The merged tree could not be measured against the settled limits; run `discern standards`.".to_owned()];
+    };
+    measured
+        .standards
+        .iter()
+        // Against the limit itself: a breach the merge base shares is still one.
+        .filter(|s| {
+            s.value.is_some_and(|v| {
+                !crate::standards::Verdict::judge(s.direction, s.limit, v).passes()
+            })
+        })
+        .map(|s| {
+            format!(
+                "The merged tree breaches the settled limit of {} ({} against {}): move the metric back, or propose the change with a technical reason (`discern standards propose {} --reason …`).",
+                s.name,
+                s.value.map_or("?".to_owned(), |v| v.to_string()),
+                s.limit,
+                s.name
+            )
+        })
+        .collect()
 }
 
 /// Two efforts changed the same limits: settled by meaning against the base

@@ -191,8 +191,8 @@ impl Verb for Update {
         }
     }
     fn run(&self, ctx: &Context, request: UpdateRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            lifecycle::update::update(ws, &request).into()
+        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
+            lifecycle::update::update(ws, runtime, &request).into()
         })
     }
 }

@@ -270,3 +270,22 @@ fn a_refusal_renders_in_every_format_and_a_green_run_is_quiet() {
     );
     assert_eq!(run_code(&fixture, "yaml"), 2);
 }
+
+/// A CI run whose limits cannot be verified (the trunk not in the clone) is no clean run in
+/// code scanning: `executionSuccessful: false`, with the reason as a notification.
+#[test]
+fn sarif_marks_an_unverified_run_unsuccessful_with_its_reason() {
+    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
+    fixture.repo.git(&["branch", "-q", "-D", "main"]);
+    let run = fixture.run_with(
+        &["standards", "--output-format", "sarif"],
+        &[("CI", "true")],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false, "{log}");
+    let notes = invocation["toolExecutionNotifications"].to_string();
+    assert!(notes.contains("cannot be verified"), "{log}");
+}

@@ -465,7 +465,9 @@ fn a_landing_killed_at_a_random_moment_is_finished_from_the_worktree() {
         assert!(!note.is_empty(), "round {round}: the Proof note is written");
         let left: Vec<String> = std::fs::read_dir(fixture.path().join(".git/discern/landings"))
             .map(|d| {
+                // Journals (a write a kill cut short leaves only its temp file, never a journal).
                 d.flatten()
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
                     .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
                     .collect()
             })

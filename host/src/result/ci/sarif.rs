@@ -150,9 +150,16 @@ fn location(path: Option<&str>, line: Option<u64>, column: Option<u32>) -> Vec<s
 }
 
 /// Whether discern ran to a result (a failing Standard is a successful run that found
-/// something), and what it said beside its Standards.
+/// something; a run whose limits could not be verified is not, so code scanning never shows it
+/// as clean), and what it said beside its Standards.
 fn invocation(envelope: &Envelope, standards: &[StandardView]) -> sarif::Invocation {
-    let successful = envelope.ok || !standards.is_empty();
+    let status = envelope
+        .data
+        .as_ref()
+        .and_then(|d| d.pointer("/limits/status"))
+        .and_then(serde_json::Value::as_str);
+    let verified = !matches!(status, Some("unverified" | "parse_failed"));
+    let successful = envelope.ok || (verified && !standards.is_empty());
     let notifications: Vec<sarif::Notification> = view::problems(envelope, standards)
         .into_iter()
         .chain(view::advisories(envelope))

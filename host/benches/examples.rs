@@ -140,6 +140,8 @@ fn standards_runs(
             case.metric, case.toml
         ),
     );
+    // Committed over the fixture's `build/` ignore rule: components load from the commit only.
+    repo.git(&["add", "-f", "build"]);
     repo.commit(&format!("measure {language}"));
     let cache = tempfile::tempdir().expect("tempdir");
     let evidence = PathBuf::from(repo.git(&["rev-parse", "--git-common-dir"]).trim());

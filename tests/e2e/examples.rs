@@ -52,6 +52,9 @@ fn fixture_repo(components: &[(&str, PathBuf)], config: &str) -> Fixture {
         std::fs::copy(wasm, to).unwrap();
     }
     repo.write("discern.toml", config);
+    // The components are committed (over the fixture's `build/` ignore rule): the gate loads a
+    // component only from the measured commit's tree.
+    repo.git(&["add", "-f", "build"]);
     repo.commit("fixture");
     Fixture { repo }
 }

@@ -22,7 +22,9 @@ pub use value::{canonical_json, item_to_json, toml_to_json};
 
 /// The config file's name at the repository root.
 pub const FILE: &str = "discern.toml";
-pub use validate::{ConfigProblem, ConfigSchema, MAX_TIMEOUT_S, SCHEMA, SchemaError};
+pub use validate::{
+    ConfigProblem, ConfigSchema, MAX_TIMEOUT_S, SCHEMA, STANDARD_KEYS, SchemaError,
+};
 
 pub const DEFAULT_TRUNK: &str = "main";
 pub const DEFAULT_BRANCH_PREFIX: &str = "agent/";

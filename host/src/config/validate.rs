@@ -24,7 +24,7 @@ const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "s
 /// The longest `timeout` a Standard or a job may have: one hour.
 pub const MAX_TIMEOUT_S: f64 = 3600.0;
 const JOB_KEYS: &[&str] = &["stage", "run", "artifacts", "inputs", "timeout"];
-pub(super) const STANDARD_KEYS: &[&str] = &[
+pub const STANDARD_KEYS: &[&str] = &[
     "direction",
     "findings",
     "limit",

@@ -12,24 +12,6 @@ use crate::git::RepoError;
 /// The blob id of a repository component on one side (`None`: not there).
 pub type BlobAt<'a> = &'a dyn Fn(&str) -> Result<Option<String>, RepoError>;
 
-/// The keys a Standard's table may hold that its parsed definition carries.
-const KNOWN: &[&str] = &[
-    "direction",
-    "limit",
-    "producer",
-    "config",
-    "metric",
-    "per",
-    "scale",
-    "margin",
-    "timeout",
-    "needs",
-    "artifact",
-    "inputs",
-    "run",
-    "findings",
-];
-
 /// Fields whose change gives the limit another meaning (after which the numbers are not
 /// compared: the limit's own change is then protected too).
 const MEANING: &[&str] = &[
@@ -80,7 +62,7 @@ pub(super) fn fields(
         map.insert("producer_blob".into(), json!(blob(path)?));
     }
     for (key, value) in raw_table(config, &standard.name) {
-        if !KNOWN.contains(&key.as_str()) {
+        if !crate::config::STANDARD_KEYS.contains(&key.as_str()) {
             map.insert(key, value);
         }
     }

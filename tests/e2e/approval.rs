@@ -580,3 +580,25 @@ fn a_branch_cannot_relax_the_trunks_repository_settings_before_landing() {
     let keys = keys_of(&json["data"]["proof"]["protected"]);
     assert_eq!(keys, ["repository.pin_on_done", "repository.require_trunk"]);
 }
+
+/// A proposal gone stale (a commit after it) is caught by `approve`, before the owner signs
+/// anything: it would authorize nothing at `accept`.
+#[test]
+fn approve_refuses_a_stale_proposal_before_anything_is_signed() {
+    let (fixture, keys) = signed_fixture();
+    let (path, _) = proposed_effort(&fixture, "stale");
+    std::fs::write(path.join("src/later.rs"), "pub fn later() {}\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", "later work"]);
+    let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
+    let owner = keys.owner.to_str().unwrap();
+    let json = fixture
+        .run(&["approve", "--effort", "stale", "--key", owner, "--json"])
+        .json();
+    assert_eq!(json["error"], "proposal_stale", "{json}");
+    assert_eq!(
+        fixture.git_out(&path, &["rev-parse", "HEAD"]),
+        head,
+        "nothing committed"
+    );
+}

@@ -221,6 +221,16 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
         ))
     })?;
     required.explained(VERB, "then approve.")?;
+    // A stale proposal authorizes nothing: caught here, before the owner signs it.
+    let stale = required.stale(&repo, config.as_ref(), &trunk);
+    if !stale.is_empty() {
+        return Err(Box::new(refuse(
+            ErrorSlug::ProposalStale,
+            format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
+            HintId::StandardsPropose,
+            "The effort renews them (repeating the same proposal batch) and proves the new commit; then approve.",
+        )));
+    }
     let tokens = required.tokens();
     Ok(Pending {
         repo,

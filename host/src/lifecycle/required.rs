@@ -77,6 +77,24 @@ impl Required {
         )))
     }
 
+    /// The live proposals these items include that are stale (each with why): a stale proposal
+    /// authorizes nothing, so `approve` and `accept` refuse before anything is signed or lands.
+    pub fn stale(
+        &self,
+        repo: &Repo,
+        config: Option<&crate::config::Config>,
+        trunk: &str,
+    ) -> Vec<String> {
+        self.records
+            .iter()
+            .filter(|r| self.proposals.iter().any(|p| p.standard == r.standard))
+            .filter_map(|r| {
+                let why = proposals::stale_reasons(repo, config, trunk, r);
+                (!why.is_empty()).then(|| format!("{} ({})", r.standard, why.join("; ")))
+            })
+            .collect()
+    }
+
     /// One readable line an item, proposals first.
     pub fn lines(&self) -> Vec<String> {
         self.proposals

@@ -11,7 +11,6 @@ use crate::approval::{self, Channel, Granted, Subject};
 use crate::config::ApprovalPolicy;
 use crate::git::short;
 use crate::lifecycle::required::{self, Required};
-use crate::proposals;
 use crate::result::{Action, Envelope, ErrorSlug, HintId, Section, WithNext};
 use crate::workspace::Workspace;
 
@@ -25,15 +24,7 @@ pub(super) fn approve(
 ) -> Result<Granted, Box<Envelope>> {
     let repo = &ws.repo;
     required.explained(VERB, "prove the new commit, then accept.")?;
-    let stale: Vec<String> = required
-        .records
-        .iter()
-        .filter(|r| required.proposals.iter().any(|p| p.standard == r.standard))
-        .filter_map(|r| {
-            let why = proposals::stale_reasons(repo, landing.config.as_ref(), &landing.trunk, r);
-            (!why.is_empty()).then(|| format!("{} ({})", r.standard, why.join("; ")))
-        })
-        .collect();
+    let stale = required.stale(repo, landing.config.as_ref(), &landing.trunk);
     if !stale.is_empty() {
         return Err(Box::new(refuse(
             ErrorSlug::ProposalStale,

@@ -453,3 +453,32 @@ fn a_stale_local_trunk_is_not_the_trunk_and_a_diverged_one_is_refused() {
         "{json}"
     );
 }
+
+#[test]
+fn update_works_on_a_plain_checkout_of_a_branch_against_the_teams_trunk() {
+    let forge = Forge::new();
+    forge.pull_request("behind", &[("src/work.rs", "pub fn w() {}\n")], false);
+    let c = &forge.contributor;
+    forge.git(c, &["checkout", "-q", "main"]);
+    forge.git(c, &["pull", "-q", "origin", "main"]);
+    std::fs::write(c.join("README.md"), "# moved on\n").unwrap();
+    forge.git(c, &["commit", "-q", "-am", "the team moves on"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    // The owner's clone: `main` left behind, the pull request's branch checked out.
+    let o = &forge.owner;
+    forge.git(o, &["fetch", "-q", "origin"]);
+    forge.git(o, &["checkout", "-q", "-B", "behind", "origin/behind"]);
+    let (code, json) = forge.discern(o, &["update", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["data"]["merged"], true, "{json}");
+    let team = forge.out(o, &["rev-parse", "origin/main"]);
+    let contains = std::process::Command::new("git")
+        .args(["merge-base", "--is-ancestor", &team, "HEAD"])
+        .current_dir(o)
+        .status()
+        .unwrap();
+    assert!(
+        contains.success(),
+        "the branch now contains the team's trunk"
+    );
+}

@@ -78,19 +78,22 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
 pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let repo = &ws.repo;
-    if repo.is_main_checkout() {
+    let config = Config::load(repo.root()).ok().flatten();
+    let trunk = ws.trunk(config.as_ref());
+    // Any checkout of a branch that is not the trunk: an effort's worktree, or a plain clone
+    // with a pull request's branch out.
+    let on_trunk = repo.branch().ok().flatten().is_none_or(|b| b == trunk);
+    if repo.is_main_checkout() && on_trunk {
         return refuse(
             ErrorSlug::PreconditionFailed,
-            "update brings the trunk into an effort; this is the main checkout.",
-            "Bring the trunk into an effort from inside its worktree",
+            "update brings the trunk into a branch of work; this checkout has the trunk (or no branch) out.",
+            "Bring the trunk into an effort from inside its worktree, or check out the branch to update",
         )
         .with_next(Action::new("update"));
     }
     if !dry_run && let Err(refusal) = preflight::finish_landings(VERB, repo) {
         return *refusal;
     }
-    let config = Config::load(repo.root()).ok().flatten();
-    let trunk = ws.trunk(config.as_ref());
     let source = from.map_or_else(|| trunk.clone(), str::to_owned);
     let Some(branch) = repo.branch().ok().flatten() else {
         return refuse(
@@ -102,10 +105,13 @@ pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Env
     if let Err(refusal) = tracked_clean(repo) {
         return *refusal;
     }
-    let (Some(head), Some(incoming)) = (
-        repo.head().ok().flatten(),
-        super::start::resolve(repo, &source),
-    ) else {
+    // The trunk as the team has it (a branch, never a tag; the newer of a stale local trunk
+    // and its upstream); `--from` as written.
+    let incoming = match from {
+        None => repo.trunk_commit(&trunk).ok().flatten(),
+        Some(rev) => super::start::resolve(repo, rev),
+    };
+    let (Some(head), Some(incoming)) = (repo.head().ok().flatten(), incoming) else {
         return refuse(
             ErrorSlug::PreconditionFailed,
             format!("{source:?} does not name a commit."),

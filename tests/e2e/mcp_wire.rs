@@ -22,6 +22,15 @@ fn session(fixture: &Fixture, lines: &[String]) -> (Vec<Value>, i32) {
 
 /// [`session`], waiting the given time before each line.
 fn paced_session(fixture: &Fixture, lines: &[(Duration, String)]) -> (Vec<Value>, i32) {
+    let raw: Vec<(Duration, Vec<u8>)> = lines
+        .iter()
+        .map(|(pause, line)| (*pause, line.clone().into_bytes()))
+        .collect();
+    raw_session(fixture, &raw)
+}
+
+/// [`paced_session`] with lines as raw bytes (any bytes, UTF-8 or not).
+fn raw_session(fixture: &Fixture, lines: &[(Duration, Vec<u8>)]) -> (Vec<Value>, i32) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_discern"));
     cmd.arg("mcp").current_dir(fixture.path());
     discern_tests::hermetic(&mut cmd, fixture.repo.home());
@@ -33,7 +42,7 @@ fn paced_session(fixture: &Fixture, lines: &[(Duration, String)]) -> (Vec<Value>
     let mut stdin = child.stdin.take().unwrap();
     for (pause, line) in lines {
         std::thread::sleep(*pause);
-        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(line).unwrap();
         stdin.write_all(b"\n").unwrap();
         stdin.flush().unwrap();
     }
@@ -104,6 +113,29 @@ fn every_line_gets_an_answer_and_the_session_survives() {
             .is_some_and(|t| !t.is_empty()),
         "the session still works: {tools}"
     );
+}
+
+/// A line of bytes that are not UTF-8 is answered as unparsable (`id` null), and the session
+/// goes on: it never ends the server.
+#[test]
+fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
+    let fixture = Fixture::new(CONFIG);
+    let mut lines: Vec<(Duration, Vec<u8>)> = initialize()
+        .into_iter()
+        .map(|l| (Duration::ZERO, l.into_bytes()))
+        .collect();
+    lines.push((Duration::ZERO, b"\xff\xfe\x00\x01".to_vec()));
+    let ping = json!({"jsonrpc":"2.0","id":9,"method":"ping"}).to_string();
+    lines.push((Duration::from_millis(200), ping.into_bytes()));
+    let (answers, code) = raw_session(&fixture, &lines);
+    assert_eq!(code, 0, "{answers:#?}");
+    let parse: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a["error"]["code"] == -32700)
+        .collect();
+    assert_eq!(parse.len(), 1, "{answers:#?}");
+    assert_eq!(parse[0]["id"], Value::Null);
+    assert_eq!(answer(&answers, &json!(9))["result"], json!({}));
 }
 
 #[test]

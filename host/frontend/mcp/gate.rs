@@ -98,9 +98,22 @@ pub async fn read(
     answers: mpsc::UnboundedSender<String>,
     ended: Ended,
 ) {
-    let mut lines = BufReader::new(input).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        match judge(&line) {
+    let mut input = BufReader::new(input);
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        // A line that is not UTF-8 is answered as unparsable; the session goes on.
+        let Ok(line) = std::str::from_utf8(&bytes) else {
+            let text = "parse error: the line is not UTF-8".to_owned();
+            let _ = answers.send(error(Value::Null, -32700, text).to_string());
+            continue;
+        };
+        let line = line.trim_end_matches(['\n', '\r']);
+        match judge(line) {
             Verdict::Skip => {}
             Verdict::Answer(answer) => {
                 let _ = answers.send(answer.to_string());

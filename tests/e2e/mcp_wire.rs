@@ -203,3 +203,36 @@ fn a_cancelled_call_stops_its_job_and_the_session_goes_on() {
         "{answers:#?}"
     );
 }
+
+/// Messages a JSON parser would read one way or another are refused, each with the id it can
+/// carry: `params` that is not an object (with its id), a key given twice (`id` null), and a
+/// `path` of `null` where the schema says string.
+#[test]
+fn ambiguous_messages_are_refused_with_the_id_they_can_carry() {
+    let fixture = Fixture::new(CONFIG);
+    let mut lines = initialize();
+    lines.extend([
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":[1,2]}).to_string(),
+        r#"{"jsonrpc":"2.0","id":3,"id":4,"method":"tools/list"}"#.to_owned(),
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"discern_status","arguments":{"path":null}}}).to_string(),
+        json!({"jsonrpc":"2.0","id":9,"method":"ping"}).to_string(),
+    ]);
+    let (answers, code) = session(&fixture, &lines);
+    assert_eq!(code, 0, "{answers:#?}");
+    assert_eq!(answer(&answers, &json!(2))["error"]["code"], -32602);
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"].is_null() && a["error"]["code"] == -32600),
+        "{answers:#?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.as_object().unwrap().contains_key("id")),
+        "{answers:#?}"
+    );
+    let null_path = answer(&answers, &json!(5));
+    assert_eq!(null_path["result"]["isError"], true, "{null_path}");
+    assert_eq!(answer(&answers, &json!(9))["result"], json!({}));
+}

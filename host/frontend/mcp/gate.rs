@@ -47,6 +47,42 @@ fn depth(value: &Value) -> usize {
     }
 }
 
+/// A JSON object whose top-level keys are unique (deserializing it fails on a repeated key).
+struct Unique;
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = Unique;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Unique, A::Error> {
+                let mut seen = std::collections::HashSet::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if !seen.insert(key.clone()) {
+                        return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
+                    }
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(Unique)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Unique, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Unique)
+            }
+        }
+        deserializer.deserialize_any(Keys)
+    }
+}
+
 fn judge(line: &str) -> Verdict {
     if line.trim().is_empty() {
         return Verdict::Skip;
@@ -63,6 +99,12 @@ fn judge(line: &str) -> Verdict {
         let text = "invalid request: a JSON-RPC message is an object".to_owned();
         return Verdict::Answer(error(Value::Null, -32600, text));
     };
+    // A key given twice (two `id`s, say) leaves what the message means to the parser: refused,
+    // its id unreadable.
+    if serde_json::from_str::<Unique>(line).is_err() {
+        let text = "invalid request: a key appears twice in the message".to_owned();
+        return Verdict::Answer(error(Value::Null, -32600, text));
+    }
     let id = match message.get("id") {
         Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
         None => None,
@@ -78,6 +120,13 @@ fn judge(line: &str) -> Verdict {
     if !well_formed {
         let text = "invalid request: needs \"jsonrpc\": \"2.0\" and a string `method`".to_owned();
         return Verdict::Answer(error(id.unwrap_or(Value::Null), -32600, text));
+    }
+    if message.get("params").is_some_and(|p| !p.is_object()) {
+        let text = "invalid params: `params` must be an object".to_owned();
+        return match id {
+            Some(id) => Verdict::Answer(error(id, -32602, text)),
+            None => Verdict::Skip,
+        };
     }
     if depth(&value) > MAX_DEPTH {
         let text = format!("invalid params: nested deeper than {MAX_DEPTH} levels");

@@ -60,13 +60,15 @@ impl Server {
         let Value::Object(mut arguments) = arguments else {
             return verbs::invalid_arguments(verb, "Invalid arguments: expected an object.").into();
         };
+        // `path` is a string where given (the schema says so; `null` is not one).
         let dir = match arguments.remove(tools::PATH) {
-            None | Some(Value::Null) => self.root(),
+            None => self.root(),
             Some(Value::String(p)) if Path::new(&p).is_absolute() => PathBuf::from(p),
             Some(other) => {
+                let shown: String = other.to_string().chars().take(200).collect();
                 return verbs::invalid_arguments(
                     verb,
-                    format!("`path` must be absolute, got {other}."),
+                    format!("`path` must be absolute (a string path), got {shown}."),
                 )
                 .into();
             }

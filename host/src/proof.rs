@@ -121,13 +121,13 @@ fn judge(repo: &Repo, clean: impl FnOnce() -> bool) -> (ProofState, Option<Proof
     };
     // The owner's approval commits on top add no code: the Proof beneath them still holds
     // (and `accept` judges HEAD's Standards again before it lands anything).
-    let head = repo
-        .head()
-        .ok()
-        .flatten()
-        .and_then(|h| crate::approval::tree::beneath_approvals(repo, h).ok())
-        .map(|h| h.to_string());
-    if head.as_deref() != Some(proof.commit.as_str()) {
+    let head = repo.head().ok().flatten();
+    let proven = head.is_some_and(|h| {
+        h.to_string() == proof.commit
+            || crate::approval::tree::beneath_approvals(repo, h)
+                .is_ok_and(|b| b.to_string() == proof.commit)
+    });
+    if !proven {
         return (ProofState::Stale, None);
     }
     if clean() {

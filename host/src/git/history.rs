@@ -77,9 +77,7 @@ impl Repo {
     /// The paths whose entry differs between the trees of `from` and `to`, sorted.
     pub fn changed_between(&self, from: ObjectId, to: ObjectId) -> Result<Vec<String>, RepoError> {
         let what = format!("the change {}..{}", super::short(&from.to_string()), to);
-        let after = self.snapshot(to).map_err(|e| read_error(&what, e))?;
-        after
-            .changed_since(&from.to_string())
+        crate::snapshot::changed_between(&self.local(), from, to)
             .ok_or_else(|| read_error(&what, "a tree cannot be read"))
     }
 

@@ -298,6 +298,20 @@ impl Snapshot {
     }
 }
 
+/// Paths whose entry differs between the trees of commits `from` and `to`, sorted, without
+/// listing either tree (only subtrees whose ids differ are read); `None` when one cannot be read.
+pub fn changed_between(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+) -> Option<Vec<String>> {
+    let tree = |id: ObjectId| Some(repo.find_commit(id).ok()?.tree_id().ok()?.detach());
+    let mut changed = Vec::new();
+    diff_trees(repo, Some(tree(from)?), Some(tree(to)?), "", &mut changed)?;
+    changed.sort_unstable();
+    Some(changed)
+}
+
 type TreeEntries = std::collections::BTreeMap<Vec<u8>, (gix::objs::tree::EntryMode, ObjectId)>;
 
 fn tree_entries(repo: &gix::Repository, tree: Option<ObjectId>) -> Option<TreeEntries> {

@@ -122,10 +122,11 @@ fn judge(repo: &Repo, clean: impl FnOnce() -> bool) -> (ProofState, Option<Proof
     // The owner's approval commits on top add no code: the Proof beneath them still holds
     // (and `accept` judges HEAD's Standards again before it lands anything).
     let head = repo.head().ok().flatten();
+    let Ok(commit) = proof.commit.parse::<gix::ObjectId>() else {
+        return (ProofState::Stale, None);
+    };
     let proven = head.is_some_and(|h| {
-        h.to_string() == proof.commit
-            || crate::approval::tree::beneath_approvals(repo, h)
-                .is_ok_and(|b| b.to_string() == proof.commit)
+        h == commit || crate::approval::tree::beneath_approvals(repo, h).is_ok_and(|b| b == commit)
     });
     if !proven {
         return (ProofState::Stale, None);

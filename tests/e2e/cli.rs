@@ -79,3 +79,23 @@ fn bad_arguments_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--bogus"));
 }
+
+/// `-C DIR` runs discern as if started in DIR, before or after the verb (as `git -C` does).
+#[test]
+fn dash_c_runs_in_another_directory() {
+    let fixture = crate::support::Fixture::new(crate::support::LANDING_CONFIG);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let repo = fixture.path().to_str().unwrap();
+    for args in [
+        vec!["-C", repo, "status", "--json"],
+        vec!["status", "-C", repo, "--json"],
+    ] {
+        let run = fixture.run_in(elsewhere.path(), &args, &[]);
+        let json = run.json();
+        assert_eq!(json["ok"], true, "{args:?}: {json}");
+        assert_eq!(json["data"]["git"]["branch"], "main", "{args:?}: {json}");
+    }
+    let run = fixture.run_in(elsewhere.path(), &["-C", "/no/such/dir", "status"], &[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("-C /no/such/dir"), "{}", run.stderr);
+}

@@ -76,7 +76,14 @@ fn command() -> clap::Command {
         .version(env!("CARGO_PKG_VERSION"))
         .about("Keeps a repository's measured quality limits (Standards) honest")
         .subcommand_required(true)
-        .arg_required_else_help(true);
+        .arg_required_else_help(true)
+        .arg(
+            clap::Arg::new("directory")
+                .short('C')
+                .value_name("DIR")
+                .global(true)
+                .help("Run as if discern was started in DIR (as `git -C` and `cargo -C` do); for `mcp`, the repository the server works in"),
+        );
     for entry in verbs::TABLE {
         cli = cli.subcommand(with_output_flags(entry.command()));
     }
@@ -107,6 +114,12 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    if let Some(dir) = matches.get_one::<String>("directory")
+        && let Err(e) = std::env::set_current_dir(dir)
+    {
+        eprintln!("error: -C {dir}: {e}");
+        return 2;
+    }
     let settings = Settings::from_env();
     let Some((name, sub)) = matches.subcommand() else {
         return 2;

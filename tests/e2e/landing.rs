@@ -211,3 +211,28 @@ fn a_finished_landing_from_the_worktree_leaves_no_journal() {
         "{status}"
     );
 }
+
+/// A second `accept` of an effort that landed says where it landed, from the main checkout.
+#[test]
+fn a_second_accept_says_the_effort_already_landed_and_where() {
+    let fixture = Fixture::new(CONFIG);
+    let (path, head) = fixture.proven_effort("twice");
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    let json = fixture
+        .run(&["accept", "--effort", "twice", "--confirmed", "--json"])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["already_landed"], head.as_str(), "{json}");
+    let human = fixture.run(&["accept", "--effort", "twice", "--confirmed"]);
+    assert!(
+        human.stdout.contains(&format!(
+            "agent/twice already landed on main at {}",
+            &head[..12]
+        )),
+        "{}",
+        human.stdout
+    );
+}

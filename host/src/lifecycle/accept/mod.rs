@@ -142,7 +142,8 @@ pub fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Mov
                     ..request.clone()
                 },
             ),
-            Err(refusal) => (*refusal).into(),
+            // An effort that landed before names the commit it landed as (its Proof note).
+            Err(refusal) => landed::already(ws, effort).unwrap_or(*refusal).into(),
         };
     }
     // A dry run writes nothing, not even the operation journal.

@@ -6,7 +6,7 @@
 
 use gix::ObjectId;
 
-use super::transaction::{JOURNAL, JOURNAL_VERSION, Journal};
+use super::transaction::{JOURNAL_VERSION, Journal, write_journal};
 use super::{CommitError, Faults, git_error, move_branch, step, sync_file, write_file_objects};
 use crate::git::Repo;
 
@@ -66,11 +66,7 @@ pub fn approval_commit(
         files: Vec::new(),
         locks: super::owned_lock::claim(locks),
     };
-    let journal_path = repo.admin_path(JOURNAL);
-    let bytes = serde_json::to_vec_pretty(&journal)
-        .map_err(|e| git_error("cannot write the journal", e))?;
-    crate::fsutil::write_atomic(&journal_path, &bytes)
-        .map_err(|e| git_error("cannot write the journal", e))?;
+    let journal_path = write_journal(repo, &journal)?;
     faults.point(step::JOURNAL_WRITTEN);
     let reason = format!(
         "commit: {}",

@@ -84,6 +84,19 @@ pub struct Journal {
 
 pub const JOURNAL: &str = "config-transaction.json";
 
+/// Write `journal` where recovery looks for it, before the ref moves; its path.
+pub(super) fn write_journal(
+    repo: &Repo,
+    journal: &Journal,
+) -> Result<std::path::PathBuf, CommitError> {
+    let path = repo.admin_path(JOURNAL);
+    let bytes =
+        serde_json::to_vec_pretty(journal).map_err(|e| git_error("cannot write the journal", e))?;
+    crate::fsutil::write_atomic(&path, &bytes)
+        .map_err(|e| git_error("cannot write the journal", e))?;
+    Ok(path)
+}
+
 fn config_file() -> String {
     FILE.to_owned()
 }
@@ -141,11 +154,7 @@ pub fn config_only_commit(
             repo.git_dir().join("index.lock"),
         ]),
     };
-    let journal_path = repo.admin_path(JOURNAL);
-    let bytes = serde_json::to_vec_pretty(&journal)
-        .map_err(|e| git_error("cannot write the journal", e))?;
-    crate::fsutil::write_atomic(&journal_path, &bytes)
-        .map_err(|e| git_error("cannot write the journal", e))?;
+    let journal_path = write_journal(repo, &journal)?;
     faults.point(step::JOURNAL_WRITTEN);
     let summary = commit.message.lines().next().unwrap_or("discern: config");
     if let Err(e) = move_branch(

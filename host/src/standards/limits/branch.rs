@@ -58,7 +58,7 @@ pub(super) fn judge(
         },
     )?;
     if approved_in_tree(repo, (base, trunk_commit), against.head, &changes, check)? {
-        return behind_trunk(
+        return behind(
             repo,
             check,
             trunk,
@@ -84,7 +84,7 @@ pub(super) fn judge(
         ));
         check.protected.push(described);
     }
-    behind_trunk(
+    behind(
         repo,
         check,
         trunk,
@@ -137,21 +137,6 @@ fn approved_in_tree(
             Ok(false)
         }
     }
-}
-
-fn behind_trunk(
-    repo: &Repo,
-    check: &mut LimitsCheck,
-    trunk: &str,
-    base: ObjectId,
-    trunk_commit: ObjectId,
-    base_config: &Config,
-    head: ObjectId,
-) -> Result<(), RepoError> {
-    if base == trunk_commit {
-        return Ok(());
-    }
-    behind(repo, check, trunk, base, trunk_commit, base_config, head)
 }
 
 /// An active proposal explains exactly this loosening.
@@ -207,6 +192,9 @@ fn behind(
     base_config: &Config,
     head: ObjectId,
 ) -> Result<(), RepoError> {
+    if base == trunk_commit {
+        return Ok(());
+    }
     let (_, behind) = repo.ahead_behind(trunk_commit, head)?;
     check.summary.behind = Some(behind);
     let trunk_config = match config_at(repo, trunk_commit)? {

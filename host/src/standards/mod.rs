@@ -175,8 +175,8 @@ impl ReadSets {
     }
 }
 
-/// Resolves producers: built-ins from the binary, paths from the measured snapshot (or, for a
-/// file the snapshot does not track, from the work tree).
+/// Resolves producers: built-ins from the binary, paths from the measured snapshot (the work
+/// tree only where `origin` allows it: `--force`, listings, dry runs).
 pub struct Components<'a> {
     pub repo: &'a Repo,
     pub snapshot: Option<&'a crate::snapshot::Snapshot>,

@@ -203,6 +203,7 @@ fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verif
             "breach",
             "--key",
             owner,
+            "--token",
             &token[..8],
             "--json",
         ])

@@ -475,3 +475,178 @@ fn update_works_on_a_plain_checkout_of_a_branch_against_the_teams_trunk() {
     // The branch now contains the team's trunk (git exits 0 only then).
     forge.git(o, &["merge-base", "--is-ancestor", &team, "HEAD"]);
 }
+
+/// The `[jobs]` change every protected-change case makes: not a limit, but the gate's own
+/// definition.
+fn protected_change(forge: &Forge) -> String {
+    let config = std::fs::read_to_string(forge.owner.join("discern.toml")).unwrap();
+    config.replace("test = \"true\"", "test = \"true && true\"")
+}
+
+#[test]
+fn a_protected_change_lands_only_with_the_owners_approval_under_every_strategy() {
+    let forge = Forge::new();
+    let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    let changed = protected_change(&forge);
+    let o = &forge.owner;
+    for strategy in STRATEGIES {
+        forge.reset_trunk(&start);
+        let name = format!("jobs-{strategy:?}").to_lowercase();
+        forge.pull_request(&name, &[("discern.toml", changed.as_str())], false);
+        let json = fails("PR CI without the approval", forge.pr_ci(&name));
+        assert!(json.to_string().contains("jobs.test"), "{json}");
+        fails(
+            "the merge ref without the approval",
+            forge.merge_ref_ci(&name),
+        );
+
+        // The owner approves from their clone with the trunk checked out: no checkout of the
+        // branch, no worktree; the approval commit goes on a local branch of the same name.
+        forge.git(o, &["checkout", "-q", "main"]);
+        forge.git(o, &["fetch", "-q", "origin"]);
+        let key = forge.key.to_str().unwrap();
+        let target = format!("origin/{name}");
+        let (code, json) = forge.discern(o, &["approve", &target, "--key", key, "--json"], false);
+        assert_eq!(code, 0, "{json}");
+        let push = json["data"]["push"].as_str().unwrap_or_default();
+        assert!(
+            push.contains(&format!("git push origin {name}:{name}")),
+            "{json}"
+        );
+        assert_eq!(forge.out(o, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
+        forge.git(o, &["push", "-q", "origin", &format!("{name}:{name}")]);
+
+        passes("PR CI with the approval", forge.pr_ci(&name));
+        passes("the merge ref with the approval", forge.merge_ref_ci(&name));
+        let before = forge.land(&name, strategy);
+        passes("trunk CI after landing", forge.trunk_ci(&before));
+    }
+}
+
+#[test]
+fn an_unapproved_protected_change_fails_on_the_trunk_under_every_strategy() {
+    let forge = Forge::new();
+    let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    let changed = protected_change(&forge);
+    for strategy in STRATEGIES {
+        forge.reset_trunk(&start);
+        let name = format!("jobs-unapproved-{strategy:?}").to_lowercase();
+        forge.pull_request(&name, &[("discern.toml", changed.as_str())], false);
+        let before = forge.land(&name, strategy);
+        let json = fails("trunk CI", forge.trunk_ci(&before));
+        assert!(json.to_string().contains("jobs.test"), "{json}");
+    }
+}
+
+#[test]
+fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
+    let forge = Forge::new();
+    forge.pull_request("from-fork", BREACH, true);
+    // The forge keeps the pull request's head under refs/pull/N/head.
+    let c = &forge.contributor;
+    forge.git(c, &["push", "-q", "origin", "from-fork:refs/pull/7/head"]);
+    let o = &forge.owner;
+    forge.git(
+        o,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/pull/7/head:refs/pull/7/head",
+        ],
+    );
+    let key = forge.key.to_str().unwrap();
+    let (code, json) = forge.discern(
+        o,
+        &["approve", "refs/pull/7/head", "--dry-run", "--json"],
+        false,
+    );
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(
+        json["data"]["required"]["proposals"][0]["standard"], "todo",
+        "{json}"
+    );
+    let (code, json) = forge.discern(
+        o,
+        &["approve", "refs/pull/7/head", "--key", key, "--json"],
+        false,
+    );
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["data"]["approval_branch"], "pr-7", "{json}");
+    let push = json["data"]["push"].as_str().unwrap_or_default();
+    assert!(push.contains("pr-7:BRANCH"), "{json}");
+    // The maintainer pushes the approval to the pull request's branch.
+    forge.git(o, &["push", "-q", "origin", "pr-7:from-fork"]);
+    passes("PR CI with the approval", forge.pr_ci("from-fork"));
+
+    // A local pr-7 somewhere else is never moved: refused with the fix.
+    forge.git(c, &["commit", "-q", "--allow-empty", "-m", "more work"]);
+    forge.git(
+        c,
+        &["push", "-q", "-f", "origin", "from-fork:refs/pull/7/head"],
+    );
+    forge.git(
+        o,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/pull/7/head:refs/pull/7/head",
+        ],
+    );
+    let (code, json) = forge.discern(o, &["approve", "refs/pull/7/head", "--json"], false);
+    assert_eq!(code, 1, "{json}");
+    assert!(
+        json.to_string()
+            .contains("git branch -f pr-7 refs/pull/7/head"),
+        "{json}"
+    );
+}
+
+#[test]
+fn accept_lands_a_branch_from_a_plain_checkout_and_refuses_a_local_trunk_left_behind() {
+    let forge = Forge::new();
+    // The team moves on; the owner's local `main` stays where it was cloned.
+    let c = &forge.contributor;
+    forge.git(c, &["checkout", "-q", "main"]);
+    std::fs::write(c.join("README.md"), "# moved on\n").unwrap();
+    forge.git(c, &["commit", "-q", "-am", "the team moves on"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    forge.pull_request("feature", &[("src/work.rs", "pub fn w() {}\n")], false);
+
+    let o = &forge.owner;
+    forge.git(o, &["fetch", "-q", "origin"]);
+    forge.git(o, &["checkout", "-q", "-B", "feature", "origin/feature"]);
+    let (code, json) = forge.discern(o, &["done", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    let (code, json) = forge.discern(o, &["accept", "--confirmed", "--json"], false);
+    assert_eq!(code, 1, "{json}");
+    assert!(
+        json.to_string().contains("git fetch origin main:main"),
+        "{json}"
+    );
+    forge.git(o, &["fetch", "-q", "origin", "main:main"]);
+    let before = forge.out(o, &["rev-parse", "main"]);
+    let (code, json) = forge.discern(o, &["accept", "--confirmed", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    let head = forge.out(o, &["rev-parse", "HEAD"]);
+    assert_eq!(forge.out(o, &["rev-parse", "main"]), head);
+    // The checkout keeps its branch out; nothing is removed from under the owner.
+    assert_eq!(
+        forge.out(o, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        "feature"
+    );
+    assert_eq!(json["data"]["landing"]["worktree_removed"], false, "{json}");
+    assert!(
+        json.to_string()
+            .contains("git push origin main refs/notes/discern"),
+        "{json}"
+    );
+    let status = forge.out(o, &["status", "--porcelain"]);
+    assert_eq!(status, "", "the checkout is untouched");
+    let journals = o.join(".git/discern/landings");
+    let left = std::fs::read_dir(&journals).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "a finished landing leaves no journal");
+    forge.git(o, &["push", "-q", "origin", "main", "refs/notes/discern"]);
+    passes("trunk CI", forge.trunk_ci(&before));
+}

@@ -140,7 +140,9 @@ fn finish(
         })
     });
     faults.point(step::MAIN_UPDATED);
-    let worktree_removed = main.is_some_and(|m| remove_worktree(m, &journal.worktree));
+    // A branch landed from a plain checkout (the main one) keeps its checkout and branch.
+    let plain = same_dir(&journal.worktree, &journal.main);
+    let worktree_removed = !plain && main.is_some_and(|m| remove_worktree(m, &journal.worktree));
     faults.point(step::WORKTREE_REMOVED);
     let branch_deleted =
         worktree_removed && main.is_some_and(|m| delete_branch(m, &journal.branch, head).is_ok());

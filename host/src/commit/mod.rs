@@ -273,9 +273,21 @@ fn apply(repo: &Repo, edit: RefEdit) -> Result<(), CommitError> {
         .edit_references_as(Some(edit), Some(committer.to_ref(&mut time)))
         .map(|_| ())
         .map_err(|e| {
-            let error = git_error("cannot update the ref", e);
+            let error = git_error("cannot update the ref", with_causes(&e));
             locked_or(packed.clone(), locked_or(lock.clone(), error))
         })
+}
+
+/// An error and every cause beneath it, `: `-separated (gix's top-level messages alone do not
+/// say what was wrong).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
 }
 
 /// Create `refs/heads/<branch>` at `at`; refuses if it exists.

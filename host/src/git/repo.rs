@@ -111,6 +111,22 @@ impl Repo {
         Ok(name.map(|n| n.shorten().to_string()))
     }
 
+    /// The commit the local branch `refs/heads/<name>` points at; `None` when there is none.
+    pub fn local_branch_commit(&self, name: &str) -> Result<Option<ObjectId>, RepoError> {
+        let full = format!("refs/heads/{name}");
+        let repo = self.local();
+        let found = repo
+            .try_find_reference(full.as_str())
+            .map_err(|e| read_error(&full, e))?;
+        match found {
+            Some(mut reference) => {
+                let id = reference.peel_to_id().map_err(|e| read_error(&full, e))?;
+                Ok(Some(id.detach()))
+            }
+            None => Ok(None),
+        }
+    }
+
     /// The commit a branch points at: `refs/heads/<name>`, else `refs/remotes/origin/<name>`.
     pub fn branch_commit(&self, name: &str) -> Result<Option<ObjectId>, RepoError> {
         let repo = self.local();

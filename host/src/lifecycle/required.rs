@@ -79,17 +79,14 @@ impl Required {
 
     /// The live proposals these items include that are stale (each with why): a stale proposal
     /// authorizes nothing, so `approve` and `accept` refuse before anything is signed or lands.
-    pub fn stale(
-        &self,
-        repo: &Repo,
-        config: Option<&crate::config::Config>,
-        trunk: &str,
-    ) -> Vec<String> {
+    pub fn stale(&self, repo: &Repo, head: ObjectId, trunk: &str) -> Vec<String> {
+        // The config committed at `head` is the one that lands, whatever the work tree holds.
+        let config = config_at(repo, head).ok();
         self.records
             .iter()
             .filter(|r| self.proposals.iter().any(|p| p.standard == r.standard))
             .filter_map(|r| {
-                let why = proposals::stale_reasons(repo, config, trunk, r);
+                let why = proposals::stale_reasons_at(repo, Some(head), config.as_ref(), trunk, r);
                 (!why.is_empty()).then(|| format!("{} ({})", r.standard, why.join("; ")))
             })
             .collect()
@@ -120,7 +117,8 @@ pub fn required(
 ) -> Result<Required, RequiredError> {
     let old = config_at(repo, trunk_commit).map_err(RequiredError::TrunkConfig)?;
     let new = config_at(repo, head).map_err(RequiredError::HeadConfig)?;
-    let live = proposals::live(repo, trunk).map_err(|e| RequiredError::Proposals(e.to_string()))?;
+    let live = proposals::live_at(repo, Some(head), trunk)
+        .map_err(|e| RequiredError::Proposals(e.to_string()))?;
     let changes = protected::between(
         repo,
         Side {

@@ -28,8 +28,14 @@ pub struct Live {
 /// The live proposals of `repo`'s HEAD against the trunk named `trunk`. Without a readable
 /// trunk or merge base nothing can be told about the commits, so the store is taken as it is.
 pub fn live(repo: &Repo, trunk: &str) -> Result<Live, LiveError> {
+    live_at(repo, repo.head()?, trunk)
+}
+
+/// [`live`] for the branch at `head` (which need not be checked out: the owner approving a
+/// fetched pull request from another checkout).
+pub fn live_at(repo: &Repo, head: Option<ObjectId>, trunk: &str) -> Result<Live, LiveError> {
     let stored = store::load(repo)?;
-    let (Some(head), Some(trunk_commit)) = (repo.head()?, repo.trunk_commit(trunk)?) else {
+    let (Some(head), Some(trunk_commit)) = (head, repo.trunk_commit(trunk)?) else {
         return Ok(Live {
             records: stored,
             orphans: Vec::new(),

@@ -26,7 +26,7 @@ use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 
 pub use batch::propose;
-pub use live::{Live, LiveError, live};
+pub use live::{Live, LiveError, live, live_at};
 pub use store::ProposalRecord;
 pub use token::{ApprovalItem, approval_token};
 pub use withdraw::{VERB as WITHDRAW_VERB, WithdrawRequest, withdraw};
@@ -65,19 +65,28 @@ pub enum BatchStatus {
     Recovered,
 }
 
-/// Why a record no longer authorizes anything (empty = active).
+/// Why a record no longer authorizes anything (empty = active), for this checkout's HEAD.
 pub fn stale_reasons(
     repo: &Repo,
     config: Option<&Config>,
     trunk: &str,
     record: &ProposalRecord,
 ) -> Vec<String> {
+    stale_reasons_at(repo, repo.head().ok().flatten(), config, trunk, record)
+}
+
+/// Why a record no longer authorizes anything at `head` (empty = active); `config` is the
+/// one at `head`.
+pub fn stale_reasons_at(
+    repo: &Repo,
+    head: Option<gix::ObjectId>,
+    config: Option<&Config>,
+    trunk: &str,
+    record: &ProposalRecord,
+) -> Vec<String> {
     let mut reasons = Vec::new();
     // The owner's approval commits on top add no code: the proposal stays bound beneath them.
-    let head = repo
-        .head()
-        .ok()
-        .flatten()
+    let head = head
         .and_then(|h| crate::approval::tree::beneath_approvals(repo, h).ok())
         .map(|h| h.to_string());
     if head.as_deref() != Some(record.bound_commit.as_str()) {

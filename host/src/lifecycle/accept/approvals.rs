@@ -24,7 +24,7 @@ pub(super) fn approve(
 ) -> Result<Granted, Box<Envelope>> {
     let repo = &ws.repo;
     required.explained(VERB, "prove the new commit, then accept.")?;
-    let stale = required.stale(repo, landing.config.as_ref(), &landing.trunk);
+    let stale = required.stale(repo, landing.head, &landing.trunk);
     if !stale.is_empty() {
         return Err(Box::new(refuse(
             ErrorSlug::ProposalStale,

@@ -244,6 +244,19 @@ fn result(
             e.hints.push(hint);
         }
     }
+    if landing.plain {
+        e.hints.push(Hint::next_step(
+            HintId::WorkInEffort,
+            format!(
+                "Push the landing and its Proof note: `git push origin {trunk} {}`.",
+                commit::NOTES_REF
+            ),
+        ));
+        return Moved {
+            envelope: e,
+            root: None,
+        };
+    }
     if !landed.worktree_removed {
         e.advisories.push(format!(
             "The effort worktree could not be removed; remove it with `git worktree remove` from {}.",

@@ -166,6 +166,8 @@ struct Landing {
     head: gix::ObjectId,
     trunk_commit: gix::ObjectId,
     proof: proof::Proof,
+    /// Landed from a plain checkout (the main one), which keeps its branch out.
+    plain: bool,
 }
 
 /// Who authorized the landing, and what the owner approved.
@@ -265,13 +267,15 @@ fn decide_and_land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -
 /// containing the current trunk.
 fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     let repo = &ws.repo;
-    if repo.is_main_checkout() {
-        return Err(refusal(&NotLandable::MainCheckout));
-    }
     let config = Config::load(repo.root()).ok().flatten();
     // DISCERN_TRUNK never changes what the gate and the landing trust.
     let trunk = ws.landing_trunk(config.as_ref());
-    let Some(branch) = repo.branch().ok().flatten() else {
+    let branch = repo.branch().ok().flatten();
+    // A plain checkout (the main one) lands the branch it has out; never the trunk itself.
+    if repo.is_main_checkout() && branch.as_deref().is_none_or(|b| b == trunk) {
+        return Err(refusal(&NotLandable::MainCheckout));
+    }
+    let Some(branch) = branch else {
         return Err(refusal(&NotLandable::Detached));
     };
     preflight::require_clean(VERB, repo, CLEANLINESS)?;
@@ -281,6 +285,16 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     ) else {
         return Err(refusal(&NotLandable::Unreadable { trunk }));
     };
+    // The local trunk branch is what moves; left behind its upstream, it is not the team's.
+    if let Ok(Some(team)) = repo.resolve_trunk(&trunk)
+        && team.commit != trunk_commit
+    {
+        let upstream = team
+            .reference
+            .trim_start_matches("refs/remotes/")
+            .to_owned();
+        return Err(refusal(&NotLandable::LocalTrunkBehind { trunk, upstream }));
+    }
     if let Err(why) = approval::trunk_agrees(repo, &trunk, trunk_commit, &branch) {
         return Err(refusal(&NotLandable::NotATrunk { why }));
     }
@@ -306,14 +320,19 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
         head,
         trunk_commit,
         proof,
+        plain: repo.is_main_checkout(),
     })
 }
 
 /// Why this checkout cannot land (consent, approvals and the main checkout are judged later).
 #[derive(Debug, thiserror::Error)]
 enum NotLandable {
-    #[error("accept lands an effort; this is the main checkout.")]
+    #[error("accept lands an effort or a branch; this checkout has the trunk out.")]
     MainCheckout,
+    #[error(
+        "The local {trunk} is behind {upstream}; a landing fast-forwards the trunk as the team has it."
+    )]
+    LocalTrunkBehind { trunk: String, upstream: String },
     #[error("HEAD is detached.")]
     Detached,
     #[error("HEAD or the trunk {trunk} cannot be read.")]
@@ -337,9 +356,22 @@ fn refusal(why: &NotLandable) -> Box<Envelope> {
     let (id, hint, step) = match why {
         NotLandable::MainCheckout => (
             HintId::WorkInEffort,
-            "Land from inside the effort worktree",
+            "Land from inside the effort worktree, or name it (`discern accept --effort ID`)",
             Some("accept"),
         ),
+        NotLandable::LocalTrunkBehind { trunk, upstream } => {
+            let (remote, name) = upstream.split_once('/').unwrap_or(("origin", upstream));
+            let hint = format!(
+                "Bring the local {trunk} up to date (`git fetch {remote} {name}:{trunk}`), then accept again"
+            );
+            let envelope = refuse(
+                ErrorSlug::PreconditionFailed,
+                why.to_string(),
+                HintId::UpdateFromTrunk,
+                &hint,
+            );
+            return Box::new(envelope);
+        }
         NotLandable::Detached => (HintId::WorkInEffort, "Check out the effort branch.", None),
         NotLandable::Unreadable { .. } => (HintId::UpdateFromTrunk, "Check the repository.", None),
         NotLandable::Unproven { .. } => {

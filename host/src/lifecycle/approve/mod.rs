@@ -1,6 +1,7 @@
-//! `discern approve [--effort ID] [--key PATH] [--dry-run] [TOKEN…]`: the owner's route. It
-//! lists what awaits the owner's approval in an effort, or on the branch this checkout has out
-//! — every loosening (a live proposal) and every protected change, derived from the trunk
+//! `discern approve [BRANCH|REV|--effort ID] [--key PATH] [--dry-run] [--token T…]`: the
+//! owner's route, from any checkout (`target`). It lists what awaits the owner's approval on
+//! the named branch or revision, an effort, or the branch this checkout has out — every
+//! loosening (a live proposal) and every protected change, derived from the trunk
 //! tip's config against HEAD — and approves exactly that set. Where the trunk names allowed
 //! signers, the items and the trunk's `discern.toml` they were judged against are signed with
 //! the owner's SSH key and committed under `.discern/approvals/` on the branch
@@ -20,11 +21,23 @@ use crate::lifecycle::required::{self, Required};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
 
+mod target;
+
 pub const VERB: &str = "approve";
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApproveRequest {
+    /// What to approve: a branch, `origin/BRANCH`, `refs/pull/N/head` or a commit id (default:
+    /// the branch this checkout has out).
+    #[serde(default)]
+    pub target: Option<String>,
+    /// The local branch that gets the approval commit when the target is a remote or
+    /// pull-request ref or a commit (default: `BRANCH` for `origin/BRANCH`, `pr-N` for
+    /// `refs/pull/N/head`).
+    #[arg(long)]
+    #[serde(default)]
+    pub branch: Option<String>,
     /// The effort to approve: its id, branch or worktree path (default: this checkout).
     #[arg(long)]
     #[serde(default)]
@@ -38,8 +51,9 @@ pub struct ApproveRequest {
     #[arg(long)]
     #[serde(default)]
     pub dry_run: bool,
-    /// The tokens (or unique prefixes) the owner approves: when given, they must name exactly
-    /// the items awaiting approval.
+    /// The tokens (or unique prefixes) the owner approves, repeated: when given, they must name
+    /// exactly the items awaiting approval.
+    #[arg(long = "token")]
     #[serde(default)]
     pub tokens: Vec<String>,
 }
@@ -49,6 +63,9 @@ struct Pending {
     repo: Repo,
     subject: Subject,
     required: Required,
+    /// The local branch a signed approval's commit goes on, and how it reaches the forge.
+    branch: Option<target::Receiving>,
+    push: Option<String>,
 }
 
 /// `data` of `approve`.
@@ -145,9 +162,21 @@ fn in_tree(
     };
     let (signer, signature) = signed(pending, policy, key, &items.payload())?;
     let approval = tree::TreeApproval::signed(items, signer, signature);
-    let Some(branch) = pending.repo.branch().ok().flatten() else {
-        return Err(failed("the effort is not on a branch".to_owned()));
+    let Some(receiving) = &pending.branch else {
+        return Err(failed(
+            "HEAD is detached: name the branch to approve (`discern approve BRANCH`)".to_owned(),
+        ));
     };
+    let branch = receiving.name.clone();
+    if receiving.create {
+        crate::commit::create_branch(
+            &pending.repo,
+            &branch,
+            pending.subject.head,
+            "branch: discern approve",
+        )
+        .map_err(|e| failed(e.to_string()))?;
+    }
     let message = format!(
         "discern: the owner approves {} change(s)\n\n{}\n",
         pending.required.tokens().len(),
@@ -171,34 +200,55 @@ fn in_tree(
             signature: approval.signature.clone(),
         },
     };
+    let push = pending
+        .push
+        .clone()
+        .unwrap_or_else(|| format!("push the branch (`git push origin {branch}`)"));
     let mut envelope = listing(pending, policy.approval, Some(&granted));
     if let Some(data) = envelope.data.as_mut() {
         data["approval_commit"] = serde_json::json!(new.to_string());
         data["approval_file"] = serde_json::json!(approval.path());
+        data["approval_branch"] = serde_json::json!(branch);
+        data["push"] = serde_json::json!(push);
     }
+    // What comes next is carrying the approval to the pull request, not landing from here.
+    envelope.hints.insert(
+        0,
+        Hint::next_step(
+            HintId::AskOwner,
+            format!("Carry the approval to the pull request: {push}."),
+        ),
+    );
     envelope.report.state.push_str(&format!(
-        " The approval is {} in commit {} on {branch}: push the branch (`git push origin {branch}`) so the pull request carries it.",
+        " The approval is {} in commit {} on {branch}: {push}, so the pull request carries it.",
         approval.path(),
         short(&new.to_string())
     ));
     Ok(envelope)
 }
 
-/// The effort's checkout, HEAD, trunk and what it needs approved.
+/// The target's checkout, HEAD, trunk and what it needs approved.
 fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Envelope>> {
-    let repo = effort_repo(ws, request.effort.as_deref())?;
+    let target::Target {
+        repo,
+        head,
+        branch,
+        push,
+    } = target::target(
+        ws,
+        request.effort.as_deref(),
+        request.target.as_deref(),
+        request.branch.as_deref(),
+    )?;
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.landing_trunk(config.as_ref());
     // The trunk as the team has it: a stale local trunk is not what CI judges against.
-    let (Some(head), Some(trunk_commit)) = (
-        repo.head().ok().flatten(),
-        repo.trunk_commit(&trunk).ok().flatten(),
-    ) else {
+    let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
         return Err(Box::new(refuse(
             ErrorSlug::PreconditionFailed,
-            format!("HEAD or the trunk {trunk} cannot be read."),
+            format!("The trunk {trunk} cannot be read."),
             HintId::CheckRepository,
-            "Check the repository.",
+            "Fetch it (`git fetch origin`), then approve again.",
         )));
     };
     if !repo.is_ancestor(trunk_commit, head) {
@@ -209,7 +259,7 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
                 short(&head.to_string())
             ),
             HintId::UpdateFromTrunk,
-            "Bring in the trunk (`discern update` in the effort), run the gate, then approve.",
+            "Bring in the trunk (`discern update` on the branch), run the gate, then approve.",
         )));
     }
     let required = required::required(&repo, &trunk, trunk_commit, head).map_err(|e| {
@@ -222,7 +272,7 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
     })?;
     required.explained(VERB, "then approve.")?;
     // A stale proposal authorizes nothing: caught here, before the owner signs it.
-    let stale = required.stale(&repo, config.as_ref(), &trunk);
+    let stale = required.stale(&repo, head, &trunk);
     if !stale.is_empty() {
         return Err(Box::new(refuse(
             ErrorSlug::ProposalStale,
@@ -241,28 +291,9 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
             tokens,
         },
         required,
+        branch,
+        push,
     })
-}
-
-/// The checkout of the named effort, else this one: an effort's worktree, or any checkout of a
-/// branch that is not the trunk (a plain clone with a pull request's branch checked out).
-fn effort_repo(ws: &Workspace, effort: Option<&str>) -> Result<Repo, Box<Envelope>> {
-    let Some(effort) = effort else {
-        let config = Config::load(ws.repo.root()).ok().flatten();
-        let trunk = ws.landing_trunk(config.as_ref());
-        let branch = ws.repo.branch().ok().flatten();
-        let on_trunk = branch.is_none() || branch.as_deref() == Some(trunk.as_str());
-        if ws.repo.is_main_checkout() && on_trunk {
-            return Err(Box::new(refuse(
-                ErrorSlug::PreconditionFailed,
-                "This is the main checkout; name the effort to approve.",
-                HintId::AskOwner,
-                "Run `discern approve --effort ID` (`discern status` lists the efforts).",
-            )));
-        }
-        return Ok(ws.repo.clone());
-    };
-    super::effort::workspace(ws, VERB, effort).map(|effort| effort.repo)
 }
 
 /// The owner's tokens, when given, name exactly the items awaiting approval.

@@ -1,0 +1,271 @@
+//! What `discern approve` approves: this checkout's branch, an effort (`--effort ID`), or a
+//! branch or revision named on the command line (`feature`, `origin/feature`,
+//! `refs/pull/7/head`, a commit id) — from any checkout, no worktree needed. A signed approval
+//! lands as a commit on a local branch: the named branch itself, or for a remote or
+//! pull-request ref the local branch of the same name (`feature`, `pr-7`, or `--branch NAME`),
+//! created at the approved commit when absent and never moved from anywhere else.
+
+use gix::ObjectId;
+
+use super::{VERB, refuse};
+use crate::config::Config;
+use crate::git::{Repo, short};
+use crate::result::{Envelope, ErrorSlug, HintId};
+use crate::workspace::Workspace;
+
+/// The commit approved and where its approval commit goes.
+pub(super) struct Target {
+    /// The repository read and written: the worktree that has the branch out, if any.
+    pub repo: Repo,
+    pub head: ObjectId,
+    /// The local branch that receives a signed approval's commit.
+    pub branch: Option<Receiving>,
+    /// How the approval reaches the forge, for the report.
+    pub push: Option<String>,
+}
+
+/// A local branch for the approval commit; `create` when it does not exist yet.
+pub(super) struct Receiving {
+    pub name: String,
+    pub create: bool,
+}
+
+type Refused = Box<Envelope>;
+
+/// The target the request names: `rev`, else `--effort`, else this checkout.
+pub(super) fn target(
+    ws: &Workspace,
+    effort: Option<&str>,
+    rev: Option<&str>,
+    branch: Option<&str>,
+) -> Result<Target, Refused> {
+    match (rev, effort) {
+        (Some(_), Some(_)) => Err(Box::new(refuse(
+            ErrorSlug::InvalidArguments,
+            "Name what to approve once: a branch or revision, or --effort ID, not both.",
+            HintId::AskOwner,
+            "Run `discern approve BRANCH` or `discern approve --effort ID`.",
+        ))),
+        (Some(rev), None) => named(ws, rev, branch),
+        (None, Some(effort)) => {
+            let repo = super::super::effort::workspace(ws, VERB, effort)?.repo;
+            checked_out(repo)
+        }
+        (None, None) => this_checkout(ws),
+    }
+}
+
+/// This checkout, when it has a branch other than the trunk out (an effort's worktree, or a
+/// plain clone with a pull request's branch checked out).
+fn this_checkout(ws: &Workspace) -> Result<Target, Refused> {
+    let config = Config::load(ws.repo.root()).ok().flatten();
+    let trunk = ws.landing_trunk(config.as_ref());
+    let branch = ws.repo.branch().ok().flatten();
+    let on_trunk = branch.is_none() || branch.as_deref() == Some(trunk.as_str());
+    if ws.repo.is_main_checkout() && on_trunk {
+        return Err(Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            "This checkout has the trunk out; name what to approve.",
+            HintId::AskOwner,
+            "Run `discern approve BRANCH` (a branch, `origin/BRANCH` or `refs/pull/N/head`), or `discern approve --effort ID` (`discern status` lists the efforts).",
+        )));
+    }
+    checked_out(ws.repo.clone())
+}
+
+/// A checkout's HEAD and the branch it has out.
+fn checked_out(repo: Repo) -> Result<Target, Refused> {
+    let Some(head) = repo.head().ok().flatten() else {
+        return Err(unreadable("HEAD"));
+    };
+    let branch = repo.branch().ok().flatten().map(|name| Receiving {
+        name,
+        create: false,
+    });
+    Ok(Target {
+        repo,
+        head,
+        branch,
+        push: None,
+    })
+}
+
+fn unreadable(what: &str) -> Refused {
+    Box::new(refuse(
+        ErrorSlug::PreconditionFailed,
+        format!("{what} cannot be read."),
+        HintId::CheckRepository,
+        "Check the repository (`git status`), then approve again.",
+    ))
+}
+
+/// A branch or revision named on the command line.
+fn named(ws: &Workspace, rev: &str, branch: Option<&str>) -> Result<Target, Refused> {
+    let local = rev.strip_prefix("refs/heads/").unwrap_or(rev);
+    if !rev.starts_with("refs/") || rev.starts_with("refs/heads/") {
+        if let Some(at) = ws.repo.local_branch_commit(local).ok().flatten() {
+            if branch.is_some_and(|b| b != local) {
+                return Err(Box::new(refuse(
+                    ErrorSlug::InvalidArguments,
+                    format!(
+                        "{local} is a local branch: its approval commit goes on it, so --branch does not apply."
+                    ),
+                    HintId::AskOwner,
+                    &format!("Run `discern approve {local}` without --branch."),
+                )));
+            }
+            return on_local_branch(ws, local, at, None);
+        }
+    }
+    let (reference, head) = resolved(&ws.repo, rev)?;
+    let Some(name) = branch
+        .map(str::to_owned)
+        .or_else(|| receiving_name(&reference))
+    else {
+        return Err(Box::new(refuse(
+            ErrorSlug::InvalidArguments,
+            format!("{rev} is not a branch; name the local branch its approval commit goes on."),
+            HintId::AskOwner,
+            &format!("Run `discern approve {rev} --branch NAME`."),
+        )));
+    };
+    let push = push_hint(&reference, &name);
+    match ws.repo.local_branch_commit(&name).ok().flatten() {
+        None => Ok(Target {
+            repo: ws.repo.clone(),
+            head,
+            branch: Some(Receiving { name, create: true }),
+            push,
+        }),
+        Some(at) if at == head => on_local_branch(ws, &name, at, push),
+        Some(at) => Err(Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "The local branch {name} is at {}, not at {rev} ({}); the approval commit goes on top of exactly what is approved.",
+                short(&at.to_string()),
+                short(&head.to_string())
+            ),
+            HintId::AskOwner,
+            &format!(
+                "Move it there (`git branch -f {name} {rev}`, or `git merge --ff-only {rev}` where it is checked out), or name another branch with `--branch NAME`; then approve again."
+            ),
+        ))),
+    }
+}
+
+/// A local branch at `at`: approved in the worktree that has it out, else as a ref alone.
+fn on_local_branch(
+    ws: &Workspace,
+    name: &str,
+    at: ObjectId,
+    push: Option<String>,
+) -> Result<Target, Refused> {
+    let worktrees = ws
+        .repo
+        .worktrees()
+        .map_err(|_| unreadable("The list of worktrees"))?;
+    let repo = match worktrees
+        .iter()
+        .find(|w| w.branch.as_deref() == Some(name) && !w.prunable)
+    {
+        Some(w) => {
+            Repo::discover(&w.path).map_err(|_| unreadable(&format!("The worktree of {name}")))?
+        }
+        None => ws.repo.clone(),
+    };
+    Ok(Target {
+        repo,
+        head: at,
+        branch: Some(Receiving {
+            name: name.to_owned(),
+            create: false,
+        }),
+        push,
+    })
+}
+
+/// `rev` as a remote-tracking or pull-request ref (never a tag), else as a commit id.
+fn resolved(repo: &Repo, rev: &str) -> Result<(Option<String>, ObjectId), Refused> {
+    if let Some(found) = repo.resolve_ref(rev).ok().flatten() {
+        return Ok((Some(found.reference), found.commit));
+    }
+    let hex = rev.len() >= 7 && rev.chars().all(|c| c.is_ascii_hexdigit());
+    match hex.then(|| repo.rev_parse(rev).ok()).flatten() {
+        Some(commit) => Ok((None, commit)),
+        None => Err(Box::new(refuse(
+            ErrorSlug::NotFound,
+            format!(
+                "{rev:?} names no branch, remote-tracking or pull-request ref, or commit id here (tags are not approved)."
+            ),
+            HintId::AskOwner,
+            "Fetch it first (`git fetch origin BRANCH`, or `git fetch origin pull/N/head` for a pull request), then `discern approve origin/BRANCH` or `discern approve FETCHED_COMMIT --branch NAME`.",
+        ))),
+    }
+}
+
+/// The local branch a remote ref's approval goes on: `origin/feature` → `feature`,
+/// `refs/pull/7/head` → `pr-7`.
+fn receiving_name(reference: &Option<String>) -> Option<String> {
+    let reference = reference.as_deref()?;
+    if let Some(number) = pull_number(reference) {
+        return Some(format!("pr-{number}"));
+    }
+    let rest = reference.strip_prefix("refs/remotes/")?;
+    let (_, branch) = rest.split_once('/')?;
+    (!branch.is_empty() && branch != "HEAD").then(|| branch.to_owned())
+}
+
+fn pull_number(reference: &str) -> Option<&str> {
+    let rest = reference.strip_prefix("refs/pull/").or_else(|| {
+        reference
+            .strip_prefix("refs/remotes/")
+            .and_then(|r| r.split_once("/pull/").map(|(_, n)| n))
+    })?;
+    rest.strip_suffix("/head")
+}
+
+/// What sends the approval commit to the pull request.
+fn push_hint(reference: &Option<String>, local: &str) -> Option<String> {
+    let reference = reference.as_deref()?;
+    if pull_number(reference).is_some() {
+        return Some(format!(
+            "push {local} to the pull request's branch (`git push FORK_URL {local}:BRANCH`; maintainers may edit a fork's pull request), or ask its author to pull it"
+        ));
+    }
+    let rest = reference.strip_prefix("refs/remotes/")?;
+    let (remote, branch) = rest.split_once('/')?;
+    Some(format!("push it (`git push {remote} {local}:{branch}`)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remote_or_pull_request_ref_names_its_local_branch() {
+        let name = |r: &str| receiving_name(&Some(r.to_owned()));
+        assert_eq!(
+            name("refs/remotes/origin/feature/x"),
+            Some("feature/x".into())
+        );
+        assert_eq!(name("refs/pull/7/head"), Some("pr-7".into()));
+        assert_eq!(
+            name("refs/remotes/origin/pull/12/head"),
+            Some("pr-12".into())
+        );
+        assert_eq!(name("refs/remotes/origin/HEAD"), None);
+        assert_eq!(name("refs/pull/7/merge"), None);
+        assert_eq!(receiving_name(&None), None);
+    }
+
+    #[test]
+    fn the_push_hint_names_the_remote_and_branch() {
+        let hint = push_hint(&Some("refs/remotes/upstream/fix".into()), "fix");
+        assert_eq!(
+            hint.as_deref(),
+            Some("push it (`git push upstream fix:fix`)")
+        );
+        let pull = push_hint(&Some("refs/pull/3/head".into()), "pr-3").unwrap_or_default();
+        assert!(pull.contains("pr-3:BRANCH"), "{pull}");
+    }
+}

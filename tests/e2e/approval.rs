@@ -603,3 +603,37 @@ fn approve_refuses_a_stale_proposal_before_anything_is_signed() {
         "nothing committed"
     );
 }
+
+/// `done` names a stale proposal as stale, with the step that renews it, before `approve` or
+/// `accept` would.
+#[test]
+fn done_names_a_stale_proposal_as_stale() {
+    let (fixture, _keys) = signed_fixture();
+    let (path, _) = proposed_effort(&fixture, "stale-done");
+    std::fs::write(path.join("src/later.rs"), "pub fn later() {}\n").unwrap();
+    fixture.git_in(&path, &["add", "-A"]);
+    fixture.git_in(&path, &["commit", "-q", "-m", "later work"]);
+    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(json["ok"], false, "{json}");
+    let message = json["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains("proposal to loosen its ceiling 5 -> 6 is stale (HEAD is")
+            && message.contains(&format!(
+                "discern standards propose todo --reason \"{REASON}\""
+            )),
+        "{json}"
+    );
+    // The renewal it names is the way past it.
+    let renewed = fixture
+        .run_in(
+            &path,
+            &["standards", "propose", "todo", "--reason", REASON, "--json"],
+            &[],
+        )
+        .json();
+    assert_eq!(renewed["ok"], true, "{renewed}");
+    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+}

@@ -136,9 +136,10 @@ pub fn stale_reasons_at(
 }
 
 /// The proposals that explain a loosened limit, as claims the never-loosen check honours: this
-/// worktree's own while they are active, and those a clone knows only from their commits (CI)
-/// while the limit and the definition are still exactly what they proposed. Proposals that
-/// cannot be read explain nothing.
+/// worktree's own while they are active (stale ones are kept, marked with why, so the check
+/// names the renewal instead of a missing proposal), and those a clone knows only from their
+/// commits (CI) while the limit and the definition are still exactly what they proposed.
+/// Proposals that cannot be read explain nothing.
 pub fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
     let trunk = ws.trunk(Some(config));
     let (Ok(live), Ok(stored)) = (live(&ws.repo, &trunk), store::load(&ws.repo)) else {
@@ -146,24 +147,32 @@ pub fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
     };
     live.records
         .into_iter()
-        .filter(|r| {
+        .filter_map(|r| {
             let own = stored
                 .iter()
                 .any(|s| s.commit == r.commit && s.standard == r.standard);
-            match own {
-                true => stale_reasons(&ws.repo, Some(config), &trunk, r).is_empty(),
-                false => config.standard(&r.standard).is_some_and(|s| {
-                    s.limit == r.proposed_limit
-                        && s.direction == r.direction
-                        && s.definition_fingerprint() == r.definition_fingerprint
-                }),
+            let stale = match own {
+                true => Some(stale_reasons(&ws.repo, Some(config), &trunk, &r)),
+                false => None,
+            };
+            let exact = config.standard(&r.standard).is_some_and(|s| {
+                s.limit == r.proposed_limit
+                    && s.direction == r.direction
+                    && s.definition_fingerprint() == r.definition_fingerprint
+            });
+            if !own && !exact {
+                return None;
             }
-        })
-        .map(|r| ProposalClaim {
-            standard: r.standard,
-            direction: r.direction,
-            trunk_limit: r.trunk_limit,
-            proposed_limit: r.proposed_limit,
+            Some(ProposalClaim {
+                stale: stale
+                    .filter(|why| !why.is_empty())
+                    .map(|why| why.join("; ")),
+                standard: r.standard,
+                direction: r.direction,
+                trunk_limit: r.trunk_limit,
+                proposed_limit: r.proposed_limit,
+                reason: r.reason,
+            })
         })
         .collect()
 }

@@ -69,11 +69,14 @@ pub(super) fn judge(
         );
     }
     for loosening in &changes.loosened {
-        if explained(loosening, proposals) {
-            check.proposed += 1;
-            continue;
-        }
-        let message = loosened(loosening, trunk);
+        let message = match explained(loosening, proposals) {
+            Some(ProposalClaim { stale: None, .. }) => {
+                check.proposed += 1;
+                continue;
+            }
+            Some(stale @ ProposalClaim { stale: Some(_), .. }) => renew(loosening, stale),
+            None => loosened(loosening, trunk),
+        };
         check.forbid(Forbidden::Loosened(loosening), message, DRY_RUN);
     }
     // Every other change is protected: the branch's definition is measured, and the change
@@ -139,14 +142,31 @@ fn approved_in_tree(
     }
 }
 
-/// An active proposal explains exactly this loosening.
-fn explained(l: &Loosening, proposals: &[ProposalClaim]) -> bool {
-    proposals.iter().any(|p| {
+/// The proposal for exactly this loosening, an active one first.
+fn explained<'a>(l: &Loosening, proposals: &'a [ProposalClaim]) -> Option<&'a ProposalClaim> {
+    let exact = |p: &&ProposalClaim| {
         p.standard == l.standard
             && p.direction == l.direction
             && p.trunk_limit == l.from
             && p.proposed_limit == l.to
-    })
+    };
+    let mut matching = proposals.iter().filter(exact);
+    let first = matching.clone().next();
+    matching.find(|p| p.stale.is_none()).or(first)
+}
+
+/// A loosening whose proposal went stale: what made it stale, and the renewal.
+fn renew(l: &Loosening, claim: &ProposalClaim) -> String {
+    let why = claim.stale.as_deref().unwrap_or_default();
+    let reason = claim.reason.replace('"', "\\\"");
+    format!(
+        "Standard {}'s proposal to loosen its {} {} -> {} is stale ({why}), so it authorizes nothing. Renew it on this commit: `discern standards propose {} --reason \"{reason}\"`, then run the gate again.",
+        l.standard,
+        l.direction.bound(),
+        l.from,
+        l.to,
+        l.standard
+    )
 }
 
 /// Why a loosening the branch made is refused, and the way past it.

@@ -164,6 +164,11 @@ pub struct ProposalClaim {
     pub direction: Direction,
     pub trunk_limit: f64,
     pub proposed_limit: f64,
+    /// Why this checkout's own proposal authorizes nothing any more (`None`: active); a stale
+    /// claim explains no loosening, but names the renewal that would.
+    pub stale: Option<String>,
+    /// The proposal's recorded reason, for the renewal command.
+    pub reason: String,
 }
 
 #[derive(Debug, Clone)]

@@ -305,6 +305,12 @@ fn an_approved_loosening_passes_pr_ci_the_merge_ref_and_the_trunk_under_every_st
         let (code, json) = forge.trunk_ci(&before);
         assert_eq!(code, 0, "{strategy:?}: trunk CI after landing: {json}");
         assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
+        // A fresh clone of the trunk, no notes, no baseline: nothing tells it to revert.
+        let fresh = forge.ci_clone("fresh", "refs/heads/main");
+        let (code, json) = forge.discern(&fresh, &["standards", "--json"], false);
+        assert_eq!(code, 0, "{strategy:?}: a fresh clone of the trunk: {json}");
+        let text = json.to_string().to_lowercase();
+        assert!(!text.contains("restore") && !text.contains("revert"), "{json}");
     }
 }
 

@@ -310,7 +310,10 @@ fn an_approved_loosening_passes_pr_ci_the_merge_ref_and_the_trunk_under_every_st
         let (code, json) = forge.discern(&fresh, &["standards", "--json"], false);
         assert_eq!(code, 0, "{strategy:?}: a fresh clone of the trunk: {json}");
         let text = json.to_string().to_lowercase();
-        assert!(!text.contains("restore") && !text.contains("revert"), "{json}");
+        assert!(
+            !text.contains("restore") && !text.contains("revert"),
+            "{json}"
+        );
     }
 }
 
@@ -396,20 +399,95 @@ fn a_tightening_and_a_proposal_withdrawn_pass_everywhere_under_every_strategy() 
     }
 }
 
+/// A key of the contributor's own, and the signers file with it appended.
+fn stranger(forge: &Forge) -> (PathBuf, String) {
+    let stranger = forge.dir.join("stranger-key");
+    if !stranger.exists() {
+        let made = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-C", "stranger", "-f"])
+            .arg(&stranger)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+    let public = std::fs::read_to_string(stranger.with_extension("pub")).unwrap();
+    let signers = std::fs::read_to_string(forge.owner.join(SIGNERS)).unwrap();
+    let widened = format!("{signers}agent@example.com {}\n", public.trim());
+    (stranger, widened)
+}
+
+/// The approval a contributor forges for their own branch: exactly the items `approve
+/// --dry-run` lists, against the trunk's `discern.toml`, signed with `key` as `signers`
+/// (the branch's own file) lists it. Committed and pushed.
+fn self_approve(forge: &Forge, name: &str, key: &Path, signers: &str) {
+    use discern::approval::tree::{Items, LimitItem, TreeApproval};
+    let c = &forge.contributor;
+    let (code, listed) = forge.discern(c, &["approve", "--dry-run", "--json"], false);
+    assert_eq!(code, 0, "{listed}");
+    let required = &listed["data"]["required"];
+    let limits = required["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| LimitItem {
+            standard: p["standard"].as_str().unwrap().to_owned(),
+            trunk_limit: p["trunk_limit"].as_f64().unwrap(),
+            proposed_limit: p["proposed_limit"].as_f64().unwrap(),
+            reason: p["reason"].as_str().unwrap().to_owned(),
+            token: p["token"].as_str().unwrap().to_owned(),
+        })
+        .collect();
+    let items = Items {
+        base_commit: forge.out(c, &["rev-parse", "origin/main"]),
+        base: Some(forge.out(c, &["rev-parse", "origin/main:discern.toml"])),
+        limits,
+        protected: serde_json::from_value(required["protected"].clone()).unwrap(),
+    };
+    let payload = items.payload();
+    let signature = discern::approval::sign(key, &payload).unwrap();
+    let signer = discern::approval::verify(signers.as_bytes(), &payload, &signature).unwrap();
+    let approval = TreeApproval::signed(items, signer, signature);
+    let path = c.join(approval.path());
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, approval.to_bytes()).unwrap();
+    forge.git(c, &["add", "-A"]);
+    forge.git(
+        c,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "approved (by the key this branch adds)",
+        ],
+    );
+    forge.git(c, &["push", "-q", "-f", "origin", name]);
+}
+
+#[test]
+fn a_key_a_pull_request_adds_approves_nothing_of_its_own_under_every_strategy() {
+    let forge = Forge::new();
+    let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    let (key, widened) = stranger(&forge);
+    let mut files = BREACH.to_vec();
+    files.push((SIGNERS, widened.as_str()));
+    for strategy in STRATEGIES {
+        forge.reset_trunk(&start);
+        let name = format!("self-approved-{strategy:?}").to_lowercase();
+        forge.pull_request(&name, &files, true);
+        self_approve(&forge, &name, &key, &widened);
+        let json = fails("PR CI", forge.pr_ci(&name));
+        assert!(json.to_string().contains("does not count"), "{json}");
+        fails("the merge ref", forge.merge_ref_ci(&name));
+        let before = forge.land(&name, strategy);
+        fails("trunk CI", forge.trunk_ci(&before));
+    }
+}
+
 #[test]
 fn a_signers_file_change_needs_the_owner_and_its_key_approves_nothing_under_every_strategy() {
     let forge = Forge::new();
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
-    let stranger = forge.dir.join("stranger-key");
-    let made = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", "stranger", "-f"])
-        .arg(&stranger)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    let public = std::fs::read_to_string(stranger.with_extension("pub")).unwrap();
-    let signers = std::fs::read_to_string(forge.owner.join(SIGNERS)).unwrap();
-    let widened = format!("{signers}agent@example.com {}\n", public.trim());
+    let (_, widened) = stranger(&forge);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("signers-{strategy:?}").to_lowercase();

@@ -649,6 +649,24 @@ fn the_cli_surface_is_snapshotted() {
     insta::assert_snapshot!("cli_help", fixture.run(&["--help"]).stdout);
 }
 
+/// `--version` names the commit the binary was built from, as git names it.
+#[test]
+fn the_version_names_the_commit_it_was_built_from() {
+    let fixture = Fixture::new(CONFIG);
+    let printed = fixture.run(&["--version"]).stdout;
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let head = String::from_utf8(head.stdout).unwrap();
+    let expected = match head.trim() {
+        "" => format!("discern {}\n", env!("CARGO_PKG_VERSION")),
+        commit => format!("discern {} (commit {commit})\n", env!("CARGO_PKG_VERSION")),
+    };
+    assert_eq!(printed, expected);
+}
+
 #[test]
 fn moving_a_file_into_a_granted_folder_still_needs_consent_for_the_path_it_left() {
     let fixture = Fixture::new(CONFIG);

@@ -70,11 +70,75 @@ impl OutputArgs {
     }
 }
 
+/// `--version`: the package version and the commit it was built from.
+static VERSION: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| discern_version::long(env!("CARGO_PKG_VERSION")));
+
+/// `--help` lists the commands by what they are for, in the order a team meets them.
+const GROUPS: [(&str, &[&str]); 5] = [
+    ("Set up", &["init", "producers"]),
+    (
+        "Measure",
+        &["standards", "status", "test", "map", "progress"],
+    ),
+    (
+        "Effort",
+        &["start", "prepare", "done", "update", "await", "abandon"],
+    ),
+    ("Owner", &["approve", "accept"]),
+    ("Integrate", &["mcp", "merge-driver", "resolve"]),
+];
+
+/// The grouped command list for `--help`; a command no group names is listed under "Other",
+/// so none is ever hidden.
+fn grouped(cli: &clap::Command) -> String {
+    let commands: Vec<(&str, String)> = cli
+        .get_subcommands()
+        .map(|c| {
+            let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+            (c.get_name(), about)
+        })
+        .collect();
+    let width = commands.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let listed: Vec<&str> = GROUPS
+        .iter()
+        .flat_map(|(_, names)| names.iter().copied())
+        .collect();
+    let other: Vec<&str> = commands
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !listed.contains(n))
+        .collect();
+    let mut text = String::new();
+    for (title, names) in GROUPS.iter().copied().chain([("Other", other.as_slice())]) {
+        let lines: Vec<String> = names
+            .iter()
+            .filter_map(|name| commands.iter().find(|(n, _)| n == name))
+            .map(|(name, about)| format!("  {name:width$}  {about}\n"))
+            .collect();
+        if !lines.is_empty() {
+            text.push_str(&format!("{title}:\n{}\n", lines.concat()));
+        }
+    }
+    text
+}
+
 /// The whole command line: every verb of the table with the output flags, and `mcp`.
 fn command() -> clap::Command {
+    let cli = commands();
+    let template = format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{}Options:\n{{options}}{{after-help}}",
+        grouped(&cli).replace('{', "{{").replace('}', "}}")
+    );
+    cli.help_template(template)
+}
+
+/// Every subcommand, before the help is grouped.
+fn commands() -> clap::Command {
     let mut cli = clap::Command::new("discern")
-        .version(env!("CARGO_PKG_VERSION"))
+        .version(VERSION.as_str())
         .about("Keeps a repository's measured quality limits (Standards) honest")
+        .after_help("A command's own options: `discern help COMMAND` or `discern COMMAND --help`.")
         .subcommand_required(true)
         .arg_required_else_help(true)
         .arg(

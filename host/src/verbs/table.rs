@@ -236,7 +236,7 @@ impl Verb for Accept {
         &Info {
             name: lifecycle::accept::VERB,
             tool: Some("discern_accept"),
-            summary: "Land this effort on the trunk with the owner's consent",
+            summary: "Land this effort (or the branch a plain checkout has out) on the trunk with the owner's consent",
             tool_description: "Land the proven effort on the trunk, only with the owner's consent given in this conversation (confirmed). Loosened limits and changes to the gate's definition also need the owner's own approval (they run `discern approve`); no argument gives it.",
             annotations: DESTRUCTIVE,
             cleanliness: lifecycle::accept::CLEANLINESS,
@@ -259,7 +259,7 @@ impl Verb for Approve {
             name: lifecycle::approve::VERB,
             // The owner's verb: no MCP tool can approve.
             tool: None,
-            summary: "The owner approves an effort's loosenings and protected changes: signed with their SSH key, or at this terminal",
+            summary: "The owner approves a branch's or an effort's loosenings and protected changes, from any checkout: signed with their SSH key, or at this terminal",
             tool_description: "",
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,

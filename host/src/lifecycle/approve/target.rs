@@ -102,20 +102,19 @@ fn unreadable(what: &str) -> Refused {
 /// A branch or revision named on the command line.
 fn named(ws: &Workspace, rev: &str, branch: Option<&str>) -> Result<Target, Refused> {
     let local = rev.strip_prefix("refs/heads/").unwrap_or(rev);
-    if !rev.starts_with("refs/") || rev.starts_with("refs/heads/") {
-        if let Some(at) = ws.repo.local_branch_commit(local).ok().flatten() {
-            if branch.is_some_and(|b| b != local) {
-                return Err(Box::new(refuse(
-                    ErrorSlug::InvalidArguments,
-                    format!(
-                        "{local} is a local branch: its approval commit goes on it, so --branch does not apply."
-                    ),
-                    HintId::AskOwner,
-                    &format!("Run `discern approve {local}` without --branch."),
-                )));
-            }
-            return on_local_branch(ws, local, at, None);
+    let branch_name = !rev.starts_with("refs/") || rev.starts_with("refs/heads/");
+    if branch_name && let Some(at) = ws.repo.local_branch_commit(local).ok().flatten() {
+        if branch.is_some_and(|b| b != local) {
+            return Err(Box::new(refuse(
+                ErrorSlug::InvalidArguments,
+                format!(
+                    "{local} is a local branch: its approval commit goes on it, so --branch does not apply."
+                ),
+                HintId::AskOwner,
+                &format!("Run `discern approve {local}` without --branch."),
+            )));
         }
+        return on_local_branch(ws, local, at, None);
     }
     let (reference, head) = resolved(&ws.repo, rev)?;
     let Some(name) = branch

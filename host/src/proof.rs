@@ -146,6 +146,16 @@ pub struct LineFacts<'a> {
     pub protected: &'a [crate::protected::ProtectedChange],
     pub by_trunk: &'a [TrunkVerdict],
     pub tested: bool,
+    /// Who approved the proposals and protected changes (`principal (file)`), once approved.
+    pub approved_by: Option<&'a str>,
+}
+
+/// What a Proof line says of the owner's approval: still awaited, or given and by whom.
+const AWAITING: &str = "awaiting exact owner approval";
+
+/// `line` once the owner approved what it lists as awaiting: "approved by `by`".
+pub fn approved(line: &str, by: &str) -> String {
+    line.replace(AWAITING, &format!("approved by {by}"))
 }
 
 pub fn line(
@@ -175,16 +185,19 @@ pub fn line(
     }
     for p in facts.proposals {
         line.push_str(&format!(
-            "; proposal awaiting exact owner approval: {} {} → {}",
+            "; proposal {AWAITING}: {} {} → {}",
             p.standard, p.trunk_limit, p.proposed_limit
         ));
     }
     if !facts.protected.is_empty() {
         let keys: Vec<&str> = facts.protected.iter().map(|p| p.key.as_str()).collect();
         line.push_str(&format!(
-            "; protected change(s) awaiting exact owner approval: {}",
+            "; protected change(s) {AWAITING}: {}",
             keys.join(", ")
         ));
+    }
+    if let Some(by) = facts.approved_by {
+        line = approved(&line, by);
     }
     if !facts.by_trunk.is_empty() {
         let verdicts: Vec<String> = facts

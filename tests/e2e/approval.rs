@@ -637,3 +637,76 @@ fn done_names_a_stale_proposal_as_stale() {
     let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(json["ok"], true, "{json}");
 }
+
+/// The owner's route from the main checkout: `status` shows what awaits approval in each
+/// effort, `accept` there lists the efforts ready to land with their exact commands, and once
+/// approved, the listing, `status` and the landed Proof line say who approved it.
+#[test]
+fn the_owners_route_from_the_main_checkout_names_each_effort_and_who_approved() {
+    let (fixture, keys) = signed_fixture();
+    let (path, _) = proposed_effort(&fixture, "route");
+    let json = fixture.run(&["status", "--json"]).json();
+    let text = json.to_string();
+    assert!(
+        text.contains("awaiting the owner") || text.contains("awaiting_approval"),
+        "{json}"
+    );
+    let row = json["data"]["fleet"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["id"] == "route"))
+        .unwrap_or_else(|| panic!("no fleet row for route: {json}"));
+    assert!(
+        row["awaiting_approval"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("limit todo")),
+        "{row}"
+    );
+    assert!(
+        text.contains("awaiting the owner's exact approval: route"),
+        "{json}"
+    );
+
+    let refused = fixture.run(&["accept", "--json"]).json();
+    assert_eq!(refused["ok"], false, "{refused}");
+    assert_eq!(refused["data"]["ready_to_land"][0], "route", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`discern accept --effort route --confirmed`")),
+        "{refused}"
+    );
+
+    let owner = keys.owner.to_str().unwrap();
+    let approved = fixture.run(&["approve", "--effort", "route", "--key", owner]);
+    assert_eq!(approved.code, 0, "{}", approved.stdout);
+    assert!(
+        approved.stdout.contains("Approved by owner@example.com"),
+        "{}",
+        approved.stdout
+    );
+    assert!(
+        approved
+            .stdout
+            .contains("discern accept --effort route --confirmed"),
+        "{}",
+        approved.stdout
+    );
+    let json = fixture.run(&["status", "--json"]).json();
+    let row = json["data"]["fleet"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["id"] == "route"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(row["approved_by"], "owner@example.com", "{json}");
+
+    let landed = fixture
+        .run(&["accept", "--effort", "route", "--confirmed", "--json"])
+        .json();
+    assert_eq!(landed["ok"], true, "{landed}");
+    let line = landed["data"]["proof_line"].as_str().unwrap_or_default();
+    assert!(
+        line.contains("approved by owner@example.com") && !line.contains("awaiting"),
+        "{landed}"
+    );
+    assert!(!path.exists(), "the effort's worktree is removed");
+}

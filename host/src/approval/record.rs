@@ -82,6 +82,15 @@ pub enum Channel {
 }
 
 impl Channel {
+    /// Who gave the approval, for people: the signer's principal, or the channel.
+    pub fn approver(&self) -> String {
+        match self {
+            Channel::Signed { principal, .. } => principal.clone(),
+            Channel::Terminal => "the owner at a terminal".to_owned(),
+            Channel::Elicitation => "the owner in conversation (elicitation)".to_owned(),
+        }
+    }
+
     pub fn signed(signer: Signer, signature: String) -> Self {
         Channel::Signed {
             principal: signer.principal,

@@ -68,6 +68,7 @@ pub enum HintId {
     FleetDirty,
     FleetReady,
     FleetStale,
+    FleetAwaitsApproval,
     FleetBroken,
     FleetUnreadable,
     UnlandedBranches,
@@ -80,8 +81,10 @@ impl HintId {
         match self {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
             StandardsUseRate | StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
-            ProposalAwaitsOwner | FleetDirty | FleetReady | FleetStale | FleetBroken
-            | FleetUnreadable | UnlandedBranches | MainCheckoutBehind => Category::OwnerAttention,
+            ProposalAwaitsOwner | FleetDirty | FleetReady | FleetStale | FleetAwaitsApproval
+            | FleetBroken | FleetUnreadable | UnlandedBranches | MainCheckoutBehind => {
+                Category::OwnerAttention
+            }
             MainCheckoutDirty | StatusFullDetail => Category::Notice,
             FleetOwnership => Category::Guardrail,
             SeeHelp
@@ -143,6 +146,10 @@ impl HintId {
         (
             HintId::FleetReady,
             "{total} other effort(s) are proven and ready for the owner's review: {names}.",
+        ),
+        (
+            HintId::FleetAwaitsApproval,
+            "{total} other effort(s) have loosenings or protected changes awaiting the owner's exact approval: {names}.",
         ),
         (
             HintId::FleetStale,
@@ -210,6 +217,7 @@ impl HintId {
         HintId::FleetDirty,
         HintId::FleetReady,
         HintId::FleetStale,
+        HintId::FleetAwaitsApproval,
         HintId::FleetBroken,
         HintId::FleetUnreadable,
         HintId::UnlandedBranches,

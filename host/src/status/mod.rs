@@ -197,7 +197,7 @@ fn fleet_lines(observation: &Observation, projected: &project::Projected) -> Vec
                     count(row.ahead),
                     count(row.behind),
                     row.proof.map_or("missing", ProofState::as_str)
-                )
+                ) + &approval_note(row)
             };
             format!(
                 "{}{}: {state}",
@@ -215,6 +215,15 @@ fn fleet_lines(observation: &Observation, projected: &project::Projected) -> Vec
         lines.push(format!("plus {} more effort(s)", total - lines.len()));
     }
     lines
+}
+
+/// What of a fleet row awaits the owner, or who approved it: `; awaiting the owner: limit …`.
+fn approval_note(row: &FleetRow) -> String {
+    match (&row.approved_by, row.awaiting_approval.as_slice()) {
+        (Some(by), _) => format!("; approved by {by}"),
+        (None, []) => String::new(),
+        (None, items) => format!("; awaiting the owner's approval: {}", items.join("; ")),
+    }
 }
 
 /// Hints from the full observation: the caller's own next step last, owner decisions apart.
@@ -264,16 +273,12 @@ fn owner_hints(observation: &Observation, rows: &[&FleetRow]) -> Vec<Hint> {
         }
     };
     owner(HintId::FleetDirty, names(&|r| r.clean == Some(false)));
-    owner(
-        HintId::FleetReady,
-        names(&|r| {
-            r.clean == Some(true)
-                && matches!(r.ahead, Some(GitCount::Known(n)) if n > 0)
-                && r.behind == Some(GitCount::Known(0))
-                && r.proof == Some(ProofState::Honored)
-        }),
-    );
+    owner(HintId::FleetReady, names(&ready));
     owner(HintId::FleetStale, names(&|r| r.stale));
+    owner(
+        HintId::FleetAwaitsApproval,
+        names(&|r| !r.awaiting_approval.is_empty()),
+    );
     owner(HintId::FleetBroken, names(&|r| r.broken));
     owner(HintId::FleetUnreadable, names(&|r| r.unreadable));
     owner(
@@ -288,6 +293,14 @@ fn owner_hints(observation: &Observation, rows: &[&FleetRow]) -> Vec<Hint> {
         .collect();
     owner(HintId::ProposalAwaitsOwner, live_proposals);
     hints
+}
+
+/// Whether a fleet row's effort is ready to land: clean, ahead, not behind, Proof honored.
+fn ready(r: &FleetRow) -> bool {
+    r.clean == Some(true)
+        && matches!(r.ahead, Some(GitCount::Known(n)) if n > 0)
+        && r.behind == Some(GitCount::Known(0))
+        && r.proof == Some(ProofState::Honored)
 }
 
 /// The caller's own next step, from this checkout's state.

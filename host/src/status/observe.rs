@@ -154,6 +154,13 @@ pub struct FleetRow {
     /// Idle for a week with unlanded work.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stale: bool,
+    /// The effort's loosenings and protected changes that await the owner's approval (none
+    /// once a signed approval in its tree covers them, see `approved_by`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub awaiting_approval: Vec<String>,
+    /// Who approved them, when an approval in the effort's tree covers them all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
 }
 
 /// What a fleet row says of its effort's task.
@@ -257,7 +264,8 @@ pub fn observe(
     let now = now_secs();
     let current = std::fs::canonicalize(repo.root()).unwrap_or_else(|_| repo.root().to_owned());
     let fleet: Vec<FleetRow> = if with_fleet {
-        fleet_rows(&worktrees, &current, trunk_commit, now)
+        let trunk = trunk_commit.map(|commit| (trunk.as_str(), commit));
+        fleet_rows(&worktrees, &current, trunk, now)
     } else {
         Vec::new()
     };
@@ -354,7 +362,7 @@ impl Snapshots {
 fn fleet_rows(
     worktrees: &[WorktreeInfo],
     current: &Path,
-    trunk: Option<gix::ObjectId>,
+    trunk: Option<(&str, gix::ObjectId)>,
     now: u64,
 ) -> Vec<FleetRow> {
     // More threads than cores: a row spends part of its time waiting for git (check-ignore,
@@ -425,16 +433,19 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
         unreadable: false,
         changed_paths: Vec::new(),
         stale: false,
+        awaiting_approval: Vec::new(),
+        approved_by: None,
     }
 }
 
 fn row(
     w: &WorktreeInfo,
     current: &Path,
-    trunk: Option<gix::ObjectId>,
+    named_trunk: Option<(&str, gix::ObjectId)>,
     now: u64,
     snapshots: &Snapshots,
 ) -> FleetRow {
+    let trunk = named_trunk.map(|(_, commit)| commit);
     let mut row = blank_row(w, current);
     if !w.path.exists() || w.prunable {
         row.broken = true;
@@ -479,9 +490,48 @@ fn row(
         let (state, proof) = proof::state_known_clean(&repo, row.clean == Some(true));
         row.proof = Some(state);
         row.proof_line = proof.map(|p| p.line);
+        if let (Some((name, commit)), Some(head)) = (named_trunk, w.head) {
+            (row.awaiting_approval, row.approved_by) = awaiting(&repo, name, commit, head);
+        }
     }
     row.stale = row.idle_with_work(now);
     row
+}
+
+/// What of an effort awaits the owner's approval, or who approved it all in its tree.
+fn awaiting(
+    repo: &Repo,
+    trunk: &str,
+    trunk_commit: gix::ObjectId,
+    head: gix::ObjectId,
+) -> (Vec<String>, Option<String>) {
+    let Ok(required) = crate::lifecycle::required::required(repo, trunk, trunk_commit, head) else {
+        return (Vec::new(), None);
+    };
+    if required.changes.is_empty() {
+        return (Vec::new(), None);
+    }
+    let approvals = crate::approval::tree::added(repo, trunk_commit, head).unwrap_or_default();
+    let policy = crate::approval::anchored_policy(repo, trunk_commit);
+    let base = repo
+        .blob_at(trunk_commit, crate::config::FILE)
+        .ok()
+        .flatten()
+        .map(|b| b.to_string());
+    let approving = crate::approval::tree::approving(
+        &approvals,
+        policy.as_ref(),
+        base.as_deref(),
+        &required.changes,
+    );
+    match approving {
+        Ok(approval) => (Vec::new(), Some(approval.principal.clone())),
+        Err(_) => {
+            let mut lines = required.lines();
+            lines.extend(required.unexplained.iter().cloned());
+            (lines, None)
+        }
+    }
 }
 
 /// Effort branches with no worktree whose work is not on the trunk.

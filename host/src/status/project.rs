@@ -24,6 +24,8 @@ const ROW_FIELDS: &[&str] = &[
     "id",
     "task",
     "proof",
+    "awaiting_approval",
+    "approved_by",
     "broken",
     "unreadable",
 ];
@@ -225,6 +227,8 @@ mod tests {
             unreadable: false,
             changed_paths: (0..8).map(|n| format!("p{n}")).collect(),
             stale: false,
+            awaiting_approval: Vec::new(),
+            approved_by: None,
         }
     }
 

@@ -197,10 +197,15 @@ fn result(
         ..
     } = landing;
     let main_updated = matches!(landed.main_updated, Some(Ok(())));
+    // The Proof was made before the owner approved; what landed says who approved it.
+    let line = match &authority.approval {
+        Some(granted) => crate::proof::approved(&proof.line, &granted.channel.approver()),
+        None => proof.line.clone(),
+    };
     let data = Landed {
         landed: head.to_string(),
         trunk,
-        proof_line: &proof.line,
+        proof_line: &line,
         consent: &authority.consent,
         standard_approvals: &authority.items,
         protected_approvals: &authority.protected,
@@ -225,7 +230,7 @@ fn result(
             state: format!(
                 "Landed {branch} on {trunk} at {}. {}",
                 short(&head.to_string()),
-                proof.line
+                line
             ),
             sections: Vec::new(),
         },

@@ -273,7 +273,7 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     let branch = repo.branch().ok().flatten();
     // A plain checkout (the main one) lands the branch it has out; never the trunk itself.
     if repo.is_main_checkout() && branch.as_deref().is_none_or(|b| b == trunk) {
-        return Err(refusal(&NotLandable::MainCheckout));
+        return Err(owners_route(ws));
     }
     let Some(branch) = branch else {
         return Err(refusal(&NotLandable::Detached));
@@ -398,6 +398,68 @@ fn refusal(why: &NotLandable) -> Box<Envelope> {
         Some(step) => envelope.with_next(Action::new(step)),
         None => envelope,
     })
+}
+
+/// The ids of the efforts ready to land: a worktree on a branch, its Proof honored (clean,
+/// for exactly its HEAD), containing the trunk and ahead of it.
+fn ready_to_land(ws: &Workspace) -> Vec<String> {
+    let config = Config::load(ws.repo.root()).ok().flatten();
+    let trunk = ws.landing_trunk(config.as_ref());
+    let Some(trunk_commit) = ws.repo.branch_commit(&trunk).ok().flatten() else {
+        return Vec::new();
+    };
+    let worktrees = ws.repo.worktrees().unwrap_or_default();
+    worktrees
+        .iter()
+        .filter(|w| !w.is_main && !w.prunable && w.branch.is_some())
+        .filter(|w| {
+            w.head
+                .is_some_and(|head| head != trunk_commit && ws.repo.is_ancestor(trunk_commit, head))
+        })
+        .filter(|w| {
+            Repo::discover(&w.path).is_ok_and(|repo| proof::state(&repo).0 == ProofState::Honored)
+        })
+        .filter_map(|w| w.path.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect()
+}
+
+/// From a checkout with the trunk out: the efforts ready to land, each with its exact command.
+fn owners_route(ws: &Workspace) -> Box<Envelope> {
+    let ready = ready_to_land(ws);
+    let mut envelope = *refusal(&NotLandable::MainCheckout);
+    let commands: Vec<String> = ready
+        .iter()
+        .map(|id| format!("discern accept --effort {id} --confirmed"))
+        .collect();
+    envelope.message = Some(match commands.as_slice() {
+        [] => format!(
+            "{} No effort is ready to land (clean, proven, containing the trunk): `discern status` shows each one's state.",
+            NotLandable::MainCheckout
+        ),
+        [one] => format!(
+            "{} One effort is ready to land: `{one}`.",
+            NotLandable::MainCheckout
+        ),
+        many => format!(
+            "{} {} efforts are ready to land: {}.",
+            NotLandable::MainCheckout,
+            many.len(),
+            many.iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    });
+    envelope.data = Some(serde_json::json!({ "ready_to_land": ready, "commands": commands }));
+    if let [id] = ready.as_slice() {
+        envelope.hints = vec![Hint::next_step(
+            HintId::WorkInEffort,
+            format!(
+                "With the owner's consent, land it: `discern accept --effort {id} --confirmed`"
+            ),
+        )];
+    }
+    Box::new(envelope)
 }
 
 /// Consent in conversation, or every changed path inside a standing grant; and every live

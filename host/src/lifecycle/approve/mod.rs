@@ -66,6 +66,8 @@ struct Pending {
     /// The local branch a signed approval's commit goes on, and how it reaches the forge.
     branch: Option<target::Receiving>,
     push: Option<String>,
+    /// How the approved work lands, with the real effort id or branch.
+    lands: String,
 }
 
 /// `data` of `approve`.
@@ -282,6 +284,15 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
         )));
     }
     let tokens = required.tokens();
+    let prefix = config.as_ref().map_or_else(
+        || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
+        |c| c.branch_prefix.clone(),
+    );
+    let lands = lands(
+        request.effort.as_deref(),
+        branch.as_ref().map(|b| b.name.as_str()),
+        &prefix,
+    );
     Ok(Pending {
         repo,
         subject: Subject {
@@ -293,7 +304,23 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
         required,
         branch,
         push,
+        lands,
     })
+}
+
+/// How the approved work lands: an effort by its id from any checkout, a plain branch by the
+/// merge button or `accept` on a checkout of it.
+fn lands(effort: Option<&str>, branch: Option<&str>, prefix: &str) -> String {
+    let id = effort.or_else(|| branch.and_then(|b| b.strip_prefix(prefix)));
+    match (id, branch) {
+        (Some(id), _) => format!(
+            "Land it with `discern accept --effort {id} --confirmed` (or `discern accept --confirmed` inside the effort)."
+        ),
+        (None, Some(branch)) => format!(
+            "Land it by merging the pull request of {branch}, or with `discern done` and `discern accept --confirmed` on a checkout of {branch}."
+        ),
+        (None, None) => "Land it by merging its pull request.".to_owned(),
+    }
 }
 
 /// The owner's tokens, when given, name exactly the items awaiting approval.
@@ -503,16 +530,17 @@ fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>)
             state,
             sections: vec![Section {
                 table: None,
-                title: "Awaiting the owner's exact approval".to_owned(),
+                title: match granted {
+                    Some(g) => format!("Approved by {}", g.channel.approver()),
+                    None => "Awaiting the owner's exact approval".to_owned(),
+                },
                 lines: pending.required.lines(),
             }],
         },
     );
     if granted.is_some() {
-        e.hints.push(Hint::next_step(
-            HintId::Accept,
-            "Land it with `discern accept --effort ID --confirmed` (or from inside the effort).",
-        ));
+        e.hints
+            .push(Hint::next_step(HintId::Accept, pending.lands.clone()));
     }
     e
 }

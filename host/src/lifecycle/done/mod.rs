@@ -107,6 +107,8 @@ struct Run<'a> {
     subject: &'a Subject,
     steps: Vec<Step>,
     diagnostics: Vec<Diagnostic>,
+    /// Who approved the branch's loosenings and protected changes in its tree, if anyone.
+    approved_by: Option<String>,
 }
 
 impl Run<'_> {
@@ -172,6 +174,7 @@ fn gate(
         subject: &subject,
         steps: gained.into_iter().collect(),
         diagnostics: Vec::new(),
+        approved_by: None,
     };
     let proven = stages::merge_check(&mut run, &ws.repo, journal)
         .and_then(|()| stages::limits_check(&mut run, ws, journal))
@@ -413,6 +416,7 @@ fn record_proof(
             protected: &protected,
             by_trunk: &by_trunk,
             tested,
+            approved_by: run.approved_by.as_deref(),
         },
     );
     let record = Proof {

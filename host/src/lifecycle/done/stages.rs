@@ -48,6 +48,7 @@ pub(super) fn merge_check(
             subject: run.subject,
             steps: Vec::new(),
             diagnostics: Vec::new(),
+            approved_by: None,
         },
     )
     .fail(
@@ -92,6 +93,7 @@ pub(super) fn limits_check(
         limits.summary.status.as_str().to_owned(),
     ));
     if !limits.blocking() {
+        run.approved_by = limits.approved_by.clone();
         return Ok(());
     }
     let reason = limits.summary.reason.clone().unwrap_or_default();
@@ -115,6 +117,7 @@ fn take<'a>(run: &mut Run<'a>) -> Run<'a> {
             subject: run.subject,
             steps: Vec::new(),
             diagnostics: Vec::new(),
+            approved_by: None,
         },
     )
 }

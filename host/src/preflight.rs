@@ -98,6 +98,17 @@ pub fn finish_landings_from(
             ),
         ))
     })?;
+    let abandons = crate::commit::abandon::recover(repo).map_err(|e| {
+        Box::new(Envelope::refusal(
+            verb,
+            ErrorSlug::PreconditionFailed,
+            format!("An interrupted abandon cannot be finished: {e}"),
+            Hint::next_step(
+                HintId::CheckRepository,
+                "Inspect the abandon journal named above, then run the command again.",
+            ),
+        ))
+    })?;
     let mut done = crate::commit::landing::recover(repo, &crate::commit::Faults::default(), here).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
@@ -117,6 +128,7 @@ pub fn finish_landings_from(
     };
     done.extend(forks.into_iter().map(other));
     done.extend(merge.into_iter().map(other));
+    done.extend(abandons.into_iter().map(other));
     Ok(done)
 }
 
@@ -150,8 +162,20 @@ pub fn pending_transaction(repo: &Repo) -> Option<String> {
             .collect::<Vec<_>>(),
         Err(e) => vec![format!("A fork journal is pending but unreadable: {e}.")],
     };
+    let abandons = match crate::commit::abandon::pending(repo) {
+        Ok(found) => found
+            .iter()
+            .map(|(_, j)| format!("An interrupted abandon of {} is pending; the next writing verb finishes it before anything else.", j.id))
+            .collect::<Vec<_>>(),
+        Err(e) => vec![format!("An abandon journal is pending but unreadable: {e}.")],
+    };
     let config = config_transaction(repo);
-    let all: Vec<String> = landings.into_iter().chain(forks).chain(config).collect();
+    let all: Vec<String> = landings
+        .into_iter()
+        .chain(forks)
+        .chain(abandons)
+        .chain(config)
+        .collect();
     (!all.is_empty()).then(|| all.join(" "))
 }
 

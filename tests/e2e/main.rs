@@ -2,6 +2,7 @@
 
 mod support;
 
+mod abandon;
 mod agreement;
 mod approval;
 mod attacks;

@@ -165,7 +165,7 @@ fn follow(main: &Repo, from: ObjectId, to: ObjectId) -> Result<(), String> {
 /// Remove the landed effort's worktree if it is clean, or if a removal a kill cut short left
 /// it with tracked files deleted and nothing else changed (everything in it is in the landed
 /// commit, so nothing is lost).
-fn remove_worktree(main: &Repo, path: &Path) -> bool {
+pub(super) fn remove_worktree(main: &Repo, path: &Path) -> bool {
     if !path.exists() || worktree::remove(main, path, Removal::IfClean).is_ok() {
         return true;
     }

@@ -15,6 +15,7 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use crate::config::FILE;
 use crate::git::Repo;
 
+pub mod abandon;
 pub mod approval;
 pub mod fork;
 pub mod landing;

@@ -2,6 +2,7 @@
 //! `progress`, `map`. Each verb is a library function returning the shared envelope; the CLI
 //! and the MCP server call the same functions.
 
+pub mod abandon;
 pub mod accept;
 pub mod approve;
 pub mod done;

@@ -35,6 +35,7 @@ pub static TABLE: &[&dyn Entry] = &[
     &Test,
     &Standards,
     &Init,
+    &Abandon,
     &Resolve,
     &MergeDriver,
     &super::producers::Producers,
@@ -566,6 +567,29 @@ impl Entry for Standards {
             )
             .into(),
         }
+    }
+}
+
+struct Abandon;
+impl Verb for Abandon {
+    type Request = lifecycle::abandon::AbandonRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::abandon::VERB,
+            // Discarding an effort is the owner's decision; the MCP tools are fixed (ADR 0405).
+            tool: None,
+            summary: "Give an effort up: its worktree and branch removed (work that would be lost only with --force)",
+            tool_description: "",
+            annotations: DESTRUCTIVE,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, request: lifecycle::abandon::AbandonRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            let abandoned = lifecycle::abandon::abandon(ws, &request);
+            Outcome::from(abandoned.envelope).with_root(abandoned.root)
+        })
     }
 }
 

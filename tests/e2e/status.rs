@@ -319,3 +319,31 @@ fn a_worktree_whose_index_cannot_be_read_is_never_clean() {
     assert!(row("e002").get("clean").is_none());
     assert_eq!(row("main")["clean"], true);
 }
+
+/// The full status shows what the hints point to: each effort's path, task and Proof line,
+/// which the bounded view leaves out.
+#[test]
+fn the_verbose_status_shows_each_efforts_path_and_task() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture
+        .run(&[
+            "start",
+            "--name",
+            "where",
+            "--title",
+            "Find the path",
+            "--json",
+        ])
+        .json();
+    let path = json["data"]["path"].as_str().unwrap().to_owned();
+    let short = fixture.run(&["status"]).stdout;
+    assert!(!short.contains(&path), "{short}");
+    assert!(short.contains("--verbose"), "{short}");
+    let full = fixture.run(&["status", "--verbose"]).stdout;
+    assert!(
+        full.contains(&format!(
+            "agent/where: clean, 0 ahead, 0 behind, Proof missing — {path}; task: Find the path"
+        )),
+        "{full}"
+    );
+}

@@ -60,7 +60,7 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
         Mode::Orientation
     };
     let projected = project(&data, mode);
-    let report = report(&data, &projected);
+    let report = report(&data, &projected, verbose);
     let mut envelope = Envelope::ok(VERB, projected.data, report);
     envelope.hints = hints(&data);
     // Read-only: an interrupted transaction is reported, never recovered here.
@@ -105,7 +105,7 @@ fn clean_word(clean: Option<bool>) -> &'static str {
 }
 
 /// The human report: this checkout's state and facts, then the sampled fleet.
-fn report(observation: &Observation, projected: &project::Projected) -> Report {
+fn report(observation: &Observation, projected: &project::Projected, verbose: bool) -> Report {
     let git = &observation.git;
     let branch = git.branch.as_deref().unwrap_or("(detached HEAD)");
     let trunk = &git.trunk;
@@ -126,21 +126,21 @@ fn report(observation: &Observation, projected: &project::Projected) -> Report {
     let mut sections = vec![Section {
         table: None,
         title: "This checkout".to_owned(),
-        lines: facts(observation),
+        lines: facts(observation, verbose),
     }];
     let total = projected.fleet_total;
     if total > 0 {
         sections.push(Section {
             table: None,
             title: format!("Fleet: {total} active effort(s)"),
-            lines: fleet_lines(observation, projected),
+            lines: fleet_lines(observation, projected, verbose),
         });
     }
     Report { state, sections }
 }
 
 /// The facts about this checkout: where, what changed, its Proof, Standards and proposals.
-fn facts(observation: &Observation) -> Vec<String> {
+fn facts(observation: &Observation, verbose: bool) -> Vec<String> {
     let mut facts = vec![format!("Root: {}", observation.root.display())];
     if let Some(n) = observation.git.changed_files.filter(|n| *n > 0) {
         facts.push(format!("Changed files: {n}"));
@@ -162,20 +162,57 @@ fn facts(observation: &Observation) -> Vec<String> {
         "Approval: {}: {}.",
         observation.approval.policy, observation.approval.note
     ));
-    for p in observation.proposals.iter().take(CAP) {
+    let shown = if verbose { usize::MAX } else { CAP };
+    for p in observation.proposals.iter().take(shown) {
+        let stale = match (p.stale, verbose) {
+            (false, _) => String::new(),
+            (true, false) => " (stale)".to_owned(),
+            (true, true) => format!(" (stale: {})", p.stale_reasons.join("; ")),
+        };
         facts.push(format!(
-            "Proposal {}: {} → {}{}",
+            "Proposal {}: {} → {}{stale}",
             p.standard,
             serde_json::json!(p.trunk_limit),
             serde_json::json!(p.proposed_limit),
-            if p.stale { " (stale)" } else { "" }
         ));
+    }
+    if verbose {
+        facts.extend(
+            observation
+                .standards
+                .iter()
+                .map(|name| format!("Standard: {name}")),
+        );
+        if let Some(task) = &observation.task
+            && let Some(title) = &task.title
+        {
+            facts.push(format!("Task: {title}"));
+        }
     }
     facts
 }
 
+/// What the full status adds to a fleet row: where it is, its task, Proof line and changes.
+fn row_detail(row: &FleetRow) -> String {
+    let mut detail = format!(" — {}", row.path);
+    if let Some(task) = &row.task {
+        detail.push_str(&format!("; task: {}", task.title));
+    }
+    if let Some(line) = &row.proof_line {
+        detail.push_str(&format!("; {line}"));
+    }
+    if !row.changed_paths.is_empty() {
+        detail.push_str(&format!("; changed: {}", row.changed_paths.join(", ")));
+    }
+    detail
+}
+
 /// One line per sampled effort (the main checkout apart), and how many are not shown.
-fn fleet_lines(observation: &Observation, projected: &project::Projected) -> Vec<String> {
+fn fleet_lines(
+    observation: &Observation,
+    projected: &project::Projected,
+    verbose: bool,
+) -> Vec<String> {
     let mut lines: Vec<String> = projected
         .sample
         .iter()
@@ -199,8 +236,12 @@ fn fleet_lines(observation: &Observation, projected: &project::Projected) -> Vec
                     row.proof.map_or("missing", ProofState::as_str)
                 ) + &approval_note(row)
             };
+            let detail = match verbose {
+                true => row_detail(row),
+                false => String::new(),
+            };
             format!(
-                "{}{}: {state}",
+                "{}{}: {state}{detail}",
                 row.branch.as_deref().unwrap_or("(detached)"),
                 if row.is_current {
                     " (this checkout)"

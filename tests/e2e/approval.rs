@@ -710,3 +710,36 @@ fn the_owners_route_from_the_main_checkout_names_each_effort_and_who_approved() 
     );
     assert!(!path.exists(), "the effort's worktree is removed");
 }
+
+/// `update` never loops: a proposal the trunk's merge left stale is renewed on the merged
+/// commit (the same value and reason), so `done` passes and `status` agrees.
+#[test]
+fn update_renews_a_proposal_that_survived_the_merge() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    let (path, _) = proposed_effort(&fixture, "survives");
+    fixture.repo.write("docs/later.md", "# later\n");
+    fixture.repo.git(&["add", "-A"]);
+    fixture
+        .repo
+        .git(&["commit", "-q", "-m", "the trunk moves on"]);
+    let json = fixture.run_in(&path, &["update", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["merged"], true, "{json}");
+    assert!(
+        json.to_string()
+            .contains("were renewed on the merged commit"),
+        "{json}"
+    );
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let status = fixture.run_in(&path, &["status", "--json"], &[]).json();
+    assert_eq!(status["data"]["proposals"][0]["stale"], false, "{status}");
+    let next: Vec<&str> = status["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["category"] == "next-step")
+        .filter_map(|h| h["id"].as_str())
+        .collect();
+    assert_eq!(next, ["accept"], "one next step, the landing: {status}");
+}

@@ -172,7 +172,53 @@ pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Env
     {
         envelope.advisories.extend(breaches(ws, runtime));
     }
+    let merged = envelope.data.as_ref().is_some_and(|d| d["merged"] == true);
+    if merged && let Some((advisory, next)) = renewed(ws, runtime) {
+        envelope.advisories.push(advisory);
+        if let Some(next) = next {
+            envelope.hints = vec![next];
+        }
+    }
     envelope
+}
+
+/// Proposals the merge left stale (HEAD and the trunk moved), renewed on the merged commit
+/// exactly as repeating the batch would (same names and reasons, the same measured values),
+/// so `done`, `status` and the hints agree on one next step. When one cannot be renewed, that
+/// refusal and its step are the next step.
+fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> {
+    let config = Config::load(ws.repo.root()).ok().flatten()?;
+    let trunk = ws.trunk(Some(&config));
+    let records = crate::proposals::live(&ws.repo, &trunk).ok()?.records;
+    let stale = records
+        .iter()
+        .any(|r| !crate::proposals::stale_reasons(&ws.repo, Some(&config), &trunk, r).is_empty());
+    if records.is_empty() || !stale {
+        return None;
+    }
+    let names: Vec<&str> = records.iter().map(|r| r.standard.as_str()).collect();
+    let request = crate::proposals::ProposeRequest {
+        proposals: records
+            .iter()
+            .map(|r| crate::proposals::ProposalRequest {
+                name: r.standard.clone(),
+                reason: r.reason.clone(),
+            })
+            .collect(),
+        dry_run: false,
+    };
+    let result = crate::proposals::propose(ws, runtime, &request, &|_| ());
+    let names = names.join(", ");
+    if result.ok {
+        let advisory = format!(
+            "The proposal(s) for {names} survived the merge and were renewed on the merged commit (the same values and reasons); the gate is the next step."
+        );
+        return Some((advisory, None));
+    }
+    let why = result.message.unwrap_or_default();
+    let advisory =
+        format!("The proposal(s) for {names} could not be renewed on the merged commit: {why}");
+    Some((advisory, result.hints.into_iter().next()))
 }
 
 /// The merged tree measured against the limits the merge settled: each it breaches, with the

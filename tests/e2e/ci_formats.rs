@@ -289,3 +289,31 @@ fn sarif_marks_an_unverified_run_unsuccessful_with_its_reason() {
     let notes = invocation["toolExecutionNotifications"].to_string();
     assert!(notes.contains("cannot be verified"), "{log}");
 }
+
+/// A required trunk check without `--baseline`: the failure names its reason and the one fix,
+/// asks for no second fetch and never tells the trunk to restore (revert) its limits.
+#[test]
+fn an_unverified_trunk_check_names_its_reason_and_one_fix_and_never_a_revert() {
+    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let run = fixture.run_with(&["standards"], &[("CI", "true")]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let text = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        text.contains("limits unverified versus main (on the trunk, a required check"),
+        "{text}"
+    );
+    assert!(text.contains("--baseline <before>"), "{text}");
+    for wrong in ["Restore the trunk", "--deepen", "): ."] {
+        assert!(!text.contains(wrong), "{wrong:?} in {text}");
+    }
+    let json = fixture
+        .run_with(&["standards", "--json"], &[("CI", "true")])
+        .json();
+    let ids: Vec<&str> = json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["standards-limits-unverified"], "{json}");
+}

@@ -257,7 +257,9 @@ pub fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
     envelope
         .advisories
         .extend(measured.advisories.iter().cloned());
-    if measured.limits.summary.status == LimitsStatus::Unverified {
+    // A required check refused as unverified names its fix in the refusal's own next step.
+    let refused_unverified = !tally.ok && unverified_blocks(measured, &tally);
+    if measured.limits.summary.status == LimitsStatus::Unverified && !refused_unverified {
         envelope = envelope.with_hint(Hint::next_step(
             HintId::StandardsLimitsUnverified,
             format!(
@@ -364,6 +366,18 @@ fn state(measured: &Measured, tally: &Tally) -> String {
                 .unwrap_or("see the proposals")
         ));
     }
+    if unverified_blocks(measured, tally) {
+        parts.push(format!(
+            "limits unverified versus {} ({})",
+            measured.limits.summary.trunk,
+            measured
+                .limits
+                .summary
+                .reason
+                .as_deref()
+                .unwrap_or("see diagnostics")
+        ));
+    }
     if tally.skipped > 0
         || !measured.limits.deleted.is_empty()
         || measured.limits.summary.status == LimitsStatus::ParseFailed
@@ -447,9 +461,37 @@ fn sections(measured: &Measured) -> Vec<Section> {
     ]
 }
 
+/// Whether the limits are unverified and that alone blocks (a required check): nothing is
+/// wrong with the limits themselves, so nothing is to be restored.
+fn unverified_blocks(measured: &Measured, tally: &Tally) -> bool {
+    let limits = &measured.limits;
+    tally.blocking
+        && limits.summary.status == LimitsStatus::Unverified
+        && tally.skipped == 0
+        && limits.deleted.is_empty()
+}
+
 /// The refusal of a failed measurement, its slug and next step by what failed first.
 fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Section>) -> Envelope {
-    let (slug, hint) = if tally.blocking {
+    let (slug, hint) = if unverified_blocks(measured, tally) {
+        let fix = measured
+            .limits
+            .diagnostics
+            .iter()
+            .map(|d| d.reproduce_cmd.clone())
+            .find(|cmd| !cmd.is_empty())
+            .unwrap_or_else(|| "discern standards --baseline <before>".to_owned());
+        (
+            ErrorSlug::PreconditionFailed,
+            Hint::next_step(
+                HintId::StandardsLimitsUnverified,
+                format!(
+                    "Make the comparison with the trunk {} verifiable, as the error says (`{fix}`); the limits themselves are not at fault",
+                    measured.limits.summary.trunk
+                ),
+            ),
+        )
+    } else if tally.blocking {
         (
             ErrorSlug::PreconditionFailed,
             Hint::next_step(

@@ -255,6 +255,11 @@ fn baseline_commit(batch: &Batch) -> Result<Option<ObjectId>, String> {
     };
     let on_trunk = batch.head == Some(batch.head_commit) && trunk == &batch.head_commit.to_string();
     let given = summary.baseline_kind == Some(BaselineKind::Given);
+    // A required trunk check without --baseline fails as unverified and names the one fix;
+    // the findings wait for the same baseline instead of asking for history of their own.
+    if on_trunk && !given && summary.status == super::LimitsStatus::Unverified {
+        return Err("they wait for the baseline the limits check asks for".to_owned());
+    }
     if on_trunk && !given {
         return first_parent(batch.repo, batch.head_commit);
     }

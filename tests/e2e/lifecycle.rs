@@ -391,7 +391,35 @@ fn a_live_proposal_lands_only_with_the_owners_approval_never_a_token() {
     let head = git_in(&fixture, &path, &["rev-parse", "HEAD"])
         .trim()
         .to_owned();
+    let before = fixture.repo.git(&["rev-parse", "main"]).trim().to_owned();
     let json = accept(&[]);
+    assert_eq!(json["ok"], true, "{json}");
+    // A clone without the Proof notes cannot see the terminal approval: it says which fetch
+    // brings it, and with the notes fetched the landing passes.
+    let clone = fixture.repo.parent().join("notes-less");
+    let url = fixture.path().display().to_string();
+    fixture.git_in(
+        fixture.repo.parent(),
+        &["clone", "-q", &url, clone.to_str().unwrap()],
+    );
+    let check = ["standards", "--baseline", before.as_str(), "--json"];
+    let json = fixture.run_in(&clone, &check, &[]).json();
+    assert_eq!(json["ok"], false, "{json}");
+    assert!(
+        json.to_string()
+            .contains("fetch them (`git fetch origin refs/notes/discern:refs/notes/discern`)"),
+        "{json}"
+    );
+    fixture.git_in(
+        &clone,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/discern:refs/notes/discern",
+        ],
+    );
+    let json = fixture.run_in(&clone, &check, &[]).json();
     assert_eq!(json["ok"], true, "{json}");
     let note: Value = serde_json::from_str(&fixture.repo.git(&[
         "notes",

@@ -103,13 +103,23 @@ fn judge(
             .get_or_init(|| crate::approval::anchored_policy(repo, base))
             .as_ref()
     };
+    // Approvals given at landing are Proof notes: a clone without them cannot see those.
+    let has_notes = repo.resolve_ref(crate::commit::NOTES_REF)?.is_some();
     for segment in range::segments(repo, base, against.head, &policy)? {
         let judged = range::unapproved(repo, &segment, &policy)?;
         if judged.approved_by.is_some() {
             check.approved_by = judged.approved_by;
         }
         for found in judged.unapproved {
-            let message = message(&found, &against.trunk, base);
+            let mut message = message(&found, &against.trunk, base);
+            if !has_notes {
+                message.push_str(&format!(
+                    " This clone has no Proof notes ({}), where an approval given when it landed is recorded: if the owner approved it then, fetch them (`git fetch origin {}:{}`) and check again.",
+                    crate::commit::NOTES_REF,
+                    crate::commit::NOTES_REF,
+                    crate::commit::NOTES_REF
+                ));
+            }
             let show = format!("git show {}", short(&found.commit.to_string()));
             let what = match &found.change {
                 Unapprovable::Loosened(l) => Forbidden::Loosened(l),

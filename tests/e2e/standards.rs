@@ -656,7 +656,7 @@ fn init_writes_a_config_that_then_passes() {
         "rust_longest_file_lines",
         "rust_suppressions",
         "typescript_suppressions",
-        "todo_density",
+        "todo_markers",
         "largest_file_bytes",
     ] {
         assert!(

@@ -1,6 +1,7 @@
 //! `discern init`: find the built-in Standards that fit this repository, measure them on the
 //! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
 
+mod jobs;
 mod paths;
 mod protect;
 
@@ -224,8 +225,14 @@ fn write(
         None => ws.repo.default_trunk().ok_or(NotWritten::NoTrunk)?,
     };
     let candidates = candidates(&snapshot);
-    // init writes no job commands yet, so only the CI definitions are found to protect.
-    let protected = protect::protected_paths(&snapshot, &[]);
+    let jobs = jobs::proposed(&snapshot);
+    // The CI definitions, and the files the enabled jobs' commands name.
+    let commands: Vec<&str> = jobs
+        .iter()
+        .filter(|j| j.enabled)
+        .map(|j| j.run.as_str())
+        .collect();
+    let protected = protect::protected_paths(&snapshot, &commands);
     let draft = render(&trunk, &candidates, &|_| 0.0, head.to_string());
     let values = todays_limits(ws, runtime, &snapshot, &draft, progress)?;
     let kept: Vec<Candidate> = candidates
@@ -238,6 +245,7 @@ fn write(
         &|name| values.get(name).copied().unwrap_or(0.0),
         head.to_string(),
     );
+    text.push_str(&jobs::render(&jobs));
     text.push_str(&acceptance(&protected));
     write_new(&path, &text).map_err(|source| NotWritten::Write {
         path: path.clone(),
@@ -431,30 +439,55 @@ fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
             });
         }
     }
+    let sources = source_globs.clone();
     if !source_globs.is_empty() {
         source_globs.extend(exclusions);
         let paths = toml_list(&source_globs);
+        // A count, not a rate: a rate per line would rise when code without markers is
+        // deleted, failing the gate for work that made nothing worse.
         out.push(Candidate {
-            name: "todo_density".to_owned(),
-            comment: "TODO and FIXME markers per 1,000 lines of source: counts each whole word TODO or FIXME (case-sensitive), divided by the lines of the same files.".to_owned(),
+            name: "todo_markers".to_owned(),
+            comment: "TODO and FIXME markers in source: counts each whole word TODO or FIXME (case-sensitive), one per occurrence, as `git grep -P -o` prints them. A count, not a rate, so deleting code never raises it.".to_owned(),
             direction: Direction::Down,
             body: format!(
-                "producer = \"builtin:pattern\"\nconfig = {{ pattern = '\\b(TODO|FIXME)\\b', paths = {paths} }}\nmetric = \"matches\"\nper = {{ lines = {paths} }}\nscale = 1000\n"
+                "producer = \"builtin:pattern\"\nconfig = {{ pattern = '\\b(TODO|FIXME)\\b', paths = {paths} }}\nmetric = \"matches\"\n"
             ),
         });
     }
-    if !snapshot.entries().is_empty() {
-        out.push(Candidate {
-            name: "largest_file_bytes".to_owned(),
-            comment: "The size of the largest tracked file, in bytes (discern.toml itself aside).".to_owned(),
-            direction: Direction::Down,
-            body: format!(
-                "producer = \"builtin:file-size\"\nconfig = {{ paths = [\"**\", \":(exclude){}\"] }}\nmetric = \"max_bytes\"\n",
-                crate::config::FILE
-            ),
-        });
+    if let Some(candidate) = largest_other_file(snapshot, &sources) {
+        out.push(candidate);
     }
     out
+}
+
+/// The largest tracked file that is not source (the source files have their longest-file
+/// Standard): no two Standards read the same file.
+fn largest_other_file(snapshot: &Snapshot, sources: &[String]) -> Option<Candidate> {
+    let mut specs = vec![
+        "**".to_owned(),
+        format!(":(exclude){}", crate::config::FILE),
+    ];
+    specs.extend(sources.iter().map(|g| format!(":(exclude){g}")));
+    if paths::count(snapshot, &specs) == 0 {
+        return None;
+    }
+    let what = match sources.is_empty() {
+        true => "any tracked file",
+        false => {
+            "a tracked file that is not source (each language's longest-file Standard holds those)"
+        }
+    };
+    Some(Candidate {
+        name: "largest_file_bytes".to_owned(),
+        comment: format!(
+            "The size of the largest file, in bytes, of {what}; discern.toml itself aside."
+        ),
+        direction: Direction::Down,
+        body: format!(
+            "producer = \"builtin:file-size\"\nconfig = {{ paths = {} }}\nmetric = \"max_bytes\"\n",
+            toml_list(&specs)
+        ),
+    })
 }
 
 fn toml_list<S: AsRef<str>>(items: &[S]) -> String {

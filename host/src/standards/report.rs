@@ -154,22 +154,15 @@ pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> D
                 crate::config::Direction::Up => ("is below", "floor"),
                 crate::config::Direction::Down => ("exceeds", "ceiling"),
             };
-            let mut message = format!(
+            // No tip to hold a rate instead: a rate per line falls when lines are added and
+            // rises when code is deleted, so it can be gamed both ways (see `init`).
+            format!(
                 "Standard {}: {} {relation} the {bound} {}. Move the metric back within your task's scope; never move the limit. If the work itself legitimately moved it, commit the final tree and propose the change for {} with a technical reason.",
                 standard.name,
                 display(value),
                 standard.limit,
                 standard.name
-            );
-            let counts =
-                standard.producer == crate::config::ProducerRef::Builtin("pattern".to_owned());
-            if counts
-                && standard.per.is_none()
-                && standard.direction == crate::config::Direction::Down
-            {
-                message.push_str(" Tip: a raw count over a growing tree rises with the tree; hold a rate instead (`per = { lines = [...] }`).");
-            }
-            message
+            )
         }
     };
     // Point at the first new finding when there is one: that is where the fix goes.

@@ -431,7 +431,7 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
         .iter()
         .map(|id| format!("discern accept --effort {id} --confirmed"))
         .collect();
-    envelope.message = Some(match commands.as_slice() {
+    let message = match commands.as_slice() {
         [] => format!(
             "{} No effort is ready to land (clean, proven, containing the trunk): `discern status` shows each one's state.",
             NotLandable::MainCheckout
@@ -449,7 +449,9 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    });
+    };
+    envelope.report.state = message.clone();
+    envelope.message = Some(message);
     envelope.data = Some(serde_json::json!({ "ready_to_land": ready, "commands": commands }));
     if let [id] = ready.as_slice() {
         envelope.hints = vec![Hint::next_step(

@@ -467,7 +467,11 @@ impl Entry for Standards {
         let mut properties = JsonMap::new();
         properties.insert(
             "action".to_owned(),
-            json!({ "type": "string", "enum": ["measure", "propose", "withdraw"] }),
+            json!({
+                "type": "string",
+                "enum": ["measure", "propose", "withdraw"],
+                "description": "What this call does (required, so the intent is explicit, ADR 0405): \"measure\" the Standards on the committed HEAD, what the CLI's `discern standards` does (with `pin`, tighten the gains); \"propose\" the exact measured limits your work breached for the owner's approval (`proposals`); \"withdraw\" every proposal."
+            }),
         );
         for schema in [schema_of::<MeasureRequest>(), schema_of::<ProposeRequest>()] {
             if let Some(Value::Object(props)) = schema.get("properties") {
@@ -563,7 +567,7 @@ impl Entry for Standards {
             }
             _ => invalid_arguments(
                 verb,
-                "Invalid arguments: `action` is required and must be \"measure\", \"propose\" or \"withdraw\".",
+                "Invalid arguments: `action` is required and must be \"measure\", \"propose\" or \"withdraw\"; to measure as `discern standards` does, call with {\"action\": \"measure\"}.",
             )
             .into(),
         }

@@ -363,9 +363,11 @@ fn wrote(
     kept: &[Candidate],
     values: &BTreeMap<String, f64>,
 ) -> Envelope {
+    // The limits as written: today's value at the precision limits are written in.
+    let written = |c: &Candidate| super::pin_target(c.direction, values[&c.name], 0.0);
     let lines: Vec<String> = kept
         .iter()
-        .map(|c| format!("{} = {} ({})", c.name, values[&c.name], c.comment))
+        .map(|c| format!("{} = {} ({})", c.name, written(c), c.comment))
         .collect();
     Envelope::ok(
         VERB,
@@ -378,7 +380,7 @@ fn wrote(
                 .map(|c| Written {
                     name: &c.name,
                     direction: c.direction,
-                    limit: values[&c.name],
+                    limit: written(c),
                 })
                 .collect(),
         })
@@ -521,7 +523,7 @@ fn render(
             candidate.comment,
             candidate.name,
             candidate.direction.as_str(),
-            toml_number(limit(&candidate.name)),
+            toml_number(super::pin_target(candidate.direction, limit(&candidate.name), 0.0)),
             candidate.body
         ));
     }

@@ -36,9 +36,12 @@ impl Verdict {
     pub fn judge(direction: Direction, limit: f64, value: f64) -> Self {
         match direction {
             Direction::Up if value + EPSILON < limit => Verdict::Regressed,
-            Direction::Up if value > limit + EPSILON => Verdict::Improved,
             Direction::Down if value - EPSILON > limit => Verdict::Regressed,
-            Direction::Down if value < limit - EPSILON => Verdict::Improved,
+            // Improved only by as much as the limit is written in: a pin (at no margin) would
+            // tighten it. A reading that differs below that precision holds it.
+            _ if tighter(direction, pin_target(direction, value, 0.0), limit) => {
+                Verdict::Improved
+            }
             _ => Verdict::Held,
         }
     }
@@ -48,13 +51,36 @@ impl Verdict {
     }
 }
 
-/// The limit a pin would set: `value ∓ margin`, rounded to 2 decimals in the looser direction.
+/// Whether `target` is a strictly tighter limit than `limit` in `direction`.
+fn tighter(direction: Direction, target: f64, limit: f64) -> bool {
+    match direction {
+        Direction::Up => target > limit + EPSILON,
+        Direction::Down => target < limit - EPSILON,
+    }
+}
+
+/// The decimals a limit near `value` is written with: 4 significant digits, at least 2
+/// (0.2306, 1.235, 83.46, 1234.57), so a rate's limit is neither coarse nor noise.
+pub fn decimals(value: f64) -> i32 {
+    if value == 0.0 || !value.is_finite() {
+        return 2;
+    }
+    (3 - value.abs().log10().floor() as i32).clamp(2, 12)
+}
+
+/// The limit a pin would set: `value ∓ margin`, rounded to [`decimals`] in the looser
+/// direction.
 pub fn pin_target(direction: Direction, value: f64, margin: f64) -> f64 {
+    let moved = match direction {
+        Direction::Up => value - margin,
+        Direction::Down => value + margin,
+    };
+    let scale = 10f64.powi(decimals(moved));
     // The tiny nudge keeps 0.3 (stored as 0.29999…) from rounding to 0.29; adding 0.0 turns
     // a -0.0 into 0.
     let target = match direction {
-        Direction::Up => ((value - margin) * 100.0 + 1e-7).floor() / 100.0,
-        Direction::Down => ((value + margin) * 100.0 - 1e-7).ceil() / 100.0,
+        Direction::Up => (moved * scale + 1e-7).floor() / scale,
+        Direction::Down => (moved * scale - 1e-7).ceil() / scale,
     };
     target + 0.0
 }
@@ -85,12 +111,19 @@ mod tests {
         assert_eq!(Verdict::judge(Down, 1.2, 1.2 + 1e-10), Verdict::Held);
         assert_eq!(Verdict::judge(Down, 1.2, 1.3), Verdict::Regressed);
         assert_eq!(Verdict::judge(Down, 1.2, 0.7), Verdict::Improved);
+        // Below the precision the limit is written in, a reading holds it: no lasting
+        // "improved" that no pin can take.
+        assert_eq!(Verdict::judge(Down, 0.2306, 0.230553683538467), Verdict::Held);
+        assert_eq!(Verdict::judge(Down, 0.2306, 0.2304), Verdict::Improved);
     }
 
     #[test]
     fn pin_rounds_loosely_and_only_tightens() {
         assert_eq!(pin_target(Up, 83.456, 0.0), 83.45);
-        assert_eq!(pin_target(Down, 0.301, 0.0), 0.31);
+        assert_eq!(pin_target(Down, 0.301, 0.0), 0.301);
+        assert_eq!(pin_target(Down, 0.230553683538467, 0.0), 0.2306);
+        assert_eq!(pin_target(Down, 1.2345, 0.0), 1.235);
+        assert_eq!(pin_target(Up, 1234.5678, 0.0), 1234.56);
         assert_eq!(pin_target(Down, 0.3, 0.0), 0.3);
         assert_eq!(pin_target(Up, 0.3, 0.0), 0.3);
         assert!(pin_target(Down, 0.0, 0.0).is_sign_positive(), "never -0");

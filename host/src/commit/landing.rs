@@ -199,7 +199,9 @@ pub fn recover(repo: &Repo, faults: &Faults, here: Here) -> Result<Vec<Recovered
     }
     let _lock = WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
     let mut done = Vec::new();
-    for (path, journal) in journals {
+    // Under the lock, only journals that are still there: one read before it may be a live
+    // landing's (it holds the lock while its journal exists) or one another call recovered.
+    for (path, journal) in pending(repo).map_err(CommitError::Git)? {
         let (message, complete, landed) = recover_one(repo, &journal, faults, here)?;
         done.push(Recovered {
             branch: journal.branch.clone(),

@@ -236,3 +236,33 @@ fn a_second_accept_says_the_effort_already_landed_and_where() {
         human.stdout
     );
 }
+
+/// A wait begun after the effort landed (its branch and worktree gone) is met at once, found by
+/// its Proof note, instead of "No effort" (found by the soak test).
+#[test]
+fn await_on_an_effort_that_already_landed_is_met() {
+    let fixture = Fixture::new(CONFIG);
+    let (path, head) = fixture.proven_effort("gone");
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    for condition in ["--landed", "--green"] {
+        let run = fixture.run(&["await", condition, "gone", "--timeout", "0", "--json"]);
+        let json = run.json();
+        assert_eq!(run.code, 0, "{condition}: {json}");
+        assert_eq!(json["data"]["met"], true, "{condition}: {json}");
+        assert_eq!(json["data"]["observed"]["tip"], head.as_str(), "{json}");
+    }
+    let json = fixture
+        .run(&[
+            "await",
+            "--landed",
+            "never-started",
+            "--timeout",
+            "0",
+            "--json",
+        ])
+        .json();
+    assert_eq!(json["error"], "not_found", "{json}");
+}

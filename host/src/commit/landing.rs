@@ -184,6 +184,31 @@ fn remove_worktree(main: &Repo, path: &Path) -> bool {
     only_deletions && worktree::remove(main, path, Removal::Discard).is_ok()
 }
 
+/// How far back the trunk's first parents are searched for an effort's landing note.
+const LANDED_SEARCH: usize = 500;
+
+/// Where one of `branches` landed: the commit within the trunk's recent first parents (from
+/// `trunk_tip`) whose Proof note names it, with that branch. A landed effort has no branch or
+/// worktree left; its note is what remains.
+pub fn landed_by_note(
+    repo: &Repo,
+    trunk_tip: ObjectId,
+    branches: &[String],
+) -> Option<(ObjectId, String)> {
+    let mut at = trunk_tip;
+    for _ in 0..LANDED_SEARCH {
+        if let Ok(Some(bytes)) = repo.note(super::NOTES_REF, at)
+            && let Ok(note) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            && let Some(branch) = note["subject"]["branch"].as_str()
+            && branches.iter().any(|b| b == branch)
+        {
+            return Some((at, branch.to_owned()));
+        }
+        at = repo.first_parent(at).ok().flatten()?;
+    }
+    None
+}
+
 /// The command that brings the main checkout to the landed trunk by hand.
 pub fn follow_command(main: &Path, from: &str, to: &str) -> String {
     let main = main.display();

@@ -201,7 +201,9 @@ impl NotProposed {
             HeadMoved => "Propose again on the new HEAD.",
             ChangesUnreadable(_) => "Check the repository, then propose again.",
             Unmeasured { .. } => "Fix the measurement first",
-            NoBreach { .. } => "Propose only Standards this work breached.",
+            NoBreach { .. } => {
+                "Propose only Standards this work breached; this one holds, so run the gate."
+            }
             Unattributed { .. } => {
                 "Move the metric back instead; a proposal must come from this work's own changes."
             }
@@ -227,6 +229,7 @@ impl NotProposed {
             NotProposed::OnTrunk { .. } => Some("start"),
             NotProposed::OtherProposals(_) => Some("standards withdraw"),
             NotProposed::Unmeasured { .. } => Some("standards"),
+            NotProposed::NoBreach { .. } => Some("done"),
             _ => None,
         }
     }

@@ -184,19 +184,24 @@ fn remove_worktree(main: &Repo, path: &Path) -> bool {
     only_deletions && worktree::remove(main, path, Removal::Discard).is_ok()
 }
 
-/// How far back the trunk's first parents are searched for an effort's landing note.
+/// How many of the trunk's recent commits are searched for an effort's landing note.
 const LANDED_SEARCH: usize = 500;
 
-/// Where one of `branches` landed: the commit within the trunk's recent first parents (from
-/// `trunk_tip`) whose Proof note names it, with that branch. A landed effort has no branch or
-/// worktree left; its note is what remains.
+/// Where one of `branches` landed: the commit among the trunk's recent history (from
+/// `trunk_tip`, every parent: a later effort that brought the trunk in with `update` has the
+/// earlier landing as its merge's second parent) whose Proof note names it, with that branch.
+/// A landed effort has no branch or worktree left; its note is what remains.
 pub fn landed_by_note(
     repo: &Repo,
     trunk_tip: ObjectId,
     branches: &[String],
 ) -> Option<(ObjectId, String)> {
-    let mut at = trunk_tip;
-    for _ in 0..LANDED_SEARCH {
+    let mut queue = std::collections::VecDeque::from([trunk_tip]);
+    let mut seen = std::collections::HashSet::from([trunk_tip]);
+    while let Some(at) = queue.pop_front() {
+        if seen.len() > LANDED_SEARCH {
+            break;
+        }
         if let Ok(Some(bytes)) = repo.note(super::NOTES_REF, at)
             && let Ok(note) = serde_json::from_slice::<serde_json::Value>(&bytes)
             && let Some(branch) = note["subject"]["branch"].as_str()
@@ -204,7 +209,11 @@ pub fn landed_by_note(
         {
             return Some((at, branch.to_owned()));
         }
-        at = repo.first_parent(at).ok().flatten()?;
+        for parent in repo.parents(at).unwrap_or_default() {
+            if seen.insert(parent) {
+                queue.push_back(parent);
+            }
+        }
     }
     None
 }

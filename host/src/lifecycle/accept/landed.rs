@@ -50,7 +50,7 @@ struct LandingFacts {
 }
 
 /// The landing of the effort `name` (its id or branch) on the trunk, found by its Proof note
-/// within the trunk's recent first parents: "already landed at <commit>".
+/// within the trunk's recent history: "already landed at <commit>".
 pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
     let config = crate::config::Config::load(ws.root()).ok().flatten();
     let trunk = ws.landing_trunk(config.as_ref());

@@ -216,7 +216,7 @@ impl NotProposed {
             Reworded { .. } => "Repeat the batch with the recorded reasons.",
             HeadMovedRenewing => "Renew again on the new HEAD.",
             Remeasured { .. } => {
-                "Move the metric back to the recorded value, or have the owner resolve the proposal."
+                "Move the metric back to the recorded value, or withdraw the proposal and propose again at the new value."
             }
             Internal(_) => "Report this as a bug in discern.",
         }
@@ -230,6 +230,7 @@ impl NotProposed {
             NotProposed::OtherProposals(_) => Some("standards withdraw"),
             NotProposed::Unmeasured { .. } => Some("standards"),
             NotProposed::NoBreach { .. } => Some("done"),
+            NotProposed::Remeasured { .. } => Some("standards withdraw"),
             _ => None,
         }
     }

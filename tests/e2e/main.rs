@@ -36,6 +36,7 @@ mod sandbox;
 mod sarif;
 mod signatures;
 mod snapshot;
+mod soak;
 mod standards;
 mod status;
 mod surfaces;

@@ -1213,3 +1213,73 @@ fn run() -> Soak {
         violations,
     }
 }
+
+/// The checks can fail: each kind of damage they guard against, made by hand on a quiet
+/// repository, is named.
+#[test]
+fn the_soak_checks_name_each_kind_of_damage() {
+    let fixture = Fixture::new(CONFIG);
+    let root = fixture.repo.head();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let shared = Shared {
+        fixture: &fixture,
+        rt: &rt,
+        scratch: scratch.path().to_owned(),
+        kill_percent: 0,
+        ledger: Mutex::new(Ledger::default()),
+    };
+    assert_eq!(violations(&shared, &root), Vec::<String>::new());
+
+    // Work whose branch was deleted before it landed.
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/lost"]);
+    fixture.repo.write("src/lost.rs", "pub fn lost() {}\n");
+    let lost = fixture.repo.commit("lost work");
+    fixture.repo.git(&["checkout", "-q", "main"]);
+    fixture.repo.git(&["branch", "-q", "-D", "agent/lost"]);
+    shared.ledger().work.push(("lost".to_owned(), lost.clone()));
+    // The trunk moved by hand, a limit loosened inside other work.
+    fixture
+        .repo
+        .write("discern.toml", CONFIG.replace("limit = 6", "limit = 60"));
+    fixture.repo.write("src/more.rs", "pub fn more() {}\n");
+    fixture.repo.commit("loosen by hand");
+    // A git lock, a landing journal, and the writer lock held.
+    let git_dir = fixture.path().join(".git");
+    std::fs::write(git_dir.join("packed-refs.lock"), "").unwrap();
+    std::fs::create_dir_all(git_dir.join("discern/landings")).unwrap();
+    std::fs::write(git_dir.join("discern/landings/agent.x.json"), "{}").unwrap();
+    let writer = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(git_dir.join("discern").join(discern::commit::lock::FILE))
+        .unwrap();
+    writer.lock().unwrap();
+
+    let found = violations(&shared, &root).join("\n");
+    for expected in [
+        "not by a landing: commit: loosen by hand",
+        "not a config-only commit by discern",
+        &format!("commit {lost} is on neither the trunk nor agent/lost"),
+        "left behind: .git/packed-refs.lock",
+        "left behind: .git/discern/landings/agent.x.json",
+        "the writer lock",
+    ] {
+        assert!(found.contains(expected), "{expected:?} in {found}");
+    }
+    writer.unlock().unwrap();
+
+    // A damaged object.
+    let blob = fixture.git_out(fixture.path(), &["rev-parse", "HEAD:README.md"]);
+    let object = git_dir.join("objects").join(&blob[..2]).join(&blob[2..]);
+    let mut permissions = std::fs::metadata(&object).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&object, permissions).unwrap();
+    std::fs::write(&object, b"not a zlib stream").unwrap();
+    let found = violations(&shared, &root).join("\n");
+    assert!(found.contains("git fsck"), "{found}");
+}

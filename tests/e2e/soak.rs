@@ -256,7 +256,17 @@ impl Agent {
 
     fn step(&mut self, sh: &Shared<'_>, killable: bool) {
         if let Some(pending) = self.pending.take() {
-            self.act(sh, pending.act, killable);
+            // The next call in that checkout is a writing one: mostly the same call again,
+            // sometimes another (every writing verb settles what a kill left).
+            let act = match pending.act {
+                Act::Start(_) | Act::Accept => pending.act,
+                _ if self.effort.is_some() && self.rng.percent(40) => {
+                    let others = [Act::Done, Act::Update, Act::Pin, Act::Withdraw, Act::Accept];
+                    others[self.rng.below(others.len() as u64) as usize].clone()
+                }
+                act => act,
+            };
+            self.act(sh, act, killable);
             return;
         }
         if let Some(effort) = &self.effort
@@ -633,7 +643,7 @@ impl Agent {
         };
         args.push("--json".into());
         let kill_at = (killable && self.rng.percent(sh.kill_percent))
-            .then(|| Duration::from_millis(self.rng.below(500)));
+            .then(|| Duration::from_millis(self.rng.below(300)));
         run_killable(sh, self.id, dir, &args, kill_at)
     }
 

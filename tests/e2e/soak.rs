@@ -470,10 +470,11 @@ impl Agent {
                     });
                 }
             }
-            Act::Accept if envelope["error"] == "awaiting_standard_approval" => {
-                if self.rng.percent(60) {
-                    self.suggested = Some(Act::Approve);
-                }
+            // The owner answers most of the time.
+            Act::Accept
+                if envelope["error"] == "awaiting_standard_approval" && self.rng.percent(80) =>
+            {
+                self.suggested = Some(Act::Approve);
             }
             _ => {}
         }

@@ -23,7 +23,9 @@
 //!   (`every_refusal_under_load_names_the_step_past_it`) fails on it until it is fixed.
 //!
 //! Scale: `DISCERN_SOAK_AGENTS` (default 4), `DISCERN_SOAK_SECONDS` (default 20),
-//! `DISCERN_SOAK_KILL_PERCENT` (default 4), `DISCERN_SOAK_SEED` (default: the clock; printed,
+//! `DISCERN_SOAK_KILL_PERCENT` (default 8: the share of CLI calls given a kill moment, anywhere
+//! within how long that verb has been taking; some finish first), `DISCERN_SOAK_SEED`
+//! (default: the clock; printed,
 //! so a mix can be run again — thread timing still varies between runs).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -244,6 +246,8 @@ struct Agent {
     suggested: Option<Act>,
     /// The last few calls, for a failure's context.
     recent: Vec<String>,
+    /// How long each verb's CLI calls have taken (ms, a moving average).
+    durations: HashMap<&'static str, u64>,
 }
 
 impl Agent {
@@ -646,9 +650,19 @@ impl Agent {
             Act::Commit | Act::Approve => unreachable!("not a discern call"),
         };
         args.push("--json".into());
+        // A kill lands anywhere in the call: up to a little past how long this verb has taken
+        // (so the last steps of a landing are hit as often as its measurement).
+        let typical = self.durations.get(act.label()).copied().unwrap_or(300);
         let kill_at = (killable && self.rng.percent(sh.kill_percent))
-            .then(|| Duration::from_millis(self.rng.below(300)));
-        run_killable(sh, self.id, dir, &args, kill_at)
+            .then(|| Duration::from_millis(self.rng.below(typical * 6 / 5 + 20)));
+        let started = Instant::now();
+        let outcome = run_killable(sh, self.id, dir, &args, kill_at);
+        if matches!(outcome, Outcome::Ok(_) | Outcome::Refused(_)) {
+            let took = started.elapsed().as_millis() as u64;
+            let average = self.durations.entry(act.label()).or_insert(took);
+            *average = (*average * 3 + took) / 4;
+        }
+        outcome
     }
 
     fn mcp(&mut self, sh: &Shared<'_>, act: &Act, dir: &Path) -> Outcome {
@@ -1080,7 +1094,7 @@ fn every_refusal_under_load_names_the_step_past_it() {
 fn run() -> Soak {
     let agents = env_number("DISCERN_SOAK_AGENTS", 4).max(1) as usize;
     let seconds = env_number("DISCERN_SOAK_SECONDS", 20).max(1);
-    let kill_percent = env_number("DISCERN_SOAK_KILL_PERCENT", 4).min(100);
+    let kill_percent = env_number("DISCERN_SOAK_KILL_PERCENT", 8).min(100);
     let seed = env_number(
         "DISCERN_SOAK_SEED",
         SystemTime::now()
@@ -1091,7 +1105,7 @@ fn run() -> Soak {
     let round = if seconds <= 60 { 5 } else { 30 };
     let rounds = seconds.div_ceil(round);
     eprintln!(
-        "soak: seed {seed} (DISCERN_SOAK_SEED={seed} runs this mix again), {agents} agents, {seconds} s in {rounds} rounds, {kill_percent} % of CLI calls killed"
+        "soak: seed {seed} (DISCERN_SOAK_SEED={seed} runs this mix again), {agents} agents, {seconds} s in {rounds} rounds, {kill_percent} % of CLI calls given a kill moment"
     );
 
     let setup = Instant::now();
@@ -1120,6 +1134,7 @@ fn run() -> Soak {
             pending: None,
             suggested: None,
             recent: Vec::new(),
+            durations: HashMap::new(),
         })
         .collect();
     eprintln!("soak: setup {:.1} s", setup.elapsed().as_secs_f64());

@@ -491,3 +491,86 @@ fn note_exists(fixture: &Fixture, commit: &str) -> bool {
         )
         .is_empty()
 }
+
+/// A pin interrupted after its branch moved, then `update`: the update finishes the pin first
+/// (as every writing verb does) and merges on top of it. It used to refuse the tree as dirty
+/// with discern's own half-written discern.toml, and an agent that followed its hint ("commit
+/// your changes") reverted the pin and wedged the worktree: every later writing call was
+/// refused with "neither its tip nor its parent" (found by the soak test).
+#[test]
+fn an_update_after_an_interrupted_pin_finishes_the_pin_first() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture.run(&["start", "--name", "p", "--json"]).json();
+    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
+    let before = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
+    let run = fixture.run_in(
+        &effort,
+        &["standards", "--pin", "--json"],
+        &[("DISCERN_FAULT", discern::commit::step::REF_MOVED)],
+    );
+    assert_ne!(run.code, 0, "the fault hook stops it");
+    let pin = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
+    assert_ne!(pin, before, "the branch moved to the pin");
+    fixture.repo.write("NEWS.md", "trunk moves on\n");
+    let trunk = fixture.repo.commit("trunk work");
+
+    let json = fixture.run_in(&effort, &["update", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    let parents = fixture.git_out(&effort, &["rev-list", "--parents", "-n", "1", "HEAD"]);
+    assert!(parents.ends_with(&format!("{pin} {trunk}")), "{parents}");
+    let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
+    assert!(
+        !Path::new(&git_dir)
+            .join("discern/config-transaction.json")
+            .exists(),
+        "the pin's journal is settled"
+    );
+    assert_eq!(fixture.git_out(&effort, &["status", "--porcelain"]), "");
+    assert_eq!(
+        fixture.git_out(&effort, &["diff", "--name-only", &before, &pin]),
+        "discern.toml"
+    );
+    let json = fixture.run_in(&effort, &["done", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+}
+
+/// A pin interrupted after its branch moved, then `accept`: accept settles the pin first, so
+/// its refusal (the Proof is for the commit before the pin) names the gate, never "commit your
+/// changes" of discern's own half-written discern.toml (found by the soak test).
+#[test]
+fn an_accept_after_an_interrupted_pin_finishes_the_pin_first() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture.run(&["start", "--name", "q", "--json"]).json();
+    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
+    let run = fixture.run_in(
+        &effort,
+        &["standards", "--pin", "--json"],
+        &[("DISCERN_FAULT", discern::commit::step::REF_MOVED)],
+    );
+    assert_ne!(run.code, 0, "the fault hook stops it");
+    let json = fixture
+        .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_ne!(json["error"], "dirty_worktree", "{json}");
+    assert_eq!(fixture.git_out(&effort, &["status", "--porcelain"]), "");
+    let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
+    assert!(
+        !Path::new(&git_dir)
+            .join("discern/config-transaction.json")
+            .exists(),
+        "the pin's journal is settled"
+    );
+    for args in [
+        &["done", "--json"][..],
+        &["accept", "--confirmed", "--json"],
+    ] {
+        let json = fixture.run_in(&effort, args, &[]).json();
+        assert_eq!(json["ok"], true, "{args:?}: {json}");
+    }
+}

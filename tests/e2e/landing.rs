@@ -236,3 +236,61 @@ fn a_second_accept_says_the_effort_already_landed_and_where() {
         human.stdout
     );
 }
+
+/// A wait begun after the effort landed (its branch and worktree gone) is met at once, found by
+/// its Proof note, instead of "No effort" — also once a later effort that brought the trunk in
+/// landed on top, so the landing is its merge's second parent, off the trunk's first parents
+/// (found by the soak test).
+#[test]
+fn await_on_an_effort_that_already_landed_is_met() {
+    let fixture = Fixture::new(CONFIG);
+    let (later, _) = fixture.proven_effort("later");
+    let (path, head) = fixture.proven_effort("gone");
+    let json = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    let waits = |when: &str| {
+        for condition in ["--landed", "--green"] {
+            let run = fixture.run(&["await", condition, "gone", "--timeout", "0", "--json"]);
+            let json = run.json();
+            assert_eq!(run.code, 0, "{when} {condition}: {json}");
+            assert_eq!(json["data"]["met"], true, "{when} {condition}: {json}");
+            assert_eq!(json["data"]["observed"]["tip"], head.as_str(), "{json}");
+        }
+        let json = fixture
+            .run(&["accept", "--effort", "gone", "--confirmed", "--json"])
+            .json();
+        assert_eq!(
+            json["data"]["already_landed"],
+            head.as_str(),
+            "{when}: {json}"
+        );
+    };
+    waits("landed");
+    for args in [
+        &["update", "--json"][..],
+        &["done", "--json"],
+        &["accept", "--confirmed", "--json"],
+    ] {
+        let json = fixture.run_in(&later, args, &[]).json();
+        assert_eq!(json["ok"], true, "{args:?}: {json}");
+    }
+    let first_parents = fixture.git_out(fixture.path(), &["rev-list", "--first-parent", "main"]);
+    assert!(
+        !first_parents.contains(&head),
+        "the landing is off the first parents now"
+    );
+    waits("after a later landing");
+    let json = fixture
+        .run(&[
+            "await",
+            "--landed",
+            "never-started",
+            "--timeout",
+            "0",
+            "--json",
+        ])
+        .json();
+    assert_eq!(json["error"], "not_found", "{json}");
+}

@@ -444,6 +444,10 @@ fn every_refusal_of_a_batch_writes_nothing() {
             .contains("there is no breach"),
         "{json}"
     );
+    assert_eq!(
+        json["hints"][0]["action"]["verb"], "done",
+        "the way past it: {json}"
+    );
 
     // A branch that already moved the limit.
     calm.repo

@@ -37,6 +37,7 @@ mod sandbox;
 mod sarif;
 mod signatures;
 mod snapshot;
+mod soak;
 mod standards;
 mod status;
 mod surfaces;

@@ -262,3 +262,31 @@ fn withdraw_reverts_every_proposed_limit_then_one_batch_proposes_them_together()
         2
     );
 }
+
+/// Work that moved a proposed metric again cannot renew the proposal; the refusal names the
+/// way out (withdraw), and a new proposal at the new value goes through (found by the soak test).
+#[test]
+fn a_proposal_whose_metric_moved_again_names_withdraw_as_the_way_out() {
+    let fixture = breaching();
+    assert_eq!(propose(&fixture, "todo", TODO_REASON)["ok"], true);
+    fixture.repo.write("src/again.rs", "// TODO 4\n");
+    fixture.repo.commit("one more");
+    let refused = propose(&fixture, "todo", TODO_REASON);
+    assert_eq!(refused["error"], "proposal_stale", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("not the recorded"),
+        "{refused}"
+    );
+    assert_eq!(
+        refused["hints"][0]["action"]["verb"], "standards withdraw",
+        "the refusal names the way out: {refused}"
+    );
+    let json = fixture.run(&["standards", "withdraw", "--json"]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    let json = propose(&fixture, "todo", TODO_REASON);
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["proposal_batch"]["status"], "recorded");
+}

@@ -127,3 +127,47 @@ fn concurrent_starts_of_one_name_make_one_effort_and_never_unwind_the_winners() 
         }
     }
 }
+
+/// A writing call that reads a live landing's journal and then waits for the writer lock does
+/// not "recover" that landing after it finished (found by the soak test: `cannot remove the
+/// landing journal: No such file or directory`).
+#[test]
+fn a_call_waiting_for_a_landing_does_not_recover_it_after_it_finished() {
+    let fixture = Fixture::new(CONFIG);
+    let (effort, head) = fixture.proven_effort("live");
+    let out = fixture.repo.parent().join("bystander.json");
+    // While the landing holds the lock with its journal written, a start from the main
+    // checkout reads the journal and waits for the lock.
+    let bystander = format!(
+        "cd '{}' && '{}' start --name bystander --json > '{}' 2>&1 & sleep 1",
+        fixture.path().display(),
+        env!("CARGO_BIN_EXE_discern"),
+        out.display()
+    );
+    let step = discern::commit::landing::step::JOURNAL_WRITTEN;
+    let json = fixture
+        .run_in(
+            &effort,
+            &["accept", "--confirmed", "--json"],
+            &[("DISCERN_FAULT_EXEC", &format!("{step}:{bystander}"))],
+        )
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(
+        fixture.git_out(fixture.path(), &["rev-parse", "main"]),
+        head
+    );
+    let started = std::time::Instant::now();
+    let bystander: Value = loop {
+        if let Ok(v) = serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()) {
+            break v;
+        }
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the bystander never answered"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(bystander["ok"], true, "{bystander}");
+    assert_eq!(bystander["data"]["id"], "bystander", "{bystander}");
+}

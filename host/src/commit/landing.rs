@@ -186,6 +186,40 @@ pub(super) fn remove_worktree(main: &Repo, path: &Path) -> bool {
     only_deletions && worktree::remove(main, path, Removal::Discard).is_ok()
 }
 
+/// How many of the trunk's recent commits are searched for an effort's landing note.
+const LANDED_SEARCH: usize = 500;
+
+/// Where one of `branches` landed: the commit among the trunk's recent history (from
+/// `trunk_tip`, every parent: a later effort that brought the trunk in with `update` has the
+/// earlier landing as its merge's second parent) whose Proof note names it, with that branch.
+/// A landed effort has no branch or worktree left; its note is what remains.
+pub fn landed_by_note(
+    repo: &Repo,
+    trunk_tip: ObjectId,
+    branches: &[String],
+) -> Option<(ObjectId, String)> {
+    let mut queue = std::collections::VecDeque::from([trunk_tip]);
+    let mut seen = std::collections::HashSet::from([trunk_tip]);
+    while let Some(at) = queue.pop_front() {
+        if seen.len() > LANDED_SEARCH {
+            break;
+        }
+        if let Ok(Some(bytes)) = repo.note(super::NOTES_REF, at)
+            && let Ok(note) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            && let Some(branch) = note["subject"]["branch"].as_str()
+            && branches.iter().any(|b| b == branch)
+        {
+            return Some((at, branch.to_owned()));
+        }
+        for parent in repo.parents(at).unwrap_or_default() {
+            if seen.insert(parent) {
+                queue.push_back(parent);
+            }
+        }
+    }
+    None
+}
+
 /// The command that brings the main checkout to the landed trunk by hand.
 pub fn follow_command(main: &Path, from: &str, to: &str) -> String {
     let main = main.display();
@@ -201,7 +235,9 @@ pub fn recover(repo: &Repo, faults: &Faults, here: Here) -> Result<Vec<Recovered
     }
     let _lock = WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
     let mut done = Vec::new();
-    for (path, journal) in journals {
+    // Under the lock, only journals that are still there: one read before it may be a live
+    // landing's (it holds the lock while its journal exists) or one another call recovered.
+    for (path, journal) in pending(repo).map_err(CommitError::Git)? {
         let (message, complete, landed) = recover_one(repo, &journal, faults, here)?;
         done.push(Recovered {
             branch: journal.branch.clone(),

@@ -91,7 +91,10 @@ pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Env
         )
         .with_next(Action::new("update"));
     }
-    if !dry_run && let Err(refusal) = preflight::finish_landings(VERB, repo) {
+    // Like every writing verb: an interrupted landing or config transaction (a pin killed after
+    // its branch moved leaves discern.toml unsynced) is settled first, so the merge never runs
+    // on top of it and the tree is not called dirty with discern's own half-written change.
+    if !dry_run && let Err(refusal) = preflight::recover(VERB, repo) {
         return *refusal;
     }
     let source = from.map_or_else(|| trunk.clone(), str::to_owned);

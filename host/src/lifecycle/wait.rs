@@ -230,8 +230,13 @@ fn begin(
     };
     let tip = match condition {
         Condition::Green(target) | Condition::Landed(target) => {
+            // An effort that already landed has no branch or worktree left: its Proof note on
+            // the trunk names it, and the landed commit is its tip.
+            let branches = [target.clone(), format!("{prefix}{target}")];
+            let landed = || crate::commit::landing::landed_by_note(repo, trunk_start, &branches);
             match sibling(repo, prefix, target) {
                 Some((_, tip)) => tip.map(|t| t.to_string()),
+                None if let Some((at, _)) = landed() => Some(at.to_string()),
                 None => {
                     return Err(Box::new(refuse(
                         ErrorSlug::NotFound,

@@ -201,7 +201,9 @@ impl NotProposed {
             HeadMoved => "Propose again on the new HEAD.",
             ChangesUnreadable(_) => "Check the repository, then propose again.",
             Unmeasured { .. } => "Fix the measurement first",
-            NoBreach { .. } => "Propose only Standards this work breached.",
+            NoBreach { .. } => {
+                "Propose only Standards this work breached; this one holds, so run the gate."
+            }
             Unattributed { .. } => {
                 "Move the metric back instead; a proposal must come from this work's own changes."
             }
@@ -214,7 +216,7 @@ impl NotProposed {
             Reworded { .. } => "Repeat the batch with the recorded reasons.",
             HeadMovedRenewing => "Renew again on the new HEAD.",
             Remeasured { .. } => {
-                "Move the metric back to the recorded value, or have the owner resolve the proposal."
+                "Move the metric back to the recorded value, or withdraw the proposal and propose again at the new value."
             }
             Internal(_) => "Report this as a bug in discern.",
         }
@@ -227,6 +229,8 @@ impl NotProposed {
             NotProposed::OnTrunk { .. } => Some("start"),
             NotProposed::OtherProposals(_) => Some("standards withdraw"),
             NotProposed::Unmeasured { .. } => Some("standards"),
+            NotProposed::NoBreach { .. } => Some("done"),
+            NotProposed::Remeasured { .. } => Some("standards withdraw"),
             _ => None,
         }
     }

@@ -26,12 +26,15 @@ pub(super) fn approve(
     required.explained(VERB, "prove the new commit, then accept.")?;
     let stale = required.stale(repo, landing.head, &landing.trunk);
     if !stale.is_empty() {
-        return Err(Box::new(refuse(
-            ErrorSlug::ProposalStale,
-            format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
-            HintId::StandardsPropose,
-            "Renew them (repeat the same proposal batch), prove the new commit, then accept.",
-        )));
+        return Err(Box::new(
+            refuse(
+                ErrorSlug::ProposalStale,
+                format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
+                HintId::StandardsPropose,
+                "Renew them (repeat the same proposal batch), prove the new commit, then accept.",
+            )
+            .with_next(Action::new("standards propose")),
+        ));
     }
     let policy = approval::policy(repo, landing.trunk_commit).map_err(|e| {
         Box::new(refuse(

@@ -49,11 +49,8 @@ struct LandingFacts {
     main_checkout_updated: bool,
 }
 
-/// How far back the trunk's first parents are searched for an effort's landing note.
-const LANDED_SEARCH: usize = 500;
-
 /// The landing of the effort `name` (its id or branch) on the trunk, found by its Proof note
-/// within the trunk's recent first parents: "already landed at <commit>".
+/// within the trunk's recent history: "already landed at <commit>".
 pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
     let config = crate::config::Config::load(ws.root()).ok().flatten();
     let trunk = ws.landing_trunk(config.as_ref());
@@ -62,29 +59,20 @@ pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
         |c| c.branch_prefix,
     );
     let branches = [name.to_owned(), format!("{prefix}{name}")];
-    let mut at = ws.repo.branch_commit(&trunk).ok().flatten()?;
-    for _ in 0..LANDED_SEARCH {
-        if let Ok(Some(bytes)) = ws.repo.note(commit::NOTES_REF, at)
-            && let Ok(note) = serde_json::from_slice::<serde_json::Value>(&bytes)
-            && let Some(branch) = note["subject"]["branch"].as_str()
-            && branches.iter().any(|b| b == branch)
-        {
-            let landed = at.to_string();
-            return Some(Envelope::ok(
-                VERB,
-                serde_json::json!({ "already_landed": landed, "branch": branch, "trunk": trunk }),
-                Report {
-                    state: format!(
-                        "{branch} already landed on {trunk} at {}; there is nothing to accept.",
-                        short(&landed)
-                    ),
-                    sections: Vec::new(),
-                },
-            ));
-        }
-        at = ws.repo.first_parent(at).ok().flatten()?;
-    }
-    None
+    let tip = ws.repo.branch_commit(&trunk).ok().flatten()?;
+    let (at, branch) = landing::landed_by_note(&ws.repo, tip, &branches)?;
+    let landed = at.to_string();
+    Some(Envelope::ok(
+        VERB,
+        serde_json::json!({ "already_landed": landed, "branch": branch, "trunk": trunk }),
+        Report {
+            state: format!(
+                "{branch} already landed on {trunk} at {}; there is nothing to accept.",
+                short(&landed)
+            ),
+            sections: Vec::new(),
+        },
+    ))
 }
 
 /// This effort's landing, begun by an earlier `accept` a crash cut short after the trunk moved,

@@ -213,6 +213,14 @@ fn land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     {
         return landed::finished_before(own, main);
     }
+    // This checkout's config transaction a crash interrupted (a pin killed once its branch
+    // moved) is settled too, as every writing verb does, so the tree is not called dirty with
+    // discern's own half-written discern.toml.
+    if !request.dry_run
+        && let Err(e) = crate::commit::recover(&ws.repo)
+    {
+        return preflight::recovery_refusal(VERB, &e).into();
+    }
     let mut moved = decide_and_land(ws, runtime, request);
     moved
         .envelope

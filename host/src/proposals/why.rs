@@ -57,7 +57,7 @@ pub(super) enum NotProposed {
     )]
     OtherProposals(Vec<(String, Vec<String>)>),
     #[error(
-        "Standard {name} already moved its limit on this branch ({trunk_limit} → {limit}); a proposal starts from the trunk's limit."
+        "Standard {name} already moved its limit on this branch ({trunk_limit} → {limit}); a proposal starts from the trunk's limit. Where this branch pinned it tighter itself, putting it back to the trunk's {trunk_limit} (`limit = {trunk_limit}` under [standards.{name}] in discern.toml, committed) is no loosening versus the trunk and needs no proposal."
     )]
     LimitMoved {
         name: String,
@@ -196,7 +196,7 @@ impl NotProposed {
                 "Repeat the existing batch to renew or re-word it; or withdraw them (every proposed limit back to the trunk's, in one config-only commit) and propose every Standard together in one batch"
             }
             LimitMoved { .. } => {
-                "Restore the trunk's limit in discern.toml and commit, then propose."
+                "Put the limit back to the trunk's in discern.toml (the message names it) and commit, then run the gate; propose only what still breaches the trunk's limit"
             }
             HeadMoved => "Propose again on the new HEAD.",
             ChangesUnreadable(_) => "Check the repository, then propose again.",
@@ -229,7 +229,7 @@ impl NotProposed {
             NotProposed::OnTrunk { .. } => Some("start"),
             NotProposed::OtherProposals(_) => Some("standards withdraw"),
             NotProposed::Unmeasured { .. } => Some("standards"),
-            NotProposed::NoBreach { .. } => Some("done"),
+            NotProposed::NoBreach { .. } | NotProposed::LimitMoved { .. } => Some("done"),
             NotProposed::Remeasured { .. } => Some("standards withdraw"),
             _ => None,
         }

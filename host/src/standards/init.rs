@@ -523,7 +523,11 @@ fn render(
             candidate.comment,
             candidate.name,
             candidate.direction.as_str(),
-            toml_number(super::pin_target(candidate.direction, limit(&candidate.name), 0.0)),
+            toml_number(super::pin_target(
+                candidate.direction,
+                limit(&candidate.name),
+                0.0
+            )),
             candidate.body
         ));
     }

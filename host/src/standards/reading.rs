@@ -39,9 +39,7 @@ impl Verdict {
             Direction::Down if value - EPSILON > limit => Verdict::Regressed,
             // Improved only by as much as the limit is written in: a pin (at no margin) would
             // tighten it. A reading that differs below that precision holds it.
-            _ if tighter(direction, pin_target(direction, value, 0.0), limit) => {
-                Verdict::Improved
-            }
+            _ if tighter(direction, pin_target(direction, value, 0.0), limit) => Verdict::Improved,
             _ => Verdict::Held,
         }
     }
@@ -113,7 +111,10 @@ mod tests {
         assert_eq!(Verdict::judge(Down, 1.2, 0.7), Verdict::Improved);
         // Below the precision the limit is written in, a reading holds it: no lasting
         // "improved" that no pin can take.
-        assert_eq!(Verdict::judge(Down, 0.2306, 0.230553683538467), Verdict::Held);
+        assert_eq!(
+            Verdict::judge(Down, 0.2306, 0.230553683538467),
+            Verdict::Held
+        );
         assert_eq!(Verdict::judge(Down, 0.2306, 0.2304), Verdict::Improved);
     }
 

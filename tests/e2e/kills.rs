@@ -574,3 +574,32 @@ fn an_accept_after_an_interrupted_pin_finishes_the_pin_first() {
         assert_eq!(json["ok"], true, "{args:?}: {json}");
     }
 }
+
+/// A pin interrupted after its branch moved, then a plain `git commit -a` before any discern
+/// call (committing what the half-synced tree shows): the pin's commit is in the branch's
+/// history, so the next writing call finishes it instead of wedging the worktree.
+#[test]
+fn a_commit_on_top_of_an_interrupted_pin_does_not_wedge_the_worktree() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture.run(&["start", "--name", "q", "--json"]).json();
+    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
+    let run = fixture.run_in(
+        &effort,
+        &["standards", "--pin", "--json"],
+        &[("DISCERN_FAULT", discern::commit::step::REF_MOVED)],
+    );
+    assert_ne!(run.code, 0, "the fault hook stops it");
+    fixture.git_in(&effort, &["commit", "-q", "-am", "what the tree showed"]);
+    let json = fixture.run_in(&effort, &["done", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
+    assert!(
+        !Path::new(&git_dir)
+            .join("discern/config-transaction.json")
+            .exists(),
+        "the pin's journal is settled"
+    );
+}

@@ -257,7 +257,8 @@ pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
     };
     let unreadable = |why: String| {
         CommitError::Git(format!(
-            "the transaction journal {} {why}; inspect the branch and the file, then delete the journal",
+            "the transaction journal {} {why}; inspect the branch and the file, then delete the journal (`rm {}`)",
+            path.display(),
             path.display()
         ))
     };
@@ -281,9 +282,21 @@ pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
         std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
         return Ok(Some(Recovery::RolledBack(journal)));
     }
+    // The commit landed and the branch moved on from it (a `git commit -a` after the kill,
+    // say): it is finished, its records written; the work tree is the later commits' to say.
+    if let Some(tip) = current
+        && tip != new
+        && repo.is_ancestor(new, tip)
+    {
+        check_shape_of(repo, new, head, &journal.path)?;
+        write_files(repo, &journal)
+            .map_err(|e| git_error("cannot write the transaction's records", e))?;
+        std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the journal", e))?;
+        return Ok(Some(Recovery::Completed(journal)));
+    }
     if current != Some(new) {
         return Err(unreadable(format!(
-            "describes a commit on {} that is neither its tip nor its parent (another writer moved the branch)",
+            "describes a commit on {} that is neither its tip nor in its history (another writer moved the branch elsewhere)",
             journal.branch
         )));
     }

@@ -734,3 +734,42 @@ fn accept_lands_a_branch_from_a_plain_checkout_and_refuses_a_local_trunk_left_be
     forge.git(o, &["push", "-q", "origin", "main", "refs/notes/discern"]);
     passes("trunk CI", forge.trunk_ci(&before));
 }
+
+/// A fork's clone follows the project's trunk through its local trunk's upstream, as the
+/// README's recipe sets it (`git branch -u upstream/main main`).
+#[test]
+fn a_forks_clone_is_judged_against_the_projects_trunk() {
+    let forge = Forge::new();
+    let fork = forge.dir.join("fork.git");
+    let origin = forge.origin.to_str().unwrap();
+    forge.git(
+        &forge.dir,
+        &["clone", "-q", "--bare", origin, fork.to_str().unwrap()],
+    );
+    let mine = forge.dir.join("forked");
+    forge.git(
+        &forge.dir,
+        &[
+            "clone",
+            "-q",
+            fork.to_str().unwrap(),
+            mine.to_str().unwrap(),
+        ],
+    );
+    forge.git(&mine, &["remote", "add", "upstream", origin]);
+    // The project moves on after the fork was made.
+    let c = &forge.contributor;
+    forge.git(c, &["checkout", "-q", "main"]);
+    std::fs::write(c.join("README.md"), "# the project moved\n").unwrap();
+    forge.git(c, &["commit", "-q", "-am", "the project moves on"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    forge.git(&mine, &["fetch", "-q", "upstream"]);
+    forge.git(&mine, &["branch", "-q", "-u", "upstream/main", "main"]);
+    forge.git(&mine, &["checkout", "-q", "-b", "topic", "upstream/main"]);
+    let (code, json) = forge.discern(&mine, &["standards", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(
+        json["data"]["limits"]["trunk_ref"], "refs/remotes/upstream/main",
+        "{json}"
+    );
+}

@@ -264,6 +264,28 @@ impl Forge {
     }
 }
 
+impl Forge {
+    /// The same verdict on the pull request's head, its merge ref and the trunk after landing
+    /// by `strategy` (`pass`: all pass, else all fail); PR CI's envelope.
+    fn everywhere(&self, name: &str, strategy: Strategy, pass: bool) -> Value {
+        let judge = |what: &str, run: (i32, Value)| -> Value {
+            let json = run.1.clone();
+            match pass {
+                true => passes(&format!("{strategy:?}: {what}"), run),
+                false => {
+                    fails(&format!("{strategy:?}: {what}"), run);
+                }
+            }
+            json
+        };
+        let pr = judge("PR CI", self.pr_ci(name));
+        judge("the merge ref", self.merge_ref_ci(name));
+        let before = self.land(name, strategy);
+        judge("trunk CI after landing", self.trunk_ci(&before));
+        pr
+    }
+}
+
 const BREACH: &[(&str, &str)] = &[(
     "src/more.rs",
     "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
@@ -325,10 +347,7 @@ fn an_unapproved_loosening_fails_everywhere_under_every_strategy() {
         forge.reset_trunk(&start);
         let name = format!("unapproved-{strategy:?}").to_lowercase();
         forge.pull_request(&name, BREACH, true);
-        fails("PR CI", forge.pr_ci(&name));
-        fails("the merge ref", forge.merge_ref_ci(&name));
-        let before = forge.land(&name, strategy);
-        fails("trunk CI", forge.trunk_ci(&before));
+        forge.everywhere(&name, strategy, false);
     }
 }
 
@@ -475,11 +494,8 @@ fn a_key_a_pull_request_adds_approves_nothing_of_its_own_under_every_strategy() 
         let name = format!("self-approved-{strategy:?}").to_lowercase();
         forge.pull_request(&name, &files, true);
         self_approve(&forge, &name, &key, &widened);
-        let json = fails("PR CI", forge.pr_ci(&name));
+        let json = forge.everywhere(&name, strategy, false);
         assert!(json.to_string().contains("does not count"), "{json}");
-        fails("the merge ref", forge.merge_ref_ci(&name));
-        let before = forge.land(&name, strategy);
-        fails("trunk CI", forge.trunk_ci(&before));
     }
 }
 
@@ -599,11 +615,7 @@ fn a_protected_change_lands_only_with_the_owners_approval_under_every_strategy()
         );
         assert_eq!(forge.out(o, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
         forge.git(o, &["push", "-q", "origin", &format!("{name}:{name}")]);
-
-        passes("PR CI with the approval", forge.pr_ci(&name));
-        passes("the merge ref with the approval", forge.merge_ref_ci(&name));
-        let before = forge.land(&name, strategy);
-        passes("trunk CI after landing", forge.trunk_ci(&before));
+        forge.everywhere(&name, strategy, true);
     }
 }
 

@@ -500,18 +500,7 @@ fn note_exists(fixture: &Fixture, commit: &str) -> bool {
 #[test]
 fn an_update_after_an_interrupted_pin_finishes_the_pin_first() {
     let fixture = Fixture::new(CONFIG);
-    let json = fixture.run(&["start", "--name", "p", "--json"]).json();
-    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
-    std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
-    fixture.git_in(&effort, &["add", "-A"]);
-    fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
-    let before = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
-    let run = fixture.run_in(
-        &effort,
-        &["standards", "--pin", "--json"],
-        &[("DISCERN_FAULT", discern::commit::step::REF_MOVED)],
-    );
-    assert_ne!(run.code, 0, "the fault hook stops it");
+    let (effort, before) = interrupted_pin(&fixture, "p");
     let pin = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
     assert_ne!(pin, before, "the branch moved to the pin");
     fixture.repo.write("NEWS.md", "trunk moves on\n");
@@ -521,13 +510,7 @@ fn an_update_after_an_interrupted_pin_finishes_the_pin_first() {
     assert_eq!(json["ok"], true, "{json}");
     let parents = fixture.git_out(&effort, &["rev-list", "--parents", "-n", "1", "HEAD"]);
     assert!(parents.ends_with(&format!("{pin} {trunk}")), "{parents}");
-    let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
-    assert!(
-        !Path::new(&git_dir)
-            .join("discern/config-transaction.json")
-            .exists(),
-        "the pin's journal is settled"
-    );
+    assert_settled(&fixture, &effort);
     assert_eq!(fixture.git_out(&effort, &["status", "--porcelain"]), "");
     assert_eq!(
         fixture.git_out(&effort, &["diff", "--name-only", &before, &pin]),
@@ -543,29 +526,13 @@ fn an_update_after_an_interrupted_pin_finishes_the_pin_first() {
 #[test]
 fn an_accept_after_an_interrupted_pin_finishes_the_pin_first() {
     let fixture = Fixture::new(CONFIG);
-    let json = fixture.run(&["start", "--name", "q", "--json"]).json();
-    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
-    std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
-    fixture.git_in(&effort, &["add", "-A"]);
-    fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
-    let run = fixture.run_in(
-        &effort,
-        &["standards", "--pin", "--json"],
-        &[("DISCERN_FAULT", discern::commit::step::REF_MOVED)],
-    );
-    assert_ne!(run.code, 0, "the fault hook stops it");
+    let (effort, _) = interrupted_pin(&fixture, "q");
     let json = fixture
         .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
         .json();
     assert_ne!(json["error"], "dirty_worktree", "{json}");
     assert_eq!(fixture.git_out(&effort, &["status", "--porcelain"]), "");
-    let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
-    assert!(
-        !Path::new(&git_dir)
-            .join("discern/config-transaction.json")
-            .exists(),
-        "the pin's journal is settled"
-    );
+    assert_settled(&fixture, &effort);
     for args in [
         &["done", "--json"][..],
         &["accept", "--confirmed", "--json"],
@@ -581,21 +548,34 @@ fn an_accept_after_an_interrupted_pin_finishes_the_pin_first() {
 #[test]
 fn a_commit_on_top_of_an_interrupted_pin_does_not_wedge_the_worktree() {
     let fixture = Fixture::new(CONFIG);
-    let json = fixture.run(&["start", "--name", "q", "--json"]).json();
+    let (effort, _) = interrupted_pin(&fixture, "q");
+    fixture.git_in(&effort, &["commit", "-q", "-am", "what the tree showed"]);
+    let json = fixture.run_in(&effort, &["done", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_settled(&fixture, &effort);
+}
+
+/// An effort `name` with one commit, whose `--pin` was killed once its branch moved; the
+/// effort's path and its commit before the pin.
+fn interrupted_pin(fixture: &Fixture, name: &str) -> (std::path::PathBuf, String) {
+    let json = fixture.run(&["start", "--name", name, "--json"]).json();
     let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
     std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
     fixture.git_in(&effort, &["add", "-A"]);
     fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
+    let before = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
     let run = fixture.run_in(
         &effort,
         &["standards", "--pin", "--json"],
         &[("DISCERN_FAULT", discern::commit::step::REF_MOVED)],
     );
     assert_ne!(run.code, 0, "the fault hook stops it");
-    fixture.git_in(&effort, &["commit", "-q", "-am", "what the tree showed"]);
-    let json = fixture.run_in(&effort, &["done", "--json"], &[]).json();
-    assert_eq!(json["ok"], true, "{json}");
-    let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
+    (effort, before)
+}
+
+/// The effort's config transaction journal is gone: the interrupted pin is settled.
+fn assert_settled(fixture: &Fixture, effort: &Path) {
+    let git_dir = fixture.git_out(effort, &["rev-parse", "--absolute-git-dir"]);
     assert!(
         !Path::new(&git_dir)
             .join("discern/config-transaction.json")

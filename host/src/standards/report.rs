@@ -359,32 +359,19 @@ fn state(measured: &Measured, tally: &Tally) -> String {
                 .unwrap_or("see the proposals")
         ));
     }
+    let limits = |what: &str| {
+        let summary = &measured.limits.summary;
+        let reason = summary.reason.as_deref().unwrap_or("see diagnostics");
+        format!("limits {what} versus {} ({reason})", summary.trunk)
+    };
     if unverified_blocks(measured, tally) {
-        parts.push(format!(
-            "limits unverified versus {} ({})",
-            measured.limits.summary.trunk,
-            measured
-                .limits
-                .summary
-                .reason
-                .as_deref()
-                .unwrap_or("see diagnostics")
-        ));
+        parts.push(limits("unverified"));
     }
     if tally.skipped > 0
         || !measured.limits.deleted.is_empty()
         || measured.limits.summary.status == LimitsStatus::ParseFailed
     {
-        parts.push(format!(
-            "limits blocked versus {} ({})",
-            measured.limits.summary.trunk,
-            measured
-                .limits
-                .summary
-                .reason
-                .as_deref()
-                .unwrap_or("see diagnostics")
-        ));
+        parts.push(limits("blocked"));
     }
     format!("Standards fail on {on}: {}.", parts.join("; "))
 }

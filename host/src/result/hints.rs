@@ -17,10 +17,24 @@ pub enum Category {
     OwnerAttention,
 }
 
-/// The registry: every hint discern can emit has a stable id here, and one category.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HintId {
+/// Declares [`HintId`] and [`HintId::ALL`] from one list, so the registry cannot drift.
+macro_rules! hint_ids {
+    ($($id:ident),* $(,)?) => {
+        /// The registry: every hint discern can emit has a stable id here, and one category.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum HintId {
+            $($id),*
+        }
+
+        impl HintId {
+            /// Every registered hint id, in declaration order.
+            pub const ALL: &'static [HintId] = &[$(HintId::$id),*];
+        }
+    };
+}
+
+hint_ids! {
     SeeHelp,
     BuildCustomProducer,
     ReportBug,
@@ -37,7 +51,6 @@ pub enum HintId {
     StandardsNeverMoveLimit,
     StandardsRestoreDefinition,
     StandardsFixProducer,
-    StandardsUseRate,
     StandardsForceNotRecorded,
     StandardsHeadMoved,
     StandardsMeasure,
@@ -80,7 +93,7 @@ impl HintId {
         use HintId::*;
         match self {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
-            StandardsUseRate | StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
+            StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
             ProposalAwaitsOwner | FleetDirty | FleetReady | FleetStale | FleetAwaitsApproval
             | FleetBroken | FleetUnreadable | UnlandedBranches | MainCheckoutBehind => {
                 Category::OwnerAttention
@@ -167,61 +180,6 @@ impl HintId {
             HintId::UnlandedBranches,
             "{total} effort branch(es) have no worktree and are not on the trunk: {names}. Landing or deleting them is the owner's decision.",
         ),
-    ];
-
-    /// Every registered hint id.
-    pub const ALL: &'static [HintId] = &[
-        HintId::SeeHelp,
-        HintId::BuildCustomProducer,
-        HintId::ReportBug,
-        HintId::FixConfig,
-        HintId::RunFromRepository,
-        HintId::CommitFirst,
-        HintId::CommitOrStash,
-        HintId::ListStandards,
-        HintId::StandardsNoneConfigured,
-        HintId::StandardsPinnableSlack,
-        HintId::StandardsLimitsUnverified,
-        HintId::StandardsMoveMetricBack,
-        HintId::StandardsNeverMoveLimit,
-        HintId::StandardsRestoreDefinition,
-        HintId::StandardsFixProducer,
-        HintId::StandardsUseRate,
-        HintId::StandardsForceNotRecorded,
-        HintId::StandardsHeadMoved,
-        HintId::StandardsMeasure,
-        HintId::StandardsPinNoSlack,
-        HintId::StandardsPinNeedsDone,
-        HintId::StandardsPropose,
-        HintId::ProposalAwaitsOwner,
-        HintId::InitExists,
-        HintId::InitCommit,
-        HintId::StartFromMain,
-        HintId::WorkInEffort,
-        HintId::MainCheckoutDirty,
-        HintId::UpdateFromTrunk,
-        HintId::FixGate,
-        HintId::Prepare,
-        HintId::Accept,
-        HintId::AskOwner,
-        HintId::AwaitCondition,
-        HintId::ProgressHandle,
-        HintId::MapIndex,
-        HintId::ConfigureJobs,
-        HintId::StartEffort,
-        HintId::ContinueEffort,
-        HintId::CommitChanges,
-        HintId::RunDone,
-        HintId::FleetOwnership,
-        HintId::StatusFullDetail,
-        HintId::FleetDirty,
-        HintId::FleetReady,
-        HintId::FleetStale,
-        HintId::FleetAwaitsApproval,
-        HintId::FleetBroken,
-        HintId::FleetUnreadable,
-        HintId::UnlandedBranches,
-        HintId::MainCheckoutBehind,
     ];
 }
 

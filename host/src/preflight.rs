@@ -134,14 +134,22 @@ pub fn finish_landings_from(
 
 /// The refusal when an interrupted transaction cannot be recovered.
 pub fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> Envelope {
-    Envelope::refusal(
-        verb,
-        ErrorSlug::ProposalStale,
-        format!("An earlier limit transaction cannot be recovered: {e}"),
-        Hint::next_step(
-            HintId::StandardsPropose,
+    // A held lock is another writer at work (wait); anything else is the repository's state.
+    let (slug, hint) = match e {
+        crate::commit::CommitError::Locked(_) => (
+            ErrorSlug::PreconditionFailed,
+            "Let the other discern writer finish (or, if none runs, remove the lock named above), then run the command again.",
+        ),
+        _ => (
+            ErrorSlug::PreconditionFailed,
             "Inspect the branch and the journal named above, then run the command again.",
         ),
+    };
+    Envelope::refusal(
+        verb,
+        slug,
+        format!("An earlier config transaction cannot be recovered: {e}"),
+        Hint::next_step(HintId::CheckRepository, hint),
     )
 }
 
@@ -242,17 +250,20 @@ pub fn clean_refusal(verb: &str, repo: &Repo, error: &CleanError) -> Envelope {
 
 /// The refusal for uncommitted changes, naming up to 20 of them.
 pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
+    // Only measuring has a `--force` (the work tree as it is, never recorded); the gate and a
+    // landing describe a commit and have none.
+    let hint = match verb == "standards" {
+        true => "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded.",
+        false => "Commit (or stash) your changes, then run the command again.",
+    };
     Envelope::refusal(
         verb,
         ErrorSlug::DirtyWorktree,
         format!(
-            "The work tree has uncommitted changes ({}); measurements describe a commit, so they need a clean tree.",
+            "The work tree has uncommitted changes ({}); {verb} works on a commit, so it needs a clean tree.",
             listed(dirty)
         ),
-        Hint::next_step(
-            HintId::CommitOrStash,
-            "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded.",
-        ),
+        Hint::next_step(HintId::CommitOrStash, hint),
     )
 }
 

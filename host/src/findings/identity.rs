@@ -20,24 +20,47 @@ use crate::runtime::Finding;
 /// What the parts are hashed under: a new scheme gets a new tag.
 const TAG: &str = "discern-finding/2";
 
-/// The fingerprint of each of `findings`, `places` giving each one's place (same indices).
-pub fn fingerprints(findings: &[Finding], places: &[Option<Place>]) -> Vec<String> {
-    let mut seen: HashMap<(&str, u32, &str), usize> = HashMap::new();
-    findings
-        .iter()
-        .zip(places)
-        .map(|(finding, place)| match place {
-            Some(place) => {
-                let occurrence = seen
-                    .entry((place.path.as_str(), place.line, finding.message.as_str()))
-                    .or_insert(0);
-                let fingerprint = of_place(place, &finding.message, *occurrence);
-                *occurrence += 1;
-                fingerprint
-            }
+/// The fingerprints of one list of findings, each made when it is asked for: a result shows a
+/// few of thousands.
+pub struct Fingerprints<'a> {
+    findings: &'a [Finding],
+    places: &'a [Option<Place>],
+    /// Each placed finding's occurrence among those with the same place and message.
+    occurrences: Vec<usize>,
+}
+
+impl<'a> Fingerprints<'a> {
+    /// The fingerprints of `findings`, `places` giving each one's place (same indices).
+    pub fn new(findings: &'a [Finding], places: &'a [Option<Place>]) -> Self {
+        let mut seen: HashMap<(&str, u32, &str), usize> = HashMap::new();
+        let occurrences = findings
+            .iter()
+            .zip(places)
+            .map(|(finding, place)| match place {
+                Some(place) => {
+                    let key = (place.path.as_str(), place.line, finding.message.as_str());
+                    let occurrence = seen.entry(key).or_insert(0);
+                    *occurrence += 1;
+                    *occurrence - 1
+                }
+                None => 0,
+            })
+            .collect();
+        Self {
+            findings,
+            places,
+            occurrences,
+        }
+    }
+
+    /// The fingerprint of finding `index`.
+    pub fn get(&self, index: usize) -> String {
+        let finding = &self.findings[index];
+        match &self.places[index] {
+            Some(place) => of_place(place, &finding.message, self.occurrences[index]),
             None => finding.fingerprint.clone(),
-        })
-        .collect()
+        }
+    }
 }
 
 fn of_place(place: &Place, message: &str, occurrence: usize) -> String {
@@ -83,6 +106,11 @@ mod tests {
             severity: None,
             message: message.into(),
         }
+    }
+
+    fn fingerprints(findings: &[Finding], places: &[Option<Place>]) -> Vec<String> {
+        let ids = Fingerprints::new(findings, places);
+        (0..findings.len()).map(|i| ids.get(i)).collect()
     }
 
     #[test]

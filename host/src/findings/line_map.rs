@@ -6,6 +6,8 @@
 //! `diff.algorithm` cannot change which findings are new, and the lines a pull request shows
 //! as added are the lines discern calls new.
 
+use std::collections::HashMap;
+
 use gix::ObjectId;
 
 use crate::git::{Repo, RepoError};
@@ -105,37 +107,134 @@ impl LineMap {
     }
 }
 
+/// How git is asked for a diff: the text diff (even of a file it would call binary, through no
+/// external driver or textconv), Myers with the indent heuristic, no context.
+const DIFF: [&str; 9] = [
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--text",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "-U0",
+    "--full-index",
+];
+
+/// How many paths one `git diff` names (well under any command-line limit).
+const PATHS_PER_RUN: usize = 500;
+
+/// One file's two versions: its path at the baseline and here, and its blob at each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Versions {
+    pub old_path: String,
+    pub new_path: String,
+    pub old: ObjectId,
+    pub new: ObjectId,
+}
+
+/// The line map of each of `files` (by its pair of blobs), from the tree `old_tree` to
+/// `new_tree`: files that kept their path by one `git diff` of the two trees per
+/// [`PATHS_PER_RUN`] paths, a renamed one (or one the tree diff did not show) by a diff of its
+/// two blobs.
+pub fn line_maps(
+    repo: &Repo,
+    (old_tree, new_tree): (ObjectId, ObjectId),
+    files: &[Versions],
+) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
+    let changed: Vec<&Versions> = files.iter().filter(|f| f.old != f.new).collect();
+    let kept_path: Vec<&str> = changed
+        .iter()
+        .filter(|f| f.old_path == f.new_path)
+        .map(|f| f.new_path.as_str())
+        .collect();
+    let mut maps = tree_maps(repo, (old_tree, new_tree), &kept_path)?;
+    for file in changed {
+        if let std::collections::hash_map::Entry::Vacant(entry) = maps.entry((file.old, file.new)) {
+            entry.insert(line_map(repo, file.old, file.new)?);
+        }
+    }
+    Ok(maps)
+}
+
+/// The maps of the files at `paths` from `old_tree` to `new_tree`, by their blob pairs: one
+/// `git diff` per [`PATHS_PER_RUN`] paths, literal (no glob), without rename detection.
+fn tree_maps(
+    repo: &Repo,
+    (old_tree, new_tree): (ObjectId, ObjectId),
+    paths: &[&str],
+) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
+    let mut maps = HashMap::new();
+    let trees = [old_tree.to_string(), new_tree.to_string()];
+    for paths in paths.chunks(PATHS_PER_RUN) {
+        let mut args = vec!["--literal-pathspecs"];
+        args.extend(DIFF);
+        args.extend(["--no-renames", &trees[0], &trees[1], "--"]);
+        args.extend(paths);
+        maps.extend(parse(&repo.git_bytes(&args)?)?);
+    }
+    Ok(maps)
+}
+
 /// The map from blob `old` to blob `new`, by `git diff`.
 pub fn line_map(repo: &Repo, old: ObjectId, new: ObjectId) -> Result<LineMap, LineMapError> {
     if old == new {
         return Ok(LineMap::unchanged());
     }
-    let out = repo.git_bytes(&[
-        "diff",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-color",
-        "--text",
-        "--diff-algorithm=myers",
-        "--indent-heuristic",
-        "-U0",
-        &old.to_string(),
-        &new.to_string(),
-    ])?;
-    parse(&out)
-}
-
-/// The hunks of `git diff -U0` output: its `@@ -a,b +c,d @@` lines (a missing length is 1).
-pub fn parse(out: &[u8]) -> Result<LineMap, LineMapError> {
+    let (old_id, new_id) = (old.to_string(), new.to_string());
+    let mut args = DIFF.to_vec();
+    args.extend([old_id.as_str(), new_id.as_str()]);
+    let out = repo.git_bytes(&args)?;
+    // A diff of two blobs has no `index` line: its hunks are the one file's.
     let mut hunks = Vec::new();
     for line in out.split(|&b| b == b'\n') {
-        if let Some(rest) = line.strip_prefix(b"@@ -") {
-            let header = || LineMapError::Header(String::from_utf8_lossy(line).into_owned());
-            let text = std::str::from_utf8(rest).map_err(|_| header())?;
-            hunks.push(hunk(text).ok_or_else(header)?);
+        if let Some(hunk) = hunk_line(line)? {
+            hunks.push(hunk);
         }
     }
     Ok(LineMap::from_hunks(hunks))
+}
+
+/// The maps in `git diff --full-index -U0` output of whole trees: each file's hunks, under the
+/// blob pair of its `index <old>..<new>` line.
+pub fn parse(out: &[u8]) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
+    let mut maps = HashMap::new();
+    let mut file: Option<((ObjectId, ObjectId), Vec<Hunk>)> = None;
+    for line in out.split(|&b| b == b'\n') {
+        if line.starts_with(b"diff --git ") {
+            if let Some((key, hunks)) = file.take() {
+                maps.insert(key, LineMap::from_hunks(hunks));
+            }
+        } else if let Some(ids) = line.strip_prefix(b"index ") {
+            file = blob_pair(ids).map(|key| (key, Vec::new()));
+        } else if let Some(hunk) = hunk_line(line)?
+            && let Some((_, hunks)) = file.as_mut()
+        {
+            hunks.push(hunk);
+        }
+    }
+    if let Some((key, hunks)) = file {
+        maps.insert(key, LineMap::from_hunks(hunks));
+    }
+    Ok(maps)
+}
+
+/// `<old>..<new>` (then, maybe, ` <mode>`) of an `index` line.
+fn blob_pair(ids: &[u8]) -> Option<(ObjectId, ObjectId)> {
+    let text = std::str::from_utf8(ids).ok()?;
+    let pair = text.split(' ').next()?;
+    let (old, new) = pair.split_once("..")?;
+    Some((old.parse().ok()?, new.parse().ok()?))
+}
+
+/// The hunk of a `@@ -a,b +c,d @@` line (a missing length is 1); `None` for any other line.
+fn hunk_line(line: &[u8]) -> Result<Option<Hunk>, LineMapError> {
+    let Some(rest) = line.strip_prefix(b"@@ -") else {
+        return Ok(None);
+    };
+    let header = || LineMapError::Header(String::from_utf8_lossy(line).into_owned());
+    let text = std::str::from_utf8(rest).map_err(|_| header())?;
+    hunk(text).ok_or_else(header).map(Some)
 }
 
 /// `a,b +c,d @@ …` (the header after `@@ -`).
@@ -168,8 +267,24 @@ mod tests {
 
     #[test]
     fn hunk_headers_are_read_with_and_without_lengths() {
-        let out = b"diff --git a/x b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n@@ -5 +7 @@ fn x() {\n-c\n+d\n@@ -9,2 +10,0 @@\n-e\n-f\n";
-        let map = parse(out).unwrap();
+        let (a, b) = ("1".repeat(40), "2".repeat(40));
+        let out = format!(
+            "diff --git a/x b/x\nindex {a}..{b} 100644\n--- a/x\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n@@ -5 +7 @@ fn x() {{\n-c\n+d\n@@ -9,2 +10,0 @@\n-e\n-f\ndiff --git a/y b/y\nindex {b}..{a}\n@@ -1 +1 @@\n-@@ -3 +3 @@\n+index x\n"
+        );
+        let maps = parse(out.as_bytes()).unwrap();
+        let (a, b): (ObjectId, ObjectId) = (a.parse().unwrap(), b.parse().unwrap());
+        assert_eq!(maps.len(), 2);
+        // Changed lines that read like headers are content (`-`, `+`), not headers.
+        assert_eq!(
+            maps[&(b, a)].hunks,
+            [Hunk {
+                old_start: 1,
+                old_len: 1,
+                new_start: 1,
+                new_len: 1
+            }]
+        );
+        let map = &maps[&(a, b)];
         assert_eq!(
             map.hunks,
             [
@@ -195,7 +310,7 @@ mod tests {
         );
         // Two added at the top; old 5 changed (new 7); old 9 and 10 deleted after new 10.
         assert_eq!(
-            mapped(&map, 12),
+            mapped(map, 12),
             [
                 None,
                 None,
@@ -238,6 +353,7 @@ mod tests {
             parse(b"@@ -x +1 @@\n"),
             Err(LineMapError::Header(_))
         ));
+        assert!(parse(b"").unwrap().is_empty());
     }
 
     /// Against git itself: every line git's diff keeps is mapped to where it was, and no line
@@ -275,5 +391,64 @@ mod tests {
             line_map(&git, old_id, old_id).unwrap(),
             LineMap::unchanged()
         );
+    }
+
+    /// The tree diff in runs agrees with a diff of each pair of blobs, for paths a pathspec
+    /// would read as globs, a renamed file, and a file git calls binary.
+    #[test]
+    fn maps_of_a_tree_diff_agree_with_each_blob_diff() {
+        let repo = TestRepo::new();
+        let names = ["a.rs", "dir/b c.rs", "[x].rs", "*.rs", "bin.dat", "old.rs"];
+        for (i, name) in names.iter().enumerate() {
+            let text = format!("// TODO\nfn f{i}() {{}}\n// TODO\nfn g() {{}}\n");
+            repo.write(
+                name,
+                text.replace("fn g", if *name == "bin.dat" { "\0fn g" } else { "fn g" }),
+            );
+        }
+        let base = repo.commit("base");
+        for name in &names[..5] {
+            let text = std::fs::read_to_string(repo.path().join(name)).unwrap();
+            repo.write(name, format!("// TODO\n{text}").replace("fn g", "fn h"));
+        }
+        repo.git(&["mv", "old.rs", "new.rs"]);
+        repo.write(
+            "new.rs",
+            "// TODO\nfn f5() {}\n// TODO\n// TODO\nfn g() {}\n",
+        );
+        let head = repo.commit("head");
+        let git = Repo::discover(repo.path()).unwrap();
+        let id =
+            |rev: String| -> ObjectId { repo.git(&["rev-parse", &rev]).trim().parse().unwrap() };
+        let files: Vec<Versions> = names
+            .iter()
+            .map(|name| {
+                let new_path = if *name == "old.rs" { "new.rs" } else { name };
+                Versions {
+                    old_path: name.to_string(),
+                    new_path: new_path.to_owned(),
+                    old: id(format!("{base}:{name}")),
+                    new: id(format!("{head}:{new_path}")),
+                }
+            })
+            .collect();
+        let trees = (
+            id(format!("{base}^{{tree}}")),
+            id(format!("{head}^{{tree}}")),
+        );
+        let maps = line_maps(&git, trees, &files).unwrap();
+        assert_eq!(maps.len(), names.len());
+        // The files that kept their path come from the tree diff itself.
+        let kept: Vec<&str> = names[..5].to_vec();
+        let from_trees = tree_maps(&git, trees, &kept).unwrap();
+        assert_eq!(from_trees.len(), kept.len());
+        for (pair, map) in &from_trees {
+            assert_eq!(&maps[pair], map);
+        }
+        for file in &files {
+            let alone = line_map(&git, file.old, file.new).unwrap();
+            assert_eq!(maps[&(file.old, file.new)], alone, "{}", file.new_path);
+            assert_ne!(alone, LineMap::unchanged(), "{}", file.new_path);
+        }
     }
 }

@@ -24,41 +24,84 @@ pub struct Line {
 }
 
 /// The lines `wanted` (1-based) of the file `content`; a number past the last line has no
-/// entry. Every line is read, since a rank counts the identical lines before it.
+/// entry. Every line up to the last one wanted is looked at, since a rank counts the identical
+/// lines before it, but only a line that may read like a wanted one (the same first and last
+/// byte once trimmed, which normalizing keeps) is normalized and compared.
 pub fn lines(content: &[u8], wanted: &BTreeSet<u32>) -> HashMap<u32, Line> {
     let mut found = HashMap::with_capacity(wanted.len());
     let Some(&last_wanted) = wanted.last() else {
         return found;
     };
-    let body = content.strip_suffix(b"\n").unwrap_or(content);
     if content.is_empty() {
         return found;
     }
-    let mut seen: HashMap<Cow<[u8]>, u32> = HashMap::new();
-    for (index, line) in body.split(|&b| b == b'\n').enumerate() {
-        let Ok(number) = u32::try_from(index + 1) else {
-            break;
-        };
-        if number > last_wanted {
-            break;
+    let body = content.strip_suffix(b"\n").unwrap_or(content);
+    let numbered = || {
+        body.split(|&b| b == b'\n')
+            .zip(1..=last_wanted)
+            .map(|(line, number)| (number, line))
+    };
+    // The wanted lines' contents, each with its digest and how many lines read so far.
+    let mut contents: HashMap<Cow<[u8]>, (Content, u32)> = HashMap::new();
+    let mut ends = Ends::default();
+    for (_, line) in numbered().filter(|(n, _)| wanted.contains(n)) {
+        ends.insert(line);
+        contents
+            .entry(normalized(line))
+            .or_insert_with_key(|key| (Sha256::digest(key).into(), 0));
+    }
+    for (number, line) in numbered() {
+        if !ends.contains(line) {
+            continue;
         }
-        let key = normalized(line);
-        let content = wanted
-            .contains(&number)
-            .then(|| Content::from(Sha256::digest(&*key)));
-        let count = seen.entry(key).or_insert(0);
-        if let Some(content) = content {
-            found.insert(
-                number,
-                Line {
-                    content,
-                    rank: *count,
-                },
-            );
+        if let Some((content, seen)) = contents.get_mut(&normalized(line)) {
+            if wanted.contains(&number) {
+                let (content, rank) = (*content, *seen);
+                found.insert(number, Line { content, rank });
+            }
+            *seen += 1;
         }
-        *count += 1;
     }
     found
+}
+
+/// A set of lines' first and last bytes once trimmed (what normalizing leaves as they are), as
+/// a bitmap: looked up for every line of a file, so no hashing.
+struct Ends {
+    pairs: Box<[u64; 1024]>,
+    blank: bool,
+}
+
+impl Default for Ends {
+    fn default() -> Self {
+        Self {
+            pairs: Box::new([0; 1024]),
+            blank: false,
+        }
+    }
+}
+
+impl Ends {
+    /// The bit of a line (`None`: a blank line).
+    fn bit(line: &[u8]) -> Option<usize> {
+        let trimmed = line.trim_ascii();
+        let (first, last) = (trimmed.first()?, trimmed.last()?);
+        Some(usize::from(*first) << 8 | usize::from(*last))
+    }
+
+    fn insert(&mut self, line: &[u8]) {
+        match Self::bit(line) {
+            Some(bit) => self.pairs[bit / 64] |= 1 << (bit % 64),
+            None => self.blank = true,
+        }
+    }
+
+    fn contains(&self, line: &[u8]) -> bool {
+        match Self::bit(line) {
+            Some(bit) => self.pairs[bit / 64] & (1 << (bit % 64)) != 0,
+            None => self.blank,
+        }
+    }
 }
 
 /// `line`'s words joined by single spaces; borrowed when it already is that (most lines, once
@@ -118,5 +161,44 @@ mod tests {
         // `\r` stays on its line, and normalization drops it.
         let crlf = lines(b"x\r\nx\n", &wanted(&[1, 2]));
         assert_eq!(crlf[&2].rank, 1);
+    }
+
+    /// Against the definition, counted the slow way: every line normalized, every earlier one
+    /// compared.
+    #[test]
+    fn ranks_agree_with_counting_every_earlier_line() {
+        let texts = [
+            "// TODO\n\n  // TODO\n//  TODO\n\n/x/\n// TODO\n",
+            "a\n\n\n \t\na b\na  b\nab\n",
+            "x\r\nx\n x \nxx\n",
+            "/* a */\n/* b */\n/* a */\n/*a*/",
+        ];
+        for text in texts {
+            let all: Vec<&[u8]> = text
+                .strip_suffix('\n')
+                .unwrap_or(text)
+                .split('\n')
+                .map(str::as_bytes)
+                .collect();
+            let numbers: BTreeSet<u32> = (1..=all.len() as u32).collect();
+            let found = lines(text.as_bytes(), &numbers);
+            for (i, line) in all.iter().enumerate() {
+                let rank = all[..i]
+                    .iter()
+                    .filter(|earlier| normalized(earlier) == normalized(line))
+                    .count() as u32;
+                let digest: Content = Sha256::digest(&*normalized(line)).into();
+                let one = &found[&(i as u32 + 1)];
+                assert_eq!(
+                    (one.rank, one.content),
+                    (rank, digest),
+                    "{text:?} line {}",
+                    i + 1
+                );
+                // Asked alone, a line has the same rank.
+                let alone = lines(text.as_bytes(), &BTreeSet::from([i as u32 + 1]));
+                assert_eq!(alone[&(i as u32 + 1)], *one);
+            }
+        }
     }
 }

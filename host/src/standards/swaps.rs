@@ -424,8 +424,9 @@ fn compare_one(
     base: Option<Base>,
     comparing: &Comparing,
 ) {
-    let head_places = findings::places(comparing.head, &metric.findings);
-    let head_ids = findings::fingerprints(&metric.findings, &head_places);
+    let mut read = findings::ReadLines::default();
+    let head_places = findings::places(comparing.head, &metric.findings, &mut read);
+    let head_ids = findings::Fingerprints::new(&metric.findings, &head_places);
     let mut summary = FindingsSummary {
         total: metric.findings.len(),
         dropped: metric.findings_dropped,
@@ -441,10 +442,10 @@ fn compare_one(
     let mut explained: Vec<Explained> = metric
         .findings
         .iter()
-        .zip(&head_ids)
+        .enumerate()
         .take(kept)
-        .map(|(f, id)| Explained {
-            finding: identified(f, id),
+        .map(|(i, f)| Explained {
+            finding: identified(f, head_ids.get(i)),
             new: None,
         })
         .collect();
@@ -452,17 +453,15 @@ fn compare_one(
         findings: &metric.findings,
         places: &head_places,
     };
-    let (compared, base_complete) = against_baseline(reading, head, base, comparing);
+    let (compared, base_complete) = against_baseline(reading, (head, &mut read), base, comparing);
     let complete = base_complete
         && metric.counted
         && metric.findings_dropped == 0
         && metric.findings.len() as f64 == metric.value;
     match compared {
         Ok(against) => {
-            let ids = (
-                head_ids.as_slice(),
-                against.compared.base_fingerprints.as_slice(),
-            );
+            let base_ids = findings::Fingerprints::new(against.base, &against.compared.base_places);
+            let ids = (&head_ids, &base_ids);
             show(
                 &mut summary,
                 &mut explained,
@@ -498,7 +497,7 @@ struct Against<'m> {
 /// baseline or the renames could not be read).
 fn against_baseline<'m>(
     reading: &Reading,
-    head: findings::Side,
+    (head, read): (findings::Side, &mut findings::ReadLines),
     base: Option<Base<'m>>,
     comparing: &Comparing,
 ) -> (Result<Against<'m>, String>, bool) {
@@ -515,10 +514,11 @@ fn against_baseline<'m>(
     });
     let baseline = findings::Baseline {
         repo: comparing.repo,
+        head: comparing.head,
         snapshot: comparing.base,
         renames,
     };
-    match findings::compare(&baseline, head, base_findings) {
+    match findings::compare(&baseline, head, base_findings, read) {
         Ok(compared) => (
             Ok(Against {
                 commit,
@@ -532,9 +532,9 @@ fn against_baseline<'m>(
 }
 
 /// `finding` as a result shows it: with the host's fingerprint `id`.
-fn identified(finding: &Finding, id: &str) -> Finding {
+fn identified(finding: &Finding, id: String) -> Finding {
     Finding {
-        fingerprint: id.to_owned(),
+        fingerprint: id,
         ..finding.clone()
     }
 }
@@ -546,7 +546,7 @@ fn show(
     explained: &mut [Explained],
     diff: &findings::Diff,
     (head, base): (&Metric, &[Finding]),
-    (head_ids, base_ids): (&[String], &[String]),
+    (head_ids, base_ids): (&findings::Fingerprints, &findings::Fingerprints),
 ) {
     // `diff.new` is in order: the first ones are those `explained` holds.
     let held = explained.len();
@@ -562,13 +562,13 @@ fn show(
         .new
         .iter()
         .take(SHOWN)
-        .map(|&i| identified(&head.findings[i], &head_ids[i]))
+        .map(|&i| identified(&head.findings[i], head_ids.get(i)))
         .collect();
     summary.fixed = diff
         .fixed
         .iter()
         .take(SHOWN)
-        .map(|&i| identified(&base[i], &base_ids[i]))
+        .map(|&i| identified(&base[i], base_ids.get(i)))
         .collect();
 }
 

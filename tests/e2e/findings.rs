@@ -546,3 +546,21 @@ fn fingerprints_are_the_place_s_and_stay_when_lines_above_are_added() {
         .collect();
     assert_eq!(new, shifted);
 }
+
+#[test]
+fn a_work_tree_measurement_follows_an_uncommitted_rename_and_marks_the_added_todo() {
+    let fixture = with_sink();
+    on_branch(&fixture, "README.md", "# work\n");
+    // Uncommitted: the rename, and a third `// TODO` between the two (line 4).
+    fixture.repo.git(&["mv", "src/sink.rs", "src/drain.rs"]);
+    fixture.repo.write(
+        "src/drain.rs",
+        "pub fn drain() {\n    // TODO\n    flush();\n    // TODO\n}\n    // TODO\npub fn flush() {}\n",
+    );
+    let json = fixture.run(&["standards", "--force", "--json"]).json();
+    let findings = &standard(&json, "todo")["findings"];
+    assert_eq!(findings["new_total"], 1, "{findings}");
+    assert_eq!(findings["fixed_total"], 0, "{findings}");
+    assert_eq!(findings["new"][0]["path"], "src/drain.rs");
+    assert_eq!(findings["new"][0]["line"], 4, "{findings}");
+}

@@ -7,8 +7,9 @@
 //!
 //! 1. **Kept lines.** A finding on a line git's diff keeps from the baseline (its file renamed
 //!    with `-M` first, `renames.rs`) is paired with a finding of the baseline on the line it
-//!    was, with the same message. So of identical lines (every `TODO` reads "TODO"), the one
-//!    the change added is new and the untouched ones are not.
+//!    was, with the same message (else, for a tool that keeps its fingerprint while its message
+//!    changes, the same producer fingerprint). So of identical lines (every `TODO` reads "TODO"),
+//!    the one the change added is new and the untouched ones are not.
 //! 2. **Moved lines.** A finding on a line the diff added is paired with one on a line it
 //!    deleted in the same file, whose normalized content and message are the same, in order: a
 //!    block moved within a file (a deletion and an addition to a line diff) brings its findings
@@ -116,7 +117,8 @@ impl<'a> Keys<'a> {
     }
 }
 
-/// Step 1: a finding on a line the diff kept, paired with one of the baseline on that line.
+/// Step 1: a finding on a line the diff kept, paired with one of the baseline on that line with
+/// the same message, else with the same producer fingerprint.
 fn kept(keys: &Keys, base: Side, maps: &HashMap<String, LineMap>, pairs: &mut Pairs) {
     let mut at: HashMap<(&str, u32), Vec<usize>> = HashMap::new();
     for (index, place) in base.places.iter().enumerate() {
@@ -124,21 +126,38 @@ fn kept(keys: &Keys, base: Side, maps: &HashMap<String, LineMap>, pairs: &mut Pa
             at.entry((&place.path, place.line)).or_default().push(index);
         }
     }
-    for (index, place) in keys.head.places.iter().enumerate() {
-        let Some(place) = place else { continue };
-        let Some(old_line) = maps.get(&place.path).and_then(|m| m.old_line(place.line)) else {
-            continue;
-        };
-        let Some(there) = at.get(&(keys.old_path(&place.path), old_line)) else {
-            continue;
-        };
-        let message = keys.message(index);
-        let same = there
-            .iter()
-            .copied()
-            .find(|&b| !pairs.base[b] && base.findings[b].message == message);
-        if let Some(b) = same {
-            pairs.pair(index, b);
+    // Each of this commit's findings on a kept line, with the baseline's on the line it was.
+    let kept: Vec<(usize, &Vec<usize>)> = keys
+        .head
+        .places
+        .iter()
+        .enumerate()
+        .filter_map(|(index, place)| {
+            let place = place.as_ref()?;
+            let old_line = maps.get(&place.path)?.old_line(place.line)?;
+            Some((index, at.get(&(keys.old_path(&place.path), old_line))?))
+        })
+        .collect();
+    // By message first; then by the producer's fingerprint, which a tool may keep when its
+    // message changes (a count in it, say) while the line does not.
+    for by_message in [true, false] {
+        for &(index, there) in &kept {
+            if pairs.head[index] {
+                continue;
+            }
+            let message = keys.message(index);
+            let fingerprint = &keys.head.findings[index].fingerprint;
+            let same = there.iter().copied().find(|&b| {
+                !pairs.base[b]
+                    && if by_message {
+                        base.findings[b].message == message
+                    } else {
+                        &base.findings[b].fingerprint == fingerprint
+                    }
+            });
+            if let Some(b) = same {
+                pairs.pair(index, b);
+            }
         }
     }
 }
@@ -434,6 +453,24 @@ mod tests {
                 fixed: vec![0]
             }
         );
+    }
+
+    #[test]
+    fn on_a_kept_line_a_new_message_with_the_tool_s_fingerprint_is_the_same_finding() {
+        let base = version("a.rs", "fn f() {\n", &[(1, "complexity 16 > 15")]);
+        let mut head = version("a.rs", "fn f() {\n", &[(1, "complexity 17 > 15")]);
+        // Another fingerprint too: another finding.
+        let d = compared(&head, &base, "a.rs", vec![]);
+        assert_eq!(
+            d,
+            Diff {
+                new: vec![0],
+                fixed: vec![0]
+            }
+        );
+        head.findings[0].fingerprint = base.findings[0].fingerprint.clone();
+        let d = compared(&head, &base, "a.rs", vec![]);
+        assert_eq!(d, Diff::default());
     }
 
     #[test]

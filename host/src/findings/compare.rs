@@ -47,7 +47,12 @@ pub fn compare(
 ) -> Result<Compared, CompareError> {
     let (base_places, maps) = match baseline.snapshot {
         Some(snapshot) => {
-            let base_places = places(snapshot, base, read);
+            // A file unchanged since the baseline is paired by line alone: not read.
+            let unchanged = |path: &str, blob| {
+                let path = baseline.renames.new_path(path).unwrap_or(path);
+                baseline.head.entry(path).is_some_and(|e| e.id == blob)
+            };
+            let base_places = places(snapshot, base, read, &unchanged);
             let maps = by_path(baseline, snapshot, head.places, &base_places)?;
             (base_places, maps)
         }

@@ -162,25 +162,33 @@ fn kept(keys: &Keys, base: Side, maps: &HashMap<String, LineMap>, pairs: &mut Pa
     }
 }
 
-/// Step 2: what step 1 left with a place, paired by file, line content and message, in order.
+/// Step 2: what step 1 left with a place, paired by file, line content and message, in order
+/// (a file left unread is unchanged: step 1 paired its findings).
 fn moved(keys: &Keys, base: Side, pairs: &mut Pairs) {
     type Key<'k> = (&'k str, Content, Cow<'k, str>);
     let mut left: HashMap<Key, VecDeque<usize>> = HashMap::new();
     for (index, place) in base.places.iter().enumerate() {
-        if let Some(place) = place.as_ref().filter(|_| !pairs.base[index]) {
+        let Some(place) = place.as_ref().filter(|_| !pairs.base[index]) else {
+            continue;
+        };
+        if let Some(text) = place.text {
             let message = Cow::Borrowed(base.findings[index].message.as_str());
-            left.entry((&place.path, place.content, message))
+            left.entry((&place.path, text.content, message))
                 .or_default()
                 .push_back(index);
         }
     }
     for (index, place) in keys.head.places.iter().enumerate() {
-        let Some(place) = place.as_ref().filter(|_| !pairs.head[index]) else {
+        let Some((place, text)) = place
+            .as_ref()
+            .filter(|_| !pairs.head[index])
+            .and_then(|p| Some((p, p.text?)))
+        else {
             continue;
         };
         let key = (
             keys.old_path(&place.path),
-            place.content,
+            text.content,
             keys.message(index),
         );
         if let Some(b) = left.get_mut(&key).and_then(VecDeque::pop_front) {
@@ -337,13 +345,11 @@ mod tests {
         let places = at
             .iter()
             .map(|(line, _)| {
-                let l = found[line];
                 Some(Place {
                     path: path.into(),
                     blob,
                     line: *line,
-                    content: l.content,
-                    rank: l.rank,
+                    text: Some(found[line]),
                 })
             })
             .collect();

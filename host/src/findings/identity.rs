@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use sha2::{Digest, Sha256};
 
 use super::Place;
+use super::lines::Line;
 use crate::runtime::Finding;
 
 /// What the parts are hashed under: a new scheme gets a new tag.
@@ -57,19 +58,25 @@ impl<'a> Fingerprints<'a> {
     pub fn get(&self, index: usize) -> String {
         let finding = &self.findings[index];
         match &self.places[index] {
-            Some(place) => of_place(place, &finding.message, self.occurrences[index]),
-            None => finding.fingerprint.clone(),
+            Some(Place {
+                path,
+                text: Some(text),
+                ..
+            }) => of_place((path, text), &finding.message, self.occurrences[index]),
+            // A place whose line was never read (see `place::complete`) is not known well
+            // enough to name: the producer's fingerprint stands.
+            _ => finding.fingerprint.clone(),
         }
     }
 }
 
-fn of_place(place: &Place, message: &str, occurrence: usize) -> String {
+fn of_place((path, text): (&str, &Line), message: &str, occurrence: usize) -> String {
     let mut hasher = Sha256::new();
     for part in [
         TAG.as_bytes(),
-        place.path.as_bytes(),
-        &place.content,
-        place.rank.to_string().as_bytes(),
+        path.as_bytes(),
+        &text.content,
+        text.rank.to_string().as_bytes(),
         occurrence.to_string().as_bytes(),
         message.as_bytes(),
     ] {
@@ -92,8 +99,10 @@ mod tests {
             path: path.into(),
             blob: gix::ObjectId::null(gix::hash::Kind::Sha1),
             line,
-            content: Sha256::digest(&*normalized(text.as_bytes())).into(),
-            rank,
+            text: Some(Line {
+                content: Sha256::digest(&*normalized(text.as_bytes())).into(),
+                rank,
+            }),
         }
     }
 

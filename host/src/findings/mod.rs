@@ -28,7 +28,7 @@ pub use compare::{Baseline, CompareError, Compared, compare};
 pub use diff::{Diff, Side, diff};
 pub use identity::Fingerprints;
 pub use line_map::{Hunk, LineMap, LineMapError, Versions, line_map, line_maps};
-pub use place::{Place, ReadLines, places};
+pub use place::{Place, ReadLines, complete, places};
 pub use renames::{Renames, renames};
 
 /// How many new and fixed findings a Standard's result lists (the totals are exact).

@@ -413,6 +413,20 @@ struct Comparing<'a> {
     renames: Result<Renames, String>,
 }
 
+impl Comparing<'_> {
+    /// Whether this commit's file `path` (blob `blob`) need not be read to be compared: it is
+    /// unchanged since the baseline (paired by line alone), or there is nothing to compare with.
+    fn unread(&self, path: &str, blob: ObjectId) -> bool {
+        match (self.base, &self.renames) {
+            (Some(base), Ok(renames)) => {
+                let old = renames.old_path(path).unwrap_or(path);
+                base.entry(old).is_some_and(|e| e.id == blob)
+            }
+            _ => true,
+        }
+    }
+}
+
 /// One reading's comparison, and its swap check where it applies.
 /// `keep_all`: every finding goes into the result's `explained` (for `--explain`), else the
 /// first few a failing row shows. Every finding shown carries the host's fingerprint
@@ -425,8 +439,38 @@ fn compare_one(
     comparing: &Comparing,
 ) {
     let mut read = findings::ReadLines::default();
-    let head_places = findings::places(comparing.head, &metric.findings, &mut read);
+    let mut head_places = findings::places(
+        comparing.head,
+        &metric.findings,
+        &mut read,
+        &|path, blob| comparing.unread(path, blob),
+    );
+    let head = findings::Side {
+        findings: &metric.findings,
+        places: &head_places,
+    };
+    let (compared, base_complete) = against_baseline(reading, (head, &mut read), base, comparing);
+    let complete = base_complete
+        && metric.counted
+        && metric.findings_dropped == 0
+        && metric.findings.len() as f64 == metric.value;
+    let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
+    // Only the findings shown are fingerprinted: their lines are read now if they were not.
+    let new = compared
+        .as_ref()
+        .map_or(&[][..], |a| &a.compared.diff.new[..]);
+    let shown: Vec<usize> = (0..metric.findings.len().min(kept))
+        .chain(new.iter().copied().take(SHOWN))
+        .collect();
+    let sides = (&metric.findings[..], &mut head_places[..]);
+    findings::complete(comparing.head, sides, &shown, &mut read);
     let head_ids = findings::Fingerprints::new(&metric.findings, &head_places);
+    let mut explained: Vec<Explained> = (0..metric.findings.len().min(kept))
+        .map(|i| Explained {
+            finding: identified(&metric.findings[i], head_ids.get(i)),
+            new: None,
+        })
+        .collect();
     let mut summary = FindingsSummary {
         total: metric.findings.len(),
         dropped: metric.findings_dropped,
@@ -438,36 +482,27 @@ fn compare_one(
         swap_check: None,
         note: None,
     };
-    let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
-    let mut explained: Vec<Explained> = metric
-        .findings
-        .iter()
-        .enumerate()
-        .take(kept)
-        .map(|(i, f)| Explained {
-            finding: identified(f, head_ids.get(i)),
-            new: None,
-        })
-        .collect();
-    let head = findings::Side {
-        findings: &metric.findings,
-        places: &head_places,
-    };
-    let (compared, base_complete) = against_baseline(reading, (head, &mut read), base, comparing);
-    let complete = base_complete
-        && metric.counted
-        && metric.findings_dropped == 0
-        && metric.findings.len() as f64 == metric.value;
     match compared {
-        Ok(against) => {
+        Ok(mut against) => {
+            if let Some(snapshot) = comparing.base {
+                let fixed: Vec<usize> = against
+                    .compared
+                    .diff
+                    .fixed
+                    .iter()
+                    .copied()
+                    .take(SHOWN)
+                    .collect();
+                let sides = (against.base, &mut against.compared.base_places[..]);
+                findings::complete(snapshot, sides, &fixed, &mut read);
+            }
             let base_ids = findings::Fingerprints::new(against.base, &against.compared.base_places);
-            let ids = (&head_ids, &base_ids);
             show(
                 &mut summary,
                 &mut explained,
                 &against.compared.diff,
                 (metric, against.base),
-                ids,
+                (&head_ids, &base_ids),
             );
             summary.baseline = against.commit.map(|b| b.to_string());
             if against.commit.is_none() {

@@ -190,7 +190,7 @@ fn sarif_is_valid_against_the_official_schema_with_fingerprints_and_locations() 
     let json = fixture.run(&["standards", "--json"]).json();
     let new = &crate::support::standard(&json, "todo")["findings"]["new"][0];
     assert_eq!(
-        todo["partialFingerprints"]["discernFinding/v1"],
+        todo["partialFingerprints"]["discernFinding/v2"],
         new["fingerprint"]
     );
     assert_ci_snapshot!("sarif", run.stdout.as_str(), fixture);

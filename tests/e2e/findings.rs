@@ -355,3 +355,212 @@ metric = "max_bytes"
     assert_eq!(largest["findings"].get("swap_check"), None, "{largest}");
     assert_eq!(largest["findings"]["new_total"], 1);
 }
+
+/// Every match reads "TODO": identical findings, told apart only by where they are.
+const BARE_TODOS: &str = r#"
+[standards.todo]
+direction = "down"
+limit = 4
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+"#;
+
+/// `src/sink.rs` on the trunk: two identical `// TODO` lines (lines 2 and 5), so the trunk reads
+/// 4 TODOs with the fixture's two.
+const SINK: &str =
+    "pub fn drain() {\n    // TODO\n    flush();\n}\n    // TODO\npub fn flush() {}\n";
+
+fn with_sink() -> Fixture {
+    let fixture = Fixture::new(BARE_TODOS);
+    fixture.repo.write("src/sink.rs", SINK);
+    fixture.repo.commit("sink");
+    fixture
+}
+
+/// The lines `--explain` marks `NEW` in `path`'s section, by number.
+fn marked_new(fixture: &Fixture, path: &str) -> Vec<String> {
+    let text = fixture.run(&["standards", "--explain", "todo"]).stdout;
+    let section = text
+        .split(path)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {path} in {text}"));
+    section
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.trim_start().strip_prefix("NEW "))
+        .map(|rest| {
+            let place = rest.split_whitespace().next().unwrap_or("");
+            place.split(':').next().unwrap_or("").to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn of_identical_todos_the_added_one_is_new_in_the_json_the_text_and_the_annotations() {
+    // A third `// TODO` between the two: line 4, and the old second one moves to line 6.
+    for (content, added) in [
+        (
+            "pub fn drain() {\n    // TODO\n    flush();\n    // TODO\n}\n    // TODO\npub fn flush() {}\n",
+            4,
+        ),
+        // After both, and before both.
+        (&format!("{SINK}// TODO\n"), 7),
+        (&format!("// TODO\n{SINK}"), 1),
+    ] {
+        let fixture = with_sink();
+        on_branch(&fixture, "src/sink.rs", content);
+        let json = measure(&fixture);
+        let todo = standard(&json, "todo");
+        assert_eq!(todo["verdict"], "regressed", "{todo}");
+        let findings = &todo["findings"];
+        assert_eq!(findings["total"], 5);
+        assert_eq!(findings["new_total"], 1, "{findings}");
+        assert_eq!(findings["fixed_total"], 0);
+        assert_eq!(findings["new"][0]["path"], "src/sink.rs");
+        assert_eq!(findings["new"][0]["line"], added, "{findings}");
+        assert_eq!(marked_new(&fixture, "src/sink.rs"), [added.to_string()]);
+        let github = fixture.run(&["standards", "--output-format", "github"]);
+        let annotated: Vec<&str> = github
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("::error file=src/sink.rs,"))
+            .collect();
+        assert_eq!(annotated.len(), 1, "{}", github.stdout);
+        assert!(
+            annotated[0].starts_with(&format!("::error file=src/sink.rs,line={added},col=")),
+            "{annotated:?}"
+        );
+    }
+}
+
+#[test]
+fn a_block_moved_within_a_file_brings_its_identical_todos_along() {
+    let fixture = with_sink();
+    // `flush` moved above `drain`, and `drain` (with one TODO) below the other TODO.
+    on_branch(
+        &fixture,
+        "src/sink.rs",
+        "pub fn flush() {}\n    // TODO\npub fn drain() {\n    // TODO\n    flush();\n}\n",
+    );
+    let json = measure(&fixture);
+    let todo = standard(&json, "todo");
+    let findings = &todo["findings"];
+    assert_eq!(findings["total"], 4);
+    assert_eq!(findings["new_total"], 0, "{findings}");
+    assert_eq!(findings["fixed_total"], 0, "{findings}");
+    assert_eq!(todo["verdict"], "held", "{todo}");
+    assert_eq!(marked_new(&fixture, "src/sink.rs"), Vec::<String>::new());
+}
+
+#[test]
+fn a_renamed_file_with_identical_todos_brings_them_along_and_its_new_one_is_new() {
+    let fixture = with_sink();
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
+    fixture.repo.git(&["mv", "src/sink.rs", "src/drain.rs"]);
+    fixture.repo.commit("rename");
+    let json = measure(&fixture);
+    let findings = &standard(&json, "todo")["findings"];
+    assert_eq!(findings["new_total"], 0, "{findings}");
+    assert_eq!(findings["fixed_total"], 0, "{findings}");
+    // Renamed and changed at once: git still pairs the files (`-M`), and only the TODO the
+    // change added is new: the one git's diff shows as added (line 6, below the old second).
+    fixture.repo.write(
+        "src/drain.rs",
+        "pub fn drain() {\n    // TODO\n    flush();\n}\n    // TODO\n    // TODO\npub fn flush() {}\n",
+    );
+    fixture.repo.commit("one more");
+    let shown = fixture.git_out(
+        fixture.path(),
+        &[
+            "diff",
+            "-U0",
+            "-M",
+            "main",
+            "HEAD",
+            "--",
+            "src/sink.rs",
+            "src/drain.rs",
+        ],
+    );
+    assert!(shown.contains("@@ -5,0 +6 @@"), "{shown}");
+    let json = measure(&fixture);
+    let findings = &standard(&json, "todo")["findings"];
+    assert_eq!(findings["new_total"], 1, "{findings}");
+    assert_eq!(findings["fixed_total"], 0, "{findings}");
+    assert_eq!(findings["new"][0]["path"], "src/drain.rs");
+    assert_eq!(findings["new"][0]["line"], 6, "{findings}");
+    assert_eq!(marked_new(&fixture, "src/drain.rs"), ["6"]);
+}
+
+#[test]
+fn fingerprints_are_the_place_s_and_stay_when_lines_above_are_added() {
+    let fixture = with_sink();
+    // Every finding, by place (`path:line`), with its fingerprint.
+    let ids = || -> Vec<(String, String)> {
+        let all = fixture
+            .run(&["standards", "--explain", "todo", "--json"])
+            .json();
+        all["data"]["all"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    format!("{}:{}", f["path"].as_str().unwrap(), f["line"]),
+                    f["fingerprint"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let old = ids();
+    assert_eq!(old.len(), 4, "{old:?}");
+    let unique: std::collections::BTreeSet<&String> = old.iter().map(|(_, id)| id).collect();
+    assert_eq!(
+        unique.len(),
+        4,
+        "identical lines get distinct fingerprints: {old:?}"
+    );
+    // Another TODO and a blank line above everything in src/sink.rs: every finding keeps its
+    // fingerprint, though its line moved and a match of the same text came before it.
+    on_branch(
+        &fixture,
+        "src/sink.rs",
+        &format!("// TODO: first\n\n{SINK}"),
+    );
+    let mut new = ids();
+    assert_eq!(
+        new.remove(2).0,
+        "src/sink.rs:1",
+        "the added one, listed first: {new:?}"
+    );
+    let shifted: Vec<(String, String)> = old
+        .iter()
+        .map(|(place, id)| {
+            let place = match place.strip_prefix("src/sink.rs:") {
+                Some(line) => format!("src/sink.rs:{}", line.parse::<u32>().unwrap() + 2),
+                None => place.clone(),
+            };
+            (place, id.clone())
+        })
+        .collect();
+    assert_eq!(new, shifted);
+}
+
+#[test]
+fn a_work_tree_measurement_follows_an_uncommitted_rename_and_marks_the_added_todo() {
+    let fixture = with_sink();
+    on_branch(&fixture, "README.md", "# work\n");
+    // Uncommitted: the rename, and a third `// TODO` between the two (line 4).
+    fixture.repo.git(&["mv", "src/sink.rs", "src/drain.rs"]);
+    fixture.repo.write(
+        "src/drain.rs",
+        "pub fn drain() {\n    // TODO\n    flush();\n    // TODO\n}\n    // TODO\npub fn flush() {}\n",
+    );
+    let json = fixture.run(&["standards", "--force", "--json"]).json();
+    let findings = &standard(&json, "todo")["findings"];
+    assert_eq!(findings["new_total"], 1, "{findings}");
+    assert_eq!(findings["fixed_total"], 0, "{findings}");
+    assert_eq!(findings["new"][0]["path"], "src/drain.rs");
+    assert_eq!(findings["new"][0]["line"], 4, "{findings}");
+}

@@ -1,17 +1,34 @@
 //! Findings compared with a baseline: which are new on this commit, which were fixed, and
-//! what a Standard's result shows of them. Fingerprints are identities (a multiset: two equal
-//! findings are two); a finding whose file git detects as renamed (`-M`) is paired across the
-//! rename by its message, so moving or renaming a file creates no new findings. Moving text
-//! from one file to another is a fix in the one and a new finding in the other.
+//! what a Standard's result shows of them.
+//!
+//! A finding is identified by where it is. The host reads the line a finding names from the
+//! snapshot it was measured on (`place.rs`: the blob, the line's normalized content and its
+//! rank among the identical lines of the file, `lines.rs`), fingerprints it from that
+//! (`identity.rs`, as GitHub code scanning's `primaryLocationLineHash` does: never a line
+//! number), and pairs this commit's findings with the baseline's along git's diff of each file
+//! (`line_map.rs`, `diff.rs`): a finding on a line the change added is new even when an
+//! untouched line reads the same. A finding the host cannot place (no path or line, a path
+//! outside the snapshot) is compared by the producer's fingerprint, as producers define it
+//! (`spec/producers.md`). Either way the lists are multisets: two equal findings are two, and
+//! the totals are exact.
 
+mod compare;
 mod diff;
+mod identity;
+mod line_map;
+mod lines;
+mod place;
 mod renames;
 
 use serde::Serialize;
 
 use crate::runtime::Finding;
 
-pub use diff::{Diff, diff};
+pub use compare::{Baseline, CompareError, Compared, compare};
+pub use diff::{Diff, Side, diff};
+pub use identity::Fingerprints;
+pub use line_map::{Hunk, LineMap, LineMapError, Versions, line_map, line_maps};
+pub use place::{Place, ReadLines, complete, places};
 pub use renames::{Renames, renames};
 
 /// How many new and fixed findings a Standard's result lists (the totals are exact).

@@ -7,27 +7,37 @@ use gix::ObjectId;
 
 use crate::git::{Repo, RepoError};
 
-/// New path → old path, for every rename from the baseline to this commit.
+/// Every rename from the baseline to this commit, both ways.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Renames(HashMap<String, String>);
+pub struct Renames {
+    /// New path → old path.
+    old: HashMap<String, String>,
+    /// Old path → new path.
+    new: HashMap<String, String>,
+}
 
 impl Renames {
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        Self(
-            pairs
-                .into_iter()
-                .map(|(old, new)| (new.to_owned(), old.to_owned()))
-                .collect(),
-        )
+        let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+        let owned = |(a, b): &(&str, &str)| (a.to_string(), b.to_string());
+        Self {
+            old: pairs.iter().map(|(o, n)| owned(&(n, o))).collect(),
+            new: pairs.iter().map(owned).collect(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.old.is_empty()
     }
 
     /// The path `new` had at the baseline, if it was renamed.
     pub fn old_path(&self, new: &str) -> Option<&str> {
-        self.0.get(new).map(String::as_str)
+        self.old.get(new).map(String::as_str)
+    }
+
+    /// The path the baseline's `old` has now, if it was renamed.
+    pub fn new_path(&self, old: &str) -> Option<&str> {
+        self.new.get(old).map(String::as_str)
     }
 }
 
@@ -59,7 +69,7 @@ pub fn renames(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Renames, R
         }
         rest = tail;
     }
-    Ok(Renames(
-        pairs.into_iter().map(|(old, new)| (new, old)).collect(),
+    Ok(Renames::from_pairs(
+        pairs.iter().map(|(old, new)| (old.as_str(), new.as_str())),
     ))
 }

@@ -20,7 +20,7 @@ use crate::evidence::Store;
 use crate::findings::{self, Explained, FindingsSummary, Renames, SHOWN, SwapCheck};
 use crate::git::{Repo, short};
 use crate::planner::{Outcomes, Plan, Reading};
-use crate::runtime::{Metric, Runtime};
+use crate::runtime::{Finding, Metric, Runtime};
 
 /// What the comparison needs from the measurement.
 pub(super) struct Batch<'a> {
@@ -75,9 +75,18 @@ pub(super) fn attach(
     }
     let mut advisories = Vec::new();
     let compared = match baseline_commit(batch) {
-        Ok(Some(base)) => Some((Some(base), measure_baseline(batch, base, &with_findings))),
+        Ok(Some(base)) => {
+            let snapshot = batch.repo.snapshot(base).map_err(|e| {
+                format!(
+                    "the baseline {} cannot be read: {e}",
+                    short(&base.to_string())
+                )
+            });
+            let outputs = measure_baseline(batch, base, &snapshot, &with_findings);
+            Some((Some(base), snapshot.ok(), outputs))
+        }
         // The first commit: nothing came before it, so every finding is new.
-        Ok(None) => Some((None, root_outputs(&with_findings))),
+        Ok(None) => Some((None, None, root_outputs(&with_findings))),
         Err(why) => {
             advisories.push(format!(
                 "Findings were not compared with a baseline: {why}."
@@ -86,14 +95,22 @@ pub(super) fn attach(
         }
     };
     let renames = match &compared {
-        Some((Some(base), _)) => match renames_since(batch, *base) {
+        Some((Some(base), _, _)) => match renames_since(batch, *base) {
             Ok(renames) => Ok(renames),
             Err(why) => {
                 advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
                 Err(why)
             }
         },
-        Some((None, _)) | None => Ok(Renames::default()),
+        Some((None, _, _)) | None => Ok(Renames::default()),
+    };
+    let comparing = Comparing {
+        repo: batch.repo,
+        head: batch.snapshot,
+        base: compared
+            .as_ref()
+            .and_then(|(_, snapshot, _)| snapshot.as_ref()),
+        renames,
     };
     let mut rebaselines = Vec::new();
     for (reading, metric) in with_findings {
@@ -103,7 +120,7 @@ pub(super) fn attach(
         let Some(standard) = selected.iter().find(|s| s.name == reading.standard) else {
             continue;
         };
-        let base = compared.as_ref().map(|(base, outputs)| {
+        let base = compared.as_ref().map(|(base, _, outputs)| {
             let metrics = match outputs.get(&reading.execution) {
                 Some(Ok(metrics)) => Ok(metrics.as_slice()),
                 Some(Err(why)) => Err(why.clone()),
@@ -123,7 +140,7 @@ pub(super) fn attach(
                 result,
                 (reading, metric, keep_all),
                 base,
-                &renames,
+                &comparing,
             );
         }
     }
@@ -287,15 +304,16 @@ fn first_parent(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, String>
     }
 }
 
+/// The renames from `base` to the snapshot measured (HEAD's tree, or the work tree's).
 fn renames_since(batch: &Batch, base: ObjectId) -> Result<Renames, String> {
-    let head = batch.head.unwrap_or(batch.head_commit);
-    findings::renames(batch.repo, base, head).map_err(|e| e.to_string())
+    findings::renames(batch.repo, base, batch.snapshot.tree()).map_err(|e| e.to_string())
 }
 
 /// Measure the executions behind `readings` that need no job on `base`'s snapshot.
 fn measure_baseline(
     batch: &Batch,
     base: ObjectId,
+    snapshot: &Result<crate::snapshot::Snapshot, String>,
     readings: &[(&Reading, &Metric)],
 ) -> BaseOutputs {
     let mut indices: Vec<usize> = readings
@@ -308,15 +326,9 @@ fn measure_baseline(
     if indices.is_empty() {
         return BaseOutputs::new();
     }
-    let snapshot = match batch.repo.snapshot(base) {
+    let snapshot = match snapshot {
         Ok(snapshot) => snapshot,
-        Err(e) => {
-            let why = format!(
-                "the baseline {} cannot be read: {e}",
-                short(&base.to_string())
-            );
-            return indices.into_iter().map(|i| (i, Err(why.clone()))).collect();
-        }
+        Err(why) => return indices.into_iter().map(|i| (i, Err(why.clone()))).collect(),
     };
     // A reading derived from HEAD's first (it reads only the files that differ), then recorded
     // evidence (which reads the whole reading back), then a whole run (which looks the evidence
@@ -335,10 +347,10 @@ fn measure_baseline(
             .as_ref()
             .ok()
             .and_then(|head| {
-                super::derived::derive(batch.runtime, execution, batch.snapshot, head, &snapshot)
+                super::derived::derive(batch.runtime, execution, batch.snapshot, head, snapshot)
             });
         let recorded = || {
-            let outcome = crate::planner::reuse(execution, batch.runtime, &snapshot, evidence)?;
+            let outcome = crate::planner::reuse(execution, batch.runtime, snapshot, evidence)?;
             outcome.result.ok().map(|output| output.metrics)
         };
         match derived.or_else(recorded) {
@@ -349,7 +361,7 @@ fn measure_baseline(
         }
     }
     if !whole.is_empty() {
-        outputs.extend(measure_whole(batch, base, &snapshot, whole));
+        outputs.extend(measure_whole(batch, base, snapshot, whole));
     }
     outputs
 }
@@ -396,16 +408,74 @@ fn measure_whole(
         .collect()
 }
 
+/// What every reading's comparison shares: the two snapshots and the renames between them.
+struct Comparing<'a> {
+    repo: &'a Repo,
+    /// The snapshot measured.
+    head: &'a crate::snapshot::Snapshot,
+    /// The baseline's snapshot; `None` on the first commit or when it cannot be read.
+    base: Option<&'a crate::snapshot::Snapshot>,
+    renames: Result<Renames, String>,
+}
+
+impl Comparing<'_> {
+    /// Whether this commit's file `path` (blob `blob`) need not be read to be compared: it is
+    /// unchanged since the baseline (paired by line alone), or there is nothing to compare with.
+    fn unread(&self, path: &str, blob: ObjectId) -> bool {
+        match (self.base, &self.renames) {
+            (Some(base), Ok(renames)) => {
+                let old = renames.old_path(path).unwrap_or(path);
+                base.entry(old).is_some_and(|e| e.id == blob)
+            }
+            _ => true,
+        }
+    }
+}
+
 /// One reading's comparison, and its swap check where it applies.
 /// `keep_all`: every finding goes into the result's `explained` (for `--explain`), else the
-/// first few a failing row shows.
+/// first few a failing row shows. Every finding shown carries the host's fingerprint
+/// (`findings/identity.rs`).
 fn compare_one(
     standard: &StandardDef,
     result: &mut StandardResult,
     (reading, metric, keep_all): (&Reading, &Metric, bool),
     base: Option<Base>,
-    renames: &Result<Renames, String>,
+    comparing: &Comparing,
 ) {
+    let mut read = findings::ReadLines::default();
+    let mut head_places = findings::places(
+        comparing.head,
+        &metric.findings,
+        &mut read,
+        &|path, blob| comparing.unread(path, blob),
+    );
+    let head = findings::Side {
+        findings: &metric.findings,
+        places: &head_places,
+    };
+    let (compared, base_complete) = against_baseline(reading, (head, &mut read), base, comparing);
+    let complete = base_complete
+        && metric.counted
+        && metric.findings_dropped == 0
+        && metric.findings.len() as f64 == metric.value;
+    let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
+    // Only the findings shown are fingerprinted: their lines are read now if they were not.
+    let new = compared
+        .as_ref()
+        .map_or(&[][..], |a| &a.compared.diff.new[..]);
+    let shown: Vec<usize> = (0..metric.findings.len().min(kept))
+        .chain(new.iter().copied().take(SHOWN))
+        .collect();
+    let sides = (&metric.findings[..], &mut head_places[..]);
+    findings::complete(comparing.head, sides, &shown, &mut read);
+    let head_ids = findings::Fingerprints::new(&metric.findings, &head_places);
+    let mut explained: Vec<Explained> = (0..metric.findings.len().min(kept))
+        .map(|i| Explained {
+            finding: identified(&metric.findings[i], head_ids.get(i)),
+            new: None,
+        })
+        .collect();
     let mut summary = FindingsSummary {
         total: metric.findings.len(),
         dropped: metric.findings_dropped,
@@ -417,80 +487,129 @@ fn compare_one(
         swap_check: None,
         note: None,
     };
-    let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
-    let mut explained: Vec<Explained> = metric
-        .findings
-        .iter()
-        .take(kept)
-        .map(|f| Explained {
-            finding: f.clone(),
-            new: None,
-        })
-        .collect();
-    let mut complete = metric.counted
-        && metric.findings_dropped == 0
-        && metric.findings.len() as f64 == metric.value;
-    match (base, renames) {
-        (None, _) => summary.note = Some("no baseline to compare with".to_owned()),
-        (Some((_, Err(why))), _) => {
-            summary.note = Some(why);
-            complete = false;
-        }
-        (Some(_), Err(why)) => {
-            summary.note = Some(why.clone());
-            complete = false;
-        }
-        (Some((base, Ok(base_metrics))), Ok(renames)) => {
-            let empty = Metric {
-                name: reading.metric.clone(),
-                value: 0.0,
-                findings: Vec::new(),
-                findings_dropped: 0,
-                counted: metric.counted,
-            };
-            let base_metric = base_metrics
-                .iter()
-                .find(|m| m.name == reading.metric)
-                .unwrap_or(&empty);
-            let diff = findings::diff(&metric.findings, &base_metric.findings, renames);
-            // `diff.new` is in order: the first ones are those `explained` holds.
-            let held = explained.len();
-            for &i in diff.new.iter().take_while(|&&i| i < held) {
-                explained[i].new = Some(true);
+    match compared {
+        Ok(mut against) => {
+            if let Some(snapshot) = comparing.base {
+                let fixed: Vec<usize> = against
+                    .compared
+                    .diff
+                    .fixed
+                    .iter()
+                    .copied()
+                    .take(SHOWN)
+                    .collect();
+                let sides = (against.base, &mut against.compared.base_places[..]);
+                findings::complete(snapshot, sides, &fixed, &mut read);
             }
-            for e in explained.iter_mut().filter(|e| e.new.is_none()) {
-                e.new = Some(false);
-            }
-            summary.baseline = base.map(|b| b.to_string());
-            if base.is_none() {
+            let base_ids = findings::Fingerprints::new(against.base, &against.compared.base_places);
+            show(
+                &mut summary,
+                &mut explained,
+                &against.compared.diff,
+                (metric, against.base),
+                (&head_ids, &base_ids),
+            );
+            summary.baseline = against.commit.map(|b| b.to_string());
+            if against.commit.is_none() {
                 summary.note = Some("the first commit: nothing came before it".to_owned());
             }
-            summary.new_total = Some(diff.new.len());
-            summary.fixed_total = Some(diff.fixed.len());
-            summary.new = diff
-                .new
-                .iter()
-                .take(SHOWN)
-                .map(|&i| metric.findings[i].clone())
-                .collect();
-            summary.fixed = diff
-                .fixed
-                .iter()
-                .take(SHOWN)
-                .map(|&i| base_metric.findings[i].clone())
-                .collect();
-            if base_metric.findings_dropped > 0
-                || (base_metric.counted && base_metric.findings.len() as f64 != base_metric.value)
-            {
-                complete = false;
-            }
         }
+        Err(why) => summary.note = Some(why),
     }
     if metric.counted {
         swap_check(standard, result, &mut summary, complete);
     }
     result.findings = Some(summary);
     result.explained = explained;
+}
+
+/// One reading's findings compared with the baseline's.
+struct Against<'m> {
+    /// The baseline commit; `None` on the first commit.
+    commit: Option<ObjectId>,
+    compared: findings::Compared,
+    /// The baseline's findings.
+    base: &'m [Finding],
+}
+
+/// `head` compared with the baseline's findings of the same reading, or why it cannot be; and
+/// whether the comparison may rule a swap out (`false` when the baseline's list was cut, or the
+/// baseline or the renames could not be read).
+fn against_baseline<'m>(
+    reading: &Reading,
+    (head, read): (findings::Side, &mut findings::ReadLines),
+    base: Option<Base<'m>>,
+    comparing: &Comparing,
+) -> (Result<Against<'m>, String>, bool) {
+    let (commit, base_metrics, renames) = match (base, &comparing.renames) {
+        (None, _) => return (Err("no baseline to compare with".to_owned()), true),
+        (Some((_, Err(why))), _) => return (Err(why), false),
+        (Some(_), Err(why)) => return (Err(why.clone()), false),
+        (Some((commit, Ok(metrics))), Ok(renames)) => (commit, metrics, renames),
+    };
+    let base_metric = base_metrics.iter().find(|m| m.name == reading.metric);
+    let base_findings = base_metric.map_or(&[][..], |m| m.findings.as_slice());
+    let complete = !base_metric.is_some_and(|m| {
+        m.findings_dropped > 0 || (m.counted && m.findings.len() as f64 != m.value)
+    });
+    let baseline = findings::Baseline {
+        repo: comparing.repo,
+        head: comparing.head,
+        snapshot: comparing.base,
+        renames,
+    };
+    match findings::compare(&baseline, head, base_findings, read) {
+        Ok(compared) => (
+            Ok(Against {
+                commit,
+                compared,
+                base: base_findings,
+            }),
+            complete,
+        ),
+        Err(e) => (Err(e.to_string()), false),
+    }
+}
+
+/// `finding` as a result shows it: with the host's fingerprint `id`.
+fn identified(finding: &Finding, id: String) -> Finding {
+    Finding {
+        fingerprint: id,
+        ..finding.clone()
+    }
+}
+
+/// Fill in the new and fixed findings of `diff`: counted, the first few listed, and the new
+/// ones marked among those `explained` holds. `ids`: the fingerprints of `head`'s and `base`'s.
+fn show(
+    summary: &mut FindingsSummary,
+    explained: &mut [Explained],
+    diff: &findings::Diff,
+    (head, base): (&Metric, &[Finding]),
+    (head_ids, base_ids): (&findings::Fingerprints, &findings::Fingerprints),
+) {
+    // `diff.new` is in order: the first ones are those `explained` holds.
+    let held = explained.len();
+    for &i in diff.new.iter().take_while(|&&i| i < held) {
+        explained[i].new = Some(true);
+    }
+    for e in explained.iter_mut().filter(|e| e.new.is_none()) {
+        e.new = Some(false);
+    }
+    summary.new_total = Some(diff.new.len());
+    summary.fixed_total = Some(diff.fixed.len());
+    summary.new = diff
+        .new
+        .iter()
+        .take(SHOWN)
+        .map(|&i| identified(&head.findings[i], head_ids.get(i)))
+        .collect();
+    summary.fixed = diff
+        .fixed
+        .iter()
+        .take(SHOWN)
+        .map(|&i| identified(&base[i], base_ids.get(i)))
+        .collect();
 }
 
 /// The swap check of a `down` Standard without `per` whose value counts its findings (the

@@ -10,8 +10,9 @@ use serde_sarif::sarif;
 use super::view::{self, Issue, Level, Problem, StandardView};
 use crate::result::Envelope;
 
-/// The `partialFingerprints` key that carries a finding's fingerprint.
-pub const FINGERPRINT_KEY: &str = "discernFinding/v1";
+/// The `partialFingerprints` key that carries a finding's fingerprint; `v2` since fingerprints
+/// are where a finding is (`findings/identity.rs`; `v1` was the producer's).
+pub const FINGERPRINT_KEY: &str = "discernFinding/v2";
 /// The base every location is relative to: the repository root.
 const SRCROOT: &str = "%SRCROOT%";
 const SCHEMA: &str =

@@ -1,0 +1,454 @@
+//! Which lines of a file git's diff keeps from the baseline's version to this commit's, and
+//! where they were: the unchanged lines of `git diff -U0 <old blob> <new blob>`.
+//!
+//! The diff is git's own, with the algorithm pinned to git's default (Myers with the indent
+//! heuristic, the text diff even for a file git would call binary), so a user's
+//! `diff.algorithm` cannot change which findings are new, and the lines a pull request shows
+//! as added are the lines discern calls new.
+
+use std::collections::HashMap;
+
+use gix::ObjectId;
+
+use crate::git::{Repo, RepoError};
+
+/// One change of `git diff -U0`: `old_len` lines at `old_start` became `new_len` lines at
+/// `new_start` (a start names the line before the change when its length is 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old_len: u32,
+    pub new_start: u32,
+    pub new_len: u32,
+}
+
+impl Hunk {
+    /// The first new line after this change.
+    fn new_end(&self) -> u32 {
+        self.new_start + self.new_len.max(1)
+    }
+
+    fn growth(&self) -> i64 {
+        i64::from(self.new_len) - i64::from(self.old_len)
+    }
+}
+
+/// The unchanged lines from one version of a file to the next.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineMap {
+    hunks: Vec<Hunk>,
+    /// How many lines the file grew by before each hunk.
+    growth_before: Vec<i64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LineMapError {
+    #[error(transparent)]
+    Git(#[from] RepoError),
+    #[error("`git diff` printed a hunk header discern cannot read: {0:?}")]
+    Header(String),
+}
+
+impl LineMap {
+    /// The map of a file that did not change: every line is where it was.
+    pub fn unchanged() -> Self {
+        Self::default()
+    }
+
+    /// The map of `hunks`, in the order git prints them.
+    pub fn from_hunks(hunks: Vec<Hunk>) -> Self {
+        let mut growth_before = Vec::with_capacity(hunks.len());
+        let mut growth = 0;
+        for hunk in &hunks {
+            growth_before.push(growth);
+            growth += hunk.growth();
+        }
+        Self {
+            hunks,
+            growth_before,
+        }
+    }
+
+    /// The baseline's line that this commit's line `new` (1-based) is, when the diff kept it;
+    /// `None` when the diff added it (or changed it, which is a deletion and an addition).
+    pub fn old_line(&self, new: u32) -> Option<u32> {
+        let before = self.hunks.partition_point(|h| h.new_end() <= new);
+        if let Some(hunk) = self.hunks.get(before)
+            && hunk.new_len > 0
+            && hunk.new_start <= new
+        {
+            return None;
+        }
+        let growth = match before {
+            0 => 0,
+            n => self.growth_before[n - 1] + self.hunks[n - 1].growth(),
+        };
+        u32::try_from(i64::from(new) - growth).ok()
+    }
+}
+
+impl LineMap {
+    /// The change (its index, in git's order) that added or rewrote this commit's line `new`.
+    pub fn change_of_new(&self, new: u32) -> Option<usize> {
+        let at = self
+            .hunks
+            .partition_point(|h| h.new_start + h.new_len <= new);
+        let hunk = self.hunks.get(at)?;
+        (hunk.new_len > 0 && hunk.new_start <= new).then_some(at)
+    }
+
+    /// The change (its index, in git's order) that deleted or rewrote the baseline's line `old`.
+    pub fn change_of_old(&self, old: u32) -> Option<usize> {
+        let at = self
+            .hunks
+            .partition_point(|h| h.old_start + h.old_len <= old);
+        let hunk = self.hunks.get(at)?;
+        (hunk.old_len > 0 && hunk.old_start <= old).then_some(at)
+    }
+}
+
+/// How git is asked for a diff: the text diff (even of a file it would call binary, through no
+/// external driver or textconv), Myers with the indent heuristic, no context.
+const DIFF: [&str; 9] = [
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--text",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "-U0",
+    "--full-index",
+];
+
+/// How many paths one `git diff` names (well under any command-line limit).
+const PATHS_PER_RUN: usize = 500;
+
+/// One file's two versions: its path at the baseline and here, and its blob at each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Versions {
+    pub old_path: String,
+    pub new_path: String,
+    pub old: ObjectId,
+    pub new: ObjectId,
+}
+
+/// The line map of each of `files` (by its pair of blobs), from the tree `old_tree` to
+/// `new_tree`: files that kept their path by one `git diff` of the two trees per
+/// [`PATHS_PER_RUN`] paths, a renamed one (or one the tree diff did not show) by a diff of its
+/// two blobs.
+pub fn line_maps(
+    repo: &Repo,
+    (old_tree, new_tree): (ObjectId, ObjectId),
+    files: &[Versions],
+) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
+    let changed: Vec<&Versions> = files.iter().filter(|f| f.old != f.new).collect();
+    let kept_path: Vec<&str> = changed
+        .iter()
+        .filter(|f| f.old_path == f.new_path)
+        .map(|f| f.new_path.as_str())
+        .collect();
+    let mut maps = tree_maps(repo, (old_tree, new_tree), &kept_path)?;
+    for file in changed {
+        if let std::collections::hash_map::Entry::Vacant(entry) = maps.entry((file.old, file.new)) {
+            entry.insert(line_map(repo, file.old, file.new)?);
+        }
+    }
+    Ok(maps)
+}
+
+/// The maps of the files at `paths` from `old_tree` to `new_tree`, by their blob pairs: one
+/// `git diff` per [`PATHS_PER_RUN`] paths, literal (no glob), without rename detection.
+fn tree_maps(
+    repo: &Repo,
+    (old_tree, new_tree): (ObjectId, ObjectId),
+    paths: &[&str],
+) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
+    let mut maps = HashMap::new();
+    let trees = [old_tree.to_string(), new_tree.to_string()];
+    for paths in paths.chunks(PATHS_PER_RUN) {
+        let mut args = vec!["--literal-pathspecs"];
+        args.extend(DIFF);
+        args.extend(["--no-renames", &trees[0], &trees[1], "--"]);
+        args.extend(paths);
+        maps.extend(parse(&repo.git_bytes(&args)?)?);
+    }
+    Ok(maps)
+}
+
+/// The map from blob `old` to blob `new`, by `git diff`.
+pub fn line_map(repo: &Repo, old: ObjectId, new: ObjectId) -> Result<LineMap, LineMapError> {
+    if old == new {
+        return Ok(LineMap::unchanged());
+    }
+    let (old_id, new_id) = (old.to_string(), new.to_string());
+    let mut args = DIFF.to_vec();
+    args.extend([old_id.as_str(), new_id.as_str()]);
+    let out = repo.git_bytes(&args)?;
+    // A diff of two blobs has no `index` line: its hunks are the one file's.
+    let mut hunks = Vec::new();
+    for line in out.split(|&b| b == b'\n') {
+        if let Some(hunk) = hunk_line(line)? {
+            hunks.push(hunk);
+        }
+    }
+    Ok(LineMap::from_hunks(hunks))
+}
+
+/// The maps in `git diff --full-index -U0` output of whole trees: each file's hunks, under the
+/// blob pair of its `index <old>..<new>` line.
+pub fn parse(out: &[u8]) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
+    let mut maps = HashMap::new();
+    let mut file: Option<((ObjectId, ObjectId), Vec<Hunk>)> = None;
+    for line in out.split(|&b| b == b'\n') {
+        if line.starts_with(b"diff --git ") {
+            if let Some((key, hunks)) = file.take() {
+                maps.insert(key, LineMap::from_hunks(hunks));
+            }
+        } else if let Some(ids) = line.strip_prefix(b"index ") {
+            file = blob_pair(ids).map(|key| (key, Vec::new()));
+        } else if let Some(hunk) = hunk_line(line)?
+            && let Some((_, hunks)) = file.as_mut()
+        {
+            hunks.push(hunk);
+        }
+    }
+    if let Some((key, hunks)) = file {
+        maps.insert(key, LineMap::from_hunks(hunks));
+    }
+    Ok(maps)
+}
+
+/// `<old>..<new>` (then, maybe, ` <mode>`) of an `index` line.
+fn blob_pair(ids: &[u8]) -> Option<(ObjectId, ObjectId)> {
+    let text = std::str::from_utf8(ids).ok()?;
+    let pair = text.split(' ').next()?;
+    let (old, new) = pair.split_once("..")?;
+    Some((old.parse().ok()?, new.parse().ok()?))
+}
+
+/// The hunk of a `@@ -a,b +c,d @@` line (a missing length is 1); `None` for any other line.
+fn hunk_line(line: &[u8]) -> Result<Option<Hunk>, LineMapError> {
+    let Some(rest) = line.strip_prefix(b"@@ -") else {
+        return Ok(None);
+    };
+    let header = || LineMapError::Header(String::from_utf8_lossy(line).into_owned());
+    let text = std::str::from_utf8(rest).map_err(|_| header())?;
+    hunk(text).ok_or_else(header).map(Some)
+}
+
+/// `a,b +c,d @@ …` (the header after `@@ -`).
+fn hunk(text: &str) -> Option<Hunk> {
+    let (ranges, _) = text.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let range = |range: &str| -> Option<(u32, u32)> {
+        match range.split_once(',') {
+            Some((start, len)) => Some((start.parse().ok()?, len.parse().ok()?)),
+            None => Some((range.parse().ok()?, 1)),
+        }
+    };
+    let ((old_start, old_len), (new_start, new_len)) = (range(old)?, range(new)?);
+    Some(Hunk {
+        old_start,
+        old_len,
+        new_start,
+        new_len,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use discern_tests::TestRepo;
+
+    fn mapped(map: &LineMap, lines: u32) -> Vec<Option<u32>> {
+        (1..=lines).map(|n| map.old_line(n)).collect()
+    }
+
+    #[test]
+    fn hunk_headers_are_read_with_and_without_lengths() {
+        let (a, b) = ("1".repeat(40), "2".repeat(40));
+        let out = format!(
+            "diff --git a/x b/x\nindex {a}..{b} 100644\n--- a/x\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n@@ -5 +7 @@ fn x() {{\n-c\n+d\n@@ -9,2 +10,0 @@\n-e\n-f\ndiff --git a/y b/y\nindex {b}..{a}\n@@ -1 +1 @@\n-@@ -3 +3 @@\n+index x\n"
+        );
+        let maps = parse(out.as_bytes()).unwrap();
+        let (a, b): (ObjectId, ObjectId) = (a.parse().unwrap(), b.parse().unwrap());
+        assert_eq!(maps.len(), 2);
+        // Changed lines that read like headers are content (`-`, `+`), not headers.
+        assert_eq!(
+            maps[&(b, a)].hunks,
+            [Hunk {
+                old_start: 1,
+                old_len: 1,
+                new_start: 1,
+                new_len: 1
+            }]
+        );
+        let map = &maps[&(a, b)];
+        assert_eq!(
+            map.hunks,
+            [
+                Hunk {
+                    old_start: 0,
+                    old_len: 0,
+                    new_start: 1,
+                    new_len: 2
+                },
+                Hunk {
+                    old_start: 5,
+                    old_len: 1,
+                    new_start: 7,
+                    new_len: 1
+                },
+                Hunk {
+                    old_start: 9,
+                    old_len: 2,
+                    new_start: 10,
+                    new_len: 0
+                },
+            ]
+        );
+        // Two added at the top; old 5 changed (new 7); old 9 and 10 deleted after new 10.
+        assert_eq!(
+            mapped(map, 12),
+            [
+                None,
+                None,
+                Some(1),
+                Some(2),
+                Some(3),
+                Some(4),
+                None,
+                Some(6),
+                Some(7),
+                Some(8),
+                Some(11),
+                Some(12)
+            ]
+        );
+        // Which change each line belongs to, on either side.
+        let new_changes: Vec<Option<usize>> = (1..=12).map(|n| map.change_of_new(n)).collect();
+        assert_eq!(
+            new_changes[..8],
+            [Some(0), Some(0), None, None, None, None, Some(1), None]
+        );
+        let old_changes: Vec<Option<usize>> = (1..=11).map(|n| map.change_of_old(n)).collect();
+        assert_eq!(
+            old_changes,
+            [
+                None,
+                None,
+                None,
+                None,
+                Some(1),
+                None,
+                None,
+                None,
+                Some(2),
+                Some(2),
+                None
+            ]
+        );
+        assert!(matches!(
+            parse(b"@@ -x +1 @@\n"),
+            Err(LineMapError::Header(_))
+        ));
+        assert!(parse(b"").unwrap().is_empty());
+    }
+
+    /// Against git itself: every line git's diff keeps is mapped to where it was, and no line
+    /// it adds is mapped at all.
+    #[test]
+    fn unchanged_lines_map_to_where_they_were_in_git_s_diff() {
+        let repo = TestRepo::new();
+        let old = "// TODO\nfn a() {}\n// TODO\nfn b() {}\nfn c() {}\n";
+        let new = "fn z() {}\n// TODO\nfn a() {}\n// TODO\n// TODO\nfn b() {}\n";
+        let blob = |text: &str| -> ObjectId {
+            repo.write("f", text);
+            repo.git(&["hash-object", "-w", "f"])
+                .trim()
+                .parse()
+                .unwrap()
+        };
+        let (old_id, new_id) = (blob(old), blob(new));
+        repo.commit("one commit, for a repository to discover");
+        let git = Repo::discover(repo.path()).unwrap();
+        let map = line_map(&git, old_id, new_id).unwrap();
+        let mapped = mapped(&map, 6);
+        assert_eq!(
+            mapped,
+            [None, Some(1), Some(2), Some(3), None, Some(4)],
+            "the TODO added is the second of the pair, as git's diff shows it"
+        );
+        let (old_lines, new_lines): (Vec<&str>, Vec<&str>) =
+            (old.lines().collect(), new.lines().collect());
+        for (n, old_line) in mapped.iter().enumerate() {
+            if let Some(o) = old_line {
+                assert_eq!(new_lines[n], old_lines[*o as usize - 1]);
+            }
+        }
+        assert_eq!(
+            line_map(&git, old_id, old_id).unwrap(),
+            LineMap::unchanged()
+        );
+    }
+
+    /// The tree diff in runs agrees with a diff of each pair of blobs, for paths a pathspec
+    /// would read as globs, a renamed file, and a file git calls binary.
+    #[test]
+    fn maps_of_a_tree_diff_agree_with_each_blob_diff() {
+        let repo = TestRepo::new();
+        let names = ["a.rs", "dir/b c.rs", "[x].rs", "*.rs", "bin.dat", "old.rs"];
+        for (i, name) in names.iter().enumerate() {
+            let text = format!("// TODO\nfn f{i}() {{}}\n// TODO\nfn g() {{}}\n");
+            repo.write(
+                name,
+                text.replace("fn g", if *name == "bin.dat" { "\0fn g" } else { "fn g" }),
+            );
+        }
+        let base = repo.commit("base");
+        for name in &names[..5] {
+            let text = std::fs::read_to_string(repo.path().join(name)).unwrap();
+            repo.write(name, format!("// TODO\n{text}").replace("fn g", "fn h"));
+        }
+        repo.git(&["mv", "old.rs", "new.rs"]);
+        repo.write(
+            "new.rs",
+            "// TODO\nfn f5() {}\n// TODO\n// TODO\nfn g() {}\n",
+        );
+        let head = repo.commit("head");
+        let git = Repo::discover(repo.path()).unwrap();
+        let id =
+            |rev: String| -> ObjectId { repo.git(&["rev-parse", &rev]).trim().parse().unwrap() };
+        let files: Vec<Versions> = names
+            .iter()
+            .map(|name| {
+                let new_path = if *name == "old.rs" { "new.rs" } else { name };
+                Versions {
+                    old_path: name.to_string(),
+                    new_path: new_path.to_owned(),
+                    old: id(format!("{base}:{name}")),
+                    new: id(format!("{head}:{new_path}")),
+                }
+            })
+            .collect();
+        let trees = (
+            id(format!("{base}^{{tree}}")),
+            id(format!("{head}^{{tree}}")),
+        );
+        let maps = line_maps(&git, trees, &files).unwrap();
+        assert_eq!(maps.len(), names.len());
+        // The files that kept their path come from the tree diff itself.
+        let kept: Vec<&str> = names[..5].to_vec();
+        let from_trees = tree_maps(&git, trees, &kept).unwrap();
+        assert_eq!(from_trees.len(), kept.len());
+        for (pair, map) in &from_trees {
+            assert_eq!(&maps[pair], map);
+        }
+        for file in &files {
+            let alone = line_map(&git, file.old, file.new).unwrap();
+            assert_eq!(maps[&(file.old, file.new)], alone, "{}", file.new_path);
+            assert_ne!(alone, LineMap::unchanged(), "{}", file.new_path);
+        }
+    }
+}

@@ -253,7 +253,9 @@ pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
     // Only measuring has a `--force` (the work tree as it is, never recorded); the gate and a
     // landing describe a commit and have none.
     let hint = match verb == "standards" {
-        true => "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded.",
+        true => {
+            "Commit (or stash) your changes, then run the command again; `--force` measures the work tree while authoring a Standard, but is never recorded."
+        }
         false => "Commit (or stash) your changes, then run the command again.",
     };
     Envelope::refusal(

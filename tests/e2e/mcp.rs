@@ -332,3 +332,32 @@ async fn long_calls_report_progress_when_asked() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A server started inside an effort follows it to the main checkout once the owner landed it
+/// from there: the next call works in the main checkout instead of failing with "not inside a
+/// git repository".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_in_an_effort_follows_its_landing_to_the_main_checkout() {
+    let fixture = Fixture::new(CONFIG);
+    let json = fixture
+        .run(&["start", "--name", "followed", "--title", "Follow", "--json"])
+        .json();
+    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(effort.join("src/followed.rs"), "pub fn f() {}\n").unwrap();
+    git_in(&fixture, &effort, &["add", "-A"]);
+    git_in(&fixture, &effort, &["commit", "-q", "-m", "followed"]);
+    let client = connect(&fixture, &effort).await;
+    let (error, data, text) = call(&client, "discern_done", json!({})).await;
+    assert!(!error, "{text}");
+    assert_eq!(data["ok"], true, "{data}");
+    // The owner lands it from the main checkout: the server's worktree is removed.
+    let landed = fixture
+        .run(&["accept", "--effort", "followed", "--confirmed", "--json"])
+        .json();
+    assert_eq!(landed["ok"], true, "{landed}");
+    assert!(!effort.exists());
+    let (error, data, text) = call(&client, "discern_status", json!({})).await;
+    assert!(!error, "{text}");
+    assert_eq!(data["data"]["location"], "main", "{data}");
+    client.cancel().await.unwrap();
+}

@@ -31,23 +31,47 @@ pub const STATUS_URI: &str = "discern://status";
 #[derive(Clone)]
 pub struct Server {
     root: Arc<Mutex<PathBuf>>,
+    /// The main checkout the root belongs to, read while the root exists: where the server
+    /// follows to once the root's worktree is gone.
+    main: Arc<Mutex<Option<PathBuf>>>,
     settings: Settings,
 }
 
 impl Server {
     pub fn new(root: PathBuf, settings: Settings) -> Self {
+        let main = main_checkout_of(&root);
         Self {
             root: Arc::new(Mutex::new(root)),
+            main: Arc::new(Mutex::new(main)),
             settings,
         }
     }
 
+    /// The working root; when it is gone (the effort it was landed or was abandoned from
+    /// elsewhere), the main checkout it belonged to, which becomes the root.
     fn root(&self) -> PathBuf {
-        self.root.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        let root = self.root.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if root.exists() {
+            return root;
+        }
+        let main = self.main.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match main.filter(|m| m.exists()) {
+            Some(main) => {
+                // The process's own directory was that worktree too: git (and gix) cannot
+                // work from a directory that no longer exists.
+                let _ = std::env::set_current_dir(&main);
+                self.set_root(&main);
+                main
+            }
+            None => root,
+        }
     }
 
     fn set_root(&self, root: &Path) {
         *self.root.lock().unwrap_or_else(|e| e.into_inner()) = root.to_owned();
+        if let Some(main) = main_checkout_of(root) {
+            *self.main.lock().unwrap_or_else(|e| e.into_inner()) = Some(main);
+        }
     }
 
     /// Run one tool from the table: `path` taken out of the arguments (it names the checkout
@@ -85,6 +109,13 @@ impl Server {
         }
         outcome
     }
+}
+
+/// The main checkout of the repository `dir` is in (`None` outside one).
+fn main_checkout_of(dir: &Path) -> Option<PathBuf> {
+    let repo = discern::git::Repo::discover(dir).ok()?;
+    let worktrees = repo.worktrees().ok()?;
+    worktrees.into_iter().find(|w| w.is_main).map(|w| w.path)
 }
 
 /// Serve MCP on stdin/stdout until the client disconnects; the process exit code.

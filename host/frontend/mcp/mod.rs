@@ -32,13 +32,16 @@ pub const STATUS_URI: &str = "discern://status";
 pub struct Server {
     root: Arc<Mutex<PathBuf>>,
     settings: Settings,
+    /// Whether the client's input ended: nobody is left to answer an elicitation.
+    input_ended: gate::Ended,
 }
 
 impl Server {
-    pub fn new(root: PathBuf, settings: Settings) -> Self {
+    pub fn new(root: PathBuf, settings: Settings, input_ended: gate::Ended) -> Self {
         Self {
             root: Arc::new(Mutex::new(root)),
             settings,
+            input_ended,
         }
     }
 
@@ -100,6 +103,7 @@ pub fn serve(settings: Settings) -> i32 {
             return 70;
         }
     };
+    let gate = gate::Gate::default();
     let server = Server::new(
         root,
         Settings {
@@ -107,6 +111,7 @@ pub fn serve(settings: Settings) -> i32 {
             terminal: false,
             ..settings
         },
+        gate.input_ended.clone(),
     );
     runtime.block_on(async move {
         // Every line passes the gate both ways: the service sees only well-formed requests,
@@ -114,14 +119,18 @@ pub fn serve(settings: Settings) -> i32 {
         let (gate_in, service_in) = tokio::io::duplex(1 << 16);
         let (service_out, gate_out) = tokio::io::duplex(1 << 16);
         let (answers, answered) = tokio::sync::mpsc::unbounded_channel();
-        let ended = gate::Ended::default();
         let reader = tokio::spawn(gate::read(
             tokio::io::stdin(),
             gate_in,
             answers,
-            ended.clone(),
+            gate.clone(),
         ));
-        let writer = tokio::spawn(gate::write(gate_out, answered, tokio::io::stdout()));
+        let writer = tokio::spawn(gate::write(
+            gate_out,
+            answered,
+            tokio::io::stdout(),
+            gate.clone(),
+        ));
         let code = match server.serve((service_in, service_out)).await {
             Ok(service) => match service.waiting().await {
                 Ok(_) => 0,
@@ -131,7 +140,7 @@ pub fn serve(settings: Settings) -> i32 {
                 }
             },
             // A client that left before `initialize` is a normal end, not a failure.
-            Err(_) if ended.get() => 0,
+            Err(_) if gate.input_ended.get() => 0,
             Err(e) => {
                 eprintln!("discern mcp: cannot start: {e}");
                 70
@@ -150,7 +159,11 @@ fn counted(message: &str) -> Option<(f64, f64)> {
     Some((done.trim().parse().ok()?, total.trim().parse().ok()?))
 }
 
-fn tool_result(envelope: &Envelope) -> CallToolResult {
+/// The tool result for `envelope`, every field held to the echo bound first
+/// ([`discern::result::echo`]): both renderings come from the bounded envelope.
+fn tool_result(mut envelope: Envelope) -> CallToolResult {
+    result::echo::bound_envelope(&mut envelope);
+    let envelope = &envelope;
     let text = ContentBlock::text(result::markdown(envelope, &verbs::steps::tool_call));
     let mut out = if envelope.ok {
         CallToolResult::success(vec![text])
@@ -233,6 +246,7 @@ impl ServerHandler for Server {
             peer: context.peer.clone(),
             runtime: tokio::runtime::Handle::current(),
             cancelled: cancel.clone(),
+            input_ended: self.input_ended.clone(),
             progress: sender.clone(),
         });
         let envelope = tokio::task::spawn_blocking(move || {
@@ -253,7 +267,7 @@ impl ServerHandler for Server {
             )
         });
         watcher.abort();
-        Ok(tool_result(&envelope).into())
+        Ok(tool_result(envelope).into())
     }
 
     async fn list_resources(

@@ -89,7 +89,7 @@ pub async fn read(
             Ok(_) => {}
         }
         let dispatch = gate.judge(without_newline(&bytes));
-        if let Some(answer) = dispatch.answer {
+        for answer in dispatch.answers {
             let _ = answers.send(answer);
         }
         for message in dispatch.forward {

@@ -30,6 +30,8 @@ pub struct Ledger {
     pending: HashMap<Id, Route>,
     batches: HashMap<u64, Open>,
     next_batch: u64,
+    /// The batch being split, which no response completes until all of it is noted.
+    building: Option<u64>,
     initialize: Option<Id>,
     revision: Option<String>,
     started: bool,
@@ -40,8 +42,9 @@ pub struct Ledger {
 pub struct Dispatch {
     /// Messages for the service, in order.
     pub forward: Vec<String>,
-    /// A line for the client now (a refusal, or a batch all answered by the gate).
-    pub answer: Option<String>,
+    /// Lines for the client now: a refusal, a batch all answered by the gate, or a batch a
+    /// cancellation completed.
+    pub answers: Vec<String>,
 }
 
 fn in_use(id: &Id) -> Value {
@@ -63,28 +66,36 @@ impl Ledger {
         self.revision.as_deref()
     }
 
-    /// Whether every forwarded request has had its response.
+    /// Whether every forwarded request has had its response (or was cancelled).
     pub fn is_settled(&self) -> bool {
         self.pending.is_empty()
     }
 
     /// Note `forward` as sent, or refuse it: an id still in flight would make two responses
-    /// that cannot be told apart.
-    fn note(&mut self, forward: &Forward, route: Route) -> Result<(), Value> {
+    /// that cannot be told apart. A cancellation releases the request it names; the line of
+    /// a batch that completes is returned.
+    fn note(&mut self, forward: &Forward, route: Route) -> Result<Option<String>, Value> {
         if forward.initialize || forward.answer_to.is_some() {
             self.started = true;
         }
-        let Some(id) = &forward.answer_to else {
-            return Ok(());
-        };
-        if self.pending.contains_key(id) {
-            return Err(in_use(id));
+        if let Some(id) = &forward.answer_to {
+            if self.pending.contains_key(id) {
+                return Err(in_use(id));
+            }
+            self.pending.insert(id.clone(), route);
+            if forward.initialize {
+                self.initialize = Some(id.clone());
+            }
         }
-        self.pending.insert(id.clone(), route);
-        if forward.initialize {
-            self.initialize = Some(id.clone());
+        Ok(forward.cancels.as_ref().and_then(|id| self.release(id)))
+    }
+
+    /// No response is owed for `id` any more.
+    fn release(&mut self, id: &Id) -> Option<String> {
+        match self.pending.remove(id)? {
+            Route::Alone => None,
+            Route::Batch(number) => self.settle(number, None),
         }
-        Ok(())
     }
 
     /// What to do with `verdict`, noting what is forwarded.
@@ -93,16 +104,16 @@ impl Ledger {
             Verdict::Skip => Dispatch::default(),
             Verdict::Answer(answer) => Dispatch {
                 forward: Vec::new(),
-                answer: Some(answer.to_string()),
+                answers: vec![answer.to_string()],
             },
             Verdict::Forward(forward) => match self.note(&forward, Route::Alone) {
-                Ok(()) => Dispatch {
+                Ok(done) => Dispatch {
                     forward: vec![forward.text],
-                    answer: None,
+                    answers: done.into_iter().collect(),
                 },
                 Err(refusal) => Dispatch {
                     forward: Vec::new(),
-                    answer: Some(refusal.to_string()),
+                    answers: vec![refusal.to_string()],
                 },
             },
             Verdict::Batch(elements) => self.batch(elements),
@@ -112,30 +123,51 @@ impl Ledger {
     fn batch(&mut self, elements: Vec<Verdict>) -> Dispatch {
         let number = self.next_batch;
         self.next_batch += 1;
-        let mut open = Open::default();
-        let mut forward = Vec::new();
+        self.batches.insert(number, Open::default());
+        self.building = Some(number);
+        let mut dispatch = Dispatch::default();
         for element in elements {
-            match element {
-                Verdict::Answer(answer) => open.answers.push(answer),
+            let answer = match element {
+                Verdict::Answer(answer) => Some(answer),
                 Verdict::Forward(message) => match self.note(&message, Route::Batch(number)) {
-                    Ok(()) => {
-                        open.waiting += usize::from(message.answer_to.is_some());
-                        forward.push(message.text);
+                    Ok(done) => {
+                        dispatch.answers.extend(done);
+                        if message.answer_to.is_some()
+                            && let Some(open) = self.batches.get_mut(&number)
+                        {
+                            open.waiting += 1;
+                        }
+                        dispatch.forward.push(message.text);
+                        None
                     }
-                    Err(refusal) => open.answers.push(refusal),
+                    Err(refusal) => Some(refusal),
                 },
-                Verdict::Skip | Verdict::Batch(_) => {}
+                Verdict::Skip | Verdict::Batch(_) => None,
+            };
+            if let (Some(answer), Some(open)) = (answer, self.batches.get_mut(&number)) {
+                open.answers.push(answer);
             }
         }
-        if open.waiting > 0 {
-            self.batches.insert(number, open);
-            return Dispatch {
-                forward,
-                answer: None,
-            };
+        self.building = None;
+        dispatch.answers.extend(self.finish(number));
+        dispatch
+    }
+
+    /// One of batch `number`'s requests answered (or released): its line once all are.
+    fn settle(&mut self, number: u64, response: Option<Value>) -> Option<String> {
+        let open = self.batches.get_mut(&number)?;
+        open.answers.extend(response);
+        open.waiting = open.waiting.saturating_sub(1);
+        self.finish(number)
+    }
+
+    /// Batch `number`'s line, if nothing more is owed for it (none if it owes nothing).
+    fn finish(&mut self, number: u64) -> Option<String> {
+        if self.building == Some(number) || self.batches.get(&number)?.waiting > 0 {
+            return None;
         }
-        let answer = (!open.answers.is_empty()).then(|| array_line(open.answers));
-        Dispatch { forward, answer }
+        let open = self.batches.remove(&number)?;
+        (!open.answers.is_empty()).then(|| array_line(open.answers))
     }
 
     /// A line the service sent: what to send the client now (`None` while it waits for the
@@ -160,7 +192,7 @@ impl Ledger {
             return Some(bounded(line));
         }
         match route {
-            Some(Route::Batch(number)) => self.answered(number, message),
+            Some(Route::Batch(number)) => self.settle(number, Some(message)),
             _ => Some(bounded(message.to_string())),
         }
     }
@@ -170,17 +202,6 @@ impl Ledger {
         if let Some(revision) = response["result"]["protocolVersion"].as_str() {
             self.revision = Some(revision.to_owned());
         }
-    }
-
-    fn answered(&mut self, number: u64, response: Value) -> Option<String> {
-        let open = self.batches.get_mut(&number)?;
-        open.answers.push(response);
-        open.waiting = open.waiting.saturating_sub(1);
-        if open.waiting > 0 {
-            return None;
-        }
-        let open = self.batches.remove(&number)?;
-        Some(array_line(open.answers))
     }
 }
 

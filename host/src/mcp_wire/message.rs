@@ -60,6 +60,14 @@ fn token_too_long(message: &Map<String, Value>) -> bool {
         .is_some_and(|token| token.len() > MAX_ECHO)
 }
 
+/// The request a `notifications/cancelled` names.
+fn cancelled(message: &Map<String, Value>) -> Option<Id> {
+    if message.get("method")? != "notifications/cancelled" || message.contains_key("id") {
+        return None;
+    }
+    Id::read(message.get("params")?.get("requestId")?)
+}
+
 /// Judge one message: `line` is its text when it is the whole line.
 pub(super) fn judge(
     value: Value,
@@ -99,6 +107,7 @@ pub(super) fn judge(
         return refuse(id, -32602, &text);
     }
     let initialize = message.get("method") == Some(&json!("initialize"));
+    let cancels = cancelled(message);
     let text = line.map_or_else(|| value.to_string(), str::to_owned);
     if let Err(why) = reads(&text) {
         return refuse(id, -32602, &format!("invalid params: {why}"));
@@ -107,5 +116,6 @@ pub(super) fn judge(
         text,
         answer_to: id,
         initialize,
+        cancels,
     })
 }

@@ -78,6 +78,9 @@ pub struct Forward {
     pub answer_to: Option<Id>,
     /// Whether it is `initialize` (its response names the negotiated revision).
     pub initialize: bool,
+    /// The request it cancels (`notifications/cancelled`): the service sends no response to a
+    /// cancelled request, so none is owed any more.
+    pub cancels: Option<Id>,
 }
 
 /// What the gate decided about one line.

@@ -139,7 +139,10 @@ fn a_batch_is_answered_with_one_array_of_its_requests_responses() {
         3,
         "two requests and the notification"
     );
-    assert_eq!(dispatch.answer, None, "held until the responses are in");
+    assert!(
+        dispatch.answers.is_empty(),
+        "held until the responses are in"
+    );
     assert_eq!(
         ledger.from_service(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#.into()),
         None
@@ -161,7 +164,7 @@ fn a_batch_of_notifications_gets_no_line() {
     let line = json!([note, note]).to_string();
     let dispatch = ledger.dispatch(judge(line.as_bytes(), OLD, &reads_all));
     assert_eq!(dispatch.forward.len(), 2);
-    assert_eq!(dispatch.answer, None);
+    assert!(dispatch.answers.is_empty());
     assert!(ledger.is_settled());
 }
 
@@ -172,7 +175,7 @@ fn an_id_in_flight_is_refused_and_initialize_names_the_revision() {
     let dispatch = ledger.dispatch(judge(init.as_bytes(), ledger.session(), &reads_all));
     assert_eq!(dispatch.forward.len(), 1);
     let again = ledger.dispatch(judge(init.as_bytes(), ledger.session(), &reads_all));
-    let refusal: Value = serde_json::from_str(&again.answer.unwrap()).unwrap();
+    let refusal: Value = serde_json::from_str(&again.answers[0]).unwrap();
     assert_eq!(
         (refusal["id"].clone(), refusal["error"]["code"].clone()),
         (json!(0), json!(-32600))
@@ -194,4 +197,34 @@ fn the_services_errors_are_held_to_the_echo_bound() {
         out.contains("(cut: 1048576 bytes, showing the first 4096)"),
         "{out:.100}"
     );
+}
+
+/// The service sends no response to a cancelled request (rmcp drops it), so the ledger owes
+/// none: a batch waiting only on it is answered at once, and nothing stays in flight.
+#[test]
+fn a_cancelled_request_is_owed_no_response() {
+    let mut ledger = Ledger::default();
+    let line = json!([ping(1), ping(2)]).to_string();
+    ledger.dispatch(judge(line.as_bytes(), OLD, &reads_all));
+    assert!(
+        ledger
+            .from_service(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into())
+            .is_none()
+    );
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}});
+    let dispatch = ledger.dispatch(judge(cancel.to_string().as_bytes(), OLD, &reads_all));
+    assert_eq!(dispatch.forward.len(), 1, "the service hears of it");
+    let answers: Vec<Value> = serde_json::from_str(&dispatch.answers[0]).unwrap();
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], 1);
+    assert!(ledger.is_settled());
+    let single = ping(3).to_string();
+    ledger.dispatch(judge(single.as_bytes(), OLD, &reads_all));
+    assert!(!ledger.is_settled());
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}});
+    let dispatch = ledger.dispatch(judge(cancel.to_string().as_bytes(), OLD, &reads_all));
+    assert!(dispatch.answers.is_empty());
+    assert!(ledger.is_settled());
 }

@@ -170,6 +170,24 @@ fn a_client_that_leaves_before_initialize_ends_the_server_cleanly() {
     assert!(answers.is_empty());
 }
 
+/// A notification or a response before `initialize` got no answer but ended the session
+/// (the MCP library reads only requests during its handshake): now it is skipped, and the
+/// session starts as usual.
+#[test]
+fn a_notification_before_initialize_does_not_end_the_session() {
+    let fixture = Fixture::new(CONFIG);
+    let mut lines = vec![
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        json!({"jsonrpc":"2.0","id":77,"result":{}}).to_string(),
+    ];
+    lines.extend(initialize());
+    lines.push(json!({"jsonrpc":"2.0","id":9,"method":"ping"}).to_string());
+    let (answers, code) = session(&fixture, &lines);
+    assert_eq!(code, 0, "{answers:#?}");
+    assert_eq!(answer(&answers, &json!(9))["result"], json!({}));
+    assert_eq!(answers.len(), 2, "init and ping only: {answers:#?}");
+}
+
 #[test]
 fn tool_arguments_are_held_to_their_schema_exactly_and_never_echoed_large() {
     let fixture = Fixture::new(CONFIG);

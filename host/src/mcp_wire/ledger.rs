@@ -75,9 +75,7 @@ impl Ledger {
     /// that cannot be told apart. A cancellation releases the request it names; the line of
     /// a batch that completes is returned.
     fn note(&mut self, forward: &Forward, route: Route) -> Result<Option<String>, Value> {
-        if forward.initialize || forward.answer_to.is_some() {
-            self.started = true;
-        }
+        self.started |= forward.initialize;
         if let Some(id) = &forward.answer_to {
             if self.pending.contains_key(id) {
                 return Err(in_use(id));
@@ -181,6 +179,12 @@ impl Ledger {
         if !is_response {
             return Some(bounded(line));
         }
+        // A request served with a result (a ping's is empty) means the service left its
+        // handshake: `initialize`, or a request carrying its revision in `_meta`.
+        self.started |= message
+            .get("result")
+            .and_then(Value::as_object)
+            .is_some_and(|result| !result.is_empty());
         let id = message.get("id").and_then(Id::read);
         let route = id.as_ref().and_then(|id| self.pending.remove(id));
         if id.is_some() && id == self.initialize {

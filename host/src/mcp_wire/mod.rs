@@ -102,8 +102,9 @@ pub enum Verdict {
 pub struct Session<'a> {
     /// The revision `initialize` negotiated (what the server answered), once it has.
     pub revision: Option<&'a str>,
-    /// Whether the service has left its handshake: before, it reads only requests (a
-    /// notification or a response then would end it), so those are skipped.
+    /// Whether the service has left its handshake (`initialize` was forwarded, or a request
+    /// was served): before, it reads only requests (a notification or a response then would
+    /// end the session), so those are skipped.
     pub started: bool,
 }
 

@@ -228,3 +228,26 @@ fn a_cancelled_request_is_owed_no_response() {
     assert!(dispatch.answers.is_empty());
     assert!(ledger.is_settled());
 }
+
+/// Before the handshake the service reads only requests (rmcp ends the session on anything
+/// else): a ping does not open it, `initialize` does.
+#[test]
+fn only_the_handshake_lets_notifications_through() {
+    let mut ledger = Ledger::default();
+    let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string();
+    let ping = ping(1).to_string();
+    ledger.dispatch(judge(ping.as_bytes(), ledger.session(), &reads_all));
+    assert!(
+        ledger
+            .from_service(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into())
+            .is_some()
+    );
+    assert_eq!(
+        judge(note.as_bytes(), ledger.session(), &reads_all),
+        Verdict::Skip
+    );
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}).to_string();
+    ledger.dispatch(judge(init.as_bytes(), ledger.session(), &reads_all));
+    let verdict = judge(note.as_bytes(), ledger.session(), &reads_all);
+    assert!(matches!(verdict, Verdict::Forward(_)), "{verdict:?}");
+}

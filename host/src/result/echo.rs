@@ -6,10 +6,14 @@
 //! `Display` naming a path (`{path}: not inside a git repository (…)`), a library's own error
 //! text quoting it again, a dry run showing a title, a hint's step carrying an argument — and
 //! a helper that each quoting site must remember to call is bypassed by the next site that
-//! forgets. A pass over every string of the finished [`Envelope`] (and of a JSON value, for the
-//! MCP gate's own error objects) cannot be: nothing reaches the client without going through
-//! it. The cost is that a string no input made is held to the same bound; a field of a result
-//! is meant to be read by an agent, and 4 KiB of one field is more than any of them needs.
+//! forgets. A pass over every string of the finished [`Envelope`] cannot be: the MCP server
+//! builds every tool result from the envelope after [`bound_envelope`], and its gate passes
+//! every JSON-RPC error (rmcp's own, which quote a method or tool name, included) through
+//! [`bound_value`]. What else it sends quotes no caller input of any size: the status
+//! resource takes no argument, and the gate refuses an `id` or a progress token (which every
+//! response or progress notification repeats whole) over the bound. The cost: a long string
+//! no input made is cut the same way — a failing job's output tail shows its first 4 KiB in an
+//! MCP result, and the whole log stays at the `output_path` the result names.
 
 use std::borrow::Cow;
 

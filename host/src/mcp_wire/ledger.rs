@@ -4,7 +4,7 @@
 //! [`Ledger::from_service`], which also holds JSON-RPC errors to the echo bound and every
 //! line to [`MAX_RESPONSE`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -28,6 +28,9 @@ struct Open {
 #[derive(Debug, Default)]
 pub struct Ledger {
     pending: HashMap<Id, Route>,
+    /// Requests the client cancelled: a response the service sent anyway (it raced the
+    /// cancellation) is dropped, as the client would ignore it, and a batch stays one line.
+    cancelled: HashSet<Id>,
     batches: HashMap<u64, Open>,
     next_batch: u64,
     /// The batch being split, which no response completes until all of it is noted.
@@ -90,7 +93,9 @@ impl Ledger {
 
     /// No response is owed for `id` any more.
     fn release(&mut self, id: &Id) -> Option<String> {
-        match self.pending.remove(id)? {
+        let route = self.pending.remove(id)?;
+        self.cancelled.insert(id.clone());
+        match route {
             Route::Alone => None,
             Route::Batch(number) => self.settle(number, None),
         }
@@ -187,6 +192,9 @@ impl Ledger {
             .is_some_and(|result| !result.is_empty());
         let id = message.get("id").and_then(Id::read);
         let route = id.as_ref().and_then(|id| self.pending.remove(id));
+        if route.is_none() && id.as_ref().is_some_and(|id| self.cancelled.remove(id)) {
+            return None;
+        }
         if id.is_some() && id == self.initialize {
             self.negotiated(&message);
         }

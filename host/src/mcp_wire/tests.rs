@@ -168,6 +168,25 @@ fn a_batch_of_notifications_gets_no_line() {
     assert!(ledger.is_settled());
 }
 
+/// Found by the `mcp_line` fuzz target: a batch whose request is cancelled in the same batch
+/// was answered by its array and then again by the service's late response.
+#[test]
+fn a_batch_with_a_cancelled_request_is_answered_by_one_line() {
+    let mut ledger = Ledger::default();
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}});
+    let line = json!([ping(1), ping(1), cancel]).to_string();
+    let dispatch = ledger.dispatch(judge(line.as_bytes(), OLD, &reads_all));
+    assert_eq!(
+        dispatch.answers.len(),
+        1,
+        "the in-flight refusal, as the batch's line"
+    );
+    let late = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    assert_eq!(ledger.from_service(late.into()), None);
+    assert!(ledger.is_settled());
+}
+
 #[test]
 fn an_id_in_flight_is_refused_and_initialize_names_the_revision() {
     let mut ledger = Ledger::default();
@@ -227,6 +246,12 @@ fn a_cancelled_request_is_owed_no_response() {
     let dispatch = ledger.dispatch(judge(cancel.to_string().as_bytes(), OLD, &reads_all));
     assert!(dispatch.answers.is_empty());
     assert!(ledger.is_settled());
+    let late = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
+    assert_eq!(
+        ledger.from_service(late.into()),
+        None,
+        "a late response is dropped"
+    );
 }
 
 /// Before the handshake the service reads only requests (rmcp ends the session on anything

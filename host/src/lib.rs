@@ -20,6 +20,7 @@ pub mod git;
 mod import_graph;
 pub mod jobs;
 pub mod lifecycle;
+pub mod mcp_wire;
 pub mod operations;
 pub mod planner;
 pub mod preflight;

@@ -22,6 +22,7 @@ pub struct Elicit {
     pub peer: Peer<RoleServer>,
     pub runtime: tokio::runtime::Handle,
     pub cancelled: Cancel,
+    pub input_ended: super::gate::Ended,
     pub progress: tokio::sync::mpsc::UnboundedSender<String>,
 }
 
@@ -48,11 +49,15 @@ impl Elicit {
         tokio::pin!(asked);
         let mut poll = tokio::time::interval(POLL);
         let mut polls = 0u32;
+        let mut ended_polls = 0u32;
         loop {
             tokio::select! {
                 answer = &mut asked => return answer.ok(),
                 _ = poll.tick() => {
-                    if self.cancelled.is_cancelled() {
+                    // A client whose input ended cannot answer; a poll's grace lets an answer
+                    // it sent just before arrive.
+                    ended_polls += u32::from(self.input_ended.get());
+                    if self.cancelled.is_cancelled() || ended_polls > 1 {
                         return None;
                     }
                     polls += 1;

@@ -35,15 +35,18 @@ pub struct Server {
     /// follows to once the root's worktree is gone.
     main: Arc<Mutex<Option<PathBuf>>>,
     settings: Settings,
+    /// Whether the client's input ended: nobody is left to answer an elicitation.
+    input_ended: gate::Ended,
 }
 
 impl Server {
-    pub fn new(root: PathBuf, settings: Settings) -> Self {
+    pub fn new(root: PathBuf, settings: Settings, input_ended: gate::Ended) -> Self {
         let main = main_checkout_of(&root);
         Self {
             root: Arc::new(Mutex::new(root)),
             main: Arc::new(Mutex::new(main)),
             settings,
+            input_ended,
         }
     }
 
@@ -131,6 +134,7 @@ pub fn serve(settings: Settings) -> i32 {
             return 70;
         }
     };
+    let gate = gate::Gate::default();
     let server = Server::new(
         root,
         Settings {
@@ -138,6 +142,7 @@ pub fn serve(settings: Settings) -> i32 {
             terminal: false,
             ..settings
         },
+        gate.input_ended.clone(),
     );
     runtime.block_on(async move {
         // Every line passes the gate both ways: the service sees only well-formed requests,
@@ -145,14 +150,18 @@ pub fn serve(settings: Settings) -> i32 {
         let (gate_in, service_in) = tokio::io::duplex(1 << 16);
         let (service_out, gate_out) = tokio::io::duplex(1 << 16);
         let (answers, answered) = tokio::sync::mpsc::unbounded_channel();
-        let ended = gate::Ended::default();
         let reader = tokio::spawn(gate::read(
             tokio::io::stdin(),
             gate_in,
             answers,
-            ended.clone(),
+            gate.clone(),
         ));
-        let writer = tokio::spawn(gate::write(gate_out, answered, tokio::io::stdout()));
+        let writer = tokio::spawn(gate::write(
+            gate_out,
+            answered,
+            tokio::io::stdout(),
+            gate.clone(),
+        ));
         let code = match server.serve((service_in, service_out)).await {
             Ok(service) => match service.waiting().await {
                 Ok(_) => 0,
@@ -162,7 +171,7 @@ pub fn serve(settings: Settings) -> i32 {
                 }
             },
             // A client that left before `initialize` is a normal end, not a failure.
-            Err(_) if ended.get() => 0,
+            Err(_) if gate.input_ended.get() => 0,
             Err(e) => {
                 eprintln!("discern mcp: cannot start: {e}");
                 70
@@ -181,7 +190,11 @@ fn counted(message: &str) -> Option<(f64, f64)> {
     Some((done.trim().parse().ok()?, total.trim().parse().ok()?))
 }
 
-fn tool_result(envelope: &Envelope) -> CallToolResult {
+/// The tool result for `envelope`, every field held to the echo bound first
+/// ([`discern::result::echo`]): both renderings come from the bounded envelope.
+fn tool_result(mut envelope: Envelope) -> CallToolResult {
+    result::echo::bound_envelope(&mut envelope);
+    let envelope = &envelope;
     let text = ContentBlock::text(result::markdown(envelope, &verbs::steps::tool_call));
     let mut out = if envelope.ok {
         CallToolResult::success(vec![text])
@@ -264,6 +277,7 @@ impl ServerHandler for Server {
             peer: context.peer.clone(),
             runtime: tokio::runtime::Handle::current(),
             cancelled: cancel.clone(),
+            input_ended: self.input_ended.clone(),
             progress: sender.clone(),
         });
         let envelope = tokio::task::spawn_blocking(move || {
@@ -284,7 +298,7 @@ impl ServerHandler for Server {
             )
         });
         watcher.abort();
-        Ok(tool_result(&envelope).into())
+        Ok(tool_result(envelope).into())
     }
 
     async fn list_resources(

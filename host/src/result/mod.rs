@@ -4,6 +4,7 @@
 //! (`--json`), and the MCP server will send the same JSON as `structuredContent`.
 
 pub mod ci;
+pub mod echo;
 mod hints;
 mod render;
 

@@ -6,6 +6,7 @@
 //! compare-and-swap) and restores the file and the index: the repository is left exactly as
 //! it was, or exactly as intended.
 
+#[cfg(debug_assertions)]
 use std::process::Command;
 
 use gix::ObjectId;

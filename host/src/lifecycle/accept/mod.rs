@@ -461,14 +461,21 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
     envelope.report.state = message.clone();
     envelope.message = Some(message);
     envelope.data = Some(serde_json::json!({ "ready_to_land": ready, "commands": commands }));
-    if let [id] = ready.as_slice() {
-        envelope.hints = vec![Hint::next_step(
-            HintId::WorkInEffort,
-            format!(
-                "With the owner's consent, land it: `discern accept --effort {id} --confirmed`"
-            ),
-        )];
-    }
+    // The next step with the real effort ids, never a placeholder.
+    let hint = match ready.as_slice() {
+        [] => "Land from inside an effort's worktree once it is proven; `discern status` shows each effort's state".to_owned(),
+        [id] => format!(
+            "With the owner's consent, land it: `discern accept --effort {id} --confirmed`"
+        ),
+        many => format!(
+            "With the owner's consent, land each: {}",
+            many.iter()
+                .map(|id| format!("`discern accept --effort {id} --confirmed`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    envelope.hints = vec![Hint::next_step(HintId::WorkInEffort, hint)];
     Box::new(envelope)
 }
 

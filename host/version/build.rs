@@ -23,9 +23,16 @@ fn main() {
     ) else {
         return;
     };
-    println!("cargo:rerun-if-changed={git_dir}/HEAD");
-    println!("cargo:rerun-if-changed={common}/packed-refs");
+    // Only paths that exist (cargo reruns on every build for one that does not): HEAD, the
+    // branch's loose ref, or else the folder a new loose ref appears in, and packed-refs.
+    let mut watched = vec![format!("{git_dir}/HEAD"), format!("{common}/packed-refs")];
     if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        println!("cargo:rerun-if-changed={common}/{branch}");
+        watched.push(format!("{common}/{branch}"));
+        if let Some((folder, _)) = branch.rsplit_once('/') {
+            watched.push(format!("{common}/{folder}"));
+        }
+    }
+    for path in watched.iter().filter(|p| std::path::Path::new(p).exists()) {
+        println!("cargo:rerun-if-changed={path}");
     }
 }

@@ -90,11 +90,14 @@ pub fn abandon(
 ) -> Result<Abandoned, CommitError> {
     let head = parse(&journal.head)?;
     let _lock = WriterLock::acquire(main).map_err(|e| CommitError::Git(e.to_string()))?;
-    if main.branch_commit(&journal.branch).ok().flatten() != Some(head) {
+    let found = main
+        .local_branch_commit(&journal.branch)
+        .map_err(|e| git_error("cannot read the branch", e))?;
+    if found != Some(head) {
         return Err(CommitError::Moved {
             branch: journal.branch.clone(),
             expected: journal.head.clone(),
-            found: "another commit".to_owned(),
+            found: found.map_or_else(|| "nothing".to_owned(), |c| c.to_string()),
         });
     }
     let path = journal_path(main, &journal.id);
@@ -148,9 +151,10 @@ pub fn recover(main: &Repo) -> Result<Vec<String>, CommitError> {
 /// abandon was not forced).
 fn finish(main: &Repo, journal: &AbandonJournal) -> Result<String, CommitError> {
     let head = parse(&journal.head)?;
+    // Whether the worktree is still there decides what goes: unreadable, nothing does.
     let registered = main
         .worktrees()
-        .unwrap_or_default()
+        .map_err(|e| git_error("cannot list the worktrees", e))?
         .iter()
         .any(|w| same_dir(&w.path, &journal.path));
     let removed = match (registered, journal.discard) {
@@ -166,7 +170,7 @@ fn finish(main: &Repo, journal: &AbandonJournal) -> Result<String, CommitError> 
             journal.path.display()
         ));
     }
-    let deleted = main.branch_commit(&journal.branch).ok().flatten() == Some(head)
+    let deleted = main.local_branch_commit(&journal.branch).ok().flatten() == Some(head)
         && delete_branch(main, &journal.branch, head).is_ok();
     Ok(format!(
         "An interrupted abandon of {} was finished: its worktree is gone, its branch {} {}.",

@@ -162,6 +162,9 @@ fn facts(observation: &Observation, verbose: bool) -> Vec<String> {
         "Approval: {}: {}.",
         observation.approval.policy, observation.approval.note
     ));
+    if let Some(why) = &observation.proposals_unreadable {
+        facts.push(format!("Proposals: cannot be read ({why})"));
+    }
     let shown = if verbose { usize::MAX } else { CAP };
     for p in observation.proposals.iter().take(shown) {
         let stale = match (p.stale, verbose) {

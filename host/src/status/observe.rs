@@ -49,6 +49,9 @@ pub struct Observation {
     pub proof: ProofFacts,
     pub standards: Vec<String>,
     pub proposals: Vec<ProposalFacts>,
+    /// Why the proposals cannot be read, when they cannot (never shown as none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposals_unreadable: Option<String>,
     /// How the trunk's owner approves loosenings and protected changes.
     pub approval: ApprovalFacts,
     pub task: Option<crate::lifecycle::task::TaskMetadata>,
@@ -244,9 +247,10 @@ pub fn observe(
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
         proof::state_known_clean(repo, dirty.as_ref().is_some_and(Vec::is_empty));
-    let records = crate::proposals::live(repo, &trunk)
-        .map(|live| live.records)
-        .unwrap_or_default();
+    let (records, proposals_unreadable) = match crate::proposals::live(repo, &trunk) {
+        Ok(live) => (live.records, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
     let proposals: Vec<ProposalFacts> = records
         .iter()
         .map(|r| {
@@ -295,6 +299,7 @@ pub fn observe(
             .map(|c| c.standards.iter().map(|s| s.name.clone()).collect())
             .unwrap_or_default(),
         proposals,
+        proposals_unreadable,
         approval: approval_facts(repo, trunk_commit),
         task: crate::lifecycle::task::load(repo),
         fleet,
@@ -505,8 +510,15 @@ fn awaiting(
     trunk_commit: gix::ObjectId,
     head: gix::ObjectId,
 ) -> (Vec<String>, Option<String>) {
-    let Ok(required) = crate::lifecycle::required::required(repo, trunk, trunk_commit, head) else {
-        return (Vec::new(), None);
+    // What cannot be told is shown as such, never as nothing awaiting the owner.
+    let required = match crate::lifecycle::required::required(repo, trunk, trunk_commit, head) {
+        Ok(required) => required,
+        Err(e) => {
+            return (
+                vec![format!("what awaits approval cannot be told: {e}")],
+                None,
+            );
+        }
     };
     if required.changes.is_empty() {
         return (Vec::new(), None);

@@ -410,14 +410,16 @@ fn refusal(why: &NotLandable) -> Box<Envelope> {
 
 /// The ids of the efforts ready to land: a worktree on a branch, its Proof honored (clean,
 /// for exactly its HEAD), containing the trunk and ahead of it.
-fn ready_to_land(ws: &Workspace) -> Vec<String> {
+fn ready_to_land(ws: &Workspace) -> Result<Vec<String>, String> {
     let config = Config::load(ws.repo.root()).ok().flatten();
     let trunk = ws.landing_trunk(config.as_ref());
-    let Some(trunk_commit) = ws.repo.branch_commit(&trunk).ok().flatten() else {
-        return Vec::new();
-    };
-    let worktrees = ws.repo.worktrees().unwrap_or_default();
-    worktrees
+    let trunk_commit = ws
+        .repo
+        .branch_commit(&trunk)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("the trunk {trunk} cannot be read"))?;
+    let worktrees = ws.repo.worktrees().map_err(|e| e.to_string())?;
+    Ok(worktrees
         .iter()
         .filter(|w| !w.is_main && !w.prunable && w.branch.is_some())
         .filter(|w| {
@@ -428,13 +430,25 @@ fn ready_to_land(ws: &Workspace) -> Vec<String> {
             Repo::discover(&w.path).is_ok_and(|repo| proof::state(&repo).0 == ProofState::Honored)
         })
         .filter_map(|w| w.path.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect()
+        .collect())
 }
 
 /// From a checkout with the trunk out: the efforts ready to land, each with its exact command.
 fn owners_route(ws: &Workspace) -> Box<Envelope> {
-    let ready = ready_to_land(ws);
     let mut envelope = *refusal(&NotLandable::MainCheckout);
+    // Which efforts are ready is never guessed as "none" when it cannot be told.
+    let ready = match ready_to_land(ws) {
+        Ok(ready) => ready,
+        Err(why) => {
+            let message = format!(
+                "{} Which efforts are ready to land cannot be told ({why}); `discern status` shows each one's state.",
+                NotLandable::MainCheckout
+            );
+            envelope.report.state = message.clone();
+            envelope.message = Some(message);
+            return Box::new(envelope);
+        }
+    };
     let commands: Vec<String> = ready
         .iter()
         .map(|id| format!("discern accept --effort {id} --confirmed"))

@@ -14,8 +14,23 @@ impl Digest {
         &self.0
     }
 
+    /// The digest of `parts`, each prefixed with its length, so no two lists of parts meet.
+    pub fn of_parts(parts: &[&[u8]]) -> Self {
+        let mut hasher = Sha256::new();
+        for part in parts {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+        Self(hasher.finalize().into())
+    }
+
     pub fn hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The first 16 bytes in hex: a fingerprint's length.
+    pub fn short_hex(&self) -> String {
+        self.0[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use sha2::{Digest, Sha256};
+use crate::digest::Digest;
 
 use super::Place;
 use super::lines::Line;
@@ -71,28 +71,22 @@ impl<'a> Fingerprints<'a> {
 }
 
 fn of_place((path, text): (&str, &Line), message: &str, occurrence: usize) -> String {
-    let mut hasher = Sha256::new();
-    for part in [
+    Digest::of_parts(&[
         TAG.as_bytes(),
         path.as_bytes(),
         &text.content,
         text.rank.to_string().as_bytes(),
         occurrence.to_string().as_bytes(),
         message.as_bytes(),
-    ] {
-        hasher.update((part.len() as u64).to_le_bytes());
-        hasher.update(part);
-    }
-    hasher.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    ])
+    .short_hex()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::findings::lines::normalized;
+    use sha2::Digest as _;
 
     fn place(path: &str, line: u32, text: &str, rank: u32) -> Place {
         Place {
@@ -100,7 +94,7 @@ mod tests {
             blob: gix::ObjectId::null(gix::hash::Kind::Sha1),
             line,
             text: Some(Line {
-                content: Sha256::digest(&*normalized(text.as_bytes())).into(),
+                content: sha2::Sha256::digest(&*normalized(text.as_bytes())).into(),
                 rank,
             }),
         }

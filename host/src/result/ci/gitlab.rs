@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::view::{self, Issue, Level, Problem};
 use crate::result::Envelope;
@@ -109,15 +108,9 @@ struct Unique {
 impl Unique {
     fn fingerprint(&mut self, identity: &str) -> String {
         let occurrence = self.seen.entry(identity.to_owned()).or_insert(0);
-        let mut hasher = Sha256::new();
-        hasher.update(identity.as_bytes());
-        hasher.update(b"\0");
-        hasher.update(occurrence.to_string().as_bytes());
+        let bytes = format!("{identity}\0{occurrence}");
         *occurrence += 1;
-        hasher.finalize()[..16]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        crate::digest::Digest::of(bytes.as_bytes()).short_hex()
     }
 }
 

@@ -6,7 +6,11 @@
 //! file-system cache, median), one `git status --porcelain` of the main checkout, their ratio,
 //! the least a stat walk of the same worktrees costs (the walk floor) and the budget.
 //!
-//! Run: `cargo bench -p discern --bench status_fleet` (env `BENCH_FLEETS=1,20,100`,
+//! Fleet 0 is the main checkout alone (one checkout). Last, the largest fleet again with git's
+//! fsmonitor hook (watchman and git's `fsmonitor-watchman` sample) configured for every
+//! worktree, when watchman is installed.
+//!
+//! Run: `cargo bench -p discern --bench status_fleet` (env `BENCH_FLEETS=0,1,20,100`,
 //! `BENCH_FILES=4000`, `BENCH_RUNS=5`). A third of the efforts have an untracked file, a fifth
 //! a modified tracked one.
 
@@ -174,7 +178,7 @@ fn sizes(root: &Path) -> (usize, usize, usize) {
 
 fn main() {
     let fleets: Vec<usize> = std::env::var("BENCH_FLEETS")
-        .unwrap_or_else(|_| "1,20,100".to_owned())
+        .unwrap_or_else(|_| "0,1,20,100".to_owned())
         .split(',')
         .filter_map(|n| n.trim().parse().ok())
         .collect();
@@ -201,6 +205,7 @@ fn main() {
     );
     let mut grown = 0;
     let mut one = None;
+    let mut last = None;
     for n in fleets {
         grow(&root, grown, n);
         grown = grown.max(n);
@@ -214,6 +219,7 @@ fn main() {
         let floor = median(runs, || walk_floor(&root, n));
         let base = *one.get_or_insert(took);
         let budget = 2 * base + Duration::from_millis(5) * u32::try_from(n).unwrap_or(u32::MAX);
+        last = Some((n, took, floor, budget));
         println!(
             "{n:>6} {default:>10} {markdown:>10} {full:>10} {:>10.0}ms {:>10.0}ms {:>10.1}ms {:>6.1}x {:>10.0}ms {:>6.2}x {:>8.0}ms{}",
             first.as_secs_f64() * 1e3,
@@ -226,7 +232,67 @@ fn main() {
             if took <= budget { "" } else { "  over" }
         );
     }
+    if let Some((n, without, floor, budget)) = last {
+        fsmonitor_row(&root, discern, (n, runs), (without, floor, budget));
+    }
+    println!(
+        "fleet 0 = the main checkout alone (one checkout); fleet n = main + n efforts.\n\
+         fsmonitor = the largest fleet again, every worktree's core.fsmonitor running git's\n\
+         fsmonitor-watchman sample hook against watchman (tokens saved by a first status)."
+    );
     println!(
         "first = the first status after the fleet grew; status = the median after it (worktrees\nremember what was settled, git/settled.rs); ratio = status / one git status; walk floor =\nevery folder of every worktree read and every entry lstat'ed on every core, nothing compared\n(no stat walk can be faster); budget = 2 x the first row's status + 5 ms per worktree"
     );
+}
+
+/// git's sample hook, as Debian's git installs it.
+const SAMPLE_HOOK: &str = "/usr/share/git-core/templates/hooks/fsmonitor-watchman.sample";
+
+/// The largest fleet again with git's fsmonitor hook configured for every worktree (watchman
+/// and git's sample hook): `discern status` against the same fleet without it, the walk floor
+/// and the budget. Skipped, saying why, without watchman.
+fn fsmonitor_row(
+    root: &Path,
+    discern: &str,
+    (n, runs): (usize, usize),
+    (without, floor, budget): (Duration, Duration, Duration),
+) {
+    let watchman = Command::new("watchman").arg("--version").output();
+    if !watchman.is_ok_and(|out| out.status.success()) || !Path::new(SAMPLE_HOOK).exists() {
+        println!(
+            "{n:>6} fsmonitor: skipped (needs watchman and git's fsmonitor-watchman sample hook: apt-get install -y watchman)"
+        );
+        return;
+    }
+    let hook = root.with_file_name("query-watchman");
+    std::fs::copy(SAMPLE_HOOK, &hook).expect("copy the sample hook");
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("make the hook executable");
+    // The common config: every worktree runs it (from its own top folder, as git does).
+    git(
+        root,
+        &["config", "core.fsmonitor", hook.to_str().expect("utf-8")],
+    );
+    let mut roots: Vec<PathBuf> = (0..n).map(|i| worktree_path(root, i)).collect();
+    roots.push(root.to_path_buf());
+    // The first status walks every worktree and keeps each hook's token.
+    run_quiet(root, discern, &["status", "--json"]);
+    run_quiet(root, discern, &["status", "--json"]);
+    let took = median(runs, || run_quiet(root, discern, &["status", "--json"]));
+    let reference = median(runs, || run_quiet(root, "git", &["status", "--porcelain"]));
+    println!(
+        "{n:>6} fsmonitor {:>36}ms {:>10.1}ms {:>6.1}x {:>10.0}ms {:>6.2}x {:>8.0}ms{}  (without: {:.0}ms)",
+        format!("{:.0}", took.as_secs_f64() * 1e3),
+        reference.as_secs_f64() * 1e3,
+        took.as_secs_f64() / reference.as_secs_f64(),
+        floor.as_secs_f64() * 1e3,
+        took.as_secs_f64() / floor.as_secs_f64(),
+        budget.as_secs_f64() * 1e3,
+        if took <= budget { "" } else { "  over" },
+        without.as_secs_f64() * 1e3,
+    );
+    git(root, &["config", "--unset", "core.fsmonitor"]);
+    for dir in roots {
+        let _ = Command::new("watchman").arg("watch-del").arg(&dir).output();
+    }
 }

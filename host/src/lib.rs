@@ -35,5 +35,6 @@ pub mod runtime;
 pub mod snapshot;
 pub mod standards;
 pub mod status;
+pub mod sync;
 pub mod verbs;
 pub mod workspace;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::git::Repo;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::workspace::Workspace;
 
 pub const PROGRESS_VERB: &str = "progress";
@@ -232,28 +232,15 @@ fn by_handle(ws: &Workspace, root: &str, handle: &str) -> Result<Operation, Box<
         .flatten();
     match found {
         Some(op) if op.path == root => Ok(op),
-        Some(op) => Err(Box::new(Envelope::refusal(
-            PROGRESS_VERB,
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "Operation {handle} belongs to another checkout ({}); read it from there.",
-                op.path
-            ),
-            Hint::next_step(
-                HintId::ProgressHandle,
-                "Pass `path` (or run from) the checkout that started it.",
-            ),
-        ))),
-        None => Err(Box::new(Envelope::refusal(
-            PROGRESS_VERB,
-            ErrorSlug::NotFound,
-            format!("No operation {handle} is recorded in this repository."),
-            Hint::next_step(
-                HintId::ProgressHandle,
-                "Read this checkout's latest operation (no handle)",
-            )
-            .with_action(Action::new("progress")),
-        ))),
+        Some(op) => Err(NoProgress::OtherCheckout {
+            handle: handle.to_owned(),
+            path: op.path,
+        }
+        .into()),
+        None => Err(NoProgress::UnknownHandle {
+            handle: handle.to_owned(),
+        }
+        .into()),
     }
 }
 
@@ -266,17 +253,51 @@ fn latest(ws: &Workspace, root: &str) -> Result<Operation, Box<Envelope>> {
         .filter_map(|e| load(&e.path()))
         .filter(|op| op.path == root)
         .max_by(|a, b| a.started_at.total_cmp(&b.started_at))
-        .ok_or_else(|| {
-            Box::new(Envelope::refusal(
-                PROGRESS_VERB,
-                ErrorSlug::NotFound,
-                "This checkout has no recorded operation yet.",
-                Hint::next_step(
-                    HintId::ProgressHandle,
-                    "Long verbs (done, test, standards, accept, await) record their progress; run one first.",
-                ),
-            ))
-        })
+        .ok_or_else(|| NoProgress::NoneYet.into())
+}
+
+/// Why `progress` has nothing to read back, by cause.
+#[derive(Debug, thiserror::Error)]
+enum NoProgress {
+    #[error("Operation {handle} belongs to another checkout ({path}); read it from there.")]
+    OtherCheckout { handle: String, path: String },
+    #[error("No operation {handle} is recorded in this repository.")]
+    UnknownHandle { handle: String },
+    #[error("This checkout has no recorded operation yet.")]
+    NoneYet,
+}
+
+impl Refusal for NoProgress {
+    fn slug(&self) -> ErrorSlug {
+        match self {
+            Self::OtherCheckout { .. } => ErrorSlug::PreconditionFailed,
+            Self::UnknownHandle { .. } | Self::NoneYet => ErrorSlug::NotFound,
+        }
+    }
+
+    fn hint(&self) -> Hint {
+        match self {
+            Self::OtherCheckout { .. } => Hint::next_step(
+                HintId::ProgressHandle,
+                "Pass `path` (or run from) the checkout that started it.",
+            ),
+            Self::UnknownHandle { .. } => Hint::next_step(
+                HintId::ProgressHandle,
+                "Read this checkout's latest operation (no handle)",
+            )
+            .with_action(Action::new("progress")),
+            Self::NoneYet => Hint::next_step(
+                HintId::ProgressHandle,
+                "Long verbs (done, test, standards, accept, await) record their progress; run one first.",
+            ),
+        }
+    }
+}
+
+impl From<NoProgress> for Box<Envelope> {
+    fn from(why: NoProgress) -> Self {
+        Box::new(why.refusal(PROGRESS_VERB))
+    }
 }
 
 /// Whether the process that journalled an operation finished it, is still at it, or is gone.

@@ -39,8 +39,7 @@ pub fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>, RepoE
     }
     // A proof of full cleanliness covers the tracked-files level too.
     if let Some(head) = repo.head()?
-        && let Ok(snapshot) = repo.snapshot(head)
-        && repo.proves_clean(&snapshot)
+        && repo.proves_clean_at(head, &|| repo.snapshot(head).ok())
     {
         return Ok(Vec::new());
     }

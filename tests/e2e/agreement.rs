@@ -204,7 +204,7 @@ fn refused_pathspecs_are_the_ones_git_refuses_or_reads_otherwise() {
         );
     }
     // An absolute path inside the repository: git reads it, discern refuses it and says to
-    // write it relative to the root (the deliberate difference the README names).
+    // write it relative to the root (the deliberate difference docs/standards.md names).
     let absolute = format!("{}/src", repo.path().display());
     assert_eq!(
         git_ls_files(&repo, &[&absolute]),

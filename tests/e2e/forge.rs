@@ -141,23 +141,8 @@ impl Forge {
     /// README's fetch of the trunk with a full refspec; no notes. `rev` is what it checks out.
     fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
         let clone = self.dir.join(format!("ci-{name}"));
-        let _ = std::fs::remove_dir_all(&clone);
-        std::fs::create_dir_all(&clone).unwrap();
-        let url = format!("file://{}", self.origin.display());
-        self.git(&clone, &["init", "-q"]);
-        self.git(&clone, &["remote", "add", "origin", &url]);
-        self.git(&clone, &["fetch", "-q", "--depth", "1", "origin", rev]);
-        self.git(&clone, &["checkout", "-q", "--detach", "FETCH_HEAD"]);
-        self.git(
-            &clone,
-            &[
-                "fetch",
-                "-q",
-                "--unshallow",
-                "origin",
-                "+refs/heads/main:refs/remotes/origin/main",
-            ],
-        );
+        self.fixture
+            .ci_checkout(&clone, &format!("file://{}", self.origin.display()), rev);
         clone
     }
 
@@ -733,17 +718,22 @@ fn accept_lands_a_branch_from_a_plain_checkout_and_refuses_a_local_trunk_left_be
         "feature"
     );
     assert_eq!(json["data"]["landing"]["worktree_removed"], false, "{json}");
-    assert!(
-        json.to_string()
-            .contains("git push origin main refs/notes/discern"),
-        "{json}"
-    );
+    assert!(json.to_string().contains("discern sync --push"), "{json}");
     let status = forge.out(o, &["status", "--porcelain"]);
     assert_eq!(status, "", "the checkout is untouched");
     let journals = o.join(".git/discern/landings");
     let left = std::fs::read_dir(&journals).map_or(0, |d| d.count());
     assert_eq!(left, 0, "a finished landing leaves no journal");
-    forge.git(o, &["push", "-q", "origin", "main", "refs/notes/discern"]);
+    // The landing and its Proof note reach the forge in one atomic push.
+    let (code, sync) = forge.discern(o, &["sync", "--push", "--json"], false);
+    assert_eq!(code, 0, "{sync}");
+    assert_eq!(sync["data"]["landed_trunk"], head.as_str(), "{sync}");
+    assert_eq!(forge.out(&forge.origin, &["rev-parse", "main"]), head);
+    assert!(
+        !forge
+            .out(&forge.origin, &["notes", "--ref=discern", "show", &head])
+            .is_empty()
+    );
     passes("trunk CI", forge.trunk_ci(&before));
 }
 

@@ -28,8 +28,21 @@ fn jitter(round: usize, max_ms: u64) -> Duration {
 /// Start `discern args` in `dir` in its own process group, and SIGKILL the group after `after`
 /// (or let it finish first). Whether it was killed.
 fn kill_after(fixture: &Fixture, dir: &Path, args: &[&str], after: Duration) -> bool {
+    kill_as(fixture, dir, args, after, true)
+}
+
+/// Start `discern args` in the fixture and SIGKILL that process alone after `after`: the git
+/// it started goes on, as a forge's receive-pack would. Whether it was killed.
+fn kill_process_after(fixture: &Fixture, args: &[&str], after: Duration) -> bool {
+    kill_as(fixture, fixture.path(), args, after, false)
+}
+
+fn kill_as(fixture: &Fixture, dir: &Path, args: &[&str], after: Duration, group: bool) -> bool {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
-    cmd.args(args).current_dir(dir).process_group(0);
+    cmd.args(args).current_dir(dir);
+    if group {
+        cmd.process_group(0);
+    }
     discern_tests::hermetic(&mut cmd, fixture.repo.home());
     cmd.env("DISCERN_CACHE_DIR", cache_dir())
         .stdout(std::process::Stdio::null())
@@ -39,13 +52,17 @@ fn kill_after(fixture: &Fixture, dir: &Path, args: &[&str], after: Duration) -> 
     if child.try_wait().unwrap().is_some() {
         return false;
     }
-    // The group, through the kernel: `kill -<pgid>` without `--` means every process to
-    // procps-ng's kill.
-    let group = i32::try_from(child.id())
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-        .expect("a child pid");
-    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    if group {
+        // The group, through the kernel: `kill -<pgid>` without `--` means every process to
+        // procps-ng's kill.
+        let pid = i32::try_from(child.id()).ok();
+        let group = pid
+            .and_then(rustix::process::Pid::from_raw)
+            .expect("a child pid");
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    } else {
+        let _ = child.kill();
+    }
     let _ = child.wait();
     true
 }
@@ -582,4 +599,44 @@ fn assert_settled(fixture: &Fixture, effort: &Path) {
             .exists(),
         "the pin's journal is settled"
     );
+}
+
+/// `discern sync --push` killed at random moments (discern itself: the forge's side of a push
+/// lives on another machine and is not killed with it), a new note each round: the next sync
+/// finishes, and the forge ends with every note any round wrote, nothing lost or doubled.
+#[test]
+fn a_sync_killed_at_a_random_moment_loses_no_note() {
+    let fixture = Fixture::new(CONFIG);
+    let origin = fixture.repo.parent().join("origin.git");
+    let origin_url = origin.to_str().unwrap();
+    fixture.git_in(
+        fixture.repo.parent(),
+        &["init", "-q", "--bare", "-b", "main", origin_url],
+    );
+    fixture.repo.git(&["remote", "add", "origin", origin_url]);
+    fixture.repo.git(&["push", "-q", "origin", "main"]);
+    let mut killed = 0;
+    let mut commits = Vec::new();
+    for round in 0..rounds() * 4 {
+        fixture.repo.write(&format!("r{round}.txt"), "x");
+        commits.push(fixture.repo.commit(&format!("round {round}")));
+        let note = format!("proof {round}");
+        fixture
+            .repo
+            .git(&["notes", "--ref=discern", "add", "-m", &note, "HEAD"]);
+        killed += usize::from(kill_process_after(
+            &fixture,
+            &["sync", "--push"],
+            jitter(round, 250),
+        ));
+    }
+    let json = fixture.run(&["sync", "--push", "--json"]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    for (round, commit) in commits.iter().enumerate() {
+        let note = fixture.git_out(&origin, &["notes", "--ref=discern", "show", commit]);
+        assert_eq!(note, format!("proof {round}"), "round {round}");
+    }
+    let listed = fixture.git_out(&origin, &["notes", "--ref=discern", "list"]);
+    assert_eq!(listed.lines().count(), commits.len());
+    eprintln!("sync kills: {killed} of {} rounds killed", commits.len());
 }

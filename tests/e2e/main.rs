@@ -26,12 +26,16 @@ mod locks;
 mod mcp;
 mod mcp_wire;
 mod merging;
+#[cfg(feature = "remote-cache")]
+mod nginx;
 mod producer_kit;
 mod proposal_commits;
 mod races;
 mod ratchet;
 mod red_team;
 mod reference;
+#[cfg(feature = "remote-cache")]
+mod remote_cache;
 mod runtime_cache;
 mod sandbox;
 mod sarif;
@@ -41,3 +45,4 @@ mod soak;
 mod standards;
 mod status;
 mod surfaces;
+mod sync;

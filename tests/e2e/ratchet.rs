@@ -352,11 +352,9 @@ fn the_ci_recipes_push_job_judges_every_pushed_commit() {
     assert_eq!(json["diagnostics"][0]["reproduce_cmd"], fix, "{json}");
 
     shell(&fixture, &clone, fix);
-    shell(
-        &fixture,
-        &clone,
-        "if git ls-remote --exit-code origin refs/notes/discern >/dev/null; then git fetch origin +refs/notes/discern:refs/notes/discern; fi",
-    );
+    // The README's next step: discern's notes and published evidence, through `discern sync`.
+    let synced = ci(&fixture, &clone, &["sync", "--json"]);
+    assert_eq!(synced.code, 0, "{}", synced.stdout);
     let run = ci(&fixture, &clone, &args);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let json = run.json();

@@ -181,6 +181,19 @@ impl Fixture {
         assert!(cmd.status().unwrap().success(), "git {args:?}");
     }
 
+    /// CI on a fresh clone as `actions/checkout` makes it — depth 1, one ref (`rev`), detached —
+    /// in `clone` (replaced), then the README's fetch of the trunk with its history from `url`.
+    pub fn ci_checkout(&self, clone: &Path, url: &str, rev: &str) {
+        let _ = std::fs::remove_dir_all(clone);
+        std::fs::create_dir_all(clone).unwrap();
+        self.git_in(clone, &["init", "-q"]);
+        self.git_in(clone, &["remote", "add", "origin", url]);
+        self.git_in(clone, &["fetch", "-q", "--depth", "1", "origin", rev]);
+        self.git_in(clone, &["checkout", "-q", "--detach", "FETCH_HEAD"]);
+        let trunk = "+refs/heads/main:refs/remotes/origin/main";
+        self.git_in(clone, &["fetch", "-q", "--unshallow", "origin", trunk]);
+    }
+
     /// `git` in `dir`, hermetically: its trimmed stdout (empty when it fails).
     pub fn git_out(&self, dir: &Path, args: &[&str]) -> String {
         let mut cmd = std::process::Command::new("git");

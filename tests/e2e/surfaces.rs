@@ -246,6 +246,47 @@ async fn pin_with_force_is_refused_on_both_surfaces() {
     assert_unchanged(&before, &state(&roots), "a refused pin");
 }
 
+/// A flag `--pin` does not use is refused on both surfaces, never dropped; so are names beside
+/// `explain` over MCP, where clap's conflicts do not hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flags_a_mode_does_not_use_are_refused_on_both_surfaces_never_dropped() {
+    let fixture = Fixture::new(CONFIG);
+    let roots = [fixture.repo.parent()];
+    let before = state(&roots);
+    for (flags, named) in [
+        (&["--baseline", "HEAD"][..], "--baseline"),
+        (&["--require-trunk"], "--require-trunk"),
+        (&["--no-remote"], "--no-remote"),
+    ] {
+        let mut args = vec!["standards", "--pin", "--json"];
+        args.extend(flags);
+        let run = fixture.run(&args);
+        assert_eq!(run.code, 2, "{}", run.stdout);
+        let json = run.json();
+        assert_eq!(json["error"], "invalid_arguments", "{json}");
+        let message = json["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("--pin does not take {named}")),
+            "{json}"
+        );
+    }
+    let client = connect(&fixture, fixture.path()).await;
+    for arguments in [
+        json!({ "action": "measure", "pin": true, "baseline": "HEAD" }),
+        json!({ "action": "measure", "pin": true, "explain": "todo" }),
+        json!({ "action": "measure", "explain": "todo", "names": ["todo"] }),
+    ] {
+        let (is_error, envelope, _) = call(&client, "discern_standards", arguments.clone()).await;
+        assert!(is_error, "{arguments}: {envelope}");
+        assert_eq!(
+            envelope["error"], "invalid_arguments",
+            "{arguments}: {envelope}"
+        );
+    }
+    client.cancel().await.unwrap();
+    assert_unchanged(&before, &state(&roots), "refused flags");
+}
+
 /// Make every `git status` in `dir` fail, as a corrupt index does.
 fn corrupt_index(dir: &Path) {
     let git_dir = std::process::Command::new("git")

@@ -86,7 +86,7 @@ const GROUPS: [(&str, &[&str]); 5] = [
         &["start", "prepare", "done", "update", "await", "abandon"],
     ),
     ("Owner", &["approve", "accept"]),
-    ("Integrate", &["mcp", "merge-driver", "resolve"]),
+    ("Integrate", &["mcp", "sync", "merge-driver", "resolve"]),
 ];
 
 /// The grouped command list for `--help`; a command no group names is listed under "Other",

@@ -18,7 +18,7 @@ use gix::ObjectId;
 
 pub use prompt::ask_on_terminal;
 pub use record::{Channel, Granted, NOTES_REF, Subject, VERSION, recorded};
-pub use sign::{NAMESPACE, SignError, Signer, sign, verify, verify_for};
+pub use sign::{NAMESPACE, SignError, Signer, sign, sign_for, verify, verify_for};
 
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, RepoError};

@@ -32,9 +32,14 @@ pub struct Signer {
 
 /// Sign `payload` with the private key at `key` (or the agent's key for a public key file).
 pub fn sign(key: &Path, payload: &str) -> Result<String, SignError> {
+    sign_for(NAMESPACE, key, payload)
+}
+
+/// [`sign`] for `namespace` (published evidence signs for its own).
+pub fn sign_for(namespace: &str, key: &Path, payload: &str) -> Result<String, SignError> {
     let output = run(
         Command::new("ssh-keygen")
-            .args(["-Y", "sign", "-n", NAMESPACE, "-f"])
+            .args(["-Y", "sign", "-n", namespace, "-f"])
             .arg(key),
         payload.as_bytes(),
     )?;

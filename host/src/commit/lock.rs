@@ -33,7 +33,13 @@ pub struct WriterLock {
 impl WriterLock {
     /// Wait (bounded) for the writer lock of `repo`'s repository.
     pub fn acquire(repo: &Repo) -> Result<Self, LockError> {
-        let path = repo.shared_path(FILE);
+        Self::acquire_named(repo, FILE)
+    }
+
+    /// Wait (bounded) for the lock `file` of `repo`'s repository (`sync.lock`: two local syncs
+    /// take turns, while landings go on).
+    pub fn acquire_named(repo: &Repo, file: &str) -> Result<Self, LockError> {
+        let path = repo.shared_path(file);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| LockError::Open(path.clone(), e))?;
         }

@@ -23,6 +23,7 @@ pub mod landing;
 pub mod lock;
 pub mod merging;
 pub mod owned_lock;
+pub mod shared_refs;
 mod transaction;
 
 pub use approval::{ApprovalCommit, approval_commit};

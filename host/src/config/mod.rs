@@ -50,6 +50,44 @@ impl ApprovalPolicy {
     }
 }
 
+/// Which runs publish their evidence (`[evidence].publish`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Publish {
+    /// No run publishes (the default): evidence stays in each clone.
+    #[default]
+    Never,
+    /// A CI run (`CI` set) whose HEAD is the trunk's tip, with a signing key
+    /// (`DISCERN_EVIDENCE_KEY`), publishes on `discern sync --push`; pull-request and fork jobs
+    /// never do.
+    TrunkCi,
+}
+
+impl Publish {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Publish::Never => "never",
+            Publish::TrunkCi => "trunk-ci",
+        }
+    }
+}
+
+/// `[evidence]`: evidence shared between clones (`refs/discern/evidence`, `discern sync`) and
+/// through a remote cache.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EvidenceSettings {
+    /// `repository`: the name every published signature is bound to (e.g.
+    /// `github.com/acme/app`), so evidence signed for another repository never counts here.
+    /// Without it nothing is published or read from a remote.
+    pub repository: Option<String>,
+    /// `publish`: which runs publish.
+    pub publish: Publish,
+    /// `remote`: a Bazel-protocol HTTP cache (`/ac/`, `/cas/`) to read, and publish to.
+    pub remote: Option<String>,
+    /// `keep_days`: `discern sync --prune` drops published entries older than this; without
+    /// it nothing is ever pruned.
+    pub keep_days: Option<u32>,
+}
+
 /// A validated `discern.toml`.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -72,6 +110,8 @@ pub struct Config {
     /// runs, say): a change to one is a protected change, like CODEOWNERS.
     pub protected_paths: Vec<String>,
     pub map_dir: String,
+    /// `[evidence]`: where evidence is shared and who publishes it.
+    pub evidence: EvidenceSettings,
     /// In declaration order: plan order and result order.
     pub standards: Vec<StandardDef>,
     /// The editable document, for limit edits that preserve everything else byte for byte.
@@ -116,6 +156,7 @@ impl Config {
             allowed_signers: None,
             protected_paths: Vec::new(),
             map_dir: DEFAULT_MAP_DIR.to_owned(),
+            evidence: EvidenceSettings::default(),
             standards: Vec::new(),
             document: toml_edit::DocumentMut::new(),
             source: String::new(),
@@ -224,6 +265,35 @@ run = "./count.sh"
             ProducerRef::Builtin("discern-metric".into())
         );
         assert_eq!(legacy.metric, "legacy");
+    }
+
+    #[test]
+    fn the_remote_evidence_cache_is_a_plain_url() {
+        let parse = |url: &str| Config::parse(&format!("[evidence]\nremote = \"{url}\"\n"));
+        let config = parse("http://cache:8080/discern").expect("a URL");
+        assert_eq!(
+            config.evidence.remote.as_deref(),
+            Some("http://cache:8080/discern")
+        );
+        assert_eq!(Config::parse("").expect("empty").evidence.remote, None);
+        for bad in [
+            "cache:8080",
+            "ftp://c/x",
+            "http:///x",
+            "http://u:p@c/x",
+            "http://c/x?k=1",
+        ] {
+            let found = issues(&format!("[evidence]\nremote = \"{bad}\"\n"));
+            assert!(
+                found[0].starts_with("discern.toml:2: [evidence] remote: "),
+                "{found:?}"
+            );
+        }
+        let found = issues("[evidence]\nremotes = \"http://c\"\n");
+        assert!(
+            found[0].contains("unknown key (allowed keys: repository, publish, remote, keep_days)"),
+            "{found:?}"
+        );
     }
 
     #[test]

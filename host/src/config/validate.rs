@@ -1,6 +1,7 @@
 //! The strict reader of `discern.toml`: every table and key is checked, every problem is
 //! reported with its table, key, line and what is allowed.
 
+mod evidence;
 mod jobs;
 mod standards;
 
@@ -16,10 +17,18 @@ use super::{
     DEFAULT_TRUNK,
 };
 
-const ROOT_TABLES: &[&str] = &["repository", "jobs", "acceptance", "map", "standards"];
+const ROOT_TABLES: &[&str] = &[
+    "repository",
+    "jobs",
+    "acceptance",
+    "map",
+    "evidence",
+    "standards",
+];
 const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "pin_on_done"];
 const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized", "approval", "allowed_signers", "protected"];
 const MAP_KEYS: &[&str] = &["dir"];
+const EVIDENCE_KEYS: &[&str] = &["repository", "publish", "remote", "keep_days"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
 /// The longest `timeout` a Standard or a job may have: one hour.
 pub const MAX_TIMEOUT_S: f64 = 3600.0;
@@ -47,6 +56,7 @@ pub const SCHEMA: &[(&str, &[&str])] = &[
     ("repository", REPOSITORY_KEYS),
     ("acceptance", ACCEPTANCE_KEYS),
     ("map", MAP_KEYS),
+    ("evidence", EVIDENCE_KEYS),
     ("jobs.*", JOB_KEYS),
     ("standards.*", STANDARD_KEYS),
 ];
@@ -125,6 +135,7 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
     let map_dir = reader
         .string(map, "map", "dir")
         .unwrap_or_else(|| DEFAULT_MAP_DIR.to_owned());
+    let evidence = reader.evidence(root.get("evidence"));
     let jobs = reader.jobs(root.get("jobs"));
     let standards = reader.standards(root.get("standards"), &jobs);
 
@@ -140,6 +151,7 @@ pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
             allowed_signers,
             protected_paths,
             map_dir,
+            evidence,
             standards,
             document,
             source: source.to_owned(),
@@ -297,6 +309,38 @@ impl<'a> Reader<'a> {
                 ApprovalPolicy::Interactive
             }
         }
+    }
+
+    /// `[evidence].remote`: the base URL of a Bazel-protocol HTTP cache (`http://` or
+    /// `https://`, a host, no query or fragment; credentials come from the environment).
+    fn remote_url(&mut self, table: Option<&dyn TableLike>) -> Option<String> {
+        let url = self.string(table, "evidence", "remote")?;
+        let rest = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("https://"));
+        let host = rest.map(|r| r.split('/').next().unwrap_or_default());
+        let problem = match host {
+            None => Some("must start with http:// or https://"),
+            Some("") => Some("names no host"),
+            Some(h) if h.contains('@') => {
+                Some("must not carry credentials: set DISCERN_REMOTE_CACHE_AUTHORIZATION instead")
+            }
+            Some(_) if url.contains(['?', '#']) || url.chars().any(char::is_whitespace) => {
+                Some("must be a plain URL, without a query, a fragment or spaces")
+            }
+            Some(_) => None,
+        };
+        if let Some(problem) = problem {
+            let span = span_of(table, "remote");
+            self.issue_at(
+                "evidence",
+                Some("remote"),
+                span,
+                format!("{problem}, found {url:?}"),
+            );
+            return None;
+        }
+        Some(url)
     }
 
     fn boolean(&mut self, table: Option<&dyn TableLike>, name: &str, key: &str) -> Option<bool> {

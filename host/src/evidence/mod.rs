@@ -14,8 +14,13 @@
 //! other's entries; bounded in size (oldest evicted). It is a cache: a missing or corrupt entry
 //! is a miss, never an error. An entry's findings are kept beside it ([`findings`]).
 
+pub mod bundle;
 pub mod findings;
+#[cfg(feature = "remote-cache")]
+pub mod remote;
+pub mod shared;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -65,12 +70,42 @@ pub struct Entry {
     /// Those findings, once loaded by [`Store::lookup`].
     #[serde(skip)]
     pub findings: Option<findings::File>,
+    /// Who published it, for an entry another clone measured and signed (`None` for one
+    /// measured here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<shared::Source>,
 }
 
 impl Entry {
+    /// Where a reused reading came from, when another clone published it: "evidence signed by
+    /// ci@acme via refs/discern/evidence, 312 paths read".
+    pub fn provenance(&self) -> Option<String> {
+        let source = self.source.as_ref()?;
+        let reads = self.read_paths().len();
+        Some(format!(
+            "evidence signed by {} via {}, {reads} path{} read",
+            source.signer,
+            source.via,
+            if reads == 1 { "" } else { "s" }
+        ))
+    }
+
     /// The read paths, sorted.
     pub fn read_paths(&self) -> Vec<&str> {
         self.reads.split('\0').filter(|p| !p.is_empty()).collect()
+    }
+
+    /// Whether `path` is one of the read paths: one of the NUL-separated names, found without
+    /// splitting them all (a change is a few paths, a read set thousands).
+    pub fn has_read(&self, path: &str) -> bool {
+        if path.is_empty() || path.contains('\0') {
+            return false;
+        }
+        let reads = self.reads.as_bytes();
+        self.reads.match_indices(path).any(|(at, _)| {
+            let end = at + path.len();
+            (at == 0 || reads[at - 1] == 0) && (end == reads.len() || reads[end] == 0)
+        })
     }
 
     /// The read set this entry stands for on `snapshot` (where it is valid): the recorded reads
@@ -100,6 +135,18 @@ impl Entry {
     }
 }
 
+/// What decides most lookups: an entry's fields before its read set, borrowed where their JSON
+/// has no escapes (every other field is skipped, not decoded).
+#[derive(Deserialize)]
+struct Header<'a> {
+    version: u32,
+    #[serde(borrow)]
+    identity: Cow<'a, str>,
+    #[serde(borrow)]
+    commit: Cow<'a, str>,
+    exact_commit: bool,
+}
+
 /// Changed paths per (recorded commit, snapshot tree), computed once per store (all identities
 /// usually share the commit they were recorded on).
 type ChangedSince = HashMap<(String, gix::ObjectId), Option<Arc<Vec<String>>>>;
@@ -113,6 +160,11 @@ pub struct Store {
     /// A store that is only written (`standards --fresh`): nothing is reused, and what is
     /// measured now is recorded, the newest entry of its identity.
     write_only: bool,
+    /// Evidence other clones published, consulted on a miss.
+    shared: Option<Arc<shared::Shared>>,
+    /// Reuse only what this clone measured (`--no-remote`): entries another clone published
+    /// are misses, even those already imported.
+    local_only: bool,
 }
 
 impl Store {
@@ -122,6 +174,33 @@ impl Store {
             changed: Arc::default(),
             read_only: false,
             write_only: false,
+            shared: None,
+            local_only: false,
+        }
+    }
+
+    /// This store, consulting `shared` on a miss.
+    pub fn with_shared(self, shared: Arc<shared::Shared>) -> Self {
+        Self {
+            shared: Some(shared),
+            ..self
+        }
+    }
+
+    /// What the remote evidence sources could not answer during this store's lookups.
+    pub fn shared_problems(&self) -> Vec<String> {
+        self.shared
+            .as_ref()
+            .map(|s| s.problems())
+            .unwrap_or_default()
+    }
+
+    /// This store, reusing only what this clone measured.
+    pub fn local_only(self) -> Self {
+        Self {
+            local_only: true,
+            shared: None,
+            ..self
         }
     }
 
@@ -159,11 +238,50 @@ impl Store {
         self.dir.join(Self::key(identity))
     }
 
-    /// The newest entry for `identity` that is valid on `snapshot`.
+    /// The newest entry for `identity` that is valid on `snapshot`: one this clone recorded,
+    /// else a verified one another clone published (imported into this store).
     pub fn lookup(&self, identity: &str, snapshot: &Snapshot) -> Option<Entry> {
         if self.write_only {
             return None;
         }
+        self.lookup_local(identity, snapshot)
+            .or_else(|| self.lookup_shared(identity, snapshot))
+    }
+
+    /// The first verified published entry for `identity` valid on `snapshot`, kept in this
+    /// store with where it came from (unless the store is only read).
+    fn lookup_shared(&self, identity: &str, snapshot: &Snapshot) -> Option<Entry> {
+        let shared = self.shared.as_ref()?;
+        shared
+            .entries(identity)
+            .into_iter()
+            .find(|(entry, _)| self.valid_on(entry, snapshot))
+            .and_then(|(mut entry, findings)| {
+                if let Some(bytes) = &findings {
+                    entry.findings = Some(serde_json::from_slice(bytes).ok()?);
+                }
+                if !self.read_only {
+                    let _ = self.import(&entry, findings.as_deref());
+                }
+                Some(entry)
+            })
+    }
+
+    /// Keep a published `entry` (with its findings' bytes) in this store.
+    fn import(&self, entry: &Entry, findings: Option<&[u8]>) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+        let name = format!("{}.json", crate::digest::Digest::of(&bytes).hex());
+        let path = self.identity_dir(&entry.identity).join(name);
+        if let Some(findings) = findings {
+            findings::write(&path, findings)?;
+        }
+        crate::fsutil::write_cache(&path, &bytes)?;
+        self.evict(MAX_BYTES);
+        Ok(())
+    }
+
+    /// The newest entry this store holds for `identity` that is valid on `snapshot`.
+    fn lookup_local(&self, identity: &str, snapshot: &Snapshot) -> Option<Entry> {
         let dir = self.identity_dir(identity);
         let mut candidates: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(&dir)
             .ok()?
@@ -173,13 +291,7 @@ impl Store {
             .collect();
         candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
         candidates.into_iter().find_map(|(_, path)| {
-            let mut entry: Entry = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-            if entry.version != VERSION
-                || entry.identity != identity
-                || !self.valid_on(&entry, snapshot)
-            {
-                return None;
-            }
+            let mut entry = self.candidate(identity, &path, snapshot)?;
             if entry.has_findings {
                 entry.findings = Some(findings::read(&path)?);
             }
@@ -192,6 +304,29 @@ impl Store {
             }
             Some(entry)
         })
+    }
+
+    /// The entry at `path` when it is one of `identity`'s and valid on `snapshot`. Its header
+    /// is read first, without the read set: an entry of another version or identity, one valid
+    /// only on another commit, or one whose commit cannot be read is a miss at that cost; the
+    /// read set is decoded only when the changes since its commit must be held against it.
+    fn candidate(&self, identity: &str, path: &Path, snapshot: &Snapshot) -> Option<Entry> {
+        let bytes = std::fs::read(path).ok()?;
+        let header: Header = serde_json::from_slice(&bytes).ok()?;
+        let same_commit = header.commit.parse().ok() == Some(snapshot.commit());
+        if header.version != VERSION
+            || header.identity != identity
+            || (header.exact_commit && !same_commit)
+            || (!same_commit && self.changed_since(&header.commit, snapshot).is_none())
+        {
+            return None;
+        }
+        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
+        let usable = entry.version == VERSION
+            && entry.identity == identity
+            && !(self.local_only && entry.source.is_some())
+            && self.valid_on(&entry, snapshot);
+        usable.then_some(entry)
     }
 
     /// Record an execution. Errors only cost reuse later, so they are ignored by callers.
@@ -240,6 +375,7 @@ impl Store {
                 .collect(),
             has_findings: kept.is_some(),
             findings: None,
+            source: None,
         };
         let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
         let name = format!("{}.json", crate::digest::Digest::of(&bytes).hex());
@@ -296,6 +432,12 @@ impl Store {
 }
 
 impl Store {
+    /// Whether `entry`, served by a lookup of a store of the same folder, is one this store's
+    /// lookup may serve on `snapshot`: this store reads evidence and the entry is valid there.
+    pub fn serves(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
+        !self.write_only && entry.version == VERSION && self.valid_on(entry, snapshot)
+    }
+
     /// Whether everything `entry` read is unchanged in `snapshot`: no path that changed since
     /// the recorded commit was read or matches a listed glob.
     pub fn valid_on(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
@@ -309,7 +451,6 @@ impl Store {
         if changed.is_empty() {
             return true;
         }
-        let reads = entry.read_paths();
         // A listing recorded before the dialect refused it cannot be re-read: measure again.
         let Ok(listings) = entry
             .listings
@@ -319,10 +460,9 @@ impl Store {
         else {
             return false;
         };
-        !changed.iter().any(|path| {
-            reads.binary_search(&path.as_str()).is_ok()
-                || listings.iter().any(|spec| spec.matches(path))
-        })
+        !changed
+            .iter()
+            .any(|path| entry.has_read(path) || listings.iter().any(|spec| spec.matches(path)))
     }
 }
 
@@ -344,4 +484,66 @@ pub fn outside(read_set: &ReadSet, inputs: &[String]) -> Vec<String> {
     outside.sort();
     outside.dedup();
     outside
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(reads: &[&str]) -> Entry {
+        Entry {
+            version: VERSION,
+            identity: "id".into(),
+            commit: "c".into(),
+            exact_commit: false,
+            metrics: Vec::new(),
+            listings: Vec::new(),
+            reads: reads.join("\0"),
+            artifacts: BTreeMap::new(),
+            has_findings: false,
+            findings: None,
+            source: None,
+        }
+    }
+
+    #[test]
+    fn a_read_is_one_whole_name_of_the_list() {
+        let e = entry(&["a/b.rs", "a/bc.rs", "src/x"]);
+        for read in ["a/b.rs", "a/bc.rs", "src/x"] {
+            assert!(e.has_read(read), "{read}");
+        }
+        for not in [
+            "a/b",
+            "b.rs",
+            "a/bc",
+            "c.rs",
+            "src/",
+            "x",
+            "",
+            "a/b.rs\0a/bc.rs",
+        ] {
+            assert!(!e.has_read(not), "{not:?}");
+        }
+        assert!(!entry(&[]).has_read("a"));
+        assert_eq!(e.read_paths(), ["a/b.rs", "a/bc.rs", "src/x"]);
+    }
+
+    #[test]
+    fn the_header_is_read_from_an_entry_as_saved() {
+        let mut e = entry(&["a\"quoted\\path", "b"]);
+        e.commit = "0123abcd".into();
+        let bytes = serde_json::to_vec(&e).expect("serializes");
+        let header: Header = serde_json::from_slice(&bytes).expect("header");
+        assert_eq!(
+            (
+                header.version,
+                &*header.identity,
+                &*header.commit,
+                header.exact_commit
+            ),
+            (VERSION, "id", "0123abcd", false)
+        );
+        let back: Entry = serde_json::from_slice(&bytes).expect("entry");
+        assert!(back.has_read("a\"quoted\\path") && back.has_read("b"));
+    }
 }

@@ -10,6 +10,7 @@
 //! bytes — the tag `discern-finding/2`, the path, the 32-byte sha256 of the normalized line,
 //! the rank and the occurrence in decimal, the message — of which the first 16 bytes, in hex.
 
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 
 use crate::digest::Digest;
@@ -22,21 +23,78 @@ use crate::runtime::Finding;
 const TAG: &str = "discern-finding/2";
 
 /// The fingerprints of one list of findings, each made when it is asked for: a result shows a
-/// few of thousands.
+/// few of thousands, so the first few occurrences are counted by a scan of the findings before
+/// them, and only a caller that asks for many (`--explain`) has them all counted at once.
 pub struct Fingerprints<'a> {
     findings: &'a [Finding],
     places: &'a [Option<Place>],
-    /// Each placed finding's occurrence among those with the same place and message.
-    occurrences: Vec<usize>,
+    /// Each placed finding's occurrence among those with the same place and message, once
+    /// enough fingerprints were asked for to make counting them all cheaper.
+    occurrences: OnceCell<Vec<usize>>,
+    asked: Cell<usize>,
 }
+
+/// How many fingerprints are made by scanning before every occurrence is counted at once.
+const SCANNED: usize = 64;
 
 impl<'a> Fingerprints<'a> {
     /// The fingerprints of `findings`, `places` giving each one's place (same indices).
     pub fn new(findings: &'a [Finding], places: &'a [Option<Place>]) -> Self {
+        Self {
+            findings,
+            places,
+            occurrences: OnceCell::new(),
+            asked: Cell::new(0),
+        }
+    }
+
+    /// The fingerprint of finding `index`.
+    pub fn get(&self, index: usize) -> String {
+        let finding = &self.findings[index];
+        match &self.places[index] {
+            Some(
+                place @ Place {
+                    path,
+                    text: Some(text),
+                    ..
+                },
+            ) => of_place(
+                (path, text),
+                &finding.message,
+                self.occurrence(index, place),
+            ),
+            // A place whose line was never read (see `place::complete`) is not known well
+            // enough to name: the producer's fingerprint stands.
+            _ => finding.fingerprint.clone(),
+        }
+    }
+
+    /// Finding `index`'s occurrence among the findings with its `place` and message.
+    fn occurrence(&self, index: usize, place: &Place) -> usize {
+        if let Some(all) = self.occurrences.get() {
+            return all[index];
+        }
+        self.asked.set(self.asked.get() + 1);
+        if self.asked.get() > SCANNED {
+            return self.occurrences.get_or_init(|| self.count_all())[index];
+        }
+        let message = &self.findings[index].message;
+        (0..index)
+            .filter(|&j| {
+                self.places[j]
+                    .as_ref()
+                    .is_some_and(|other| other.line == place.line && other.path == place.path)
+                    && self.findings[j].message == *message
+            })
+            .count()
+    }
+
+    /// Every placed finding's occurrence among those with the same place and message.
+    fn count_all(&self) -> Vec<usize> {
         let mut seen: HashMap<(&str, u32, &str), usize> = HashMap::new();
-        let occurrences = findings
+        self.findings
             .iter()
-            .zip(places)
+            .zip(self.places)
             .map(|(finding, place)| match place {
                 Some(place) => {
                     let key = (place.path.as_str(), place.line, finding.message.as_str());
@@ -46,27 +104,7 @@ impl<'a> Fingerprints<'a> {
                 }
                 None => 0,
             })
-            .collect();
-        Self {
-            findings,
-            places,
-            occurrences,
-        }
-    }
-
-    /// The fingerprint of finding `index`.
-    pub fn get(&self, index: usize) -> String {
-        let finding = &self.findings[index];
-        match &self.places[index] {
-            Some(Place {
-                path,
-                text: Some(text),
-                ..
-            }) => of_place((path, text), &finding.message, self.occurrences[index]),
-            // A place whose line was never read (see `place::complete`) is not known well
-            // enough to name: the producer's fingerprint stands.
-            _ => finding.fingerprint.clone(),
-        }
+            .collect()
     }
 }
 
@@ -130,6 +168,26 @@ mod tests {
         // The scheme is part of the contract: it changes only with a release note. (The value
         // as Python's hashlib computes it from the definition in the module docs.)
         assert_eq!(base, ["733d44d4d51cd641af1438e962862f31"]);
+    }
+
+    #[test]
+    fn occurrences_scanned_for_a_few_and_counted_for_many_agree() {
+        let findings: Vec<Finding> = (0..3 * SCANNED)
+            .map(|i| finding(["TODO", "FIXME"][i % 2]))
+            .collect();
+        let places: Vec<Option<Place>> = (0..3 * SCANNED)
+            .map(|i| Some(place(["a.rs", "b.rs"][i % 3 % 2], (i % 5) as u32, "x", 0)))
+            .collect();
+        let ids = Fingerprints::new(&findings, &places);
+        let counted = ids.count_all();
+        for (i, place) in places.iter().enumerate() {
+            let place = place.as_ref().expect("placed");
+            assert_eq!(ids.occurrence(i, place), counted[i], "finding {i}");
+        }
+        assert!(
+            ids.occurrences.get().is_some(),
+            "counted once many were asked for"
+        );
     }
 
     #[test]

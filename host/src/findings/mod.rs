@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::runtime::Finding;
 
-pub use compare::{Baseline, CompareError, Compared, compare};
+pub use compare::{Baseline, CompareError, Compared, compare, untouched};
 pub use diff::{Diff, Side, diff};
 pub use identity::Fingerprints;
 pub use line_map::{Hunk, LineMap, LineMapError, Versions, line_map, line_maps};

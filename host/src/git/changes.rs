@@ -13,23 +13,33 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Stdio;
 
-use super::clean::{self, Walk};
-use crate::snapshot::Snapshot;
+use super::clean::{self, Head, Walk};
+use super::fsmonitor::{Answer, Monitor};
 
 /// Untracked files listed from untracked folders before the survey gives up on a row.
 const UNTRACKED_BUDGET: usize = 10_000;
 
-/// The changed paths of the work tree at `root` against `head` (the snapshot of HEAD), or
-/// `None` ("cannot tell": ask `git status`).
-pub fn changed_paths(repo: &gix::Repository, root: &Path, head: &Snapshot) -> Option<Vec<String>> {
+/// The changed paths of the work tree at `root` against `head` (HEAD's tree), or `None`
+/// ("cannot tell": ask `git status`).
+/// Where the worktree configures git's fsmonitor hook, it is asked first, and only the
+/// folders where something changed since the last survey are read (`fsmonitor.rs`).
+pub fn changed_paths(repo: &gix::Repository, root: &Path, head: Head) -> Option<Vec<String>> {
     let index = clean::usual_index(repo, head)?;
-    let survey = clean::walk(&index, root, repo.git_dir(), Walk::Survey)?;
+    let asked = Monitor::configured(repo, root, repo.git_dir()).map(|monitor| monitor.ask(&index));
+    let only = match asked.as_ref().map(|a| &a.answer) {
+        Some(Answer::Only(paths)) => Some(paths.as_slice()),
+        Some(Answer::Everything) | None => None,
+    };
+    let survey = clean::walk_only(&index, (root, repo.git_dir()), Walk::Survey, only)?;
     let mut changed = modified(root, &survey.suspects)?;
     changed.extend(survey.changed);
     changed.sort();
     let mut untracked = untracked(root, survey.untracked)?;
     untracked.sort();
     changed.extend(untracked);
+    if let Some(asked) = asked {
+        asked.remember(&changed);
+    }
     Some(changed)
 }
 

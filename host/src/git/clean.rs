@@ -29,9 +29,36 @@ use super::settle::{Filters, Settled, Settling};
 use super::settled::{self, Record};
 use crate::snapshot::{EntryKind, Snapshot};
 
-/// Whether the index and the work tree provably hold exactly `head` (the snapshot of HEAD),
-/// untracked files all ignored. `false` means "cannot tell", not "dirty".
-pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> bool {
+/// HEAD as the clean check holds the index to it: its tree, and the snapshot that lists it,
+/// opened only when the index's cache-tree cannot vouch for that tree by its id.
+#[derive(Clone, Copy)]
+pub enum Head<'a> {
+    /// HEAD's snapshot, already open.
+    Snapshot(&'a Snapshot),
+    /// HEAD's tree id, and how to open its snapshot (`None`: unreadable, "cannot tell").
+    Tree(gix::ObjectId, &'a dyn Fn() -> Option<Snapshot>),
+}
+
+impl Head<'_> {
+    fn tree(&self) -> gix::ObjectId {
+        match self {
+            Head::Snapshot(snapshot) => snapshot.tree(),
+            Head::Tree(tree, _) => *tree,
+        }
+    }
+
+    /// The snapshot listing HEAD's entries, opened now if it was not.
+    fn listing(&self) -> Option<std::borrow::Cow<'_, Snapshot>> {
+        match self {
+            Head::Snapshot(snapshot) => Some(std::borrow::Cow::Borrowed(*snapshot)),
+            Head::Tree(_, open) => open().map(std::borrow::Cow::Owned),
+        }
+    }
+}
+
+/// Whether the index and the work tree provably hold exactly `head` (HEAD's tree), untracked
+/// files all ignored. `false` means "cannot tell", not "dirty".
+pub fn proves_clean(repo: &gix::Repository, root: &Path, head: Head) -> bool {
     let Some(index) = usual_index(repo, head) else {
         return false;
     };
@@ -46,7 +73,7 @@ pub fn proves_clean(repo: &gix::Repository, root: &Path, head: &Snapshot) -> boo
 /// index (no `GIT_*` redirection), no entry is unusual (conflicts, sparse, assume-unchanged,
 /// intent-to-add, submodules) and it holds exactly HEAD's tree (staged changes are for `git
 /// status` to name).
-pub(super) fn usual_index(repo: &gix::Repository, head: &Snapshot) -> Option<gix::index::File> {
+pub(super) fn usual_index(repo: &gix::Repository, head: Head) -> Option<gix::index::File> {
     // The repository is opened isolated from the environment; git (the fallback, and
     // `check-ignore`) is not. Where they could look at different indexes or trees, only git.
     if [
@@ -105,6 +132,18 @@ pub(super) fn walk(
     git_dir: &Path,
     mode: Walk,
 ) -> Option<Survey> {
+    walk_only(index, (root, git_dir), mode, None)
+}
+
+/// [`walk`], reading only the tracked folders that hold one of `only` (relative paths), when
+/// given: for each, the deepest tracked folder it is in, and the tracked folder it names. The
+/// caller knows that nothing changed in any other folder (`fsmonitor.rs`).
+pub(super) fn walk_only(
+    index: &gix::index::File,
+    (root, git_dir): (&Path, &Path),
+    mode: Walk,
+    only: Option<&[String]>,
+) -> Option<Survey> {
     let state: &State = index;
     let paths: Vec<&[u8]> = state
         .entries()
@@ -113,6 +152,9 @@ pub(super) fn walk(
         .collect();
     let mut folders = Vec::new();
     tracked_folders(&paths, Vec::new(), 0..paths.len(), &mut folders);
+    if let Some(only) = only {
+        folders = holding(folders, only);
+    }
     let record_file = settled::path(git_dir);
     let checksum = index.checksum().filter(|c| !c.is_null());
     let record = checksum.and_then(|c| Record::load(&record_file, c, paths.len()));
@@ -143,6 +185,36 @@ pub(super) fn walk(
         );
     }
     Some(survey)
+}
+
+/// The folders of `folders` that hold one of `paths`: the deepest tracked folder each path is
+/// in, and the tracked folder a path names (with or without its trailing `/`).
+fn holding<'a>(folders: Vec<Folder<'a>>, paths: &[String]) -> Vec<Folder<'a>> {
+    let at: HashMap<&[u8], usize> = folders
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.prefix.as_slice(), i))
+        .collect();
+    let mut wanted = HashSet::new();
+    for path in paths {
+        let mut prefix = Vec::new();
+        for part in path.trim_end_matches('/').split('/') {
+            let mut deeper = prefix.clone();
+            deeper.extend_from_slice(part.as_bytes());
+            deeper.push(b'/');
+            if !at.contains_key(deeper.as_slice()) {
+                break;
+            }
+            prefix = deeper;
+        }
+        wanted.extend(at.get(prefix.as_slice()).copied());
+    }
+    folders
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| wanted.contains(i))
+        .map(|(_, f)| f)
+        .collect()
 }
 
 /// Add the entries `survey` settled by content to the record (when that adds any).
@@ -188,14 +260,17 @@ fn survey_folders(check: &Check, folders: &[Folder]) -> Option<Survey> {
 }
 
 /// The index holds exactly HEAD's tree: a valid cache-tree with HEAD's tree id, or the same
-/// entries (path, blob, mode) in the same order.
-fn index_matches(state: &State, head: &Snapshot) -> bool {
+/// entries (path, blob, mode) in the same order (HEAD's snapshot is opened only for this).
+fn index_matches(state: &State, head: Head) -> bool {
     if let Some(tree) = state.tree()
         && tree.num_entries.is_some()
         && tree.id == head.tree()
     {
         return true;
     }
+    let Some(head) = head.listing() else {
+        return false;
+    };
     let (ours, theirs) = (state.entries(), head.entries());
     ours.len() == theirs.len()
         && ours.iter().zip(theirs).all(|(entry, committed)| {

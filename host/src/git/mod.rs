@@ -5,6 +5,9 @@
 
 mod changes;
 mod clean;
+mod fsmonitor;
+#[cfg(test)]
+mod fsmonitor_tests;
 mod history;
 mod refs;
 mod repo;

@@ -235,14 +235,57 @@ impl Repo {
     /// Whether the in-process check proves the index and work tree identical to `head` (the
     /// snapshot of HEAD), every untracked name ignored; `false` means "cannot tell".
     pub fn proves_clean(&self, head: &Snapshot) -> bool {
+        let head = super::clean::Head::Snapshot(head);
         super::clean::proves_clean(&self.repo.to_thread_local(), &self.root, head)
+    }
+
+    /// [`Repo::proves_clean`] against the commit `head`, whose snapshot `open` opens only when
+    /// the index's cache-tree cannot vouch for its tree (a commit that cannot be read: "cannot
+    /// tell").
+    pub fn proves_clean_at(&self, head: ObjectId, open: &dyn Fn() -> Option<Snapshot>) -> bool {
+        let Ok(tree) = self.tree_of(head) else {
+            return false;
+        };
+        let head = super::clean::Head::Tree(tree, open);
+        super::clean::proves_clean(&self.repo.to_thread_local(), &self.root, head)
+    }
+
+    /// The tree of `commit`.
+    fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, RepoError> {
+        let repo = self.local();
+        let commit = repo
+            .find_commit(commit)
+            .map_err(|e| read_error("a commit", e))?;
+        commit
+            .tree_id()
+            .map(|id| id.detach())
+            .map_err(|e| read_error("a commit's tree", e))
     }
 
     /// What [`Repo::dirty_paths`] lists (tracked changes, then untracked files), read in-process
     /// where the survey can tell (`changes.rs`: git is asked only about the names it found),
     /// else from `git status`. `head` is the snapshot of HEAD. An error is "cannot tell".
     pub fn changed_paths(&self, head: &Snapshot) -> Result<Vec<String>, RepoError> {
+        let head = super::clean::Head::Snapshot(head);
         match super::changes::changed_paths(&self.repo.to_thread_local(), &self.root, head) {
+            Some(changed) => Ok(changed),
+            None => self.dirty_paths(),
+        }
+    }
+
+    /// [`Repo::changed_paths`] against the commit `head`, whose snapshot `open` opens only when
+    /// the index's cache-tree cannot vouch for its tree (`git status` decides when the commit
+    /// cannot be read).
+    pub fn changed_paths_at(
+        &self,
+        head: ObjectId,
+        open: &dyn Fn() -> Option<Snapshot>,
+    ) -> Result<Vec<String>, RepoError> {
+        let surveyed = self.tree_of(head).ok().and_then(|tree| {
+            let head = super::clean::Head::Tree(tree, open);
+            super::changes::changed_paths(&self.repo.to_thread_local(), &self.root, head)
+        });
+        match surveyed {
             Some(changed) => Ok(changed),
             None => self.dirty_paths(),
         }
@@ -332,6 +375,51 @@ pub struct WorktreeInfo {
 }
 
 impl Repo {
+    /// The main checkout as `git worktree list` would list it, read in-process, when it is the
+    /// only worktree there can be: this checkout's git dir is the common dir, at `<root>/.git`,
+    /// with no `worktrees` folder (where git registers linked worktrees), on a born HEAD that is
+    /// detached or on a local branch. `None`: ask git.
+    fn main_alone(&self) -> Option<WorktreeInfo> {
+        let git_dir = std::fs::canonicalize(self.git_dir()).ok()?;
+        if git_dir != self.common || git_dir != self.root.join(".git") {
+            return None;
+        }
+        match std::fs::symlink_metadata(self.common.join("worktrees")) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            _ => return None,
+        }
+        let head = self.head().ok()??;
+        let branch = match self.local().head_name().ok()? {
+            Some(name) => Some(
+                std::str::from_utf8(name.as_bstr())
+                    .ok()?
+                    .strip_prefix("refs/heads/")?
+                    .to_owned(),
+            ),
+            None => None,
+        };
+        Some(WorktreeInfo {
+            path: self.root.clone(),
+            head: Some(head),
+            branch,
+            is_main: true,
+            bare: false,
+            prunable: false,
+        })
+    }
+
+    /// Whether the repository provably has no local branch named `<prefix>…` (loose or
+    /// packed); `false` when it has one or cannot tell.
+    pub fn no_branch_under(&self, prefix: &str) -> bool {
+        let repo = self.local();
+        let Ok(references) = repo.references() else {
+            return false;
+        };
+        references
+            .prefixed(format!("refs/heads/{prefix}").as_str())
+            .is_ok_and(|mut found| found.next().is_none())
+    }
+
     /// Whether this checkout is the main one (not a linked worktree).
     pub fn is_main_checkout(&self) -> bool {
         let common = std::fs::canonicalize(self.common_dir()).ok();
@@ -380,6 +468,9 @@ impl Repo {
 
     /// Every worktree (the main checkout first).
     pub fn worktrees(&self) -> Result<Vec<WorktreeInfo>, RepoError> {
+        if let Some(alone) = self.main_alone() {
+            return Ok(vec![alone]);
+        }
         let out = self.git(&["worktree", "list", "--porcelain"])?;
         let mut list = Vec::new();
         for block in out.split("\n\n").filter(|b| !b.trim().is_empty()) {

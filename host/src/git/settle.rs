@@ -70,7 +70,7 @@ impl Filters {
     }
 }
 
-fn open_as_git_does(root: &Path) -> Option<gix::ThreadSafeRepository> {
+pub(super) fn open_as_git_does(root: &Path) -> Option<gix::ThreadSafeRepository> {
     if GIT_ONLY_ENV
         .iter()
         .any(|var| std::env::var_os(var).is_some())

@@ -58,21 +58,31 @@ fn make_racy(dir: &Path) {
 fn walk(dir: &Path, mode: Walk) -> Option<Survey> {
     let repo = Repo::discover(dir).unwrap();
     let head = repo.snapshot(repo.head().unwrap().unwrap()).unwrap();
-    let index = clean::usual_index(&repo.local(), &head)?;
+    let index = clean::usual_index(&repo.local(), clean::Head::Snapshot(&head))?;
     clean::walk(&index, repo.root(), repo.git_dir(), mode)
 }
 
 /// What discern lists for the work tree at `dir` (survey, else `git status`).
+/// Against HEAD's snapshot and against HEAD's tree alone (the snapshot opened only when the
+/// cache-tree cannot vouch for it), which must agree.
 fn changed(dir: &Path) -> Vec<String> {
     let repo = Repo::discover(dir).unwrap();
-    let head = repo.snapshot(repo.head().unwrap().unwrap()).unwrap();
-    repo.changed_paths(&head).unwrap()
+    let commit = repo.head().unwrap().unwrap();
+    let head = repo.snapshot(commit).unwrap();
+    let open = || repo.snapshot(commit).ok();
+    let changed = repo.changed_paths(&head).unwrap();
+    assert_eq!(repo.changed_paths_at(commit, &open).unwrap(), changed);
+    changed
 }
 
 fn proves_clean(dir: &Path) -> bool {
     let repo = Repo::discover(dir).unwrap();
-    let head = repo.snapshot(repo.head().unwrap().unwrap()).unwrap();
-    repo.proves_clean(&head)
+    let commit = repo.head().unwrap().unwrap();
+    let head = repo.snapshot(commit).unwrap();
+    let open = || repo.snapshot(commit).ok();
+    let clean = repo.proves_clean(&head);
+    assert_eq!(repo.proves_clean_at(commit, &open), clean);
+    clean
 }
 
 /// Rewrite `path` below `dir` with `content` and give it back its mtime (the ctime moves on).

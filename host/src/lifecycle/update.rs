@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::git;
 use crate::git::{Repo, short};
 use crate::preflight::{self, CleanError, Cleanliness};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -66,13 +66,83 @@ pub struct UpdateRequest {
     pub dry_run: bool,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
-    Envelope::refusal(
-        VERB,
-        slug,
-        message,
-        Hint::next_step(HintId::UpdateFromTrunk, hint),
-    )
+/// Why `update` merged nothing, by cause; each says the way past it.
+#[derive(Debug, thiserror::Error)]
+enum NotUpdated {
+    #[error(
+        "update brings the trunk into a branch of work; this checkout has the trunk (or no branch) out."
+    )]
+    TrunkCheckedOut,
+    #[error("HEAD is detached; update merges into the effort branch.")]
+    Detached,
+    #[error("{incoming:?} does not name a commit.")]
+    NoCommit { incoming: String },
+    #[error("Whether {branch} already contains {incoming} cannot be told: {why}.")]
+    DistanceUnknown {
+        branch: String,
+        incoming: String,
+        why: String,
+    },
+    #[error("Tracked files have uncommitted changes ({}); a merge needs them committed.", .paths.join(", "))]
+    TrackedDirty { paths: Vec<String> },
+    #[error(
+        "Merging {incoming} conflicts in {path}: {why}. The merge was aborted and nothing changed."
+    )]
+    Unsettled {
+        incoming: String,
+        path: String,
+        why: String,
+    },
+    #[error("The merge of {incoming} failed and was aborted: {why}")]
+    Failed { incoming: String, why: String },
+    #[error("Merging {incoming} conflicts in {}; the merge was aborted and nothing changed.", .files.join(", "))]
+    Conflicts {
+        incoming: String,
+        files: Vec<String>,
+    },
+}
+
+impl Refusal for NotUpdated {
+    fn slug(&self) -> ErrorSlug {
+        match self {
+            Self::TrackedDirty { .. } => ErrorSlug::DirtyWorktree,
+            _ => ErrorSlug::PreconditionFailed,
+        }
+    }
+
+    fn hint(&self) -> Hint {
+        let (text, step) = match self {
+            Self::TrunkCheckedOut => (
+                "Bring the trunk into an effort from inside its worktree, or check out the branch to update".to_owned(),
+                Some("update"),
+            ),
+            Self::Detached => ("Check out the effort branch first.".to_owned(), None),
+            Self::NoCommit { .. } => ("Pass --from with a branch, tag or commit.".to_owned(), None),
+            Self::DistanceUnknown { incoming, .. } => (
+                format!(
+                    "Run `git rev-list --count HEAD..{incoming}` and fix what it reports, then update again"
+                ),
+                Some("update"),
+            ),
+            Self::TrackedDirty { .. } => (
+                "Commit (or stash) your changes, then update".to_owned(),
+                Some("update"),
+            ),
+            Self::Unsettled { .. } => (
+                "Withdraw the proposal (`discern standards withdraw`), update, then measure and propose again against the trunk's new limit".to_owned(),
+                Some("standards withdraw"),
+            ),
+            Self::Failed { .. } | Self::Conflicts { .. } => (
+                "Resolve by hand (`git merge` the trunk, fix the conflicts, commit), then run the gate".to_owned(),
+                Some("done"),
+            ),
+        };
+        let hint = Hint::next_step(HintId::UpdateFromTrunk, text);
+        match step {
+            Some(step) => hint.with_action(Action::new(step)),
+            None => hint,
+        }
+    }
 }
 
 pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
@@ -84,12 +154,7 @@ pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Env
     // with a pull request's branch out.
     let on_trunk = repo.branch().ok().flatten().is_none_or(|b| b == trunk);
     if repo.is_main_checkout() && on_trunk {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            "update brings the trunk into a branch of work; this checkout has the trunk (or no branch) out.",
-            "Bring the trunk into an effort from inside its worktree, or check out the branch to update",
-        )
-        .with_next(Action::new("update"));
+        return NotUpdated::TrunkCheckedOut.refusal(VERB);
     }
     // Like every writing verb: an interrupted landing or config transaction (a pin killed after
     // its branch moved leaves discern.toml unsynced) is settled first, so the merge never runs
@@ -99,11 +164,7 @@ pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Env
     }
     let source = from.map_or_else(|| trunk.clone(), str::to_owned);
     let Some(branch) = repo.branch().ok().flatten() else {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            "HEAD is detached; update merges into the effort branch.",
-            "Check out the effort branch first.",
-        );
+        return NotUpdated::Detached.refusal(VERB);
     };
     if let Err(refusal) = tracked_clean(repo) {
         return *refusal;
@@ -115,22 +176,19 @@ pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Env
         Some(rev) => super::start::resolve(repo, rev),
     };
     let (Some(head), Some(incoming)) = (repo.head().ok().flatten(), incoming) else {
-        return refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("{source:?} does not name a commit."),
-            "Pass --from with a branch, tag or commit.",
-        );
+        return NotUpdated::NoCommit { incoming: source }.refusal(VERB);
     };
     let behind = match repo.ahead_behind(incoming, head) {
         Ok((_, behind)) => behind,
         Err(e) => {
-            return refuse(
-                ErrorSlug::PreconditionFailed,
-                format!("Whether {branch} already contains {source} cannot be told: {e}."),
-                &format!(
-                    "Run `git rev-list --count HEAD..{source}` and fix what it reports, then update again"
-                ),
-            ).with_next(Action::new("update"));
+            let why = e.to_string();
+            let incoming = source;
+            return NotUpdated::DistanceUnknown {
+                branch,
+                incoming,
+                why,
+            }
+            .refusal(VERB);
         }
     };
     if behind == 0 {
@@ -274,17 +332,9 @@ fn settle_limits(base: Option<&str>, ours: &str, theirs: &str) -> Result<String,
 fn tracked_clean(repo: &Repo) -> Result<(), Box<Envelope>> {
     match preflight::check_clean(repo, Cleanliness::TrackedFiles) {
         Ok(()) => Ok(()),
-        Err(CleanError::Dirty(tracked_dirty)) => Err(Box::new(
-            refuse(
-                ErrorSlug::DirtyWorktree,
-                format!(
-                    "Tracked files have uncommitted changes ({}); a merge needs them committed.",
-                    tracked_dirty.join(", ")
-                ),
-                "Commit (or stash) your changes, then update",
-            )
-            .with_next(Action::new("update")),
-        )),
+        Err(CleanError::Dirty(paths)) => {
+            Err(Box::new(NotUpdated::TrackedDirty { paths }.refusal(VERB)))
+        }
         Err(e) => Err(Box::new(preflight::clean_refusal(VERB, repo, &e))),
     }
 }
@@ -405,14 +455,12 @@ impl Merge<'_> {
     /// was aborted; the way through is to withdraw, update, and propose against the new limit.
     fn unsettled(&self, path: &str, why: &str) -> Envelope {
         let source = self.source;
-        let mut refusal = refuse(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "Merging {source} conflicts in {path}: {why}. The merge was aborted and nothing changed."
-            ),
-            "Withdraw the proposal (`discern standards withdraw`), update, then measure and propose again against the trunk's new limit",
-        )
-        .with_next(Action::new("standards withdraw"));
+        let mut refusal = NotUpdated::Unsettled {
+            incoming: source.to_owned(),
+            path: path.to_owned(),
+            why: why.to_owned(),
+        }
+        .refusal(VERB);
         refusal.data = Some(
             UpdateData {
                 conflicts: Some(&[path.to_owned()]),
@@ -426,18 +474,18 @@ impl Merge<'_> {
     /// The merge failed and was aborted (no conflict state is left): say where it conflicted.
     fn aborted(&self, files: &[String], failure: Option<&str>) -> Envelope {
         let source = self.source;
-        let mut refusal = refuse(
-            ErrorSlug::PreconditionFailed,
-            match failure {
-                Some(why) => format!("The merge of {source} failed and was aborted: {why}"),
-                None => format!(
-                    "Merging {source} conflicts in {}; the merge was aborted and nothing changed.",
-                    files.join(", ")
-                ),
+        let source_name = source.to_owned();
+        let why = match failure {
+            Some(why) => NotUpdated::Failed {
+                incoming: source_name,
+                why: why.to_owned(),
             },
-            "Resolve by hand (`git merge` the trunk, fix the conflicts, commit), then run the gate",
-        )
-        .with_next(Action::new("done"));
+            None => NotUpdated::Conflicts {
+                incoming: source_name,
+                files: files.to_vec(),
+            },
+        };
+        let mut refusal = why.refusal(VERB);
         refusal.data = Some(
             UpdateData {
                 conflicts: Some(files),

@@ -11,7 +11,7 @@ use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::Repo;
 use crate::operations::Journal;
 use crate::proof::{self, ProofState};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "await";
@@ -59,11 +59,7 @@ impl AwaitRequest {
             + usize::from(self.landed.is_some())
             + usize::from(self.trunk_moved);
         if named > 1 {
-            return Err(Box::new(refuse(
-                ErrorSlug::InvalidArguments,
-                "Name exactly one condition: green, landed or trunk_moved.",
-                "Pass exactly one condition.",
-            )));
+            return Err(NotAwaited::SeveralConditions.into());
         }
         Ok(match (&self.green, &self.landed, self.trunk_moved) {
             (Some(e), _, _) => Some(Condition::Green(e.clone())),
@@ -100,13 +96,52 @@ struct Continuation {
     tip: Option<String>,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
-    Envelope::refusal(
-        VERB,
-        slug,
-        message,
-        Hint::next_step(HintId::AwaitCondition, hint),
-    )
+/// Why `await` waits for nothing, by cause.
+#[derive(Debug, thiserror::Error)]
+enum NotAwaited {
+    #[error("Name exactly one condition: green, landed or trunk_moved.")]
+    SeveralConditions,
+    #[error("Pass either a condition or --resume, not both.")]
+    ConditionAndResume,
+    #[error("Name one condition: --green EFFORT, --landed EFFORT or --trunk-moved.")]
+    NoCondition,
+    #[error("No await continuation {handle} is recorded.")]
+    UnknownHandle { handle: String },
+    #[error("The trunk {trunk} cannot be read.")]
+    TrunkUnreadable { trunk: String },
+    #[error("No effort {effort:?}: not a worktree id, path or branch of this repository.")]
+    UnknownEffort { effort: String },
+}
+
+impl Refusal for NotAwaited {
+    fn slug(&self) -> ErrorSlug {
+        match self {
+            Self::SeveralConditions | Self::ConditionAndResume | Self::NoCondition => {
+                ErrorSlug::InvalidArguments
+            }
+            Self::UnknownHandle { .. } | Self::UnknownEffort { .. } => ErrorSlug::NotFound,
+            Self::TrunkUnreadable { .. } => ErrorSlug::PreconditionFailed,
+        }
+    }
+
+    fn hint(&self) -> Hint {
+        let text = match self {
+            Self::SeveralConditions | Self::NoCondition => "Pass exactly one condition.",
+            Self::ConditionAndResume => "Resume with only the handle.",
+            Self::UnknownHandle { .. } => {
+                "Start a new wait with --green, --landed or --trunk-moved."
+            }
+            Self::TrunkUnreadable { .. } => "Create or fetch the trunk first.",
+            Self::UnknownEffort { .. } => "Name the effort by its id, path or branch.",
+        };
+        Hint::next_step(HintId::AwaitCondition, text)
+    }
+}
+
+impl From<NotAwaited> for Box<Envelope> {
+    fn from(why: NotAwaited) -> Self {
+        Box::new(why.refusal(VERB))
+    }
 }
 
 fn continuation_path(repo: &Repo, handle: &str) -> PathBuf {
@@ -147,18 +182,10 @@ fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
             c.branch_prefix.clone()
         });
     let continuation = match (&request.resume, &request.condition) {
-        (Some(_), Some(_)) => Err(Box::new(refuse(
-            ErrorSlug::InvalidArguments,
-            "Pass either a condition or --resume, not both.",
-            "Resume with only the handle.",
-        ))),
+        (Some(_), Some(_)) => Err(NotAwaited::ConditionAndResume.into()),
         (Some(handle), None) => resumed(repo, handle),
         (None, Some(condition)) => begin(ws, config.as_ref(), &prefix, condition),
-        (None, None) => Err(Box::new(refuse(
-            ErrorSlug::InvalidArguments,
-            "Name one condition: --green EFFORT, --landed EFFORT or --trunk-moved.",
-            "Pass exactly one condition.",
-        ))),
+        (None, None) => Err(NotAwaited::NoCondition.into()),
     };
     let continuation = match continuation {
         Ok(continuation) => continuation,
@@ -204,11 +231,10 @@ fn resumed(repo: &Repo, handle: &str) -> Result<Continuation, Box<Envelope>> {
         .flatten()
         .and_then(|b| serde_json::from_slice::<Continuation>(&b).ok())
         .ok_or_else(|| {
-            Box::new(refuse(
-                ErrorSlug::NotFound,
-                format!("No await continuation {handle} is recorded."),
-                "Start a new wait with --green, --landed or --trunk-moved.",
-            ))
+            NotAwaited::UnknownHandle {
+                handle: handle.to_owned(),
+            }
+            .into()
         })
 }
 
@@ -222,11 +248,7 @@ fn begin(
     let repo = &ws.repo;
     let trunk = ws.trunk(config);
     let Some(trunk_start) = repo.trunk_commit(&trunk).ok().flatten() else {
-        return Err(Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("The trunk {trunk} cannot be read."),
-            "Create or fetch the trunk first.",
-        )));
+        return Err(NotAwaited::TrunkUnreadable { trunk }.into());
     };
     let tip = match condition {
         Condition::Green(target) | Condition::Landed(target) => {
@@ -238,13 +260,8 @@ fn begin(
                 Some((_, tip)) => tip.map(|t| t.to_string()),
                 None if let Some((at, _)) = landed() => Some(at.to_string()),
                 None => {
-                    return Err(Box::new(refuse(
-                        ErrorSlug::NotFound,
-                        format!(
-                            "No effort {target:?}: not a worktree id, path or branch of this repository."
-                        ),
-                        "Name the effort by its id, path or branch.",
-                    )));
+                    let effort = target.clone();
+                    return Err(NotAwaited::UnknownEffort { effort }.into());
                 }
             }
         }

@@ -21,6 +21,11 @@ pub struct ExecutionOutcome {
     pub runs: u32,
     /// The commit whose evidence was reused instead of running.
     pub reused_from: Option<String>,
+    /// Who published that evidence, when another clone did.
+    pub provenance: Option<String>,
+    /// The evidence entry reused (its findings moved into `result`): a baseline it is valid on
+    /// too shares this reading instead of reading the entry back (`standards/swaps.rs`).
+    pub evidence: Option<Arc<crate::evidence::Entry>>,
 }
 
 #[derive(Debug, Clone)]
@@ -46,11 +51,7 @@ pub fn execute(
     evidence: Option<&Store>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
-    let reused: Vec<Option<ExecutionOutcome>> = plan
-        .executions
-        .iter()
-        .map(|execution| reuse(execution, runtime, snapshot, evidence))
-        .collect();
+    let reused = reuse_all(plan, runtime, snapshot, evidence);
     let mut job_runs = run_jobs(plan, &reused, root, log_dir, progress);
     let pending = Pending {
         plan,
@@ -102,6 +103,45 @@ pub fn save_evidence(plan: &Plan, outcomes: &Outcomes, store: &Store, snapshot: 
     }
 }
 
+/// The recorded outcome of each execution of `plan` that `evidence` holds a valid one for,
+/// looked up in parallel (reading an entry's findings back takes a while when it has many). A
+/// lookup that panicked is a miss.
+fn reuse_all(
+    plan: &Plan,
+    runtime: &Runtime,
+    snapshot: &Snapshot,
+    evidence: Option<&Store>,
+) -> Vec<Option<ExecutionOutcome>> {
+    if evidence.is_none() {
+        return vec![None; plan.executions.len()];
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let next = AtomicUsize::new(0);
+    let mut reused = vec![None; plan.executions.len()];
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..cores.min(plan.executions.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut found = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(execution) = plan.executions.get(at) else {
+                            return found;
+                        };
+                        found.push((at, reuse(execution, runtime, snapshot, evidence)));
+                    }
+                })
+            })
+            .collect();
+        for found in workers.into_iter().filter_map(|w| w.join().ok()) {
+            for (at, outcome) in found {
+                reused[at] = outcome;
+            }
+        }
+    });
+    reused
+}
+
 /// The outcome recorded for `execution` on `snapshot`, if `evidence` holds a valid one.
 pub fn reuse(
     execution: &Execution,
@@ -147,7 +187,9 @@ pub fn reuse(
             fuel_consumed: 0,
         }),
         runs: 0,
-        reused_from: Some(entry.commit),
+        provenance: entry.provenance(),
+        reused_from: Some(entry.commit.clone()),
+        evidence: Some(Arc::new(entry)),
     })
 }
 
@@ -274,6 +316,8 @@ impl Pending<'_> {
                         result: Err("the execution did not finish".to_owned()),
                         runs: 0,
                         reused_from: None,
+                        provenance: None,
+                        evidence: None,
                     })
             })
             .collect()
@@ -290,11 +334,15 @@ impl Pending<'_> {
                 result: Err(e.clone()),
                 runs: 0,
                 reused_from: None,
+                provenance: None,
+                evidence: None,
             },
             _ if self.cancel.as_ref().is_some_and(|c| c.is_cancelled()) => ExecutionOutcome {
                 result: Err(crate::cancel::CANCELLED.to_owned()),
                 runs: 0,
                 reused_from: None,
+                provenance: None,
+                evidence: None,
             },
             (Ok(component), Ok(artifacts)) => {
                 let n = self.started.fetch_add(1, Ordering::Relaxed) + 1;
@@ -316,6 +364,8 @@ impl Pending<'_> {
                     result,
                     runs: 1,
                     reused_from: None,
+                    provenance: None,
+                    evidence: None,
                 }
             }
         }

@@ -13,7 +13,7 @@ use super::{RUN_VERB, RunRequest};
 use crate::config::ConfigSchema;
 use crate::git::short;
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity,
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section, Severity,
 };
 use crate::runtime::{Artifacts, Info, Limits, Metric, ProducerComponent, RunOutput, Runtime};
 use crate::snapshot::Snapshot;
@@ -95,15 +95,7 @@ fn execute(runtime: &Runtime, ready: &Ready) -> Envelope {
     match output {
         Ok(output) => measured(ready, &output),
         Err(e) => {
-            let mut refusal = Envelope::refusal(
-                RUN_VERB,
-                ErrorSlug::ProducerFailed,
-                format!("The {e}"),
-                Hint::next_step(
-                    HintId::StandardsFixProducer,
-                    "Fix the producer (its stderr is above) or its --config, rebuild it, and run it again.",
-                ),
-            );
+            let mut refusal = NotRun::Failed(e.to_string()).refusal(RUN_VERB);
             refusal.data = Some(serde_json::json!({ "stderr": e.stderr }));
             refusal
         }
@@ -207,19 +199,7 @@ fn sections(output: &RunOutput) -> Vec<Section> {
 
 /// `--config`: a JSON object, as a Standard's `config` table reaches a producer.
 fn config_object(text: &str) -> Result<Map<String, Value>, Box<Envelope>> {
-    let refuse = |why: String| {
-        Box::new(Envelope::refusal(
-            RUN_VERB,
-            ErrorSlug::InvalidArguments,
-            format!(
-                "--config must be a JSON object, as a Standard's `config` table reaches a producer: {why}."
-            ),
-            Hint::next_step(
-                HintId::SeeHelp,
-                "Pass the config as one JSON object, quoted for the shell: --config '{\"paths\": [\"src/**\"]}'",
-            ),
-        ))
-    };
+    let refuse = |why: String| Box::<Envelope>::from(NotRun::ConfigNotObject { why });
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(refuse(format!("found {other}"))),
@@ -242,19 +222,11 @@ fn check_config(
     if problems.is_empty() {
         return Ok(());
     }
-    let mut refusal = Envelope::refusal(
-        RUN_VERB,
-        ErrorSlug::InvalidConfig,
-        format!(
-            "--config does not fit the config schema {} publishes; nothing ran. Its keys: {}.",
-            component.label(),
-            schema.keys().join(", ")
-        ),
-        Hint::next_step(
-            HintId::FixConfig,
-            "Fix --config as the diagnostics say (`discern producers PATH.wasm` shows the schema), then run it again.",
-        ),
-    );
+    let mut refusal = NotRun::ConfigMisfit {
+        component: component.label().to_owned(),
+        keys: schema.keys().join(", "),
+    }
+    .refusal(RUN_VERB);
     for problem in problems {
         let key = problem
             .key
@@ -275,31 +247,16 @@ fn check_config(
 fn snapshot(ws: &Workspace, request: &RunRequest) -> Result<Snapshot, Box<Envelope>> {
     let repo = &ws.repo;
     let rev = request.rev.as_deref().unwrap_or("HEAD");
-    let commit = repo.rev_parse(rev).map_err(|e| {
-        Box::new(Envelope::refusal(
-            RUN_VERB,
-            ErrorSlug::NotFound,
-            format!("Cannot measure {rev:?}: {e}."),
-            Hint::next_step(
-                HintId::CommitFirst,
-                "Name a commit `git log --oneline` lists (or commit first), or measure the work tree with --force",
-            )
-            .with_action(Action::new(RUN_VERB).arg("path", request.path.clone()).flag("force")),
-        ))
+    let commit = repo.rev_parse(rev).map_err(|e| NotRun::UnknownRevision {
+        rev: rev.to_owned(),
+        why: e.to_string(),
+        path: request.path.clone(),
     })?;
-    let internal = |e: String| {
-        Box::new(Envelope::refusal(
-            RUN_VERB,
-            ErrorSlug::Internal,
-            format!(
-                "Cannot read the snapshot of {}: {e}",
-                short(&commit.to_string())
-            ),
-            Hint::next_step(
-                HintId::ReportBug,
-                "This is a bug in discern or a damaged repository; report it with the message.",
-            ),
-        ))
+    let internal = |why: String| {
+        Box::<Envelope>::from(NotRun::SnapshotUnreadable {
+            commit: short(&commit.to_string()),
+            why,
+        })
     };
     match request.force {
         true => repo
@@ -310,25 +267,97 @@ fn snapshot(ws: &Workspace, request: &RunRequest) -> Result<Snapshot, Box<Envelo
 }
 
 fn missing(path: &str, e: &std::io::Error) -> Box<Envelope> {
-    Box::new(Envelope::refusal(
-        RUN_VERB,
-        ErrorSlug::NotFound,
-        format!("Cannot read the component {path}: {e}."),
-        Hint::next_step(
-            HintId::BuildCustomProducer,
-            "Build it first (a Rust producer: `cargo build --target wasm32-wasip2 --release`, then target/wasm32-wasip2/release/<name>.wasm), or pass the path of an existing .wasm",
-        ),
-    ))
+    NotRun::ComponentMissing {
+        path: path.to_owned(),
+        why: e.to_string(),
+    }
+    .into()
 }
 
 fn not_runnable(why: &str) -> Box<Envelope> {
-    Box::new(Envelope::refusal(
-        RUN_VERB,
-        ErrorSlug::ProducerFailed,
-        format!("The {why}. Nothing ran."),
-        Hint::next_step(
-            HintId::BuildCustomProducer,
-            "Build a component for the discern:producer world (`discern producers new NAME --lang rust` scaffolds one), then run it again.",
-        ),
-    ))
+    NotRun::NotRunnable {
+        why: why.to_owned(),
+    }
+    .into()
+}
+
+/// Why `producers run` ran nothing, or what failed when it ran.
+#[derive(Debug, thiserror::Error)]
+enum NotRun {
+    #[error("Cannot read the component {path}: {why}.")]
+    ComponentMissing { path: String, why: String },
+    #[error(
+        "--config must be a JSON object, as a Standard's `config` table reaches a producer: {why}."
+    )]
+    ConfigNotObject { why: String },
+    #[error("Cannot measure {rev:?}: {why}.")]
+    UnknownRevision {
+        rev: String,
+        why: String,
+        /// The component, for the step past it (the same run on the work tree).
+        path: String,
+    },
+    #[error("Cannot read the snapshot of {commit}: {why}")]
+    SnapshotUnreadable { commit: String, why: String },
+    #[error("The {why}. Nothing ran.")]
+    NotRunnable { why: String },
+    #[error(
+        "--config does not fit the config schema {component} publishes; nothing ran. Its keys: {keys}."
+    )]
+    ConfigMisfit { component: String, keys: String },
+    /// The run itself failed: its message names the producer and the limit it hit.
+    #[error("The {0}")]
+    Failed(String),
+}
+
+impl Refusal for NotRun {
+    fn slug(&self) -> ErrorSlug {
+        match self {
+            Self::ComponentMissing { .. } | Self::UnknownRevision { .. } => ErrorSlug::NotFound,
+            Self::ConfigNotObject { .. } => ErrorSlug::InvalidArguments,
+            Self::ConfigMisfit { .. } => ErrorSlug::InvalidConfig,
+            Self::SnapshotUnreadable { .. } => ErrorSlug::Internal,
+            Self::NotRunnable { .. } | Self::Failed(_) => ErrorSlug::ProducerFailed,
+        }
+    }
+
+    fn hint(&self) -> Hint {
+        match self {
+            Self::ComponentMissing { .. } => Hint::next_step(
+                HintId::BuildCustomProducer,
+                "Build it first (a Rust producer: `cargo build --target wasm32-wasip2 --release`, then target/wasm32-wasip2/release/<name>.wasm), or pass the path of an existing .wasm",
+            ),
+            Self::ConfigNotObject { .. } => Hint::next_step(
+                HintId::SeeHelp,
+                "Pass the config as one JSON object, quoted for the shell: --config '{\"paths\": [\"src/**\"]}'",
+            ),
+            Self::UnknownRevision { path, .. } => Hint::next_step(
+                HintId::CommitFirst,
+                "Name a commit `git log --oneline` lists (or commit first), or measure the work tree with --force",
+            )
+            .with_action(Action::new(RUN_VERB).arg("path", path.clone()).flag("force")),
+            Self::SnapshotUnreadable { .. } => Hint::next_step(
+                HintId::ReportBug,
+                "This is a bug in discern or a damaged repository; report it with the message.",
+            ),
+            Self::NotRunnable { .. } => Hint::next_step(
+                HintId::BuildCustomProducer,
+                "Build a component for the discern:producer world (`discern producers new NAME --lang rust` scaffolds one), then run it again.",
+            ),
+            Self::ConfigMisfit { .. } => Hint::next_step(
+                HintId::FixConfig,
+                "Fix --config as the diagnostics say (`discern producers PATH.wasm` shows the schema), then run it again.",
+            ),
+            Self::Failed(_) => Hint::next_step(
+                HintId::StandardsFixProducer,
+                "Fix the producer (its stderr is above) or its --config, rebuild it, and run it again.",
+            ),
+        }
+    }
+}
+
+impl From<NotRun> for Box<Envelope> {
+    fn from(why: NotRun) -> Self {
+        Box::new(why.refusal(RUN_VERB))
+    }
 }

@@ -37,6 +37,12 @@ fn variant(table: &str, key: &str) -> Option<String> {
         ("acceptance", "allowed_signers") => table_line("allowed_signers = \".discern/s\""),
         ("acceptance", "protected") => table_line("protected = [\"scripts/**\"]"),
         ("map", "dir") => table_line("dir = \"docs/other\""),
+        ("evidence", "repository") => table_line("repository = \"example.com/a\""),
+        ("evidence", "publish") => {
+            table_line("repository = \"example.com/a\"\npublish = \"trunk-ci\"")
+        }
+        ("evidence", "remote") => table_line("remote = \"http://cache.example.com/\""),
+        ("evidence", "keep_days") => table_line("keep_days = 30"),
         ("jobs.*", "stage") => Some(BASE.replace("stage = \"test\"", "stage = \"check\"")),
         ("jobs.*", "run") => Some(BASE.replace("run = \"true\"", "run = \"false\"")),
         ("jobs.*", "artifacts") => job("artifacts = [\"out.txt\"]"),

@@ -85,6 +85,7 @@ hint_ids! {
     FleetBroken,
     FleetUnreadable,
     UnlandedBranches,
+    SyncRefs,
     MainCheckoutBehind,
 }
 
@@ -134,7 +135,8 @@ impl HintId {
             | StartEffort
             | ContinueEffort
             | CommitChanges
-            | RunDone => Category::NextStep,
+            | RunDone
+            | SyncRefs => Category::NextStep,
         }
     }
 }

@@ -6,12 +6,14 @@
 pub mod ci;
 pub mod echo;
 mod hints;
+mod refusal;
 mod render;
 
 use serde::Serialize;
 use serde_json::Value;
 
 pub use hints::{Action, Category, Hint, HintError, HintId};
+pub use refusal::Refusal;
 pub use render::{StepRenderer, human, markdown};
 
 /// A stable machine-readable reason for a refusal.

@@ -16,6 +16,7 @@ pub fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
         value: None,
         verdict: None,
         reused_from: None,
+        reused_evidence: None,
         pin_eligible: None,
         pin_target: None,
         producer: standard.producer.label(),
@@ -90,6 +91,7 @@ pub(super) fn judge(
     };
     let mut result = assess(result, standard, value, measurement, note);
     result.reused_from = outcome.reused_from.clone();
+    result.reused_evidence = outcome.provenance.clone();
     result
 }
 

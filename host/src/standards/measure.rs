@@ -45,7 +45,13 @@ pub fn measure_with(
     };
     let plan = Plan::build(config, &measurable, &components);
     component_configs(config, &plan, runtime)?;
-    let evidence = evidence_store(repo, options);
+    let trunk = limits
+        .summary
+        .trunk_commit
+        .as_deref()
+        .and_then(|t| t.parse().ok());
+    let evidence = evidence_store(repo, options)
+        .map(|store| shared_evidence(store, repo, options, head, trunk));
     let outcomes = crate::planner::execute(
         &plan,
         runtime,
@@ -102,6 +108,13 @@ pub fn measure_with(
     advisories.extend(not_measured);
     advisories.extend(super::unmatched::advisories(selected, &snapshot));
     advisories.extend(findings_advisories);
+    if let Some(store) = &evidence {
+        advisories.extend(store.shared_problems().into_iter().map(|problem| {
+            format!(
+                "Shared evidence was not read, and what it would have given was measured: {problem}"
+            )
+        }));
+    }
     let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);
     Ok(Measured {
         commit: head.to_string(),
@@ -367,6 +380,25 @@ fn baseline_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::eviden
         (true, _) => crate::evidence::Store::read_only(dir),
         (false, _) => crate::evidence::Store::new(dir),
     })
+}
+
+/// `store`, consulting what other clones published unless `--no-remote` says to reuse only
+/// what this clone measured.
+fn shared_evidence(
+    store: crate::evidence::Store,
+    repo: &Repo,
+    options: &MeasureOptions,
+    head: gix::ObjectId,
+    trunk: Option<gix::ObjectId>,
+) -> crate::evidence::Store {
+    if options.no_remote {
+        return store.local_only();
+    }
+    let shared = crate::evidence::shared::Shared::open(repo, head, trunk);
+    if !shared.consults_anything() {
+        return store;
+    }
+    store.with_shared(std::sync::Arc::new(shared))
 }
 
 /// The evidence store a measurement with `options` may use.

@@ -3,6 +3,7 @@
 //! was loosened, redefined or deleted versus the trunk.
 
 pub mod at;
+mod conflicts;
 mod derived;
 mod explain;
 pub mod gains;
@@ -88,6 +89,11 @@ pub struct MeasureRequest {
     #[arg(long, value_name = "STANDARD", conflicts_with_all = ["names", "pin"])]
     #[serde(default)]
     pub explain: Option<String>,
+    /// Reuse only evidence this clone measured: none another clone published (fetched by
+    /// `discern sync`) or a remote cache holds.
+    #[arg(long)]
+    #[serde(default)]
+    pub no_remote: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -115,6 +121,9 @@ pub struct StandardResult {
     pub verdict: Option<Verdict>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reused_from: Option<String>,
+    /// Who published the reused evidence, when another clone measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused_evidence: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pin_eligible: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -249,28 +258,8 @@ pub fn standards(
     claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    if request.pin && request.force {
-        return Envelope::refusal(
-            VERB,
-            ErrorSlug::InvalidArguments,
-            "--pin and --force contradict each other: a pin commits limits measured on the committed HEAD, and --force measures the work tree, which is never recorded or pinned.",
-            Hint::next_step(
-                HintId::SeeHelp,
-                "Commit your work and pin without --force, or measure with --force alone.",
-            ),
-        );
-    }
-    if request.pin && request.fresh {
-        return Envelope::refusal(
-            VERB,
-            ErrorSlug::InvalidArguments,
-            "--pin and --fresh do not combine: a pin commits the readings a measurement recorded for this HEAD.",
-            Hint::next_step(
-                HintId::SeeHelp,
-                "Measure afresh first, then pin what it recorded",
-            )
-            .with_action(Action::new("standards").flag("fresh")),
-        );
+    if let Some(refusal) = conflicts::refusal(request) {
+        return refusal;
     }
     if request.pin {
         return pin::pin(
@@ -341,6 +330,7 @@ fn measure_now(
             false => EvidenceUse::ReuseAndRecord,
         },
         explain: request.explain.clone(),
+        no_remote: request.no_remote,
         ..MeasureOptions::default()
     };
     let Ok(Some(head)) = ws.repo.head() else {
@@ -474,6 +464,8 @@ pub struct MeasureOptions {
     /// `--explain NAME`: the one Standard whose every finding is kept in its result (the others
     /// keep the first few a failing row shows).
     pub explain: Option<String>,
+    /// `--no-remote`: reuse only evidence this clone measured, none another clone published.
+    pub no_remote: bool,
 }
 
 impl MeasureOptions {
@@ -523,6 +515,7 @@ impl Default for MeasureOptions {
             evidence: EvidenceUse::ReuseAndRecord,
             dry_run: false,
             explain: None,
+            no_remote: false,
         }
     }
 }

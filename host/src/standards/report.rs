@@ -231,6 +231,9 @@ fn line(result: &StandardResult) -> String {
         && let Some(from) = &result.reused_from
     {
         text.push_str(&format!("  reused from {}", short(from)));
+        if let Some(evidence) = &result.reused_evidence {
+            text.push_str(&format!(" ({evidence})"));
+        }
     }
     text
 }

@@ -91,6 +91,9 @@ pub(super) fn how(result: &StandardResult) -> String {
         && let Some(from) = &result.reused_from
     {
         how.push_str(&format!("; reused from {}", short(from)));
+        if let Some(evidence) = &result.reused_evidence {
+            how.push_str(&format!(" ({evidence})"));
+        }
     }
     how
 }

@@ -8,6 +8,7 @@
 //! has no baseline (the job ran on HEAD only); neither has one in a clone that lacks the
 //! baseline commit. Then `baseline` is null and the note says why: never a guess.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use gix::ObjectId;
@@ -40,8 +41,9 @@ pub(super) struct Batch<'a> {
     pub progress: &'a (dyn Fn(&str) + Sync),
 }
 
-/// The baseline's metrics per execution index, or why an execution has none.
-type BaseOutputs = BTreeMap<usize, Result<Vec<Metric>, String>>;
+/// The baseline's metrics per execution index (HEAD's own where they are the same reading), or
+/// why an execution has none.
+type BaseOutputs<'a> = BTreeMap<usize, Result<Cow<'a, [Metric]>, String>>;
 
 /// The baseline commit (`None`: HEAD is the first commit) and one reading's metrics there.
 type Base<'a> = (Option<ObjectId>, Result<&'a [Metric], String>);
@@ -95,7 +97,7 @@ pub(super) fn attach(
         }
     };
     let renames = match &compared {
-        Some((Some(base), _, _)) => match renames_since(batch, *base) {
+        Some((Some(base), snapshot, _)) => match renames_since(batch, *base, snapshot.as_ref()) {
             Ok(renames) => Ok(renames),
             Err(why) => {
                 advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
@@ -122,7 +124,7 @@ pub(super) fn attach(
         };
         let base = compared.as_ref().map(|(base, _, outputs)| {
             let metrics = match outputs.get(&reading.execution) {
-                Some(Ok(metrics)) => Ok(metrics.as_slice()),
+                Some(Ok(metrics)) => Ok(metrics.as_ref()),
                 Some(Err(why)) => Err(why.clone()),
                 None => Err(no_baseline_reason(batch, reading)),
             };
@@ -253,10 +255,10 @@ fn no_baseline_reason(batch: &Batch, reading: &Reading) -> String {
 }
 
 /// What the first commit is compared with: nothing, for every execution.
-fn root_outputs(readings: &[(&Reading, &Metric)]) -> BaseOutputs {
+fn root_outputs<'a>(readings: &[(&Reading, &Metric)]) -> BaseOutputs<'a> {
     readings
         .iter()
-        .map(|(r, _)| (r.execution, Ok(Vec::new())))
+        .map(|(r, _)| (r.execution, Ok(Cow::Borrowed(&[][..]))))
         .collect()
 }
 
@@ -304,18 +306,36 @@ fn first_parent(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, String>
     }
 }
 
-/// The renames from `base` to the snapshot measured (HEAD's tree, or the work tree's).
-fn renames_since(batch: &Batch, base: ObjectId) -> Result<Renames, String> {
+/// The renames from `base` to the snapshot measured (HEAD's tree, or the work tree's). A
+/// rename is a path the baseline has and the snapshot lacks paired with one the snapshot adds:
+/// where the trees' diff has no such pair (the baseline's snapshot, `base_snapshot`, tells),
+/// there is none, and git is not asked.
+fn renames_since(
+    batch: &Batch,
+    base: ObjectId,
+    base_snapshot: Option<&crate::snapshot::Snapshot>,
+) -> Result<Renames, String> {
+    let changed =
+        base_snapshot.and_then(|b| Some((b, batch.snapshot.changed_since(&base.to_string())?)));
+    if let Some((old, changed)) = changed {
+        let added = changed.iter().any(|path| old.entry(path).is_none());
+        let deleted = changed
+            .iter()
+            .any(|path| batch.snapshot.entry(path).is_none());
+        if !(added && deleted) {
+            return Ok(Renames::default());
+        }
+    }
     findings::renames(batch.repo, base, batch.snapshot.tree()).map_err(|e| e.to_string())
 }
 
 /// Measure the executions behind `readings` that need no job on `base`'s snapshot.
-fn measure_baseline(
-    batch: &Batch,
+fn measure_baseline<'a>(
+    batch: &Batch<'a>,
     base: ObjectId,
     snapshot: &Result<crate::snapshot::Snapshot, String>,
     readings: &[(&Reading, &Metric)],
-) -> BaseOutputs {
+) -> BaseOutputs<'a> {
     let mut indices: Vec<usize> = readings
         .iter()
         .map(|(r, _)| r.execution)
@@ -330,13 +350,19 @@ fn measure_baseline(
         Ok(snapshot) => snapshot,
         Err(why) => return indices.into_iter().map(|i| (i, Err(why.clone()))).collect(),
     };
-    // A reading derived from HEAD's first (it reads only the files that differ), then recorded
-    // evidence (which reads the whole reading back), then a whole run (which looks the evidence
-    // up itself: a producer that cannot be derived goes there first).
+    // HEAD's own reading where the evidence it was reused from is valid on the baseline too
+    // (nothing it read changed: the same reading, read back for nothing), then a reading
+    // derived from HEAD's (it reads only the files that differ), then recorded evidence (which
+    // reads the whole reading back), then a whole run (which looks the evidence up itself: a
+    // producer that cannot be derived goes there first).
     let evidence = batch.evidence.as_ref();
     let mut outputs = BaseOutputs::new();
     let mut whole = Vec::new();
     for i in indices {
+        if let Some(metrics) = shared_with_head(batch, i, snapshot) {
+            outputs.insert(i, Ok(Cow::Borrowed(metrics)));
+            continue;
+        }
         let execution = &batch.plan.executions[i];
         if !super::derived::applies(execution) {
             whole.push(i);
@@ -355,7 +381,7 @@ fn measure_baseline(
         };
         match derived.or_else(recorded) {
             Some(metrics) => {
-                outputs.insert(i, Ok(metrics));
+                outputs.insert(i, Ok(Cow::Owned(metrics)));
             }
             None => whole.push(i),
         }
@@ -366,13 +392,29 @@ fn measure_baseline(
     outputs
 }
 
+/// HEAD's metrics of execution `i`, when they were reused from evidence that the baseline
+/// store would serve on the baseline's `snapshot` as well.
+fn shared_with_head<'a>(
+    batch: &Batch<'a>,
+    i: usize,
+    snapshot: &crate::snapshot::Snapshot,
+) -> Option<&'a [Metric]> {
+    let outcome = &batch.outcomes.executions[i];
+    let entry = outcome.evidence.as_ref()?;
+    let store = batch.evidence.as_ref()?;
+    let output = outcome.result.as_ref().ok()?;
+    store
+        .serves(entry, snapshot)
+        .then_some(output.metrics.as_slice())
+}
+
 /// Measure the executions `indices` on the baseline's `snapshot`, recording their evidence.
-fn measure_whole(
+fn measure_whole<'a>(
     batch: &Batch,
     base: ObjectId,
     snapshot: &crate::snapshot::Snapshot,
     indices: Vec<usize>,
-) -> BaseOutputs {
+) -> BaseOutputs<'a> {
     let sub = Plan {
         executions: indices
             .iter()
@@ -401,7 +443,7 @@ fn measure_whole(
         .map(|(i, outcome)| {
             let metrics = outcome
                 .result
-                .map(|output| output.metrics)
+                .map(|output| Cow::Owned(output.metrics))
                 .map_err(|e| format!("the baseline measurement failed: {e}"));
             (i, metrics)
         })
@@ -443,10 +485,17 @@ fn compare_one(
     base: Option<Base>,
     comparing: &Comparing,
 ) {
+    let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
+    // Findings the baseline shares on files the change left alone pair with themselves: only
+    // those shown need a place (the others' places are never read).
+    let placed = match untouched(reading, metric, base.as_ref(), comparing) {
+        true => metric.findings.len().min(kept),
+        false => metric.findings.len(),
+    };
     let mut read = findings::ReadLines::default();
     let mut head_places = findings::places(
         comparing.head,
-        &metric.findings,
+        &metric.findings[..placed],
         &mut read,
         &|path, blob| comparing.unread(path, blob),
     );
@@ -459,7 +508,6 @@ fn compare_one(
         && metric.counted
         && metric.findings_dropped == 0
         && metric.findings.len() as f64 == metric.value;
-    let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
     // Only the findings shown are fingerprinted: their lines are read now if they were not.
     let new = compared
         .as_ref()
@@ -467,9 +515,9 @@ fn compare_one(
     let shown: Vec<usize> = (0..metric.findings.len().min(kept))
         .chain(new.iter().copied().take(SHOWN))
         .collect();
-    let sides = (&metric.findings[..], &mut head_places[..]);
+    let sides = (&metric.findings[..placed], &mut head_places[..]);
     findings::complete(comparing.head, sides, &shown, &mut read);
-    let head_ids = findings::Fingerprints::new(&metric.findings, &head_places);
+    let head_ids = findings::Fingerprints::new(&metric.findings[..placed], &head_places);
     let mut explained: Vec<Explained> = (0..metric.findings.len().min(kept))
         .map(|i| Explained {
             finding: identified(&metric.findings[i], head_ids.get(i)),
@@ -521,6 +569,30 @@ fn compare_one(
     }
     result.findings = Some(summary);
     result.explained = explained;
+}
+
+/// Whether `metric`'s findings and the baseline's (`base`) are the same on files the change
+/// left alone (`findings::untouched`): their comparison pairs every finding with itself.
+fn untouched(
+    reading: &Reading,
+    metric: &Metric,
+    base: Option<&Base>,
+    comparing: &Comparing,
+) -> bool {
+    let (Some((_, Ok(metrics))), Ok(renames)) = (base, &comparing.renames) else {
+        return false;
+    };
+    let base_findings = metrics
+        .iter()
+        .find(|m| m.name == reading.metric)
+        .map_or(&[][..], |m| m.findings.as_slice());
+    let baseline = findings::Baseline {
+        repo: comparing.repo,
+        head: comparing.head,
+        snapshot: comparing.base,
+        renames,
+    };
+    findings::untouched(&baseline, &metric.findings, base_findings)
 }
 
 /// One reading's findings compared with the baseline's.

@@ -69,11 +69,8 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
         .extend(crate::preflight::pending_transaction(&ws.repo));
     if !verbose {
         envelope.hints.push(
-            Hint::new(
-                HintId::StatusFullDetail,
-                "This is the bounded orientation view; for complete collections",
-            )
-            .with_action(Action::new("status").flag("verbose")),
+            Hint::new(HintId::StatusFullDetail, "Bounded view; every row and list")
+                .with_action(Action::new("status").flag("verbose")),
         );
     }
     envelope
@@ -165,6 +162,17 @@ fn facts(observation: &Observation, verbose: bool) -> Vec<String> {
     if let Some(why) = &observation.proposals_unreadable {
         facts.push(format!("Proposals: cannot be read ({why})"));
     }
+    if let Some(why) = &observation.fleet_unreadable {
+        facts.push(format!(
+            "Fleet: cannot be listed ({why}); `git worktree list` shows what git sees"
+        ));
+    }
+    if !observation.unpushed_refs.is_empty() {
+        facts.push(format!(
+            "Unpushed: {} (share them: `discern sync --push`)",
+            observation.unpushed_refs.join(", ")
+        ));
+    }
     let shown = if verbose { usize::MAX } else { CAP };
     for p in observation.proposals.iter().take(shown) {
         let stale = match (p.stale, verbose) {
@@ -228,14 +236,13 @@ fn fleet_lines(
                 "git state unavailable".to_owned()
             } else {
                 format!(
-                    "{}, {} ahead, {} behind, Proof {}",
+                    "{}{}, Proof {}",
                     if row.clean == Some(true) {
                         "clean"
                     } else {
                         "dirty"
                     },
-                    count(row.ahead),
-                    count(row.behind),
+                    distance(row, verbose),
                     row.proof.map_or("missing", ProofState::as_str)
                 ) + &approval_note(row)
             };
@@ -259,6 +266,16 @@ fn fleet_lines(
         lines.push(format!("plus {} more effort(s)", total - lines.len()));
     }
     lines
+}
+
+/// How far a fleet row is from the trunk: `, 2 ahead, 0 behind`; the bounded view leaves it
+/// out for an effort that has not moved from where it forked (no commit yet, the common case
+/// in a big fleet; `data.fleet` still has both counts).
+fn distance(row: &FleetRow, verbose: bool) -> String {
+    match (row.ahead, row.behind) {
+        (Some(GitCount::Known(0)), Some(GitCount::Known(0))) if !verbose => String::new(),
+        (ahead, behind) => format!(", {} ahead, {} behind", count(ahead), count(behind)),
+    }
 }
 
 /// What of a fleet row awaits the owner, or who approved it: `; awaiting the owner: limit …`.

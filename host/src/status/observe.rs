@@ -52,6 +52,12 @@ pub struct Observation {
     /// Why the proposals cannot be read, when they cannot (never shown as none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposals_unreadable: Option<String>,
+    /// Why the worktrees (the fleet) cannot be listed, when they cannot: never an empty fleet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet_unreadable: Option<String>,
+    /// discern's refs (notes, published evidence) this clone has and its remote lacks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unpushed_refs: Vec<String>,
     /// How the trunk's owner approves loosenings and protected changes.
     pub approval: ApprovalFacts,
     pub task: Option<crate::lifecycle::task::TaskMetadata>,
@@ -243,7 +249,9 @@ pub fn observe(
     };
     let branch = repo.branch().ok().flatten();
     let head = repo.head().ok().flatten();
-    let dirty = changed_paths(repo, head, &Snapshots::default()).ok();
+    let snapshots = Snapshots::default();
+    let surveyed = changed_paths(repo, head, &snapshots);
+    let dirty = surveyed.as_ref().ok().cloned();
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
         proof::state_known_clean(repo, dirty.as_ref().is_some_and(Vec::is_empty));
@@ -264,12 +272,20 @@ pub fn observe(
             }
         })
         .collect();
-    let worktrees = repo.worktrees().unwrap_or_default();
+    let (worktrees, fleet_unreadable) = match repo.worktrees() {
+        Ok(worktrees) => (worktrees, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
     let now = now_secs();
     let current = std::fs::canonicalize(repo.root()).unwrap_or_else(|_| repo.root().to_owned());
     let fleet: Vec<FleetRow> = if with_fleet {
         let trunk = trunk_commit.map(|commit| (trunk.as_str(), commit));
-        fleet_rows(&worktrees, &current, trunk, now)
+        let here = Here {
+            path: &current,
+            head,
+            changed: surveyed,
+        };
+        fleet_rows(&worktrees, &here, trunk, now, &snapshots)
     } else {
         Vec::new()
     };
@@ -300,6 +316,8 @@ pub fn observe(
             .unwrap_or_default(),
         proposals,
         proposals_unreadable,
+        fleet_unreadable,
+        unpushed_refs: crate::sync::unpushed(repo),
         approval: approval_facts(repo, trunk_commit),
         task: crate::lifecycle::task::load(repo),
         fleet,
@@ -330,8 +348,8 @@ fn changed_paths(
     head: Option<gix::ObjectId>,
     snapshots: &Snapshots,
 ) -> Result<Vec<String>, RepoError> {
-    match head.and_then(|head| snapshots.of(repo, head)) {
-        Some(snapshot) => repo.changed_paths(&snapshot),
+    match head {
+        Some(head) => repo.changed_paths_at(head, &|| snapshots.of(repo, head)),
         None => repo.dirty_paths(),
     }
 }
@@ -362,20 +380,40 @@ impl Snapshots {
     }
 }
 
+/// This checkout as `observe` saw it: its row takes the changed paths surveyed for it, at the
+/// same HEAD, instead of reading its work tree a second time.
+struct Here<'a> {
+    /// Canonical.
+    path: &'a Path,
+    head: Option<gix::ObjectId>,
+    changed: Result<Vec<String>, RepoError>,
+}
+
+impl Here<'_> {
+    /// The changed paths surveyed for the worktree at `path` (canonical) on `head`, if it is
+    /// this checkout, as observed.
+    fn changed(&self, path: &Path, head: Option<gix::ObjectId>) -> Option<Result<Vec<String>, ()>> {
+        (path == self.path && head.is_some() && head == self.head)
+            .then(|| self.changed.as_ref().map(Vec::clone).map_err(|_| ()))
+    }
+}
+
 /// Every worktree's row, observed in parallel (each row reads its own work tree and repository
-/// files; the threads share nothing). A row whose observation panicked is unreadable.
+/// files; the threads share nothing but HEAD snapshots). A row whose observation panicked is
+/// unreadable.
 fn fleet_rows(
     worktrees: &[WorktreeInfo],
-    current: &Path,
+    here: &Here,
     trunk: Option<(&str, gix::ObjectId)>,
     now: u64,
+    snapshots: &Snapshots,
 ) -> Vec<FleetRow> {
+    let current = here.path;
     // More threads than cores: a row spends part of its time waiting for git (check-ignore,
     // a count), and the work-tree reads of the clean check use every core on their own.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let workers = (2 * cores).min(worktrees.len()).max(1);
     let next = AtomicUsize::new(0);
-    let snapshots = Snapshots::default();
     let mut rows: Vec<Option<FleetRow>> = vec![None; worktrees.len()];
     std::thread::scope(|scope| {
         let threads: Vec<_> = (0..workers)
@@ -387,7 +425,7 @@ fn fleet_rows(
                         let Some(w) = worktrees.get(at) else {
                             return done;
                         };
-                        done.push((at, row(w, current, trunk, now, &snapshots)));
+                        done.push((at, row(w, here, trunk, now, snapshots)));
                     }
                 })
             })
@@ -445,13 +483,13 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
 
 fn row(
     w: &WorktreeInfo,
-    current: &Path,
+    here: &Here,
     named_trunk: Option<(&str, gix::ObjectId)>,
     now: u64,
     snapshots: &Snapshots,
 ) -> FleetRow {
     let trunk = named_trunk.map(|(_, commit)| commit);
-    let mut row = blank_row(w, current);
+    let mut row = blank_row(w, here.path);
     if !w.path.exists() || w.prunable {
         row.broken = true;
         return row;
@@ -460,7 +498,11 @@ fn row(
         row.unreadable = true;
         return row;
     };
-    match changed_paths(&repo, w.head, snapshots) {
+    let surveyed = match here.changed(repo.root(), w.head) {
+        Some(observed) => observed,
+        None => changed_paths(&repo, w.head, snapshots).map_err(|_| ()),
+    };
+    match surveyed {
         Ok(dirty) => {
             row.clean = Some(dirty.is_empty());
             row.changed_files = Some(dirty.len());
@@ -523,7 +565,15 @@ fn awaiting(
     if required.changes.is_empty() {
         return (Vec::new(), None);
     }
-    let approvals = crate::approval::tree::added(repo, trunk_commit, head).unwrap_or_default();
+    let approvals = match crate::approval::tree::added(repo, trunk_commit, head) {
+        Ok(approvals) => approvals,
+        Err(e) => {
+            return (
+                vec![format!("whether it is approved cannot be told: {e}")],
+                None,
+            );
+        }
+    };
     let policy = crate::approval::anchored_policy(repo, trunk_commit);
     let base = repo
         .blob_at(trunk_commit, crate::config::FILE)
@@ -553,6 +603,9 @@ fn unlanded_branches(
     worktrees: &[WorktreeInfo],
     trunk: Option<gix::ObjectId>,
 ) -> Vec<String> {
+    if repo.no_branch_under(prefix) {
+        return Vec::new();
+    }
     let listed = repo
         .git(&[
             "for-each-ref",

@@ -33,6 +33,18 @@ const ROW_FIELDS: &[&str] = &[
 /// Fields a sibling's row leaves out in orientation mode (the main and current rows keep them).
 const SIBLING_HIDES: &[&str] = &["path", "changed_files"];
 
+/// Fields the current checkout's row leaves out in orientation mode: `data.root`, `data.git`
+/// and `data.proof` already say them, once.
+const CURRENT_HIDES: &[&str] = &[
+    "path",
+    "branch",
+    "clean",
+    "changed_files",
+    "ahead",
+    "behind",
+    "proof",
+];
+
 /// Row flags orientation mode shows only when they are true (most rows are neither).
 const ROW_FLAGS: &[&str] = &["is_main", "is_current", "broken", "unreadable"];
 
@@ -98,7 +110,11 @@ fn project_value(data: &Value, sample: &[usize], fleet_total: usize, mode: Mode)
         if key == "fleet" || FULL_ONLY.contains(&key.as_str()) || empty(value) {
             continue;
         }
-        out.insert(key.clone(), bound(value, key, &mut omitted));
+        let value = match key.as_str() {
+            "proof" => without_nulls(value),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), bound(&value, key, &mut omitted));
     }
     let rows = fleet_rows(data);
     let kept: Vec<&Value> = sample.iter().filter_map(|i| rows.get(*i)).collect();
@@ -120,18 +136,35 @@ fn project_value(data: &Value, sample: &[usize], fleet_total: usize, mode: Mode)
     Value::Object(out)
 }
 
+/// An object without its `null` members: a Proof that is missing has no line and no commit,
+/// and orientation mode does not spell that out.
+fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// A fleet row reduced to the orientation allow-list.
 fn reduced(row: &Value) -> Value {
     // A sibling effort is named by its id and branch and judged by its state; its folder
     // and its changes are not the caller's to work on (ADR 0306), so only the main and
-    // the current row carry their path and their count of changed files.
-    let own = row["is_main"] == true || row["is_current"] == true;
+    // the current row carry their path and their count of changed files. The current row
+    // is this checkout, whose state the result states once (`root`, `git`, `proof`).
+    let current = row["is_current"] == true;
+    let own = row["is_main"] == true || current;
     let fields: Map<String, Value> = row
         .as_object()
         .map(|r| {
             r.iter()
                 .filter(|(k, _)| ROW_FIELDS.contains(&k.as_str()))
                 .filter(|(k, _)| own || !SIBLING_HIDES.contains(&k.as_str()))
+                .filter(|(k, _)| !current || !CURRENT_HIDES.contains(&k.as_str()))
                 .filter(|(k, v)| !(ROW_FLAGS.contains(&k.as_str()) && **v == false))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect()

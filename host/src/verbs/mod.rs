@@ -9,6 +9,7 @@
 //! result's `data` to decide anything.
 
 mod producers;
+pub mod reference;
 pub mod steps;
 mod table;
 
@@ -147,6 +148,9 @@ pub trait Entry: Sync {
     fn input_schema(&self) -> Map<String, Value>;
     /// Run from MCP arguments (`path` already taken out); bad arguments are a refusal.
     fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome;
+    /// Whether `arguments` decode as this verb's request (what the fuzz and property tests
+    /// hold every row of the table to), running nothing.
+    fn decodes(&self, arguments: Value) -> bool;
 }
 
 impl<V: Verb> Entry for V {
@@ -163,6 +167,10 @@ impl<V: Verb> Entry for V {
     fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error> {
         let request = <V::Request as clap::FromArgMatches>::from_arg_matches(matches)?;
         Ok(self.run(ctx, request))
+    }
+
+    fn decodes(&self, arguments: Value) -> bool {
+        parse::<V::Request>(Verb::info(self).name, arguments).is_ok()
     }
 
     fn input_schema(&self) -> Map<String, Value> {
@@ -327,6 +335,14 @@ mod props {
         "require_trunk",
         "proposals",
         "reason",
+        "explain",
+        "no_remote",
+        "remote",
+        "push",
+        "prune",
+        "effort",
+        "branch",
+        "token",
         "bogus",
     ];
 
@@ -375,14 +391,18 @@ mod props {
 
         #[test]
         fn mcp_argument_decoding_never_panics_and_holds_the_schema(arguments in arguments()) {
-            use crate::lifecycle::{accept, done, map, start, update, wait};
-            prop_assert!(holds::<crate::status::StatusRequest>(&arguments));
-            prop_assert!(holds::<start::StartRequest>(&arguments));
-            prop_assert!(holds::<done::DoneRequest>(&arguments));
-            prop_assert!(holds::<update::UpdateRequest>(&arguments));
-            prop_assert!(holds::<wait::AwaitRequest>(&arguments));
-            prop_assert!(holds::<accept::AcceptRequest>(&arguments));
-            prop_assert!(holds::<map::MapRequest>(&arguments));
+            // Every row of the table, so a new verb cannot be forgotten.
+            for entry in super::TABLE {
+                if entry.decodes(arguments.clone()) {
+                    let object = arguments.as_object();
+                    prop_assert!(
+                        object.is_some_and(|m| m.values().all(|v| !v.is_null())
+                            && !m.contains_key("bogus")),
+                        "{} accepted {}", entry.info().name, arguments
+                    );
+                }
+            }
+            // `discern_standards`' three requests, whatever the action.
             prop_assert!(holds::<crate::standards::MeasureRequest>(&arguments));
             prop_assert!(holds::<crate::proposals::ProposeRequest>(&arguments));
             prop_assert!(holds::<crate::proposals::WithdrawRequest>(&arguments));

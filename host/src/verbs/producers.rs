@@ -79,6 +79,10 @@ impl Entry for Producers {
             Err(refusal) => refusal.into(),
         }
     }
+
+    fn decodes(&self, arguments: Value) -> bool {
+        super::parse::<ProducersRequest>(PRODUCERS.name, arguments).is_ok()
+    }
 }
 
 /// The listing or one producer: built-ins anywhere, the repository's components inside one.

@@ -36,6 +36,7 @@ pub static TABLE: &[&dyn Entry] = &[
     &Standards,
     &Init,
     &Abandon,
+    &Sync,
     &Resolve,
     &MergeDriver,
     &super::producers::Producers,
@@ -488,6 +489,22 @@ impl Entry for Standards {
         schema
     }
 
+    fn decodes(&self, arguments: Value) -> bool {
+        let Value::Object(mut arguments) = arguments else {
+            return false;
+        };
+        let verb = STANDARDS.name;
+        let rest = |arguments: &JsonMap<String, Value>| Value::Object(arguments.clone());
+        match arguments.remove("action").as_ref().and_then(Value::as_str) {
+            Some("measure") => super::parse::<MeasureRequest>(verb, rest(&arguments)).is_ok(),
+            Some("propose") => super::parse::<ProposeRequest>(verb, rest(&arguments)).is_ok(),
+            Some("withdraw") => {
+                super::parse::<proposals::WithdrawRequest>(verb, rest(&arguments)).is_ok()
+            }
+            _ => false,
+        }
+    }
+
     fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome {
         let verb = STANDARDS.name;
         let Value::Object(mut arguments) = arguments else {
@@ -593,6 +610,28 @@ impl Verb for Abandon {
         in_workspace(ctx, Verb::info(self).name, |ws| {
             let abandoned = lifecycle::abandon::abandon(ws, &request);
             Outcome::from(abandoned.envelope).with_root(abandoned.root)
+        })
+    }
+}
+
+struct Sync;
+impl Verb for Sync {
+    type Request = crate::sync::SyncRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: crate::sync::VERB,
+            // Pushing is the team's (and CI's) act; the MCP tools are fixed (ADR 0405).
+            tool: None,
+            summary: "Share discern's notes and published evidence with a remote: fetch, merge without conflicts, and with --push publish and push atomically",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+        }
+    }
+    fn run(&self, ctx: &Context, request: crate::sync::SyncRequest) -> Outcome {
+        in_workspace(ctx, Verb::info(self).name, |ws| {
+            crate::sync::sync(ws, &request).into()
         })
     }
 }

@@ -241,7 +241,7 @@ fn result(
         e.hints.push(Hint::next_step(
             HintId::WorkInEffort,
             format!(
-                "Push the landing and its Proof note: `git push origin {trunk} {}`.",
+                "Push the landing and its Proof note in one atomic push: `discern sync --push` (or `git push --atomic origin {trunk} {}`).",
                 commit::NOTES_REF
             ),
         ));

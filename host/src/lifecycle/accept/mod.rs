@@ -587,7 +587,14 @@ fn authority(
 /// The main checkout; refused before anything moves if it holds the trunk and has tracked
 /// changes, or its state cannot be told.
 fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>> {
-    let worktrees = repo.worktrees().unwrap_or_default();
+    let worktrees = repo.worktrees().map_err(|e| {
+        Box::new(refuse(
+            ErrorSlug::PreconditionFailed,
+            format!("Nothing was landed: the worktrees cannot be listed ({e})."),
+            HintId::CheckRepository,
+            "Check the repository with `git worktree list` (and `git worktree prune` for a worktree whose folder is gone), then accept again.",
+        ))
+    })?;
     let Some(info) = worktrees.iter().find(|w| w.is_main).cloned() else {
         return Err(Box::new(refuse(
             ErrorSlug::Internal,

@@ -18,10 +18,13 @@ use crate::commit::ApprovalCommit;
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, short};
 use crate::lifecycle::required::{self, Required};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Envelope, Hint, HintId, Refusal, Report, Section};
 use crate::workspace::Workspace;
 
+mod refused;
 mod target;
+
+use refused::NotApproved;
 
 pub const VERB: &str = "approve";
 
@@ -82,10 +85,6 @@ struct Approved<'a> {
     required: &'a Required,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Envelope {
-    Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
-}
-
 pub fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
     let pending = match pending(ws, request) {
         Ok(pending) => pending,
@@ -93,14 +92,7 @@ pub fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
     };
     let policy = match approval::policy(&pending.repo, pending.subject.trunk_commit) {
         Ok(policy) => policy,
-        Err(e) => {
-            return refuse(
-                ErrorSlug::PreconditionFailed,
-                format!("How approvals are given cannot be told: {e}."),
-                HintId::CheckRepository,
-                "Fix [acceptance] on the trunk, then approve again.",
-            );
-        }
+        Err(e) => return NotApproved::PolicyUnreadable { why: e.to_string() }.refusal(VERB),
     };
     if request.dry_run || pending.required.is_empty() {
         return listing(&pending, policy.approval, None);
@@ -133,14 +125,7 @@ fn in_tree(
     policy: &approval::Policy,
     key: Option<&Path>,
 ) -> Result<Envelope, Box<Envelope>> {
-    let failed = |e: String| {
-        Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("Nothing was approved: {e}."),
-            HintId::CheckRepository,
-            "Fix what is named, then approve again.",
-        ))
-    };
+    let failed = |why: String| Box::<Envelope>::from(NotApproved::NotCommitted { why });
     let base = pending
         .repo
         .blob_at(pending.subject.trunk_commit, crate::config::FILE)
@@ -246,42 +231,19 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
     let trunk = ws.landing_trunk(config.as_ref());
     // The trunk as the team has it: a stale local trunk is not what CI judges against.
     let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
-        return Err(Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("The trunk {trunk} cannot be read."),
-            HintId::CheckRepository,
-            "Fetch it (`git fetch origin`), then approve again.",
-        )));
+        return Err(NotApproved::TrunkUnreadable { trunk }.into());
     };
     if !repo.is_ancestor(trunk_commit, head) {
-        return Err(Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "{} does not contain the trunk {trunk}; an approval is for the commit that lands, which must contain it.",
-                short(&head.to_string())
-            ),
-            HintId::UpdateFromTrunk,
-            "Bring in the trunk (`discern update` on the branch), run the gate, then approve.",
-        )));
+        let head = short(&head.to_string());
+        return Err(NotApproved::TrunkNotContained { head, trunk }.into());
     }
-    let required = required::required(&repo, &trunk, trunk_commit, head).map_err(|e| {
-        Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("What needs approval cannot be told: {e}."),
-            HintId::CheckRepository,
-            "Fix what is named above, then approve again.",
-        ))
-    })?;
+    let required = required::required(&repo, &trunk, trunk_commit, head)
+        .map_err(|e| NotApproved::RequiredUnknown { why: e.to_string() })?;
     required.explained(VERB, "then approve.")?;
     // A stale proposal authorizes nothing: caught here, before the owner signs it.
     let stale = required.stale(&repo, head, &trunk);
     if !stale.is_empty() {
-        return Err(Box::new(refuse(
-            ErrorSlug::ProposalStale,
-            format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
-            HintId::StandardsPropose,
-            "The effort renews them (repeating the same proposal batch) and proves the new commit; then approve.",
-        )));
+        return Err(NotApproved::StaleProposals { standards: stale }.into());
     }
     let tokens = required.tokens();
     let prefix = config.as_ref().map_or_else(
@@ -340,29 +302,14 @@ fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
                 named.insert((*one).clone());
             }
             _ => {
-                return Err(Box::new(refuse(
-                    ErrorSlug::InvalidArguments,
-                    format!(
-                        "The token {prefix:?} names {} of the items awaiting approval; give a unique prefix (at least 4 characters) of one.",
-                        matches.len()
-                    ),
-                    HintId::AskOwner,
-                    "Run `discern approve --dry-run` to list the items and their tokens.",
-                )));
+                let (prefix, matches) = (prefix.clone(), matches.len());
+                return Err(NotApproved::AmbiguousToken { prefix, matches }.into());
             }
         }
     }
     if named != wanted {
-        return Err(Box::new(refuse(
-            ErrorSlug::InvalidArguments,
-            format!(
-                "The tokens name {} of the {} items awaiting approval; an approval covers all of them at once.",
-                named.len(),
-                wanted.len()
-            ),
-            HintId::AskOwner,
-            "Name every item's token, or none (the listing is what you approve).",
-        )));
+        let (named, wanted) = (named.len(), wanted.len());
+        return Err(NotApproved::NotEveryToken { named, wanted }.into());
     }
     Ok(())
 }
@@ -378,14 +325,7 @@ fn signed(
         Some(key) => Staged::Path(key.to_owned()),
         None => signing_key(&pending.repo)?,
     };
-    let failed = |e: approval::SignError| {
-        Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("Nothing was approved: {e}."),
-            HintId::AskOwner,
-            "Sign with a key the trunk's allowed-signers file lists (`--key PATH`, or git's user.signingkey).",
-        ))
-    };
+    let failed = |e: approval::SignError| Box::<Envelope>::from(NotApproved::NotSigned(e));
     let signature = approval::sign(key.path(), payload).map_err(failed)?;
     let signers = policy
         .signers
@@ -414,14 +354,7 @@ impl Staged {
 /// git's `user.signingkey`, as git reads it for `gpg.format = ssh` (a path, `~/` expanded,
 /// or a `key::` literal public key whose private half is in the agent).
 fn signing_key(repo: &Repo) -> Result<Staged, Box<Envelope>> {
-    let missing = || {
-        Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            "Nothing was approved: no signing key is named (--key PATH, or git's user.signingkey).",
-            HintId::AskOwner,
-            "Run `discern approve --key ~/.ssh/id_ed25519 …`, or `git config --global user.signingkey PATH`.",
-        ))
-    };
+    let missing = || Box::<Envelope>::from(NotApproved::NoSigningKey);
     let output = crate::git::command()
         .arg("-C")
         .arg(repo.root())
@@ -449,12 +382,7 @@ fn signing_key(repo: &Repo) -> Result<Staged, Box<Envelope>> {
 /// The interactive channel: yes or no to each item, on this terminal only.
 fn asked(ws: &Workspace, pending: &Pending) -> Result<Granted, Box<Envelope>> {
     if !ws.settings.terminal {
-        return Err(Box::new(refuse(
-            ErrorSlug::AwaitingStandardApproval,
-            "Nothing was approved: without allowed signers on the trunk, approval is answered on an interactive terminal, and this is none.",
-            HintId::AskOwner,
-            "The owner runs `discern approve` in a terminal; teams and CI set [acceptance].allowed_signers for signed approvals.",
-        )));
+        return Err(NotApproved::NoTerminal.into());
     }
     let title = format!(
         "Approve these changes for {} landing on {}?",
@@ -462,12 +390,7 @@ fn asked(ws: &Workspace, pending: &Pending) -> Result<Granted, Box<Envelope>> {
         pending.subject.trunk
     );
     if !approval::ask_on_terminal(&title, &pending.required.lines()) {
-        return Err(Box::new(refuse(
-            ErrorSlug::AwaitingStandardApproval,
-            "Nothing was approved: an item was not answered yes.",
-            HintId::AskOwner,
-            "Run `discern approve` again to decide once more.",
-        )));
+        return Err(NotApproved::NotAnsweredYes.into());
     }
     Ok(Granted {
         version: approval::VERSION,
@@ -478,14 +401,7 @@ fn asked(ws: &Workspace, pending: &Pending) -> Result<Granted, Box<Envelope>> {
 
 /// The approval as a note on the approved commit, under the writer lock.
 fn record(pending: &Pending, granted: &Granted) -> Result<(), Box<Envelope>> {
-    let failed = |e: String| {
-        Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!("Nothing was approved: {e}."),
-            HintId::CheckRepository,
-            "Let the other discern writer finish, then approve again.",
-        ))
-    };
+    let failed = |why: String| Box::<Envelope>::from(NotApproved::NoteNotWritten { why });
     let _lock = crate::commit::lock::WriterLock::acquire(&pending.repo)
         .map_err(|e| failed(e.to_string()))?;
     let bytes = serde_json::to_vec_pretty(granted).map_err(|e| failed(e.to_string()))?;

@@ -7,10 +7,11 @@
 
 use gix::ObjectId;
 
-use super::{VERB, refuse};
+use super::VERB;
+use super::refused::NotApproved;
 use crate::config::Config;
 use crate::git::{Repo, short};
-use crate::result::{Envelope, ErrorSlug, HintId};
+use crate::result::Envelope;
 use crate::workspace::Workspace;
 
 /// The commit approved and where its approval commit goes.
@@ -40,12 +41,7 @@ pub(super) fn target(
     branch: Option<&str>,
 ) -> Result<Target, Refused> {
     match (rev, effort) {
-        (Some(_), Some(_)) => Err(Box::new(refuse(
-            ErrorSlug::InvalidArguments,
-            "Name what to approve once: a branch or revision, or --effort ID, not both.",
-            HintId::AskOwner,
-            "Run `discern approve BRANCH` or `discern approve --effort ID`.",
-        ))),
+        (Some(_), Some(_)) => Err(NotApproved::TargetTwice.into()),
         (Some(rev), None) => named(ws, rev, branch),
         (None, Some(effort)) => {
             let repo = super::super::effort::workspace(ws, VERB, effort)?.repo;
@@ -63,12 +59,7 @@ fn this_checkout(ws: &Workspace) -> Result<Target, Refused> {
     let branch = ws.repo.branch().ok().flatten();
     let on_trunk = branch.is_none() || branch.as_deref() == Some(trunk.as_str());
     if ws.repo.is_main_checkout() && on_trunk {
-        return Err(Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            "This checkout has the trunk out; name what to approve.",
-            HintId::AskOwner,
-            "Run `discern approve BRANCH` (a branch, `origin/BRANCH` or `refs/pull/N/head`), or `discern approve --effort ID` (`discern status` lists the efforts).",
-        )));
+        return Err(NotApproved::TrunkCheckedOut.into());
     }
     checked_out(ws.repo.clone())
 }
@@ -91,12 +82,10 @@ fn checked_out(repo: Repo) -> Result<Target, Refused> {
 }
 
 fn unreadable(what: &str) -> Refused {
-    Box::new(refuse(
-        ErrorSlug::PreconditionFailed,
-        format!("{what} cannot be read."),
-        HintId::CheckRepository,
-        "Check the repository (`git status`), then approve again.",
-    ))
+    NotApproved::Unreadable {
+        what: what.to_owned(),
+    }
+    .into()
 }
 
 /// A branch or revision named on the command line.
@@ -105,14 +94,8 @@ fn named(ws: &Workspace, rev: &str, branch: Option<&str>) -> Result<Target, Refu
     let branch_name = !rev.starts_with("refs/") || rev.starts_with("refs/heads/");
     if branch_name && let Some(at) = ws.repo.local_branch_commit(local).ok().flatten() {
         if branch.is_some_and(|b| b != local) {
-            return Err(Box::new(refuse(
-                ErrorSlug::InvalidArguments,
-                format!(
-                    "{local} is a local branch: its approval commit goes on it, so --branch does not apply."
-                ),
-                HintId::AskOwner,
-                &format!("Run `discern approve {local}` without --branch."),
-            )));
+            let local = local.to_owned();
+            return Err(NotApproved::BranchFlagOnLocalBranch { local }.into());
         }
         return on_local_branch(ws, local, at, None);
     }
@@ -121,12 +104,8 @@ fn named(ws: &Workspace, rev: &str, branch: Option<&str>) -> Result<Target, Refu
         .map(str::to_owned)
         .or_else(|| receiving_name(&reference))
     else {
-        return Err(Box::new(refuse(
-            ErrorSlug::InvalidArguments,
-            format!("{rev} is not a branch; name the local branch its approval commit goes on."),
-            HintId::AskOwner,
-            &format!("Run `discern approve {rev} --branch NAME`."),
-        )));
+        let rev = rev.to_owned();
+        return Err(NotApproved::NotABranch { rev }.into());
     };
     let push = push_hint(&reference, &name);
     match ws.repo.local_branch_commit(&name).ok().flatten() {
@@ -137,18 +116,13 @@ fn named(ws: &Workspace, rev: &str, branch: Option<&str>) -> Result<Target, Refu
             push,
         }),
         Some(at) if at == head => on_local_branch(ws, &name, at, push),
-        Some(at) => Err(Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
-            format!(
-                "The local branch {name} is at {}, not at {rev} ({}); the approval commit goes on top of exactly what is approved.",
-                short(&at.to_string()),
-                short(&head.to_string())
-            ),
-            HintId::AskOwner,
-            &format!(
-                "Move it there (`git branch -f {name} {rev}`, or `git merge --ff-only {rev}` where it is checked out), or name another branch with `--branch NAME`; then approve again."
-            ),
-        ))),
+        Some(at) => Err(NotApproved::BranchElsewhere {
+            name,
+            at: short(&at.to_string()),
+            rev: rev.to_owned(),
+            head: short(&head.to_string()),
+        }
+        .into()),
     }
 }
 
@@ -191,14 +165,10 @@ fn resolved(repo: &Repo, rev: &str) -> Result<(Option<String>, ObjectId), Refuse
     let hex = rev.len() >= 7 && rev.chars().all(|c| c.is_ascii_hexdigit());
     match hex.then(|| repo.rev_parse(rev).ok()).flatten() {
         Some(commit) => Ok((None, commit)),
-        None => Err(Box::new(refuse(
-            ErrorSlug::NotFound,
-            format!(
-                "{rev:?} names no branch, remote-tracking or pull-request ref, or commit id here (tags are not approved)."
-            ),
-            HintId::AskOwner,
-            "Fetch it first (`git fetch origin BRANCH`, or `git fetch origin pull/N/head` for a pull request), then `discern approve origin/BRANCH` or `discern approve FETCHED_COMMIT --branch NAME`.",
-        ))),
+        None => Err(NotApproved::UnknownRevision {
+            rev: rev.to_owned(),
+        }
+        .into()),
     }
 }
 

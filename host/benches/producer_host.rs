@@ -13,9 +13,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use discern::measure::EvidenceUse;
 use discern::runtime::{Artifacts, Limits, Runtime};
 use discern::snapshot::Snapshot;
-use discern::standards::EvidenceUse;
 
 const PATTERN: &str = "TODO";
 
@@ -752,7 +752,7 @@ fn measure_all(
     ws: &discern::workspace::Workspace,
     runtime: &Runtime,
     clone: &Path,
-) -> discern::standards::Measured {
+) -> discern::measure::Measured {
     measure_all_with(ws, runtime, clone, EvidenceUse::ReuseAndRecord)
 }
 
@@ -762,22 +762,22 @@ fn measure_all_with(
     runtime: &Runtime,
     clone: &Path,
     evidence: EvidenceUse,
-) -> discern::standards::Measured {
+) -> discern::measure::Measured {
     let config = discern::config::Config::load(clone)
         .expect("config")
         .expect("present");
     let selected: Vec<_> = config.standards.iter().collect();
-    discern::standards::measure_with(
+    let ctx = discern::measure::Context {
         ws,
         runtime,
-        &config,
-        &selected,
-        &discern::standards::MeasureOptions {
-            evidence,
-            ..discern::standards::MeasureOptions::default()
-        },
-        &[],
-        &|_| {},
-    )
-    .unwrap_or_else(|e| panic!("{}", e.message.clone().unwrap_or_default()))
+        config: &config,
+        selected: &selected,
+        claims: &[],
+        progress: &|_| {},
+    };
+    let options = discern::measure::Options {
+        evidence,
+        ..discern::measure::Options::default()
+    };
+    discern::measure::measure(&ctx, &options).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -21,6 +21,7 @@ mod import_graph;
 pub mod jobs;
 pub mod lifecycle;
 pub mod mcp_wire;
+pub mod measure;
 pub mod operations;
 pub mod planner;
 pub mod preflight;

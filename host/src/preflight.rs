@@ -230,6 +230,11 @@ pub fn require_clean(verb: &str, repo: &Repo, level: Cleanliness) -> Result<(), 
 
 /// The refusal for a checkout that is not clean enough, or whose cleanliness cannot be told.
 pub fn clean_refusal(verb: &str, repo: &Repo, error: &CleanError) -> Envelope {
+    clean_refusal_at(verb, repo.root(), error)
+}
+
+/// [`clean_refusal`] for the checkout at `root`.
+pub fn clean_refusal_at(verb: &str, root: &std::path::Path, error: &CleanError) -> Envelope {
     match error {
         CleanError::Dirty(paths) => dirty_refusal(verb, paths),
         CleanError::CannotTell(e) => Envelope::refusal(
@@ -240,7 +245,7 @@ pub fn clean_refusal(verb: &str, repo: &Repo, error: &CleanError) -> Envelope {
                 HintId::CheckRepository,
                 format!(
                     "Run `git status` in {} and fix what it reports ({e}), then run the command again.",
-                    repo.root().display()
+                    root.display()
                 ),
             ),
         ),

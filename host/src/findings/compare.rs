@@ -89,7 +89,7 @@ pub fn untouched(baseline: &Baseline, head: &[Finding], base: &[Finding]) -> boo
     let Some(snapshot) = baseline.snapshot else {
         return false;
     };
-    // HEAD's own list when the reading is shared (`standards/swaps.rs`): nothing to compare.
+    // HEAD's own list when the reading is shared (`measure/swaps.rs`): nothing to compare.
     if !std::ptr::eq(head, base) && head != base {
         return false;
     }

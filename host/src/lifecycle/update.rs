@@ -295,10 +295,16 @@ fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
         .filter(|s| s.needs.is_empty() && s.run.is_none())
         .collect();
     let claims = crate::proposals::claims(ws, &config);
-    let options = crate::standards::MeasureOptions::default();
-    let Ok(measured) =
-        crate::standards::measure_with(ws, runtime, &config, &selected, &options, &claims, &|_| ())
-    else {
+    let options = crate::measure::Options::default();
+    let ctx = crate::measure::Context {
+        ws,
+        runtime,
+        config: &config,
+        selected: &selected,
+        claims: &claims,
+        progress: &|_| (),
+    };
+    let Ok(measured) = crate::measure::measure(&ctx, &options) else {
         return vec!["The merged tree could not be measured against the settled limits; run `discern standards`.".to_owned()];
     };
     measured
@@ -307,7 +313,7 @@ fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
         // Against the limit itself: a breach the merge base shares is still one.
         .filter(|s| {
             s.value.is_some_and(|v| {
-                !crate::standards::Verdict::judge(s.direction, s.limit, v).passes()
+                !crate::measure::Verdict::judge(s.direction, s.limit, v).passes()
             })
         })
         .map(|s| {

@@ -24,7 +24,7 @@ pub struct ExecutionOutcome {
     /// Who published that evidence, when another clone did.
     pub provenance: Option<String>,
     /// The evidence entry reused (its findings moved into `result`): a baseline it is valid on
-    /// too shares this reading instead of reading the entry back (`standards/swaps.rs`).
+    /// too shares this reading instead of reading the entry back (`measure/swaps.rs`).
     pub evidence: Option<Arc<crate::evidence::Entry>>,
 }
 

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::builtins;
 use crate::config::{Config, ProducerRef};
+use crate::measure::Components;
 use crate::planner::ComponentSource;
 use crate::runtime::{ProducerComponent, Runtime};
-use crate::standards::Components;
 use crate::workspace::Workspace;
 
 /// Where a producer comes from.
@@ -126,7 +126,7 @@ pub fn repository_rows(ws: &Workspace, runtime: &Runtime, config: &Config) -> Ve
     let components = Components {
         repo: &ws.repo,
         snapshot: None,
-        origin: crate::standards::ComponentOrigin::WorkTree,
+        origin: crate::measure::ComponentOrigin::WorkTree,
     };
     users
         .into_iter()

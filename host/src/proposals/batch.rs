@@ -17,10 +17,12 @@ use super::{
 use crate::commit::{self, ConfigCommit, Recovery};
 use crate::config::Config;
 use crate::git::Repo;
+use crate::measure::{self, EvidenceUse, Measurement, Verdict};
 use crate::preflight;
+use crate::result::Refusal;
 use crate::result::{Envelope, Report};
 use crate::runtime::Runtime;
-use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
+use crate::standards;
 use crate::workspace::Workspace;
 
 /// `discern standards propose`: one batch, all or nothing.
@@ -260,13 +262,20 @@ fn measure_records(
         .iter()
         .filter_map(|r| config.standard(&r.name))
         .collect();
-    let options = MeasureOptions {
+    let options = measure::Options {
         evidence: EvidenceUse::Fresh,
-        ..MeasureOptions::default()
+        ..measure::Options::default()
     };
     let claims = super::claims(ws, config);
-    let measured =
-        standards::measure_with(ws, runtime, config, &selected, &options, &claims, progress)?;
+    let ctx = measure::Context {
+        ws,
+        runtime,
+        config,
+        selected: &selected,
+        claims: &claims,
+        progress,
+    };
+    let measured = measure::measure(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
     let head: gix::ObjectId = measured.commit.parse().map_err(|_| {
         let why = "the measured commit id is unreadable".to_owned();
         refusal(&NotProposed::Internal(why))
@@ -313,7 +322,7 @@ fn measure_records(
 /// plus the fixed ones): what the count would read had nothing been fixed.
 fn breach(
     standard: &crate::config::StandardDef,
-    result: &standards::StandardResult,
+    result: &measure::StandardResult,
     trunk_limit: f64,
     evidence: &[String],
 ) -> Result<(f64, f64), Box<Envelope>> {

@@ -21,8 +21,8 @@ use crate::commit;
 use crate::config::{Config, FILE};
 use crate::git::Repo;
 use crate::git::short;
+use crate::measure::ProposalClaim;
 use crate::snapshot::Pathspec;
-use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 
 pub use batch::propose;

@@ -3,11 +3,12 @@
 
 use super::report::batch_result;
 use super::why::{NotProposed, refusal};
-use super::{BatchStatus, ProposalRecord, ProposalRequest, store};
+use super::{BatchStatus, ProposalRecord, ProposalRequest, VERB, store};
 use crate::config::Config;
+use crate::measure::{self, EvidenceUse};
 use crate::result::Envelope;
+use crate::result::Refusal;
 use crate::runtime::Runtime;
-use crate::standards::{self, EvidenceUse, MeasureOptions};
 use crate::workspace::Workspace;
 
 /// A stale proposal set to renew, and where it is renewed.
@@ -62,21 +63,23 @@ pub(super) fn rebind(
         .iter()
         .filter_map(|r| config.standard(&r.standard))
         .collect();
-    let measured = match standards::measure_with(
+    let claims = super::claims(ws, config);
+    let ctx = measure::Context {
         ws,
         runtime,
         config,
-        &selected,
-        &MeasureOptions {
-            measure_blocked: true,
-            evidence: EvidenceUse::Fresh,
-            ..MeasureOptions::default()
-        },
-        &super::claims(ws, config),
+        selected: &selected,
+        claims: &claims,
         progress,
-    ) {
+    };
+    let options = measure::Options {
+        measure_blocked: true,
+        evidence: EvidenceUse::Fresh,
+        ..measure::Options::default()
+    };
+    let measured = match measure::measure(&ctx, &options) {
         Ok(measured) => measured,
-        Err(refusal) => return *refusal,
+        Err(error) => return error.refusal(VERB),
     };
     let head = repo
         .head()

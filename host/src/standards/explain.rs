@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Measured, StandardResult, VERB};
+use super::VERB;
 use crate::findings::Explained;
+use crate::measure::{Measured, StandardResult};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
 
 /// `data` of `--explain`.

@@ -13,11 +13,14 @@
 use std::collections::BTreeMap;
 
 use super::pin::{Pinned, commit_pins, edit_limits, pin_message};
-use super::{MeasureOptions, Measurement, ProposalClaim, measure_with, pin_eligible};
 use crate::config::{Config, StandardDef};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::measure::{self, EPSILON, Measurement, Verdict, pin_eligible, pin_target};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refusal};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
+
+/// The verb whose gains are pinned (`done`, at its start), under whose name this refuses.
+const VERB: &str = "done";
 
 /// What the branch's gains are counted from: the merge base's readings, of the Standards it
 /// defines exactly as the branch does.
@@ -50,7 +53,7 @@ impl Base {
             return Self::default();
         };
         let store = crate::evidence::Store::new(ws.repo.shared_path("evidence"));
-        let readings = super::at::readings(
+        let readings = measure::at::readings(
             ws,
             runtime,
             base_config,
@@ -75,7 +78,7 @@ pub fn gain_target(standard: &StandardDef, value: f64, margin: f64, base: &Base)
         crate::config::Direction::Down => was - value,
         crate::config::Direction::Up => value - was,
     };
-    if improvement <= margin + super::EPSILON {
+    if improvement <= margin + EPSILON {
         return None;
     }
     let moved = match direction {
@@ -84,8 +87,8 @@ pub fn gain_target(standard: &StandardDef, value: f64, margin: f64, base: &Base)
     };
     // Rounded in the looser direction, kept only if the reading holds it and it tightens.
     pin_eligible(direction, standard.limit, value, 0.0)?;
-    let target = super::pin_target(direction, moved, 0.0);
-    let holds = super::Verdict::judge(direction, target, value).passes();
+    let target = pin_target(direction, moved, 0.0);
+    let holds = Verdict::judge(direction, target, value).passes();
     let tighter = match direction {
         crate::config::Direction::Down => target < standard.limit,
         crate::config::Direction::Up => target > standard.limit,
@@ -106,31 +109,35 @@ pub struct Gained {
     pub commit: gix::ObjectId,
 }
 
-/// Pin the gains of `config`'s Standards that read without a job (a job runs in the gate's own
-/// stages), each against `margin_of` its Standard. `None` when nothing is pinned: no gain
-/// beyond a margin, or a Standard that fails or is blocked (the gate reports it).
-pub fn pin_gains(
-    ws: &Workspace,
-    runtime: &Runtime,
-    config: &Config,
-    (branch, trunk): (&str, &str),
-    rule: &GainRule,
-    claims: &[ProposalClaim],
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<Option<Gained>, Box<Envelope>> {
-    let selected: Vec<&StandardDef> = config
+/// The Standards whose gains can be pinned before the gate: those that read without a job (a
+/// job runs in the gate's own stages).
+pub fn pinnable(config: &Config) -> Vec<&StandardDef> {
+    config
         .standards
         .iter()
         .filter(|s| s.needs.is_empty() && s.run.is_none())
-        .collect();
-    if selected.is_empty() {
+        .collect()
+}
+
+/// Pin the gains of `ctx`'s Standards (see [`pinnable`]), each against `margin_of` its
+/// Standard. `None` when nothing is pinned: no gain beyond a margin, or a Standard that fails
+/// or is blocked (the gate reports it).
+pub fn pin_gains(
+    ctx: &measure::Context,
+    (branch, trunk): (&str, &str),
+    rule: &GainRule,
+) -> Result<Option<Gained>, Box<Envelope>> {
+    let measure::Context {
+        ws, config, claims, ..
+    } = *ctx;
+    if ctx.selected.is_empty() {
         return Ok(None);
     }
-    let options = MeasureOptions {
+    let options = measure::Options {
         trunk: Some(trunk.to_owned()),
-        ..MeasureOptions::default()
+        ..measure::Options::default()
     };
-    let measured = measure_with(ws, runtime, config, &selected, &options, claims, progress)?;
+    let measured = measure::measure(ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
     let failing = measured.standards.iter().any(|s| {
         !matches!(s.measurement, Measurement::Measured | Measurement::Reused)
             || s.verdict.is_some_and(|v| !v.passes())
@@ -160,7 +167,7 @@ pub fn pin_gains(
     }
     let content = edit_limits(config, &pins).map_err(|e| {
         Box::new(Envelope::refusal(
-            super::VERB,
+            VERB,
             ErrorSlug::Internal,
             e,
             Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),

@@ -340,7 +340,7 @@ fn todays_limits(
 ) -> Result<BTreeMap<String, f64>, NotWritten> {
     let config = Config::parse(draft).map_err(|e| NotWritten::Draft(e.to_string()))?;
     let selected: Vec<_> = config.standards.iter().collect();
-    Ok(super::at::readings(
+    Ok(crate::measure::at::readings(
         ws, runtime, &config, &selected, snapshot, None, progress,
     ))
 }
@@ -364,7 +364,7 @@ fn wrote(
     values: &BTreeMap<String, f64>,
 ) -> Envelope {
     // The limits as written: today's value at the precision limits are written in.
-    let written = |c: &Candidate| super::pin_target(c.direction, values[&c.name], 0.0);
+    let written = |c: &Candidate| crate::measure::pin_target(c.direction, values[&c.name], 0.0);
     let lines: Vec<String> = kept
         .iter()
         .map(|c| format!("{} = {} ({})", c.name, written(c), c.comment))
@@ -523,7 +523,7 @@ fn render(
             candidate.comment,
             candidate.name,
             candidate.direction.as_str(),
-            toml_number(super::pin_target(
+            toml_number(crate::measure::pin_target(
                 candidate.direction,
                 limit(&candidate.name),
                 0.0

@@ -2,40 +2,22 @@
 //! producer identity once, judge each reading against its limit, and refuse any limit that
 //! was loosened, redefined or deleted versus the trunk.
 
-pub mod at;
 mod conflicts;
-mod derived;
 mod explain;
 pub mod gains;
 pub mod init;
-mod judge;
-pub mod limits;
-mod measure;
 pub mod pin;
-pub mod reading;
-pub mod record;
 mod report;
 mod rows;
-mod swaps;
-mod unmatched;
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
-
-use crate::config::{Config, Direction, ProducerRef, StandardDef};
-use crate::git::{Repo, short};
-use crate::planner::{ComponentSource, Plan};
+use crate::config::{Config, StandardDef};
+use crate::measure::{self, ComponentOrigin, Components, EvidenceUse, ProposalClaim, limits};
+use crate::planner::Plan;
 use crate::preflight::load_config;
 use crate::preflight::{self, Cleanliness};
-use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId};
-use crate::runtime::{ProducerComponent, Runtime};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
+use crate::runtime::Runtime;
 use crate::workspace::Workspace;
-
-pub use judge::{assess, skipped};
-pub use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
-pub use measure::measure_with;
-pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
 
 /// Where a verb finds the active proposal claims of a checkout (the caller supplies it, so that
 /// measuring never calls up into `proposals`).
@@ -94,156 +76,6 @@ pub struct MeasureRequest {
     #[arg(long)]
     #[serde(default)]
     pub no_remote: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Measurement {
-    Measured,
-    Reused,
-    /// Not measured: blocked by the never-loosen check.
-    Skipped,
-    Failed,
-}
-
-/// One Standard's line in `data.standards[]`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StandardResult {
-    pub name: String,
-    pub direction: Direction,
-    pub limit: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub margin: Option<f64>,
-    pub measurement: Measurement,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reused_from: Option<String>,
-    /// Who published the reused evidence, when another clone measured it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reused_evidence: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pin_eligible: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pin_target: Option<f64>,
-    pub producer: String,
-    /// The producer execution this reading came from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub execution: Option<String>,
-    /// How the value was computed (`12 matches per 10000 lines ×1000`), or why it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// The findings behind the reading, compared with the baseline's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub findings: Option<crate::findings::FindingsSummary>,
-    /// Every finding, marked new or not (`--explain`); not part of the envelope.
-    #[serde(skip)]
-    pub explained: Vec<crate::findings::Explained>,
-}
-
-/// The outcome of measuring, for verbs built on it (`standards`, `--pin`, `done`).
-#[derive(Debug, Clone)]
-pub struct Measured {
-    pub commit: String,
-    pub branch: Option<String>,
-    pub standards: Vec<StandardResult>,
-    pub limits: LimitsCheck,
-    pub counts: BTreeMap<String, u32>,
-    pub diagnostics: Vec<Diagnostic>,
-    pub advisories: Vec<String>,
-    /// Whether the readings were recorded for this clean HEAD.
-    pub recorded: bool,
-    pub worktree: bool,
-    /// What each Standard's producer execution read (with its `per` extent's reads).
-    pub read_sets: ReadSets,
-}
-
-/// What each execution read, and which executions each Standard's reading used. A Standard's
-/// read set is merged only when asked for (proposals need it; a plain measurement does not,
-/// and merging listings of tens of thousands of paths per Standard is not free). An execution
-/// reused from evidence carries its read set only when a dependent declares `inputs`, so a
-/// caller that needs read sets must measure without reuse (as proposals do).
-#[derive(Debug, Clone, Default)]
-pub struct ReadSets {
-    executions: Vec<Option<crate::runtime::ReadSet>>,
-    by_standard: BTreeMap<String, Vec<usize>>,
-}
-
-impl ReadSets {
-    /// What `standard`'s producer execution read, with its `per` extent's reads.
-    pub fn of(&self, standard: &str) -> crate::runtime::ReadSet {
-        let mut read_set = crate::runtime::ReadSet::default();
-        for index in self.by_standard.get(standard).into_iter().flatten() {
-            if let Some(Some(executed)) = self.executions.get(*index) {
-                read_set.merge(executed);
-            }
-        }
-        read_set
-    }
-}
-
-/// Resolves producers: built-ins from the binary, paths from the measured snapshot (the work
-/// tree only where `origin` allows it: `--force`, listings, dry runs).
-pub struct Components<'a> {
-    pub repo: &'a Repo,
-    pub snapshot: Option<&'a crate::snapshot::Snapshot>,
-    /// Where a component may come from besides the snapshot, and how it is compiled.
-    pub origin: ComponentOrigin,
-}
-
-/// Where a repository component is read from, and whether a compile-cache entry may stand for
-/// it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ComponentOrigin {
-    /// The measured commit's tree only (what a reading describes), compile cache allowed.
-    Commit,
-    /// The commit's tree only, compiled in this process (Proof, landings, proposals).
-    CommitCompiledHere,
-    /// The snapshot, else the work tree (`--force` while authoring, listings, dry runs).
-    WorkTree,
-}
-
-impl ComponentSource for Components<'_> {
-    fn component(&self, producer: &ProducerRef) -> Result<ProducerComponent, String> {
-        match producer {
-            ProducerRef::Builtin(name) => crate::builtins::component(name)
-                .ok_or_else(|| format!("there is no built-in producer builtin:{name}")),
-            ProducerRef::Path(path) => {
-                let component = self.repository_component(path)?;
-                Ok(match self.origin {
-                    ComponentOrigin::CommitCompiledHere => component.compiled_here(),
-                    _ => component,
-                })
-            }
-        }
-    }
-}
-
-impl Components<'_> {
-    /// A component at `path`: from the snapshot, or (authoring only) the work tree.
-    fn repository_component(&self, path: &str) -> Result<ProducerComponent, String> {
-        if let Some(snapshot) = self.snapshot
-            && snapshot.entry(path).is_some()
-        {
-            let (_, bytes) = snapshot
-                .reader()
-                .read(path)
-                .map_err(|e| format!("cannot read the producer {path}: {e}"))?;
-            return Ok(ProducerComponent::new(path.to_owned(), bytes.to_vec()));
-        }
-        if self.origin != ComponentOrigin::WorkTree {
-            return Err(format!(
-                "the producer component {path} is not in the measured commit (a component is loaded only from the commit's tree, never from the work tree); commit it, or measure the work tree with --force while you author it"
-            ));
-        }
-        ProducerComponent::from_file(path.to_owned(), &self.repo.root().join(path)).map_err(|e| {
-            format!(
-                "cannot read the producer component {path}: {e}; build it, or fix `producer` (a path relative to the repository root)"
-            )
-        })
-    }
 }
 
 /// `discern standards`: measure, or with `pin` tighten limits; flag combinations that make no
@@ -320,7 +152,7 @@ fn measure_now(
         Ok(selected) => selected,
         Err(refusal) => return *refusal,
     };
-    let options = MeasureOptions {
+    let options = measure::Options {
         worktree: request.force,
         tolerate_dirty: true,
         baseline: request.baseline.clone(),
@@ -331,7 +163,7 @@ fn measure_now(
         },
         explain: request.explain.clone(),
         no_remote: request.no_remote,
-        ..MeasureOptions::default()
+        ..measure::Options::default()
     };
     let Ok(Some(head)) = ws.repo.head() else {
         return report::none_configured();
@@ -347,7 +179,15 @@ fn measure_now(
         );
     }
     let claims = claims(ws, &config);
-    match measure_with(ws, runtime, &config, &selected, &options, &claims, progress) {
+    let ctx = measure::Context {
+        ws,
+        runtime,
+        config: &config,
+        selected: &selected,
+        claims: &claims,
+        progress,
+    };
+    match measure::measure(&ctx, &options).map_err(|e| e.refusal(VERB)) {
         // No Standard left where the baseline had some is deletion, never "nothing to do".
         Ok(measured)
             if config.standards.is_empty()
@@ -362,7 +202,7 @@ fn measure_now(
             Some(name) => explain::explain(&measured, name),
             None => report::measured(&config, &measured, request.force),
         },
-        Err(refusal) => *refusal,
+        Err(refusal) => refusal,
     }
 }
 
@@ -390,8 +230,8 @@ fn dry_run(
             origin: ComponentOrigin::WorkTree,
         },
     );
-    if let Err(refusal) = measure::component_configs(config, &plan, runtime) {
-        return *refusal;
+    if let Err(error) = measure::component_configs(config, &plan, runtime) {
+        return preflight::config_refusal(VERB, &error);
     }
     let mut envelope = report::dry_run(config, selected, &plan, &limits);
     envelope
@@ -435,118 +275,4 @@ pub fn select<'c>(
         .iter()
         .filter(|s| names.is_empty() || names.contains(&s.name))
         .collect())
-}
-
-/// How a batch is measured: the choices that change behaviour (gitoxide's `Options`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MeasureOptions {
-    /// The trunk to judge against instead of the effective one (the gate passes its own, so
-    /// `DISCERN_TRUNK` never changes what Proof trusts).
-    pub trunk: Option<String>,
-    /// `--baseline REV`: judge the limits of every commit since `REV`.
-    pub baseline: Option<String>,
-    /// `--require-trunk`: a trunk or history that cannot be read fails the run.
-    pub require_trunk: bool,
-    /// Measure the work tree as it is (`--force`): never recorded, never reused.
-    pub worktree: bool,
-    /// Measure the committed HEAD even when the work tree has uncommitted changes (they are
-    /// named in an advisory); Proof, pins and proposals need a clean tree and leave it false.
-    pub tolerate_dirty: bool,
-    /// Measure Standards the never-loosen check blocks too (a stale proposal's renewal must
-    /// see the value its loosened limit was set to).
-    pub measure_blocked: bool,
-    /// What evidence may do: be reused and recorded, only be reused, or neither (a proposal
-    /// measures fresh).
-    pub evidence: EvidenceUse,
-    /// Whether this is a dry run: no job runs, no evidence or reading is recorded, nothing is
-    /// written anywhere.
-    pub dry_run: bool,
-    /// `--explain NAME`: the one Standard whose every finding is kept in its result (the others
-    /// keep the first few a failing row shows).
-    pub explain: Option<String>,
-    /// `--no-remote`: reuse only evidence this clone measured, none another clone published.
-    pub no_remote: bool,
-}
-
-impl MeasureOptions {
-    /// What HEAD's limits are compared with, as these options and the settings say.
-    pub fn against(&self, ws: &Workspace, config: &Config, head: gix::ObjectId) -> limits::Against {
-        let mut against = limits::Against::new(ws, config, head);
-        if let Some(trunk) = &self.trunk {
-            against.trunk = trunk.clone();
-        }
-        against.baseline = self.baseline.clone();
-        against.require_trunk |= self.require_trunk;
-        against
-    }
-}
-
-/// What a measurement may do with the evidence store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EvidenceUse {
-    ReuseAndRecord,
-    ReuseOnly,
-    /// Measure afresh and record nothing (a proposal).
-    Fresh,
-    /// Measure afresh and record the new readings (`standards --fresh`).
-    Refresh,
-    /// The gate's Proof and a landing: trust nothing an agent with a shell can write — no
-    /// evidence read (for HEAD or the baseline), user components compiled in this process (no
-    /// compile-cache entry loaded) — and record the new readings for later runs.
-    Proof,
-}
-
-impl EvidenceUse {
-    /// Whether a user component may be loaded from the per-user compile cache.
-    pub fn trusts_compile_cache(self) -> bool {
-        !matches!(self, EvidenceUse::Proof | EvidenceUse::Fresh)
-    }
-}
-
-impl Default for MeasureOptions {
-    fn default() -> Self {
-        Self {
-            trunk: None,
-            baseline: None,
-            require_trunk: false,
-            worktree: false,
-            tolerate_dirty: false,
-            measure_blocked: false,
-            evidence: EvidenceUse::ReuseAndRecord,
-            dry_run: false,
-            explain: None,
-            no_remote: false,
-        }
-    }
-}
-
-/// `data` of a measured batch, shared by every verb that measures.
-#[derive(Debug, Serialize)]
-pub struct MeasuredData<'a> {
-    pub commit: &'a str,
-    pub branch: &'a Option<String>,
-    pub worktree: bool,
-    pub recorded: bool,
-    pub standards: &'a [StandardResult],
-    pub producer_executions: &'a BTreeMap<String, u32>,
-    pub limits: &'a LimitsSummary,
-}
-
-impl<'a> MeasuredData<'a> {
-    pub fn of(measured: &'a Measured) -> Self {
-        Self {
-            commit: &measured.commit,
-            branch: &measured.branch,
-            worktree: measured.worktree,
-            recorded: measured.recorded,
-            standards: &measured.standards,
-            producer_executions: &measured.counts,
-            limits: &measured.limits.summary,
-        }
-    }
-}
-
-/// `data` of a measured batch as JSON.
-pub fn data(measured: &Measured) -> serde_json::Value {
-    serde_json::to_value(MeasuredData::of(measured)).unwrap_or(serde_json::Value::Null)
 }

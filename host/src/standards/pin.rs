@@ -3,16 +3,16 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{
-    MeasureOptions, Measured, Measurement, StandardResult, VERB, assess, data, load_config, record,
-    select, short, skipped,
-};
+use super::{VERB, load_config, select};
 use crate::commit::{self, CommitError, ConfigCommit};
-use crate::config::{Config, Direction, StandardDef};
+use crate::config::{Config, Direction};
+use crate::git::short;
+use crate::measure::{
+    self, LimitsSummary, Measured, Measurement, StandardResult, data, pin_eligible,
+};
 use crate::preflight;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
-use crate::standards::ProposalClaim;
 use crate::workspace::Workspace;
 
 /// `data` of a pin result: what was pinned (nothing, in a dry run), in which commit, and the
@@ -30,7 +30,7 @@ struct PinData<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     producer_executions: Option<&'a std::collections::BTreeMap<String, u32>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    limits: Option<&'a super::LimitsSummary>,
+    limits: Option<&'a LimitsSummary>,
 }
 
 impl<'a> PinData<'a> {
@@ -84,19 +84,21 @@ pub fn pin(
     let pending = preflight::pending_transaction(&ws.repo);
     let prepared = prepare(ws, names, dry_run).and_then(|(config, branch)| {
         let selected = select(&config, names)?;
-        let options = MeasureOptions {
+        let options = measure::Options {
             dry_run,
-            ..MeasureOptions::default()
+            reuse_recorded: true,
+            ..measure::Options::default()
         };
-        let measured = reuse_or_measure(
+        let claims = claims(ws, &config);
+        let ctx = measure::Context {
             ws,
             runtime,
-            &config,
-            &selected,
-            &options,
-            &claims(ws, &config),
+            config: &config,
+            selected: &selected,
+            claims: &claims,
             progress,
-        )?;
+        };
+        let measured = measure::measure(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
         Ok((config, branch, measured))
     });
     let (config, branch, mut measured) = match prepared {
@@ -221,7 +223,7 @@ fn pins(measured: &Measured, margins: &std::collections::HashMap<String, f64>) -
             Some(Pinned {
                 name: s.name.clone(),
                 from: s.limit,
-                to: super::pin_eligible(s.direction, s.limit, value, margin)?,
+                to: pin_eligible(s.direction, s.limit, value, margin)?,
                 measured: value,
             })
         })
@@ -340,69 +342,6 @@ fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId
         .with_action(Action::new("done")),
     );
     envelope
-}
-
-/// The readings recorded for this clean HEAD when every selected Standard has one under its
-/// current definition; otherwise a fresh measurement.
-fn reuse_or_measure(
-    ws: &Workspace,
-    runtime: &Runtime,
-    config: &Config,
-    selected: &[&StandardDef],
-    options: &MeasureOptions,
-    claims: &[ProposalClaim],
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<Measured, Box<Envelope>> {
-    let head = ws.repo.head().ok().flatten().map(|h| h.to_string());
-    let recorded = record::load(&ws.repo)
-        .ok()
-        .flatten()
-        .filter(|r| Some(&r.head) == head.as_ref());
-    if let (Some(record), Some(head)) = (recorded, head) {
-        let reusable: Option<Vec<StandardResult>> = selected
-            .iter()
-            .map(|standard| {
-                let value = record.values.get(&standard.name)?;
-                (value.definition == standard.definition_fingerprint()).then(|| {
-                    let mut result = assess(
-                        skipped(standard, ""),
-                        standard,
-                        value.value,
-                        Measurement::Reused,
-                        format!("recorded on {}", short(&head)),
-                    );
-                    result.reused_from = Some(head.clone());
-                    result
-                })
-            })
-            .collect();
-        if let Some(standards) = reusable
-            && let Ok(head_id) = head.parse::<gix::ObjectId>()
-        {
-            let against = options.against(ws, config, head_id);
-            let limits = super::limits::check(&ws.repo, config, &against, claims);
-            let mut standards = standards;
-            for standard in standards.iter_mut() {
-                if let Some(why) = limits.blocked.get(&standard.name) {
-                    *standard =
-                        skipped(config.standard(&standard.name).unwrap_or(selected[0]), why);
-                }
-            }
-            return Ok(Measured {
-                commit: head,
-                branch: ws.repo.branch().ok().flatten(),
-                standards,
-                diagnostics: limits.diagnostics.clone(),
-                advisories: limits.advisories.clone(),
-                limits,
-                counts: Default::default(),
-                recorded: true,
-                worktree: false,
-                read_sets: Default::default(),
-            });
-        }
-    }
-    super::measure_with(ws, runtime, config, selected, options, claims, progress)
 }
 
 /// `discern.toml` with each pinned Standard's limit set to its new value (every other byte

@@ -1,21 +1,20 @@
 //! The envelopes of `discern standards`: what happened, in data, text and hints.
 
-use super::rows::{display, locate, row, status, why};
-use super::{Measured, Measurement, StandardResult, VERB, Verdict, data};
+use super::VERB;
+use super::rows::{row, status, why};
 use crate::config::{Config, StandardDef};
 use crate::git::short;
+use crate::measure::limits::{LimitsCheck, LimitsStatus};
+use crate::measure::{Measured, Measurement, StandardResult, Verdict, data, display};
 use crate::planner::Plan;
-use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, Severity, Table,
-};
-use crate::standards::limits::{LimitsCheck, LimitsStatus};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, Table};
 
 /// `data` of a `standards --dry-run`: each selected Standard and whether the never-loosen
 /// check blocks it.
 #[derive(Debug, serde::Serialize)]
 struct DryRunData<'a> {
     standards: Vec<Planned<'a>>,
-    limits: &'a crate::standards::LimitsSummary,
+    limits: &'a crate::measure::LimitsSummary,
     configured: usize,
 }
 
@@ -136,80 +135,6 @@ pub fn dry_run(
     envelope.advisories = limits.advisories.clone();
     envelope.with_hint(
         Hint::next_step(HintId::StandardsMeasure, "Measure").with_action(Action::new("standards")),
-    )
-}
-
-/// The diagnostic of a regressed or failed Standard.
-pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> Diagnostic {
-    let message = match result.measurement {
-        _ if result.verdict == Some(Verdict::Swapped) => swapped_message(standard, result),
-        Measurement::Failed => format!(
-            "Standard {} could not be measured: {}",
-            standard.name,
-            result.note.as_deref().unwrap_or("unknown failure")
-        ),
-        _ => {
-            let value = result.value.unwrap_or(f64::NAN);
-            let (relation, bound) = match standard.direction {
-                crate::config::Direction::Up => ("is below", "floor"),
-                crate::config::Direction::Down => ("exceeds", "ceiling"),
-            };
-            // No tip to hold a rate instead: a rate per line falls when lines are added and
-            // rises when code is deleted, so it can be gamed both ways (see `init`).
-            format!(
-                "Standard {}: {} {relation} the {bound} {}. Move the metric back within your task's scope; never move the limit. If the work itself legitimately moved it, commit the final tree and propose the change for {} with a technical reason.",
-                standard.name,
-                display(value),
-                standard.limit,
-                standard.name
-            )
-        }
-    };
-    // Point at the first new finding when there is one: that is where the fix goes.
-    let first_new = result
-        .findings
-        .as_ref()
-        .and_then(|f| f.new.first())
-        .filter(|f| f.path.is_some());
-    let (file, line) = match first_new {
-        Some(f) => (f.path.clone(), f.line.map(u64::from)),
-        None => (
-            Some(crate::config::FILE.to_owned()),
-            standard.line.map(|l| l as u64),
-        ),
-    };
-    Diagnostic {
-        tool: format!("standard:{}", standard.name),
-        severity: Severity::Error,
-        message,
-        reproduce_cmd: format!("discern standards --explain {}", standard.name),
-        file,
-        line,
-    }
-}
-
-fn swapped_message(standard: &StandardDef, result: &StandardResult) -> String {
-    // A swap is only ever judged against a baseline, so both totals are known.
-    let Some((new, fixed, findings)) = result
-        .findings
-        .as_ref()
-        .and_then(|f| Some((f.new_total?, f.fixed_total?, f)))
-    else {
-        return format!(
-            "Standard {}: a swap (new findings hidden by fixed ones).",
-            standard.name
-        );
-    };
-    let first = findings
-        .new
-        .first()
-        .map_or(String::new(), |f| format!(" (first: {})", locate(f)));
-    format!(
-        "Standard {}: {new} new finding(s){first} appeared while {fixed} fixed one(s) held the count at {} (ceiling {}): a swap. Fix the new findings; if the swap is the work's legitimate result, propose the change for {} with a technical reason.",
-        standard.name,
-        result.value.map_or("—".to_owned(), display),
-        standard.limit,
-        standard.name
     )
 }
 

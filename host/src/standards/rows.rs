@@ -1,11 +1,8 @@
 //! A Standard's result as the text and Markdown show it: its status word, its table row, and
 //! the new findings shown under it when it fails.
 
-use super::{Measurement, StandardResult, Verdict};
 use crate::git::short;
-
-/// How many findings the text and Markdown show under a failing Standard.
-pub(super) const WHY_SHOWN: usize = 10;
+use crate::measure::{Measurement, StandardResult, Verdict, WHY_SHOWN, display, locate};
 
 /// Under a failing Standard: its first new findings (`path:line  message`), or without a
 /// baseline its first findings, and where the rest are.
@@ -32,17 +29,6 @@ pub(super) fn why(result: &StandardResult) -> Vec<String> {
         ));
     }
     out
-}
-
-/// `path:line:column  message`, as far as the finding knows where it is.
-pub(super) fn locate(finding: &crate::runtime::Finding) -> String {
-    let place = match (&finding.path, finding.line, finding.column) {
-        (Some(p), Some(l), Some(c)) => format!("{p}:{l}:{c}"),
-        (Some(p), Some(l), None) => format!("{p}:{l}"),
-        (Some(p), None, _) => p.clone(),
-        (None, _, _) => "(no file)".to_owned(),
-    };
-    format!("{place}  {}", finding.message)
 }
 
 pub(super) fn status(result: &StandardResult) -> String {
@@ -96,14 +82,4 @@ pub(super) fn how(result: &StandardResult) -> String {
         }
     }
     how
-}
-
-/// A number as a reader writes it: whole numbers without a point, others to four places.
-pub(super) fn display(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{value:.0}")
-    } else {
-        let text = format!("{value:.4}");
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    }
 }

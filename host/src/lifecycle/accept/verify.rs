@@ -4,9 +4,10 @@
 //! a `gate-proof` written by hand, say — lands nothing.
 
 use super::{Landing, VERB};
+use crate::measure::{self, EvidenceUse, MeasureError, Measurement};
+use crate::result::Refusal;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, WithNext};
 use crate::runtime::Runtime;
-use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement};
 use crate::workspace::Workspace;
 
 /// Every Standard of the proven commit reads and holds against its limit.
@@ -18,7 +19,8 @@ pub(super) fn standards_hold(
     let Some(config) = landing.config.as_ref() else {
         return Ok(());
     };
-    let what = failing(ws, runtime, config, &landing.trunk)?;
+    let what =
+        failing(ws, runtime, config, &landing.trunk).map_err(|e| Box::new(e.refusal(VERB)))?;
     let Some(what) = what else {
         return Ok(());
     };
@@ -43,19 +45,26 @@ pub(crate) fn failing(
     runtime: &Runtime,
     config: &crate::config::Config,
     trunk: &str,
-) -> Result<Option<String>, Box<Envelope>> {
+) -> Result<Option<String>, MeasureError> {
     if config.standards.is_empty() {
         return Ok(None);
     }
-    let options = MeasureOptions {
+    let options = measure::Options {
         trunk: Some(trunk.to_owned()),
         evidence: EvidenceUse::Proof,
-        ..MeasureOptions::default()
+        ..measure::Options::default()
     };
     let selected: Vec<_> = config.standards.iter().collect();
     let claims = crate::proposals::claims(ws, config);
-    let measured =
-        standards::measure_with(ws, runtime, config, &selected, &options, &claims, &|_| ())?;
+    let ctx = measure::Context {
+        ws,
+        runtime,
+        config,
+        selected: &selected,
+        claims: &claims,
+        progress: &|_| (),
+    };
+    let measured = measure::measure(&ctx, &options)?;
     let fails: Vec<String> = measured
         .standards
         .iter()

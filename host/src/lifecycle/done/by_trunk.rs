@@ -5,9 +5,9 @@
 
 use super::Subject;
 use crate::config::Config;
+use crate::measure::{self, EvidenceUse, Measurement};
 use crate::proof::TrunkVerdict;
 use crate::runtime::Runtime;
-use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement};
 use crate::workspace::Workspace;
 
 /// The trunk's verdict on each Standard the branch redefined or deleted.
@@ -35,12 +35,20 @@ pub(super) fn judged(
             )
         })
         .collect();
-    let options = MeasureOptions {
+    let options = measure::Options {
         trunk: Some(subject.trunk.clone()),
         evidence: EvidenceUse::Proof,
-        ..MeasureOptions::default()
+        ..measure::Options::default()
     };
-    match standards::measure_with(ws, runtime, &trunk, &jobless, &options, &[], progress) {
+    let ctx = measure::Context {
+        ws,
+        runtime,
+        config: &trunk,
+        selected: &jobless,
+        claims: &[],
+        progress,
+    };
+    match measure::measure(&ctx, &options) {
         Ok(measured) => judged.extend(measured.standards.iter().map(|s| {
             match (s.measurement, s.value, s.verdict) {
                 (Measurement::Measured | Measurement::Reused, Some(value), Some(verdict)) => {

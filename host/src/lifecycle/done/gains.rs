@@ -6,10 +6,11 @@ use super::{DoneRequest, Subject, VERB, subject};
 use crate::config::{Config, StandardDef};
 use crate::git::short;
 use crate::lifecycle::steps::Step;
+use crate::measure;
 use crate::proposals;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
-use crate::standards::{self, gains};
+use crate::standards::gains;
 use crate::workspace::Workspace;
 
 /// The subject to prove (a new one when gains were pinned) and the step that says so.
@@ -63,18 +64,20 @@ pub(super) fn stick(
         }
         _ => gains::Base::default(),
     };
-    let gained = gains::pin_gains(
+    let selected = gains::pinnable(config);
+    let ctx = measure::Context {
         ws,
         runtime,
         config,
-        (&subject_now.branch, &subject_now.trunk),
-        &gains::GainRule {
-            margin_of: &margin_of,
-            base: &base,
-        },
-        &claims,
+        selected: &selected,
+        claims: &claims,
         progress,
-    )?;
+    };
+    let rule = gains::GainRule {
+        margin_of: &margin_of,
+        base: &base,
+    };
+    let gained = gains::pin_gains(&ctx, (&subject_now.branch, &subject_now.trunk), &rule)?;
     let Some(gained) = gained else {
         return Ok((subject_now, None));
     };
@@ -98,7 +101,7 @@ pub(super) fn stick(
 /// The trunk's config as of this branch's merge base (whose margins a pin leaves).
 fn trunk_config(ws: &Workspace, subject: &Subject) -> Option<Config> {
     let base = base_commit(ws, subject)?;
-    standards::limits::config_at(&ws.repo, base).ok()?.ok()?
+    measure::limits::config_at(&ws.repo, base).ok()?.ok()?
 }
 
 /// This branch's merge base with the trunk.

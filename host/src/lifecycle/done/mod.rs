@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::steps::{self, Step};
 use crate::config::{Config, Stage};
 use crate::git::short;
+use crate::measure;
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
@@ -15,7 +16,6 @@ use crate::result::{
     Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext,
 };
 use crate::runtime::Runtime;
-use crate::standards;
 use crate::workspace::Workspace;
 
 mod by_trunk;
@@ -83,9 +83,9 @@ struct Found<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     behind: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    limits: Option<&'a standards::LimitsSummary>,
+    limits: Option<&'a measure::LimitsSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    standards: Option<&'a [standards::StandardResult]>,
+    standards: Option<&'a [measure::StandardResult]>,
 }
 
 fn to_data(data: &impl Serialize) -> Value {

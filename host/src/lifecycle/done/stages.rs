@@ -2,16 +2,17 @@
 //! (fix → build → check ∥ test), and every Standard. Each adds its steps to the run, or fails
 //! it with what it found.
 
-use super::{Found, Run, Subject, refuse};
+use super::{Found, Run, Subject, VERB, refuse};
 use crate::config::Stage;
 use crate::lifecycle::steps::{self, Step};
+use crate::measure::{self, EvidenceUse, Measurement, Verdict};
 use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{ProvenProposal, ProvenStandard};
 use crate::proposals;
+use crate::result::Refusal;
 use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity, WithNext};
 use crate::runtime::Runtime;
-use crate::standards::{self, EvidenceUse, MeasureOptions, Measurement, Verdict};
 use crate::workspace::Workspace;
 
 /// The branch contains the trunk.
@@ -83,10 +84,9 @@ pub(super) fn limits_check(
     // such, never taken for "no proposals".
     proposal_records(ws, &run.subject.trunk)?;
     clear_orphans(run, ws)?;
-    let mut against = standards::limits::Against::new(ws, config, run.subject.head);
+    let mut against = measure::limits::Against::new(ws, config, run.subject.head);
     against.trunk = run.subject.trunk.clone();
-    let limits =
-        standards::limits::check(&ws.repo, config, &against, &proposals::claims(ws, config));
+    let limits = measure::limits::check(&ws.repo, config, &against, &proposals::claims(ws, config));
     run.steps.push(Step::check(
         "standards-limits",
         !limits.blocking(),
@@ -199,15 +199,22 @@ pub(super) fn standards_stage(
     let records = proposal_records(ws, &run.subject.trunk)?;
     // Every Standard is measured fresh, trusting no evidence or compiled code an agent could
     // have written (a proposed one's value must equal its record exactly).
-    let options = MeasureOptions {
+    let options = measure::Options {
         trunk: Some(run.subject.trunk.clone()),
         evidence: EvidenceUse::Proof,
-        ..MeasureOptions::default()
+        ..measure::Options::default()
     };
     let selected: Vec<_> = config.standards.iter().collect();
     let claims = proposals::claims(ws, config);
-    let measured =
-        standards::measure_with(ws, runtime, config, &selected, &options, &claims, progress)?;
+    let ctx = measure::Context {
+        ws,
+        runtime,
+        config,
+        selected: &selected,
+        claims: &claims,
+        progress,
+    };
+    let measured = measure::measure(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
     let judged = judge_readings(&measured.standards, &records);
     run.steps.extend(measured.standards.iter().map(|s| {
         Step::check(
@@ -233,7 +240,7 @@ pub(super) fn standards_stage(
 
 /// The proven readings and pending proposals, or what fails.
 fn judge_readings(
-    results: &[standards::StandardResult],
+    results: &[measure::StandardResult],
     records: &[proposals::ProposalRecord],
 ) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Vec<String>> {
     let (mut proven, mut pending, mut bad) = (Vec::new(), Vec::new(), Vec::new());

@@ -2,29 +2,28 @@
 //! check, the plan executed once per producer identity, every Standard judged, and the
 //! readings recorded when they describe the commit.
 
-use super::{
-    ComponentOrigin, Components, EvidenceUse, LimitsCheck, MeasureOptions, Measured, Measurement,
-    ProposalClaim, ReadSets, StandardResult, VERB, Verdict, judge, limits, record, report, skipped,
-};
-use crate::config::{Config, ConfigError, ConfigIssue, ConfigSchema, StandardDef};
+use super::components::{ComponentOrigin, Components, component_configs};
+use super::limits::{self, LimitsCheck};
+use super::options::{EvidenceUse, Options};
+use super::result::{Measured, Measurement, ReadSets, StandardResult};
+use super::{Context, MeasureError, Verdict, diagnostic, judge, record, skipped};
+use crate::config::{Config, StandardDef};
 use crate::git::{Repo, short};
 use crate::planner::Plan;
-use crate::preflight::{self, CleanError};
-use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
-use crate::runtime::Runtime;
-use crate::workspace::Workspace;
+use crate::preflight::CleanError;
+use crate::result::{Diagnostic, Severity};
 
-/// Measure `selected` on the clean HEAD (or the work tree): never-loosen check, plan,
-/// execute, judge, record, as `options` say.
-pub fn measure_with(
-    ws: &Workspace,
-    runtime: &Runtime,
-    config: &Config,
-    selected: &[&StandardDef],
-    options: &MeasureOptions,
-    claims: &[ProposalClaim],
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<Measured, Box<Envelope>> {
+/// Measure the batch on the clean HEAD (or the work tree): never-loosen check, plan, execute,
+/// judge, record, as `options` say.
+pub(super) fn measure(ctx: &Context, options: &Options) -> Result<Measured, MeasureError> {
+    let Context {
+        ws,
+        runtime,
+        config,
+        selected,
+        claims,
+        progress,
+    } = *ctx;
     let repo = &ws.repo;
     let (head, snapshot, dirty) = pinned_snapshot(repo, options)?;
     let not_measured = uncommitted(selected, &dirty)?;
@@ -44,7 +43,7 @@ pub fn measure_with(
         },
     };
     let plan = Plan::build(config, &measurable, &components);
-    component_configs(config, &plan, runtime)?;
+    component_configs(config, &plan, runtime).map_err(MeasureError::ComponentConfig)?;
     let trunk = limits
         .summary
         .trunk_commit
@@ -87,7 +86,7 @@ pub fn measure_with(
     });
     for (standard, result) in selected.iter().zip(&standards) {
         if result.verdict == Some(Verdict::Swapped) {
-            diagnostics.push(report::standard_diagnostic(standard, result));
+            diagnostics.push(diagnostic::standard_diagnostic(standard, result));
         }
     }
     diagnostics.extend(
@@ -130,84 +129,17 @@ pub fn measure_with(
     })
 }
 
-/// Every repository component's `config` against the config schema the component publishes
-/// through `describe()`, before anything runs: refused as `discern.toml`'s own problems are.
-/// A component that cannot describe itself is left to fail its run with that error.
-pub(super) fn component_configs(
-    config: &Config,
-    plan: &Plan,
-    runtime: &Runtime,
-) -> Result<(), Box<Envelope>> {
-    let mut issues = Vec::new();
-    for execution in &plan.executions {
-        let Ok(component) = &execution.component else {
-            continue;
-        };
-        if execution.producer.starts_with(crate::builtins::PREFIX) {
-            continue;
-        }
-        let Some(text) = runtime
-            .describe(component)
-            .ok()
-            .and_then(|i| i.config_schema)
-        else {
-            continue;
-        };
-        match ConfigSchema::parse(component.label(), &text) {
-            Ok(schema) => {
-                for standard in &execution.dependents {
-                    issues.extend(config.component_config_issues(standard, &schema));
-                }
-            }
-            Err(e) => issues.extend(execution.dependents.iter().map(|standard| ConfigIssue {
-                table: format!("standards.{standard}"),
-                key: Some("producer".to_owned()),
-                line: config.standard(standard).and_then(|s| s.line),
-                message: format!("{} {e}", component.label()),
-            })),
-        }
-    }
-    match issues.is_empty() {
-        true => Ok(()),
-        false => Err(Box::new(preflight::config_refusal(
-            VERB,
-            &ConfigError { issues },
-        ))),
-    }
-}
-
 /// HEAD, pinned before measuring, and the snapshot to measure: HEAD's tree, which must be
 /// what the work tree holds (or with `worktree`, the work tree as it is).
 fn pinned_snapshot(
     repo: &Repo,
-    options: &MeasureOptions,
-) -> Result<(gix::ObjectId, crate::snapshot::Snapshot, Vec<String>), Box<Envelope>> {
-    let internal = |what: String| {
-        Box::new(Envelope::refusal(
-            VERB,
-            ErrorSlug::Internal,
-            what,
-            Hint::next_step(
-                HintId::ReportBug,
-                "This is a bug in discern or a damaged repository; report it with the message.",
-            ),
-        ))
-    };
+    options: &Options,
+) -> Result<(gix::ObjectId, crate::snapshot::Snapshot, Vec<String>), MeasureError> {
+    let unreadable = MeasureError::Unreadable;
     let head = match repo.head() {
         Ok(Some(head)) => head,
-        Ok(None) => {
-            return Err(Box::new(Envelope::refusal(
-                VERB,
-                ErrorSlug::PreconditionFailed,
-                "This repository has no commit yet; Standards measure a commit.",
-                Hint::next_step(
-                    HintId::CommitFirst,
-                    "Commit your work (`git commit`), then measure",
-                )
-                .with_action(Action::new("standards")),
-            )));
-        }
-        Err(e) => return Err(internal(e.to_string())),
+        Ok(None) => return Err(MeasureError::NoCommit),
+        Err(e) => return Err(unreadable(e.to_string())),
     };
     let snapshot = if options.worktree {
         repo.worktree_snapshot(head).map_err(|e| e.to_string())
@@ -221,39 +153,32 @@ fn pinned_snapshot(
             Ok(snapshot) => repo.dirty_against(snapshot),
             Err(_) => repo.dirty_paths(),
         }
-        .map_err(CleanError::CannotTell)
-        .and_then(|dirty| match dirty.is_empty() || options.tolerate_dirty {
-            true => Ok(dirty),
-            false => Err(CleanError::Dirty(dirty)),
-        });
-        match dirty {
-            Ok(dirty) => return Ok((head, snapshot.map_err(internal)?, dirty)),
-            Err(e) => return Err(Box::new(preflight::clean_refusal(VERB, repo, &e))),
+        .map_err(|e| MeasureError::cannot_tell(repo.root(), e))?;
+        if !dirty.is_empty() && !options.tolerate_dirty {
+            return Err(MeasureError::unclean(repo.root(), CleanError::Dirty(dirty)));
         }
+        return Ok((head, snapshot.map_err(unreadable)?, dirty));
     }
-    Ok((head, snapshot.map_err(internal)?, Vec::new()))
+    Ok((head, snapshot.map_err(unreadable)?, Vec::new()))
 }
 
 /// What a measurement of the committed HEAD says about uncommitted changes: an advisory
 /// naming them, or, when a selected Standard runs a job (jobs run in the work tree, so their
 /// output would not describe HEAD), the dirty-tree refusal.
-fn uncommitted(selected: &[&StandardDef], dirty: &[String]) -> Result<Vec<String>, Box<Envelope>> {
+fn uncommitted(selected: &[&StandardDef], dirty: &[String]) -> Result<Vec<String>, MeasureError> {
     if dirty.is_empty() {
         return Ok(Vec::new());
     }
-    let with_jobs: Vec<&str> = selected
+    let jobs: Vec<String> = selected
         .iter()
         .filter(|s| !s.needs.is_empty())
-        .map(|s| s.name.as_str())
+        .map(|s| s.name.clone())
         .collect();
-    if !with_jobs.is_empty() {
-        let mut refusal = preflight::dirty_refusal(VERB, dirty);
-        refusal.message = Some(format!(
-            "{} {} runs a job in the work tree, whose output would not describe the committed HEAD.",
-            refusal.message.unwrap_or_default(),
-            with_jobs.join(", ")
-        ));
-        return Err(Box::new(refusal));
+    if !jobs.is_empty() {
+        return Err(MeasureError::JobsInDirtyTree {
+            dirty: dirty.to_vec(),
+            jobs,
+        });
     }
     let shown: Vec<&str> = dirty.iter().take(20).map(String::as_str).collect();
     let more = dirty.len().saturating_sub(shown.len());
@@ -275,7 +200,7 @@ fn judge_all(
     plan: &Plan,
     outcomes: &crate::planner::Outcomes,
     limits: &LimitsCheck,
-    options: &MeasureOptions,
+    options: &Options,
 ) -> (Vec<StandardResult>, Vec<Diagnostic>) {
     let mut standards = Vec::new();
     let mut diagnostics = limits.diagnostics.clone();
@@ -287,7 +212,7 @@ fn judge_all(
             (_, None) => skipped(standard, "not planned"),
         };
         if result.measurement == Measurement::Failed || result.verdict == Some(Verdict::Regressed) {
-            diagnostics.push(report::standard_diagnostic(standard, &result));
+            diagnostics.push(diagnostic::standard_diagnostic(standard, &result));
         }
         standards.push(result);
     }
@@ -301,7 +226,7 @@ fn record_readings(
     config: &Config,
     head: gix::ObjectId,
     standards: &[StandardResult],
-    options: &MeasureOptions,
+    options: &Options,
     advisories: &mut Vec<String>,
 ) -> bool {
     // HEAD was pinned before measuring; if it moved, the readings describe a commit that is no
@@ -371,7 +296,7 @@ fn read_sets(plan: &Plan, outcomes: crate::planner::Outcomes) -> ReadSets {
 
 /// The evidence store the baseline's measurement uses: a committed snapshot, so recorded even
 /// when HEAD is measured fresh or as the work tree; only read in a dry run.
-fn baseline_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
+fn baseline_store(repo: &Repo, options: &Options) -> Option<crate::evidence::Store> {
     let dir = repo.shared_path("evidence");
     Some(match (options.dry_run, options.evidence) {
         // Proof reads no evidence an agent could have written, the baseline's included.
@@ -387,7 +312,7 @@ fn baseline_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::eviden
 fn shared_evidence(
     store: crate::evidence::Store,
     repo: &Repo,
-    options: &MeasureOptions,
+    options: &Options,
     head: gix::ObjectId,
     trunk: Option<gix::ObjectId>,
 ) -> crate::evidence::Store {
@@ -402,7 +327,7 @@ fn shared_evidence(
 }
 
 /// The evidence store a measurement with `options` may use.
-fn evidence_store(repo: &Repo, options: &MeasureOptions) -> Option<crate::evidence::Store> {
+fn evidence_store(repo: &Repo, options: &Options) -> Option<crate::evidence::Store> {
     let dir = repo.shared_path("evidence");
     match (options.worktree, options.evidence, options.dry_run) {
         (true, _, _) | (_, EvidenceUse::Fresh, _) => None,

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use gix::ObjectId;
 
+use super::WHY_SHOWN;
 use super::limits::BaselineKind;
-use super::rows::WHY_SHOWN;
 use super::{LimitsCheck, Measurement, StandardResult, Verdict};
 use crate::config::{Direction, FindingsMode, StandardDef};
 use crate::evidence::Store;

@@ -1,0 +1,60 @@
+//! The measuring engine, below every verb that measures: HEAD pinned and proven clean (or the
+//! work tree), the never-loosen check, the plan executed once per producer identity, every
+//! Standard judged and its findings compared with the baseline's, and the readings recorded
+//! when they describe the commit.
+//!
+//! One entry, [`measure`], for `standards`, pins, proposals, the gate and landings. It reports
+//! as nobody: its failures are a typed [`MeasureError`] each verb refuses with under its own
+//! name.
+
+pub mod at;
+mod components;
+mod derived;
+mod diagnostic;
+mod engine;
+mod error;
+mod judge;
+pub mod limits;
+mod options;
+pub mod reading;
+pub mod record;
+mod recorded;
+mod result;
+mod swaps;
+mod unmatched;
+
+use crate::config::{Config, StandardDef};
+use crate::runtime::Runtime;
+use crate::workspace::Workspace;
+
+pub use components::{ComponentOrigin, Components, component_configs};
+pub use diagnostic::{WHY_SHOWN, display, locate, standard_diagnostic};
+pub use error::MeasureError;
+pub use judge::{assess, skipped};
+pub use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
+pub use options::{EvidenceUse, Options};
+pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
+pub use result::{Measured, MeasuredData, Measurement, ReadSets, StandardResult, data};
+
+/// What a batch is measured in: the checkout, the runtime, the config read, the Standards
+/// selected, the active proposals' claims, and where progress goes.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    pub ws: &'a Workspace,
+    pub runtime: &'a Runtime,
+    pub config: &'a Config,
+    pub selected: &'a [&'a StandardDef],
+    pub claims: &'a [ProposalClaim],
+    pub progress: &'a (dyn Fn(&str) + Sync),
+}
+
+/// Measure the batch `ctx` names as `options` say (or, with `options.reuse_recorded`, answer
+/// it from the readings recorded for this clean HEAD when they cover it).
+pub fn measure(ctx: &Context, options: &Options) -> Result<Measured, MeasureError> {
+    if options.reuse_recorded
+        && let Some(measured) = recorded::reuse(ctx, options)
+    {
+        return Ok(measured);
+    }
+    engine::measure(ctx, options)
+}

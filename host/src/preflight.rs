@@ -302,21 +302,13 @@ pub fn load_committed_config(ws: &Workspace, verb: &str) -> Result<Option<Config
             }),
         ))
     };
-    let head = ws.repo.head().map_err(|e| unreadable(&e))?;
-    let Some(head) = head else {
+    let Some(head) = ws.repo.head().map_err(|e| unreadable(&e))? else {
         return Ok(None);
     };
-    let Some(bytes) = ws
-        .repo
-        .file_at(head, crate::config::FILE)
-        .map_err(|e| unreadable(&e))?
-    else {
-        return Ok(None);
-    };
-    let text = String::from_utf8(bytes).map_err(|e| unreadable(&e))?;
-    Config::parse(&text)
-        .map(Some)
-        .map_err(|e| Box::new(config_refusal(verb, &e)))
+    Config::at_strict(&ws.repo, head).map_err(|e| match e {
+        crate::config::AtError::Invalid(e) => Box::new(config_refusal(verb, &e)),
+        e => unreadable(&e),
+    })
 }
 
 pub fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {

@@ -35,14 +35,6 @@ pub enum ApprovalError {
     NoSigners(String),
 }
 
-/// The config committed at `commit` (every default without one), read tolerantly.
-pub fn config_at(repo: &Repo, commit: ObjectId) -> Result<Config, String> {
-    let bytes = repo
-        .file_at(commit, crate::config::FILE)
-        .map_err(|e| e.to_string())?;
-    Ok(Config::committed(bytes)?.unwrap_or_else(Config::absent))
-}
-
 /// The trunk a branch names is a trunk: not the branch itself, and its own committed config
 /// names itself as the trunk (a branch cannot point the landing at a ref it controls).
 pub fn trunk_agrees(
@@ -56,7 +48,8 @@ pub fn trunk_agrees(
             "the trunk is named {trunk:?}, which is this effort's own branch"
         ));
     }
-    let named = config_at(repo, trunk_commit)
+    let named = Config::at_or_absent(repo, trunk_commit)
+        .map_err(|e| e.to_string())
         .map(|c| c.trunk)
         .map_err(|e| format!("the trunk's discern.toml cannot be parsed: {e}"))?;
     match named == trunk {
@@ -77,7 +70,9 @@ pub struct Policy {
 
 /// The trunk tip's approval policy.
 pub fn policy(repo: &Repo, trunk_commit: ObjectId) -> Result<Policy, ApprovalError> {
-    let config = config_at(repo, trunk_commit).map_err(ApprovalError::TrunkConfig)?;
+    let config = Config::at_or_absent(repo, trunk_commit)
+        .map_err(|e| e.to_string())
+        .map_err(ApprovalError::TrunkConfig)?;
     let signers = match &config.allowed_signers {
         None => None,
         Some(path) => match repo.file_at(trunk_commit, path)? {

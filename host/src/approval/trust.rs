@@ -71,7 +71,8 @@ impl Keys {
             .parsed
             .entry(blob)
             .or_insert_with(|| {
-                let config = super::config_at(repo, commit).unwrap_or_else(|_| Config::absent());
+                let config =
+                    Config::at_or_absent(repo, commit).unwrap_or_else(|_| Config::absent());
                 let acceptance = config
                     .document
                     .get("acceptance")
@@ -101,13 +102,13 @@ fn approved_change(
         return Ok(false);
     };
     let base = repo.blob_at(parent, FILE)?.map(|b| b.to_string());
-    let old = super::config_at(repo, parent).unwrap_or_else(|_| Config::absent());
+    let old = Config::at_or_absent(repo, parent).unwrap_or_else(|_| Config::absent());
     for &commit in chain.iter().skip(1) {
         let approvals = tree::added(repo, parent, commit)?;
         if approvals.is_empty() {
             continue;
         }
-        let new = super::config_at(repo, commit).unwrap_or_else(|_| Config::absent());
+        let new = Config::at_or_absent(repo, commit).unwrap_or_else(|_| Config::absent());
         let changes = protected::between(
             repo,
             Side {

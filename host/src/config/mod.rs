@@ -4,6 +4,7 @@
 //! table, the key, the line, and what is allowed. The parsed `toml_edit` document is kept so
 //! that limit edits touch nothing but the limit values.
 
+mod at;
 mod edit;
 mod error;
 mod jobs;
@@ -14,6 +15,7 @@ mod value;
 
 use std::path::Path;
 
+pub use at::AtError;
 pub use error::{ConfigError, ConfigIssue};
 pub use jobs::{Job, Stage};
 pub use merge::{LimitConflict, merge_limits};
@@ -129,18 +131,6 @@ impl Config {
     /// ignored, so that a config another version wrote can still be compared.
     pub fn parse_tolerant(source: &str) -> Result<Self, ConfigError> {
         validate::parse_with(source, validate::Mode::Tolerant)
-    }
-
-    /// A committed `discern.toml` (its bytes, `None` without one), read tolerantly as another
-    /// discern version may have written it: `Err(why)` when it cannot be parsed.
-    pub fn committed(bytes: Option<Vec<u8>>) -> Result<Option<Self>, String> {
-        let Some(bytes) = bytes else {
-            return Ok(None);
-        };
-        let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())?;
-        Self::parse_tolerant(&text)
-            .map(Some)
-            .map_err(|e| e.to_string())
     }
 
     /// The config of a commit without a `discern.toml`: no Standards, every default.

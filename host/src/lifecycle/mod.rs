@@ -7,13 +7,11 @@ pub mod accept;
 pub mod approve;
 pub mod done;
 pub mod effort;
-pub mod map;
 pub mod required;
 pub mod resolve;
 pub mod stage_verbs;
 pub mod start;
 pub mod steps;
-pub mod task;
 pub mod update;
 pub mod wait;
 

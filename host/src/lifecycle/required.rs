@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use gix::ObjectId;
 use serde::Serialize;
 
-use crate::approval::config_at;
+use crate::config::Config;
 use crate::git::{Repo, RepoError};
 use crate::proposals::{self, ApprovalItem, ProposalRecord};
 use crate::protected::{self, GateChanges, ProtectedChange, Side};
@@ -81,7 +81,7 @@ impl Required {
     /// authorizes nothing, so `approve` and `accept` refuse before anything is signed or lands.
     pub fn stale(&self, repo: &Repo, head: ObjectId, trunk: &str) -> Vec<String> {
         // The config committed at `head` is the one that lands, whatever the work tree holds.
-        let config = config_at(repo, head).ok();
+        let config = Config::at_or_absent(repo, head).ok();
         self.records
             .iter()
             .filter(|r| self.proposals.iter().any(|p| p.standard == r.standard))
@@ -115,8 +115,10 @@ pub fn required(
     trunk_commit: ObjectId,
     head: ObjectId,
 ) -> Result<Required, RequiredError> {
-    let old = config_at(repo, trunk_commit).map_err(RequiredError::TrunkConfig)?;
-    let new = config_at(repo, head).map_err(RequiredError::HeadConfig)?;
+    let old = Config::at_or_absent(repo, trunk_commit)
+        .map_err(|e| RequiredError::TrunkConfig(e.to_string()))?;
+    let new =
+        Config::at_or_absent(repo, head).map_err(|e| RequiredError::HeadConfig(e.to_string()))?;
     let live = proposals::live_at(repo, Some(head), trunk)
         .map_err(|e| RequiredError::Proposals(e.to_string()))?;
     let changes = protected::between(

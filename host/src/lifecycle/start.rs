@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use super::Moved;
-use super::task::{self, CreatedFrom, TaskMetadata};
 use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::Repo;
 use crate::preflight::{self, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::task::{self, CreatedFrom, TaskMetadata};
 use crate::workspace::Workspace;
 
 pub const VERB: &str = "start";

@@ -242,7 +242,7 @@ fn baseline_margins(
         .as_deref()
         .and_then(|b| b.parse::<gix::ObjectId>().ok());
     baseline
-        .and_then(|b| super::limits::config_at(repo, b).ok()?.ok()?)
+        .and_then(|b| Config::at(repo, b).ok()?)
         .map(|c| {
             c.standards
                 .iter()

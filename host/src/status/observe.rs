@@ -60,7 +60,7 @@ pub struct Observation {
     pub unpushed_refs: Vec<String>,
     /// How the trunk's owner approves loosenings and protected changes.
     pub approval: ApprovalFacts,
-    pub task: Option<crate::lifecycle::task::TaskMetadata>,
+    pub task: Option<crate::task::TaskMetadata>,
     pub fleet: Vec<FleetRow>,
     pub unlanded_branches: Vec<String>,
 }
@@ -319,7 +319,7 @@ pub fn observe(
         fleet_unreadable,
         unpushed_refs: crate::sync::unpushed(repo),
         approval: approval_facts(repo, trunk_commit),
-        task: crate::lifecycle::task::load(repo),
+        task: crate::task::load(repo),
         fleet,
         unlanded_branches: unlanded,
     })
@@ -530,7 +530,7 @@ fn row(
     // No readable time: the row sorts last and shows none.
     row.last_activity_secs = activity.unwrap_or_default();
     row.last_activity = activity.filter(|secs| *secs > 0).map(iso8601);
-    row.task = crate::lifecycle::task::load(&repo)
+    row.task = crate::task::load(&repo)
         .and_then(|t| t.title)
         .map(|title| RowTask { title });
     if !w.is_main {

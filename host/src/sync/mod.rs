@@ -152,9 +152,7 @@ fn committed_config(repo: &Repo) -> Result<Config, SyncError> {
     let Some(head) = repo.head()? else {
         return Ok(Config::absent());
     };
-    let bytes = repo.file_at(head, crate::config::FILE)?;
-    Config::committed(bytes)
-        .map(|c| c.unwrap_or_else(Config::absent))
+    Config::at_or_absent(repo, head)
         .map_err(|e| SyncError::Git(format!("discern.toml at HEAD cannot be read: {e}")))
 }
 

@@ -8,9 +8,10 @@ use super::{
     Annotations, Context, Entry, Info, Outcome, Surface, Verb, invalid_arguments, schema_of,
 };
 use crate::lifecycle::{
-    self, accept::AcceptRequest, approve::ApproveRequest, done::DoneRequest, map::MapRequest,
+    self, accept::AcceptRequest, approve::ApproveRequest, done::DoneRequest,
     stage_verbs::StageRequest, start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
 };
+use crate::map::{self, MapRequest};
 use crate::operations::{self, ProgressRequest};
 use crate::preflight::Cleanliness;
 use crate::proposals::{self, ProposalRequest, ProposeRequest};
@@ -280,7 +281,7 @@ impl Verb for Map {
     type Request = MapRequest;
     fn info(&self) -> &'static Info {
         &Info {
-            name: lifecycle::map::VERB,
+            name: map::VERB,
             tool: Some("discern_map"),
             summary: "The project map: index, one page, or search",
             tool_description: "Look up the project map: the index, one page, or a search for where something lives.",
@@ -291,7 +292,7 @@ impl Verb for Map {
     }
     fn run(&self, ctx: &Context, request: MapRequest) -> Outcome {
         in_workspace(ctx, Verb::info(self).name, |ws| {
-            lifecycle::map::map(ws, request.target.as_deref(), request.search.as_deref()).into()
+            map::map(ws, request.target.as_deref(), request.search.as_deref()).into()
         })
     }
 }

@@ -87,10 +87,9 @@ impl Shared {
         let Some(trunk_side) = trunk.and_then(|t| repo.merge_base(head, t)) else {
             return Self::default();
         };
-        let settings = repo
-            .file_at(trunk_side, crate::config::FILE)
+        let settings = crate::config::Config::at(repo, trunk_side)
             .ok()
-            .and_then(|bytes| crate::config::Config::committed(bytes).ok().flatten())
+            .flatten()
             .map(|config| config.evidence)
             .unwrap_or_default();
         // Without a repository name no signature can count: nothing to read, no trust root.

@@ -528,9 +528,8 @@ fn authority(
     let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
     // Standing grants are the owner's: read from the trunk's committed config, never from the
     // branch being landed (a branch that widens its own grant takes effect only after landing).
-    let scopes = crate::measure::limits::config_at(repo, *trunk_commit)
+    let scopes = Config::at(repo, *trunk_commit)
         .ok()
-        .and_then(Result::ok)
         .flatten()
         .map(|c| c.pre_authorized)
         .unwrap_or_default();

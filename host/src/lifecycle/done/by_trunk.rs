@@ -17,7 +17,7 @@ pub(super) fn judged(
     subject: &Subject,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Vec<TrunkVerdict> {
-    let Ok(trunk) = crate::approval::config_at(&ws.repo, subject.trunk_commit) else {
+    let Ok(trunk) = Config::at_or_absent(&ws.repo, subject.trunk_commit) else {
         return Vec::new();
     };
     let changed = redefined(&trunk, subject.config.as_ref());

@@ -101,7 +101,7 @@ pub(super) fn stick(
 /// The trunk's config as of this branch's merge base (whose margins a pin leaves).
 fn trunk_config(ws: &Workspace, subject: &Subject) -> Option<Config> {
     let base = base_commit(ws, subject)?;
-    measure::limits::config_at(&ws.repo, base).ok()?.ok()?
+    crate::config::Config::at(&ws.repo, base).ok()?
 }
 
 /// This branch's merge base with the trunk.

@@ -5,8 +5,8 @@
 use gix::ObjectId;
 
 use super::compare;
-use super::{Against, BaselineKind, Forbidden, LimitsCheck, ProposalClaim, config_at, fix};
-use crate::config::{Config, Direction};
+use super::{Against, BaselineKind, Forbidden, LimitsCheck, ProposalClaim, fix};
+use crate::config::{AtError, Config, Direction};
 use crate::git::{Repo, RepoError, short};
 use crate::protected::{Loosening, Side};
 
@@ -33,9 +33,11 @@ pub(super) fn judge(
     };
     check.summary.baseline = Some(base.to_string());
     check.summary.baseline_kind = Some(BaselineKind::MergeBase);
-    let base_config = match config_at(repo, base)? {
-        Ok(found) => found.unwrap_or_else(Config::absent),
+    let base_config = match Config::at_or_absent(repo, base) {
+        Ok(found) => found,
+        Err(AtError::Unreadable(e)) => return Err(e),
         Err(e) => {
+            let e = e.to_string();
             parse_failed(check, trunk, base == trunk_commit, base, &e);
             return Ok(());
         }
@@ -217,8 +219,9 @@ fn behind(
     }
     let (_, behind) = repo.ahead_behind(trunk_commit, head)?;
     check.summary.behind = Some(behind);
-    let trunk_config = match config_at(repo, trunk_commit)? {
-        Ok(found) => found.unwrap_or_else(Config::absent),
+    let trunk_config = match Config::at_or_absent(repo, trunk_commit) {
+        Ok(found) => found,
+        Err(AtError::Unreadable(e)) => return Err(e),
         Err(_) => {
             check.advisories.push(format!(
                 "This branch is {behind} commit(s) behind the trunk {trunk}, whose {} cannot be parsed; bring the trunk in (`discern update`) once it is fixed there.",

@@ -15,7 +15,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use crate::config::{Config, Direction};
-use crate::git::{Repo, RepoError, short};
+use crate::git::{Repo, short};
 use crate::protected::{Loosening, ProtectedChange};
 use crate::result::{Diagnostic, Severity};
 use crate::workspace::Workspace;
@@ -121,7 +121,7 @@ impl Against {
             .trunk_commit(&trunk)
             .ok()
             .flatten()
-            .and_then(|t| config_at(&ws.repo, t).ok()?.ok()?)
+            .and_then(|t| Config::at(&ws.repo, t).ok()?)
             .is_some_and(|c| c.require_trunk);
         Self {
             trunk,
@@ -146,7 +146,7 @@ fn trunk_side_name(repo: &Repo, claimed: String, head: ObjectId) -> String {
             true => repo.first_parent(head).ok().flatten(),
             false => repo.merge_base(resolved.commit, head),
         };
-        let Some(Ok(Ok(Some(side)))) = base.map(|b| config_at(repo, b)) else {
+        let Some(Ok(Some(side))) = base.map(|b| Config::at(repo, b)) else {
             return name;
         };
         if side.trunk == name {
@@ -274,17 +274,6 @@ pub fn check(
     }
     check.conclude();
     check
-}
-
-/// The config committed at `commit`: `Ok(None)` without a `discern.toml`, `Err(why)` when it
-/// cannot be parsed (read tolerantly: another discern version may have written it).
-pub fn config_at(
-    repo: &Repo,
-    commit: ObjectId,
-) -> Result<Result<Option<Config>, String>, RepoError> {
-    Ok(Config::committed(
-        repo.file_at(commit, crate::config::FILE)?,
-    ))
 }
 
 impl LimitsCheck {

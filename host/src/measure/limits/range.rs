@@ -11,7 +11,7 @@ use gix::ObjectId;
 use serde::Deserialize;
 
 use crate::approval::{Granted, Policy};
-use crate::config::{ApprovalPolicy, Config};
+use crate::config::{ApprovalPolicy, AtError, Config};
 use crate::git::{Repo, RepoError};
 use crate::protected::{self, GateChanges, Loosening, ProtectedChange, Side};
 
@@ -320,10 +320,11 @@ fn net_change(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<GateChanges, 
 }
 
 fn config(repo: &Repo, commit: ObjectId) -> Result<Config, RepoError> {
-    Ok(super::config_at(repo, commit)?
-        .ok()
-        .flatten()
-        .unwrap_or_else(Config::absent))
+    match Config::at_or_absent(repo, commit) {
+        Ok(config) => Ok(config),
+        Err(AtError::Unreadable(e)) => Err(e),
+        Err(_) => Ok(Config::absent()),
+    }
 }
 
 /// The first commit on the segment's chain whose tree already shows `change` (the segment's end

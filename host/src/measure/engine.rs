@@ -36,11 +36,7 @@ pub(super) fn measure(ctx: &Context, options: &Options) -> Result<Measured, Meas
     let components = Components {
         repo,
         snapshot: Some(&snapshot),
-        origin: match (options.worktree, options.evidence.trusts_compile_cache()) {
-            (true, _) => ComponentOrigin::WorkTree,
-            (false, true) => ComponentOrigin::Commit,
-            (false, false) => ComponentOrigin::CommitCompiledHere,
-        },
+        origin: origin(options),
     };
     let plan = Plan::build(config, &measurable, &components);
     component_configs(config, &plan, runtime).map_err(MeasureError::ComponentConfig)?;
@@ -84,36 +80,12 @@ pub(super) fn measure(ctx: &Context, options: &Options) -> Result<Measured, Meas
         }
         super::swaps::attach(&batch, selected, &mut standards)
     });
-    for (standard, result) in selected.iter().zip(&standards) {
-        if result.verdict == Some(Verdict::Swapped) {
-            diagnostics.push(diagnostic::standard_diagnostic(standard, result));
-        }
-    }
-    diagnostics.extend(
-        outcomes
-            .jobs
-            .iter()
-            .filter(|job| !job.ok)
-            .map(|job| Diagnostic {
-                tool: format!("job:{}", job.name),
-                severity: Severity::Error,
-                message: format!("{}:\n{}", job.summary(), job.output_tail),
-                reproduce_cmd: job.reproduce_cmd.clone(),
-                file: None,
-                line: None,
-            }),
-    );
+    diagnostics.extend(late_diagnostics(selected, &standards, &outcomes));
     let mut advisories = limits.advisories.clone();
     advisories.extend(not_measured);
     advisories.extend(super::unmatched::advisories(selected, &snapshot));
     advisories.extend(findings_advisories);
-    if let Some(store) = &evidence {
-        advisories.extend(store.shared_problems().into_iter().map(|problem| {
-            format!(
-                "Shared evidence was not read, and what it would have given was measured: {problem}"
-            )
-        }));
-    }
+    advisories.extend(evidence.iter().flat_map(shared_problems));
     let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);
     Ok(Measured {
         commit: head.to_string(),
@@ -127,6 +99,56 @@ pub(super) fn measure(ctx: &Context, options: &Options) -> Result<Measured, Meas
         worktree: options.worktree,
         read_sets: read_sets(&plan, outcomes),
     })
+}
+
+/// Where the batch's repository components come from, and whether a compiled one may be
+/// loaded from the cache.
+fn origin(options: &Options) -> ComponentOrigin {
+    match (options.worktree, options.evidence.trusts_compile_cache()) {
+        (true, _) => ComponentOrigin::WorkTree,
+        (false, true) => ComponentOrigin::Commit,
+        (false, false) => ComponentOrigin::CommitCompiledHere,
+    }
+}
+
+/// The diagnostics known once findings are compared: every swapped Standard's, and every failed
+/// job's.
+fn late_diagnostics(
+    selected: &[&StandardDef],
+    standards: &[StandardResult],
+    outcomes: &crate::planner::Outcomes,
+) -> Vec<Diagnostic> {
+    let swapped = selected
+        .iter()
+        .zip(standards)
+        .filter(|(_, result)| result.verdict == Some(Verdict::Swapped))
+        .map(|(standard, result)| diagnostic::standard_diagnostic(standard, result));
+    let jobs = outcomes
+        .jobs
+        .iter()
+        .filter(|job| !job.ok)
+        .map(|job| Diagnostic {
+            tool: format!("job:{}", job.name),
+            severity: Severity::Error,
+            message: format!("{}:\n{}", job.summary(), job.output_tail),
+            reproduce_cmd: job.reproduce_cmd.clone(),
+            file: None,
+            line: None,
+        });
+    swapped.chain(jobs).collect()
+}
+
+/// What shared evidence could not be read (the batch measured what it would have given).
+fn shared_problems(store: &crate::evidence::Store) -> Vec<String> {
+    store
+        .shared_problems()
+        .into_iter()
+        .map(|problem| {
+            format!(
+                "Shared evidence was not read, and what it would have given was measured: {problem}"
+            )
+        })
+        .collect()
 }
 
 /// HEAD, pinned before measuring, and the snapshot to measure: HEAD's tree, which must be

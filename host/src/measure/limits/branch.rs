@@ -59,35 +59,26 @@ pub(super) fn judge(
             config,
         },
     )?;
-    if approved_in_tree(repo, (base, trunk_commit), against.head, &changes, check)? {
-        return behind(
-            repo,
-            check,
-            trunk,
-            base,
-            trunk_commit,
-            &base_config,
-            against.head,
-        );
-    }
-    for loosening in &changes.loosened {
-        let message = match explained(loosening, proposals) {
-            Some(ProposalClaim { stale: None, .. }) => {
-                check.proposed += 1;
-                continue;
-            }
-            Some(stale @ ProposalClaim { stale: Some(_), .. }) => renew(loosening, stale),
-            None => loosened(loosening, trunk),
-        };
-        check.forbid(Forbidden::Loosened(loosening), message, DRY_RUN);
-    }
-    // Every other change is protected: the branch's definition is measured, and the change
-    // lands only with the owner's approval of it.
-    for described in crate::protected::describe_all(&changes.protected) {
-        check.advisories.push(format!(
-            "{described} versus {trunk}: a protected change; it lands only with the owner's exact approval (`discern approve`). See the trunk's side with `{show}`."
-        ));
-        check.protected.push(described);
+    if !approved_in_tree(repo, (base, trunk_commit), against.head, &changes, check)? {
+        for loosening in &changes.loosened {
+            let message = match explained(loosening, proposals) {
+                Some(ProposalClaim { stale: None, .. }) => {
+                    check.proposed += 1;
+                    continue;
+                }
+                Some(stale @ ProposalClaim { stale: Some(_), .. }) => renew(loosening, stale),
+                None => loosened(loosening, trunk),
+            };
+            check.forbid(Forbidden::Loosened(loosening), message, DRY_RUN);
+        }
+        // Every other change is protected: the branch's definition is measured, and the
+        // change lands only with the owner's approval of it.
+        for described in crate::protected::describe_all(&changes.protected) {
+            check.advisories.push(format!(
+                "{described} versus {trunk}: a protected change; it lands only with the owner's exact approval (`discern approve`). See the trunk's side with `{show}`."
+            ));
+            check.protected.push(described);
+        }
     }
     behind(
         repo,

@@ -8,12 +8,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = discern::config::Config::parse_tolerant(text);
-    if let Ok(config) = discern::config::Config::parse(text) {
+    let _ = discern::testing::config::Config::parse_tolerant(text);
+    if let Ok(config) = discern::testing::config::Config::parse(text) {
         for standard in &config.standards {
             assert!(standard.limit.is_finite());
             assert!(standard.margin >= 0.0);
-            assert!((0.0..=discern::config::MAX_TIMEOUT_S).contains(&standard.timeout));
+            assert!((0.0..=discern::testing::config::MAX_TIMEOUT_S).contains(&standard.timeout));
         }
     }
 });

@@ -17,11 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use discern::commit::shared_refs::{edit_tree, set_ref, tree_of, write_commit};
-use discern::digest::Digest;
-use discern::evidence::bundle::Bundle;
-use discern::evidence::shared::tree;
-use discern::runtime::{Finding, Metric};
+use discern::testing::commit::shared_refs::{edit_tree, set_ref, tree_of, write_commit};
+use discern::testing::digest::Digest;
+use discern::testing::evidence::bundle::Bundle;
+use discern::testing::evidence::shared::tree;
+use discern::testing::runtime::{Finding, Metric};
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -67,7 +67,7 @@ fn bundle(identity: &str, commit: &str, n_findings: usize) -> Bundle {
         .map(|i| format!("packages/pkg{:03}/src/file{i:05}.js", i % 300))
         .collect();
     let entry = serde_json::json!({
-        "version": discern::evidence::VERSION,
+        "version": discern::testing::evidence::VERSION,
         "identity": identity,
         "commit": commit,
         "exact_commit": false,
@@ -84,7 +84,7 @@ fn bundle(identity: &str, commit: &str, n_findings: usize) -> Bundle {
         findings_dropped: 0,
         counted: true,
     };
-    let findings = discern::evidence::findings::encode(&[metric]).expect("encode");
+    let findings = discern::testing::evidence::findings::encode(&[metric]).expect("encode");
     let signature = format!(
         "-----BEGIN SSH SIGNATURE-----\n{}\n-----END SSH SIGNATURE-----\n",
         Digest::of(commit.as_bytes()).hex().repeat(4)
@@ -98,7 +98,7 @@ fn bundle(identity: &str, commit: &str, n_findings: usize) -> Bundle {
 
 /// Publish `commits` measured commits (one publishing commit each, `standards` bundles) on the
 /// evidence ref of `repo`.
-fn publish(repo: &discern::git::Repo, from: usize, commits: usize, standards: usize, n: usize) {
+fn publish(repo: &discern::Repo, from: usize, commits: usize, standards: usize, n: usize) {
     for c in from..from + commits {
         let commit = Digest::of(format!("trunk commit {c}").as_bytes()).hex()[..40].to_owned();
         let id: gix::ObjectId = commit.parse().expect("hex");
@@ -175,7 +175,7 @@ fn main() {
     let publisher = root.join("ci");
     std::fs::create_dir_all(&publisher).expect("mkdir");
     git(&publisher, &["init", "-q"]);
-    let repo = discern::git::Repo::discover(&publisher).expect("repo");
+    let repo = discern::Repo::discover(&publisher).expect("repo");
     let started = Instant::now();
     publish(&repo, 0, commits, standards, n);
     let origin = root.join("origin.git");

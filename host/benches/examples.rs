@@ -12,8 +12,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use discern::runtime::{Artifacts, Limits, ProducerComponent, Runtime};
-use discern::snapshot::Snapshot;
+use discern::testing::runtime::{Artifacts, Limits, ProducerComponent, Runtime};
+use discern::testing::snapshot::Snapshot;
 use discern_tests::TestRepo;
 use discern_tests::examples::{self, Built, CASES};
 

@@ -13,9 +13,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use discern::measure::EvidenceUse;
-use discern::runtime::{Artifacts, Limits, Runtime};
-use discern::snapshot::Snapshot;
+use discern::testing::measure::EvidenceUse;
+use discern::testing::runtime::{Artifacts, Limits, Runtime};
+use discern::testing::snapshot::Snapshot;
 
 const PATTERN: &str = "TODO";
 
@@ -46,8 +46,8 @@ fn main() {
     );
 
     let limits = Limits::with_timeout(Duration::from_secs(600));
-    let pattern = discern::builtins::component("pattern").expect("built-in");
-    let extent = discern::builtins::component("extent").expect("built-in");
+    let pattern = discern::testing::builtins::component("pattern").expect("built-in");
+    let extent = discern::testing::builtins::component("extent").expect("built-in");
     let pattern_config = format!(r#"{{"pattern": "{PATTERN}", "paths": ["**"]}}"#);
     let extent_config = r#"{"paths": ["**"]}"#;
 
@@ -318,7 +318,7 @@ fn row(name: &str, t: Duration, v: f64, reference: Duration) {
 fn measure(
     runtime: &Runtime,
     repo: &Path,
-    component: &discern::runtime::ProducerComponent,
+    component: &discern::testing::runtime::ProducerComponent,
     config: &str,
     limits: &Limits,
     metric: &str,
@@ -562,7 +562,7 @@ fn evidence_scenarios(repo: &Path, runs: usize) -> EvidenceRows {
     // Warm the compile cache: "no evidence" means no evidence, not cold compilation.
     for component in ["pattern", "extent", "file-size"] {
         runtime
-            .load(&discern::builtins::component(component).expect("built-in"))
+            .load(&discern::testing::builtins::component(component).expect("built-in"))
             .expect("load");
     }
     let (git_status, _) = median(runs, || {
@@ -752,7 +752,7 @@ fn measure_all(
     ws: &discern::workspace::Workspace,
     runtime: &Runtime,
     clone: &Path,
-) -> discern::measure::Measured {
+) -> discern::testing::measure::Measured {
     measure_all_with(ws, runtime, clone, EvidenceUse::ReuseAndRecord)
 }
 
@@ -762,12 +762,12 @@ fn measure_all_with(
     runtime: &Runtime,
     clone: &Path,
     evidence: EvidenceUse,
-) -> discern::measure::Measured {
-    let config = discern::config::Config::load(clone)
+) -> discern::testing::measure::Measured {
+    let config = discern::testing::config::Config::load(clone)
         .expect("config")
         .expect("present");
     let selected: Vec<_> = config.standards.iter().collect();
-    let ctx = discern::measure::Context {
+    let ctx = discern::testing::measure::Context {
         ws,
         runtime,
         config: &config,
@@ -775,9 +775,9 @@ fn measure_all_with(
         claims: &[],
         progress: &|_| {},
     };
-    let options = discern::measure::Options {
+    let options = discern::testing::measure::Options {
         evidence,
-        ..discern::measure::Options::default()
+        ..discern::testing::measure::Options::default()
     };
-    discern::measure::measure(&ctx, &options).unwrap_or_else(|e| panic!("{e}"))
+    discern::testing::measure::measure(&ctx, &options).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -33,7 +33,7 @@ pub const BUILTINS: [Builtin; 6] = [
 ];
 
 /// The prefix that names a built-in in `producer = "builtin:<name>"`.
-pub const PREFIX: &str = "builtin:";
+pub(crate) const PREFIX: &str = "builtin:";
 
 /// The component of `builtin:<name>`, if there is such a built-in. Each is hashed once per
 /// process (a plan asks for the same built-ins once per Standard).

@@ -7,9 +7,9 @@ use std::io::Write;
 use std::path::Path;
 
 /// The prefix of every temp file discern writes (what recovery may clean up).
-pub const TEMP_PREFIX: &str = ".discern-tmp-";
+pub(crate) const TEMP_PREFIX: &str = ".discern-tmp-";
 
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_via(path, bytes, parent(path)?, Sync::Synced)
 }
 
@@ -17,7 +17,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// never shows a half-written file under `path` (the rename is atomic), and a power loss that
 /// leaves its blocks unwritten leaves a file that does not parse, read as a miss. Writing a
 /// large cache file (a reading's findings) then costs no wait for the disk.
-pub fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_via(path, bytes, parent(path)?, Sync::Unsynced)
 }
 
@@ -34,7 +34,7 @@ enum Sync {
 
 /// Write `path` atomically through a temp file in `temp_dir` (on the same file system; if the
 /// rename crosses devices, through one beside `path` instead).
-pub fn write_atomic_via(path: &Path, bytes: &[u8], temp_dir: &Path) -> std::io::Result<()> {
+pub(crate) fn write_atomic_via(path: &Path, bytes: &[u8], temp_dir: &Path) -> std::io::Result<()> {
     match write_via(path, bytes, temp_dir, Sync::Synced) {
         Err(e) if e.raw_os_error() == Some(18) => write_atomic(path, bytes),
         other => other,
@@ -43,7 +43,7 @@ pub fn write_atomic_via(path: &Path, bytes: &[u8], temp_dir: &Path) -> std::io::
 
 /// Remove the temp files a crash left in `dir`: discern's own (by their prefix) and older than
 /// `age`, so a write in flight in another process is never touched.
-pub fn clean_temp(dir: &Path, age: std::time::Duration) {
+pub(crate) fn clean_temp(dir: &Path, age: std::time::Duration) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

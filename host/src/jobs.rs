@@ -11,12 +11,12 @@ use serde::Serialize;
 use crate::config::Job;
 
 /// How much of a job's stdout is kept in memory (what producers can read as `"stdout"`).
-pub const MAX_STDOUT_BYTES: usize = 64 << 20;
+pub(crate) const MAX_STDOUT_BYTES: usize = 64 << 20;
 /// How many trailing lines of output a step shows.
 const TAIL_LINES: usize = 20;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct JobRun {
+pub(crate) struct JobRun {
     pub name: String,
     pub ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -36,7 +36,7 @@ pub struct JobRun {
 
 impl JobRun {
     /// One sentence on how the job ended.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         if self.ok {
             format!("job {} passed in {:.1} s", self.name, self.duration_s)
         } else if self.timed_out {
@@ -51,7 +51,7 @@ impl JobRun {
 }
 
 /// Run `job` with `sh -c` in `dir`, writing its full output to `log_dir/<name>.log`.
-pub fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
+pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
     let started = Instant::now();
     let log_path = log_dir.join(format!("{}.log", job.name.replace(['/', '.'], "_")));
     let reproduce_cmd = job.run.clone();

@@ -4,40 +4,50 @@
 //! holds the CLI and the MCP server, built from the verb table ([`verbs`]). See
 //! `ARCHITECTURE.md` at the repository root for the map and the invariants.
 #![deny(unsafe_code)]
+#![warn(unreachable_pub)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
-pub mod approval;
-pub mod builtins;
+// The face the frontends are built on: the verb table and what it runs in, the envelope, the
+// MCP wire, the status resource, cancellation. Everything else is the crate's own.
 pub mod cancel;
-pub mod commit;
-pub mod config;
-pub mod digest;
-pub mod evidence;
-pub mod findings;
-pub mod fsutil;
-pub mod git;
-#[cfg(test)]
-mod import_graph;
-pub mod jobs;
-pub mod lifecycle;
-pub mod map;
 pub mod mcp_wire;
-pub mod measure;
-pub mod operations;
-pub mod planner;
-pub mod preflight;
-pub mod producers;
-pub mod proof;
-pub mod proposals;
-#[cfg(test)]
-mod props;
-pub mod protected;
 pub mod result;
-pub mod runtime;
-pub mod snapshot;
-pub mod standards;
 pub mod status;
-pub mod sync;
-pub mod task;
 pub mod verbs;
 pub mod workspace;
+
+pub use approval::asker;
+pub use git::{Repo, RepoError};
+
+#[doc(hidden)]
+pub mod testing;
+
+mod approval;
+mod builtins;
+mod commit;
+mod config;
+mod digest;
+mod evidence;
+mod findings;
+mod fsutil;
+mod git;
+#[cfg(test)]
+mod import_graph;
+mod jobs;
+mod lifecycle;
+mod map;
+mod measure;
+mod operations;
+mod planner;
+mod preflight;
+mod producers;
+mod proof;
+mod proposals;
+#[cfg(test)]
+mod props;
+mod protected;
+mod runtime;
+mod snapshot;
+mod standards;
+mod sync;
+mod task;

@@ -10,12 +10,12 @@ use crate::config::{Config, DEFAULT_MAP_DIR};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "map";
+pub(crate) const VERB: &str = "map";
 
 /// `discern map [--target PAGE] [--search Q]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MapRequest {
+pub(crate) struct MapRequest {
     /// A page (path under the map dir, without .md) or a region.
     #[arg(long)]
     pub target: Option<String>,
@@ -104,7 +104,7 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
     Envelope::refusal(VERB, slug, message, Hint::next_step(HintId::MapIndex, hint))
 }
 
-pub fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) -> Envelope {
+pub(crate) fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) -> Envelope {
     let dir_name = Config::load(ws.root())
         .ok()
         .flatten()

@@ -11,22 +11,22 @@ use crate::git::Repo;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::workspace::Workspace;
 
-pub const PROGRESS_VERB: &str = "progress";
+pub(crate) const PROGRESS_VERB: &str = "progress";
 
 /// `discern progress [HANDLE]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProgressRequest {
+pub(crate) struct ProgressRequest {
     /// An operation handle (default: this checkout's latest operation).
     pub handle: Option<String>,
 }
 
 const DIR: &str = "operations";
 const KEEP: usize = 256;
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Operation {
+pub(crate) struct Operation {
     pub version: u32,
     pub handle: String,
     pub verb: String,
@@ -47,7 +47,7 @@ enum Recording {
     Off,
 }
 
-pub struct Journal {
+pub(crate) struct Journal {
     /// Where the operation is recorded; `None` for a dry run, which records nothing.
     path: Option<PathBuf>,
     operation: Operation,
@@ -65,12 +65,12 @@ fn dir(repo: &Repo) -> PathBuf {
 
 impl Journal {
     /// Start journalling `verb` for this checkout.
-    pub fn begin(repo: &Repo, verb: &str) -> Self {
+    pub(crate) fn begin(repo: &Repo, verb: &str) -> Self {
         Self::start(Recording::On, repo, verb)
     }
 
     /// The journal of a dry run: it records nothing (a dry run writes nothing anywhere).
-    pub fn dry_run(repo: &Repo, verb: &str) -> Self {
+    pub(crate) fn dry_run(repo: &Repo, verb: &str) -> Self {
         Self::start(Recording::Off, repo, verb)
     }
 
@@ -107,17 +107,13 @@ impl Journal {
         journal
     }
 
-    pub fn handle(&self) -> &str {
-        &self.operation.handle
-    }
-
-    pub fn phase(&mut self, phase: &str) {
+    pub(crate) fn phase(&mut self, phase: &str) {
         self.operation.phase = phase.to_owned();
         self.write();
     }
 
     /// Record the verb's final result (and return it, with the handle in `data.operation`).
-    pub fn finish(mut self, mut envelope: Envelope) -> Envelope {
+    pub(crate) fn finish(mut self, mut envelope: Envelope) -> Envelope {
         if self.path.is_some()
             && let Some(Value::Object(data)) = envelope.data.as_mut()
         {
@@ -162,7 +158,7 @@ fn load(path: &std::path::Path) -> Option<Operation> {
 }
 
 /// `discern progress [HANDLE]`: read an operation back (the latest of this checkout by default).
-pub fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
+pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
     let root = ws.root().display().to_string();
     let found = match handle {
         Some(handle) => by_handle(ws, &root, handle),

@@ -33,7 +33,7 @@ pub enum CleanError {
 
 /// The paths that break `level` in `repo`: none when the in-process check proves the tree
 /// clean, else what `git status` reports. An error means "cannot tell", never "clean".
-pub fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>, RepoError> {
+pub(crate) fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>, RepoError> {
     if level == Cleanliness::Any {
         return Ok(Vec::new());
     }
@@ -52,7 +52,10 @@ pub fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>, RepoE
 
 /// Finish or unwind the config transaction a crash interrupted in this checkout (what every
 /// writing verb does first), or the refusal of `verb` when it cannot be recovered.
-pub fn recover(verb: &str, repo: &Repo) -> Result<Option<crate::commit::Recovery>, Box<Envelope>> {
+pub(crate) fn recover(
+    verb: &str,
+    repo: &Repo,
+) -> Result<Option<crate::commit::Recovery>, Box<Envelope>> {
     finish_landings(verb, repo)?;
     // Temp files a killed write left behind (never one a live writer is still writing).
     let age = std::time::Duration::from_secs(600);
@@ -63,14 +66,14 @@ pub fn recover(verb: &str, repo: &Repo) -> Result<Option<crate::commit::Recovery
 
 /// Finish (the trunk moved) or unwind (it did not) every landing a crash interrupted, from
 /// any checkout of the repository; what was done, one line each.
-pub fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envelope>> {
+pub(crate) fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envelope>> {
     finish_landings_from(verb, repo, crate::commit::landing::Here::Keep)
         .map(|done| done.into_iter().map(|r| r.message).collect())
 }
 
 /// [`finish_landings`], saying what each recovery did; `here` says whether the worktree the
 /// caller stands in may be removed (`accept` only).
-pub fn finish_landings_from(
+pub(crate) fn finish_landings_from(
     verb: &str,
     repo: &Repo,
     here: crate::commit::landing::Here,
@@ -132,7 +135,7 @@ pub fn finish_landings_from(
 }
 
 /// The refusal when an interrupted transaction cannot be recovered.
-pub fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> Envelope {
+pub(crate) fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> Envelope {
     // A held lock is another writer at work (wait); anything else is the repository's state.
     let (slug, hint) = match e {
         crate::commit::CommitError::Locked(_) => (
@@ -154,7 +157,7 @@ pub fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> Envelope 
 
 /// The advisory a read-only verb or a dry run gives about a transaction a crash interrupted
 /// (it writes nothing, so it does not recover it; the next writing verb does).
-pub fn pending_transaction(repo: &Repo) -> Option<String> {
+pub(crate) fn pending_transaction(repo: &Repo) -> Option<String> {
     let landings = match crate::commit::landing::pending(repo) {
         Ok(found) => found
             .iter()
@@ -200,7 +203,7 @@ fn config_transaction(repo: &Repo) -> Option<String> {
 }
 
 /// `Ok` when `repo` meets `level`.
-pub fn check_clean(repo: &Repo, level: Cleanliness) -> Result<(), CleanError> {
+pub(crate) fn check_clean(repo: &Repo, level: Cleanliness) -> Result<(), CleanError> {
     let dirty = dirty_paths(repo, level)?;
     if dirty.is_empty() {
         Ok(())
@@ -212,7 +215,7 @@ pub fn check_clean(repo: &Repo, level: Cleanliness) -> Result<(), CleanError> {
 /// Whether `repo` meets `level`, with an unknown state already turned into the refusal of
 /// `verb`: a verb that checks more specific things first (a detached HEAD, staged changes)
 /// still never proceeds on a state it cannot read.
-pub fn observe_clean(
+pub(crate) fn observe_clean(
     verb: &str,
     repo: &Repo,
     level: Cleanliness,
@@ -224,17 +227,21 @@ pub fn observe_clean(
 }
 
 /// `Ok` when the checkout meets `level`, else the refusal of `verb` that says what to do.
-pub fn require_clean(verb: &str, repo: &Repo, level: Cleanliness) -> Result<(), Box<Envelope>> {
+pub(crate) fn require_clean(
+    verb: &str,
+    repo: &Repo,
+    level: Cleanliness,
+) -> Result<(), Box<Envelope>> {
     check_clean(repo, level).map_err(|e| Box::new(clean_refusal(verb, repo, &e)))
 }
 
 /// The refusal for a checkout that is not clean enough, or whose cleanliness cannot be told.
-pub fn clean_refusal(verb: &str, repo: &Repo, error: &CleanError) -> Envelope {
+pub(crate) fn clean_refusal(verb: &str, repo: &Repo, error: &CleanError) -> Envelope {
     clean_refusal_at(verb, repo.root(), error)
 }
 
 /// [`clean_refusal`] for the checkout at `root`.
-pub fn clean_refusal_at(verb: &str, root: &std::path::Path, error: &CleanError) -> Envelope {
+pub(crate) fn clean_refusal_at(verb: &str, root: &std::path::Path, error: &CleanError) -> Envelope {
     match error {
         CleanError::Dirty(paths) => dirty_refusal(verb, paths),
         CleanError::CannotTell(e) => Envelope::refusal(
@@ -253,7 +260,7 @@ pub fn clean_refusal_at(verb: &str, root: &std::path::Path, error: &CleanError) 
 }
 
 /// The refusal for uncommitted changes, naming up to 20 of them.
-pub fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
+pub(crate) fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
     // Only measuring has a `--force` (the work tree as it is, never recorded); the gate and a
     // landing describe a commit and have none.
     let hint = match verb == "standards" {
@@ -284,13 +291,16 @@ fn listed(paths: &[String]) -> String {
 }
 
 /// Load the work tree's config, or the refusal that explains why it cannot be used.
-pub fn load_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
+pub(crate) fn load_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
     Config::load(ws.root()).map_err(|e| Box::new(config_refusal(verb, &e)))
 }
 
 /// HEAD's committed `discern.toml` (what measuring HEAD reads, whatever the work tree
 /// holds); `Ok(None)` without a commit or without the file.
-pub fn load_committed_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
+pub(crate) fn load_committed_config(
+    ws: &Workspace,
+    verb: &str,
+) -> Result<Option<Config>, Box<Envelope>> {
     let unreadable = |e: &dyn std::fmt::Display| {
         Box::new(config_refusal(
             verb,
@@ -311,7 +321,7 @@ pub fn load_committed_config(ws: &Workspace, verb: &str) -> Result<Option<Config
     })
 }
 
-pub fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
+pub(crate) fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
     let count = error.issues.len();
     let mut envelope = Envelope::refusal(
         verb,

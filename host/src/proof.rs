@@ -6,12 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::git::Repo;
 
-pub const FILE: &str = "gate-proof";
-pub const VERSION: u32 = 1;
+pub(crate) const FILE: &str = "gate-proof";
+pub(crate) const VERSION: u32 = 1;
 
 /// A Standard's line in the Proof.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProvenStandard {
+pub(crate) struct ProvenStandard {
     pub name: String,
     pub value: f64,
     pub limit: f64,
@@ -20,7 +20,7 @@ pub struct ProvenStandard {
 
 /// A Standard the branch redefined or deleted, judged by the trunk's own definition and limit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrunkVerdict {
+pub(crate) struct TrunkVerdict {
     pub name: String,
     /// `None` when it could not be measured that way (`verdict` says why).
     pub value: Option<f64>,
@@ -30,7 +30,7 @@ pub struct TrunkVerdict {
 
 /// A proposal the Proof carries, awaiting the owner's exact approval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProvenProposal {
+pub(crate) struct ProvenProposal {
     pub standard: String,
     pub trunk_limit: f64,
     pub proposed_limit: f64,
@@ -38,7 +38,7 @@ pub struct ProvenProposal {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Proof {
+pub(crate) struct Proof {
     pub version: u32,
     pub commit: String,
     pub branch: String,
@@ -90,28 +90,28 @@ impl ProofState {
     }
 }
 
-pub fn load(repo: &Repo) -> Option<Proof> {
+pub(crate) fn load(repo: &Repo) -> Option<Proof> {
     let bytes = std::fs::read(repo.admin_path(FILE)).ok()?;
     let proof: Proof = serde_json::from_slice(&bytes).ok()?;
     (proof.version <= VERSION).then_some(proof)
 }
 
-pub fn save(repo: &Repo, proof: &Proof) -> std::io::Result<()> {
+pub(crate) fn save(repo: &Repo, proof: &Proof) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(proof).map_err(std::io::Error::other)?;
     crate::fsutil::write_atomic(&repo.admin_path(FILE), &bytes)
 }
 
-pub fn clear(repo: &Repo) {
+pub(crate) fn clear(repo: &Repo) {
     let _ = std::fs::remove_file(repo.admin_path(FILE));
 }
 
 /// The state of `repo`'s Proof, and the Proof itself when it is honored.
-pub fn state(repo: &Repo) -> (ProofState, Option<Proof>) {
+pub(crate) fn state(repo: &Repo) -> (ProofState, Option<Proof>) {
     judge(repo, || repo.dirty_paths().is_ok_and(|d| d.is_empty()))
 }
 
 /// [`state`] for a checkout whose cleanliness the caller has already observed.
-pub fn state_known_clean(repo: &Repo, clean: bool) -> (ProofState, Option<Proof>) {
+pub(crate) fn state_known_clean(repo: &Repo, clean: bool) -> (ProofState, Option<Proof>) {
     judge(repo, || clean)
 }
 
@@ -141,7 +141,7 @@ fn judge(repo: &Repo, clean: impl FnOnce() -> bool) -> (ProofState, Option<Proof
 /// `Proof: agent/x at 1a2b3c4d5e6f (+12 −3 in 2 files vs main); Standards: 5 pass; proposal
 /// awaiting exact owner approval: coverage 80 → 78.5`.
 /// What a Proof line says besides the commit and the Standards.
-pub struct LineFacts<'a> {
+pub(crate) struct LineFacts<'a> {
     pub proposals: &'a [ProvenProposal],
     pub protected: &'a [crate::protected::ProtectedChange],
     pub by_trunk: &'a [TrunkVerdict],
@@ -154,11 +154,11 @@ pub struct LineFacts<'a> {
 const AWAITING: &str = "awaiting exact owner approval";
 
 /// `line` once the owner approved what it lists as awaiting: "approved by `by`".
-pub fn approved(line: &str, by: &str) -> String {
+pub(crate) fn approved(line: &str, by: &str) -> String {
     line.replace(AWAITING, &format!("approved by {by}"))
 }
 
-pub fn line(
+pub(crate) fn line(
     branch: &str,
     commit: &str,
     trunk: &str,
@@ -219,7 +219,7 @@ pub fn line(
 
 /// `+12 −3 in 2 files`, from `git diff --shortstat`; empty when nothing changed, and says so
 /// when git cannot tell (never a made-up 0).
-pub fn diffstat(repo: &Repo, base: &str, head: &str) -> String {
+pub(crate) fn diffstat(repo: &Repo, base: &str, head: &str) -> String {
     let Ok(text) = repo.git(&["diff", "--shortstat", &format!("{base}..{head}")]) else {
         return "diffstat unknown".to_owned();
     };

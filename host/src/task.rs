@@ -4,10 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::git::Repo;
 
-pub const FILE: &str = "task-metadata.json";
-pub const VERSION: u32 = 1;
-pub const MAX_TITLE: usize = 120;
-pub const MAX_BRIEF: usize = 500;
+pub(crate) const FILE: &str = "task-metadata.json";
+pub(crate) const VERSION: u32 = 1;
+pub(crate) const MAX_TITLE: usize = 120;
+pub(crate) const MAX_BRIEF: usize = 500;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreatedFrom {
@@ -28,7 +28,7 @@ pub struct TaskMetadata {
 }
 
 /// Why `text` cannot be a title/brief of at most `max` characters, if it cannot.
-pub fn problem(what: &str, text: &str, max: usize) -> Option<String> {
+pub(crate) fn problem(what: &str, text: &str, max: usize) -> Option<String> {
     let chars = text.chars().count();
     if text.trim().is_empty() {
         Some(format!("the {what} is blank"))
@@ -43,12 +43,12 @@ pub fn problem(what: &str, text: &str, max: usize) -> Option<String> {
     }
 }
 
-pub fn load(repo: &Repo) -> Option<TaskMetadata> {
+pub(crate) fn load(repo: &Repo) -> Option<TaskMetadata> {
     serde_json::from_slice(&std::fs::read(repo.admin_path(FILE)).ok()?).ok()
 }
 
 /// Write the metadata of the worktree whose git dir is `git_dir`.
-pub fn save(git_dir: &std::path::Path, task: &TaskMetadata) -> std::io::Result<()> {
+pub(crate) fn save(git_dir: &std::path::Path, task: &TaskMetadata) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(task).map_err(std::io::Error::other)?;
     crate::fsutil::write_atomic(&git_dir.join("discern").join(FILE), &bytes)
 }

@@ -12,8 +12,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use discern::runtime::Limits;
-use discern::snapshot::{EntryKind, Snapshot};
+use discern::testing::runtime::Limits;
+use discern::testing::snapshot::{EntryKind, Snapshot};
 use discern_tests::TestRepo;
 use proptest::prelude::*;
 use serde_json::json;
@@ -509,7 +509,7 @@ fn random_trees_agree_with_git_and_wc() {
 
 fn lcov_reading(
     trace: &[u8],
-) -> Result<discern::runtime::RunOutput, discern::runtime::ProducerError> {
+) -> Result<discern::testing::runtime::RunOutput, discern::testing::runtime::ProducerError> {
     let repo = TestRepo::new();
     repo.write("cov.info", trace);
     repo.commit("trace");

@@ -101,7 +101,7 @@ fn proposed_effort(fixture: &Fixture, name: &str) -> (PathBuf, String) {
     assert_eq!(done["ok"], true, "{done}");
     (
         path,
-        discern::proposals::approval_token("todo", 6.0, REASON),
+        discern::testing::proposals::approval_token("todo", 6.0, REASON),
     )
 }
 

@@ -433,13 +433,13 @@ fn approved_limit(standard: &str, from: f64, to: f64) -> Value {
         "standard": standard,
         "trunk_limit": from,
         "proposed_limit": to,
-        "token": discern::proposals::approval_token(standard, to, REASON),
+        "token": discern::testing::proposals::approval_token(standard, to, REASON),
     })
 }
 
 /// An approved protected change as a Proof note lists it, with the token discern derives.
 fn approved_change(kind: &str, key: &str, old: Value, new: Value) -> Value {
-    let token = discern::protected::token(kind, key, &old, &new);
+    let token = discern::testing::protected::token(kind, key, &old, &new);
     json!({ "kind": kind, "key": key, "old": old, "new": new, "token": token })
 }
 
@@ -577,7 +577,7 @@ fn effort(fixture: &Fixture, name: &str, files: &[File]) -> PathBuf {
 
 /// The pattern built-in's component bytes, to commit as a repository component.
 fn pattern_wasm() -> Vec<u8> {
-    let builtin = discern::builtins::BUILTINS
+    let builtin = discern::testing::builtins::BUILTINS
         .iter()
         .find(|b| b.name == "pattern")
         .unwrap();
@@ -1530,7 +1530,7 @@ fn class_09c_a_poisoned_compile_cache_proves_nothing() {
     );
     passed(&run, "the hostile component compiles into the cache");
     let entry = |wasm: &[u8]| {
-        let digest = discern::digest::Digest::of(wasm).hex();
+        let digest = discern::testing::digest::Digest::of(wasm).hex();
         std::fs::read_dir(cache.join("components"))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -1646,7 +1646,7 @@ fn class_11a_a_fake_ssh_keygen_on_path_approves_nothing() {
     passed(&fixture.run_in(&path, &["done", "--json"], &[]), "the gate");
     let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
     let trunk = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
-    let token = discern::proposals::approval_token("todo", 6.0, REASON);
+    let token = discern::testing::proposals::approval_token("todo", 6.0, REASON);
     let subject = format!(
         "discern-approval-v1\ntrunk main\ntrunk-commit {trunk}\nhead {head}\ntoken {token}\n"
     );

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use discern::runtime::{Artifacts, Limits};
-use discern::snapshot::Snapshot;
+use discern::testing::runtime::{Artifacts, Limits};
+use discern::testing::snapshot::Snapshot;
 use discern_tests::TestRepo;
 use serde_json::json;
 

@@ -243,7 +243,7 @@ fn concurrent_writers_lose_nothing() {
             let entry: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
             let identity = entry["identity"].as_str().unwrap();
             // Execution labels end in the first 8 hex of the identity's sha256.
-            let short = &discern::digest::Digest::of(identity.as_bytes()).hex()[..8];
+            let short = &discern::testing::digest::Digest::of(identity.as_bytes()).hex()[..8];
             stored.insert((
                 short.to_owned(),
                 entry["commit"].as_str().unwrap().to_owned(),

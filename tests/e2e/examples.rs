@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use discern::runtime::{Artifacts, Limits, Metric};
-use discern::snapshot::Snapshot;
+use discern::testing::runtime::{Artifacts, Limits, Metric};
+use discern::testing::snapshot::Snapshot;
 use discern_tests::TestRepo;
 use discern_tests::examples::{self, BAD_CONFIG, Built, CASES, Examples};
 
@@ -136,7 +136,8 @@ fn return_identical_metrics_and_findings(components: &[(&str, PathBuf)]) {
     let snapshot = Snapshot::open(fixture.path(), "HEAD").unwrap();
     let limits = Limits::default();
     let measure = |wasm: &PathBuf, config: &str| -> Vec<Metric> {
-        let component = discern::runtime::ProducerComponent::from_file("example", wasm).unwrap();
+        let component =
+            discern::testing::runtime::ProducerComponent::from_file("example", wasm).unwrap();
         RUNTIME
             .run(
                 &component,
@@ -174,7 +175,8 @@ fn return_identical_metrics_and_findings(components: &[(&str, PathBuf)]) {
     }
     // Each producer refuses a bad config itself too (a host that did not check the schema).
     for (language, wasm) in components {
-        let component = discern::runtime::ProducerComponent::from_file("example", wasm).unwrap();
+        let component =
+            discern::testing::runtime::ProducerComponent::from_file("example", wasm).unwrap();
         let error = RUNTIME
             .run(
                 &component,
@@ -192,7 +194,9 @@ fn return_identical_metrics_and_findings(components: &[(&str, PathBuf)]) {
     // describe() agrees too: name, version, metrics and the config schema.
     let describe = |wasm: &PathBuf| {
         RUNTIME
-            .describe(&discern::runtime::ProducerComponent::from_file("example", wasm).unwrap())
+            .describe(
+                &discern::testing::runtime::ProducerComponent::from_file("example", wasm).unwrap(),
+            )
             .unwrap()
     };
     let reference = describe(reference_wasm);

@@ -424,7 +424,7 @@ fn stranger(forge: &Forge) -> (PathBuf, String) {
 /// --dry-run` lists, against the trunk's `discern.toml`, signed with `key` as `signers`
 /// (the branch's own file) lists it. Committed and pushed.
 fn self_approve(forge: &Forge, name: &str, key: &Path, signers: &str) {
-    use discern::approval::tree::{Items, LimitItem, TreeApproval};
+    use discern::testing::approval::tree::{Items, LimitItem, TreeApproval};
     let c = &forge.contributor;
     let (code, listed) = forge.discern(c, &["approve", "--dry-run", "--json"], false);
     assert_eq!(code, 0, "{listed}");
@@ -448,8 +448,9 @@ fn self_approve(forge: &Forge, name: &str, key: &Path, signers: &str) {
         protected: serde_json::from_value(required["protected"].clone()).unwrap(),
     };
     let payload = items.payload();
-    let signature = discern::approval::sign(key, &payload).unwrap();
-    let signer = discern::approval::verify(signers.as_bytes(), &payload, &signature).unwrap();
+    let signature = discern::testing::approval::sign(key, &payload).unwrap();
+    let signer =
+        discern::testing::approval::verify(signers.as_bytes(), &payload, &signature).unwrap();
     let approval = TreeApproval::signed(items, signer, signature);
     let path = c.join(approval.path());
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -153,7 +153,7 @@ fn init_proposes_jobs_for_the_ecosystems_it_finds() {
         text.contains(":(exclude)**/*.rs") && text.contains("[standards.largest_file_bytes]"),
         "{text}"
     );
-    let config = discern::config::Config::parse(&text).unwrap();
+    let config = discern::testing::config::Config::parse(&text).unwrap();
     let sized = config.standard("largest_file_bytes").unwrap();
     assert_eq!(
         sized.limit, 4096.0,

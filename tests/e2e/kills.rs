@@ -341,7 +341,7 @@ fn one_effort_after(fixture: &Fixture, round: &str) -> bool {
 #[test]
 fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_through() {
     let fixture = Fixture::new(CONFIG);
-    for step in discern::commit::fork::step::ALL {
+    for step in discern::testing::commit::fork::step::ALL {
         let run = fixture.run_with(
             &["start", "--name", "e", "--json"],
             &[("DISCERN_FAULT", step)],
@@ -364,7 +364,7 @@ fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_throu
     }
     eprintln!(
         "start: {} steps, {} rounds, {killed} killed at a random moment; {finished} rounds found the effort already whole (the start had finished)",
-        discern::commit::fork::step::ALL.len(),
+        discern::testing::commit::fork::step::ALL.len(),
         rounds()
     );
 }
@@ -414,7 +414,10 @@ fn an_update_killed_at_any_moment_is_undone_or_kept_and_the_same_update_goes_thr
     let run = fixture.run_in(
         &effort,
         &["update", "--json"],
-        &[("DISCERN_FAULT", discern::commit::merging::JOURNAL_WRITTEN)],
+        &[(
+            "DISCERN_FAULT",
+            discern::testing::commit::merging::JOURNAL_WRITTEN,
+        )],
     );
     assert_ne!(run.code, 0, "the fault hook stops it");
     merged_once_after(&fixture, &effort, &before, &trunk, "journal written");
@@ -584,7 +587,7 @@ fn interrupted_pin(fixture: &Fixture, name: &str) -> (std::path::PathBuf, String
     let run = fixture.run_in(
         &effort,
         &["standards", "--pin", "--json"],
-        &[("DISCERN_FAULT", discern::commit::step::REF_MOVED)],
+        &[("DISCERN_FAULT", discern::testing::commit::step::REF_MOVED)],
     );
     assert_ne!(run.code, 0, "the fault hook stops it");
     (effort, before)

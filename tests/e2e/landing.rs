@@ -58,7 +58,7 @@ fn a_touched_file_in_the_main_checkout_never_becomes_a_staged_revert() {
 
 #[test]
 fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call() {
-    for step in discern::commit::landing::step::ALL {
+    for step in discern::testing::commit::landing::step::ALL {
         let fixture = Fixture::new(CONFIG);
         let before = trunk(&fixture);
         let (effort, head) = fixture.proven_effort("crash");
@@ -95,8 +95,8 @@ fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call(
         );
         let moved = trunk(&fixture) == head;
         let before_move = [
-            discern::commit::landing::step::JOURNAL_WRITTEN,
-            discern::commit::landing::step::NOTE_WRITTEN,
+            discern::testing::commit::landing::step::JOURNAL_WRITTEN,
+            discern::testing::commit::landing::step::NOTE_WRITTEN,
         ];
         if before_move.contains(step) {
             assert_eq!(

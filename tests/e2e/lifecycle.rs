@@ -340,7 +340,7 @@ fn a_live_proposal_lands_only_with_the_owners_approval_never_a_token() {
     );
     let json = run.json();
     assert_eq!(json["ok"], true, "{}", run.stdout);
-    let token = discern::proposals::approval_token("todo", 5.0, reason);
+    let token = discern::testing::proposals::approval_token("todo", 5.0, reason);
     let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(json["ok"], true, "{json}");
     let line = json["data"]["proof_line"].as_str().unwrap();

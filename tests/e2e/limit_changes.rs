@@ -306,7 +306,7 @@ fn a_batch_is_one_commit_and_the_rules_for_existing_state_hold() {
         .unwrap();
     assert_eq!(
         token,
-        discern::proposals::approval_token("todo", 6.0, REASON)
+        discern::testing::proposals::approval_token("todo", 6.0, REASON)
     );
     // Comments and formatting survive; only the limit values changed.
     let expected = CONFIG
@@ -518,7 +518,7 @@ fn head_moving_during_measurement_refuses_the_batch() {
 
 #[test]
 fn a_crash_at_any_step_recovers_to_nothing_or_everything() {
-    for step in discern::commit::step::ALL {
+    for step in discern::testing::commit::step::ALL {
         let fixture = breaching_branch();
         let measured_head = fixture.repo.head();
         let run = propose(&fixture, &batch(REASON), &[("DISCERN_FAULT", step)]);

@@ -292,7 +292,11 @@ fn producers_lists_the_repository_components_and_a_broken_one_is_a_row() {
     let json = run.json();
     let rows = json["data"]["producers"].as_array().unwrap();
     let builtins = rows.iter().filter(|r| r["source"] == "builtin").count();
-    assert_eq!(builtins, discern::builtins::BUILTINS.len(), "{json}");
+    assert_eq!(
+        builtins,
+        discern::testing::builtins::BUILTINS.len(),
+        "{json}"
+    );
     assert_eq!(rows.len(), builtins + 2, "{json}");
     let component = &rows[builtins + 1];
     assert_eq!(component["name"], "tools/word-count.wasm");

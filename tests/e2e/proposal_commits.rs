@@ -85,7 +85,7 @@ fn a_proposal_commit_carries_its_records_and_a_ci_clone_recognises_it() {
     assert_eq!(todo["reason"], TODO_REASON);
     assert_eq!(
         todo["token"],
-        discern::proposals::approval_token("todo", 5.0, TODO_REASON).as_str()
+        discern::testing::proposals::approval_token("todo", 5.0, TODO_REASON).as_str()
     );
     // git itself reads them as trailers.
     let parsed = fixture.repo.git(&[
@@ -194,7 +194,7 @@ fn deleting_the_local_records_never_drops_what_accept_must_approve() {
     assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
     assert_eq!(
         json["data"]["standard_approvals_required"][0]["token"],
-        discern::proposals::approval_token("todo", 5.0, TODO_REASON).as_str()
+        discern::testing::proposals::approval_token("todo", 5.0, TODO_REASON).as_str()
     );
 }
 

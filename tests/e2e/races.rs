@@ -144,7 +144,7 @@ fn a_call_waiting_for_a_landing_does_not_recover_it_after_it_finished() {
         env!("CARGO_BIN_EXE_discern"),
         out.display()
     );
-    let step = discern::commit::landing::step::JOURNAL_WRITTEN;
+    let step = discern::testing::commit::landing::step::JOURNAL_WRITTEN;
     let json = fixture
         .run_in(
             &effort,

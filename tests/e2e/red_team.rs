@@ -418,7 +418,7 @@ fn add_note(forge: &Forge, commit: &str, note: &Value) {
 fn tree_approval(
     key: &Path,
     principal: &str,
-    items: discern::approval::tree::Items,
+    items: discern::testing::approval::tree::Items,
 ) -> (String, Vec<u8>) {
     let payload = items.payload();
     let mut child = std::process::Command::new("ssh-keygen")
@@ -442,8 +442,8 @@ fn tree_approval(
         .output()
         .unwrap();
     let fingerprint = String::from_utf8(fingerprint.stdout).unwrap();
-    let approval = discern::approval::tree::TreeApproval {
-        version: discern::approval::tree::VERSION,
+    let approval = discern::testing::approval::tree::TreeApproval {
+        version: discern::testing::approval::tree::VERSION,
         items,
         principal: principal.to_owned(),
         fingerprint: fingerprint.split_whitespace().nth(1).unwrap().to_owned(),
@@ -752,15 +752,15 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
     passed(&forge.push_ci(&before), "control: the revocation lands");
 
     // Control: a PR off the current trunk approved by the revoked key fails.
-    let items = |base: &str| discern::approval::tree::Items {
+    let items = |base: &str| discern::testing::approval::tree::Items {
         base_commit: old.clone(),
         base: Some(base.to_owned()),
-        limits: vec![discern::approval::tree::LimitItem {
+        limits: vec![discern::testing::approval::tree::LimitItem {
             standard: "todo".to_owned(),
             trunk_limit: 5.0,
             proposed_limit: 9.0,
             reason: REASON.to_owned(),
-            token: discern::protected::limit_token("todo", 9.0, REASON),
+            token: discern::testing::protected::limit_token("todo", 9.0, REASON),
         }],
         protected: vec![],
     };

@@ -5,9 +5,9 @@
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use discern::digest::Digest;
-use discern::evidence::bundle::{Bundle, remote_key};
-use discern::evidence::remote::{
+use discern::testing::digest::Digest;
+use discern::testing::evidence::bundle::{Bundle, remote_key};
+use discern::testing::evidence::remote::{
     ActionResult, BlobDigest, Client, ENTRY, FINDINGS, Options, OutputFile, RemoteError, SIGNATURE,
 };
 use prost::Message;

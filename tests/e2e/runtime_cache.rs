@@ -2,7 +2,7 @@
 //! built-ins never use it: they load the code precompiled into the binary, unless it does not
 //! load on this host, and then they are compiled once through the cache, with a note.
 
-use discern::runtime::{Origin, ProducerComponent, Runtime};
+use discern::testing::runtime::{Origin, ProducerComponent, Runtime};
 
 use crate::support::{Fixture, builtin};
 
@@ -59,7 +59,7 @@ fn no_cache_dir_still_works() {
 fn built_ins_load_precompiled_code_and_never_touch_the_cache() {
     let dir = tempfile::tempdir().unwrap();
     let runtime = Runtime::with_cache_dir(Some(dir.path().to_owned())).unwrap();
-    for name in discern::builtins::names() {
+    for name in discern::testing::builtins::names() {
         let component = builtin(name);
         assert_eq!(
             runtime.load(&component).unwrap().origin,

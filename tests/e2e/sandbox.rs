@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use discern::runtime::{Limits, ProducerComponent, ProducerError, ProducerErrorKind};
-use discern::snapshot::Snapshot;
+use discern::testing::runtime::{Limits, ProducerComponent, ProducerError, ProducerErrorKind};
+use discern::testing::snapshot::Snapshot;
 use discern_tests::TestRepo;
 use serde_json::json;
 
@@ -178,7 +178,10 @@ fn findings_past_the_cap_are_counted_not_kept_and_long_names_are_refused() {
     )
     .expect("findings past the cap are not a failure");
     let metric = &output.metrics[0];
-    assert_eq!(metric.findings.len(), discern::runtime::MAX_FINDINGS);
+    assert_eq!(
+        metric.findings.len(),
+        discern::testing::runtime::MAX_FINDINGS
+    );
     assert_eq!(metric.findings_dropped, 1);
     let err = attack("long-name", &Limits::default());
     assert!(

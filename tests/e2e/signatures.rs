@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use discern::approval::{NAMESPACE, verify_for};
+use discern::testing::approval::{NAMESPACE, verify_for};
 
 const PAYLOAD: &str = "discern-approval-v1\ntrunk main\n";
 

@@ -1,6 +1,6 @@
 //! The snapshot of a commit, read through gix from the object database only.
 
-use discern::snapshot::{EntryKind, Pathspec, Snapshot};
+use discern::testing::snapshot::{EntryKind, Pathspec, Snapshot};
 use discern_tests::TestRepo;
 
 #[test]
@@ -126,7 +126,7 @@ fn changed_since_names_exactly_the_paths_a_tree_diff_finds() {
     // The whole-listing comparison is the reference the tree diff must agree with.
     let old = Snapshot::open(repo.path(), &before).unwrap();
     // The listing compares whole entries, so the mode change is in it too.
-    let reference = discern::snapshot::changed_paths(Some(&old), &snapshot);
+    let reference = discern::testing::snapshot::changed_paths(Some(&old), &snapshot);
     assert_eq!(snapshot.changed_since(&before), Some(reference.clone()));
     assert_eq!(
         reference,
@@ -150,7 +150,7 @@ fn changed_since_names_exactly_the_paths_a_tree_diff_finds() {
 /// `git status`, whose answer `dirty_against` then gives.
 #[test]
 fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status() {
-    use discern::git::Repo;
+    use discern::Repo;
     let repo = TestRepo::new();
     repo.write("src/a.txt", "a\n")
         .write("src/deep/b.txt", "b\n")
@@ -261,7 +261,7 @@ fn the_clean_check_proves_clean_trees_and_defers_everything_else_to_git_status()
 /// cannot tell, so the check hashes them, as git does.
 #[test]
 fn racily_clean_files_are_settled_by_their_content() {
-    use discern::git::Repo;
+    use discern::Repo;
     let repo = TestRepo::new();
     repo.write("a.txt", "a\n").write("dir/b.txt", "b\n");
     std::os::unix::fs::symlink("a.txt", repo.path().join("link")).unwrap();
@@ -369,7 +369,7 @@ fn a_mode_change_alone_is_a_changed_path() {
         after.entry("run.sh").unwrap().id
     );
     assert_eq!(
-        discern::snapshot::changed_paths(Some(&before), &after),
+        discern::testing::snapshot::changed_paths(Some(&before), &after),
         ["run.sh"]
     );
 }

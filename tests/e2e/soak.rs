@@ -958,7 +958,7 @@ fn violations(sh: &Shared<'_>, root: &str) -> Vec<String> {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         let in_worktree_admin = rel.starts_with("worktrees") && rel.components().count() == 3;
-        let left = (name.ends_with(".lock") && name != discern::commit::lock::FILE)
+        let left = (name.ends_with(".lock") && name != discern::testing::commit::lock::FILE)
             || name == "config-transaction.json"
             || name == "merge-transaction.json"
             || name == "MERGE_HEAD"
@@ -968,7 +968,7 @@ fn violations(sh: &Shared<'_>, root: &str) -> Vec<String> {
             let content = std::fs::read_to_string(file).unwrap_or_default();
             found.push(format!("left behind: .git/{} {content}", rel.display()));
         }
-        if name == discern::commit::lock::FILE {
+        if name == discern::testing::commit::lock::FILE {
             let held = std::fs::OpenOptions::new()
                 .write(true)
                 .open(file)
@@ -1246,7 +1246,11 @@ fn the_soak_checks_name_each_kind_of_damage() {
         .create(true)
         .truncate(false)
         .write(true)
-        .open(git_dir.join("discern").join(discern::commit::lock::FILE))
+        .open(
+            git_dir
+                .join("discern")
+                .join(discern::testing::commit::lock::FILE),
+        )
         .unwrap();
     writer.lock().unwrap();
 

@@ -3,8 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
-use discern::runtime::{Artifacts, Limits, ProducerComponent, ProducerError, RunOutput, Runtime};
-use discern::snapshot::Snapshot;
+use discern::testing::runtime::{
+    Artifacts, Limits, ProducerComponent, ProducerError, RunOutput, Runtime,
+};
+use discern::testing::snapshot::Snapshot;
 use discern_tests::TestRepo;
 use serde_json::Value;
 
@@ -18,7 +20,7 @@ pub static RUNTIME: LazyLock<Runtime> =
     LazyLock::new(|| Runtime::with_cache_dir(Some(cache_dir())).expect("runtime starts"));
 
 pub fn builtin(name: &str) -> ProducerComponent {
-    discern::builtins::component(name).expect("a built-in")
+    discern::testing::builtins::component(name).expect("a built-in")
 }
 
 pub fn hostile() -> ProducerComponent {

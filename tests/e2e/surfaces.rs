@@ -560,7 +560,7 @@ fn fixture_json(fixture: &Fixture, dir: &Path, args: &[&str]) -> Value {
 /// HEAD whatever the tree holds (its pin and propose forms are what the `full` is for).
 #[test]
 fn every_verb_refuses_exactly_the_checkouts_its_declared_cleanliness_rules_out() {
-    use discern::preflight::Cleanliness;
+    use discern::testing::preflight::Cleanliness;
     let reason = "The new parser needs its TODO markers until the grammar settles.";
     let runs: Vec<(&str, Vec<&str>)> = vec![
         ("done", vec!["done", "--rerun"]),

@@ -279,11 +279,11 @@ fn a_pull_request_reuses_the_trunks_evidence_where_it_did_not_touch_the_read_set
 
 /// Replace the published ref in `clone` with one holding `bundle` for (`commit`, the identity
 /// the first published entry has), and push it over the origin's: what a hostile pusher can do.
-fn plant(team: &Team, clone: &Path, bundle: discern::evidence::bundle::Bundle) {
-    use discern::commit::shared_refs::{edit_tree, set_ref, write_commit};
-    use discern::evidence::shared::tree;
-    let repo = discern::git::Repo::discover(clone).unwrap();
-    let entry: discern::evidence::Entry = serde_json::from_slice(&bundle.entry).unwrap();
+fn plant(team: &Team, clone: &Path, bundle: discern::testing::evidence::bundle::Bundle) {
+    use discern::testing::commit::shared_refs::{edit_tree, set_ref, write_commit};
+    use discern::testing::evidence::shared::tree;
+    let repo = discern::Repo::discover(clone).unwrap();
+    let entry: discern::testing::evidence::Entry = serde_json::from_slice(&bundle.entry).unwrap();
     let commit: gix::ObjectId = entry.commit.parse().unwrap();
     let dir = tree::dir(commit, &entry.identity);
     let files: Vec<(String, Vec<u8>)> = tree::files(&bundle, 1)
@@ -307,9 +307,9 @@ fn plant(team: &Team, clone: &Path, bundle: discern::evidence::bundle::Bundle) {
 }
 
 /// The bundles CI published for the trunk's tip, read back from its clone.
-fn published(clone: &Path) -> Vec<discern::evidence::bundle::Bundle> {
-    use discern::evidence::shared::tree;
-    let repo = discern::git::Repo::discover(clone).unwrap();
+fn published(clone: &Path) -> Vec<discern::testing::evidence::bundle::Bundle> {
+    use discern::testing::evidence::shared::tree;
+    let repo = discern::Repo::discover(clone).unwrap();
     let tip = repo.resolve_ref(tree::REF).unwrap().unwrap().commit;
     let head = repo.head().unwrap().unwrap();
     tree::read(&repo.local(), tip, &[head])
@@ -320,8 +320,8 @@ fn published(clone: &Path) -> Vec<discern::evidence::bundle::Bundle> {
 }
 
 fn sign(key: &Path, manifest: &[u8]) -> Vec<u8> {
-    discern::approval::sign_for(
-        discern::evidence::bundle::NAMESPACE,
+    discern::testing::approval::sign_for(
+        discern::testing::evidence::bundle::NAMESPACE,
         key,
         std::str::from_utf8(manifest).unwrap(),
     )
@@ -360,7 +360,7 @@ fn poisoned_replayed_and_wrongly_signed_entries_are_misses_and_change_no_verdict
     // Poisoned: the right key's signature, a different value (0 TODOs).
     let mut entry: Value = serde_json::from_slice(&genuine.entry).unwrap();
     entry["metrics"][0]["value"] = 0.into();
-    let poisoned = discern::evidence::bundle::Bundle {
+    let poisoned = discern::testing::evidence::bundle::Bundle {
         entry: serde_json::to_vec(&entry).unwrap(),
         ..genuine.clone()
     };
@@ -368,12 +368,12 @@ fn poisoned_replayed_and_wrongly_signed_entries_are_misses_and_change_no_verdict
     nothing_planted_counts(&team, "poisoned");
 
     // The poisoned value signed afresh, but by the owner's key, allowed only for approvals.
-    let manifest = discern::evidence::bundle::Bundle::manifest(
+    let manifest = discern::testing::evidence::bundle::Bundle::manifest(
         REPOSITORY,
         &poisoned.entry,
         poisoned.findings.as_deref(),
     );
-    let by_owner = discern::evidence::bundle::Bundle {
+    let by_owner = discern::testing::evidence::bundle::Bundle {
         signature: sign(&team.owner_key, &manifest),
         ..poisoned.clone()
     };
@@ -381,12 +381,12 @@ fn poisoned_replayed_and_wrongly_signed_entries_are_misses_and_change_no_verdict
     nothing_planted_counts(&team, "approval key");
 
     // Replayed from another repository: CI's own key, signed for another repository's name.
-    let elsewhere = discern::evidence::bundle::Bundle::manifest(
+    let elsewhere = discern::testing::evidence::bundle::Bundle::manifest(
         "example.com/acme/other",
         &poisoned.entry,
         poisoned.findings.as_deref(),
     );
-    let replayed = discern::evidence::bundle::Bundle {
+    let replayed = discern::testing::evidence::bundle::Bundle {
         signature: sign(&team.ci_key, &elsewhere),
         ..poisoned.clone()
     };
@@ -395,7 +395,7 @@ fn poisoned_replayed_and_wrongly_signed_entries_are_misses_and_change_no_verdict
 
     // A key nobody listed (a pull request's own), signing for the right repository.
     let stranger = key(&team.dir, "stranger");
-    let unknown = discern::evidence::bundle::Bundle {
+    let unknown = discern::testing::evidence::bundle::Bundle {
         signature: sign(&stranger, &manifest),
         ..poisoned
     };
@@ -548,13 +548,13 @@ fn times(team: &Team, clone: &Path) -> Vec<String> {
 
 #[test]
 fn prune_drops_old_evidence_everywhere_and_a_merge_never_brings_it_back() {
-    use discern::commit::shared_refs::{edit_tree, set_ref, tree_of, write_commit};
+    use discern::testing::commit::shared_refs::{edit_tree, set_ref, tree_of, write_commit};
     let team = Team::new();
     let (ci, _) = team.trunk_ci();
     let published = times(&team, &ci);
     assert_eq!(published.len(), 2, "{published:?}");
     // One bundle was published long ago (its time is unsigned; only pruning reads it).
-    let repo = discern::git::Repo::discover(&ci).unwrap();
+    let repo = discern::Repo::discover(&ci).unwrap();
     let tip = repo
         .resolve_ref("refs/discern/evidence")
         .unwrap()

@@ -9,7 +9,7 @@ use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, Elicitat
 use rmcp::service::Peer;
 use serde_json::Value;
 
-use discern::approval::asker::Asker;
+use discern::asker::Asker;
 use discern::cancel::Cancel;
 
 /// How often a waiting call looks for a cancellation.

@@ -116,7 +116,7 @@ impl Server {
 
 /// The main checkout of the repository `dir` is in (`None` outside one).
 fn main_checkout_of(dir: &Path) -> Option<PathBuf> {
-    let repo = discern::git::Repo::discover(dir).ok()?;
+    let repo = discern::Repo::discover(dir).ok()?;
     let worktrees = repo.worktrees().ok()?;
     worktrees.into_iter().find(|w| w.is_main).map(|w| w.path)
 }
@@ -273,7 +273,7 @@ impl ServerHandler for Server {
         };
         let server = self.clone();
         // The owner may be asked through this client (elicitation), on this call's progress.
-        let asker: Arc<dyn discern::approval::asker::Asker> = Arc::new(elicit::Elicit {
+        let asker: Arc<dyn discern::asker::Asker> = Arc::new(elicit::Elicit {
             peer: context.peer.clone(),
             runtime: tokio::runtime::Handle::current(),
             cancelled: cancel.clone(),
@@ -284,7 +284,7 @@ impl ServerHandler for Server {
             let progress = move |step: &str| {
                 let _ = sender.send(step.to_owned());
             };
-            discern::approval::asker::scope(asker, || {
+            discern::asker::scope(asker, || {
                 cancel.scope(|| server.dispatch(&name, arguments, &progress).envelope)
             })
         })

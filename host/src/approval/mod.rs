@@ -8,23 +8,24 @@ pub mod asker;
 mod prompt;
 mod record;
 mod sign;
-pub mod signers;
-pub mod tree;
+pub(crate) mod signers;
+pub(crate) mod tree;
 mod trust;
 
-pub use trust::anchored_policy;
+pub(crate) use trust::anchored_policy;
 
 use gix::ObjectId;
 
-pub use prompt::ask_on_terminal;
-pub use record::{Channel, Granted, NOTES_REF, Subject, VERSION, recorded};
-pub use sign::{NAMESPACE, SignError, Signer, sign, sign_for, verify, verify_for};
+pub(crate) use prompt::ask_on_terminal;
+pub(crate) use record::{Channel, Granted, NOTES_REF, Subject, VERSION, recorded};
+pub use sign::{NAMESPACE, sign, sign_for, verify, verify_for};
+pub(crate) use sign::{SignError, Signer};
 
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, RepoError};
 
 #[derive(Debug, thiserror::Error)]
-pub enum ApprovalError {
+pub(crate) enum ApprovalError {
     #[error("{0}")]
     Repo(#[from] RepoError),
     #[error("the trunk's discern.toml cannot be parsed: {0}")]
@@ -37,7 +38,7 @@ pub enum ApprovalError {
 
 /// The trunk a branch names is a trunk: not the branch itself, and its own committed config
 /// names itself as the trunk (a branch cannot point the landing at a ref it controls).
-pub fn trunk_agrees(
+pub(crate) fn trunk_agrees(
     repo: &Repo,
     trunk: &str,
     trunk_commit: ObjectId,
@@ -69,7 +70,7 @@ pub struct Policy {
 }
 
 /// The trunk tip's approval policy.
-pub fn policy(repo: &Repo, trunk_commit: ObjectId) -> Result<Policy, ApprovalError> {
+pub(crate) fn policy(repo: &Repo, trunk_commit: ObjectId) -> Result<Policy, ApprovalError> {
     let config = Config::at_or_absent(repo, trunk_commit)
         .map_err(|e| e.to_string())
         .map_err(ApprovalError::TrunkConfig)?;
@@ -88,7 +89,7 @@ pub fn policy(repo: &Repo, trunk_commit: ObjectId) -> Result<Policy, ApprovalErr
 
 /// Why a recorded approval does not approve this subject.
 #[derive(Debug, thiserror::Error)]
-pub enum NotApproved {
+pub(crate) enum NotApproved {
     #[error("no approval is recorded for {0}")]
     None(String),
     #[error("the recorded approval is for another {0}; the owner approves again")]
@@ -102,7 +103,11 @@ pub enum NotApproved {
 }
 
 /// The approval recorded on `subject.head`, verified against `subject` and `policy`.
-pub fn verified(repo: &Repo, policy: &Policy, subject: &Subject) -> Result<Granted, NotApproved> {
+pub(crate) fn verified(
+    repo: &Repo,
+    policy: &Policy,
+    subject: &Subject,
+) -> Result<Granted, NotApproved> {
     let head = crate::git::short(&subject.head.to_string());
     let granted = recorded(repo, subject.head)
         .ok()
@@ -113,7 +118,11 @@ pub fn verified(repo: &Repo, policy: &Policy, subject: &Subject) -> Result<Grant
 }
 
 /// Whether `granted` approves exactly `subject` under `policy` (a signature re-verified).
-pub fn check(policy: &Policy, subject: &Subject, granted: &Granted) -> Result<(), NotApproved> {
+pub(crate) fn check(
+    policy: &Policy,
+    subject: &Subject,
+    granted: &Granted,
+) -> Result<(), NotApproved> {
     let Some(stated) = Subject::parse(&granted.payload) else {
         return Err(NotApproved::OtherSubject("subject (it cannot be read)"));
     };

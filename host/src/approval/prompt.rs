@@ -5,7 +5,7 @@
 use std::io::{BufRead, Write};
 
 /// Ask about each of `items`; `true` only if every one is answered yes.
-pub fn ask_on_terminal(title: &str, items: &[String]) -> bool {
+pub(crate) fn ask_on_terminal(title: &str, items: &[String]) -> bool {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut err = std::io::stderr().lock();

@@ -9,15 +9,14 @@ use std::collections::BTreeSet;
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
-use super::sign::Signer;
 use crate::git::{Repo, RepoError};
 
-pub const NOTES_REF: &str = "refs/notes/discern-approvals";
-pub const VERSION: u32 = 1;
+pub(crate) const NOTES_REF: &str = "refs/notes/discern-approvals";
+pub(crate) const VERSION: u32 = 1;
 
 /// Exactly what one approval covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Subject {
+pub(crate) struct Subject {
     pub trunk: String,
     pub trunk_commit: ObjectId,
     pub head: ObjectId,
@@ -26,7 +25,7 @@ pub struct Subject {
 
 impl Subject {
     /// The signed text: versioned, one fact a line, tokens sorted.
-    pub fn payload(&self) -> String {
+    pub(crate) fn payload(&self) -> String {
         let mut text = format!(
             "discern-approval-v1\ntrunk {}\ntrunk-commit {}\nhead {}\n",
             self.trunk, self.trunk_commit, self.head
@@ -38,7 +37,7 @@ impl Subject {
     }
 
     /// The subject a payload states, when it is one discern wrote.
-    pub fn parse(payload: &str) -> Option<Self> {
+    pub(crate) fn parse(payload: &str) -> Option<Self> {
         let mut lines = payload.lines();
         if lines.next()? != "discern-approval-v1" {
             return None;
@@ -68,7 +67,7 @@ impl Subject {
 /// How the owner gave an approval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "channel", rename_all = "snake_case")]
-pub enum Channel {
+pub(crate) enum Channel {
     /// A signature by a key the trunk's allowed-signers file lists: the boundary.
     Signed {
         principal: String,
@@ -83,7 +82,7 @@ pub enum Channel {
 
 impl Channel {
     /// Who gave the approval, for people: the signer's principal, or the channel.
-    pub fn approver(&self) -> String {
+    pub(crate) fn approver(&self) -> String {
         match self {
             Channel::Signed { principal, .. } => principal.clone(),
             Channel::Terminal => "the owner at a terminal".to_owned(),
@@ -91,15 +90,7 @@ impl Channel {
         }
     }
 
-    pub fn signed(signer: Signer, signature: String) -> Self {
-        Channel::Signed {
-            principal: signer.principal,
-            fingerprint: signer.fingerprint,
-            signature,
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Channel::Signed { .. } => "signed",
             Channel::Terminal => "terminal",
@@ -110,7 +101,7 @@ impl Channel {
 
 /// One approval as recorded: the payload it approves and the channel it came through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Granted {
+pub(crate) struct Granted {
     pub version: u32,
     pub payload: String,
     #[serde(flatten)]
@@ -118,7 +109,7 @@ pub struct Granted {
 }
 
 /// The approval recorded on `commit`, if a readable one is there.
-pub fn recorded(repo: &Repo, commit: ObjectId) -> Result<Option<Granted>, RepoError> {
+pub(crate) fn recorded(repo: &Repo, commit: ObjectId) -> Result<Option<Granted>, RepoError> {
     let Some(bytes) = repo.note(NOTES_REF, commit)? else {
         return Ok(None);
     };

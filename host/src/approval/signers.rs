@@ -8,11 +8,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ssh_key::PublicKey;
 
 /// A line as it should be written.
-pub const EXAMPLE: &str = "owner@example.com namespaces=\"discern-approval\" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI… owner's laptop";
+pub(crate) const EXAMPLE: &str = "owner@example.com namespaces=\"discern-approval\" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI… owner's laptop";
 
 /// One usable line.
 #[derive(Debug, Clone)]
-pub struct AllowedSigner {
+pub(crate) struct AllowedSigner {
     /// The principals field as written (comma-separated patterns).
     pub principals: String,
     pub key: PublicKey,
@@ -29,13 +29,13 @@ pub struct AllowedSigner {
 #[error(
     "line {line} of the allowed-signers file is not an allowed-signers line ({why}); write `principal [options] keytype key`, for example: {EXAMPLE}"
 )]
-pub struct Malformed {
+pub(crate) struct Malformed {
     pub line: usize,
     pub why: String,
 }
 
 /// Every line of `text` (blank lines and `#` comments skipped).
-pub fn parse(text: &str) -> Result<Vec<AllowedSigner>, Malformed> {
+pub(crate) fn parse(text: &str) -> Result<Vec<AllowedSigner>, Malformed> {
     let mut signers = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -190,7 +190,7 @@ fn days_since_epoch(y: u64, m: u64, d: u64) -> u64 {
 
 impl AllowedSigner {
     /// Whether this line lets its key sign for `namespace` now.
-    pub fn allows(&self, namespace: &str) -> bool {
+    pub(crate) fn allows(&self, namespace: &str) -> bool {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -205,7 +205,7 @@ impl AllowedSigner {
 }
 
 /// OpenSSH's pattern lists: comma-separated, `*` and `?` wildcards, `!` negates and wins.
-pub fn pattern_list(list: &str, text: &str) -> bool {
+pub(crate) fn pattern_list(list: &str, text: &str) -> bool {
     let mut matched = false;
     for pattern in list.split(',').map(str::trim) {
         match pattern.strip_prefix('!') {

@@ -19,7 +19,7 @@ use crate::git::{Repo, RepoError};
 use crate::protected::{GateChanges, Loosening, ProtectedChange};
 
 /// The folder approvals are written to.
-pub const DIR: &str = ".discern/approvals";
+pub(crate) const DIR: &str = ".discern/approvals";
 pub const VERSION: u32 = 2;
 
 /// An approved loosening: the limit it moves, from what, to what, and why.
@@ -177,7 +177,11 @@ pub enum NotCounted {
 /// `from` contains, and not in any tree of the first-parent chain from that commit to `from`
 /// (so one that landed once cannot be replayed: copied under another name, or again after a
 /// revert). Unreadable ones are left out: they approve nothing.
-pub fn added(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<TreeApproval>, RepoError> {
+pub(crate) fn added(
+    repo: &Repo,
+    from: ObjectId,
+    to: ObjectId,
+) -> Result<Vec<TreeApproval>, RepoError> {
     let prefix = format!("{DIR}/");
     let mut found = Vec::new();
     for path in repo.changed_between(from, to)? {
@@ -222,7 +226,7 @@ fn first_landing(
 /// The approval among `approvals` that approves exactly `changes` against `base` (the blob id
 /// of the baseline's `discern.toml`), verified under `policy`; otherwise why none does (the
 /// reason of the closest one).
-pub fn approving<'a>(
+pub(crate) fn approving<'a>(
     approvals: &'a [TreeApproval],
     policy: Option<&Policy>,
     base: Option<&str>,
@@ -254,7 +258,7 @@ pub fn approving<'a>(
 /// nothing changed but files under [`DIR`]): what was proven and proposed. An approval commit
 /// adds no code, so the Proof and the proposals of the commit below it still hold for it (the
 /// landing judges HEAD's Standards again regardless).
-pub fn beneath_approvals(repo: &Repo, head: ObjectId) -> Result<ObjectId, RepoError> {
+pub(crate) fn beneath_approvals(repo: &Repo, head: ObjectId) -> Result<ObjectId, RepoError> {
     let prefix = format!("{DIR}/");
     let mut at = head;
     loop {

@@ -20,7 +20,7 @@ const DEPTH: usize = 16;
 
 /// The policy at `at`, when it is anchored; `None` when it cannot be read or got there without
 /// the approval of the policy before it (then no approval counts).
-pub fn anchored_policy(repo: &Repo, at: ObjectId) -> Option<Policy> {
+pub(crate) fn anchored_policy(repo: &Repo, at: ObjectId) -> Option<Policy> {
     anchored(repo, at, 0).ok().flatten()
 }
 

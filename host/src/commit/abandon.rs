@@ -16,20 +16,19 @@ use super::{CommitError, Faults, delete_branch, git_error};
 use crate::git::Repo;
 use crate::git::worktree::{self, Removal};
 
-pub const DIR: &str = "abandons";
-pub const VERSION: u32 = 1;
+pub(crate) const DIR: &str = "abandons";
+pub(crate) const VERSION: u32 = 1;
 
 /// Named steps of an abandon, for the crash tests.
-pub mod step {
-    pub const JOURNAL_WRITTEN: &str = "abandon-journal-written";
-    pub const WORKTREE_REMOVED: &str = "abandon-worktree-removed";
-    pub const BRANCH_DELETED: &str = "abandon-branch-deleted";
-    pub const ALL: &[&str] = &[JOURNAL_WRITTEN, WORKTREE_REMOVED, BRANCH_DELETED];
+pub(crate) mod step {
+    pub(crate) const JOURNAL_WRITTEN: &str = "abandon-journal-written";
+    pub(crate) const WORKTREE_REMOVED: &str = "abandon-worktree-removed";
+    pub(crate) const BRANCH_DELETED: &str = "abandon-branch-deleted";
 }
 
 /// What an abandon removes, written before it removes anything.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbandonJournal {
+pub(crate) struct AbandonJournal {
     pub version: u32,
     pub id: String,
     pub branch: String,
@@ -44,7 +43,7 @@ pub struct AbandonJournal {
 }
 
 impl AbandonJournal {
-    pub fn new(main: &Repo, id: &str, branch: &str, path: PathBuf, head: ObjectId) -> Self {
+    pub(crate) fn new(main: &Repo, id: &str, branch: &str, path: PathBuf, head: ObjectId) -> Self {
         let locks = super::owned_lock::claim([
             main.common_dir().join(format!("refs/heads/{branch}.lock")),
             main.common_dir().join("packed-refs.lock"),
@@ -63,7 +62,7 @@ impl AbandonJournal {
 
 /// What an abandon removed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Abandoned {
+pub(crate) struct Abandoned {
     pub worktree_removed: bool,
     pub branch_deleted: bool,
 }
@@ -83,7 +82,7 @@ fn journal_path(main: &Repo, id: &str) -> PathBuf {
 
 /// Remove the worktree, then the branch, from the main checkout `main`. `Err`: nothing was
 /// removed (the worktree refused to go: changes, or git failed).
-pub fn abandon(
+pub(crate) fn abandon(
     main: &Repo,
     journal: &AbandonJournal,
     faults: &Faults,
@@ -130,7 +129,7 @@ fn parse(id: &str) -> Result<ObjectId, CommitError> {
 }
 
 /// Finish every abandon a crash interrupted; what was done, one line each.
-pub fn recover(main: &Repo) -> Result<Vec<String>, CommitError> {
+pub(crate) fn recover(main: &Repo) -> Result<Vec<String>, CommitError> {
     if pending(main).map_err(CommitError::Git)?.is_empty() {
         return Ok(Vec::new());
     }
@@ -184,7 +183,7 @@ fn finish(main: &Repo, journal: &AbandonJournal) -> Result<String, CommitError> 
 }
 
 /// The abandon journals a crash left, for read-only verbs to report.
-pub fn pending(main: &Repo) -> Result<Vec<(PathBuf, AbandonJournal)>, String> {
+pub(crate) fn pending(main: &Repo) -> Result<Vec<(PathBuf, AbandonJournal)>, String> {
     super::read_journals(
         &main.shared_path(DIR),
         "inspect it and delete it",

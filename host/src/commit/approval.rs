@@ -11,10 +11,10 @@ use super::{CommitError, Faults, git_error, move_branch, step, sync_file, write_
 use crate::git::Repo;
 
 /// The journal's `kind` for an approval commit.
-pub const KIND: &str = "approval";
+pub(crate) const KIND: &str = "approval";
 
 /// What an approval commit needs.
-pub struct ApprovalCommit<'a> {
+pub(crate) struct ApprovalCommit<'a> {
     pub branch: &'a str,
     /// The branch's commit the approval is for: the parent, and the ref's expected value.
     pub head: ObjectId,
@@ -25,7 +25,7 @@ pub struct ApprovalCommit<'a> {
 
 /// Commit the approval file on top of `head` and move the branch there (compare-and-swap);
 /// the checkout that has the branch out gets the file and its index entry.
-pub fn approval_commit(
+pub(crate) fn approval_commit(
     repo: &Repo,
     commit: &ApprovalCommit<'_>,
     faults: &Faults,

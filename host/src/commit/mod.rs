@@ -16,20 +16,19 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use crate::config::FILE;
 use crate::git::Repo;
 
-pub mod abandon;
-pub mod approval;
+pub(crate) mod abandon;
+pub(crate) mod approval;
 pub mod fork;
 pub mod landing;
 pub mod lock;
 pub mod merging;
-pub mod owned_lock;
+pub(crate) mod owned_lock;
 pub mod shared_refs;
 mod transaction;
 
-pub use approval::{ApprovalCommit, approval_commit};
-pub use transaction::{
-    ConfigCommit, JOURNAL, Journal, Recovery, StateFile, changed_paths, check_shape,
-    config_only_commit, pending, recover,
+pub(crate) use approval::{ApprovalCommit, approval_commit};
+pub(crate) use transaction::{
+    ConfigCommit, Recovery, StateFile, check_shape, config_only_commit, pending, recover,
 };
 
 /// Named steps where a test build can stop the process (see [`Faults`]).
@@ -130,7 +129,7 @@ pub(crate) fn git_error(what: &str, e: impl std::fmt::Display) -> CommitError {
 }
 
 /// The branch HEAD is on, if a config-only commit may be made on it now.
-pub fn preflight(repo: &Repo) -> Result<String, CommitError> {
+pub(crate) fn preflight(repo: &Repo) -> Result<String, CommitError> {
     let branch = repo
         .branch()
         .map_err(|e| git_error("cannot read HEAD", e))?
@@ -158,7 +157,7 @@ pub fn preflight(repo: &Repo) -> Result<String, CommitError> {
 }
 
 /// Write blob, tree and commit for `content` as the new `discern.toml` on top of `parent`.
-pub fn write_objects(
+pub(crate) fn write_objects(
     repo: &Repo,
     parent: ObjectId,
     content: &[u8],
@@ -168,7 +167,7 @@ pub fn write_objects(
 }
 
 /// Write blob, tree and commit for `content` as the new `path` on top of `parent`.
-pub fn write_file_objects(
+pub(crate) fn write_file_objects(
     repo: &Repo,
     parent: ObjectId,
     path: &str,
@@ -212,7 +211,7 @@ pub fn write_file_objects(
 }
 
 /// Move `branch` from `expected` to `new`, only if it still points at `expected`.
-pub fn move_branch(
+pub(crate) fn move_branch(
     repo: &Repo,
     branch: &str,
     expected: ObjectId,
@@ -294,7 +293,7 @@ fn with_causes(e: &dyn std::error::Error) -> String {
 }
 
 /// Create `refs/heads/<branch>` at `at`; refuses if it exists.
-pub fn create_branch(
+pub(crate) fn create_branch(
     repo: &Repo,
     branch: &str,
     at: ObjectId,
@@ -311,7 +310,11 @@ pub fn create_branch(
 }
 
 /// Delete `refs/heads/<branch>` if it still points at `expected`.
-pub fn delete_branch(repo: &Repo, branch: &str, expected: ObjectId) -> Result<(), CommitError> {
+pub(crate) fn delete_branch(
+    repo: &Repo,
+    branch: &str,
+    expected: ObjectId,
+) -> Result<(), CommitError> {
     let edit = ref_edit(
         &format!("refs/heads/{branch}"),
         Change::Delete {
@@ -351,16 +354,20 @@ pub(crate) fn read_journals<T: serde::de::DeserializeOwned>(
 }
 
 /// The ref the Proof notes live on.
-pub const NOTES_REF: &str = "refs/notes/discern";
+pub(crate) const NOTES_REF: &str = "refs/notes/discern";
 
 /// Attach `note` to `commit` on [`NOTES_REF`] (replacing an earlier note on that commit), as a
 /// new notes commit whose parent is the previous notes tip; the ref moves by compare-and-swap.
-pub fn write_note(repo: &Repo, commit: ObjectId, note: &[u8]) -> Result<ObjectId, CommitError> {
+pub(crate) fn write_note(
+    repo: &Repo,
+    commit: ObjectId,
+    note: &[u8],
+) -> Result<ObjectId, CommitError> {
     write_note_on(repo, NOTES_REF, commit, note)
 }
 
 /// [`write_note`] on the notes ref `notes_ref`.
-pub fn write_note_on(
+pub(crate) fn write_note_on(
     repo: &Repo,
     notes_ref: &str,
     commit: ObjectId,
@@ -420,12 +427,16 @@ pub fn write_note_on(
 }
 
 /// Make the work-tree file and its index entry match `content` (whose blob is `blob`).
-pub fn sync_worktree(repo: &Repo, content: &[u8], blob: ObjectId) -> Result<(), CommitError> {
+pub(crate) fn sync_worktree(
+    repo: &Repo,
+    content: &[u8],
+    blob: ObjectId,
+) -> Result<(), CommitError> {
     sync_file(repo, FILE, content, blob)
 }
 
 /// Make the work-tree file `file` and its index entry match `content` (whose blob is `blob`).
-pub fn sync_file(
+pub(crate) fn sync_file(
     repo: &Repo,
     file: &str,
     content: &[u8],
@@ -477,7 +488,7 @@ pub fn sync_file(
 
 /// Take `path` out of the index and the work tree (an approval commit unwound before its
 /// branch moved leaves no file behind).
-pub fn unstage(repo: &Repo, path: &str) -> Result<(), CommitError> {
+pub(crate) fn unstage(repo: &Repo, path: &str) -> Result<(), CommitError> {
     let local = repo.local();
     let mut index = local
         .open_index()

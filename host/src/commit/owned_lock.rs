@@ -22,7 +22,7 @@ pub struct Claim {
 }
 
 /// Claim `paths` for this process, now.
-pub fn claim(paths: impl IntoIterator<Item = PathBuf>) -> Vec<Claim> {
+pub(crate) fn claim(paths: impl IntoIterator<Item = PathBuf>) -> Vec<Claim> {
     let since_ns = std::time::SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -37,7 +37,7 @@ pub fn claim(paths: impl IntoIterator<Item = PathBuf>) -> Vec<Claim> {
 }
 
 /// Remove every claimed lock a crashed discern provably left; the paths removed.
-pub fn release_left(claims: &[Claim]) -> Vec<PathBuf> {
+pub(crate) fn release_left(claims: &[Claim]) -> Vec<PathBuf> {
     claims
         .iter()
         .filter(|c| left_by_crash(c) && std::fs::remove_file(&c.path).is_ok())
@@ -47,7 +47,7 @@ pub fn release_left(claims: &[Claim]) -> Vec<PathBuf> {
 
 /// The claimed locks that still exist once the provable leftovers are removed: a recovery
 /// that finds one stops (keeping its journal, so the claim survives) and names it.
-pub fn still_held(claims: &[Claim]) -> Option<PathBuf> {
+pub(crate) fn still_held(claims: &[Claim]) -> Option<PathBuf> {
     release_left(claims);
     claims
         .iter()

@@ -10,7 +10,7 @@ use crate::config::FILE;
 use crate::git::Repo;
 
 /// What a config-only commit needs.
-pub struct ConfigCommit<'a> {
+pub(crate) struct ConfigCommit<'a> {
     /// `pin` or `proposal`: what the journal says it was doing.
     pub kind: &'a str,
     pub branch: &'a str,
@@ -29,7 +29,7 @@ pub struct ConfigCommit<'a> {
 
 /// One file under `<git-dir>/discern/` that a transaction writes once its commit exists.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct StateFile {
+pub(crate) struct StateFile {
     /// The file name under `<git-dir>/discern/` (a plain name: no folder, no `..`).
     pub name: String,
     /// Its whole new content; `None` removes the file.
@@ -63,7 +63,7 @@ impl StateFile {
 /// The transaction journal: written before the ref moves, removed when everything is done.
 /// Whoever finds it later finishes or unwinds the transaction.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Journal {
+pub(crate) struct Journal {
     pub version: u32,
     pub kind: String,
     pub branch: String,
@@ -82,7 +82,7 @@ pub struct Journal {
     pub locks: Vec<super::owned_lock::Claim>,
 }
 
-pub const JOURNAL: &str = "config-transaction.json";
+pub(super) const JOURNAL: &str = "config-transaction.json";
 
 /// Write `journal` where recovery looks for it, before the ref moves; its path.
 pub(super) fn write_journal(
@@ -105,7 +105,7 @@ pub(super) const JOURNAL_VERSION: u32 = 2;
 
 /// How a leftover journal was resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Recovery {
+pub(crate) enum Recovery {
     /// The ref had not moved: the repository is as it was before; the journal is gone.
     RolledBack(Journal),
     /// The commit had landed: index, work tree and payload are now complete.
@@ -116,7 +116,7 @@ pub enum Recovery {
 /// payload, drop the journal. A failure before the ref moved changes nothing; a failure after
 /// it is rolled back (ref back by CAS, file and index restored); a crash anywhere is finished
 /// or unwound by [`recover`].
-pub fn config_only_commit(
+pub(crate) fn config_only_commit(
     repo: &Repo,
     commit: &ConfigCommit<'_>,
     faults: &Faults,
@@ -188,7 +188,7 @@ pub fn config_only_commit(
 /// The journal of a transaction a crash interrupted, if one is pending: what read-only verbs
 /// and dry runs report instead of recovering (they write nothing). `Err` when the journal
 /// exists but cannot be read.
-pub fn pending(repo: &Repo) -> Result<Option<Journal>, String> {
+pub(crate) fn pending(repo: &Repo) -> Result<Option<Journal>, String> {
     let path = repo.admin_path(JOURNAL);
     match std::fs::read(&path) {
         Ok(bytes) => parse_journal(&bytes)
@@ -244,7 +244,7 @@ fn write_files(repo: &Repo, journal: &Journal) -> std::io::Result<()> {
 
 /// Finish or unwind a transaction a crash interrupted, whatever verb made it. `Ok(None)`:
 /// there was none.
-pub fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
+pub(crate) fn recover(repo: &Repo) -> Result<Option<Recovery>, CommitError> {
     let path = repo.admin_path(JOURNAL);
     if !path.exists() {
         return Ok(None);
@@ -332,7 +332,11 @@ fn restore(repo: &Repo, head: ObjectId, path: &str) -> Result<(), CommitError> {
 }
 
 /// A config-only commit: exactly one parent (`parent`) and only `discern.toml` changed.
-pub fn check_shape(repo: &Repo, commit: ObjectId, parent: ObjectId) -> Result<(), CommitError> {
+pub(crate) fn check_shape(
+    repo: &Repo,
+    commit: ObjectId,
+    parent: ObjectId,
+) -> Result<(), CommitError> {
     check_shape_of(repo, commit, parent, FILE)
 }
 
@@ -361,7 +365,7 @@ fn check_shape_of(
 }
 
 /// Paths a commit changed versus its first parent.
-pub fn changed_paths(repo: &Repo, commit: ObjectId) -> Result<Vec<String>, CommitError> {
+pub(super) fn changed_paths(repo: &Repo, commit: ObjectId) -> Result<Vec<String>, CommitError> {
     let parent = repo
         .local()
         .find_commit(commit)

@@ -9,7 +9,7 @@ use super::{Config, Direction};
 
 /// Why the two sides cannot be merged by meaning.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LimitConflict {
+pub(crate) enum LimitConflict {
     #[error("the two sides differ in more than limit values")]
     NotLimitsOnly,
     #[error("{0}")]
@@ -17,7 +17,11 @@ pub enum LimitConflict {
 }
 
 /// `ours` and `theirs` merged against `base` (`None`: the file was added on both sides).
-pub fn merge_limits(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, LimitConflict> {
+pub(crate) fn merge_limits(
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> Result<String, LimitConflict> {
     let parse = |text: &str| Config::parse(text).map_err(|_| LimitConflict::NotLimitsOnly);
     let (o, t) = (parse(ours)?, parse(theirs)?);
     let b = base.and_then(|text| Config::parse_tolerant(text).ok());

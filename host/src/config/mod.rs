@@ -15,22 +15,23 @@ mod value;
 
 use std::path::Path;
 
-pub use at::AtError;
-pub use error::{ConfigError, ConfigIssue};
-pub use jobs::{Job, Stage};
-pub use merge::{LimitConflict, merge_limits};
-pub use standard::{Direction, ExtentKind, FindingsMode, Per, ProducerRef, StandardDef};
-pub use value::{canonical_json, item_to_json, toml_to_json};
+pub(crate) use at::AtError;
+pub(crate) use error::{ConfigError, ConfigIssue};
+pub(crate) use jobs::{Job, Stage};
+pub(crate) use merge::{LimitConflict, merge_limits};
+pub(crate) use standard::{Direction, FindingsMode, Per, ProducerRef, StandardDef};
+pub(crate) use value::{canonical_json, item_to_json};
 
 /// The config file's name at the repository root.
-pub const FILE: &str = "discern.toml";
-pub use validate::{
-    ConfigProblem, ConfigSchema, MAX_TIMEOUT_S, SCHEMA, STANDARD_KEYS, SchemaError,
-};
+pub(crate) const FILE: &str = "discern.toml";
+pub use validate::MAX_TIMEOUT_S;
+#[cfg(test)]
+pub(crate) use validate::SCHEMA;
+pub(crate) use validate::{ConfigSchema, STANDARD_KEYS};
 
-pub const DEFAULT_TRUNK: &str = "main";
-pub const DEFAULT_BRANCH_PREFIX: &str = "agent/";
-pub const DEFAULT_MAP_DIR: &str = "docs/map";
+pub(crate) const DEFAULT_TRUNK: &str = "main";
+pub(crate) const DEFAULT_BRANCH_PREFIX: &str = "agent/";
+pub(crate) const DEFAULT_MAP_DIR: &str = "docs/map";
 
 /// How the owner's approval of a loosening or a protected change is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

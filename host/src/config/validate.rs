@@ -5,7 +5,7 @@ mod evidence;
 mod jobs;
 mod standards;
 
-pub use standards::{ConfigProblem, ConfigSchema, SchemaError};
+pub(crate) use standards::ConfigSchema;
 
 use std::ops::Range;
 
@@ -33,7 +33,7 @@ const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "s
 /// The longest `timeout` a Standard or a job may have: one hour.
 pub const MAX_TIMEOUT_S: f64 = 3600.0;
 const JOB_KEYS: &[&str] = &["stage", "run", "artifacts", "inputs", "timeout"];
-pub const STANDARD_KEYS: &[&str] = &[
+pub(crate) const STANDARD_KEYS: &[&str] = &[
     "direction",
     "findings",
     "limit",
@@ -52,7 +52,8 @@ pub const STANDARD_KEYS: &[&str] = &[
 
 /// Every key the schema allows, by table (`jobs.*` and `standards.*` for each job and Standard;
 /// a job may also be written as a bare command): what the protected set is held to cover.
-pub const SCHEMA: &[(&str, &[&str])] = &[
+#[cfg(test)]
+pub(crate) const SCHEMA: &[(&str, &[&str])] = &[
     ("repository", REPOSITORY_KEYS),
     ("acceptance", ACCEPTANCE_KEYS),
     ("map", MAP_KEYS),
@@ -64,16 +65,16 @@ pub const SCHEMA: &[(&str, &[&str])] = &[
 /// How strictly to read: the branch's own config strictly; trunk's tolerantly, so that keys
 /// an older or newer discern wrote do not stop the never-loosen comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(super) enum Mode {
     Strict,
     Tolerant,
 }
 
-pub fn parse(source: &str) -> Result<Config, ConfigError> {
+pub(super) fn parse(source: &str) -> Result<Config, ConfigError> {
     parse_with(source, Mode::Strict)
 }
 
-pub fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
+pub(super) fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError> {
     let spanned = toml_edit::Document::parse(source).map_err(|e| {
         ConfigError::single(ConfigIssue {
             table: String::new(),

@@ -2,7 +2,7 @@ use serde_json::{Map, Number, Value};
 
 /// A TOML value as JSON (what a producer's `config` becomes). Datetimes become strings;
 /// non-finite floats become `null` (they are refused earlier by validation).
-pub fn toml_to_json(value: &toml_edit::Value) -> Value {
+pub(super) fn toml_to_json(value: &toml_edit::Value) -> Value {
     match value {
         toml_edit::Value::String(s) => Value::String(s.value().clone()),
         toml_edit::Value::Integer(i) => Value::Number((*i.value()).into()),
@@ -21,7 +21,7 @@ pub fn toml_to_json(value: &toml_edit::Value) -> Value {
 }
 
 /// A TOML item (value or table) as JSON.
-pub fn item_to_json(item: &toml_edit::Item) -> Value {
+pub(crate) fn item_to_json(item: &toml_edit::Item) -> Value {
     match item {
         toml_edit::Item::None => Value::Null,
         toml_edit::Item::Value(v) => toml_to_json(v),
@@ -40,7 +40,7 @@ pub fn item_to_json(item: &toml_edit::Item) -> Value {
 
 /// Canonical JSON: object keys sorted at every depth, no whitespace. Equal configs give equal
 /// text regardless of how the TOML was written.
-pub fn canonical_json(value: &Value) -> String {
+pub(crate) fn canonical_json(value: &Value) -> String {
     fn sort(value: &Value) -> Value {
         match value {
             Value::Object(map) => {

@@ -36,7 +36,7 @@ use crate::snapshot::{Pathspec, Snapshot};
 /// large listing slow to load).
 pub const VERSION: u32 = 3;
 /// The store's size bound; the oldest entries are evicted beyond it.
-pub const MAX_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_BYTES: u64 = 256 << 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetricValue {
@@ -152,7 +152,7 @@ struct Header<'a> {
 type ChangedSince = HashMap<(String, gix::ObjectId), Option<Arc<Vec<String>>>>;
 
 #[derive(Debug, Clone)]
-pub struct Store {
+pub(crate) struct Store {
     dir: PathBuf,
     changed: Arc<Mutex<ChangedSince>>,
     /// A store that is only read (a dry run): lookups touch nothing, saves write nothing.
@@ -168,7 +168,7 @@ pub struct Store {
 }
 
 impl Store {
-    pub fn new(dir: PathBuf) -> Self {
+    pub(crate) fn new(dir: PathBuf) -> Self {
         Self {
             dir,
             changed: Arc::default(),
@@ -180,7 +180,7 @@ impl Store {
     }
 
     /// This store, consulting `shared` on a miss.
-    pub fn with_shared(self, shared: Arc<shared::Shared>) -> Self {
+    pub(crate) fn with_shared(self, shared: Arc<shared::Shared>) -> Self {
         Self {
             shared: Some(shared),
             ..self
@@ -188,7 +188,7 @@ impl Store {
     }
 
     /// What the remote evidence sources could not answer during this store's lookups.
-    pub fn shared_problems(&self) -> Vec<String> {
+    pub(crate) fn shared_problems(&self) -> Vec<String> {
         self.shared
             .as_ref()
             .map(|s| s.problems())
@@ -196,7 +196,7 @@ impl Store {
     }
 
     /// This store, reusing only what this clone measured.
-    pub fn local_only(self) -> Self {
+    pub(crate) fn local_only(self) -> Self {
         Self {
             local_only: true,
             shared: None,
@@ -205,7 +205,7 @@ impl Store {
     }
 
     /// A store that is only written: nothing is reused, every execution is recorded afresh.
-    pub fn write_only(dir: PathBuf) -> Self {
+    pub(crate) fn write_only(dir: PathBuf) -> Self {
         Self {
             write_only: true,
             ..Self::new(dir)
@@ -213,12 +213,12 @@ impl Store {
     }
 
     /// The key `identity`'s entries are stored under (`evidence/<key>/`).
-    pub fn key(identity: &str) -> String {
+    pub(crate) fn key(identity: &str) -> String {
         crate::digest::Digest::of(identity.as_bytes()).hex()
     }
 
     /// A store that is only read: valid entries are reused, nothing is written or touched.
-    pub fn read_only(dir: PathBuf) -> Self {
+    pub(crate) fn read_only(dir: PathBuf) -> Self {
         Self {
             read_only: true,
             ..Self::new(dir)
@@ -240,7 +240,7 @@ impl Store {
 
     /// The newest entry for `identity` that is valid on `snapshot`: one this clone recorded,
     /// else a verified one another clone published (imported into this store).
-    pub fn lookup(&self, identity: &str, snapshot: &Snapshot) -> Option<Entry> {
+    pub(crate) fn lookup(&self, identity: &str, snapshot: &Snapshot) -> Option<Entry> {
         if self.write_only {
             return None;
         }
@@ -330,7 +330,7 @@ impl Store {
     }
 
     /// Record an execution. Errors only cost reuse later, so they are ignored by callers.
-    pub fn save(
+    pub(crate) fn save(
         &self,
         identity: &str,
         commit: &str,
@@ -390,7 +390,7 @@ impl Store {
     }
 
     /// Remove the least recently used entries until the store fits in `max_bytes`.
-    pub fn evict(&self, max_bytes: u64) {
+    pub(crate) fn evict(&self, max_bytes: u64) {
         let mut files: Vec<(SystemTime, u64, PathBuf)> = Vec::new();
         for dir in std::fs::read_dir(&self.dir)
             .into_iter()
@@ -425,22 +425,18 @@ impl Store {
             }
         }
     }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
 }
 
 impl Store {
     /// Whether `entry`, served by a lookup of a store of the same folder, is one this store's
     /// lookup may serve on `snapshot`: this store reads evidence and the entry is valid there.
-    pub fn serves(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
+    pub(crate) fn serves(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
         !self.write_only && entry.version == VERSION && self.valid_on(entry, snapshot)
     }
 
     /// Whether everything `entry` read is unchanged in `snapshot`: no path that changed since
     /// the recorded commit was read or matches a listed glob.
-    pub fn valid_on(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
+    pub(crate) fn valid_on(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
         let same_commit = entry.commit.parse().ok() == Some(snapshot.commit());
         if entry.exact_commit || same_commit {
             return same_commit && !snapshot.is_worktree();
@@ -474,7 +470,7 @@ fn touch(path: &Path) {
 }
 
 /// Paths `read_set` touched outside `inputs` (read, or matched by a listing).
-pub fn outside(read_set: &ReadSet, inputs: &[String]) -> Vec<String> {
+pub(crate) fn outside(read_set: &ReadSet, inputs: &[String]) -> Vec<String> {
     let spec = Pathspec::new(inputs);
     let mut outside: Vec<String> = read_set
         .paths()

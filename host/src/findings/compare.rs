@@ -15,7 +15,7 @@ use crate::snapshot::Snapshot;
 
 /// What findings are compared with, and between which trees.
 #[derive(Debug, Clone, Copy)]
-pub struct Baseline<'a> {
+pub(crate) struct Baseline<'a> {
     pub repo: &'a Repo,
     /// The snapshot measured.
     pub head: &'a Snapshot,
@@ -27,7 +27,7 @@ pub struct Baseline<'a> {
 
 /// A comparison: which findings are new and fixed, and where the baseline's are.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Compared {
+pub(crate) struct Compared {
     pub diff: Diff,
     /// The baseline's findings' places, by index (their fingerprints: `identity.rs`).
     pub base_places: Vec<Option<Place>>,
@@ -35,11 +35,11 @@ pub struct Compared {
 
 #[derive(Debug, thiserror::Error)]
 #[error("git's diff since the baseline cannot be read: {0}")]
-pub struct CompareError(#[from] LineMapError);
+pub(crate) struct CompareError(#[from] LineMapError);
 
 /// `head` (this commit's findings, placed) versus `base`, the baseline's; `read` holds the
 /// lines read for `head`, which an unchanged file shares with the baseline.
-pub fn compare(
+pub(crate) fn compare(
     baseline: &Baseline,
     head: Side,
     base: &[Finding],
@@ -85,7 +85,7 @@ fn unchanged(baseline: &Baseline, head: Side, base: &[Finding]) -> Option<Compar
 /// (or, unplaced, the same producer fingerprint): the pairing of `diff.rs` pairs each with its
 /// twin, so nothing is new or fixed. (A fully reused reading on a commit that changed none of
 /// its inputs, the common case, costs a comparison of the lists.)
-pub fn untouched(baseline: &Baseline, head: &[Finding], base: &[Finding]) -> bool {
+pub(crate) fn untouched(baseline: &Baseline, head: &[Finding], base: &[Finding]) -> bool {
     let Some(snapshot) = baseline.snapshot else {
         return false;
     };

@@ -34,7 +34,7 @@ use crate::runtime::Finding;
 
 /// What changed from the baseline's findings to this commit's, as indices into each list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Diff {
+pub(crate) struct Diff {
     /// Indices into this commit's findings of the new ones, in order.
     pub new: Vec<usize>,
     /// Indices into the baseline's findings of the fixed ones, in order.
@@ -43,14 +43,19 @@ pub struct Diff {
 
 /// One commit's findings and the place of each (same indices; see `place.rs`).
 #[derive(Debug, Clone, Copy)]
-pub struct Side<'a> {
+pub(crate) struct Side<'a> {
     pub findings: &'a [Finding],
     pub places: &'a [Option<Place>],
 }
 
 /// `head` versus `base`. `maps` holds git's line map for each of this commit's paths whose
 /// file (at its baseline path) has placed findings on both sides.
-pub fn diff(head: Side, base: Side, renames: &Renames, maps: &HashMap<String, LineMap>) -> Diff {
+pub(super) fn diff(
+    head: Side,
+    base: Side,
+    renames: &Renames,
+    maps: &HashMap<String, LineMap>,
+) -> Diff {
     let mut pairs = Pairs::new(head.findings.len(), base.findings.len());
     let keys = Keys { head, renames };
     kept(&keys, base, maps, &mut pairs);
@@ -316,7 +321,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::findings::Hunk;
+    use crate::findings::line_map::Hunk;
     use crate::findings::lines::lines;
 
     /// One version of a file and its findings: `(line, message)`.

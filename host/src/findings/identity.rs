@@ -25,7 +25,7 @@ const TAG: &str = "discern-finding/2";
 /// The fingerprints of one list of findings, each made when it is asked for: a result shows a
 /// few of thousands, so the first few occurrences are counted by a scan of the findings before
 /// them, and only a caller that asks for many (`--explain`) has them all counted at once.
-pub struct Fingerprints<'a> {
+pub(crate) struct Fingerprints<'a> {
     findings: &'a [Finding],
     places: &'a [Option<Place>],
     /// Each placed finding's occurrence among those with the same place and message, once
@@ -39,7 +39,7 @@ const SCANNED: usize = 64;
 
 impl<'a> Fingerprints<'a> {
     /// The fingerprints of `findings`, `places` giving each one's place (same indices).
-    pub fn new(findings: &'a [Finding], places: &'a [Option<Place>]) -> Self {
+    pub(crate) fn new(findings: &'a [Finding], places: &'a [Option<Place>]) -> Self {
         Self {
             findings,
             places,
@@ -49,7 +49,7 @@ impl<'a> Fingerprints<'a> {
     }
 
     /// The fingerprint of finding `index`.
-    pub fn get(&self, index: usize) -> String {
+    pub(crate) fn get(&self, index: usize) -> String {
         let finding = &self.findings[index];
         match &self.places[index] {
             Some(

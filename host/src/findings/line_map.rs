@@ -15,7 +15,7 @@ use crate::git::{Repo, RepoError};
 /// One change of `git diff -U0`: `old_len` lines at `old_start` became `new_len` lines at
 /// `new_start` (a start names the line before the change when its length is 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hunk {
+pub(crate) struct Hunk {
     pub old_start: u32,
     pub old_len: u32,
     pub new_start: u32,
@@ -35,14 +35,14 @@ impl Hunk {
 
 /// The unchanged lines from one version of a file to the next.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LineMap {
+pub(crate) struct LineMap {
     hunks: Vec<Hunk>,
     /// How many lines the file grew by before each hunk.
     growth_before: Vec<i64>,
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum LineMapError {
+pub(crate) enum LineMapError {
     #[error(transparent)]
     Git(#[from] RepoError),
     #[error("`git diff` printed a hunk header discern cannot read: {0:?}")]
@@ -51,12 +51,12 @@ pub enum LineMapError {
 
 impl LineMap {
     /// The map of a file that did not change: every line is where it was.
-    pub fn unchanged() -> Self {
+    pub(crate) fn unchanged() -> Self {
         Self::default()
     }
 
     /// The map of `hunks`, in the order git prints them.
-    pub fn from_hunks(hunks: Vec<Hunk>) -> Self {
+    pub(crate) fn from_hunks(hunks: Vec<Hunk>) -> Self {
         let mut growth_before = Vec::with_capacity(hunks.len());
         let mut growth = 0;
         for hunk in &hunks {
@@ -71,7 +71,7 @@ impl LineMap {
 
     /// The baseline's line that this commit's line `new` (1-based) is, when the diff kept it;
     /// `None` when the diff added it (or changed it, which is a deletion and an addition).
-    pub fn old_line(&self, new: u32) -> Option<u32> {
+    pub(crate) fn old_line(&self, new: u32) -> Option<u32> {
         let before = self.hunks.partition_point(|h| h.new_end() <= new);
         if let Some(hunk) = self.hunks.get(before)
             && hunk.new_len > 0
@@ -89,7 +89,7 @@ impl LineMap {
 
 impl LineMap {
     /// The change (its index, in git's order) that added or rewrote this commit's line `new`.
-    pub fn change_of_new(&self, new: u32) -> Option<usize> {
+    pub(crate) fn change_of_new(&self, new: u32) -> Option<usize> {
         let at = self
             .hunks
             .partition_point(|h| h.new_start + h.new_len <= new);
@@ -98,7 +98,7 @@ impl LineMap {
     }
 
     /// The change (its index, in git's order) that deleted or rewrote the baseline's line `old`.
-    pub fn change_of_old(&self, old: u32) -> Option<usize> {
+    pub(crate) fn change_of_old(&self, old: u32) -> Option<usize> {
         let at = self
             .hunks
             .partition_point(|h| h.old_start + h.old_len <= old);
@@ -126,7 +126,7 @@ const PATHS_PER_RUN: usize = 500;
 
 /// One file's two versions: its path at the baseline and here, and its blob at each.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Versions {
+pub(super) struct Versions {
     pub old_path: String,
     pub new_path: String,
     pub old: ObjectId,
@@ -137,7 +137,7 @@ pub struct Versions {
 /// `new_tree`: files that kept their path by one `git diff` of the two trees per
 /// [`PATHS_PER_RUN`] paths, a renamed one (or one the tree diff did not show) by a diff of its
 /// two blobs.
-pub fn line_maps(
+pub(super) fn line_maps(
     repo: &Repo,
     (old_tree, new_tree): (ObjectId, ObjectId),
     files: &[Versions],
@@ -177,7 +177,7 @@ fn tree_maps(
 }
 
 /// The map from blob `old` to blob `new`, by `git diff`.
-pub fn line_map(repo: &Repo, old: ObjectId, new: ObjectId) -> Result<LineMap, LineMapError> {
+pub(super) fn line_map(repo: &Repo, old: ObjectId, new: ObjectId) -> Result<LineMap, LineMapError> {
     if old == new {
         return Ok(LineMap::unchanged());
     }
@@ -197,7 +197,7 @@ pub fn line_map(repo: &Repo, old: ObjectId, new: ObjectId) -> Result<LineMap, Li
 
 /// The maps in `git diff --full-index -U0` output of whole trees: each file's hunks, under the
 /// blob pair of its `index <old>..<new>` line.
-pub fn parse(out: &[u8]) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
+pub(super) fn parse(out: &[u8]) -> Result<HashMap<(ObjectId, ObjectId), LineMap>, LineMapError> {
     let mut maps = HashMap::new();
     let mut file: Option<((ObjectId, ObjectId), Vec<Hunk>)> = None;
     for line in out.split(|&b| b == b'\n') {

@@ -13,11 +13,11 @@ use std::collections::{BTreeSet, HashMap};
 use sha2::{Digest, Sha256};
 
 /// The sha256 of a line's normalized content.
-pub type Content = [u8; 32];
+pub(super) type Content = [u8; 32];
 
 /// What one line of a file is, for a finding placed on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Line {
+pub(crate) struct Line {
     pub content: Content,
     /// How many earlier lines of the file have the same normalized content.
     pub rank: u32,
@@ -27,7 +27,7 @@ pub struct Line {
 /// entry. Every line up to the last one wanted is looked at, since a rank counts the identical
 /// lines before it, but only a line that may read like a wanted one (the same first and last
 /// byte once trimmed, which normalizing keeps) is normalized and compared.
-pub fn lines(content: &[u8], wanted: &BTreeSet<u32>) -> HashMap<u32, Line> {
+pub(super) fn lines(content: &[u8], wanted: &BTreeSet<u32>) -> HashMap<u32, Line> {
     let mut found = HashMap::with_capacity(wanted.len());
     let Some(&last_wanted) = wanted.last() else {
         return found;
@@ -106,7 +106,7 @@ impl Ends {
 
 /// `line`'s words joined by single spaces; borrowed when it already is that (most lines, once
 /// their indentation is cut).
-pub fn normalized(line: &[u8]) -> Cow<'_, [u8]> {
+pub(super) fn normalized(line: &[u8]) -> Cow<'_, [u8]> {
     let trimmed = line.trim_ascii();
     let collapsed = trimmed
         .windows(2)

@@ -24,15 +24,15 @@ use serde::Serialize;
 
 use crate::runtime::Finding;
 
-pub use compare::{Baseline, CompareError, Compared, compare, untouched};
-pub use diff::{Diff, Side, diff};
-pub use identity::Fingerprints;
-pub use line_map::{Hunk, LineMap, LineMapError, Versions, line_map, line_maps};
-pub use place::{Place, ReadLines, complete, places};
-pub use renames::{Renames, renames};
+pub(crate) use compare::{Baseline, Compared, compare, untouched};
+pub(crate) use diff::{Diff, Side};
+pub(crate) use identity::Fingerprints;
+pub(crate) use line_map::LineMap;
+pub(crate) use place::{Place, ReadLines, complete, places};
+pub(crate) use renames::{Renames, renames};
 
 /// How many new and fixed findings a Standard's result lists (the totals are exact).
-pub const SHOWN: usize = 20;
+pub(crate) const SHOWN: usize = 20;
 
 /// `data.standards[].findings`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

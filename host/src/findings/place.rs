@@ -19,7 +19,7 @@ use crate::snapshot::{EntryKind, Reader, Snapshot};
 
 /// One finding's place in its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Place {
+pub(crate) struct Place {
     pub path: String,
     /// The file's blob at the commit measured: two places in the same blob are in one version.
     pub blob: ObjectId,
@@ -32,7 +32,7 @@ pub struct Place {
 /// The lines read so far, by blob: the two sides of a comparison share most files, and a file
 /// unchanged since the baseline is read once.
 #[derive(Debug, Default)]
-pub struct ReadLines {
+pub(crate) struct ReadLines {
     by_blob: HashMap<ObjectId, Lines>,
 }
 
@@ -73,7 +73,7 @@ impl ReadLines {
 /// The place of each of `findings` (by index) in `snapshot`. A file for which `unread(path,
 /// blob)` holds is not read (its places have no text); another is read once, and not at all
 /// when `read` has its lines already.
-pub fn places(
+pub(crate) fn places(
     snapshot: &Snapshot,
     findings: &[Finding],
     read: &mut ReadLines,
@@ -117,7 +117,7 @@ pub fn places(
 
 /// Read the lines of the findings `indices` whose files `places` left unread; a line past its
 /// file's end leaves the finding without a place.
-pub fn complete(
+pub(crate) fn complete(
     snapshot: &Snapshot,
     (findings, places): (&[Finding], &mut [Option<Place>]),
     indices: &[usize],

@@ -9,7 +9,7 @@ use crate::git::{Repo, RepoError};
 
 /// Every rename from the baseline to this commit, both ways.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Renames {
+pub(crate) struct Renames {
     /// New path → old path.
     old: HashMap<String, String>,
     /// Old path → new path.
@@ -17,7 +17,7 @@ pub struct Renames {
 }
 
 impl Renames {
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+    pub(crate) fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
         let owned = |(a, b): &(&str, &str)| (a.to_string(), b.to_string());
         Self {
@@ -26,23 +26,23 @@ impl Renames {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.old.is_empty()
     }
 
     /// The path `new` had at the baseline, if it was renamed.
-    pub fn old_path(&self, new: &str) -> Option<&str> {
+    pub(crate) fn old_path(&self, new: &str) -> Option<&str> {
         self.old.get(new).map(String::as_str)
     }
 
     /// The path the baseline's `old` has now, if it was renamed.
-    pub fn new_path(&self, old: &str) -> Option<&str> {
+    pub(crate) fn new_path(&self, old: &str) -> Option<&str> {
         self.new.get(old).map(String::as_str)
     }
 }
 
 /// The renames from `base` to `head`, as `git diff -M` detects them (50 % similarity).
-pub fn renames(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Renames, RepoError> {
+pub(crate) fn renames(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Renames, RepoError> {
     let (base, head) = (base.to_string(), head.to_string());
     let out = repo.git_bytes(&[
         "-c",

@@ -23,7 +23,11 @@ const UNTRACKED_BUDGET: usize = 10_000;
 /// ("cannot tell": ask `git status`).
 /// Where the worktree configures git's fsmonitor hook, it is asked first, and only the
 /// folders where something changed since the last survey are read (`fsmonitor.rs`).
-pub fn changed_paths(repo: &gix::Repository, root: &Path, head: Head) -> Option<Vec<String>> {
+pub(super) fn changed_paths(
+    repo: &gix::Repository,
+    root: &Path,
+    head: Head,
+) -> Option<Vec<String>> {
     let index = clean::usual_index(repo, head)?;
     let asked = Monitor::configured(repo, root, repo.git_dir()).map(|monitor| monitor.ask(&index));
     let only = match asked.as_ref().map(|a| &a.answer) {

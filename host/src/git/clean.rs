@@ -32,7 +32,7 @@ use crate::snapshot::{EntryKind, Snapshot};
 /// HEAD as the clean check holds the index to it: its tree, and the snapshot that lists it,
 /// opened only when the index's cache-tree cannot vouch for that tree by its id.
 #[derive(Clone, Copy)]
-pub enum Head<'a> {
+pub(super) enum Head<'a> {
     /// HEAD's snapshot, already open.
     Snapshot(&'a Snapshot),
     /// HEAD's tree id, and how to open its snapshot (`None`: unreadable, "cannot tell").
@@ -58,7 +58,7 @@ impl Head<'_> {
 
 /// Whether the index and the work tree provably hold exactly `head` (HEAD's tree), untracked
 /// files all ignored. `false` means "cannot tell", not "dirty".
-pub fn proves_clean(repo: &gix::Repository, root: &Path, head: Head) -> bool {
+pub(super) fn proves_clean(repo: &gix::Repository, root: &Path, head: Head) -> bool {
     let Some(index) = usual_index(repo, head) else {
         return false;
     };

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 /// How long the hook may take before its answer is not waited for (the whole walk then).
-pub const TIMEOUT: Duration = Duration::from_secs(2);
+pub(super) const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The saved state's format.
 const VERSION: u32 = 1;

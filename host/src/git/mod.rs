@@ -15,22 +15,21 @@ mod settle;
 mod settled;
 #[cfg(test)]
 mod tests;
-pub mod worktree;
+pub(crate) mod worktree;
 
-pub use history::RangeCommit;
-pub use refs::Resolved;
-pub use repo::{Repo, RepoError, WorktreeInfo};
-pub use worktree::{GitCommandError, Merge, Removal};
+pub(crate) use repo::WorktreeInfo;
+pub use repo::{Repo, RepoError};
+pub(crate) use worktree::Merge;
 
 /// `git` as discern runs it: replace refs off (`GIT_NO_REPLACE_OBJECTS`), so no
 /// `refs/replace/` entry an agent wrote can stand in for an object discern reads.
-pub fn command() -> std::process::Command {
+pub(crate) fn command() -> std::process::Command {
     let mut cmd = std::process::Command::new("git");
     cmd.env("GIT_NO_REPLACE_OBJECTS", "1");
     cmd
 }
 
 /// A commit id shortened for people (12 hex digits).
-pub fn short(id: &str) -> String {
+pub(crate) fn short(id: &str) -> String {
     id.chars().take(12).collect()
 }

@@ -14,7 +14,7 @@ use crate::git::Repo;
 /// A git command that failed, and what it said.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`git {command}` failed: {message}")]
-pub struct GitCommandError {
+pub(crate) struct GitCommandError {
     pub command: String,
     pub message: String,
 }
@@ -28,7 +28,7 @@ fn run(repo: &Repo, args: &[&str]) -> Result<String, GitCommandError> {
 
 /// `git worktree add <path> <branch>`: a new checkout of an existing branch. On failure git
 /// leaves no worktree behind.
-pub fn add(repo: &Repo, path: &Path, branch: &str) -> Result<(), GitCommandError> {
+pub(crate) fn add(repo: &Repo, path: &Path, branch: &str) -> Result<(), GitCommandError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| GitCommandError {
             command: format!("worktree add {}", path.display()),
@@ -41,7 +41,7 @@ pub fn add(repo: &Repo, path: &Path, branch: &str) -> Result<(), GitCommandError
 
 /// Whether a removal may discard the worktree's uncommitted files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Removal {
+pub(crate) enum Removal {
     /// Only a clean worktree is removed (git refuses otherwise).
     IfClean,
     /// The rollback of a worktree this call just created: whatever is in it goes.
@@ -51,7 +51,7 @@ pub enum Removal {
 }
 
 /// `git worktree remove [--force] <path>`, run from `main` (a worktree cannot remove itself).
-pub fn remove(main: &Repo, path: &Path, removal: Removal) -> Result<(), GitCommandError> {
+pub(crate) fn remove(main: &Repo, path: &Path, removal: Removal) -> Result<(), GitCommandError> {
     let path = path.display().to_string();
     match removal {
         Removal::IfClean => run(main, &["worktree", "remove", &path]),
@@ -63,7 +63,7 @@ pub fn remove(main: &Repo, path: &Path, removal: Removal) -> Result<(), GitComma
 
 /// What a merge did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Merge {
+pub(crate) enum Merge {
     /// The branch now contains `incoming` in a merge commit.
     Merged,
     /// It conflicted only in the one file a resolver was given, which resolved it: the branch
@@ -80,18 +80,23 @@ pub enum Merge {
 
 /// How a conflict confined to one file may be resolved: given the base's content (`None` when
 /// the file is new on both sides), ours and theirs, the resolved content, or why not.
-pub struct Resolver<'a> {
+pub(crate) struct Resolver<'a> {
     pub path: &'a str,
     pub resolve: &'a Resolve,
 }
 
 /// `(base, ours, theirs)` → the resolved content, or why not.
-pub type Resolve = dyn Fn(Option<&str>, &str, &str) -> Result<String, String>;
+pub(crate) type Resolve = dyn Fn(Option<&str>, &str, &str) -> Result<String, String>;
 
 /// `git merge --no-ff --no-edit -m <message> <incoming>` into the checked-out branch. A
 /// conflict in `resolver.path` alone that the resolver resolves is committed as the merge;
 /// any other failure is aborted (`git merge --abort`), so no conflict state is ever left.
-pub fn merge(repo: &Repo, incoming: ObjectId, message: &str, resolver: Option<&Resolver>) -> Merge {
+pub(crate) fn merge(
+    repo: &Repo,
+    incoming: ObjectId,
+    message: &str,
+    resolver: Option<&Resolver>,
+) -> Merge {
     let incoming = incoming.to_string();
     let args = ["merge", "--no-edit", "--no-ff", "-m", message, &incoming];
     let Err(e) = run(repo, &args) else {
@@ -148,7 +153,7 @@ fn resolve(repo: &Repo, resolver: &Resolver) -> Result<(), GitCommandError> {
 
 /// Bring `checkout`'s index and files from `from` to `to` (`git read-tree -m -u`), the way a
 /// fast-forward updates a checkout. git refuses when a local change would be overwritten.
-pub fn follow(checkout: &Repo, from: ObjectId, to: ObjectId) -> Result<(), GitCommandError> {
+pub(crate) fn follow(checkout: &Repo, from: ObjectId, to: ObjectId) -> Result<(), GitCommandError> {
     let (from, to) = (from.to_string(), to.to_string());
     run(checkout, &["read-tree", "-m", "-u", &from, &to]).map(|_| ())
 }

@@ -17,11 +17,11 @@ use crate::preflight::{self, Cleanliness};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "abandon";
+pub(crate) const VERB: &str = "abandon";
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AbandonRequest {
+pub(crate) struct AbandonRequest {
     /// The effort to abandon: its id, branch or worktree path (default: the effort this
     /// checkout is).
     #[serde(default)]
@@ -73,7 +73,7 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
     ))
 }
 
-pub fn abandon(ws: &Workspace, request: &AbandonRequest) -> Moved {
+pub(crate) fn abandon(ws: &Workspace, request: &AbandonRequest) -> Moved {
     let effort = match judged(ws, request) {
         Ok(effort) => effort,
         Err(refusal) => return (*refusal).into(),

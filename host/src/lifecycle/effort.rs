@@ -11,7 +11,7 @@ use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::workspace::Workspace;
 
 /// The effort `target` names: its worktree path (if it still has one) and its tip.
-pub fn find(
+pub(crate) fn find(
     repo: &Repo,
     prefix: &str,
     target: &str,
@@ -39,13 +39,17 @@ pub fn find(
 }
 
 /// The worktree of the effort `target` names, when it has one.
-pub fn worktree(repo: &Repo, prefix: &str, target: &str) -> Option<PathBuf> {
+pub(crate) fn worktree(repo: &Repo, prefix: &str, target: &str) -> Option<PathBuf> {
     find(repo, prefix, target).and_then(|(path, _)| path)
 }
 
 /// The workspace of the effort `target` names, seen from `ws` (any checkout, the main one
 /// included), or `verb`'s refusal naming what was not found.
-pub fn workspace(ws: &Workspace, verb: &str, target: &str) -> Result<Workspace, Box<Envelope>> {
+pub(crate) fn workspace(
+    ws: &Workspace,
+    verb: &str,
+    target: &str,
+) -> Result<Workspace, Box<Envelope>> {
     let prefix = crate::config::Config::load(ws.root())
         .ok()
         .flatten()

@@ -2,18 +2,18 @@
 //! `progress`, `map`. Each verb is a library function returning the shared envelope; the CLI
 //! and the MCP server call the same functions.
 
-pub mod abandon;
-pub mod accept;
-pub mod approve;
-pub mod done;
-pub mod effort;
-pub mod required;
-pub mod resolve;
-pub mod stage_verbs;
-pub mod start;
-pub mod steps;
-pub mod update;
-pub mod wait;
+pub(crate) mod abandon;
+pub(crate) mod accept;
+pub(crate) mod approve;
+pub(crate) mod done;
+pub(crate) mod effort;
+pub(crate) mod required;
+pub(crate) mod resolve;
+pub(crate) mod stage_verbs;
+pub(crate) mod start;
+pub(crate) mod steps;
+pub(crate) mod update;
+pub(crate) mod wait;
 
 use std::path::PathBuf;
 
@@ -22,7 +22,7 @@ use crate::result::Envelope;
 /// A lifecycle verb's result, and the checkout the caller works in from now on when the verb
 /// moved it (`start` into the new effort, a landing `accept` back to the main checkout).
 #[derive(Debug, Clone)]
-pub struct Moved {
+pub(crate) struct Moved {
     pub envelope: Envelope,
     pub root: Option<PathBuf>,
 }

@@ -15,7 +15,7 @@ use crate::protected::{self, GateChanges, ProtectedChange, Side};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 
 #[derive(Debug, thiserror::Error)]
-pub enum RequiredError {
+pub(crate) enum RequiredError {
     #[error("{0}")]
     Repo(#[from] RepoError),
     #[error("the trunk's discern.toml cannot be parsed: {0}")]
@@ -28,7 +28,7 @@ pub enum RequiredError {
 
 /// Everything the owner must approve before HEAD lands on the trunk.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Required {
+pub(crate) struct Required {
     /// Loosenings, each a live proposal.
     pub proposals: Vec<ApprovalItem>,
     pub protected: Vec<ProtectedChange>,
@@ -43,12 +43,12 @@ pub struct Required {
 }
 
 impl Required {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.proposals.is_empty() && self.protected.is_empty()
     }
 
     /// The exact token set an approval must name.
-    pub fn tokens(&self) -> BTreeSet<String> {
+    pub(crate) fn tokens(&self) -> BTreeSet<String> {
         self.proposals
             .iter()
             .map(|p| p.token.clone())
@@ -57,7 +57,7 @@ impl Required {
     }
 
     /// Refused when a loosening is no live proposal: nothing can approve that.
-    pub fn explained(&self, verb: &str, then: &str) -> Result<(), Box<Envelope>> {
+    pub(crate) fn explained(&self, verb: &str, then: &str) -> Result<(), Box<Envelope>> {
         if self.unexplained.is_empty() {
             return Ok(());
         }
@@ -79,7 +79,7 @@ impl Required {
 
     /// The live proposals these items include that are stale (each with why): a stale proposal
     /// authorizes nothing, so `approve` and `accept` refuse before anything is signed or lands.
-    pub fn stale(&self, repo: &Repo, head: ObjectId, trunk: &str) -> Vec<String> {
+    pub(crate) fn stale(&self, repo: &Repo, head: ObjectId, trunk: &str) -> Vec<String> {
         // The config committed at `head` is the one that lands, whatever the work tree holds.
         let config = Config::at_or_absent(repo, head).ok();
         self.records
@@ -93,7 +93,7 @@ impl Required {
     }
 
     /// One readable line an item, proposals first.
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         self.proposals
             .iter()
             .map(|p| format!("limit {}", p.line()))
@@ -109,7 +109,7 @@ impl Required {
 }
 
 /// What HEAD changes versus the trunk commit that only the owner may approve.
-pub fn required(
+pub(crate) fn required(
     repo: &Repo,
     trunk: &str,
     trunk_commit: ObjectId,

@@ -11,13 +11,13 @@ use crate::config::{Config, FILE, LimitConflict, merge_limits};
 use crate::git::Repo;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
 
-pub const DRIVER_VERB: &str = "merge-driver";
-pub const RESOLVE_VERB: &str = "resolve";
+pub(crate) const DRIVER_VERB: &str = "merge-driver";
+pub(crate) const RESOLVE_VERB: &str = "resolve";
 
 /// git's `%O %A %B %P`: the base, ours (where the result goes), theirs, and the path.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MergeDriverRequest {
+pub(crate) struct MergeDriverRequest {
     /// The common ancestor's version (`%O`; empty when the file is new on both sides).
     pub base: PathBuf,
     /// Our version (`%A`), overwritten with the result.
@@ -31,7 +31,7 @@ pub struct MergeDriverRequest {
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ResolveRequest {}
+pub(crate) struct ResolveRequest {}
 
 fn refuse(verb: &str, slug: ErrorSlug, message: String, hint: &str) -> Envelope {
     Envelope::refusal(
@@ -55,7 +55,7 @@ fn ok(verb: &str, state: String) -> Envelope {
 
 /// The merge driver: the result in `ours` and exit 0, or conflict markers (led by the reason)
 /// in `ours` and a refusal (git sees a non-zero exit: a conflict).
-pub fn merge_driver(request: &MergeDriverRequest) -> Envelope {
+pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Envelope {
     let path = request.path.as_deref().unwrap_or(FILE);
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
     let (base, ours, theirs) = match (
@@ -213,7 +213,7 @@ fn not_crossed(base: Option<&str>, ours: &str, theirs: &str) -> Result<(), Strin
 
 /// `discern resolve`: a conflicted `discern.toml` in this checkout settled by meaning and
 /// staged; anything else refused with why.
-pub fn resolve(repo: &Repo) -> Envelope {
+pub(crate) fn resolve(repo: &Repo) -> Envelope {
     let stage = |n: u8| {
         repo.git_bytes(&["show", &format!(":{n}:{FILE}")])
             .ok()

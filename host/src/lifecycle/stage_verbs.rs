@@ -17,13 +17,13 @@ struct StageData {
 /// `discern prepare` and `discern test` take no arguments: they run jobs on the work tree as it is.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StageRequest {}
+pub(crate) struct StageRequest {}
 
-pub fn prepare(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
+pub(crate) fn prepare(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
     run_stages(ws, "prepare", &[&[Stage::Fix], &[Stage::Check]], progress)
 }
 
-pub fn test(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
+pub(crate) fn test(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
     let journal = Journal::begin(&ws.repo, "test");
     journal.finish(run_stages(ws, "test", &[&[Stage::Test]], progress))
 }

@@ -11,11 +11,11 @@ use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, 
 use crate::task::{self, CreatedFrom, TaskMetadata};
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "start";
+pub(crate) const VERB: &str = "start";
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StartRequest {
+pub(crate) struct StartRequest {
     /// The effort's name (its id): default a random codename.
     #[arg(long)]
     pub name: Option<String>,
@@ -72,7 +72,7 @@ fn codename(attempt: u32) -> String {
 }
 
 /// Why `name` cannot be an effort id, if it cannot.
-pub fn name_problem(name: &str) -> Option<String> {
+pub(crate) fn name_problem(name: &str) -> Option<String> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
@@ -88,14 +88,14 @@ pub fn name_problem(name: &str) -> Option<String> {
 }
 
 /// The folder efforts live in: the sibling `<repo>.worktrees/`.
-pub fn worktree_root(main: &Path) -> PathBuf {
+pub(crate) fn worktree_root(main: &Path) -> PathBuf {
     let name = main
         .file_name()
         .map_or_else(|| "repo".into(), |n| n.to_string_lossy().into_owned());
     main.with_file_name(format!("{name}.worktrees"))
 }
 
-pub fn start(ws: &Workspace, request: &StartRequest) -> Moved {
+pub(crate) fn start(ws: &Workspace, request: &StartRequest) -> Moved {
     // A landing a crash interrupted is finished from the main checkout too, before forking.
     let finished = match request.dry_run {
         true => Vec::new(),
@@ -393,7 +393,7 @@ fn taken(repo: &Repo, root: &Path, prefix: &str, id: &str) -> bool {
 }
 
 /// A branch, tag or commit (anything `rev-parse` understands) as a commit id.
-pub fn resolve(repo: &Repo, rev: &str) -> Option<gix::ObjectId> {
+pub(crate) fn resolve(repo: &Repo, rev: &str) -> Option<gix::ObjectId> {
     let local = repo.local();
     let id = local.rev_parse_single(rev).ok()?;
     let commit = id.object().ok()?.peel_to_commit().ok()?;

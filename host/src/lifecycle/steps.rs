@@ -9,15 +9,14 @@ use crate::result::{Diagnostic, Severity};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Ok,
     Failed,
-    Skipped,
 }
 
 /// One labelled step of a verb (`steps[]` in the envelope).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     pub label: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage: Option<Stage>,
@@ -33,7 +32,7 @@ pub struct Step {
 }
 
 impl Step {
-    pub fn check(label: &str, ok: bool, note: impl Into<String>) -> Self {
+    pub(crate) fn check(label: &str, ok: bool, note: impl Into<String>) -> Self {
         Self {
             label: label.to_owned(),
             stage: None,
@@ -59,7 +58,7 @@ impl Step {
 }
 
 /// The configured jobs of `stages`, skipping the knowably absent (empty command).
-pub fn jobs_of<'c>(config: Option<&'c Config>, stages: &[Stage]) -> Vec<&'c Job> {
+pub(crate) fn jobs_of<'c>(config: Option<&'c Config>, stages: &[Stage]) -> Vec<&'c Job> {
     config
         .map(|c| {
             c.jobs
@@ -71,7 +70,7 @@ pub fn jobs_of<'c>(config: Option<&'c Config>, stages: &[Stage]) -> Vec<&'c Job>
 }
 
 /// Run `jobs` in `dir`, serially or all at once; the steps and a diagnostic per failure.
-pub fn run(
+pub(crate) fn run(
     jobs: &[&Job],
     repo: &Repo,
     parallel: bool,
@@ -145,6 +144,6 @@ fn failed(job: &Job, why: &str) -> JobRun {
     }
 }
 
-pub fn all_ok(steps: &[Step]) -> bool {
+pub(crate) fn all_ok(steps: &[Step]) -> bool {
     steps.iter().all(|s| s.outcome != Outcome::Failed)
 }

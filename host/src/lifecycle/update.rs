@@ -11,7 +11,7 @@ use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, 
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "update";
+pub(crate) const VERB: &str = "update";
 
 /// `data` of an `update` result.
 #[derive(Debug, serde::Serialize)]
@@ -56,7 +56,7 @@ impl<'a> UpdateData<'a> {
 /// `discern update [--from REF] [--dry-run]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct UpdateRequest {
+pub(crate) struct UpdateRequest {
     /// Merge this ref instead of the trunk.
     #[arg(long)]
     pub from: Option<String>,
@@ -145,7 +145,7 @@ impl Refusal for NotUpdated {
     }
 }
 
-pub fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
+pub(crate) fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let repo = &ws.repo;
     let config = Config::load(repo.root()).ok().flatten();

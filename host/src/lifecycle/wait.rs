@@ -14,14 +14,14 @@ use crate::proof::{self, ProofState};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report};
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "await";
+pub(crate) const VERB: &str = "await";
 /// The default budget of a CLI call, in seconds.
-pub const DEFAULT_TIMEOUT_S: f64 = 3300.0;
+pub(crate) const DEFAULT_TIMEOUT_S: f64 = 3300.0;
 const POLL: Duration = Duration::from_millis(200);
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "target", rename_all = "kebab-case")]
-pub enum Condition {
+pub(crate) enum Condition {
     Green(String),
     Landed(String),
     TrunkMoved,
@@ -31,7 +31,7 @@ pub enum Condition {
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[command(group(clap::ArgGroup::new("condition").args(["green", "landed", "trunk_moved", "resume"]).required(true)))]
-pub struct AwaitRequest {
+pub(crate) struct AwaitRequest {
     /// Until this effort (id, path or branch) holds Proof for its current commit (or has landed).
     #[arg(long, value_name = "EFFORT")]
     pub green: Option<String>,
@@ -72,7 +72,7 @@ impl AwaitRequest {
 
 /// What `await` returns: the envelope, and whether the condition was met (a CLI that was not
 /// met exits 124 so that scripts can loop on it).
-pub struct Awaited {
+pub(crate) struct Awaited {
     pub envelope: Envelope,
     pub met: bool,
 }
@@ -150,7 +150,11 @@ fn continuation_path(repo: &Repo, handle: &str) -> PathBuf {
 }
 
 /// `await`, with `default_timeout_s` when the request names no timeout.
-pub fn await_condition(ws: &Workspace, request: &AwaitRequest, default_timeout_s: f64) -> Awaited {
+pub(crate) fn await_condition(
+    ws: &Workspace,
+    request: &AwaitRequest,
+    default_timeout_s: f64,
+) -> Awaited {
     let condition = match request.condition() {
         Ok(condition) => condition,
         Err(refusal) => {

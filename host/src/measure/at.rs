@@ -14,7 +14,7 @@ use crate::workspace::Workspace;
 
 /// Each of `selected` (Standards of `config`) read on `snapshot`: name → reading. A Standard
 /// that cannot be read is left out. `evidence` may reuse and record readings.
-pub fn readings(
+pub(crate) fn readings(
     ws: &Workspace,
     runtime: &Runtime,
     config: &Config,

@@ -9,7 +9,7 @@ use crate::runtime::{ProducerComponent, Runtime};
 
 /// Resolves producers: built-ins from the binary, paths from the measured snapshot (the work
 /// tree only where `origin` allows it: `--force`, listings, dry runs).
-pub struct Components<'a> {
+pub(crate) struct Components<'a> {
     pub repo: &'a Repo,
     pub snapshot: Option<&'a crate::snapshot::Snapshot>,
     /// Where a component may come from besides the snapshot, and how it is compiled.
@@ -19,7 +19,7 @@ pub struct Components<'a> {
 /// Where a repository component is read from, and whether a compile-cache entry may stand for
 /// it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ComponentOrigin {
+pub(crate) enum ComponentOrigin {
     /// The measured commit's tree only (what a reading describes), compile cache allowed.
     Commit,
     /// The commit's tree only, compiled in this process (Proof, landings, proposals).
@@ -72,7 +72,7 @@ impl Components<'_> {
 /// Every repository component's `config` against the config schema the component publishes
 /// through `describe()`, before anything runs: refused as `discern.toml`'s own problems are.
 /// A component that cannot describe itself is left to fail its run with that error.
-pub fn component_configs(
+pub(crate) fn component_configs(
     config: &Config,
     plan: &Plan,
     runtime: &Runtime,

@@ -8,10 +8,10 @@ use crate::result::{Diagnostic, Severity};
 
 /// How many findings the text and Markdown show under a failing Standard (and so how many a
 /// measurement keeps of a Standard nobody asked to explain).
-pub const WHY_SHOWN: usize = 10;
+pub(crate) const WHY_SHOWN: usize = 10;
 
 /// The diagnostic of a regressed or failed Standard.
-pub fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> Diagnostic {
+pub(super) fn standard_diagnostic(standard: &StandardDef, result: &StandardResult) -> Diagnostic {
     let message = match result.measurement {
         _ if result.verdict == Some(Verdict::Swapped) => swapped_message(standard, result),
         Measurement::Failed => format!(
@@ -85,7 +85,7 @@ fn swapped_message(standard: &StandardDef, result: &StandardResult) -> String {
 }
 
 /// `path:line:column  message`, as far as the finding knows where it is.
-pub fn locate(finding: &crate::runtime::Finding) -> String {
+pub(crate) fn locate(finding: &crate::runtime::Finding) -> String {
     let place = match (&finding.path, finding.line, finding.column) {
         (Some(p), Some(l), Some(c)) => format!("{p}:{l}:{c}"),
         (Some(p), Some(l), None) => format!("{p}:{l}"),
@@ -96,7 +96,7 @@ pub fn locate(finding: &crate::runtime::Finding) -> String {
 }
 
 /// A number as a reader writes it: whole numbers without a point, others to four places.
-pub fn display(value: f64) -> String {
+pub(crate) fn display(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{value:.0}")
     } else {

@@ -6,7 +6,7 @@ use crate::config::{Per, StandardDef};
 use crate::planner::Plan;
 use crate::runtime::RunOutput;
 
-pub fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
+pub(crate) fn skipped(standard: &StandardDef, why: &str) -> StandardResult {
     StandardResult {
         name: standard.name.clone(),
         direction: standard.direction,
@@ -167,7 +167,7 @@ fn per_value(
 }
 
 /// Fill in a reading's value, verdict and pin eligibility.
-pub fn assess(
+pub(crate) fn assess(
     mut result: StandardResult,
     standard: &StandardDef,
     value: f64,

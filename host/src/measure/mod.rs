@@ -7,17 +7,17 @@
 //! as nobody: its failures are a typed [`MeasureError`] each verb refuses with under its own
 //! name.
 
-pub mod at;
+pub(crate) mod at;
 mod components;
 mod derived;
 mod diagnostic;
 mod engine;
 mod error;
 mod judge;
-pub mod limits;
+pub(crate) mod limits;
 mod options;
-pub mod reading;
-pub mod record;
+pub(crate) mod reading;
+pub(crate) mod record;
 mod recorded;
 mod result;
 mod swaps;
@@ -27,14 +27,16 @@ use crate::config::{Config, StandardDef};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
-pub use components::{ComponentOrigin, Components, component_configs};
-pub use diagnostic::{WHY_SHOWN, display, locate, standard_diagnostic};
-pub use error::MeasureError;
-pub use judge::{assess, skipped};
-pub use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
+pub(crate) use components::{ComponentOrigin, Components, component_configs};
+pub(crate) use diagnostic::{WHY_SHOWN, display, locate};
+pub(crate) use error::MeasureError;
+pub(crate) use judge::{assess, skipped};
+pub(crate) use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
 pub use options::{EvidenceUse, Options};
-pub use reading::{EPSILON, Verdict, pin_eligible, pin_target};
-pub use result::{Measured, MeasuredData, Measurement, ReadSets, StandardResult, data};
+pub(crate) use reading::{EPSILON, Verdict, pin_eligible, pin_target};
+pub use result::Measured;
+pub(crate) use result::data;
+pub(crate) use result::{Measurement, StandardResult};
 
 /// What a batch is measured in: the checkout, the runtime, the config read, the Standards
 /// selected, the active proposals' claims, and where progress goes.

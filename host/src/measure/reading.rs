@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::config::Direction;
 
 /// Readings within this of the limit count as equal to it.
-pub const EPSILON: f64 = 1e-9;
+pub(crate) const EPSILON: f64 = 1e-9;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -59,7 +59,7 @@ fn tighter(direction: Direction, target: f64, limit: f64) -> bool {
 
 /// The decimals a limit near `value` is written with: 4 significant digits, at least 2
 /// (0.2306, 1.235, 83.46, 1234.57), so a rate's limit is neither coarse nor noise.
-pub fn decimals(value: f64) -> i32 {
+pub(crate) fn decimals(value: f64) -> i32 {
     if value == 0.0 || !value.is_finite() {
         return 2;
     }
@@ -68,7 +68,7 @@ pub fn decimals(value: f64) -> i32 {
 
 /// The limit a pin would set: `value ∓ margin`, rounded to [`decimals`] in the looser
 /// direction.
-pub fn pin_target(direction: Direction, value: f64, margin: f64) -> f64 {
+pub(crate) fn pin_target(direction: Direction, value: f64, margin: f64) -> f64 {
     let moved = match direction {
         Direction::Up => value - margin,
         Direction::Down => value + margin,
@@ -85,7 +85,12 @@ pub fn pin_target(direction: Direction, value: f64, margin: f64) -> f64 {
 
 /// The pin target if a pin would tighten the limit: the measurement satisfies the target and
 /// the target is strictly tighter than the current limit (so gains below the margin stay).
-pub fn pin_eligible(direction: Direction, limit: f64, value: f64, margin: f64) -> Option<f64> {
+pub(crate) fn pin_eligible(
+    direction: Direction,
+    limit: f64,
+    value: f64,
+    margin: f64,
+) -> Option<f64> {
     let target = pin_target(direction, value, margin);
     let satisfied = Verdict::judge(direction, target, value).passes();
     let tighter = match direction {

@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::git::Repo;
 
-pub const FILE: &str = "standard-measurements.json";
-pub const VERSION: u32 = 1;
+pub(crate) const FILE: &str = "standard-measurements.json";
+pub(crate) const VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     pub version: u32,
     /// The clean commit the readings describe.
     pub head: String,
@@ -22,13 +22,13 @@ pub struct Record {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordedValue {
+pub(crate) struct RecordedValue {
     pub value: f64,
     pub definition: String,
 }
 
 /// Read the record; `Err` only names a record a newer discern wrote (a miss otherwise).
-pub fn load(repo: &Repo) -> Result<Option<Record>, String> {
+pub(crate) fn load(repo: &Repo) -> Result<Option<Record>, String> {
     let Ok(bytes) = std::fs::read(repo.admin_path(FILE)) else {
         return Ok(None);
     };
@@ -46,7 +46,7 @@ pub fn load(repo: &Repo) -> Result<Option<Record>, String> {
     Ok(serde_json::from_value(value).ok())
 }
 
-pub fn save(repo: &Repo, record: &Record) -> std::io::Result<()> {
+pub(crate) fn save(repo: &Repo, record: &Record) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
     crate::fsutil::write_atomic(&repo.admin_path(FILE), &bytes)
 }

@@ -100,7 +100,7 @@ impl ReadSets {
 
 /// `data` of a measured batch, shared by every verb that measures.
 #[derive(Debug, Serialize)]
-pub struct MeasuredData<'a> {
+pub(super) struct MeasuredData<'a> {
     pub commit: &'a str,
     pub branch: &'a Option<String>,
     pub worktree: bool,
@@ -111,7 +111,7 @@ pub struct MeasuredData<'a> {
 }
 
 impl<'a> MeasuredData<'a> {
-    pub fn of(measured: &'a Measured) -> Self {
+    pub(super) fn of(measured: &'a Measured) -> Self {
         Self {
             commit: &measured.commit,
             branch: &measured.branch,
@@ -125,6 +125,6 @@ impl<'a> MeasuredData<'a> {
 }
 
 /// `data` of a measured batch as JSON.
-pub fn data(measured: &Measured) -> serde_json::Value {
+pub(crate) fn data(measured: &Measured) -> serde_json::Value {
     serde_json::to_value(MeasuredData::of(measured)).unwrap_or(serde_json::Value::Null)
 }

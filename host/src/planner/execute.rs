@@ -13,7 +13,7 @@ use crate::snapshot::Snapshot;
 
 /// What happened to one execution.
 #[derive(Debug, Clone)]
-pub struct ExecutionOutcome {
+pub(crate) struct ExecutionOutcome {
     /// The run's output, or the one diagnostic every dependent Standard fails with.
     pub result: Result<RunOutput, String>,
     /// How many times the producer physically ran (0 when a job or the component failed, or
@@ -29,7 +29,7 @@ pub struct ExecutionOutcome {
 }
 
 #[derive(Debug, Clone)]
-pub struct Outcomes {
+pub(crate) struct Outcomes {
     pub executions: Vec<ExecutionOutcome>,
     pub jobs: Vec<JobRun>,
     pub counts: ExecutionCounts,
@@ -42,7 +42,7 @@ pub struct Outcomes {
 /// `evidence` is `None` when nothing may be reused (a work-tree snapshot, a fresh
 /// measurement). `log_dir` is where job logs go, `None` in a dry run, which runs no job.
 /// `progress` hears about each step as it starts.
-pub fn execute(
+pub(crate) fn execute(
     plan: &Plan,
     runtime: &Runtime,
     snapshot: &Snapshot,
@@ -89,7 +89,7 @@ pub fn execute(
 
 /// Record the evidence of every execution of `plan` that ran on `snapshot` (not reused, not
 /// failed) in `store`. A failed write is a cache entry missing, never an error.
-pub fn save_evidence(plan: &Plan, outcomes: &Outcomes, store: &Store, snapshot: &Snapshot) {
+pub(crate) fn save_evidence(plan: &Plan, outcomes: &Outcomes, store: &Store, snapshot: &Snapshot) {
     let commit = snapshot.commit().to_string();
     for (execution, outcome) in plan.executions.iter().zip(&outcomes.executions) {
         if let (1, Ok(output)) = (outcome.runs, &outcome.result) {
@@ -143,7 +143,7 @@ fn reuse_all(
 }
 
 /// The outcome recorded for `execution` on `snapshot`, if `evidence` holds a valid one.
-pub fn reuse(
+pub(crate) fn reuse(
     execution: &Execution,
     runtime: &Runtime,
     snapshot: &Snapshot,

@@ -19,11 +19,11 @@ use serde_json::{Value, json};
 use crate::config::{Config, Job, Per, ProducerRef, Stage, StandardDef};
 use crate::runtime::{Limits, ProducerComponent};
 
-pub use execute::{ExecutionOutcome, Outcomes, execute, reuse, save_evidence};
+pub(crate) use execute::{Outcomes, execute, reuse, save_evidence};
 
 /// One physical producer run.
 #[derive(Debug, Clone)]
-pub struct Execution {
+pub(crate) struct Execution {
     /// `<producer label>#<first 8 hex of the identity>`: stable across runs.
     pub label: String,
     /// The identity itself (canonical JSON): the evidence key.
@@ -46,7 +46,7 @@ pub struct Execution {
 
 /// How one Standard is read from the executions.
 #[derive(Debug, Clone)]
-pub struct Reading {
+pub(crate) struct Reading {
     pub standard: String,
     pub execution: usize,
     pub metric: String,
@@ -56,7 +56,7 @@ pub struct Reading {
 }
 
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub executions: Vec<Execution>,
     pub readings: Vec<Reading>,
     /// Every job the executions need, in first-use order, deduplicated.
@@ -64,14 +64,14 @@ pub struct Plan {
 }
 
 /// Where a configured producer's component comes from.
-pub trait ComponentSource {
+pub(crate) trait ComponentSource {
     /// The component for `producer` (a built-in, or a `.wasm` path in the repository).
     fn component(&self, producer: &ProducerRef) -> Result<ProducerComponent, String>;
 }
 
 impl Plan {
     /// Group `standards` (already selected and not blocked) by producer identity.
-    pub fn build(
+    pub(crate) fn build(
         config: &Config,
         standards: &[&StandardDef],
         components: &dyn ComponentSource,
@@ -207,7 +207,7 @@ impl Plan {
     }
 
     /// The plan as data: what would run, for whom (`--dry-run` and `data.plan`).
-    pub fn describe(&self) -> Value {
+    pub(crate) fn describe(&self) -> Value {
         json!({
             "jobs": self.jobs.iter().map(|j| json!({"name": j.name, "run": j.run})).collect::<Vec<_>>(),
             "executions": self.executions.iter().map(|e| json!({
@@ -235,7 +235,7 @@ fn timeout(seconds: f64) -> Duration {
 
 /// A producer identity's label → physical run count, for `data.producer_executions`.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct ExecutionCounts(pub BTreeMap<String, u32>);
+pub(crate) struct ExecutionCounts(pub BTreeMap<String, u32>);
 
 #[cfg(test)]
 mod tests {

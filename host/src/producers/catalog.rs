@@ -17,7 +17,7 @@ use crate::workspace::Workspace;
 /// Where a producer comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub(super) enum Source {
     /// Embedded in this binary (`builtin:<name>`).
     Builtin,
     /// A `.wasm` path a Standard of `discern.toml` names.
@@ -27,7 +27,7 @@ pub enum Source {
 }
 
 impl Source {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Source::Builtin => "builtin",
             Source::Repository => "repository",
@@ -38,7 +38,7 @@ impl Source {
 
 /// One producer, as `describe()` and the loader report it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub(super) struct Row {
     /// `builtin:<name>`, or the component's path.
     pub name: String,
     pub source: Source,
@@ -83,7 +83,7 @@ impl Row {
 }
 
 /// `component` loaded (contract version checked) and described.
-pub fn describe(runtime: &Runtime, component: &ProducerComponent, source: Source) -> Row {
+pub(super) fn describe(runtime: &Runtime, component: &ProducerComponent, source: Source) -> Row {
     let described = runtime
         .load(component)
         .and_then(|loaded| Ok((loaded, runtime.describe(component)?)));
@@ -107,7 +107,7 @@ pub fn describe(runtime: &Runtime, component: &ProducerComponent, source: Source
 }
 
 /// Every built-in, in the order `builtins` lists them.
-pub fn builtin_rows(runtime: &Runtime) -> Vec<Row> {
+pub(super) fn builtin_rows(runtime: &Runtime) -> Vec<Row> {
     builtins::names()
         .filter_map(builtins::component)
         .map(|component| describe(runtime, &component, Source::Builtin))
@@ -116,7 +116,7 @@ pub fn builtin_rows(runtime: &Runtime) -> Vec<Row> {
 
 /// The repository components `config` names, one row per path (with every Standard using it),
 /// read from the work tree as `discern standards --force` would load them.
-pub fn repository_rows(ws: &Workspace, runtime: &Runtime, config: &Config) -> Vec<Row> {
+pub(super) fn repository_rows(ws: &Workspace, runtime: &Runtime, config: &Config) -> Vec<Row> {
     let mut users: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for standard in &config.standards {
         if let ProducerRef::Path(path) = &standard.producer {

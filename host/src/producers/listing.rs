@@ -21,7 +21,7 @@ struct ProducersData<'a> {
 
 /// Where the repository components come from: the work tree's `discern.toml` (none outside a
 /// repository), or why it cannot be read.
-pub enum Configured<'a> {
+pub(crate) enum Configured<'a> {
     None,
     Config(&'a Workspace, &'a Config),
     Unreadable(String),
@@ -29,7 +29,7 @@ pub enum Configured<'a> {
 
 /// The listing: built-ins, then the repository components (a component that fails is a row
 /// with its error; a config that cannot be read is an advisory).
-pub fn list(runtime: &Runtime, configured: Configured) -> Envelope {
+pub(super) fn list(runtime: &Runtime, configured: Configured) -> Envelope {
     let mut rows = catalog::builtin_rows(runtime);
     let builtins = rows.len();
     let mut advisories = Vec::new();
@@ -94,7 +94,7 @@ fn state(builtins: usize, components: usize, failed: usize) -> String {
 }
 
 /// One row as a line: name, version, contract, digest, metrics (or the error).
-pub fn line(row: &Row) -> String {
+pub(super) fn line(row: &Row) -> String {
     let used_by = match row.standards.is_empty() {
         true => String::new(),
         false => format!("  (used by {})", row.standards.join(", ")),

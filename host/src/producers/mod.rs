@@ -11,21 +11,20 @@ mod templates;
 
 use std::path::{Path, PathBuf};
 
-pub use catalog::{Row, Source};
-pub use listing::Configured;
+pub(crate) use listing::Configured;
 
 use crate::result::Envelope;
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "producers";
-pub const RUN_VERB: &str = "producers run";
-pub const NEW_VERB: &str = "producers new";
+pub(crate) const VERB: &str = "producers";
+pub(crate) const RUN_VERB: &str = "producers run";
+pub(crate) const NEW_VERB: &str = "producers new";
 
 /// `discern producers [NAME]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProducersRequest {
+pub(crate) struct ProducersRequest {
     /// Show one producer with its metrics and config schema: a built-in (`builtin:pattern`),
     /// a component path discern.toml names, a Standard's name (its producer), or a `.wasm` file.
     #[serde(default)]
@@ -35,7 +34,7 @@ pub struct ProducersRequest {
 /// `discern producers run PATH.wasm --config JSON [--rev REV | --force]`.
 #[derive(Debug, Clone, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RunRequest {
+pub(crate) struct RunRequest {
     /// The component to run (a `.wasm` file, relative to the current directory).
     pub path: String,
     /// Its config, as a JSON object (what a Standard's `config` table becomes).
@@ -59,7 +58,7 @@ fn empty_object() -> String {
 /// `discern producers new NAME --lang rust|python|javascript|c [--sdk DIR]`.
 #[derive(Debug, Clone, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NewRequest {
+pub(crate) struct NewRequest {
     /// The producer's name (lowercase letters, digits, hyphens): the folder created here and
     /// the name its describe() reports.
     pub name: String,
@@ -78,7 +77,7 @@ pub struct NewRequest {
     Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
-pub enum Lang {
+pub(crate) enum Lang {
     Rust,
     Python,
     Javascript,
@@ -86,7 +85,7 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Lang::Rust => "rust",
             Lang::Python => "python",
@@ -98,7 +97,7 @@ impl Lang {
 
 /// `discern producers [NAME]`: the listing, or one producer. `dir` is where a file path is
 /// read from; `configured` says where the repository components come from.
-pub fn producers(
+pub(crate) fn producers(
     runtime: &Runtime,
     configured: Configured,
     dir: &Path,
@@ -111,11 +110,11 @@ pub fn producers(
 }
 
 /// `discern producers run`.
-pub fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
+pub(crate) fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
     run::run(ws, runtime, dir, request)
 }
 
 /// `discern producers new`: writes `dir/NAME/`.
-pub fn new(dir: &Path, request: &NewRequest) -> Envelope {
+pub(crate) fn new(dir: &Path, request: &NewRequest) -> Envelope {
     scaffold::new(dir, request)
 }

@@ -42,7 +42,7 @@ struct RunData<'a> {
 }
 
 /// Run the component at `request.path` (relative to `dir`) against the commit or work tree.
-pub fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
+pub(super) fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
     match prepare(ws, runtime, dir, request) {
         Ok(ready) => execute(runtime, &ready),
         Err(refusal) => *refusal,

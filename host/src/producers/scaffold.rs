@@ -15,7 +15,7 @@ const BUILT_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk");
 
 /// Why no scaffold was written.
 #[derive(Debug, thiserror::Error)]
-pub enum NotScaffolded {
+pub(super) enum NotScaffolded {
     #[error("{0:?} is not a producer name: {1}")]
     InvalidName(String, &'static str),
     #[error("{} already exists and is not empty; nothing was written", .0.display())]
@@ -45,7 +45,7 @@ struct NewData<'a> {
 }
 
 /// Write the scaffold into `dir/NAME/`.
-pub fn new(dir: &Path, request: &NewRequest) -> Envelope {
+pub(super) fn new(dir: &Path, request: &NewRequest) -> Envelope {
     match write(dir, request) {
         Ok(envelope) => envelope,
         Err(e) => refusal(&e),

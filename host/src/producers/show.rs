@@ -24,7 +24,7 @@ struct ShowData<'a> {
 }
 
 /// Show the producer `name` names; `dir` is where a relative file path is read from.
-pub fn show(runtime: &Runtime, configured: &Configured, dir: &Path, name: &str) -> Envelope {
+pub(super) fn show(runtime: &Runtime, configured: &Configured, dir: &Path, name: &str) -> Envelope {
     let Some(row) = find(runtime, configured, dir, name) else {
         return unknown(runtime, configured, name);
     };

@@ -17,14 +17,14 @@ macro_rules! example {
 }
 
 /// The contract the example is built against (`WIT=` in `sdk/examples/build.sh`).
-pub const WIT: &str = include_str!("../../../wit/v0.2/producer.wit");
+pub(super) const WIT: &str = include_str!("../../../wit/v0.2/producer.wit");
 /// The example's build script: the toolchain versions it pins.
-pub const BUILD_SH: &str = include_str!("../../../sdk/examples/build.sh");
+pub(super) const BUILD_SH: &str = include_str!("../../../sdk/examples/build.sh");
 const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
 
 /// One file to write: its path inside the new folder and its content.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct File {
+pub(super) struct File {
     pub path: PathBuf,
     pub text: String,
 }
@@ -32,7 +32,7 @@ pub struct File {
 /// An embedded file that no longer has the shape the scaffold expects: a bug in this build.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the embedded example file {file} {why}")]
-pub struct TemplateError {
+pub(super) struct TemplateError {
     file: String,
     why: String,
 }
@@ -47,7 +47,7 @@ impl TemplateError {
 }
 
 /// The example's files for `lang`, made into producer `name` (Rust: depending on `sdk`).
-pub fn files(lang: Lang, name: &str, sdk: &Path) -> Result<Vec<File>, TemplateError> {
+pub(super) fn files(lang: Lang, name: &str, sdk: &Path) -> Result<Vec<File>, TemplateError> {
     let file = |path: &str, text: String| File {
         path: PathBuf::from(path),
         text,
@@ -200,7 +200,7 @@ fn from_workspace(item: &Item) -> bool {
 }
 
 /// A version `sdk/examples/build.sh` pins (`NAME=value`), or "(see sdk/examples/build.sh)".
-pub fn pinned(variable: &str) -> String {
+pub(super) fn pinned(variable: &str) -> String {
     BUILD_SH
         .lines()
         .find_map(|line| line.strip_prefix(&format!("{variable}=")))

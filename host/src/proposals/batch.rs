@@ -26,7 +26,7 @@ use crate::standards;
 use crate::workspace::Workspace;
 
 /// `discern standards propose`: one batch, all or nothing.
-pub fn propose(
+pub(crate) fn propose(
     ws: &Workspace,
     runtime: &Runtime,
     request: &ProposeRequest,

@@ -11,7 +11,7 @@ use super::trailers::{self, Committed};
 use crate::git::{Repo, RepoError};
 
 #[derive(Debug, thiserror::Error)]
-pub enum LiveError {
+pub(crate) enum LiveError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("the proposal commits cannot be read: {0}")]
@@ -20,20 +20,20 @@ pub enum LiveError {
 
 /// The live proposals, and the store's orphans.
 #[derive(Debug, Clone, Default)]
-pub struct Live {
+pub(crate) struct Live {
     pub records: Vec<ProposalRecord>,
     pub orphans: Vec<ProposalRecord>,
 }
 
 /// The live proposals of `repo`'s HEAD against the trunk named `trunk`. Without a readable
 /// trunk or merge base nothing can be told about the commits, so the store is taken as it is.
-pub fn live(repo: &Repo, trunk: &str) -> Result<Live, LiveError> {
+pub(crate) fn live(repo: &Repo, trunk: &str) -> Result<Live, LiveError> {
     live_at(repo, repo.head()?, trunk)
 }
 
 /// [`live`] for the branch at `head` (which need not be checked out: the owner approving a
 /// fetched pull request from another checkout).
-pub fn live_at(repo: &Repo, head: Option<ObjectId>, trunk: &str) -> Result<Live, LiveError> {
+pub(crate) fn live_at(repo: &Repo, head: Option<ObjectId>, trunk: &str) -> Result<Live, LiveError> {
     let stored = store::load(repo)?;
     let (Some(head), Some(trunk_commit)) = (head, repo.trunk_commit(trunk)?) else {
         return Ok(Live {
@@ -94,7 +94,7 @@ fn from_trailer(c: &Committed, trunk: &str, base: ObjectId) -> ProposalRecord {
 
 impl Live {
     /// Forget the orphans (what a writing verb does first), and say which were forgotten.
-    pub fn clear_orphans(&self, repo: &Repo) -> Result<Option<String>, StoreError> {
+    pub(crate) fn clear_orphans(&self, repo: &Repo) -> Result<Option<String>, StoreError> {
         if self.orphans.is_empty() {
             return Ok(None);
         }

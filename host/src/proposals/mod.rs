@@ -3,13 +3,13 @@
 
 mod batch;
 mod live;
-pub mod reason;
+pub(crate) mod reason;
 mod renew;
 mod report;
-pub mod store;
+pub(crate) mod store;
 mod target;
-pub mod token;
-pub mod trailers;
+pub(crate) mod token;
+pub(crate) mod trailers;
 mod why;
 mod withdraw;
 
@@ -25,18 +25,19 @@ use crate::measure::ProposalClaim;
 use crate::snapshot::Pathspec;
 use crate::workspace::Workspace;
 
-pub use batch::propose;
-pub use live::{Live, LiveError, live, live_at};
-pub use store::ProposalRecord;
-pub use token::{ApprovalItem, approval_token};
-pub use withdraw::{VERB as WITHDRAW_VERB, WithdrawRequest, withdraw};
+pub(crate) use batch::propose;
+pub(crate) use live::{LiveError, live, live_at};
+pub(crate) use store::ProposalRecord;
+pub(crate) use token::ApprovalItem;
+pub use token::approval_token;
+pub(crate) use withdraw::{VERB as WITHDRAW_VERB, WithdrawRequest, withdraw};
 
-pub const VERB: &str = "standards propose";
+pub(crate) const VERB: &str = "standards propose";
 
 /// One requested proposal.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProposalRequest {
+pub(crate) struct ProposalRequest {
     /// The Standard whose limit the work breached.
     pub name: String,
     /// The technical reason (one paragraph, at most 500 characters).
@@ -47,7 +48,7 @@ pub struct ProposalRequest {
 /// the CLI's `standards propose NAME --reason R | --batch FILE` builds the same).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProposeRequest {
+pub(crate) struct ProposeRequest {
     /// Ordered {name, reason} requests, all recorded in one config-only commit.
     pub proposals: Vec<ProposalRequest>,
     /// Validate and preview only; measure and write nothing.
@@ -57,7 +58,7 @@ pub struct ProposeRequest {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum BatchStatus {
+pub(crate) enum BatchStatus {
     Recorded,
     Rebound,
     Replaced,
@@ -66,7 +67,7 @@ pub enum BatchStatus {
 }
 
 /// Why a record no longer authorizes anything (empty = active), for this checkout's HEAD.
-pub fn stale_reasons(
+pub(crate) fn stale_reasons(
     repo: &Repo,
     config: Option<&Config>,
     trunk: &str,
@@ -77,7 +78,7 @@ pub fn stale_reasons(
 
 /// Why a record no longer authorizes anything at `head` (empty = active); `config` is the
 /// one at `head`.
-pub fn stale_reasons_at(
+pub(crate) fn stale_reasons_at(
     repo: &Repo,
     head: Option<gix::ObjectId>,
     config: Option<&Config>,
@@ -140,7 +141,7 @@ pub fn stale_reasons_at(
 /// names the renewal instead of a missing proposal), and those a clone knows only from their
 /// commits (CI) while the limit and the definition are still exactly what they proposed.
 /// Proposals that cannot be read explain nothing.
-pub fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
+pub(crate) fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
     let trunk = ws.trunk(Some(config));
     let (Ok(live), Ok(stored)) = (live(&ws.repo, &trunk), store::load(&ws.repo)) else {
         return Vec::new();
@@ -179,7 +180,7 @@ pub fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
 
 /// The changed paths inside what the Standard's producer read (paths read, or matched by a
 /// glob it listed) or inside its declared `inputs`; never the config itself.
-pub fn evidence_paths(
+pub(crate) fn evidence_paths(
     changed: &[String],
     read_set: &crate::runtime::ReadSet,
     inputs: Option<&[String]>,

@@ -1,6 +1,6 @@
 //! A proposal's reason carries technical justification only: no secrets, no claim of consent.
 
-pub const MAX_CHARS: usize = 500;
+pub(crate) const MAX_CHARS: usize = 500;
 
 const TOKEN_PREFIXES: &[&str] = &[
     "ghp_",
@@ -58,7 +58,7 @@ const APPROVAL_CLAIMS: &[&str] = &[
 ];
 
 /// Every problem with `reason`, as sentences naming what is wrong; empty when it is valid.
-pub fn problems(reason: &str) -> Vec<String> {
+pub(crate) fn problems(reason: &str) -> Vec<String> {
     let mut problems = Vec::new();
     if reason.trim().is_empty() {
         problems.push(

@@ -5,12 +5,12 @@ use serde::{Deserialize, Serialize};
 use crate::config::Direction;
 use crate::git::Repo;
 
-pub const FILE: &str = "standard-limit-proposals.json";
-pub const VERSION: u32 = 1;
+pub(crate) const FILE: &str = "standard-limit-proposals.json";
+pub(crate) const VERSION: u32 = 1;
 
 /// One recorded loosening, bound to the config-only commit that made it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProposalRecord {
+pub(crate) struct ProposalRecord {
     pub standard: String,
     /// The config-only commit that set the proposed limit.
     pub commit: String,
@@ -38,7 +38,7 @@ struct StoreFile {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub(crate) enum StoreError {
     #[error("{path} was written by a newer discern (format version {version}); upgrade discern")]
     Newer { path: String, version: u64 },
     #[error(
@@ -49,7 +49,7 @@ pub enum StoreError {
     Write { path: String, message: String },
 }
 
-pub fn load(repo: &Repo) -> Result<Vec<ProposalRecord>, StoreError> {
+pub(crate) fn load(repo: &Repo) -> Result<Vec<ProposalRecord>, StoreError> {
     let path = repo.admin_path(FILE);
     let Ok(bytes) = std::fs::read(&path) else {
         return Ok(Vec::new());
@@ -82,7 +82,7 @@ pub fn load(repo: &Repo) -> Result<Vec<ProposalRecord>, StoreError> {
 
 /// The store file holding exactly `proposals`, for a transaction to write once its commit
 /// exists (no proposals: the file is removed).
-pub fn state_file(proposals: &[ProposalRecord]) -> Result<crate::commit::StateFile, String> {
+pub(crate) fn state_file(proposals: &[ProposalRecord]) -> Result<crate::commit::StateFile, String> {
     let content = match proposals.is_empty() {
         true => None,
         false => {
@@ -99,7 +99,7 @@ pub fn state_file(proposals: &[ProposalRecord]) -> Result<crate::commit::StateFi
     })
 }
 
-pub fn save(repo: &Repo, proposals: &[ProposalRecord]) -> std::io::Result<()> {
+pub(crate) fn save(repo: &Repo, proposals: &[ProposalRecord]) -> std::io::Result<()> {
     let path = repo.admin_path(FILE);
     if proposals.is_empty() {
         return match std::fs::remove_file(&path) {

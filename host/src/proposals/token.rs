@@ -8,7 +8,7 @@ pub use crate::protected::limit_token as approval_token;
 
 /// What the owner needs to decide on one proposal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ApprovalItem {
+pub(crate) struct ApprovalItem {
     pub standard: String,
     pub trunk_limit: f64,
     pub proposed_limit: f64,
@@ -20,7 +20,7 @@ pub struct ApprovalItem {
 }
 
 impl ApprovalItem {
-    pub fn of(record: &ProposalRecord) -> Self {
+    pub(crate) fn of(record: &ProposalRecord) -> Self {
         Self {
             standard: record.standard.clone(),
             trunk_limit: record.trunk_limit,
@@ -34,7 +34,7 @@ impl ApprovalItem {
     }
 
     /// One line an owner can read: `name trunk → proposed (measured, delta): reason [paths] token`.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         format!(
             "{}: {} → {} (measured {}, delta {:+}): {} — responsible: {} — approval token {}",
             self.standard,

@@ -13,14 +13,14 @@ use super::ProposalRecord;
 use crate::config::Direction;
 use crate::git::{Repo, RepoError};
 
-pub const PROPOSAL: &str = "Discern-Proposal";
-pub const WITHDRAWN: &str = "Discern-Withdrawn";
+pub(crate) const PROPOSAL: &str = "Discern-Proposal";
+pub(crate) const WITHDRAWN: &str = "Discern-Withdrawn";
 /// At most this many responsible paths travel in a trailer.
 const PATHS: usize = 20;
 
 /// What a proposal commit says it proposes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Trailer {
+pub(crate) struct Trailer {
     pub standard: String,
     pub direction: Direction,
     pub trunk_limit: f64,
@@ -49,7 +49,7 @@ impl Trailer {
     }
 
     /// Whether `record` is this trailer's proposal (its reason may have been re-worded).
-    pub fn matches(&self, record: &ProposalRecord) -> bool {
+    pub(crate) fn matches(&self, record: &ProposalRecord) -> bool {
         self.standard == record.standard
             && self.direction == record.direction
             && self.trunk_limit == record.trunk_limit
@@ -59,7 +59,7 @@ impl Trailer {
 }
 
 /// The trailer block of a proposal commit's message.
-pub fn proposal_block(records: &[ProposalRecord]) -> String {
+pub(crate) fn proposal_block(records: &[ProposalRecord]) -> String {
     records
         .iter()
         .filter_map(|r| serde_json::to_string(&Trailer::of(r)).ok())
@@ -68,7 +68,7 @@ pub fn proposal_block(records: &[ProposalRecord]) -> String {
 }
 
 /// The trailer block of a withdrawal commit's message.
-pub fn withdrawn_block(standards: &[&str]) -> String {
+pub(crate) fn withdrawn_block(standards: &[&str]) -> String {
     standards
         .iter()
         .map(|s| format!("{WITHDRAWN}: {s}\n"))
@@ -77,7 +77,7 @@ pub fn withdrawn_block(standards: &[&str]) -> String {
 
 /// A proposal some commit between the merge base and HEAD carries and nothing later withdrew.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Committed {
+pub(crate) struct Committed {
     pub commit: ObjectId,
     /// The proposal commit's first parent: what was measured.
     pub measured_commit: Option<ObjectId>,
@@ -86,7 +86,11 @@ pub struct Committed {
 
 /// The live proposals of `base..head`, oldest commit first: a later proposal of the same
 /// Standard replaces an earlier one, a withdrawal ends it.
-pub fn committed(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Vec<Committed>, RepoError> {
+pub(crate) fn committed(
+    repo: &Repo,
+    base: ObjectId,
+    head: ObjectId,
+) -> Result<Vec<Committed>, RepoError> {
     let listed = repo.range(base, head)?;
     let local = repo.local();
     let mut live: BTreeMap<String, Committed> = BTreeMap::new();

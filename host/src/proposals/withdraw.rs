@@ -13,12 +13,12 @@ use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::standards::pin::{Pinned, edit_limits};
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "standards withdraw";
+pub(crate) const VERB: &str = "standards withdraw";
 
 /// `withdraw` (MCP `discern_standards` with `action: "withdraw"`).
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct WithdrawRequest {
+pub(crate) struct WithdrawRequest {
     /// Preview only: the limits that would go back to the trunk's; nothing is written.
     #[arg(long)]
     #[serde(default)]
@@ -82,7 +82,7 @@ fn refusal(why: &NotWithdrawn) -> Box<Envelope> {
     Box::new(Envelope::refusal(VERB, slug, why.to_string(), hint))
 }
 
-pub fn withdraw(ws: &Workspace, request: &WithdrawRequest) -> Envelope {
+pub(crate) fn withdraw(ws: &Workspace, request: &WithdrawRequest) -> Envelope {
     withdrawal(ws, request).unwrap_or_else(|refusal| *refusal)
 }
 

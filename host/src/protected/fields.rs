@@ -10,7 +10,7 @@ use crate::config::{
 use crate::git::RepoError;
 
 /// The blob id of a repository component on one side (`None`: not there).
-pub type BlobAt<'a> = &'a dyn Fn(&str) -> Result<Option<String>, RepoError>;
+pub(super) type BlobAt<'a> = &'a dyn Fn(&str) -> Result<Option<String>, RepoError>;
 
 /// Fields whose change gives the limit another meaning (after which the numbers are not
 /// compared: the limit's own change is then protected too).
@@ -145,7 +145,7 @@ fn differing(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<(String,
 }
 
 /// Whether limit `a` is tighter than `b` for `direction`.
-pub fn tighter(direction: Direction, a: f64, b: f64) -> bool {
+pub(crate) fn tighter(direction: Direction, a: f64, b: f64) -> bool {
     match direction {
         Direction::Up => a > b,
         Direction::Down => a < b,

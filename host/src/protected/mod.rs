@@ -17,7 +17,7 @@
 mod fields;
 mod files;
 
-pub use fields::{BlobAt, tighter};
+pub(crate) use fields::tighter;
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -97,7 +97,7 @@ impl ProtectedChange {
 
 /// One line per Standard (its changed fields together) and per other change, for people:
 /// `"Standard x is redefined (metric \"a\" → \"b\"; direction \"down\" → \"up\")"`.
-pub fn describe_all(changes: &[ProtectedChange]) -> Vec<String> {
+pub(crate) fn describe_all(changes: &[ProtectedChange]) -> Vec<String> {
     let mut lines: Vec<(Option<&str>, String)> = Vec::new();
     for change in changes {
         let standard = change.standard().filter(|_| !change.deletes_standard());
@@ -175,14 +175,14 @@ impl GateChanges {
 
 /// One side of a comparison: a commit and the config committed there.
 #[derive(Debug, Clone, Copy)]
-pub struct Side<'a> {
+pub(crate) struct Side<'a> {
     pub commit: ObjectId,
     pub config: &'a Config,
 }
 
 /// Every change from `old` (the trunk's side) to `new` that only the owner may make, in a
 /// stable order: Standards in `old`'s order, then tables, then files.
-pub fn between(repo: &Repo, old: Side, new: Side) -> Result<GateChanges, RepoError> {
+pub(crate) fn between(repo: &Repo, old: Side, new: Side) -> Result<GateChanges, RepoError> {
     let blob_at = |commit: ObjectId| {
         move |path: &str| -> Result<Option<String>, RepoError> {
             Ok(repo.blob_at(commit, path)?.map(|id| id.to_string()))
@@ -198,7 +198,7 @@ pub fn between(repo: &Repo, old: Side, new: Side) -> Result<GateChanges, RepoErr
 
 /// The config side of [`between`] alone, components' blobs read through `old_blob` and
 /// `new_blob`: Standards in `old`'s order, then tables.
-pub fn compare(
+pub(crate) fn compare(
     old: &Config,
     old_blob: fields::BlobAt,
     new: &Config,

@@ -133,7 +133,7 @@ pub fn markdown(envelope: &Envelope, render: StepRenderer) -> String {
 }
 
 /// A GitHub-flavoured Markdown table, then its notes as a list.
-pub fn table_markdown(table: &Table) -> String {
+pub(super) fn table_markdown(table: &Table) -> String {
     let row = |cells: &[String]| {
         let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
         format!("| {} |\n", cells.join(" | "))

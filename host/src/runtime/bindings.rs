@@ -3,7 +3,7 @@
 //! lifts its output into 0.2's types (a 0.1 finding has no line, column or severity).
 
 /// `discern:producer@0.1.0`.
-pub mod v1 {
+pub(super) mod v1 {
     wasmtime::component::bindgen!({
         path: "../wit/v0.1",
         world: "producer",
@@ -12,7 +12,7 @@ pub mod v1 {
 }
 
 /// `discern:producer@0.2.0`.
-pub mod v2 {
+pub(super) mod v2 {
     wasmtime::component::bindgen!({
         path: "../wit/v0.2",
         world: "producer",
@@ -20,13 +20,13 @@ pub mod v2 {
     });
 }
 
-pub use v2::discern::producer::snapshot as wit_snapshot;
-pub use v2::exports::discern::producer::measure as wit_measure;
+pub(super) use v2::discern::producer::snapshot as wit_snapshot;
+pub(super) use v2::exports::discern::producer::measure as wit_measure;
 
 use v1::exports::discern::producer::measure as v1_measure;
 
 /// A 0.1 description, as 0.2 says it (the record is unchanged).
-pub fn info_from_v1(info: v1_measure::Info) -> wit_measure::Info {
+pub(super) fn info_from_v1(info: v1_measure::Info) -> wit_measure::Info {
     wit_measure::Info {
         name: info.name,
         version: info.version,
@@ -37,7 +37,7 @@ pub fn info_from_v1(info: v1_measure::Info) -> wit_measure::Info {
 
 /// 0.1 metrics, as 0.2 says them: findings without a line, column or severity, and a value
 /// that counts its findings when it equals their number (0.1 could not say).
-pub fn metrics_from_v1(metrics: Vec<v1_measure::Metric>) -> Vec<wit_measure::Metric> {
+pub(super) fn metrics_from_v1(metrics: Vec<v1_measure::Metric>) -> Vec<wit_measure::Metric> {
     metrics
         .into_iter()
         .map(|m| wit_measure::Metric {
@@ -61,7 +61,7 @@ pub fn metrics_from_v1(metrics: Vec<v1_measure::Metric>) -> Vec<wit_measure::Met
 }
 
 /// A 0.2 snapshot entry, as 0.1 says it (the record is unchanged).
-pub fn entry_to_v1(entry: wit_snapshot::Entry) -> v1::discern::producer::snapshot::Entry {
+pub(super) fn entry_to_v1(entry: wit_snapshot::Entry) -> v1::discern::producer::snapshot::Entry {
     v1::discern::producer::snapshot::Entry {
         path: entry.path,
         size: entry.size,

@@ -9,21 +9,21 @@ use wasmtime::Engine;
 use super::engine_config;
 
 /// One epoch tick: the resolution of wall-clock deadlines.
-pub const TICK: Duration = Duration::from_millis(10);
+pub(super) const TICK: Duration = Duration::from_millis(10);
 
 /// The engine of this process: the shared configuration (`engine_config.rs`), compiling for
 /// this host's CPU.
-pub fn new_engine() -> wasmtime::Result<Engine> {
+pub(super) fn new_engine() -> wasmtime::Result<Engine> {
     Engine::new(&engine_config::config(None)?)
 }
 
 /// Increments the engine's epoch every [`TICK`] until dropped.
-pub struct EpochTicker {
+pub(super) struct EpochTicker {
     stop: Arc<AtomicBool>,
 }
 
 impl EpochTicker {
-    pub fn start(engine: &Engine) -> Self {
+    pub(super) fn start(engine: &Engine) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let engine = engine.clone();
         let stopped = Arc::clone(&stop);

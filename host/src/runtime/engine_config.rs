@@ -13,7 +13,7 @@
 use wasmtime::Config;
 
 /// The wasm stack a producer may use.
-pub const MAX_WASM_STACK: usize = 1 << 20;
+pub(super) const MAX_WASM_STACK: usize = 1 << 20;
 
 /// The engine configuration of every producer: the component model, fuel (the deterministic
 /// CPU budget), epoch interruption (the wall-clock backstop) and a bounded wasm stack.
@@ -23,7 +23,7 @@ pub const MAX_WASM_STACK: usize = 1 << 20;
 /// (`x86_64-unknown-linux-gnu`). An explicit triple turns off feature detection, so the code
 /// uses only the architecture's base feature set (SSE2 on x86-64) and loads on every CPU of
 /// that architecture; wasmtime lowers the rest without the optional instructions.
-pub fn config(target: Option<&str>) -> wasmtime::Result<Config> {
+pub(super) fn config(target: Option<&str>) -> wasmtime::Result<Config> {
     let mut config = Config::new();
     config
         .wasm_component_model(true)

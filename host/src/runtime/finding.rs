@@ -11,9 +11,9 @@ use super::error::ProducerErrorKind;
 /// The findings kept per metric; past it the swap check is unverified, never guessed.
 pub const MAX_FINDINGS: usize = 100_000;
 /// The longest fingerprint, in bytes.
-pub const MAX_FINGERPRINT_BYTES: usize = 256;
+pub(super) const MAX_FINGERPRINT_BYTES: usize = 256;
 /// The longest finding message and path, in bytes.
-pub const MAX_TEXT_BYTES: usize = 4096;
+pub(super) const MAX_TEXT_BYTES: usize = 4096;
 
 /// A finding's level, as linters and SARIF name them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -42,7 +42,7 @@ pub struct Finding {
 
 /// A metric's findings: those kept (at most [`MAX_FINDINGS`]) and how many more there were.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Findings {
+pub(super) struct Findings {
     pub kept: Vec<Finding>,
     pub dropped: usize,
 }
@@ -52,7 +52,10 @@ fn invalid(message: String) -> ProducerErrorKind {
 }
 
 /// Check `raw`, the findings of metric `metric`.
-pub fn check(metric: &str, raw: Vec<wit_measure::Finding>) -> Result<Findings, ProducerErrorKind> {
+pub(super) fn check(
+    metric: &str,
+    raw: Vec<wit_measure::Finding>,
+) -> Result<Findings, ProducerErrorKind> {
     let dropped = raw.len().saturating_sub(MAX_FINDINGS);
     let mut kept = Vec::with_capacity(raw.len().min(MAX_FINDINGS));
     for finding in raw.into_iter().take(MAX_FINDINGS) {
@@ -108,7 +111,7 @@ fn one(metric: &str, raw: wit_measure::Finding) -> Result<Finding, ProducerError
 }
 
 /// `message` cut to [`MAX_TEXT_BYTES`] at a character boundary, saying how long it was.
-pub fn cut(message: String) -> String {
+pub(super) fn cut(message: String) -> String {
     if message.len() <= MAX_TEXT_BYTES {
         return message;
     }

@@ -25,14 +25,19 @@ use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Engine, Store, Trap};
 
-pub use cache::{CompileCache, Origin};
+pub(crate) use cache::CompileCache;
+pub use cache::Origin;
 pub use component::ProducerComponent;
 pub use error::{ProducerError, ProducerErrorKind};
-pub use finding::{Finding, MAX_FINDINGS, Severity};
-pub use output::{Info, MAX_METRICS, MAX_NAME_BYTES, Metric};
-pub use read_set::{Listing, ReadSet};
-pub use trace::{Reuse, Trace};
-pub use version::{SUPPORTED as SUPPORTED_WIT_VERSIONS, supported_list as supported_wit_versions};
+pub(crate) use finding::Severity;
+pub use finding::{Finding, MAX_FINDINGS};
+pub(crate) use output::{Info, MAX_NAME_BYTES};
+pub use output::Metric;
+pub(crate) use read_set::ReadSet;
+pub(crate) use trace::{Reuse, Trace};
+pub(crate) use version::{
+    SUPPORTED as SUPPORTED_WIT_VERSIONS, supported_list as supported_wit_versions,
+};
 
 use crate::digest::Digest;
 use crate::snapshot::Snapshot;
@@ -41,7 +46,7 @@ use sandbox::{GuestSnapshot, Limiter, SleepAttempt, StoreState, Violation};
 
 /// Fuel granted per second of a Standard's `timeout`: a deterministic CPU budget (roughly
 /// one unit per wasm instruction), the same on every machine.
-pub const FUEL_PER_SECOND: u64 = 1_000_000_000;
+pub(crate) const FUEL_PER_SECOND: u64 = 1_000_000_000;
 
 /// The budgets of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 use super::bindings::wit_measure;
 use super::error::ProducerErrorKind;
 
-pub use super::finding::Finding;
+pub(super) use super::finding::Finding;
 
-pub const MAX_METRICS: usize = 10_000;
-pub const MAX_NAME_BYTES: usize = 128;
+pub(super) const MAX_METRICS: usize = 10_000;
+pub(crate) const MAX_NAME_BYTES: usize = 128;
 const MAX_SCHEMA_BYTES: usize = 64 * 1024;
 
 /// One validated metric.
@@ -61,7 +61,7 @@ fn check_name(what: &str, name: &str) -> Result<(), ProducerErrorKind> {
     Ok(())
 }
 
-pub fn metrics(raw: Vec<wit_measure::Metric>) -> Result<Vec<Metric>, ProducerErrorKind> {
+pub(super) fn metrics(raw: Vec<wit_measure::Metric>) -> Result<Vec<Metric>, ProducerErrorKind> {
     if raw.len() > MAX_METRICS {
         return Err(invalid(format!(
             "{} metrics (limit: {MAX_METRICS})",
@@ -100,7 +100,7 @@ pub fn metrics(raw: Vec<wit_measure::Metric>) -> Result<Vec<Metric>, ProducerErr
     Ok(out)
 }
 
-pub fn info(raw: wit_measure::Info) -> Result<Info, ProducerErrorKind> {
+pub(super) fn info(raw: wit_measure::Info) -> Result<Info, ProducerErrorKind> {
     check_name("the producer name", &raw.name)?;
     check_name("the producer version", &raw.version)?;
     if raw.metrics.len() > MAX_METRICS {

@@ -10,14 +10,14 @@ use super::cache::{CompileCache, Origin, deserialize};
 use super::component::ProducerComponent;
 
 /// A loaded component, and why the precompiled code was not used where there was some.
-pub struct Compiled {
+pub(super) struct Compiled {
     pub component: Component,
     pub origin: Origin,
     pub note: Option<String>,
 }
 
 /// The precompiled code of `component` if it has some that loads, else the compile cache.
-pub fn load(
+pub(super) fn load(
     engine: &Engine,
     cache: &CompileCache,
     component: &ProducerComponent,

@@ -27,7 +27,7 @@ const MAX_GLOB_BYTES: usize = 4096;
 
 /// A trap raised by the host when the guest breaks the contract (e.g. absurd arguments).
 #[derive(Debug)]
-pub struct Violation(pub String);
+pub(super) struct Violation(pub String);
 
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -39,7 +39,7 @@ impl std::error::Error for Violation {}
 
 /// A trap raised when the guest tries to sleep or wait on a clock.
 #[derive(Debug)]
-pub struct SleepAttempt;
+pub(super) struct SleepAttempt;
 
 impl std::fmt::Display for SleepAttempt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -49,7 +49,7 @@ impl std::fmt::Display for SleepAttempt {
 
 impl std::error::Error for SleepAttempt {}
 
-pub struct StoreState {
+pub(super) struct StoreState {
     wasi: WasiCtx,
     table: ResourceTable,
     pub limiter: Limiter,
@@ -58,7 +58,11 @@ pub struct StoreState {
 }
 
 impl StoreState {
-    pub fn new(limiter: Limiter, stderr_limit: usize, snapshot: Option<GuestSnapshot>) -> Self {
+    pub(super) fn new(
+        limiter: Limiter,
+        stderr_limit: usize,
+        snapshot: Option<GuestSnapshot>,
+    ) -> Self {
         let stderr = BoundedLog::new(stderr_limit);
         let mut builder = WasiCtx::builder();
         builder
@@ -81,7 +85,7 @@ impl StoreState {
         }
     }
 
-    pub fn take_read_set(&mut self) -> ReadSet {
+    pub(super) fn take_read_set(&mut self) -> ReadSet {
         self.snapshot
             .as_mut()
             .map(|s| std::mem::take(&mut s.read_set))
@@ -107,7 +111,7 @@ impl WasiView for StoreState {
 }
 
 /// The host side of the `snapshot` interface for one run, recording everything it serves.
-pub struct GuestSnapshot {
+pub(super) struct GuestSnapshot {
     reader: Reader,
     artifacts: Arc<Artifacts>,
     read_set: ReadSet,
@@ -116,7 +120,7 @@ pub struct GuestSnapshot {
 
 impl GuestSnapshot {
     /// `trace` = the trace file and the producer's label, when tracing.
-    pub fn new(
+    pub(super) fn new(
         reader: Reader,
         artifacts: Arc<Artifacts>,
         trace: Option<(Arc<Trace>, String)>,
@@ -293,18 +297,18 @@ impl v1::discern::producer::snapshot::Host for StoreState {
 
 /// Memory, table and instance caps; remembers whether the memory cap was hit so that the
 /// resulting trap is reported as the memory limit, not as a generic failure.
-pub struct Limiter {
+pub(super) struct Limiter {
     memory_bytes: usize,
     pub memory_exceeded: bool,
 }
 
 impl Limiter {
-    pub const MAX_TABLE_ELEMENTS: usize = 1 << 20;
-    pub const MAX_INSTANCES: usize = 64;
-    pub const MAX_TABLES: usize = 64;
-    pub const MAX_MEMORIES: usize = 16;
+    pub(super) const MAX_TABLE_ELEMENTS: usize = 1 << 20;
+    pub(super) const MAX_INSTANCES: usize = 64;
+    pub(super) const MAX_TABLES: usize = 64;
+    pub(super) const MAX_MEMORIES: usize = 16;
 
-    pub fn new(memory_bytes: u64) -> Self {
+    pub(super) fn new(memory_bytes: u64) -> Self {
         Self {
             memory_bytes: usize::try_from(memory_bytes).unwrap_or(usize::MAX),
             memory_exceeded: false,
@@ -360,7 +364,7 @@ impl wasmtime::ResourceLimiter for Limiter {
 /// The producer's stderr: kept up to a limit; writing past it stops the producer with a clear
 /// error instead of letting it burn host memory or time.
 #[derive(Clone)]
-pub struct BoundedLog {
+pub(super) struct BoundedLog {
     limit: usize,
     buffer: Arc<Mutex<Vec<u8>>>,
     overflowed: Arc<AtomicBool>,
@@ -375,15 +379,15 @@ impl BoundedLog {
         }
     }
 
-    pub fn overflowed(&self) -> bool {
+    pub(super) fn overflowed(&self) -> bool {
         self.overflowed.load(Ordering::Relaxed)
     }
 
-    pub fn limit(&self) -> usize {
+    pub(super) fn limit(&self) -> usize {
         self.limit
     }
 
-    pub fn contents(&self) -> String {
+    pub(super) fn contents(&self) -> String {
         let buffer = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
         String::from_utf8_lossy(&buffer).into_owned()
     }

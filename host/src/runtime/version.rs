@@ -9,9 +9,9 @@ use super::error::ProducerErrorKind;
 const MEASURE: &str = "discern:producer/measure@";
 
 /// The `discern:producer` versions this host accepts, as (major, minor) pairs; any patch.
-pub const SUPPORTED: &[(u64, u64)] = &[(0, 1), (0, 2)];
+pub(crate) const SUPPORTED: &[(u64, u64)] = &[(0, 1), (0, 2)];
 
-pub fn supported_list() -> String {
+pub(crate) fn supported_list() -> String {
     SUPPORTED
         .iter()
         .map(|(major, minor)| format!("{major}.{minor}.x"))
@@ -20,7 +20,7 @@ pub fn supported_list() -> String {
 }
 
 /// The `discern:producer` version `component` exports, if this host supports it.
-pub fn check(engine: &Engine, component: &Component) -> Result<String, ProducerErrorKind> {
+pub(super) fn check(engine: &Engine, component: &Component) -> Result<String, ProducerErrorKind> {
     let ty = component.component_type();
     let exports: Vec<String> = ty
         .exports(engine)

@@ -12,7 +12,8 @@ use std::sync::{Arc, OnceLock};
 
 use gix::ObjectId;
 
-pub use pathspec::{Pathspec, PathspecError};
+pub use pathspec::Pathspec;
+pub(crate) use pathspec::PathspecError;
 
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,7 +301,7 @@ impl Snapshot {
 
 /// Paths whose entry differs between the trees of commits `from` and `to`, sorted, without
 /// listing either tree (only subtrees whose ids differ are read); `None` when one cannot be read.
-pub fn changed_between(
+pub(crate) fn changed_between(
     repo: &gix::Repository,
     from: ObjectId,
     to: ObjectId,
@@ -515,7 +516,7 @@ fn escape(bytes: &[u8]) -> String {
 /// How discern opens a repository with gix: isolated from the machine's global and system
 /// config, and never following `refs/replace/` (whatever the repository's own config says), so
 /// no replace ref an agent wrote can stand in for a commit, tree or blob discern reads.
-pub fn open_options() -> gix::open::Options {
+pub(crate) fn open_options() -> gix::open::Options {
     gix::open::Options::isolated().cli_overrides(["core.useReplaceRefs=false"])
 }
 

@@ -2,4 +2,5 @@
 //! `:(glob)` magic. One implementation, `discern-pathspec` (`sdk/pathspec/`), shared with the
 //! SDK's in-memory test snapshot so that a producer's unit tests and the host agree.
 
-pub use discern_pathspec::{Pathspec, PathspecError};
+pub use discern_pathspec::Pathspec;
+pub(crate) use discern_pathspec::PathspecError;

@@ -20,7 +20,7 @@ const BUDGET: u64 = 64 << 20;
 const MAX_WORKERS: usize = 4;
 
 /// The read-ahead plan of one listing.
-pub struct Prefetch {
+pub(super) struct Prefetch {
     shared: Arc<Shared>,
     /// Entry index (in the snapshot) → position in the plan.
     positions: HashMap<usize, usize>,
@@ -54,7 +54,10 @@ struct State {
 impl Prefetch {
     /// A plan over `listed` (entry index, blob id, size), in the order the producer sees them.
     /// Empty blobs and submodules are left out by the caller.
-    pub fn new(repo: gix::ThreadSafeRepository, listed: Vec<(usize, ObjectId, u64)>) -> Self {
+    pub(super) fn new(
+        repo: gix::ThreadSafeRepository,
+        listed: Vec<(usize, ObjectId, u64)>,
+    ) -> Self {
         let positions = listed
             .iter()
             .enumerate()
@@ -74,7 +77,7 @@ impl Prefetch {
     }
 
     /// The content of entry `index` if a worker inflated it; `None` means "read it directly".
-    pub fn take(&mut self, index: usize) -> Option<Arc<Vec<u8>>> {
+    pub(super) fn take(&mut self, index: usize) -> Option<Arc<Vec<u8>>> {
         let position = *self.positions.get(&index)?;
         if !self.started {
             self.started = true;

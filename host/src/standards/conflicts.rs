@@ -5,7 +5,7 @@ use super::{MeasureRequest, VERB};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId};
 
 /// The refusal for the first pair of `request`'s flags that do not combine, if any.
-pub fn refusal(request: &MeasureRequest) -> Option<Envelope> {
+pub(super) fn refusal(request: &MeasureRequest) -> Option<Envelope> {
     if request.pin && request.force {
         return Some(invalid(
             "--pin and --force contradict each other: a pin commits limits measured on the committed HEAD, and --force measures the work tree, which is never recorded or pinned.",

@@ -18,7 +18,7 @@ struct ExplainData<'a> {
     all: &'a [Explained],
 }
 
-pub fn explain(measured: &Measured, name: &str) -> Envelope {
+pub(super) fn explain(measured: &Measured, name: &str) -> Envelope {
     let Some(result) = measured.standards.iter().find(|s| s.name == name) else {
         return Envelope::refusal(
             VERB,

@@ -25,13 +25,13 @@ const VERB: &str = "done";
 /// What the branch's gains are counted from: the merge base's readings, of the Standards it
 /// defines exactly as the branch does.
 #[derive(Debug, Clone, Default)]
-pub struct Base {
+pub(crate) struct Base {
     pub readings: BTreeMap<String, f64>,
 }
 
 impl Base {
     /// The merge base's config read at `base` for every Standard `config` defines the same way.
-    pub fn measure(
+    pub(crate) fn measure(
         ws: &Workspace,
         runtime: &Runtime,
         config: &Config,
@@ -69,7 +69,12 @@ impl Base {
 /// The limit a gain moves `standard` to from `value`: the branch's own improvement over `base`
 /// taken off the limit, when it exceeds `margin`; without a base reading, the measured value
 /// and margin (`pin_eligible`). `None`: nothing to pin.
-pub fn gain_target(standard: &StandardDef, value: f64, margin: f64, base: &Base) -> Option<f64> {
+pub(crate) fn gain_target(
+    standard: &StandardDef,
+    value: f64,
+    margin: f64,
+    base: &Base,
+) -> Option<f64> {
     let direction = standard.direction;
     let Some(&was) = base.readings.get(&standard.name) else {
         return pin_eligible(direction, standard.limit, value, margin);
@@ -97,21 +102,21 @@ pub fn gain_target(standard: &StandardDef, value: f64, margin: f64, base: &Base)
 }
 
 /// How a gain is counted: each Standard's margin (the trunk's), and the merge base's readings.
-pub struct GainRule<'a> {
+pub(crate) struct GainRule<'a> {
     pub margin_of: &'a dyn Fn(&StandardDef) -> f64,
     pub base: &'a Base,
 }
 
 /// What `done` pinned before proving.
 #[derive(Debug, Clone)]
-pub struct Gained {
+pub(crate) struct Gained {
     pub pins: Vec<Pinned>,
     pub commit: gix::ObjectId,
 }
 
 /// The Standards whose gains can be pinned before the gate: those that read without a job (a
 /// job runs in the gate's own stages).
-pub fn pinnable(config: &Config) -> Vec<&StandardDef> {
+pub(crate) fn pinnable(config: &Config) -> Vec<&StandardDef> {
     config
         .standards
         .iter()
@@ -122,7 +127,7 @@ pub fn pinnable(config: &Config) -> Vec<&StandardDef> {
 /// Pin the gains of `ctx`'s Standards (see [`pinnable`]), each against `margin_of` its
 /// Standard. `None` when nothing is pinned: no gain beyond a margin, or a Standard that fails
 /// or is blocked (the gate reports it).
-pub fn pin_gains(
+pub(crate) fn pin_gains(
     ctx: &measure::Context,
     (branch, trunk): (&str, &str),
     rule: &GainRule,

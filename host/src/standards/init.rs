@@ -17,7 +17,7 @@ use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "init";
+pub(crate) const VERB: &str = "init";
 
 /// `data` of `init`: the file written, the commit measured, and each Standard's limit.
 #[derive(Debug, serde::Serialize)]
@@ -38,7 +38,7 @@ struct Written<'a> {
 /// `discern init [--trunk NAME]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InitRequest {
+pub(crate) struct InitRequest {
     /// The branch work lands on (default: what `origin/HEAD` names, else `main` or `master`).
     #[arg(long, value_name = "NAME")]
     #[serde(default)]
@@ -194,7 +194,7 @@ struct Candidate {
     body: String,
 }
 
-pub fn init(
+pub(crate) fn init(
     ws: &Workspace,
     runtime: &Runtime,
     request: &InitRequest,

@@ -4,9 +4,9 @@
 
 mod conflicts;
 mod explain;
-pub mod gains;
-pub mod init;
-pub mod pin;
+pub(crate) mod gains;
+pub(crate) mod init;
+pub(crate) mod pin;
 mod report;
 mod rows;
 
@@ -21,18 +21,18 @@ use crate::workspace::Workspace;
 
 /// Where a verb finds the active proposal claims of a checkout (the caller supplies it, so that
 /// measuring never calls up into `proposals`).
-pub type ClaimsOf<'a> = &'a dyn Fn(&Workspace, &Config) -> Vec<ProposalClaim>;
+pub(crate) type ClaimsOf<'a> = &'a dyn Fn(&Workspace, &Config) -> Vec<ProposalClaim>;
 
-pub const VERB: &str = "standards";
+pub(crate) const VERB: &str = "standards";
 /// Readings describe a commit, and a pin commits limits: a clean tree (`--force` excepted,
 /// which measures the work tree and is never recorded).
-pub const CLEANLINESS: Cleanliness = Cleanliness::Full;
+pub(crate) const CLEANLINESS: Cleanliness = Cleanliness::Full;
 
 /// `discern standards [NAMES] [--pin] [--force] [--dry-run]` (MCP `discern_standards` with
 /// `action: "measure"`).
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MeasureRequest {
+pub(crate) struct MeasureRequest {
     /// The Standards to measure (default: all).
     #[serde(default)]
     pub names: Vec<String>,
@@ -83,7 +83,7 @@ pub struct MeasureRequest {
 ///
 /// `claims` finds the active proposals that explain a loosened limit; it is asked after any
 /// interrupted transaction is recovered and the config is read, so it sees what recovery wrote.
-pub fn standards(
+pub(crate) fn standards(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,
@@ -107,7 +107,7 @@ pub fn standards(
 }
 
 /// `discern standards [NAMES] [--force] [--dry-run]`, journalled for `progress`.
-pub fn measure(
+pub(crate) fn measure(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,
@@ -241,7 +241,7 @@ fn dry_run(
 }
 
 /// The configured Standards named in `names` (all when empty), in declaration order.
-pub fn select<'c>(
+pub(crate) fn select<'c>(
     config: &'c Config,
     names: &[String],
 ) -> Result<Vec<&'c StandardDef>, Box<Envelope>> {

@@ -54,7 +54,7 @@ impl<'a> PinData<'a> {
 
 /// One limit a pin moves.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Pinned {
+pub(crate) struct Pinned {
     pub name: String,
     pub from: f64,
     pub to: f64,
@@ -73,7 +73,7 @@ impl Pinned {
 
 /// `discern standards --pin [NAMES] [--dry-run]`. A dry run measures (reusing evidence, never
 /// recording it, running no job) and shows what would be pinned; it writes nothing.
-pub fn pin(
+pub(crate) fn pin(
     ws: &Workspace,
     runtime: &Runtime,
     names: &[String],
@@ -346,7 +346,7 @@ fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId
 
 /// `discern.toml` with each pinned Standard's limit set to its new value (every other byte
 /// kept).
-pub fn edit_limits(config: &Config, pins: &[Pinned]) -> Result<String, String> {
+pub(crate) fn edit_limits(config: &Config, pins: &[Pinned]) -> Result<String, String> {
     let limits: Vec<(&str, f64)> = pins.iter().map(|p| (p.name.as_str(), p.to)).collect();
     config.with_limits(&limits)
 }
@@ -375,7 +375,7 @@ pub(super) fn pin_message(config: &Config, pins: &[Pinned]) -> String {
 /// Why nothing was pinned (a red or blocked Standard is refused with its readings, in
 /// `not_all_passing`).
 #[derive(Debug, thiserror::Error)]
-pub enum NotPinned {
+pub(crate) enum NotPinned {
     #[error("HEAD moved while measuring; nothing was pinned.")]
     HeadMoved,
     #[error("Nothing was committed: {0}.")]
@@ -385,7 +385,7 @@ pub enum NotPinned {
 }
 
 /// The refusal for each reason nothing was pinned, in one place.
-pub fn refusal(why: &NotPinned) -> Envelope {
+pub(crate) fn refusal(why: &NotPinned) -> Envelope {
     let (slug, hint) = match why {
         NotPinned::HeadMoved => (
             ErrorSlug::PinFailed,
@@ -433,7 +433,7 @@ pub fn refusal(why: &NotPinned) -> Envelope {
 }
 
 /// A commit that could not be made, as the refusal of `verb`'s pin.
-pub fn commit_refusal(e: CommitError) -> Envelope {
+pub(crate) fn commit_refusal(e: CommitError) -> Envelope {
     refusal(&NotPinned::Commit(e))
 }
 

@@ -35,7 +35,7 @@ struct NothingData {
     producer_executions: std::collections::BTreeMap<String, u32>,
 }
 
-pub fn none_configured() -> Envelope {
+pub(super) fn none_configured() -> Envelope {
     let nothing = NothingData {
         standards: [],
         producer_executions: std::collections::BTreeMap::new(),
@@ -54,7 +54,7 @@ pub fn none_configured() -> Envelope {
     ).with_action(Action::new("init")))
 }
 
-pub fn dry_run(
+pub(super) fn dry_run(
     config: &Config,
     selected: &[&StandardDef],
     plan: &Plan,
@@ -163,7 +163,7 @@ fn line(result: &StandardResult) -> String {
     text
 }
 
-pub fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
+pub(super) fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
     let tally = Tally::of(measured);
     let state = state(measured, &tally);
     let sections = sections(measured);

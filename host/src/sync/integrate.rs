@@ -13,7 +13,7 @@ use crate::git::{Repo, short};
 /// What happened to one ref.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Action {
+pub(crate) enum Action {
     /// Neither side has it.
     Absent,
     UpToDate,
@@ -28,7 +28,7 @@ pub enum Action {
 
 /// One ref after a sync.
 #[derive(Debug, Clone, Serialize)]
-pub struct RefState {
+pub(crate) struct RefState {
     #[serde(rename = "ref")]
     pub name: String,
     pub local: Option<String>,
@@ -41,11 +41,11 @@ pub struct RefState {
 
 impl RefState {
     /// Whether this clone has something the remote does not.
-    pub fn unpushed(&self) -> bool {
+    pub(crate) fn unpushed(&self) -> bool {
         self.local.is_some() && self.local != self.remote
     }
 
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let at = |id: &Option<String>| id.as_deref().map_or_else(|| "none".to_owned(), short);
         let what = match self.action {
             Action::Absent => "on neither side".to_owned(),
@@ -71,7 +71,7 @@ impl RefState {
 }
 
 /// Fetch the remote's copies of the synced refs and bring each local ref up to date.
-pub fn fetch_and_merge(repo: &Repo, remote: &str) -> Result<Vec<RefState>, SyncError> {
+pub(super) fn fetch_and_merge(repo: &Repo, remote: &str) -> Result<Vec<RefState>, SyncError> {
     let names: Vec<&str> = SYNCED.iter().map(|s| s.name).collect();
     let tips = transport::remote_refs(repo, remote, &names)?;
     let pairs: Vec<(String, String)> = tips
@@ -151,7 +151,11 @@ fn merged(
 /// The local trunk, when it is a landing to push with its notes: a fast-forward of the
 /// remote's trunk whose tip carries a Proof note. Pushed in the same atomic push, the trunk
 /// never reaches the remote without its Proof.
-pub fn trunk_update(repo: &Repo, remote: &str, trunk: &str) -> Result<Option<Update>, SyncError> {
+pub(super) fn trunk_update(
+    repo: &Repo,
+    remote: &str,
+    trunk: &str,
+) -> Result<Option<Update>, SyncError> {
     let Some(local) = repo.local_branch_commit(trunk)? else {
         return Ok(None);
     };
@@ -173,7 +177,7 @@ pub fn trunk_update(repo: &Repo, remote: &str, trunk: &str) -> Result<Option<Upd
 
 /// Push every ref this clone has ahead of the remote (and `trunk`, a landing), atomically,
 /// each leased on the tip the remote had when it was fetched.
-pub fn push(
+pub(super) fn push(
     repo: &Repo,
     remote: &str,
     states: &[RefState],
@@ -196,7 +200,7 @@ pub fn push(
 
 /// Mark the refs a successful push carried, and move their tracking copies to what the
 /// remote now has (as git does for a branch's upstream), so `status` sees nothing unpushed.
-pub fn pushed(repo: &Repo, remote: &str, states: &mut [RefState]) -> Result<(), SyncError> {
+pub(super) fn pushed(repo: &Repo, remote: &str, states: &mut [RefState]) -> Result<(), SyncError> {
     for state in states.iter_mut().filter(|s| s.unpushed()) {
         let name = tracking(&state.name, remote);
         let old = repo.resolve_ref(&name)?.map(|r| r.commit);

@@ -14,7 +14,7 @@ use super::SyncError;
 
 /// How a path both sides wrote differently is settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// Keep this clone's (a note: the other side's stays in the merge's history).
     Ours,
     /// Keep the smaller content (a publication time: the earlier one).
@@ -23,7 +23,7 @@ pub enum Rule {
 
 /// What a merge did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Merged {
+pub(crate) struct Merged {
     pub tree: Option<ObjectId>,
     /// Paths both sides wrote differently, settled by the rule.
     pub settled: Vec<String>,
@@ -32,7 +32,7 @@ pub struct Merged {
 type Side = Option<(EntryMode, ObjectId)>;
 
 /// Merge the trees `ours` and `theirs` against `base` (`None`: no common history, a union).
-pub fn trees(
+pub(crate) fn trees(
     repo: &gix::Repository,
     base: Option<ObjectId>,
     ours: ObjectId,

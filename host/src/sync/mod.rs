@@ -11,9 +11,9 @@
 //! their own histories.
 
 mod integrate;
-pub mod merge;
-pub mod publish;
-pub mod refs;
+pub(crate) mod merge;
+pub(crate) mod publish;
+pub(crate) mod refs;
 mod transport;
 
 use std::time::Duration;
@@ -25,9 +25,9 @@ use crate::git::{Repo, RepoError};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
 use crate::workspace::Workspace;
 
-pub use integrate::RefState;
+pub(crate) use integrate::RefState;
 
-pub const VERB: &str = "sync";
+pub(crate) const VERB: &str = "sync";
 /// How many times a push that lost a race is tried again.
 const ATTEMPTS: u32 = 20;
 /// The lock two local syncs take turns at.
@@ -35,7 +35,7 @@ const LOCK: &str = "sync.lock";
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SyncRequest {
+pub(crate) struct SyncRequest {
     /// The remote to sync with (default: `origin`, or the only remote).
     #[serde(default)]
     pub remote: Option<String>,
@@ -51,7 +51,7 @@ pub struct SyncRequest {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum SyncError {
+pub(crate) enum SyncError {
     #[error("{0}")]
     Git(String),
     #[error("cannot {action} {remote}: {message}")]
@@ -93,7 +93,7 @@ struct Synced {
     landed_trunk: Option<String>,
 }
 
-pub fn sync(ws: &Workspace, request: &SyncRequest) -> Envelope {
+pub(crate) fn sync(ws: &Workspace, request: &SyncRequest) -> Envelope {
     match committed_config(&ws.repo).and_then(|config| run(ws, &config, request)) {
         Ok(synced) => envelope(&synced),
         Err(e) => Envelope::refusal(
@@ -235,7 +235,7 @@ fn plural(n: usize) -> &'static str {
 
 /// The synced refs this clone has that the remote it syncs with does not (as of the last
 /// fetch): what `discern sync --push` would push. Empty without a remote.
-pub fn unpushed(repo: &Repo) -> Vec<String> {
+pub(crate) fn unpushed(repo: &Repo) -> Vec<String> {
     let Ok(remote) = remote_of(repo, None) else {
         return Vec::new();
     };

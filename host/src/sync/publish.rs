@@ -23,11 +23,11 @@ use crate::git::{Repo, short};
 use crate::workspace::Workspace;
 
 /// The environment variable naming the private key that signs published evidence.
-pub const KEY_VAR: &str = "DISCERN_EVIDENCE_KEY";
+pub(crate) const KEY_VAR: &str = "DISCERN_EVIDENCE_KEY";
 
 /// What publishing did.
 #[derive(Debug, Default, Serialize)]
-pub struct Publication {
+pub(crate) struct Publication {
     /// Bundles added to the published ref.
     pub published: usize,
     /// The commit they were measured on.
@@ -52,7 +52,7 @@ impl Publication {
         }
     }
 
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         match (&self.not_published, &self.commit) {
             (Some(why), _) => format!("evidence: not published ({why})"),
             (None, Some(commit)) => format!(
@@ -72,7 +72,7 @@ impl Publication {
 }
 
 /// Publish the evidence measured here on HEAD, when this run may.
-pub fn publish(ws: &Workspace, config: &Config) -> Result<Publication, SyncError> {
+pub(crate) fn publish(ws: &Workspace, config: &Config) -> Result<Publication, SyncError> {
     let repo = &ws.repo;
     let (head, key, repository) = match allowed(ws, config)? {
         Ok(allowed) => allowed,
@@ -249,7 +249,7 @@ fn signed(path: &Path, key: &Path, repository: &str) -> Result<Bundle, SyncError
 }
 
 /// Drop the published bundles older than `[evidence].keep_days`; none without it.
-pub fn prune(repo: &Repo, config: &Config) -> Result<usize, SyncError> {
+pub(crate) fn prune(repo: &Repo, config: &Config) -> Result<usize, SyncError> {
     let Some(days) = config.evidence.keep_days else {
         return Ok(0);
     };

@@ -7,13 +7,13 @@ use crate::evidence::shared::tree;
 
 /// One synced ref.
 #[derive(Debug, Clone, Copy)]
-pub struct Synced {
+pub(crate) struct Synced {
     pub name: &'static str,
     pub rule: Rule,
 }
 
 /// Every ref `discern sync` carries: the Proof notes, the approval notes, published evidence.
-pub const SYNCED: [Synced; 3] = [
+pub(crate) const SYNCED: [Synced; 3] = [
     Synced {
         name: crate::commit::NOTES_REF,
         rule: Rule::Ours,
@@ -29,7 +29,7 @@ pub const SYNCED: [Synced; 3] = [
 ];
 
 /// The remote-tracking copy of `name` from `remote`.
-pub fn tracking(name: &str, remote: &str) -> String {
+pub(crate) fn tracking(name: &str, remote: &str) -> String {
     match name.strip_prefix("refs/notes/") {
         Some(rest) => format!("refs/notes/remotes/{remote}/{rest}"),
         None => match name.strip_prefix("refs/discern/") {

@@ -10,7 +10,7 @@ use super::SyncError;
 use crate::git::Repo;
 
 /// Which of `names` the remote has, and at which commit.
-pub fn remote_refs(
+pub(super) fn remote_refs(
     repo: &Repo,
     remote: &str,
     names: &[&str],
@@ -38,7 +38,11 @@ pub fn remote_refs(
 
 /// Fetch each (remote ref, local tracking ref) pair, forcing the tracking refs (they mirror
 /// the remote; nothing local is ever written over).
-pub fn fetch(repo: &Repo, remote: &str, pairs: &[(String, String)]) -> Result<(), SyncError> {
+pub(super) fn fetch(
+    repo: &Repo,
+    remote: &str,
+    pairs: &[(String, String)],
+) -> Result<(), SyncError> {
     if pairs.is_empty() {
         return Ok(());
     }
@@ -69,7 +73,7 @@ pub fn fetch(repo: &Repo, remote: &str, pairs: &[(String, String)]) -> Result<()
 /// One ref to push: the local commit, the remote ref, and what the remote must still hold
 /// (`None`: the remote must not have it yet).
 #[derive(Debug, Clone)]
-pub struct Update {
+pub(super) struct Update {
     pub local: ObjectId,
     pub remote_ref: String,
     pub expected: Option<ObjectId>,
@@ -77,7 +81,7 @@ pub struct Update {
 
 /// How a push ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pushed {
+pub(super) enum Pushed {
     Done,
     /// Another clone pushed first: fetch, merge and try again.
     Raced(String),
@@ -85,7 +89,7 @@ pub enum Pushed {
 
 /// Push `updates` all at once (`--atomic`), each with its lease: either every ref moves or
 /// none does.
-pub fn push(repo: &Repo, remote: &str, updates: &[Update]) -> Result<Pushed, SyncError> {
+pub(super) fn push(repo: &Repo, remote: &str, updates: &[Update]) -> Result<Pushed, SyncError> {
     if updates.is_empty() {
         return Ok(Pushed::Done);
     }

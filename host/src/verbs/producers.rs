@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::preflight::Cleanliness;
 use crate::producers::{self, Configured, NewRequest, ProducersRequest, RunRequest};
 
-pub struct Producers;
+pub(super) struct Producers;
 
 static PRODUCERS: Info = Info {
     name: producers::VERB,

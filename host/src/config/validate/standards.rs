@@ -4,7 +4,7 @@ mod builtin_config;
 mod component_config;
 mod schema;
 
-pub use schema::{ConfigProblem, ConfigSchema, SchemaError};
+pub(crate) use schema::ConfigSchema;
 
 use std::ops::Range;
 

@@ -15,14 +15,14 @@ pub const SIGNATURE: &str = "entry.sig";
 
 /// One part of a bundle: its output path, its bytes and their SHA-256 (hex).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Part<'a> {
+pub(super) struct Part<'a> {
     pub path: &'static str,
     pub bytes: &'a [u8],
     pub hash: String,
 }
 
 /// A bundle's parts, in output order.
-pub fn parts(bundle: &Bundle) -> Vec<Part<'_>> {
+pub(super) fn parts(bundle: &Bundle) -> Vec<Part<'_>> {
     let mut parts = vec![(ENTRY, bundle.entry.as_slice())];
     if let Some(findings) = &bundle.findings {
         parts.push((FINDINGS, findings.as_slice()));
@@ -39,7 +39,7 @@ pub fn parts(bundle: &Bundle) -> Vec<Part<'_>> {
 }
 
 /// The action result naming `parts`.
-pub fn action_result(parts: &[Part]) -> ActionResult {
+pub(super) fn action_result(parts: &[Part]) -> ActionResult {
     let file = |part: &Part| OutputFile {
         path: part.path.to_owned(),
         digest: Some(Digest {
@@ -57,7 +57,7 @@ pub fn action_result(parts: &[Part]) -> ActionResult {
 
 /// One blob an action result names, checked to be well-formed and within the cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Wanted {
+pub(super) struct Wanted {
     pub path: &'static str,
     /// Lowercase hex SHA-256: safe to put in a URL.
     pub hash: String,
@@ -69,7 +69,7 @@ pub struct Wanted {
 /// The blobs `result` names: the entry and the signature, the findings when named; every
 /// digest a lowercase SHA-256 and a size within `max_blob`. A path named twice, an unknown
 /// path or a missing part makes the whole result malformed.
-pub fn wanted(result: ActionResult, max_blob: u64) -> Result<Vec<Wanted>, String> {
+pub(super) fn wanted(result: ActionResult, max_blob: u64) -> Result<Vec<Wanted>, String> {
     let mut found: Vec<Wanted> = Vec::new();
     for file in result.output_files {
         let path = [ENTRY, FINDINGS, SIGNATURE]
@@ -123,12 +123,12 @@ fn shown(text: &str) -> String {
 }
 
 /// Whether `hash` is 64 lowercase hex digits (what discern writes, and all a URL may hold).
-pub fn is_sha256_hex(hash: &str) -> bool {
+pub(super) fn is_sha256_hex(hash: &str) -> bool {
     hash.len() == 64 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// `bytes` checked against the digest `wanted` names: the size first, then the SHA-256.
-pub fn verify(key: &str, wanted: &Wanted, bytes: &[u8]) -> Result<(), RemoteError> {
+pub(super) fn verify(key: &str, wanted: &Wanted, bytes: &[u8]) -> Result<(), RemoteError> {
     let mismatch = |why: String| RemoteError::Mismatch {
         key: key.to_owned(),
         path: wanted.path,
@@ -152,7 +152,7 @@ pub fn verify(key: &str, wanted: &Wanted, bytes: &[u8]) -> Result<(), RemoteErro
 }
 
 /// The bundle made of the fetched parts (each already verified).
-pub fn bundle(mut parts: Vec<(&'static str, Vec<u8>)>) -> Option<Bundle> {
+pub(super) fn bundle(mut parts: Vec<(&'static str, Vec<u8>)>) -> Option<Bundle> {
     let mut take = |path: &str| {
         let at = parts.iter().position(|(p, _)| *p == path)?;
         Some(parts.swap_remove(at).1)

@@ -29,14 +29,14 @@ use crate::runtime::Runtime;
 use crate::snapshot::Pathspec;
 use crate::workspace::Workspace;
 
-pub const VERB: &str = "accept";
+pub(crate) const VERB: &str = "accept";
 /// Only the proven, clean commit lands.
-pub const CLEANLINESS: Cleanliness = Cleanliness::Full;
-pub const NOTE_VERSION: u32 = 1;
+pub(crate) const CLEANLINESS: Cleanliness = Cleanliness::Full;
+pub(crate) const NOTE_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AcceptRequest {
+pub(crate) struct AcceptRequest {
     /// The owner consented to this landing in conversation.
     #[arg(long)]
     #[serde(default)]
@@ -61,7 +61,7 @@ pub struct AcceptRequest {
 
 /// The durable Proof note on `refs/notes/discern`.
 #[derive(Debug, Clone, Serialize)]
-pub struct ProofNote {
+pub(crate) struct ProofNote {
     pub version: u32,
     pub subject: NoteSubject,
     pub proof: proof::Proof,
@@ -76,7 +76,7 @@ pub struct ProofNote {
 
 /// What a Proof note is about: the landed commit, its branch and the trunk it landed on.
 #[derive(Debug, Clone, Serialize)]
-pub struct NoteSubject {
+pub(crate) struct NoteSubject {
     pub commit: String,
     pub branch: String,
     pub trunk: String,
@@ -85,7 +85,7 @@ pub struct NoteSubject {
 /// Where the authority to land came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "source", rename_all = "snake_case")]
-pub enum Consent {
+pub(crate) enum Consent {
     /// The owner consented in conversation.
     Confirmed,
     /// Every changed path is inside these standing grants.
@@ -116,7 +116,7 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
     Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
 }
 
-pub fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+pub(crate) fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     if let Some(effort) = &request.effort {
         // The named effort's own landing, cut short after the trunk moved (its worktree may be
         // gone already), is finished and is this call's result.

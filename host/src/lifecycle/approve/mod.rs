@@ -26,11 +26,11 @@ mod target;
 
 use refused::NotApproved;
 
-pub const VERB: &str = "approve";
+pub(crate) const VERB: &str = "approve";
 
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ApproveRequest {
+pub(crate) struct ApproveRequest {
     /// What to approve: a branch, `origin/BRANCH`, `refs/pull/N/head` or a commit id (default:
     /// the branch this checkout has out).
     #[serde(default)]
@@ -85,7 +85,7 @@ struct Approved<'a> {
     required: &'a Required,
 }
 
-pub fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
+pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
     let pending = match pending(ws, request) {
         Ok(pending) => pending,
         Err(refusal) => return *refusal,

@@ -22,13 +22,13 @@ mod by_trunk;
 mod gains;
 mod stages;
 
-pub const VERB: &str = "done";
+pub(crate) const VERB: &str = "done";
 /// Proof is for a commit: no tracked change, no untracked file that is not ignored.
-pub const CLEANLINESS: Cleanliness = Cleanliness::Full;
+pub(crate) const CLEANLINESS: Cleanliness = Cleanliness::Full;
 
 #[derive(Debug, Clone, Copy, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DoneRequest {
+pub(crate) struct DoneRequest {
     /// Run the gate even when Proof for this exact commit is current.
     #[arg(long)]
     #[serde(default)]
@@ -43,7 +43,7 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
     Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
 }
 
-pub fn done(
+pub(crate) fn done(
     ws: &Workspace,
     runtime: &Runtime,
     request: &DoneRequest,

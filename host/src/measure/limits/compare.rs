@@ -6,7 +6,7 @@ use crate::protected::{self, tighter};
 
 /// The Standards `new` added, tightened or redefined versus `old`: what a branch forked
 /// before them does not have yet.
-pub fn arrived(old: &Config, new: &Config) -> Vec<String> {
+pub(super) fn arrived(old: &Config, new: &Config) -> Vec<String> {
     let no_blob = |_: &str| Ok(None);
     let redefined: Vec<String> = protected::compare(old, &no_blob, new, &no_blob)
         .map(|changes| changes.protected)

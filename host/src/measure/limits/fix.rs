@@ -45,7 +45,7 @@ fn origin(branch: &str) -> Source {
 
 /// The command that fetches the trunk (and, in a shallow clone, the history a merge base and
 /// a baseline need).
-pub fn fetch(repo: &Repo, trunk: &str) -> String {
+pub(super) fn fetch(repo: &Repo, trunk: &str) -> String {
     let depth = if repo.is_shallow() {
         " --unshallow"
     } else {

@@ -206,7 +206,7 @@ impl LimitsCheck {
 }
 
 /// Compare `config` (HEAD's; [`Config::absent`] when HEAD has none) with its baseline.
-pub fn check(
+pub(crate) fn check(
     repo: &Repo,
     config: &Config,
     against: &Against,

@@ -17,7 +17,7 @@ use crate::protected::{self, GateChanges, Loosening, ProtectedChange, Side};
 
 /// What a landing's Proof note approved, as far as its approval verifies.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Approvals {
+pub(super) struct Approvals {
     pub limits: Vec<Approval>,
     /// The tokens of approved protected changes.
     pub protected: BTreeSet<String>,
@@ -25,7 +25,7 @@ pub struct Approvals {
 
 /// An approved limit move.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Approval {
+pub(super) struct Approval {
     pub standard: String,
     pub trunk_limit: f64,
     pub proposed_limit: f64,
@@ -53,7 +53,7 @@ struct NoteProof {
 
 /// One stretch of the first-parent chain, judged by its net change.
 #[derive(Debug, Clone)]
-pub struct Segment {
+pub(super) struct Segment {
     pub from: ObjectId,
     pub to: ObjectId,
     /// What the landing at `to` approved (empty: no landing there, or none that verifies).
@@ -62,7 +62,7 @@ pub struct Segment {
 
 /// A change of a segment that no approval there covers.
 #[derive(Debug, Clone)]
-pub struct Unapproved {
+pub(super) struct Unapproved {
     pub change: Unapprovable,
     /// The first commit of the segment whose tree shows it.
     pub commit: ObjectId,
@@ -70,7 +70,7 @@ pub struct Unapproved {
 }
 
 #[derive(Debug, Clone)]
-pub enum Unapprovable {
+pub(super) enum Unapprovable {
     Loosened(Loosening),
     Protected(ProtectedChange),
 }
@@ -88,7 +88,7 @@ fn landed_note(repo: &Repo, commit: ObjectId) -> Result<Option<LandedNote>, Repo
 /// says it landed on is a first-parent ancestor, and everything that landing changed only the
 /// owner may change is covered by an approval that verifies under the policy of that trunk
 /// commit. A note anyone could write on any commit is not a baseline by being there.
-pub fn verified_landing(repo: &Repo, commit: ObjectId) -> Result<bool, RepoError> {
+pub(super) fn verified_landing(repo: &Repo, commit: ObjectId) -> Result<bool, RepoError> {
     let Some(note) = landed_note(repo, commit)? else {
         return Ok(false);
     };
@@ -112,7 +112,7 @@ pub fn verified_landing(repo: &Repo, commit: ObjectId) -> Result<bool, RepoError
 
 /// The segments of `base..head` along the first-parent chain, each landing's approvals read
 /// under `policy` (the trust root's; `None` when it cannot be read: then none counts).
-pub fn segments<'p>(
+pub(super) fn segments<'p>(
     repo: &Repo,
     base: ObjectId,
     head: ObjectId,
@@ -227,7 +227,7 @@ fn verified_tokens(
 /// Every change of `segment` only the owner may make that its approvals do not cover: the
 /// landing's at its end, or a signed approval the segment adds in its tree for exactly its
 /// net change against its start's `discern.toml` (verified under `policy`, the trust root's).
-pub fn unapproved<'p>(
+pub(super) fn unapproved<'p>(
     repo: &Repo,
     segment: &Segment,
     policy: &dyn Fn() -> Option<&'p Policy>,
@@ -272,7 +272,7 @@ pub fn unapproved<'p>(
 
 /// A segment judged: what no approval covers, and who approved it in the tree, if anyone did.
 #[derive(Debug, Clone, Default)]
-pub struct Judged {
+pub(super) struct Judged {
     pub unapproved: Vec<Unapproved>,
     /// `principal (file)` of the approval in the tree that covers the whole segment.
     pub approved_by: Option<String>,

@@ -23,7 +23,7 @@ struct Annotation {
 }
 
 /// The workflow commands for `envelope`, then its human text inside `::stop-commands::`.
-pub fn render(envelope: &Envelope, steps: StepRenderer) -> String {
+pub(super) fn render(envelope: &Envelope, steps: StepRenderer) -> String {
     let standards = view::standards(envelope);
     let mut annotations: Vec<Annotation> = view::issues(&standards, envelope)
         .into_iter()
@@ -132,14 +132,14 @@ fn command(annotation: &Annotation) -> String {
 }
 
 /// A command's message: `%`, `\r` and `\n` percent-encoded.
-pub fn escape_data(text: &str) -> String {
+pub(super) fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// A command's property value: as a message, and `:` and `,` too.
-pub fn escape_property(text: &str) -> String {
+pub(super) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 

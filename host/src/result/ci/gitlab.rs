@@ -31,7 +31,7 @@ struct Lines {
 }
 
 /// The Code Quality report of `envelope`.
-pub fn render(envelope: &Envelope) -> String {
+pub(super) fn render(envelope: &Envelope) -> String {
     let standards = view::standards(envelope);
     let mut unique = Unique::default();
     let mut report: Vec<CodeQuality> = view::issues(&standards, envelope)

@@ -21,7 +21,7 @@ struct Case {
 }
 
 /// The JUnit report of `envelope`.
-pub fn render(envelope: &Envelope) -> String {
+pub(super) fn render(envelope: &Envelope) -> String {
     let standards = view::standards(envelope);
     let cases = if standards.is_empty() {
         vec![verb_case(envelope, &view::problems(envelope, &standards))]

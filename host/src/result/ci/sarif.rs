@@ -19,7 +19,7 @@ const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// The SARIF log of `envelope`.
-pub fn render(envelope: &Envelope) -> String {
+pub(super) fn render(envelope: &Envelope) -> String {
     let standards = view::standards(envelope);
     let issues = view::issues(&standards, envelope);
     let rules: Vec<sarif::ReportingDescriptor> = standards.iter().map(rule).collect();

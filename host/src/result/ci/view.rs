@@ -8,7 +8,7 @@ use crate::result::{Envelope, Severity};
 
 /// One Standard of `data.standards[]`, as far as a CI format needs it.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct StandardView {
+pub(super) struct StandardView {
     pub name: String,
     #[serde(default)]
     pub direction: Option<String>,
@@ -28,7 +28,7 @@ pub struct StandardView {
 
 /// `data.standards[].findings`.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct FindingsView {
+pub(super) struct FindingsView {
     #[serde(default)]
     pub new_total: Option<usize>,
     #[serde(default)]
@@ -37,7 +37,7 @@ pub struct FindingsView {
 
 /// One finding of `findings.new[]`.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct FindingView {
+pub(super) struct FindingView {
     pub fingerprint: String,
     #[serde(default)]
     pub path: Option<String>,
@@ -52,7 +52,7 @@ pub struct FindingView {
 
 /// How a Standard came out, as a CI system reports a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Outcome {
     Passed,
     /// Regressed or swapped.
     Failed,
@@ -63,7 +63,7 @@ pub enum Outcome {
 }
 
 impl StandardView {
-    pub fn outcome(&self) -> Outcome {
+    pub(super) fn outcome(&self) -> Outcome {
         match (self.measurement.as_deref(), self.verdict.as_deref()) {
             (Some("skipped"), _) => Outcome::Skipped,
             (Some("failed"), _) => Outcome::Errored,
@@ -72,17 +72,17 @@ impl StandardView {
         }
     }
 
-    pub fn failing(&self) -> bool {
+    pub(super) fn failing(&self) -> bool {
         matches!(self.outcome(), Outcome::Failed | Outcome::Errored)
     }
 
     /// The new findings listed (the envelope lists the first few; `new_total` counts all).
-    pub fn new_findings(&self) -> &[FindingView] {
+    pub(super) fn new_findings(&self) -> &[FindingView] {
         self.findings.as_ref().map_or(&[], |f| f.new.as_slice())
     }
 
     /// New findings the envelope counted but did not list.
-    pub fn unlisted(&self) -> usize {
+    pub(super) fn unlisted(&self) -> usize {
         self.findings.as_ref().map_or(0, |f| {
             f.new_total
                 .unwrap_or(f.new.len())
@@ -91,7 +91,7 @@ impl StandardView {
     }
 
     /// One line: `todo: swapped (2, ceiling 2)`, or why it has no reading.
-    pub fn headline(&self) -> String {
+    pub(super) fn headline(&self) -> String {
         let bound = match self.direction.as_deref() {
             Some("up") => "floor",
             _ => "ceiling",
@@ -117,7 +117,7 @@ impl StandardView {
 }
 
 /// A number as the other renderings print it: no `.0` on whole numbers.
-pub fn number(value: f64) -> String {
+pub(super) fn number(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{value:.0}")
     } else {
@@ -128,7 +128,7 @@ pub fn number(value: f64) -> String {
 
 /// The Standards of an envelope's `data`, if it has any. Data that names Standards this
 /// reading cannot read gives none here, and an error in [`problems`]: never a quiet pass.
-pub fn standards(envelope: &Envelope) -> Vec<StandardView> {
+pub(super) fn standards(envelope: &Envelope) -> Vec<StandardView> {
     // Not a default that passes: `problems` reports the same parse failure as an error.
     parse(envelope).unwrap_or_default()
 }
@@ -146,7 +146,7 @@ fn parse(envelope: &Envelope) -> Result<Vec<StandardView>, serde_json::Error> {
 
 /// How serious a CI entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
+pub(super) enum Level {
     Error,
     Warning,
     Note,
@@ -154,7 +154,7 @@ pub enum Level {
 
 impl Level {
     /// A finding's own severity, else `default`.
-    pub fn of(severity: Option<&str>, default: Level) -> Level {
+    pub(super) fn of(severity: Option<&str>, default: Level) -> Level {
         match severity {
             Some("error") => Level::Error,
             Some("warning") => Level::Warning,
@@ -163,7 +163,7 @@ impl Level {
         }
     }
 
-    pub fn as_sarif(self) -> &'static str {
+    pub(super) fn as_sarif(self) -> &'static str {
         match self {
             Level::Error => "error",
             Level::Warning => "warning",
@@ -175,7 +175,7 @@ impl Level {
 /// One thing a CI system shows beside the code: a new finding of a Standard, or a Standard
 /// (failing without a listed finding).
 #[derive(Debug, Clone)]
-pub struct Issue<'a> {
+pub(super) struct Issue<'a> {
     pub standard: &'a StandardView,
     pub finding: Option<&'a FindingView>,
     pub level: Level,
@@ -184,12 +184,12 @@ pub struct Issue<'a> {
 }
 
 impl Issue<'_> {
-    pub fn failing(&self) -> bool {
+    pub(super) fn failing(&self) -> bool {
         self.standard.failing()
     }
 
     /// What the entry says: the finding's message, else the Standard's diagnostic or note.
-    pub fn message(&self) -> String {
+    pub(super) fn message(&self) -> String {
         if let Some(finding) = self.finding {
             return finding.message.clone();
         }
@@ -200,21 +200,21 @@ impl Issue<'_> {
     }
 
     /// Where it is: the finding's place, else where the diagnostic points (`discern.toml`).
-    pub fn path(&self) -> Option<&str> {
+    pub(super) fn path(&self) -> Option<&str> {
         match self.finding {
             Some(finding) => finding.path.as_deref(),
             None => self.diagnostic.and_then(|d| d.file.as_deref()),
         }
     }
 
-    pub fn line(&self) -> Option<u64> {
+    pub(super) fn line(&self) -> Option<u64> {
         match self.finding {
             Some(finding) => finding.line.map(u64::from),
             None => self.diagnostic.and_then(|d| d.line),
         }
     }
 
-    pub fn column(&self) -> Option<u32> {
+    pub(super) fn column(&self) -> Option<u32> {
         self.finding.and_then(|f| f.column)
     }
 }
@@ -222,7 +222,7 @@ impl Issue<'_> {
 /// Every issue of `standards`: each new finding (of a failing Standard an error unless the
 /// finding says otherwise, of a passing one a warning), and one per failing Standard that
 /// lists no new finding.
-pub fn issues<'a>(standards: &'a [StandardView], envelope: &'a Envelope) -> Vec<Issue<'a>> {
+pub(super) fn issues<'a>(standards: &'a [StandardView], envelope: &'a Envelope) -> Vec<Issue<'a>> {
     let mut out = Vec::new();
     for standard in standards {
         let diagnostic = envelope
@@ -257,7 +257,7 @@ pub fn issues<'a>(standards: &'a [StandardView], envelope: &'a Envelope) -> Vec<
 /// Something to report that is not a Standard's: a refusal, a diagnostic of another tool, an
 /// advisory.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
+pub(super) struct Problem {
     pub level: Level,
     pub title: String,
     pub message: String,
@@ -267,7 +267,7 @@ pub struct Problem {
 
 /// The problems of `envelope` beside its Standards: diagnostics that are no Standard's, and
 /// the refusal itself when nothing else explains it.
-pub fn problems(envelope: &Envelope, standards: &[StandardView]) -> Vec<Problem> {
+pub(super) fn problems(envelope: &Envelope, standards: &[StandardView]) -> Vec<Problem> {
     let owned = |tool: &str| {
         standards
             .iter()
@@ -324,7 +324,7 @@ pub fn problems(envelope: &Envelope, standards: &[StandardView]) -> Vec<Problem>
 
 /// The advisories of `envelope` (about the run, not the code: annotations and SARIF
 /// notifications show them, Code Quality and JUnit reports do not).
-pub fn advisories(envelope: &Envelope) -> Vec<Problem> {
+pub(super) fn advisories(envelope: &Envelope) -> Vec<Problem> {
     envelope
         .advisories
         .iter()

@@ -1,0 +1,59 @@
+//! What the end-to-end suite, the benches and the fuzz targets reach below the face: the
+//! internals they drive or inspect directly (the sandbox, snapshots, signatures, the steps a
+//! kill test stops at). Not part of discern's interface; nothing here is for a frontend.
+
+pub mod approval {
+    pub use crate::approval::{NAMESPACE, sign, sign_for, verify, verify_for};
+    pub mod tree {
+        pub use crate::approval::tree::{Items, LimitItem, TreeApproval, VERSION};
+    }
+}
+
+pub mod builtins {
+    pub use crate::builtins::{BUILTINS, component, names};
+}
+
+pub mod commit {
+    pub use crate::commit::{fork, landing, lock, merging, shared_refs, step};
+}
+
+pub mod config {
+    pub use crate::config::{Config, MAX_TIMEOUT_S};
+}
+
+pub mod digest {
+    pub use crate::digest::Digest;
+}
+
+pub mod evidence {
+    #[cfg(feature = "remote-cache")]
+    pub use crate::evidence::remote;
+    pub use crate::evidence::{Entry, VERSION, bundle, findings, shared};
+}
+
+pub mod measure {
+    pub use crate::measure::{Context, EvidenceUse, Measured, Options, measure};
+}
+
+pub mod preflight {
+    pub use crate::preflight::Cleanliness;
+}
+
+pub mod proposals {
+    pub use crate::proposals::approval_token;
+}
+
+pub mod protected {
+    pub use crate::protected::{limit_token, token};
+}
+
+pub mod runtime {
+    pub use crate::runtime::{
+        Artifacts, Finding, Limits, MAX_FINDINGS, Metric, Origin, ProducerComponent, ProducerError,
+        ProducerErrorKind, RunOutput, Runtime,
+    };
+}
+
+pub mod snapshot {
+    pub use crate::snapshot::{EntryKind, Pathspec, Snapshot, changed_paths};
+}

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::templates::{self, File, TemplateError};
 use super::{Lang, NEW_VERB, NewRequest};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 
 /// The SDK this binary was built from: the Rust scaffold's default dependency.
 const BUILT_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk");
@@ -237,33 +237,45 @@ fn readme(lang: Lang, name: &str) -> String {
     )
 }
 
-/// The refusal for `e`: what happened and what to do instead.
+/// The refusal of `producers new` for `e`: what happened and what to do instead.
 fn refusal(e: &NotScaffolded) -> Envelope {
-    let (slug, hint) = match e {
-        NotScaffolded::InvalidName(..) => (
-            ErrorSlug::InvalidArguments,
-            "Name it like a Cargo package, e.g. `discern producers new long-functions --lang rust`.",
-        ),
-        NotScaffolded::Exists(_) => (
-            ErrorSlug::PreconditionFailed,
-            "Choose a new name, or remove that folder first.",
-        ),
-        NotScaffolded::NoSdk(_) => (
-            ErrorSlug::PreconditionFailed,
-            "Pass --sdk DIR with the sdk/ folder of a discern checkout (`git clone` discern's repository).",
-        ),
-        NotScaffolded::Write { .. } => (
-            ErrorSlug::PreconditionFailed,
-            "Run it where you may create a folder.",
-        ),
-        NotScaffolded::Template(_) => (
-            ErrorSlug::Internal,
-            "This build of discern is broken; report it with the message.",
-        ),
-    };
-    let id = match slug {
-        ErrorSlug::Internal => HintId::ReportBug,
-        _ => HintId::SeeHelp,
-    };
-    Envelope::refusal(NEW_VERB, slug, format!("{e}."), Hint::next_step(id, hint))
+    e.refusal(NEW_VERB)
+}
+
+impl Refusal for NotScaffolded {
+    fn slug(&self) -> ErrorSlug {
+        match self {
+            NotScaffolded::InvalidName(..) => ErrorSlug::InvalidArguments,
+            NotScaffolded::Exists(_) | NotScaffolded::NoSdk(_) | NotScaffolded::Write { .. } => {
+                ErrorSlug::PreconditionFailed
+            }
+            NotScaffolded::Template(_) => ErrorSlug::Internal,
+        }
+    }
+
+    fn hint(&self) -> Hint {
+        let hint = match self {
+            NotScaffolded::InvalidName(..) => {
+                "Name it like a Cargo package, e.g. `discern producers new long-functions --lang rust`."
+            }
+            NotScaffolded::Exists(_) => "Choose a new name, or remove that folder first.",
+            NotScaffolded::NoSdk(_) => {
+                "Pass --sdk DIR with the sdk/ folder of a discern checkout (`git clone` discern's repository)."
+            }
+            NotScaffolded::Write { .. } => "Run it where you may create a folder.",
+            NotScaffolded::Template(_) => {
+                "This build of discern is broken; report it with the message."
+            }
+        };
+        let id = match self {
+            NotScaffolded::Template(_) => HintId::ReportBug,
+            _ => HintId::SeeHelp,
+        };
+        Hint::next_step(id, hint)
+    }
+
+    /// The message ends as a sentence (the errors read as clauses elsewhere).
+    fn refusal(&self, verb: &str) -> Envelope {
+        Envelope::refusal(verb, self.slug(), format!("{self}."), self.hint())
+    }
 }

@@ -4,7 +4,7 @@
 use super::{LiveError, VERB};
 use crate::commit::CommitError;
 use crate::config::Direction;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, WithNext};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
 
 /// Why nothing was proposed (a dirty tree, an unreadable config, a pending transaction and a
 /// refused measurement are refused by `preflight` and `standards`).
@@ -129,19 +129,27 @@ fn states(existing: &[(String, Vec<String>)]) -> String {
     states.join(", ")
 }
 
-/// The refusal for each reason nothing was proposed: its slug, its hint and the step past it,
-/// in one place.
+/// The refusal of `standards propose` for each reason nothing was proposed.
 pub(super) fn refusal(why: &NotProposed) -> Box<Envelope> {
-    let hint = Hint::next_step(HintId::StandardsPropose, why.hint());
-    let envelope = Envelope::refusal(VERB, why.slug(), why.to_string(), hint);
-    Box::new(match why.next() {
-        Some(step) => envelope.with_next(Action::new(step)),
-        None => envelope,
-    })
+    Box::new(why.refusal(VERB))
+}
+
+impl Refusal for NotProposed {
+    fn slug(&self) -> ErrorSlug {
+        self.kind()
+    }
+
+    fn hint(&self) -> Hint {
+        let hint = Hint::next_step(HintId::StandardsPropose, self.step());
+        match self.next() {
+            Some(step) => hint.with_action(Action::new(step)),
+            None => hint,
+        }
+    }
 }
 
 impl NotProposed {
-    fn slug(&self) -> ErrorSlug {
+    fn kind(&self) -> ErrorSlug {
         use NotProposed::*;
         match self {
             EmptyBatch | Duplicates(_) | InvalidReasons(_) => ErrorSlug::InvalidValue,
@@ -170,7 +178,7 @@ impl NotProposed {
         }
     }
 
-    fn hint(&self) -> &'static str {
+    fn step(&self) -> &'static str {
         use NotProposed::*;
         match self {
             EmptyBatch => "Pass [{\"name\": \"...\", \"reason\": \"...\"}].",

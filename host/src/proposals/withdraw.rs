@@ -9,7 +9,7 @@ use super::{LiveError, ProposalRecord, live, store, trailers};
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::Direction;
 use crate::preflight;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::standards::pin::{Pinned, edit_limits};
 use crate::workspace::Workspace;
 
@@ -54,32 +54,38 @@ enum NotWithdrawn {
     Internal(String),
 }
 
-/// The refusal for each reason nothing was withdrawn, with its slug and hint, in one place.
+/// The refusal of `standards withdraw` for each reason nothing was withdrawn.
 fn refusal(why: &NotWithdrawn) -> Box<Envelope> {
-    let (slug, hint) = match why {
-        NotWithdrawn::NoConfig | NotWithdrawn::NoCommit => {
-            (ErrorSlug::PreconditionFailed, "Nothing to do.")
+    Box::new(why.refusal(VERB))
+}
+
+impl Refusal for NotWithdrawn {
+    fn slug(&self) -> ErrorSlug {
+        match self {
+            NotWithdrawn::NoConfig | NotWithdrawn::NoCommit | NotWithdrawn::NotCommittable(_) => {
+                ErrorSlug::PreconditionFailed
+            }
+            NotWithdrawn::LiveUnreadable(_) => ErrorSlug::ProposalStale,
+            NotWithdrawn::StoreUncleared(_) | NotWithdrawn::Commit(_) => ErrorSlug::ProposalFailed,
+            NotWithdrawn::Internal(_) => ErrorSlug::Internal,
         }
-        NotWithdrawn::NotCommittable(_) => (
-            ErrorSlug::PreconditionFailed,
-            "Withdraw on the effort branch with a clean tree.",
-        ),
-        NotWithdrawn::LiveUnreadable(_) => (
-            ErrorSlug::ProposalStale,
-            "Fix what the message names, then withdraw again.",
-        ),
-        NotWithdrawn::StoreUncleared(_) => (
-            ErrorSlug::ProposalFailed,
-            "Check the git admin directory's permissions, then withdraw again.",
-        ),
-        NotWithdrawn::Commit(_) => (
-            ErrorSlug::ProposalFailed,
-            "Withdraw again; a half-finished transaction is finished or unwound first.",
-        ),
-        NotWithdrawn::Internal(_) => (ErrorSlug::Internal, "Report this as a bug in discern."),
-    };
-    let hint = Hint::next_step(HintId::StandardsPropose, hint);
-    Box::new(Envelope::refusal(VERB, slug, why.to_string(), hint))
+    }
+
+    fn hint(&self) -> Hint {
+        let hint = match self {
+            NotWithdrawn::NoConfig | NotWithdrawn::NoCommit => "Nothing to do.",
+            NotWithdrawn::NotCommittable(_) => "Withdraw on the effort branch with a clean tree.",
+            NotWithdrawn::LiveUnreadable(_) => "Fix what the message names, then withdraw again.",
+            NotWithdrawn::StoreUncleared(_) => {
+                "Check the git admin directory's permissions, then withdraw again."
+            }
+            NotWithdrawn::Commit(_) => {
+                "Withdraw again; a half-finished transaction is finished or unwound first."
+            }
+            NotWithdrawn::Internal(_) => "Report this as a bug in discern.",
+        };
+        Hint::next_step(HintId::StandardsPropose, hint)
+    }
 }
 
 pub(crate) fn withdraw(ws: &Workspace, request: &WithdrawRequest) -> Envelope {

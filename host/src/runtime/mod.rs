@@ -31,8 +31,8 @@ pub use component::ProducerComponent;
 pub use error::{ProducerError, ProducerErrorKind};
 pub(crate) use finding::Severity;
 pub use finding::{Finding, MAX_FINDINGS};
-pub(crate) use output::{Info, MAX_NAME_BYTES};
 pub use output::Metric;
+pub(crate) use output::{Info, MAX_NAME_BYTES};
 pub(crate) use read_set::ReadSet;
 pub(crate) use trace::{Reuse, Trace};
 pub(crate) use version::{

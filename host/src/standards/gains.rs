@@ -182,6 +182,7 @@ pub(crate) fn pin_gains(
         "{}\nPinned by `discern done`: gains stick.\n",
         pin_message(config, &pins)
     );
-    let commit = commit_pins(ws, branch, &measured, (&config.source, &content), &message)?;
+    let commit = commit_pins(ws, branch, &measured, (&config.source, &content), &message)
+        .map_err(|why| Box::new(why.refusal(VERB)))?;
     Ok(Some(Gained { pins, commit }))
 }

@@ -12,7 +12,7 @@ use std::path::Path;
 use gix::ObjectId;
 
 use crate::config::{Config, Direction};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
@@ -72,44 +72,60 @@ enum NotWritten {
     },
 }
 
-/// The refusal for each reason `init` wrote nothing, in one place.
+/// The refusal of `init` for each reason it wrote nothing.
 fn refusal(why: &NotWritten) -> Envelope {
-    let (slug, hint) = match why {
-        NotWritten::Exists(_) => (
-            ErrorSlug::PreconditionFailed,
-            Hint::next_step(
-                HintId::InitExists,
-                "Edit discern.toml by hand, or move it away and write a new one",
-            )
-            .with_action(Action::new("init")),
-        ),
-        NotWritten::NoCommit => (
-            ErrorSlug::PreconditionFailed,
-            Hint::next_step(
-                HintId::CommitFirst,
-                "Commit your files, then write the starter config",
-            )
-            .with_action(Action::new("init")),
-        ),
-        NotWritten::NoTrunk => (
-            ErrorSlug::PreconditionFailed,
-            Hint::next_step(HintId::SeeHelp, "Name the branch work lands on")
-                .with_action(Action::new("init").arg("trunk", "NAME")),
-        ),
-        NotWritten::Write { .. } => (
-            ErrorSlug::PreconditionFailed,
-            Hint::next_step(
-                HintId::InitExists,
-                "Check the file and its directory, then write it again",
-            )
-            .with_action(Action::new("init")),
-        ),
-        NotWritten::Snapshot(_) | NotWritten::Draft(_) => (
-            ErrorSlug::Internal,
-            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        ),
-    };
-    Envelope::refusal(VERB, slug, why.to_string(), hint)
+    why.refusal(VERB)
+}
+
+impl Refusal for NotWritten {
+    fn slug(&self) -> ErrorSlug {
+        self.explained().0
+    }
+
+    fn hint(&self) -> Hint {
+        self.explained().1
+    }
+}
+
+impl NotWritten {
+    /// Its slug and the way past it.
+    fn explained(&self) -> (ErrorSlug, Hint) {
+        match self {
+            NotWritten::Exists(_) => (
+                ErrorSlug::PreconditionFailed,
+                Hint::next_step(
+                    HintId::InitExists,
+                    "Edit discern.toml by hand, or move it away and write a new one",
+                )
+                .with_action(Action::new("init")),
+            ),
+            NotWritten::NoCommit => (
+                ErrorSlug::PreconditionFailed,
+                Hint::next_step(
+                    HintId::CommitFirst,
+                    "Commit your files, then write the starter config",
+                )
+                .with_action(Action::new("init")),
+            ),
+            NotWritten::NoTrunk => (
+                ErrorSlug::PreconditionFailed,
+                Hint::next_step(HintId::SeeHelp, "Name the branch work lands on")
+                    .with_action(Action::new("init").arg("trunk", "NAME")),
+            ),
+            NotWritten::Write { .. } => (
+                ErrorSlug::PreconditionFailed,
+                Hint::next_step(
+                    HintId::InitExists,
+                    "Check the file and its directory, then write it again",
+                )
+                .with_action(Action::new("init")),
+            ),
+            NotWritten::Snapshot(_) | NotWritten::Draft(_) => (
+                ErrorSlug::Internal,
+                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+            ),
+        }
+    }
 }
 
 struct Language {

@@ -151,7 +151,7 @@ pub(crate) fn pin(
     let message = pin_message(&config, &pins);
     match commit_pins(ws, &branch, &measured, (&config.source, &content), &message) {
         Ok(new) => pinned(&measured, &pins, &branch, new),
-        Err(refusal) => *refusal,
+        Err(why) => refusal(&why),
     }
 }
 
@@ -283,13 +283,13 @@ pub(super) fn commit_pins(
     measured: &Measured,
     (base, content): (&str, &str),
     message: &str,
-) -> Result<gix::ObjectId, Box<Envelope>> {
-    let head: gix::ObjectId = measured.commit.parse().map_err(|_| {
-        let why = NotPinned::Internal("the measured commit id is unreadable".to_owned());
-        Box::new(refusal(&why))
-    })?;
+) -> Result<gix::ObjectId, NotPinned> {
+    let head: gix::ObjectId = measured
+        .commit
+        .parse()
+        .map_err(|_| NotPinned::Internal("the measured commit id is unreadable".to_owned()))?;
     if ws.repo.head().ok().flatten() != Some(head) {
-        return Err(Box::new(refusal(&NotPinned::HeadMoved)));
+        return Err(NotPinned::HeadMoved);
     }
     // That the limits edited are HEAD's committed ones is checked under the writer lock.
     let content = content.as_bytes();
@@ -302,8 +302,11 @@ pub(super) fn commit_pins(
         message,
         files: &|_| Ok(Vec::new()),
     };
-    commit::config_only_commit(&ws.repo, &commit, &ws.settings.faults)
-        .map_err(|e| Box::new(commit_refusal(e)))
+    Ok(commit::config_only_commit(
+        &ws.repo,
+        &commit,
+        &ws.settings.faults,
+    )?)
 }
 
 fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId) -> Envelope {
@@ -384,52 +387,68 @@ pub(crate) enum NotPinned {
     Internal(String),
 }
 
-/// The refusal for each reason nothing was pinned, in one place.
+/// The refusal of `standards --pin` for each reason nothing was pinned.
 pub(crate) fn refusal(why: &NotPinned) -> Envelope {
-    let (slug, hint) = match why {
-        NotPinned::HeadMoved => (
-            ErrorSlug::PinFailed,
-            Hint::next_step(HintId::StandardsMeasure, "Pin again on the new HEAD")
-                .with_action(Action::new("standards").flag("pin")),
-        ),
-        NotPinned::Commit(
-            CommitError::Detached | CommitError::InProgress(_) | CommitError::Staged(_),
-        ) => (
-            ErrorSlug::PreconditionFailed,
-            Hint::next_step(
-                HintId::CommitOrStash,
-                "Get the checkout onto a named branch with no operation in progress and nothing staged, then try again.",
+    why.refusal(VERB)
+}
+
+impl Refusal for NotPinned {
+    fn slug(&self) -> ErrorSlug {
+        self.explained().0
+    }
+
+    fn hint(&self) -> Hint {
+        self.explained().1
+    }
+}
+
+impl NotPinned {
+    /// Its slug and the way past it.
+    fn explained(&self) -> (ErrorSlug, Hint) {
+        match self {
+            NotPinned::HeadMoved => (
+                ErrorSlug::PinFailed,
+                Hint::next_step(HintId::StandardsMeasure, "Pin again on the new HEAD")
+                    .with_action(Action::new("standards").flag("pin")),
             ),
-        ),
-        NotPinned::Commit(
-            CommitError::Moved { .. } | CommitError::Unchanged | CommitError::ConfigChanged,
-        ) => (
-            ErrorSlug::PinFailed,
-            Hint::next_step(
-                HintId::StandardsMeasure,
-                "Another writer moved the branch; run the command again on the new HEAD.",
+            NotPinned::Commit(
+                CommitError::Detached | CommitError::InProgress(_) | CommitError::Staged(_),
+            ) => (
+                ErrorSlug::PreconditionFailed,
+                Hint::next_step(
+                    HintId::CommitOrStash,
+                    "Get the checkout onto a named branch with no operation in progress and nothing staged, then try again.",
+                ),
             ),
-        ),
-        NotPinned::Commit(CommitError::Locked(_)) => (
-            ErrorSlug::PinFailed,
-            Hint::next_step(
-                HintId::CheckRepository,
-                "A git lock file stops the write; check it as the message says, then pin again.",
+            NotPinned::Commit(
+                CommitError::Moved { .. } | CommitError::Unchanged | CommitError::ConfigChanged,
+            ) => (
+                ErrorSlug::PinFailed,
+                Hint::next_step(
+                    HintId::StandardsMeasure,
+                    "Another writer moved the branch; run the command again on the new HEAD.",
+                ),
             ),
-        ),
-        NotPinned::Commit(CommitError::Git(_)) => (
-            ErrorSlug::PinFailed,
-            Hint::next_step(
-                HintId::ReportBug,
-                "Nothing was changed; check the repository (permissions, disk) and try again.",
+            NotPinned::Commit(CommitError::Locked(_)) => (
+                ErrorSlug::PinFailed,
+                Hint::next_step(
+                    HintId::CheckRepository,
+                    "A git lock file stops the write; check it as the message says, then pin again.",
+                ),
             ),
-        ),
-        NotPinned::Internal(_) => (
-            ErrorSlug::Internal,
-            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        ),
-    };
-    Envelope::refusal(VERB, slug, why.to_string(), hint)
+            NotPinned::Commit(CommitError::Git(_)) => (
+                ErrorSlug::PinFailed,
+                Hint::next_step(
+                    HintId::ReportBug,
+                    "Nothing was changed; check the repository (permissions, disk) and try again.",
+                ),
+            ),
+            NotPinned::Internal(_) => (
+                ErrorSlug::Internal,
+                Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+            ),
+        }
+    }
 }
 
 /// A commit that could not be made, as the refusal of `verb`'s pin.

@@ -24,7 +24,7 @@ use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, ProofState};
 use crate::proposals::ApprovalItem;
 use crate::protected::ProtectedChange;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, WithNext};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, WithNext};
 use crate::runtime::Runtime;
 use crate::snapshot::Pathspec;
 use crate::workspace::Workspace;
@@ -361,51 +361,70 @@ enum NotLandable {
 
 /// The refusal for each reason a checkout cannot land, with the step past it, in one place.
 fn refusal(why: &NotLandable) -> Box<Envelope> {
-    let (id, hint, step) = match why {
-        NotLandable::MainCheckout => (
-            HintId::WorkInEffort,
-            "Land from inside the effort worktree, or name it (`discern accept --effort ID`)",
-            Some("accept"),
-        ),
-        NotLandable::LocalTrunkBehind { trunk, upstream } => {
-            let (remote, name) = upstream.split_once('/').unwrap_or(("origin", upstream));
-            let hint = format!(
-                "Bring the local {trunk} up to date (`git fetch {remote} {name}:{trunk}`), then accept again"
-            );
-            let envelope = refuse(
-                ErrorSlug::PreconditionFailed,
-                why.to_string(),
+    Box::new(why.refusal(VERB))
+}
+
+impl Refusal for NotLandable {
+    fn slug(&self) -> ErrorSlug {
+        ErrorSlug::PreconditionFailed
+    }
+
+    /// The hint and, where there is one, the step past it.
+    fn hint(&self) -> Hint {
+        let (id, hint, step) = match self {
+            NotLandable::MainCheckout => (
+                HintId::WorkInEffort,
+                "Land from inside the effort worktree, or name it (`discern accept --effort ID`)"
+                    .to_owned(),
+                Some("accept"),
+            ),
+            NotLandable::LocalTrunkBehind { trunk, upstream } => {
+                let (remote, name) = upstream.split_once('/').unwrap_or(("origin", upstream));
+                (
+                    HintId::UpdateFromTrunk,
+                    format!(
+                        "Bring the local {trunk} up to date (`git fetch {remote} {name}:{trunk}`), then accept again"
+                    ),
+                    None,
+                )
+            }
+            NotLandable::Detached => (
+                HintId::WorkInEffort,
+                "Check out the effort branch.".to_owned(),
+                None,
+            ),
+            NotLandable::Unreadable { .. } => (
                 HintId::UpdateFromTrunk,
-                &hint,
-            );
-            return Box::new(envelope);
+                "Check the repository.".to_owned(),
+                None,
+            ),
+            NotLandable::Unproven { .. } => (
+                HintId::FixGate,
+                "Run the gate, then accept".to_owned(),
+                Some("done"),
+            ),
+            NotLandable::NotATrunk { .. } => (
+                HintId::AskOwner,
+                "Restore [repository].trunk to the trunk this effort forked from; a change to it takes effect only once landed".to_owned(),
+                None,
+            ),
+            NotLandable::OtherTrunk { .. } => (
+                HintId::FixGate,
+                "Run the gate against the trunk, then accept".to_owned(),
+                Some("done"),
+            ),
+            NotLandable::TrunkMoved { .. } => (
+                HintId::UpdateFromTrunk,
+                "Bring in the trunk, run the gate, then accept".to_owned(),
+                Some("update"),
+            ),
+        };
+        let hint = Hint::next_step(id, hint);
+        match step {
+            Some(step) => hint.with_action(Action::new(step)),
+            None => hint,
         }
-        NotLandable::Detached => (HintId::WorkInEffort, "Check out the effort branch.", None),
-        NotLandable::Unreadable { .. } => (HintId::UpdateFromTrunk, "Check the repository.", None),
-        NotLandable::Unproven { .. } => {
-            (HintId::FixGate, "Run the gate, then accept", Some("done"))
-        }
-        NotLandable::NotATrunk { .. } => (
-            HintId::AskOwner,
-            "Restore [repository].trunk to the trunk this effort forked from; a change to it takes effect only once landed",
-            None,
-        ),
-        NotLandable::OtherTrunk { .. } => (
-            HintId::FixGate,
-            "Run the gate against the trunk, then accept",
-            Some("done"),
-        ),
-        NotLandable::TrunkMoved { .. } => (
-            HintId::UpdateFromTrunk,
-            "Bring in the trunk, run the gate, then accept",
-            Some("update"),
-        ),
-    };
-    let envelope = refuse(ErrorSlug::PreconditionFailed, why.to_string(), id, hint);
-    Box::new(match step {
-        Some(step) => envelope.with_next(Action::new(step)),
-        None => envelope,
-    })
+    }
 }
 
 /// The ids of the efforts ready to land: a worktree on a branch, its Proof honored (clean,

@@ -13,7 +13,7 @@ use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext,
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section, WithNext,
 };
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
@@ -189,8 +189,6 @@ fn gate(
     }
 }
 
-/// Every precondition of the gate, in order: a recovered checkout, a readable config, an
-/// effort branch (not the trunk), a clean tree, a commit ahead of a readable trunk.
 /// Why the gate cannot run on this checkout (its own preconditions; cleanliness, config and
 /// recovery are refused by `preflight`).
 #[derive(Debug, thiserror::Error)]
@@ -215,42 +213,49 @@ enum NotProvable {
     NothingAhead { branch: String, trunk: String },
 }
 
-/// The refusal for each reason the gate cannot run: its slug, its hint and the step past it,
-/// in one place.
+/// The refusal of `done` for each reason the gate cannot run.
 fn refusal(why: &NotProvable) -> Box<Envelope> {
-    let (id, hint, step) = match why {
-        NotProvable::Detached => (
-            HintId::WorkInEffort,
-            "Check out your effort branch, then run the gate".to_owned(),
-            VERB,
-        ),
-        NotProvable::OnTrunk { .. } => (
-            HintId::WorkInEffort,
-            "Start an effort and run the gate there".to_owned(),
-            "start",
-        ),
-        NotProvable::NoCommit | NotProvable::NothingAhead { .. } => (
-            HintId::CommitFirst,
-            "Commit your work, then run the gate".to_owned(),
-            VERB,
-        ),
-        NotProvable::TrunkUnreadable { .. } => (
-            HintId::UpdateFromTrunk,
-            "Fetch the trunk or set DISCERN_TRUNK, then run the gate again".to_owned(),
-            VERB,
-        ),
-        NotProvable::AheadUnknown { trunk, .. } => (
-            HintId::CheckRepository,
-            format!(
-                "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run the gate again"
+    Box::new(why.refusal(VERB))
+}
+
+impl Refusal for NotProvable {
+    fn slug(&self) -> ErrorSlug {
+        ErrorSlug::PreconditionFailed
+    }
+
+    /// The hint and the step past it.
+    fn hint(&self) -> Hint {
+        let (id, hint, step) = match self {
+            NotProvable::Detached => (
+                HintId::WorkInEffort,
+                "Check out your effort branch, then run the gate".to_owned(),
+                VERB,
             ),
-            VERB,
-        ),
-    };
-    Box::new(
-        refuse(ErrorSlug::PreconditionFailed, why.to_string(), id, &hint)
-            .with_next(Action::new(step)),
-    )
+            NotProvable::OnTrunk { .. } => (
+                HintId::WorkInEffort,
+                "Start an effort and run the gate there".to_owned(),
+                "start",
+            ),
+            NotProvable::NoCommit | NotProvable::NothingAhead { .. } => (
+                HintId::CommitFirst,
+                "Commit your work, then run the gate".to_owned(),
+                VERB,
+            ),
+            NotProvable::TrunkUnreadable { .. } => (
+                HintId::UpdateFromTrunk,
+                "Fetch the trunk or set DISCERN_TRUNK, then run the gate again".to_owned(),
+                VERB,
+            ),
+            NotProvable::AheadUnknown { trunk, .. } => (
+                HintId::CheckRepository,
+                format!(
+                    "Run `git rev-list --left-right --count {trunk}...HEAD` and fix what it reports, then run the gate again"
+                ),
+                VERB,
+            ),
+        };
+        Hint::next_step(id, hint).with_action(Action::new(step))
+    }
 }
 
 /// Every precondition of the gate, in order: a recovered checkout, a readable config, an

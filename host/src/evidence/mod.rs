@@ -16,6 +16,7 @@
 
 pub mod bundle;
 pub mod findings;
+pub mod memo;
 #[cfg(feature = "remote-cache")]
 pub mod remote;
 pub mod shared;
@@ -428,6 +429,36 @@ impl Store {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Whether this store serves what it holds (a store that is only written reads nothing).
+    pub fn reads(&self) -> bool {
+        !self.write_only
+    }
+
+    /// The group memo of `identity` ([`memo`]); empty when this store reads nothing or the
+    /// memo is missing or damaged.
+    pub fn memo(&self, identity: &str) -> memo::Memo {
+        let path = self.identity_dir(identity).join(memo::FILE);
+        match self.write_only {
+            true => None,
+            false => memo::read(&path, identity),
+        }
+        .unwrap_or_else(|| memo::Memo {
+            version: memo::VERSION,
+            identity: identity.to_owned(),
+            parts: Default::default(),
+        })
+    }
+
+    /// Keep `memo` as its identity's group memo (nothing in a store that is only read). A
+    /// failed write is a memo missing next time, never an error.
+    pub fn save_memo(&self, memo: &memo::Memo) {
+        if self.read_only {
+            return;
+        }
+        let path = self.identity_dir(&memo.identity).join(memo::FILE);
+        let _ = memo::write(&path, memo);
     }
 }
 

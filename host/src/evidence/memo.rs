@@ -7,20 +7,24 @@
 //! (the groups of the last run only, with the findings that run kept, and never more than
 //! [`MAX_BYTES`]), and a missing, unreadable, corrupt or other-version memo is empty: every
 //! group runs again. It is read only by a store that reads evidence, so Proof never reads it.
+//! On disk: [`MAGIC`], the JSON of the parts' counts (`u64` length first), then the parts'
+//! findings in the binary form of a findings file (`findings.rs`), one block per part metric.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runtime::{Finding, Severity};
+use crate::runtime::{Finding, Metric};
 
 /// The memo's file name in the identity's folder (not `.json`: no evidence lookup reads it).
 pub const FILE: &str = "groups.memo";
-/// Version 1: parts keyed by group digest, findings as compact tuples.
+/// Version 1: parts keyed by group digest, their findings in binary blocks.
 pub const VERSION: u32 = 1;
 /// A memo larger than this is not written (the groups run again next time).
 pub const MAX_BYTES: usize = 64 << 20;
+/// The first bytes of a memo file.
+const MAGIC: &[u8; 8] = b"dmemo\x00\x00\x01";
 
 /// What one group of files gave a run: the exact output of the producer run over those files
 /// alone.
@@ -49,8 +53,25 @@ pub struct PartMetric {
     pub dropped: usize,
     /// The findings kept, when stored: a part whose findings the combined reading did not keep
     /// stores none (`None`), and runs again if a later reading needs them.
-    #[serde(default, with = "compact")]
+    #[serde(skip)]
     pub findings: Option<Vec<Finding>>,
+    /// On disk: the block holding `findings`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    block: Option<usize>,
+}
+
+impl PartMetric {
+    pub fn new(metric: Metric) -> Self {
+        Self {
+            name: metric.name,
+            value: metric.value,
+            counted: metric.counted,
+            kept: metric.findings.len(),
+            dropped: metric.findings_dropped,
+            findings: Some(metric.findings),
+            block: None,
+        }
+    }
 }
 
 /// Group digest (hex) → its part.
@@ -64,114 +85,112 @@ pub struct Memo {
 /// The memo at `path` for `identity`, or `None` when it is missing, unreadable, corrupt, of
 /// another version or of another identity.
 pub fn read(path: &Path, identity: &str) -> Option<Memo> {
-    let memo: Memo = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
-    (memo.version == VERSION && memo.identity == identity).then_some(memo)
+    let bytes = std::fs::read(path).ok()?;
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let (len, rest) = rest.split_at_checked(8)?;
+    let len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
+    let (json, blocks) = rest.split_at_checked(len)?;
+    let mut memo: Memo = serde_json::from_slice(json).ok()?;
+    if memo.version != VERSION || memo.identity != identity {
+        return None;
+    }
+    let mut blocks = match blocks.is_empty() {
+        true => super::findings::File::default(),
+        false => super::findings::decode(blocks)?,
+    };
+    for metric in memo.parts.values_mut().flat_map(|p| &mut p.metrics) {
+        if metric.kept == 0 {
+            metric.findings = Some(Vec::new());
+        }
+        if let Some(block) = metric.block.take() {
+            let findings = blocks.take(&block.to_string())?;
+            if findings.len() != metric.kept {
+                return None;
+            }
+            metric.findings = Some(findings);
+        }
+    }
+    Some(memo)
 }
 
 /// Write `memo` at `path` atomically; a memo over [`MAX_BYTES`] is not written.
-pub fn write(path: &Path, memo: &Memo) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec(memo).map_err(std::io::Error::other)?;
+pub fn write(path: &Path, mut memo: Memo) -> std::io::Result<()> {
+    let mut blocks = Vec::new();
+    for metric in memo.parts.values_mut().flat_map(|p| &mut p.metrics) {
+        metric.block = None;
+        // A metric with no findings kept has no block: it reads back as an empty list.
+        if let Some(findings) = metric.findings.take().filter(|f| !f.is_empty()) {
+            metric.block = Some(blocks.len());
+            blocks.push(Metric {
+                name: blocks.len().to_string(),
+                value: 0.0,
+                findings,
+                findings_dropped: 0,
+                counted: false,
+            });
+        }
+    }
+    let json = serde_json::to_vec(&memo).map_err(std::io::Error::other)?;
+    let encoded = super::findings::encode(&blocks)?.unwrap_or_default();
+    let mut bytes = Vec::with_capacity(MAGIC.len() + 8 + json.len() + encoded.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&(json.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    bytes.extend_from_slice(&encoded);
     if bytes.len() > MAX_BYTES {
         return Ok(());
     }
     crate::fsutil::write_cache(path, &bytes)
 }
 
-/// Findings as `[fingerprint, path, line, column, severity, message]` tuples, as the findings
-/// file beside an entry holds them.
-mod compact {
-    use super::{Deserialize, Finding, Serialize, Severity};
-
-    type Tuple = (
-        String,
-        Option<String>,
-        Option<u32>,
-        Option<u32>,
-        Option<Severity>,
-        String,
-    );
-    type TupleRef<'a> = (
-        &'a str,
-        Option<&'a str>,
-        Option<u32>,
-        Option<u32>,
-        Option<Severity>,
-        &'a str,
-    );
-
-    pub fn serialize<S: serde::Serializer>(
-        findings: &Option<Vec<Finding>>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        let tuples: Option<Vec<TupleRef>> = findings.as_ref().map(|list| {
-            list.iter()
-                .map(|f| {
-                    (
-                        f.fingerprint.as_str(),
-                        f.path.as_deref(),
-                        f.line,
-                        f.column,
-                        f.severity,
-                        f.message.as_str(),
-                    )
-                })
-                .collect()
-        });
-        tuples.serialize(serializer)
-    }
-
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<Vec<Finding>>, D::Error> {
-        let tuples: Option<Vec<Tuple>> = Option::deserialize(deserializer)?;
-        Ok(tuples.map(|list| {
-            list.into_iter()
-                .map(
-                    |(fingerprint, path, line, column, severity, message)| Finding {
-                        fingerprint,
-                        path,
-                        line,
-                        column,
-                        severity,
-                        message,
-                    },
-                )
-                .collect()
-        }))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn memo() -> Memo {
-        let finding = Finding {
-            fingerprint: "f".into(),
+    fn finding(i: u32) -> Finding {
+        Finding {
+            fingerprint: format!("f{i}"),
             path: Some("a.rs".into()),
-            line: Some(3),
+            line: Some(i + 1),
             column: Some(1),
             severity: None,
             message: "TODO".into(),
-        };
-        let part = Part {
-            metrics: vec![PartMetric {
-                name: "matches".into(),
-                value: 1.0,
+        }
+    }
+
+    fn part(findings: Option<Vec<Finding>>, kept: usize) -> Part {
+        let metric = |name: &str, findings, kept| PartMetric {
+            findings,
+            kept,
+            ..PartMetric::new(Metric {
+                name: name.into(),
+                value: 2.0,
+                findings: Vec::new(),
+                findings_dropped: 0,
                 counted: true,
-                kept: 1,
-                dropped: 0,
-                findings: Some(vec![finding]),
-            }],
+            })
+        };
+        Part {
+            metrics: vec![
+                metric("matches", findings, kept),
+                metric("files", Some(Vec::new()), 0),
+            ],
             reads: vec!["a.rs".into()],
             listings: vec![vec!["**".into()]],
             fuel: 7,
             room: 100,
-        };
+        }
+    }
+
+    fn memo() -> Memo {
         Memo {
             version: VERSION,
             identity: "id".into(),
-            parts: HashMap::from([("k".to_owned(), part)]),
+            parts: HashMap::from([
+                ("k".to_owned(), part(Some(vec![finding(1), finding(2)]), 2)),
+                ("stripped".to_owned(), part(None, 2)),
+                ("none".to_owned(), part(Some(Vec::new()), 0)),
+            ]),
         }
     }
 
@@ -180,18 +199,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE);
         assert_eq!(read(&path, "id"), None);
-        write(&path, &memo()).unwrap();
+        write(&path, memo()).unwrap();
         assert_eq!(read(&path, "id"), Some(memo()));
         assert_eq!(read(&path, "other"), None);
-        std::fs::write(
-            &path,
-            b"{\"version\": 1, \"identity\": \"id\", \"parts\": {",
-        )
-        .unwrap();
-        assert_eq!(read(&path, "id"), None);
+        let bytes = std::fs::read(&path).unwrap();
+        for cut in [0, 8, 20, bytes.len() - 1] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert_eq!(read(&path, "id"), None, "cut at {cut}");
+        }
         let mut newer = memo();
         newer.version = VERSION + 1;
-        write(&path, &newer).unwrap();
+        write(&path, newer).unwrap();
         assert_eq!(read(&path, "id"), None);
     }
 }

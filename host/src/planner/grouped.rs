@@ -89,7 +89,7 @@ impl Grouped<'_> {
         }
         let output = combined.output(self, &parts)?;
         memo.parts = keys.into_iter().zip(parts).collect();
-        store.save_memo(&memo);
+        store.save_memo(memo);
         Some(output)
     }
 
@@ -120,18 +120,7 @@ impl Grouped<'_> {
             entry.is_some_and(|e| id.as_deref() == Some(e.id.to_string().as_str()))
         });
         within.then(|| Part {
-            metrics: output
-                .metrics
-                .into_iter()
-                .map(|m| PartMetric {
-                    name: m.name,
-                    value: m.value,
-                    counted: m.counted,
-                    kept: m.findings.len(),
-                    dropped: m.findings_dropped,
-                    findings: Some(m.findings),
-                })
-                .collect(),
+            metrics: output.metrics.into_iter().map(PartMetric::new).collect(),
             reads: output.read_set.reads.into_keys().collect(),
             listings: output
                 .read_set

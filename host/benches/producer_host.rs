@@ -570,6 +570,10 @@ fn evidence_scenarios(repo: &Path, runs: usize) -> EvidenceRows {
         0.0
     });
     let store = clone.join(".git/discern/evidence");
+    profile_loop(&clone, "cold", &|| {
+        let _ = std::fs::remove_dir_all(&store);
+        measure();
+    });
     let (cold, _) = median(runs, || {
         let _ = std::fs::remove_dir_all(&store);
         f64::from(measure())
@@ -578,6 +582,10 @@ fn evidence_scenarios(repo: &Path, runs: usize) -> EvidenceRows {
     std::fs::write(clone.join("docs/notes.md"), "unrelated\n").expect("write");
     commit("unrelated");
     let mut reused_runs = 0;
+    // `BENCH_LOOP=cold:N`, `reused:N` or `one:N`: that phase N times more (for a profiler), then exit.
+    profile_loop(&clone, "reused", &|| {
+        measure();
+    });
     let (reused, _) = median(runs, || {
         reused_runs = measure();
         0.0
@@ -589,13 +597,19 @@ fn evidence_scenarios(repo: &Path, runs: usize) -> EvidenceRows {
     });
     let one_file = clone.join("src/m100/d00/f00100.rs");
     let original = std::fs::read_to_string(&one_file).expect("read");
-    let mut one_runs = 0;
-    let mut edits = 0;
-    let (one, _) = median(runs, || {
-        edits += 1;
-        std::fs::write(&one_file, format!("{original}// edit {edits}\n")).expect("write");
+    let edits = std::cell::Cell::new(0);
+    let edit_and_measure = || {
+        edits.set(edits.get() + 1);
+        std::fs::write(&one_file, format!("{original}// edit {}\n", edits.get())).expect("write");
         commit("edit one input");
-        one_runs = measure();
+        measure()
+    };
+    profile_loop(&clone, "one", &|| {
+        edit_and_measure();
+    });
+    let mut one_runs = 0;
+    let (one, _) = median(runs, || {
+        one_runs = edit_and_measure();
         0.0
     });
     EvidenceRows {
@@ -608,6 +622,28 @@ fn evidence_scenarios(repo: &Path, runs: usize) -> EvidenceRows {
         one,
         one_runs,
     }
+}
+
+/// `BENCH_LOOP=<phase>:<n>`: run `phase` `n` times, printing each run's time, then exit (a
+/// profiler then sees that phase alone, but for the setup before it).
+fn profile_loop(clone: &Path, phase: &str, run: &dyn Fn()) {
+    let Ok(spec) = std::env::var("BENCH_LOOP") else {
+        return;
+    };
+    let Some(n) = spec
+        .strip_prefix(phase)
+        .and_then(|rest| rest.strip_prefix(':'))
+        .and_then(|n| n.parse::<usize>().ok())
+    else {
+        return;
+    };
+    for _ in 0..n {
+        let start = Instant::now();
+        run();
+        eprintln!("{phase}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    }
+    discard(clone);
+    std::process::exit(0);
 }
 
 /// The rows of [`evidence_scenarios`].

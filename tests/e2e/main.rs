@@ -17,6 +17,7 @@ mod examples;
 mod findings;
 mod forge;
 mod gains;
+mod grouped;
 mod init_fit;
 mod kills;
 mod landing;

@@ -78,7 +78,7 @@ pub(super) fn attach(
     let mut advisories = Vec::new();
     let compared = match baseline_commit(batch) {
         Ok(Some(base)) => {
-            let snapshot = batch.repo.snapshot(base).map_err(|e| {
+            let snapshot = batch.snapshot.nearby(base).map_err(|e| {
                 format!(
                     "the baseline {} cannot be read: {e}",
                     short(&base.to_string())

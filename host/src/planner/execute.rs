@@ -64,6 +64,7 @@ pub(crate) fn execute(
             .map(|execution| prepare(execution, &job_runs, root, log_dir))
             .collect(),
         to_run: reused.iter().filter(|r| r.is_none()).count(),
+        memo: evidence,
         started: AtomicUsize::new(0),
         cancel: crate::cancel::current(),
     };
@@ -275,6 +276,8 @@ struct Pending<'a> {
     started: AtomicUsize,
     /// The call's cancellation, checked before each producer starts.
     cancel: Option<crate::cancel::Cancel>,
+    /// Where built-ins that run by groups remember their groups' parts (`grouped.rs`).
+    memo: Option<&'a Store>,
 }
 
 impl Pending<'_> {
@@ -350,16 +353,25 @@ impl Pending<'_> {
                     "[{n}/{}] producer {}",
                     self.to_run, execution.label
                 ));
-                let result = self
-                    .runtime
-                    .run(
-                        component,
-                        &execution.config,
-                        self.snapshot,
-                        Arc::clone(artifacts),
-                        &execution.limits,
-                    )
-                    .map_err(|e| e.to_string());
+                let grouped = super::grouped::Grouped {
+                    runtime: self.runtime,
+                    execution,
+                    component,
+                    snapshot: self.snapshot,
+                };
+                let result = match self.memo.and_then(|store| grouped.run(store)) {
+                    Some(output) => Ok(output),
+                    None => self
+                        .runtime
+                        .run(
+                            component,
+                            &execution.config,
+                            self.snapshot,
+                            Arc::clone(artifacts),
+                            &execution.limits,
+                        )
+                        .map_err(|e| e.to_string()),
+                };
                 ExecutionOutcome {
                     result,
                     runs: 1,

@@ -9,6 +9,7 @@
 //! the Standard that wanted it.
 
 mod execute;
+mod grouped;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -69,7 +69,8 @@ impl Limits {
         }
     }
 
-    fn fuel(&self) -> u64 {
+    /// The fuel budget of one run.
+    pub fn fuel(&self) -> u64 {
         // Saturating float-to-int conversion: a huge timeout is simply a huge budget.
         ((self.timeout.as_secs_f64() * FUEL_PER_SECOND as f64) as u64).max(1)
     }

@@ -4,6 +4,7 @@
 //! so uncommitted edits can never leak into a measurement. Entries are listed once when the
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
+mod nearby;
 mod pathspec;
 mod prefetch;
 
@@ -206,11 +207,16 @@ impl Snapshot {
         let keep: Vec<usize> = (0..self.entries.len())
             .filter(|&i| paths.contains(self.entries[i].path.as_str()))
             .collect();
-        let sizes = keep
-            .iter()
+        self.restricted_to(&keep)
+    }
+
+    /// This snapshot with only the entries at `keep` (ascending indices into `entries()`).
+    pub fn restricted_to(&self, keep: &[usize]) -> Snapshot {
+        let kept = || keep.iter().filter(|&&i| i < self.entries.len());
+        let sizes = kept()
             .map(|&i| {
                 let size = OnceLock::new();
-                if let Some(&known) = self.sizes[i].get() {
+                if let Some(&known) = self.sizes.get(i).and_then(OnceLock::get) {
                     let _ = size.set(known);
                 }
                 size
@@ -221,7 +227,7 @@ impl Snapshot {
             commit: self.commit,
             tree: self.tree,
             worktree: self.worktree,
-            entries: keep.iter().map(|&i| self.entries[i].clone()).collect(),
+            entries: kept().map(|&i| self.entries[i].clone()).collect(),
             sizes,
             skipped: Arc::from(Vec::new()),
         }

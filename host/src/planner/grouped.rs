@@ -1,0 +1,402 @@
+//! Built-ins whose reading is a sum over the files they read, run group by group: the entries
+//! their `paths` match are cut into groups (about [`GROUPS`] of them, cut where a path's hash
+//! says, so adding or deleting a file changes its own group only), the producer runs over each
+//! group alone, and each group's part is remembered by the digest of the group's entries
+//! (`evidence/memo.rs`). A new run runs only the groups whose entries changed and adds the
+//! remembered parts of the others.
+//!
+//! It is exact or it is not used: a part is what the producer gives over those files alone,
+//! which is their share of a whole run for these built-ins (each file's counts and findings
+//! depend on that file alone, the findings come file by file in listing order, every metric is
+//! a sum or, where [`MAXED`] says, a maximum). The findings are the parts' in order, cut where
+//! a whole run cuts them (the producer's `max_findings`, then the host's cap); the read set is
+//! the parts' reads and the listings matched on the whole snapshot. Anything else — a part that
+//! listed other globs than `paths` or read outside its group, wrote to stderr, disagrees on its
+//! metrics, a budget the parts together exceed — runs the execution whole instead.
+
+use std::sync::Arc;
+
+use super::Execution;
+use crate::digest::Digest;
+use crate::evidence::Store;
+use crate::evidence::memo::{Part, PartMetric};
+use crate::runtime::{
+    Artifacts, MAX_FINDINGS, Metric, ProducerComponent, ReadSet, RunOutput, Runtime,
+};
+use crate::snapshot::{Entry, EntryKind, Snapshot};
+
+/// The built-ins whose every file's part depends on that file alone.
+const GROUPED: &[&str] = &["builtin:pattern", "builtin:extent"];
+/// Metrics that are the largest part rather than the sum of the parts.
+const MAXED: &[(&str, &str)] = &[("builtin:extent", "max_lines")];
+/// `builtin:pattern`'s own findings cap when its config sets none.
+const PATTERN_MAX_FINDINGS: usize = 100_000;
+/// About how many groups the listed entries are cut into: each run pays a fixed cost per
+/// group, and a change runs its group again.
+const GROUPS: usize = 24;
+/// The fewest entries a group holds on average.
+const MIN_SPREAD: u64 = 64;
+
+/// Whether `execution` may run by groups.
+pub(super) fn applies(execution: &Execution) -> bool {
+    GROUPED.contains(&execution.producer.as_str())
+        && execution.needs.is_empty()
+        && execution.artifact.is_none()
+}
+
+/// What one grouped run needs.
+pub(super) struct Grouped<'a> {
+    pub runtime: &'a Runtime,
+    pub execution: &'a Execution,
+    pub component: &'a ProducerComponent,
+    pub snapshot: &'a Snapshot,
+}
+
+impl Grouped<'_> {
+    /// The execution's output over the whole snapshot, from the parts `store` remembers and
+    /// runs over the groups it does not; the new parts are remembered. `None` when that could
+    /// differ from a whole run (the caller then runs it whole).
+    pub(super) fn run(&self, store: &Store) -> Option<RunOutput> {
+        if !applies(self.execution) || !store.reads() || self.snapshot.is_worktree() {
+            return None;
+        }
+        let cap = findings_cap(self.execution)?;
+        let globs = listed_globs(self.execution)?;
+        let spec = self.snapshot.pathspec(&globs).ok()?;
+        let entries = self.snapshot.entries();
+        let listed: Vec<usize> = (0..entries.len())
+            .filter(|&i| spec.matches(&entries[i].path))
+            .collect();
+        let groups = groups(entries, &listed);
+        if groups.is_empty() {
+            return None;
+        }
+        let mut memo = store.memo(&self.execution.identity);
+        let keys: Vec<String> = groups.iter().map(|g| key(entries, g)).collect();
+        let mut combined = Combined::new(cap);
+        let mut parts = Vec::with_capacity(groups.len());
+        for (group, key) in groups.iter().zip(&keys) {
+            let need = cap.saturating_sub(combined.listed);
+            let part = match memo.parts.remove(key) {
+                Some(part) if part.listings == [globs.clone()] && suffices(&part, need) => part,
+                _ => self.part(group, need, cap)?,
+            };
+            if part.listings != [globs.clone()] {
+                return None;
+            }
+            combined.add(&part, need)?;
+            parts.push(strip(part, need));
+        }
+        let output = combined.output(self, &parts)?;
+        memo.parts = keys.into_iter().zip(parts).collect();
+        store.save_memo(memo);
+        Some(output)
+    }
+
+    /// Run the producer over `group` alone, listing at most `need` findings (the whole run's
+    /// room left); `None` when its part is not its share of a whole run (a failure, stderr, an
+    /// artifact, a read outside the group).
+    fn part(&self, group: &[usize], need: usize, cap: usize) -> Option<Part> {
+        let restricted = self.snapshot.restricted_to(group);
+        let config = match need < cap {
+            true => with_max_findings(&self.execution.config, need)?,
+            false => self.execution.config.clone(),
+        };
+        let output = self
+            .runtime
+            .run(
+                self.component,
+                &config,
+                &restricted,
+                Arc::new(Artifacts::new()),
+                &self.execution.limits,
+            )
+            .ok()?;
+        if !output.stderr.is_empty() || !output.read_set.artifacts.is_empty() {
+            return None;
+        }
+        let within = output.read_set.reads.iter().all(|(path, id)| {
+            let entry = restricted.entry(path);
+            entry.is_some_and(|e| id.as_deref() == Some(e.id.to_string().as_str()))
+        });
+        within.then(|| Part {
+            metrics: output.metrics.into_iter().map(PartMetric::new).collect(),
+            reads: output.read_set.reads.into_keys().collect(),
+            listings: output
+                .read_set
+                .listings
+                .into_iter()
+                .map(|l| l.globs)
+                .collect(),
+            fuel: output.fuel_consumed,
+            room: need.min(cap),
+        })
+    }
+}
+
+/// The findings a part listed, over all its metrics.
+fn listed(part: &Part) -> usize {
+    part.metrics.iter().map(|m| m.kept + m.dropped).sum()
+}
+
+/// Whether `part` gives the `need` findings a whole run lists from its group: it listed every
+/// finding its group has (fewer than its room), or at least `need`, and holds those it kept.
+fn suffices(part: &Part, need: usize) -> bool {
+    if need == 0 {
+        return true;
+    }
+    let all_listed = listed(part) < part.room || part.room >= need;
+    let held = part
+        .metrics
+        .iter()
+        .all(|m| m.kept == 0 || m.findings.is_some());
+    all_listed && held
+}
+
+/// `part` as remembered: without findings when the whole run needed none of them.
+fn strip(mut part: Part, need: usize) -> Part {
+    if need == 0 {
+        for metric in &mut part.metrics {
+            metric.findings = None;
+        }
+    }
+    part
+}
+
+/// The parts added so far, in order.
+struct Combined {
+    /// The producer's findings cap.
+    cap: usize,
+    /// The findings the whole run lists from the parts so far (at most `cap`).
+    listed: usize,
+    /// The findings kept (at most the host's cap), and the metric they belong to.
+    kept: Vec<crate::runtime::Finding>,
+    column: Option<usize>,
+}
+
+impl Combined {
+    fn new(cap: usize) -> Self {
+        Self {
+            cap,
+            listed: 0,
+            kept: Vec::new(),
+            column: None,
+        }
+    }
+
+    /// Add the findings of `part` a whole run lists (`need` at most); `None` where more than
+    /// one metric has findings, or a producer that lists none lists some.
+    fn add(&mut self, part: &Part, need: usize) -> Option<()> {
+        let mut with = part
+            .metrics
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.kept + m.dropped > 0);
+        let Some((column, metric)) = with.next() else {
+            return Some(());
+        };
+        if with.next().is_some() || self.cap == 0 || *self.column.get_or_insert(column) != column {
+            return None;
+        }
+        let take = need.min(metric.kept + metric.dropped);
+        let room = MAX_FINDINGS.saturating_sub(self.kept.len()).min(take);
+        if room > 0 {
+            let findings = metric.findings.as_ref()?;
+            if findings.len() < room {
+                return None;
+            }
+            self.kept.extend(findings.iter().take(room).cloned());
+        }
+        self.listed += take;
+        Some(())
+    }
+
+    /// The whole run's output: the parts' sums (or maxima), the findings kept, the read set.
+    fn output(self, grouped: &Grouped, parts: &[Part]) -> Option<RunOutput> {
+        let first = parts.first()?;
+        let fuel: u64 = parts.iter().map(|p| p.fuel).sum();
+        let same_shape = parts.iter().all(|p| {
+            p.metrics.len() == first.metrics.len()
+                && p.metrics
+                    .iter()
+                    .zip(&first.metrics)
+                    .all(|(a, b)| a.name == b.name && a.counted == b.counted)
+        });
+        if !same_shape || fuel > grouped.execution.limits.fuel() {
+            return None;
+        }
+        let producer = grouped.execution.producer.as_str();
+        let mut metrics = Vec::with_capacity(first.metrics.len());
+        let mut kept = Some(self.kept);
+        for (column, head) in first.metrics.iter().enumerate() {
+            let values = parts
+                .iter()
+                .filter_map(|p| p.metrics.get(column))
+                .map(|m| m.value);
+            let value = match MAXED.contains(&(producer, head.name.as_str())) {
+                true => values.fold(head.value, f64::max),
+                false => values.sum(),
+            };
+            let findings = match self.column == Some(column) {
+                true => kept.take().unwrap_or_default(),
+                false => Vec::new(),
+            };
+            let dropped = match self.column == Some(column) {
+                true => self.listed.checked_sub(findings.len())?,
+                false => 0,
+            };
+            metrics.push(Metric {
+                name: head.name.clone(),
+                value,
+                findings,
+                findings_dropped: dropped,
+                counted: head.counted,
+            });
+        }
+        Some(RunOutput {
+            metrics,
+            read_set: read_set(parts, grouped.snapshot)?,
+            stderr: String::new(),
+            fuel_consumed: fuel,
+        })
+    }
+}
+
+/// `config` with `max_findings` set to `room` (a part run that lists only what a whole run
+/// still keeps).
+fn with_max_findings(config: &str, room: usize) -> Option<String> {
+    let mut value: serde_json::Value = serde_json::from_str(config).ok()?;
+    value
+        .as_object_mut()?
+        .insert("max_findings".to_owned(), serde_json::json!(room));
+    serde_json::to_string(&value).ok()
+}
+
+/// The whole run's read set: every part's reads, and each listing matched on `snapshot`.
+fn read_set(parts: &[Part], snapshot: &Snapshot) -> Option<ReadSet> {
+    let mut read_set = ReadSet::default();
+    for part in parts {
+        for path in &part.reads {
+            let id = snapshot.entry(path)?.id.to_string();
+            read_set.reads.insert(path.clone(), Some(id));
+        }
+    }
+    for globs in parts.iter().flat_map(|p| &p.listings) {
+        if read_set.listings.iter().any(|l| &l.globs == globs) {
+            continue;
+        }
+        let spec = snapshot.pathspec(globs).ok()?;
+        let matched = snapshot
+            .matching(&spec)
+            .map(|e| (e.path.clone(), e.id.to_string()))
+            .collect();
+        read_set.record_listing(globs, matched);
+    }
+    Some(read_set)
+}
+
+/// The most findings the producer lists per metric: `builtin:pattern`'s `max_findings`, none
+/// for the others (a part that lists any runs the execution whole).
+fn findings_cap(execution: &Execution) -> Option<usize> {
+    if execution.producer != "builtin:pattern" {
+        return Some(0);
+    }
+    let config: serde_json::Value = serde_json::from_str(&execution.config).ok()?;
+    match config.get("max_findings") {
+        None => Some(PATTERN_MAX_FINDINGS),
+        Some(value) => usize::try_from(value.as_u64()?).ok(),
+    }
+}
+
+/// The globs the execution's config lists (`paths`, a string or a list), as the SDK reads them.
+fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
+    let config: serde_json::Value = serde_json::from_str(&execution.config).ok()?;
+    let strings = match config.get("paths")? {
+        serde_json::Value::String(one) => vec![one.clone()],
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()?,
+        _ => return None,
+    };
+    let usable = !strings.is_empty() && strings.iter().all(|s| !s.is_empty());
+    usable.then_some(strings)
+}
+
+/// The `listed` entries (indices into `entries`) cut into groups where a path's hash says: a
+/// group ends after an entry whose path hashes to 0 modulo the spread, a power of two near
+/// `listed.len() / GROUPS`.
+fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Vec<usize>> {
+    let spread = ((listed.len() / GROUPS) as u64)
+        .next_power_of_two()
+        .max(MIN_SPREAD);
+    let mut groups = Vec::new();
+    let mut group = Vec::new();
+    for &i in listed {
+        group.push(i);
+        if entries
+            .get(i)
+            .is_some_and(|e| fnv(e.path.as_bytes()).is_multiple_of(spread))
+        {
+            groups.push(std::mem::take(&mut group));
+        }
+    }
+    if !group.is_empty() {
+        groups.push(group);
+    }
+    groups
+}
+
+/// FNV-1a: a fixed hash, the same in every process.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The digest of everything a producer sees of a group: each entry's path, blob id, mode.
+fn key(entries: &[Entry], group: &[usize]) -> String {
+    let mut parts: Vec<Vec<u8>> = Vec::with_capacity(group.len() * 2);
+    for entry in group.iter().filter_map(|&i| entries.get(i)) {
+        let kind = match entry.kind {
+            EntryKind::Blob => b'b',
+            EntryKind::Symlink => b'l',
+            EntryKind::Submodule => b's',
+        };
+        parts.push(entry.path.as_bytes().to_vec());
+        let mut id = entry.id.as_bytes().to_vec();
+        id.extend([kind, u8::from(entry.executable)]);
+        parts.push(id);
+    }
+    let borrowed: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    Digest::of_parts(&borrowed).hex()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_boundary_moves_only_with_its_own_path() {
+        let entry = |path: String| Entry {
+            path,
+            id: gix::ObjectId::null(gix::hash::Kind::Sha1),
+            executable: false,
+            kind: EntryKind::Blob,
+        };
+        let all: Vec<Entry> = (0..5000)
+            .map(|i| entry(format!("src/f{i:05}.rs")))
+            .collect();
+        let keys = |entries: &[Entry]| -> Vec<String> {
+            let listed: Vec<usize> = (0..entries.len()).collect();
+            let groups = groups(entries, &listed);
+            assert!(groups.len() > 5 && groups.len() < 100, "{}", groups.len());
+            groups.iter().map(|g| key(entries, g)).collect()
+        };
+        let mut fewer = all.clone();
+        fewer.remove(2500);
+        let (old, new) = (keys(&all), keys(&fewer));
+        let kept = new.iter().filter(|k| old.contains(k)).count();
+        assert!(kept + 2 >= old.len(), "{kept} of {} groups kept", old.len());
+    }
+}

@@ -1,0 +1,168 @@
+//! The snapshot of a commit near one already open (a baseline, a parent), built from the open
+//! snapshot's entries and the diff of the two trees: only the subtrees whose ids differ are
+//! read, where listing the commit would read every tree. The result is the listing itself:
+//! the same sorted entries, or the commit is listed whole (a name that is not UTF-8 on either
+//! side, a tree that cannot be read).
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use gix::ObjectId;
+use gix::objs::tree::EntryMode;
+
+use super::{Entry, EntryKind, Snapshot, SnapshotError};
+
+/// Per changed path: its entry on the other side, or `None` where it has none.
+type Changes = BTreeMap<String, Option<(EntryMode, ObjectId)>>;
+
+impl Snapshot {
+    /// The snapshot of `commit`, from this one's entries and the diff of the trees (listed
+    /// whole when that cannot give exactly its listing).
+    pub fn nearby(&self, commit: ObjectId) -> Result<Snapshot, SnapshotError> {
+        match self.by_diff(commit) {
+            Some(snapshot) => Ok(snapshot),
+            None => Snapshot::of_rev(self.repo.clone(), &commit.to_string()),
+        }
+    }
+
+    fn by_diff(&self, commit: ObjectId) -> Option<Snapshot> {
+        if !self.skipped.is_empty() {
+            return None;
+        }
+        let local = self.repo.to_thread_local();
+        let tree = local.find_commit(commit).ok()?.tree_id().ok()?.detach();
+        let mut changes = Changes::new();
+        diff(&local, Some(self.tree), Some(tree), "", &mut changes)?;
+        let mut entries: Vec<Entry> = self
+            .entries
+            .iter()
+            .filter(|e| !changes.contains_key(&e.path))
+            .cloned()
+            .collect();
+        for (path, side) in changes {
+            let Some((mode, id)) = side else {
+                continue;
+            };
+            entries.push(Entry {
+                path,
+                id,
+                executable: mode.is_executable(),
+                kind: kind(mode),
+            });
+        }
+        entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let sizes = entries.iter().map(|_| OnceLock::new()).collect();
+        Some(Snapshot {
+            repo: self.repo.clone(),
+            commit,
+            tree,
+            worktree: false,
+            entries: entries.into(),
+            sizes,
+            skipped: self.skipped.clone(),
+        })
+    }
+}
+
+/// What an entry of `mode` is, as a listing says.
+fn kind(mode: EntryMode) -> EntryKind {
+    if mode.is_commit() {
+        EntryKind::Submodule
+    } else if mode.is_link() {
+        EntryKind::Symlink
+    } else {
+        EntryKind::Blob
+    }
+}
+
+/// A tree's entries by name.
+fn entries(
+    repo: &gix::Repository,
+    tree: Option<ObjectId>,
+) -> Option<BTreeMap<Vec<u8>, (EntryMode, ObjectId)>> {
+    let Some(tree) = tree else {
+        return Some(BTreeMap::new());
+    };
+    let tree = repo.find_tree(tree).ok()?;
+    let decoded = tree.decode().ok()?;
+    Some(
+        decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_vec(), (e.mode, e.oid.to_owned())))
+            .collect(),
+    )
+}
+
+/// Every file path whose entry differs between the trees `old` and `new`, with its entry in
+/// `new`; `None` when a tree cannot be read or a name that differs is not UTF-8.
+fn diff(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    prefix: &str,
+    changes: &mut Changes,
+) -> Option<()> {
+    if old == new {
+        return Some(());
+    }
+    let (old, new) = (entries(repo, old)?, entries(repo, new)?);
+    let names: std::collections::BTreeSet<&Vec<u8>> = old.keys().chain(new.keys()).collect();
+    for name in names {
+        let (before, after) = (old.get(name), new.get(name));
+        if before == after {
+            continue;
+        }
+        let path = format!("{prefix}{}", std::str::from_utf8(name).ok()?);
+        let subtree = |side: Option<&(EntryMode, ObjectId)>| {
+            side.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| *id)
+        };
+        let (old_tree, new_tree) = (subtree(before), subtree(after));
+        if old_tree.is_some() || new_tree.is_some() {
+            diff(repo, old_tree, new_tree, &format!("{path}/"), changes)?;
+        }
+        let file = |side: Option<&(EntryMode, ObjectId)>| {
+            side.filter(|(mode, _)| !mode.is_tree()).copied()
+        };
+        if file(before).is_some() || file(after).is_some() {
+            changes.insert(path, file(after));
+        }
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use discern_tests::TestRepo;
+
+    #[test]
+    fn a_nearby_snapshot_lists_what_the_commit_lists() {
+        let repo = TestRepo::new();
+        repo.write("a.rs", "a\n")
+            .write("src/b.rs", "b\n")
+            .write("src/deep/c.rs", "c\n")
+            .write("d/e.rs", "e\n")
+            .write("run.sh", "#!/bin/sh\n");
+        let first = repo.commit("first");
+        repo.write("src/b.rs", "b changed\n")
+            .write("new/f.rs", "f\n")
+            .remove("src/deep/c.rs")
+            .remove("d/e.rs");
+        std::fs::remove_dir(repo.path().join("d")).unwrap();
+        repo.write("d", "now a file\n");
+        repo.git(&["mv", "a.rs", "moved.rs"]);
+        repo.git(&["update-index", "--chmod=+x", "run.sh"]);
+        let second = repo.commit("second");
+        let open = |rev: &str| Snapshot::open(repo.path(), rev).unwrap();
+        for (from, to) in [(&second, &first), (&first, &second), (&first, &first)] {
+            let nearby = open(from).nearby(to.parse().unwrap()).unwrap();
+            let listed = open(to);
+            assert_eq!(nearby.entries(), listed.entries(), "{from} -> {to}");
+            assert_eq!(
+                (nearby.commit(), nearby.tree()),
+                (listed.commit(), listed.tree())
+            );
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Built-ins run by groups of files (`planner/grouped.rs`): after edits, renames, deletions,
+//! additions and a damaged memo, a run that reuses the remembered groups reads exactly what a
+//! `--fresh` whole run reads: every value, every finding, every comparison.
+
+use serde_json::Value;
+
+use crate::support::Fixture;
+
+const CONFIG: &str = r#"
+[standards.todo]
+direction = "down"
+limit = 100000
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+
+[standards.todo_files]
+direction = "down"
+limit = 100000
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "files"
+
+[standards.todo_capped]
+direction = "down"
+limit = 100000
+producer = "builtin:pattern"
+config = { pattern = "TODO \\w+", paths = ["src/**"], max_findings = 40 }
+metric = "matches"
+
+[standards.lines]
+direction = "up"
+limit = 0
+producer = "builtin:extent"
+config = { paths = ["src/**"] }
+metric = "lines"
+
+[standards.longest]
+direction = "down"
+limit = 100000
+producer = "builtin:extent"
+config = { paths = ["src/**"] }
+metric = "max_lines"
+"#;
+
+/// `i`'s file: a few lines, some with TODOs (none in every fifth file).
+fn file(i: usize, extra: &str) -> String {
+    let todos = if i.is_multiple_of(5) { 0 } else { i % 4 };
+    let mut text = format!("pub fn f{i}() {{}}\n");
+    for t in 0..todos {
+        text.push_str(&format!("// TODO item{t} of {i}\n"));
+    }
+    text + extra
+}
+
+fn path(i: usize) -> String {
+    format!("src/d{:02}/f{i:04}.rs", i % 23)
+}
+
+/// The Standards as a run reports them, with what says how they were obtained left out.
+fn readings(fixture: &Fixture, args: &[&str]) -> Value {
+    let run = fixture.run(args);
+    let json = run.json();
+    assert_eq!(json["ok"], true, "{}\n{}", run.stdout, run.stderr);
+    // `--explain` shows its one Standard as `standard`.
+    let mut standards = match &json["data"]["standard"] {
+        Value::Null => json["data"]["standards"].clone(),
+        one => Value::Array(vec![one.clone()]),
+    };
+    let Some(list) = standards.as_array_mut() else {
+        panic!("no standards in {json}");
+    };
+    for standard in list {
+        let object = standard.as_object_mut().unwrap();
+        for key in ["measurement", "reused_from", "reused_evidence"] {
+            object.remove(key);
+        }
+    }
+    standards
+}
+
+/// The grouped runs first (a fresh run records evidence the next run would reuse; the
+/// `--explain` runs reuse what the first grouped run recorded), then the same commit measured
+/// whole by `--fresh` runs.
+fn assert_same(fixture: &Fixture, step: &str) {
+    let variants = [None, Some("todo"), Some("todo_capped")];
+    let args = |explain: Option<&'static str>, fresh: bool| {
+        let mut args = vec!["standards", "--json"];
+        args.extend(
+            explain
+                .map(|name| ["--explain", name])
+                .into_iter()
+                .flatten(),
+        );
+        args.extend(fresh.then_some("--fresh"));
+        args
+    };
+    let grouped: Vec<Value> = variants
+        .iter()
+        .map(|&explain| readings(fixture, &args(explain, false)))
+        .collect();
+    for (explain, grouped) in variants.into_iter().zip(grouped) {
+        let whole = readings(fixture, &args(explain, true));
+        assert_eq!(grouped, whole, "{step}, --explain {explain:?}");
+    }
+}
+
+fn memos(fixture: &Fixture) -> Vec<std::path::PathBuf> {
+    let store = fixture.path().join(".git/discern/evidence");
+    std::fs::read_dir(store)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|d| d.path().join("groups.memo"))
+        .filter(|p| p.exists())
+        .collect()
+}
+
+#[test]
+fn a_grouped_run_reads_what_a_whole_run_reads_after_every_kind_of_change() {
+    let fixture = Fixture::new(CONFIG);
+    for i in 0..1200 {
+        fixture.repo.write(&path(i), file(i, ""));
+    }
+    fixture.repo.write("src/empty.rs", "");
+    fixture
+        .repo
+        .write("src/logo.bin", b"\x89PNG\0\0TODO binary\n");
+    fixture.repo.commit("many files");
+    assert_same(&fixture, "the first run");
+    assert_eq!(memos(&fixture).len(), 3, "one memo per grouped identity");
+
+    // Edits: TODOs added and removed, one file made the longest.
+    fixture
+        .repo
+        .write(&path(7), file(7, "// TODO new one\n// TODO and two\n"));
+    fixture.repo.write(&path(401), "pub fn g() {}\n");
+    let long: String = (0..500).map(|n| format!("// line {n}\n")).collect();
+    fixture.repo.write(&path(900), file(900, &long));
+    fixture.repo.commit("edits");
+    assert_same(&fixture, "edits");
+
+    // Renames, deletions and additions.
+    fixture.repo.git(&["mv", &path(13), "src/d05/renamed13.rs"]);
+    fixture.repo.git(&["mv", &path(600), "src/d00/moved.rs"]);
+    fixture.repo.remove(&path(14));
+    fixture.repo.remove(&path(900));
+    fixture
+        .repo
+        .write("src/added/new.rs", "// TODO added file\n");
+    fixture.repo.commit("renames, deletions, additions");
+    assert_same(&fixture, "renames, deletions and additions");
+
+    // The capped Standard's kept findings move: the first files lose theirs, so findings of
+    // groups past the last cut are needed now.
+    for i in 0..200 {
+        fixture
+            .repo
+            .write(&path(i), format!("pub fn f{i}() {{}}\n"));
+    }
+    fixture.repo.commit("the first files fixed");
+    assert_same(&fixture, "the cut moved");
+
+    // A damaged memo is a miss, never a reading.
+    for memo in memos(&fixture) {
+        std::fs::write(
+            memo,
+            b"{\"version\": 1, \"identity\": \"x\", \"parts\": {\"k\": ",
+        )
+        .unwrap();
+    }
+    fixture
+        .repo
+        .write(&path(1000), file(1000, "// TODO after damage\n"));
+    fixture.repo.commit("after a damaged memo");
+    assert_same(&fixture, "a damaged memo");
+}

@@ -266,7 +266,7 @@ enum NoProgress {
 impl Refusal for NoProgress {
     fn slug(&self) -> ErrorSlug {
         match self {
-            Self::OtherCheckout { .. } => ErrorSlug::PreconditionFailed,
+            Self::OtherCheckout { .. } => ErrorSlug::WrongCheckout,
             Self::UnknownHandle { .. } | Self::NoneYet => ErrorSlug::NotFound,
         }
     }

@@ -81,7 +81,7 @@ pub(crate) fn finish_landings_from(
     let forks = crate::commit::fork::recover(repo).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::Interrupted,
             format!("An interrupted start cannot be unwound: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
@@ -92,7 +92,7 @@ pub(crate) fn finish_landings_from(
     let merge = crate::commit::merging::recover(repo).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::Interrupted,
             format!("An interrupted update cannot be settled: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
@@ -103,7 +103,7 @@ pub(crate) fn finish_landings_from(
     let abandons = crate::commit::abandon::recover(repo).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::Interrupted,
             format!("An interrupted abandon cannot be finished: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
@@ -114,7 +114,7 @@ pub(crate) fn finish_landings_from(
     let mut done = crate::commit::landing::recover(repo, &crate::commit::Faults::default(), here).map_err(|e| {
         Box::new(Envelope::refusal(
             verb,
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::Interrupted,
             format!("An interrupted landing cannot be finished: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
@@ -139,11 +139,11 @@ pub(crate) fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> En
     // A held lock is another writer at work (wait); anything else is the repository's state.
     let (slug, hint) = match e {
         crate::commit::CommitError::Locked(_) => (
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::WriterBusy,
             "Let the other discern writer finish (or, if none runs, remove the lock named above), then run the command again.",
         ),
         _ => (
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::Interrupted,
             "Inspect the branch and the journal named above, then run the command again.",
         ),
     };
@@ -246,7 +246,7 @@ pub(crate) fn clean_refusal_at(verb: &str, root: &std::path::Path, error: &Clean
         CleanError::Dirty(paths) => dirty_refusal(verb, paths),
         CleanError::CannotTell(e) => Envelope::refusal(
             verb,
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::CannotTell,
             format!("{error}. Nothing was changed; discern never reads an unknown state as clean."),
             Hint::next_step(
                 HintId::CheckRepository,

@@ -534,9 +534,9 @@ fn start_refuses_outside_the_main_checkout_and_cleans_up_after_itself() {
     let fixture = Fixture::new(CONFIG);
     let path = effort(&fixture, "one", &[("src/x.rs", "x\n")]);
     let json = fixture.run_in(&path, &["start", "--json"], &[]).json();
-    assert_eq!(json["error"], "precondition_failed");
+    assert_eq!(json["error"], "wrong_checkout");
     let json = fixture.run(&["start", "--name", "one", "--json"]).json();
-    assert_eq!(json["error"], "precondition_failed", "the name is taken");
+    assert_eq!(json["error"], "already_exists", "the name is taken");
     let json = fixture
         .run(&["start", "--title", &"t".repeat(121), "--json"])
         .json();

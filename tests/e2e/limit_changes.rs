@@ -156,7 +156,7 @@ fn pin_refuses_red_detached_and_staged_and_a_moved_branch() {
 
     fixture.repo.git(&["checkout", "-q", "--detach"]);
     let json = fixture.run(&["standards", "--pin", "--json"]).json();
-    assert_eq!(json["error"], "precondition_failed");
+    assert_eq!(json["error"], "wrong_checkout");
     assert!(
         json["message"]
             .as_str()
@@ -168,7 +168,7 @@ fn pin_refuses_red_detached_and_staged_and_a_moved_branch() {
     fixture.repo.write("README.md", "# changed\n");
     fixture.repo.git(&["add", "README.md"]);
     let json = fixture.run(&["standards", "--pin", "--json"]).json();
-    assert_eq!(json["error"], "precondition_failed");
+    assert_eq!(json["error"], "dirty_worktree");
     assert!(
         json["message"]
             .as_str()
@@ -466,7 +466,7 @@ fn every_refusal_of_a_batch_writes_nothing() {
     // On the trunk itself.
     let trunk = Fixture::new(CONFIG);
     let json = propose(&trunk, &one("todo", REASON), &[]).json();
-    assert_eq!(json["error"], "precondition_failed");
+    assert_eq!(json["error"], "wrong_checkout");
     assert!(
         json["message"]
             .as_str()

@@ -281,7 +281,7 @@ fn the_issues_hostile_lines_each_get_one_answer_and_the_session_goes_on() {
         ),
         (
             call(json!(5), "discern_status", json!({ "path": big })).into_bytes(),
-            Expect::Refused(json!(5), "precondition_failed"),
+            Expect::Refused(json!(5), "wrong_checkout"),
         ),
         (
             call(json!(6), "discern_standards", json!({}))
@@ -325,7 +325,7 @@ fn the_issues_hostile_lines_each_get_one_answer_and_the_session_goes_on() {
         ),
         (
             call(json!(11), "discern_map", json!({ "path": nul })).into_bytes(),
-            Expect::Refused(json!(11), "precondition_failed"),
+            Expect::Refused(json!(11), "wrong_checkout"),
         ),
         (
             json!([{"jsonrpc":"2.0","id":12,"method":"ping"}])

@@ -486,7 +486,7 @@ fn producers_new_refuses_a_taken_folder_and_a_bad_name_and_writes_every_language
     );
     assert_eq!(
         (taken.json()["error"].as_str(), taken.code),
-        (Some("precondition_failed"), 1)
+        (Some("already_exists"), 1)
     );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("taken/keep.txt")).unwrap(),

@@ -334,7 +334,7 @@ fn a_checkout_whose_cleanliness_cannot_be_told_is_refused_never_read_as_clean() 
         let run = fixture.run_in(&effort, args, &[]);
         let json: Value = run.json();
         assert_eq!(json["ok"], false, "{args:?}: {}", run.stdout);
-        assert_eq!(json["error"], "precondition_failed", "{args:?}: {json}");
+        assert_eq!(json["error"], "cannot_tell", "{args:?}: {json}");
         assert!(
             json["message"].as_str().unwrap().contains("cannot tell"),
             "{args:?}: {json}"

@@ -119,7 +119,7 @@ fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
         Some(id) => super::effort::workspace(ws, VERB, id)?,
         None if ws.repo.is_main_checkout() => {
             return Err(refuse(
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::WrongCheckout,
                 "This is the main checkout; name the effort to abandon.",
                 HintId::AskOwner,
                 "Run `discern abandon ID` (`discern status` lists the efforts).",
@@ -130,7 +130,7 @@ fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
     let repo = &effort_ws.repo;
     if repo.is_main_checkout() {
         return Err(refuse(
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::WrongCheckout,
             "The main checkout is no effort; abandon removes an effort's worktree and branch.",
             HintId::AskOwner,
             "Run `discern abandon ID` (`discern status` lists the efforts).",
@@ -138,7 +138,7 @@ fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
     }
     let unreadable = |what: &str| {
         refuse(
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::CannotTell,
             format!("{what} cannot be read; nothing was abandoned."),
             HintId::CheckRepository,
             "Check the effort with `git status` there, then abandon again.",

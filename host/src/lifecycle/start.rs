@@ -191,7 +191,7 @@ fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Box<Envelope>> {
     let refused = |slug, message: String, hint: &str| Box::new(refuse(slug, message, hint));
     if !repo.is_main_checkout() {
         return Err(refused(
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::WrongCheckout,
             format!(
                 "{} is an effort worktree; efforts start from the main checkout.",
                 repo.root().display()
@@ -270,7 +270,7 @@ fn effort_id(
     }
     if taken(repo, root, prefix, name) {
         return Err(refused(
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::AlreadyExists,
             format!(
                 "An effort named {name} already exists (branch {prefix}{name} or folder {}).",
                 root.join(name).display()

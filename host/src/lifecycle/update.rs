@@ -106,6 +106,8 @@ impl Refusal for NotUpdated {
     fn slug(&self) -> ErrorSlug {
         match self {
             Self::TrackedDirty { .. } => ErrorSlug::DirtyWorktree,
+            Self::TrunkCheckedOut | Self::Detached => ErrorSlug::WrongCheckout,
+            Self::DistanceUnknown { .. } => ErrorSlug::CannotTell,
             _ => ErrorSlug::PreconditionFailed,
         }
     }

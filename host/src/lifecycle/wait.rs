@@ -120,7 +120,7 @@ impl Refusal for NotAwaited {
                 ErrorSlug::InvalidArguments
             }
             Self::UnknownHandle { .. } | Self::UnknownEffort { .. } => ErrorSlug::NotFound,
-            Self::TrunkUnreadable { .. } => ErrorSlug::PreconditionFailed,
+            Self::TrunkUnreadable { .. } => ErrorSlug::TrunkUnreadable,
         }
     }
 

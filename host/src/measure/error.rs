@@ -46,12 +46,12 @@ impl MeasureError {
 impl Refusal for MeasureError {
     fn slug(&self) -> ErrorSlug {
         match self {
-            Self::NoCommit => ErrorSlug::PreconditionFailed,
+            Self::NoCommit => ErrorSlug::NothingCommitted,
             Self::Unreadable(_) => ErrorSlug::Internal,
             Self::Unclean {
                 error: CleanError::CannotTell(_),
                 ..
-            } => ErrorSlug::PreconditionFailed,
+            } => ErrorSlug::CannotTell,
             Self::Unclean { .. } | Self::JobsInDirtyTree { .. } => ErrorSlug::DirtyWorktree,
             Self::ComponentConfig(_) => ErrorSlug::InvalidConfig,
         }
@@ -155,7 +155,7 @@ mod tests {
             },
         );
         let refusal = error.refusal("done");
-        assert_eq!(refusal.error, Some(ErrorSlug::PreconditionFailed));
+        assert_eq!(refusal.error, Some(ErrorSlug::CannotTell));
         assert!(
             refusal.hints[0]
                 .text()

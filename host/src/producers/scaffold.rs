@@ -246,9 +246,8 @@ impl Refusal for NotScaffolded {
     fn slug(&self) -> ErrorSlug {
         match self {
             NotScaffolded::InvalidName(..) => ErrorSlug::InvalidArguments,
-            NotScaffolded::Exists(_) | NotScaffolded::NoSdk(_) | NotScaffolded::Write { .. } => {
-                ErrorSlug::PreconditionFailed
-            }
+            NotScaffolded::Exists(_) => ErrorSlug::AlreadyExists,
+            NotScaffolded::NoSdk(_) | NotScaffolded::Write { .. } => ErrorSlug::PreconditionFailed,
             NotScaffolded::Template(_) => ErrorSlug::Internal,
         }
     }

@@ -154,14 +154,13 @@ impl NotProposed {
         match self {
             EmptyBatch | Duplicates(_) | InvalidReasons(_) => ErrorSlug::InvalidValue,
             NoConfig | UnknownStandards { .. } => ErrorSlug::UnknownStandard,
+            OnTrunk { .. } => ErrorSlug::WrongCheckout,
+            TrunkUnreadable { .. } | NoMergeBase { .. } => ErrorSlug::TrunkUnreadable,
+            ChangesUnreadable(_) => ErrorSlug::CannotTell,
             NotCommittable(_)
-            | OnTrunk { .. }
-            | TrunkUnreadable { .. }
-            | NoMergeBase { .. }
             | NoTrunkConfig { .. }
             | NewStandard { .. }
             | LimitMoved { .. }
-            | ChangesUnreadable(_)
             | Unmeasured { .. }
             | NoBreach { .. }
             | Unattributed { .. } => ErrorSlug::PreconditionFailed,

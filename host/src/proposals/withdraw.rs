@@ -62,7 +62,8 @@ fn refusal(why: &NotWithdrawn) -> Box<Envelope> {
 impl Refusal for NotWithdrawn {
     fn slug(&self) -> ErrorSlug {
         match self {
-            NotWithdrawn::NoConfig | NotWithdrawn::NoCommit | NotWithdrawn::NotCommittable(_) => {
+            NotWithdrawn::NoCommit => ErrorSlug::NothingCommitted,
+            NotWithdrawn::NoConfig | NotWithdrawn::NotCommittable(_) => {
                 ErrorSlug::PreconditionFailed
             }
             NotWithdrawn::LiveUnreadable(_) => ErrorSlug::ProposalStale,

@@ -25,6 +25,23 @@ pub enum ErrorSlug {
     InvalidValue,
     UnknownStandard,
     DirtyWorktree,
+    /// A state discern must know cannot be read (a git command failed, a listing or history is
+    /// unreadable): it refuses rather than guess. The way past is to fix the repository.
+    CannotTell,
+    /// Another discern writer holds the lock: wait for it, then run the command again.
+    WriterBusy,
+    /// A transaction a crash interrupted cannot be finished or unwound by itself.
+    Interrupted,
+    /// The command runs somewhere else: the trunk, a detached HEAD, the main checkout instead
+    /// of an effort (or the reverse), outside a repository.
+    WrongCheckout,
+    /// Nothing is committed (or nothing is ahead of the trunk) where a commit is needed.
+    NothingCommitted,
+    /// The trunk, its history or its config cannot be read here (fetch it).
+    TrunkUnreadable,
+    /// What the command would create already exists.
+    AlreadyExists,
+    /// Any other precondition of the verb's own domain (the message says which).
     PreconditionFailed,
     ProposalStale,
     ProposalFailed,

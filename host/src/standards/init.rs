@@ -92,7 +92,7 @@ impl NotWritten {
     fn explained(&self) -> (ErrorSlug, Hint) {
         match self {
             NotWritten::Exists(_) => (
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::AlreadyExists,
                 Hint::next_step(
                     HintId::InitExists,
                     "Edit discern.toml by hand, or move it away and write a new one",
@@ -100,7 +100,7 @@ impl NotWritten {
                 .with_action(Action::new("init")),
             ),
             NotWritten::NoCommit => (
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::NothingCommitted,
                 Hint::next_step(
                     HintId::CommitFirst,
                     "Commit your files, then write the starter config",
@@ -108,7 +108,7 @@ impl NotWritten {
                 .with_action(Action::new("init")),
             ),
             NotWritten::NoTrunk => (
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::TrunkUnreadable,
                 Hint::next_step(HintId::SeeHelp, "Name the branch work lands on")
                     .with_action(Action::new("init").arg("trunk", "NAME")),
             ),

@@ -414,7 +414,10 @@ impl NotPinned {
             NotPinned::Commit(
                 CommitError::Detached | CommitError::InProgress(_) | CommitError::Staged(_),
             ) => (
-                ErrorSlug::PreconditionFailed,
+                match self {
+                    NotPinned::Commit(CommitError::Detached) => ErrorSlug::WrongCheckout,
+                    _ => ErrorSlug::DirtyWorktree,
+                },
                 Hint::next_step(
                     HintId::CommitOrStash,
                     "Get the checkout onto a named branch with no operation in progress and nothing staged, then try again.",

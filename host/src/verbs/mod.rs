@@ -53,7 +53,7 @@ impl Context<'_> {
             };
             Box::new(Envelope::refusal(
                 verb,
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::WrongCheckout,
                 e.to_string(),
                 Hint::next_step(HintId::RunFromRepository, hint),
             ))

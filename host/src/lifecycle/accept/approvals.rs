@@ -38,7 +38,7 @@ pub(super) fn approve(
     }
     let policy = approval::policy(repo, landing.trunk_commit).map_err(|e| {
         Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::CannotTell,
             format!("How the owner approves cannot be told: {e}."),
             HintId::AskOwner,
             "Ask the owner to fix [acceptance] on the trunk, then accept again",

@@ -252,7 +252,7 @@ fn decide_and_land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -
         Ok(lock) => lock,
         Err(e) => {
             return refuse(
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::WriterBusy,
                 format!("Nothing landed: {e}."),
                 HintId::CheckRepository,
                 "Let the other discern writer finish, then accept again",
@@ -366,7 +366,11 @@ fn refusal(why: &NotLandable) -> Box<Envelope> {
 
 impl Refusal for NotLandable {
     fn slug(&self) -> ErrorSlug {
-        ErrorSlug::PreconditionFailed
+        match self {
+            NotLandable::MainCheckout | NotLandable::Detached => ErrorSlug::WrongCheckout,
+            NotLandable::Unreadable { .. } => ErrorSlug::CannotTell,
+            _ => ErrorSlug::PreconditionFailed,
+        }
     }
 
     /// The hint and, where there is one, the step past it.
@@ -538,7 +542,7 @@ fn authority(
         .changed_between(base, *head)
         .map_err(|e| {
             Box::new(refuse(
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::CannotTell,
                 format!("The changed paths cannot be listed: {e}."),
                 HintId::CheckRepository,
                 &format!("Run `git diff --name-only {base}..HEAD` and fix what it reports, then accept again."),
@@ -578,7 +582,7 @@ fn authority(
     let required = required::required(repo, trunk, *trunk_commit, *head).map_err(|e| {
         Box::new(
             refuse(
-                ErrorSlug::PreconditionFailed,
+                ErrorSlug::CannotTell,
                 format!("What needs the owner's approval cannot be told: {e}."),
                 HintId::CheckRepository,
                 "Fix what is named above, run the gate, then accept again",
@@ -607,7 +611,7 @@ fn authority(
 fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>> {
     let worktrees = repo.worktrees().map_err(|e| {
         Box::new(refuse(
-            ErrorSlug::PreconditionFailed,
+            ErrorSlug::CannotTell,
             format!("Nothing was landed: the worktrees cannot be listed ({e})."),
             HintId::CheckRepository,
             "Check the repository with `git worktree list` (and `git worktree prune` for a worktree whose folder is gone), then accept again.",

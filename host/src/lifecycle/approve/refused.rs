@@ -84,13 +84,12 @@ impl Refusal for NotApproved {
             Self::UnknownRevision { .. } => ErrorSlug::NotFound,
             Self::StaleProposals { .. } => ErrorSlug::ProposalStale,
             Self::NoTerminal | Self::NotAnsweredYes => ErrorSlug::AwaitingStandardApproval,
-            Self::TrunkCheckedOut
-            | Self::BranchElsewhere { .. }
-            | Self::Unreadable { .. }
+            Self::TrunkCheckedOut | Self::BranchElsewhere { .. } => ErrorSlug::WrongCheckout,
+            Self::Unreadable { .. }
             | Self::PolicyUnreadable { .. }
-            | Self::TrunkUnreadable { .. }
-            | Self::TrunkNotContained { .. }
-            | Self::RequiredUnknown { .. }
+            | Self::RequiredUnknown { .. } => ErrorSlug::CannotTell,
+            Self::TrunkUnreadable { .. } => ErrorSlug::TrunkUnreadable,
+            Self::TrunkNotContained { .. }
             | Self::NoSigningKey
             | Self::NotSigned(_)
             | Self::NotCommitted { .. }

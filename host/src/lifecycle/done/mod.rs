@@ -220,7 +220,12 @@ fn refusal(why: &NotProvable) -> Box<Envelope> {
 
 impl Refusal for NotProvable {
     fn slug(&self) -> ErrorSlug {
-        ErrorSlug::PreconditionFailed
+        match self {
+            NotProvable::Detached | NotProvable::OnTrunk { .. } => ErrorSlug::WrongCheckout,
+            NotProvable::NoCommit | NotProvable::NothingAhead { .. } => ErrorSlug::NothingCommitted,
+            NotProvable::TrunkUnreadable { .. } => ErrorSlug::TrunkUnreadable,
+            NotProvable::AheadUnknown { .. } => ErrorSlug::CannotTell,
+        }
     }
 
     /// The hint and the step past it.

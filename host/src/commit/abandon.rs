@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
+use super::journal_file;
 use super::landing::{remove_worktree, same_dir};
 use super::lock::WriterLock;
 use super::{CommitError, Faults, delete_branch, git_error};
@@ -100,10 +101,7 @@ pub(crate) fn abandon(
         });
     }
     let path = journal_path(main, &journal.id);
-    let bytes = serde_json::to_vec_pretty(journal)
-        .map_err(|e| git_error("cannot write the abandon journal", e))?;
-    crate::fsutil::write_atomic(&path, &bytes)
-        .map_err(|e| git_error("cannot write the abandon journal", e))?;
+    journal_file::write(&path, journal, "the abandon journal")?;
     faults.point(step::JOURNAL_WRITTEN);
     let removal = match journal.discard {
         true => Removal::Discard,
@@ -116,7 +114,7 @@ pub(crate) fn abandon(
     faults.point(step::WORKTREE_REMOVED);
     let branch_deleted = delete_branch(main, &journal.branch, head).is_ok();
     faults.point(step::BRANCH_DELETED);
-    std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the abandon journal", e))?;
+    journal_file::remove(&path, "the abandon journal")?;
     Ok(Abandoned {
         worktree_removed: true,
         branch_deleted,
@@ -184,7 +182,7 @@ fn finish(main: &Repo, journal: &AbandonJournal) -> Result<String, CommitError> 
 
 /// The abandon journals a crash left, for read-only verbs to report.
 pub(crate) fn pending(main: &Repo) -> Result<Vec<(PathBuf, AbandonJournal)>, String> {
-    super::read_journals(
+    super::journal_file::read_all(
         &main.shared_path(DIR),
         "inspect it and delete it",
         |j: &AbandonJournal| j.version,

@@ -12,9 +12,10 @@ use std::time::UNIX_EPOCH;
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
+use super::journal_file;
 use super::landing::same_dir;
 use super::lock::WriterLock;
-use super::{CommitError, Faults, create_branch, delete_branch, git_error};
+use super::{CommitError, Faults, create_branch, delete_branch};
 use crate::git::Repo;
 use crate::git::worktree::{self, Removal};
 
@@ -98,7 +99,8 @@ pub fn fork(
         });
     }
     let path = journal_path(repo, &journal.id);
-    write(&path, journal).map_err(|e| ForkError::Journal(e.to_string()))?;
+    journal_file::write(&path, journal, "the fork journal")
+        .map_err(|e| ForkError::Journal(e.to_string()))?;
     faults.point(step::JOURNAL_WRITTEN);
     let reason = format!("discern start: {} from {}", journal.id, journal.from);
     if let Err(e) = create_branch(repo, &journal.branch, from, &reason) {
@@ -140,7 +142,7 @@ pub fn recover(repo: &Repo) -> Result<Vec<String>, CommitError> {
             return Err(CommitError::Locked(lock));
         }
         unwind(repo, &journal, from);
-        std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the fork journal", e))?;
+        journal_file::remove(&path, "the fork journal")?;
         done.push(format!(
             "An interrupted start of {} was unwound: its branch {} and worktree {} are gone.",
             journal.id,
@@ -190,7 +192,7 @@ fn made_by_fork(path: &Path, since_ns: u128) -> bool {
 
 /// The fork journals a crash left, for read-only verbs to report.
 pub fn pending(repo: &Repo) -> Result<Vec<(PathBuf, ForkJournal)>, String> {
-    super::read_journals(
+    super::journal_file::read_all(
         &repo.shared_path(DIR),
         "inspect it and delete it",
         |j: &ForkJournal| j.version,
@@ -200,16 +202,6 @@ pub fn pending(repo: &Repo) -> Result<Vec<(PathBuf, ForkJournal)>, String> {
 
 fn journal_path(repo: &Repo, id: &str) -> PathBuf {
     repo.shared_path(DIR).join(format!("{id}.json"))
-}
-
-fn write(path: &Path, journal: &ForkJournal) -> Result<(), CommitError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| git_error("cannot write the fork journal", e))?;
-    }
-    let bytes = serde_json::to_vec_pretty(journal)
-        .map_err(|e| git_error("cannot write the fork journal", e))?;
-    crate::fsutil::write_atomic(path, &bytes)
-        .map_err(|e| git_error("cannot write the fork journal", e))
 }
 
 fn parse(id: &str) -> Result<ObjectId, CommitError> {

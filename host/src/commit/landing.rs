@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
+use super::journal_file;
 use super::{
     CommitError, Faults, delete_branch, git_error, lock::WriterLock, move_branch, write_note,
 };
@@ -102,10 +103,7 @@ pub fn land(
 ) -> Result<Landed, CommitError> {
     let (from, head) = ids(journal)?;
     let path = journal_path(repo, &journal.branch);
-    let bytes = serde_json::to_vec_pretty(journal)
-        .map_err(|e| git_error("cannot write the landing journal", e))?;
-    crate::fsutil::write_atomic(&path, &bytes)
-        .map_err(|e| git_error("cannot write the landing journal", e))?;
+    journal_file::write(&path, journal, "the landing journal")?;
     faults.point(step::JOURNAL_WRITTEN);
     let note_error = write_note(repo, head, journal.note.as_bytes())
         .err()
@@ -367,7 +365,7 @@ pub(super) fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// The landing journals a crash left, for read-only verbs to report (they write nothing).
 pub fn pending(repo: &Repo) -> Result<Vec<(PathBuf, LandingJournal)>, String> {
-    super::read_journals(
+    super::journal_file::read_all(
         &repo.shared_path(DIR),
         "inspect the trunk and delete it",
         |j: &LandingJournal| j.version,

@@ -7,6 +7,7 @@
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
+use super::journal_file;
 use super::lock::WriterLock;
 use super::owned_lock::{self, Claim};
 use super::{CommitError, Faults, git_error};
@@ -73,13 +74,10 @@ pub fn journaled<T>(
         ),
     };
     let path = repo.admin_path(FILE);
-    let bytes = serde_json::to_vec_pretty(&journal)
-        .map_err(|e| git_error("cannot write the merge journal", e))?;
-    crate::fsutil::write_atomic(&path, &bytes)
-        .map_err(|e| git_error("cannot write the merge journal", e))?;
+    journal_file::write(&path, &journal, "the merge journal")?;
     faults.point(JOURNAL_WRITTEN);
     let merged = merge();
-    std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the merge journal", e))?;
+    journal_file::remove(&path, "the merge journal")?;
     Ok(merged)
 }
 
@@ -103,7 +101,7 @@ pub fn recover(repo: &Repo) -> Result<Option<String>, CommitError> {
         return Err(CommitError::Locked(lock));
     }
     let message = settle(repo, &journal)?;
-    std::fs::remove_file(&path).map_err(|e| git_error("cannot remove the merge journal", e))?;
+    journal_file::remove(&path, "the merge journal")?;
     Ok(Some(message))
 }
 

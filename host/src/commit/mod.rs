@@ -19,6 +19,7 @@ use crate::git::Repo;
 pub(crate) mod abandon;
 pub(crate) mod approval;
 pub mod fork;
+mod journal_file;
 pub mod landing;
 pub mod lock;
 pub mod merging;
@@ -323,34 +324,6 @@ pub(crate) fn delete_branch(
         },
     )?;
     apply(repo, edit)
-}
-
-/// Every `*.json` journal in `dir` a crash left, read as `T`; `advice` says what to do with an
-/// unreadable one, `version` reads a journal's format, newer than `max` is refused.
-pub(crate) fn read_journals<T: serde::de::DeserializeOwned>(
-    dir: &std::path::Path,
-    advice: &str,
-    version: impl Fn(&T) -> u32,
-    max: u32,
-) -> Result<Vec<(std::path::PathBuf, T)>, String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(Vec::new());
-    };
-    let mut found = Vec::new();
-    for path in entries.flatten().map(|e| e.path()) {
-        if path.extension().is_none_or(|e| e != "json") {
-            continue;
-        }
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("{} cannot be read ({e})", path.display()))?;
-        let journal: T = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("{} is unreadable ({e}); {advice}", path.display()))?;
-        if version(&journal) > max {
-            return Err(format!("{} was written by a newer discern", path.display()));
-        }
-        found.push((path, journal));
-    }
-    Ok(found)
 }
 
 /// The ref the Proof notes live on.

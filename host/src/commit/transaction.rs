@@ -90,10 +90,7 @@ pub(super) fn write_journal(
     journal: &Journal,
 ) -> Result<std::path::PathBuf, CommitError> {
     let path = repo.admin_path(JOURNAL);
-    let bytes =
-        serde_json::to_vec_pretty(journal).map_err(|e| git_error("cannot write the journal", e))?;
-    crate::fsutil::write_atomic(&path, &bytes)
-        .map_err(|e| git_error("cannot write the journal", e))?;
+    super::journal_file::write(&path, journal, "the journal")?;
     Ok(path)
 }
 

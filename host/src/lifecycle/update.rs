@@ -12,6 +12,8 @@ use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "update";
+/// A merge needs the tracked files committed; untracked files may stay.
+pub(crate) const CLEANLINESS: Cleanliness = Cleanliness::TrackedFiles;
 
 /// `data` of an `update` result.
 #[derive(Debug, serde::Serialize)]
@@ -338,7 +340,7 @@ fn settle_limits(base: Option<&str>, ours: &str, theirs: &str) -> Result<String,
 
 /// Whether the tracked files are committed, as a merge needs them; else the refusal.
 fn tracked_clean(repo: &Repo) -> Result<(), Box<Envelope>> {
-    match preflight::check_clean(repo, Cleanliness::TrackedFiles) {
+    match preflight::check_clean(repo, CLEANLINESS) {
         Ok(()) => Ok(()),
         Err(CleanError::Dirty(paths)) => {
             Err(Box::new(NotUpdated::TrackedDirty { paths }.refusal(VERB)))

@@ -189,7 +189,7 @@ impl Verb for Update {
             summary: "Merge the trunk (or --from REF) into this effort; a conflict aborts cleanly",
             tool_description: "Merge the trunk into this effort when it is behind; a conflict aborts and changes nothing.",
             annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::TrackedFiles,
+            cleanliness: lifecycle::update::CLEANLINESS,
             writes: true,
         }
     }

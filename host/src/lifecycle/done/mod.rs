@@ -392,8 +392,7 @@ fn record_proof(
         trunk_commit,
         ..
     } = run.subject;
-    let still_clean =
-        preflight::dirty_paths(repo, Cleanliness::Full).is_ok_and(|dirty| dirty.is_empty());
+    let still_clean = preflight::dirty_paths(repo, CLEANLINESS).is_ok_and(|dirty| dirty.is_empty());
     if repo.head().ok().flatten() != Some(*head) || !still_clean {
         let message = "HEAD or the tree changed while the gate ran; no Proof was recorded.";
         return *run.fail("proof", message.to_owned(), Found::default());

@@ -321,6 +321,7 @@ pub(crate) fn changed_between(
 
 type TreeEntries = std::collections::BTreeMap<Vec<u8>, (gix::objs::tree::EntryMode, ObjectId)>;
 
+/// A tree's entries by name (none for no tree); `None` when it cannot be read.
 fn tree_entries(repo: &gix::Repository, tree: Option<ObjectId>) -> Option<TreeEntries> {
     let Some(tree) = tree else {
         return Some(TreeEntries::new());

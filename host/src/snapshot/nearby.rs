@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use gix::ObjectId;
 use gix::objs::tree::EntryMode;
 
-use super::{Entry, EntryKind, Snapshot, SnapshotError};
+use super::{Entry, EntryKind, Snapshot, SnapshotError, tree_entries};
 
 /// Per changed path: its entry on the other side, or `None` where it has none.
 type Changes = BTreeMap<String, Option<(EntryMode, ObjectId)>>;
@@ -75,25 +75,6 @@ fn kind(mode: EntryMode) -> EntryKind {
     }
 }
 
-/// A tree's entries by name.
-fn entries(
-    repo: &gix::Repository,
-    tree: Option<ObjectId>,
-) -> Option<BTreeMap<Vec<u8>, (EntryMode, ObjectId)>> {
-    let Some(tree) = tree else {
-        return Some(BTreeMap::new());
-    };
-    let tree = repo.find_tree(tree).ok()?;
-    let decoded = tree.decode().ok()?;
-    Some(
-        decoded
-            .entries
-            .iter()
-            .map(|e| (e.filename.to_vec(), (e.mode, e.oid.to_owned())))
-            .collect(),
-    )
-}
-
 /// Every file path whose entry differs between the trees `old` and `new`, with its entry in
 /// `new`; `None` when a tree cannot be read or a name that differs is not UTF-8.
 fn diff(
@@ -106,7 +87,7 @@ fn diff(
     if old == new {
         return Some(());
     }
-    let (old, new) = (entries(repo, old)?, entries(repo, new)?);
+    let (old, new) = (tree_entries(repo, old)?, tree_entries(repo, new)?);
     let names: std::collections::BTreeSet<&Vec<u8>> = old.keys().chain(new.keys()).collect();
     for name in names {
         let (before, after) = (old.get(name), new.get(name));

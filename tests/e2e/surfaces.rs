@@ -270,11 +270,37 @@ async fn flags_a_mode_does_not_use_are_refused_on_both_surfaces_never_dropped() 
             "{json}"
         );
     }
+    // A dry run runs nothing and --force records nothing: the flags that need a real,
+    // recorded measurement are refused beside them.
+    for (flags, named) in [
+        (
+            &["--dry-run", "--explain", "todo"][..],
+            "--dry-run does not take --explain",
+        ),
+        (&["--dry-run", "--fresh"], "--dry-run does not take --fresh"),
+        (
+            &["--dry-run", "--no-remote"],
+            "--dry-run does not take --no-remote",
+        ),
+        (&["--force", "--fresh"], "--force does not take --fresh"),
+        (
+            &["--force", "--no-remote"],
+            "--force does not take --no-remote",
+        ),
+    ] {
+        let mut args = vec!["standards", "--json"];
+        args.extend(flags);
+        let json = fixture.run(&args).json();
+        assert_eq!(json["error"], "invalid_arguments", "{flags:?}: {json}");
+        assert!(json["message"].as_str().unwrap().contains(named), "{json}");
+    }
     let client = connect(&fixture, fixture.path()).await;
     for arguments in [
         json!({ "action": "measure", "pin": true, "baseline": "HEAD" }),
         json!({ "action": "measure", "pin": true, "explain": "todo" }),
         json!({ "action": "measure", "explain": "todo", "names": ["todo"] }),
+        json!({ "action": "measure", "dry_run": true, "fresh": true }),
+        json!({ "action": "measure", "force": true, "no_remote": true }),
     ] {
         let (is_error, envelope, _) = call(&client, "discern_standards", arguments.clone()).await;
         assert!(is_error, "{arguments}: {envelope}");

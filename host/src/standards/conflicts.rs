@@ -38,6 +38,17 @@ pub(super) fn refusal(request: &MeasureRequest) -> Option<Envelope> {
             ),
         ));
     }
+    if !request.pin
+        && let Some((mode, flag, why)) = unused_by_mode(request)
+    {
+        return Some(invalid(
+            format!("{mode} does not take {flag}: {why}, so {flag} would be ignored."),
+            Hint::next_step(
+                HintId::SeeHelp,
+                format!("Call with {mode} alone, or with {flag} alone."),
+            ),
+        ));
+    }
     if request.explain.is_some() && !request.names.is_empty() {
         return Some(invalid(
             "--explain names the one Standard it lists; it does not take other names.",
@@ -60,6 +71,42 @@ fn unused_by_pin(request: &MeasureRequest) -> Option<&'static str> {
     ]
     .into_iter()
     .find_map(|(set, flag)| set.then_some(flag))
+}
+
+/// The first flag a measurement's mode would not use: a dry run runs nothing (no finding to
+/// explain, no evidence to skip or reuse), and `--force` reads and records no evidence.
+fn unused_by_mode(request: &MeasureRequest) -> Option<(&'static str, &'static str, &'static str)> {
+    const DRY_RUN: &str = "a dry run shows what would run and runs nothing";
+    const FORCE: &str = "--force measures the work tree, which is never reused or recorded";
+    [
+        (
+            request.dry_run && request.explain.is_some(),
+            "--dry-run",
+            "--explain",
+            DRY_RUN,
+        ),
+        (
+            request.dry_run && request.fresh,
+            "--dry-run",
+            "--fresh",
+            DRY_RUN,
+        ),
+        (
+            request.dry_run && request.no_remote,
+            "--dry-run",
+            "--no-remote",
+            DRY_RUN,
+        ),
+        (request.force && request.fresh, "--force", "--fresh", FORCE),
+        (
+            request.force && request.no_remote,
+            "--force",
+            "--no-remote",
+            FORCE,
+        ),
+    ]
+    .into_iter()
+    .find_map(|(set, mode, flag, why)| set.then_some((mode, flag, why)))
 }
 
 fn invalid(message: impl Into<String>, hint: Hint) -> Envelope {

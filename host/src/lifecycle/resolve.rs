@@ -180,13 +180,13 @@ fn not_crossed(base: Option<&str>, ours: &str, theirs: &str) -> Result<(), Strin
     let Some(base) = base.and_then(|b| Config::parse_tolerant(b).ok()) else {
         return Ok(());
     };
-    let touched = |side: &str| -> Vec<(String, bool)> {
-        let Ok(side) = Config::parse(side) else {
-            return Vec::new();
-        };
+    // A side whose changes cannot be told is a conflict, never "changed nothing".
+    let touched = |side: &str| -> Result<Vec<(String, bool)>, String> {
+        let side = Config::parse(side)
+            .map_err(|e| format!("what one side changed cannot be told ({e})"))?;
         let no_blob = |_: &str| Ok(None);
-        let changes =
-            crate::protected::compare(&base, &no_blob, &side, &no_blob).unwrap_or_default();
+        let changes = crate::protected::compare(&base, &no_blob, &side, &no_blob)
+            .map_err(|e| format!("what one side changed cannot be told ({e})"))?;
         let redefined = changes
             .protected
             .iter()
@@ -196,9 +196,9 @@ fn not_crossed(base: Option<&str>, ours: &str, theirs: &str) -> Result<(), Strin
             let after = side.standard(&b.name)?;
             (after.limit != b.limit).then(|| (b.name.clone(), false))
         });
-        redefined.chain(loosened).chain(tightened).collect()
+        Ok(redefined.chain(loosened).chain(tightened).collect())
     };
-    let (mine, theirs) = (touched(ours), touched(theirs));
+    let (mine, theirs) = (touched(ours)?, touched(theirs)?);
     for (name, redefined) in &mine {
         if let Some((_, other)) = theirs.iter().find(|(n, _)| n == name)
             && (*redefined || *other)

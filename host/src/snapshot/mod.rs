@@ -299,7 +299,13 @@ impl Snapshot {
         let id: ObjectId = commit.parse().ok()?;
         let old = local.find_commit(id).ok()?.tree_id().ok()?.detach();
         let mut changed = Vec::new();
-        diff_trees(&local, Some(old), Some(self.tree), "", &mut changed)?;
+        diff_trees(
+            &local,
+            (Some(old), Some(self.tree)),
+            "",
+            NonUtf8::Skip,
+            &mut |path, _| changed.push(path),
+        )?;
         changed.sort_unstable();
         Some(changed)
     }
@@ -314,7 +320,13 @@ pub(crate) fn changed_between(
 ) -> Option<Vec<String>> {
     let tree = |id: ObjectId| Some(repo.find_commit(id).ok()?.tree_id().ok()?.detach());
     let mut changed = Vec::new();
-    diff_trees(repo, Some(tree(from)?), Some(tree(to)?), "", &mut changed)?;
+    diff_trees(
+        repo,
+        (Some(tree(from)?), Some(tree(to)?)),
+        "",
+        NonUtf8::Skip,
+        &mut |path, _| changed.push(path),
+    )?;
     changed.sort_unstable();
     Some(changed)
 }
@@ -337,40 +349,53 @@ fn tree_entries(repo: &gix::Repository, tree: Option<ObjectId>) -> Option<TreeEn
     )
 }
 
+/// How a tree diff treats a name that is not UTF-8 (no snapshot holds one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NonUtf8 {
+    /// Leave it out: nothing in a snapshot changed.
+    Skip,
+    /// Give up on the diff (the caller lists the tree whole instead).
+    Fail,
+}
+
+/// A file entry of a tree: its mode and blob.
+type FileEntry = (gix::objs::tree::EntryMode, ObjectId);
+
+/// Walk what differs between the trees `old` and `new`, reading only subtrees whose ids differ,
+/// and call `file` with each file path that differs and its entry in `new` (`None`: gone).
+/// `None` when a tree cannot be read, or a differing name is not UTF-8 and `names` says fail.
 fn diff_trees(
     repo: &gix::Repository,
-    old: Option<ObjectId>,
-    new: Option<ObjectId>,
+    (old, new): (Option<ObjectId>, Option<ObjectId>),
     prefix: &str,
-    changed: &mut Vec<String>,
+    names: NonUtf8,
+    file: &mut dyn FnMut(String, Option<FileEntry>),
 ) -> Option<()> {
     if old == new {
         return Some(());
     }
     let (old, new) = (tree_entries(repo, old)?, tree_entries(repo, new)?);
-    let names: std::collections::BTreeSet<&Vec<u8>> = old.keys().chain(new.keys()).collect();
-    for name in names {
+    let all: std::collections::BTreeSet<&Vec<u8>> = old.keys().chain(new.keys()).collect();
+    for name in all {
         let (before, after) = (old.get(name), new.get(name));
         if before == after {
             continue;
         }
-        // A name that is not UTF-8 is not in any snapshot (see `skipped`): nothing to report.
-        let Ok(name) = std::str::from_utf8(name) else {
-            continue;
+        let name = match (std::str::from_utf8(name), names) {
+            (Ok(name), _) => name,
+            (Err(_), NonUtf8::Skip) => continue,
+            (Err(_), NonUtf8::Fail) => return None,
         };
         let path = format!("{prefix}{name}");
-        let subtree = |side: Option<&(gix::objs::tree::EntryMode, ObjectId)>| {
-            side.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| *id)
-        };
+        let subtree =
+            |side: Option<&FileEntry>| side.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| *id);
         let (old_tree, new_tree) = (subtree(before), subtree(after));
         if old_tree.is_some() || new_tree.is_some() {
-            diff_trees(repo, old_tree, new_tree, &format!("{path}/"), changed)?;
+            diff_trees(repo, (old_tree, new_tree), &format!("{path}/"), names, file)?;
         }
-        let file = |side: Option<&(gix::objs::tree::EntryMode, ObjectId)>| {
-            side.is_some_and(|(mode, _)| !mode.is_tree())
-        };
-        if file(before) || file(after) {
-            changed.push(path);
+        let blob = |side: Option<&FileEntry>| side.filter(|(mode, _)| !mode.is_tree()).copied();
+        if blob(before).is_some() || blob(after).is_some() {
+            file(path, blob(after));
         }
     }
     Some(())

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use gix::ObjectId;
 use gix::objs::tree::EntryMode;
 
-use super::{Entry, EntryKind, Snapshot, SnapshotError, tree_entries};
+use super::{Entry, EntryKind, NonUtf8, Snapshot, SnapshotError, diff_trees};
 
 /// Per changed path: its entry on the other side, or `None` where it has none.
 type Changes = BTreeMap<String, Option<(EntryMode, ObjectId)>>;
@@ -32,7 +32,16 @@ impl Snapshot {
         let local = self.repo.to_thread_local();
         let tree = local.find_commit(commit).ok()?.tree_id().ok()?.detach();
         let mut changes = Changes::new();
-        diff(&local, Some(self.tree), Some(tree), "", &mut changes)?;
+        let mut record = |path, entry| {
+            changes.insert(path, entry);
+        };
+        diff_trees(
+            &local,
+            (Some(self.tree), Some(tree)),
+            "",
+            NonUtf8::Fail,
+            &mut record,
+        )?;
         let mut entries: Vec<Entry> = self
             .entries
             .iter()
@@ -73,43 +82,6 @@ fn kind(mode: EntryMode) -> EntryKind {
     } else {
         EntryKind::Blob
     }
-}
-
-/// Every file path whose entry differs between the trees `old` and `new`, with its entry in
-/// `new`; `None` when a tree cannot be read or a name that differs is not UTF-8.
-fn diff(
-    repo: &gix::Repository,
-    old: Option<ObjectId>,
-    new: Option<ObjectId>,
-    prefix: &str,
-    changes: &mut Changes,
-) -> Option<()> {
-    if old == new {
-        return Some(());
-    }
-    let (old, new) = (tree_entries(repo, old)?, tree_entries(repo, new)?);
-    let names: std::collections::BTreeSet<&Vec<u8>> = old.keys().chain(new.keys()).collect();
-    for name in names {
-        let (before, after) = (old.get(name), new.get(name));
-        if before == after {
-            continue;
-        }
-        let path = format!("{prefix}{}", std::str::from_utf8(name).ok()?);
-        let subtree = |side: Option<&(EntryMode, ObjectId)>| {
-            side.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| *id)
-        };
-        let (old_tree, new_tree) = (subtree(before), subtree(after));
-        if old_tree.is_some() || new_tree.is_some() {
-            diff(repo, old_tree, new_tree, &format!("{path}/"), changes)?;
-        }
-        let file = |side: Option<&(EntryMode, ObjectId)>| {
-            side.filter(|(mode, _)| !mode.is_tree()).copied()
-        };
-        if file(before).is_some() || file(after).is_some() {
-            changes.insert(path, file(after));
-        }
-    }
-    Some(())
 }
 
 #[cfg(test)]

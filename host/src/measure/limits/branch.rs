@@ -221,7 +221,7 @@ fn behind(
             return Ok(());
         }
     };
-    let arrived = compare::arrived(base_config, &trunk_config);
+    let arrived = compare::arrived(base_config, &trunk_config)?;
     if !arrived.is_empty() {
         check.advisories.push(format!(
             "This branch is {behind} commit(s) behind the trunk {trunk}, whose Standards changed since it forked at {} ({}); they apply when it lands: `discern update` brings in its limits.",

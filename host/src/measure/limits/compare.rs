@@ -2,19 +2,21 @@
 //! redefined, which apply to the branch once it brings the trunk in.
 
 use crate::config::Config;
+use crate::git::RepoError;
 use crate::protected::{self, tighter};
 
 /// The Standards `new` added, tightened or redefined versus `old`: what a branch forked
 /// before them does not have yet.
-pub(super) fn arrived(old: &Config, new: &Config) -> Vec<String> {
+/// An error when the two configs cannot be compared: never read as "nothing arrived".
+pub(super) fn arrived(old: &Config, new: &Config) -> Result<Vec<String>, RepoError> {
     let no_blob = |_: &str| Ok(None);
-    let redefined: Vec<String> = protected::compare(old, &no_blob, new, &no_blob)
-        .map(|changes| changes.protected)
-        .unwrap_or_default()
+    let redefined: Vec<String> = protected::compare(old, &no_blob, new, &no_blob)?
+        .protected
         .iter()
         .filter_map(|change| change.standard().map(str::to_owned))
         .collect();
-    new.standards
+    Ok(new
+        .standards
         .iter()
         .filter_map(|after| match old.standard(&after.name) {
             None => Some(format!("{} added", after.name)),
@@ -25,5 +27,5 @@ pub(super) fn arrived(old: &Config, new: &Config) -> Vec<String> {
             )),
             Some(_) => None,
         })
-        .collect()
+        .collect())
 }

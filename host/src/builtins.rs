@@ -55,3 +55,16 @@ pub fn component(name: &str) -> Option<ProducerComponent> {
 pub fn names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|b| b.name)
 }
+
+/// `builtin:pattern`'s default `max_findings` (the producer's own, `producers/pattern`).
+const PATTERN_MAX_FINDINGS: usize = 100_000;
+
+/// The most findings `builtin:pattern` lists with `config` (its execution's JSON): its
+/// `max_findings`, or the default; `None` when the config cannot be read as one.
+pub(crate) fn pattern_findings_cap(config: &str) -> Option<usize> {
+    let config: serde_json::Value = serde_json::from_str(config).ok()?;
+    match config.get("max_findings") {
+        None => Some(PATTERN_MAX_FINDINGS),
+        Some(value) => usize::try_from(value.as_u64()?).ok(),
+    }
+}

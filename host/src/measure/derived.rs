@@ -24,9 +24,6 @@ use crate::snapshot::{Snapshot, changed_paths};
 /// Producers whose readings are sums over files, with findings local to their file.
 const FILE_LOCAL: &[&str] = &["builtin:pattern"];
 
-/// `builtin:pattern`'s own cap when its config sets none.
-const PATTERN_MAX_FINDINGS: usize = 100_000;
-
 /// Whether a baseline of `execution` may be derived at all (else it is measured whole).
 pub(super) fn applies(execution: &Execution) -> bool {
     FILE_LOCAL.contains(&execution.producer.as_str()) && execution.needs.is_empty()
@@ -87,12 +84,7 @@ fn complete(metric: &Metric) -> bool {
 
 /// The most findings a whole run keeps: the producer's `max_findings`, the host's cap.
 fn findings_cap(config: &str) -> Option<usize> {
-    let config: serde_json::Value = serde_json::from_str(config).ok()?;
-    let own = match config.get("max_findings") {
-        None => PATTERN_MAX_FINDINGS,
-        Some(value) => usize::try_from(value.as_u64()?).ok()?,
-    };
-    Some(own.min(MAX_FINDINGS))
+    Some(crate::builtins::pattern_findings_cap(config)?.min(MAX_FINDINGS))
 }
 
 fn named<'a>(output: &'a RunOutput, name: &str) -> Option<&'a Metric> {

@@ -29,8 +29,6 @@ use crate::snapshot::{Entry, EntryKind, Snapshot};
 const GROUPED: &[&str] = &["builtin:pattern", "builtin:extent"];
 /// Metrics that are the largest part rather than the sum of the parts.
 const MAXED: &[(&str, &str)] = &[("builtin:extent", "max_lines")];
-/// `builtin:pattern`'s own findings cap when its config sets none.
-const PATTERN_MAX_FINDINGS: usize = 100_000;
 /// About how many groups the listed entries are cut into: each run pays a fixed cost per
 /// group, and a change runs its group again.
 const GROUPS: usize = 24;
@@ -75,11 +73,15 @@ impl Grouped<'_> {
         let keys: Vec<String> = groups.iter().map(|g| key(entries, g)).collect();
         let mut combined = Combined::new(cap);
         let mut parts = Vec::with_capacity(groups.len());
+        let mut ran = false;
         for (group, key) in groups.iter().zip(&keys) {
             let need = cap.saturating_sub(combined.listed);
             let part = match memo.parts.remove(key) {
                 Some(part) if part.listings == [globs.clone()] && suffices(&part, need) => part,
-                _ => self.part(group, need, cap)?,
+                _ => {
+                    ran = true;
+                    self.part(group, need, cap)?
+                }
             };
             if part.listings != [globs.clone()] {
                 return None;
@@ -88,8 +90,12 @@ impl Grouped<'_> {
             parts.push(strip(part, need));
         }
         let output = combined.output(self, &parts)?;
-        memo.parts = keys.into_iter().zip(parts).collect();
-        store.save_memo(memo);
+        // Rewritten only when a group ran or a remembered one is gone: every part it would
+        // write is already there otherwise (several megabytes on a large repository).
+        if ran || !memo.parts.is_empty() {
+            memo.parts = keys.into_iter().zip(parts).collect();
+            store.save_memo(memo);
+        }
         Some(output)
     }
 
@@ -301,11 +307,7 @@ fn findings_cap(execution: &Execution) -> Option<usize> {
     if execution.producer != "builtin:pattern" {
         return Some(0);
     }
-    let config: serde_json::Value = serde_json::from_str(&execution.config).ok()?;
-    match config.get("max_findings") {
-        None => Some(PATTERN_MAX_FINDINGS),
-        Some(value) => usize::try_from(value.as_u64()?).ok(),
-    }
+    crate::builtins::pattern_findings_cap(&execution.config)
 }
 
 /// The globs the execution's config lists (`paths`, a string or a list), as the SDK reads them.

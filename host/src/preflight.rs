@@ -22,6 +22,129 @@ pub enum Cleanliness {
     Full,
 }
 
+/// Whether transactions a crash interrupted are finished or unwound before a verb runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Recover {
+    /// First, before anything else: what every writing verb does.
+    First,
+    /// Not at all: a read-only verb or a dry run writes nothing, and `resolve` and git's merge
+    /// driver run inside a merge git is making.
+    No,
+    /// By the verb, as part of its result: `accept`, whose own landing finished is what it
+    /// reports.
+    ByVerb,
+}
+
+/// What runs before a verb's own code: the table row's declaration ([`Preflight::of`]),
+/// adjusted by the request (a dry run recovers nothing; a mode may need less).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Preflight {
+    pub(crate) recover: Recover,
+    pub(crate) cleanliness: Cleanliness,
+}
+
+impl Preflight {
+    /// The row's own: writing verbs recover first; the cleanliness it declares.
+    pub(crate) fn of(writes: bool, cleanliness: Cleanliness) -> Self {
+        let recover = match writes {
+            true => Recover::First,
+            false => Recover::No,
+        };
+        Self {
+            recover,
+            cleanliness,
+        }
+    }
+
+    /// The same, for a request that writes nothing (`dry_run`): no recovery, which writes.
+    pub(crate) fn dry_run(self, dry_run: bool) -> Self {
+        match dry_run {
+            true => Self {
+                recover: Recover::No,
+                ..self
+            },
+            false => self,
+        }
+    }
+}
+
+/// What the preflight established, handed to the verb: the workspace, what recovery did,
+/// and the cleanliness observed at the row's level (an unknown state was already refused).
+pub(crate) struct Prepared {
+    pub(crate) ws: Workspace,
+    /// The config transaction of this checkout finished or unwound first, if one was pending.
+    pub(crate) recovered: Option<crate::commit::Recovery>,
+    /// What finishing interrupted landings, starts, updates and abandons did, one line each.
+    pub(crate) advisories: Vec<String>,
+    level: Cleanliness,
+    /// The paths that break `level`, observed after recovery; `None` for a verb that recovers
+    /// itself ([`Recover::ByVerb`]), which observes them when asked, after its recovery.
+    dirty: Option<Vec<String>>,
+}
+
+impl Prepared {
+    /// The cleanliness the verb needs (its row's, or its mode's).
+    pub(crate) fn level(&self) -> Cleanliness {
+        self.level
+    }
+
+    /// The paths that break [`Prepared::level`]; empty when the checkout meets it. An
+    /// unknown state is the refusal of `verb`, never "clean".
+    pub(crate) fn dirty(&self, verb: &str) -> Result<Vec<String>, Box<Envelope>> {
+        match &self.dirty {
+            Some(dirty) => Ok(dirty.clone()),
+            None => dirty_paths(&self.ws.repo, self.level).map_err(|e| {
+                Box::new(clean_refusal(
+                    verb,
+                    &self.ws.repo,
+                    &CleanError::CannotTell(e),
+                ))
+            }),
+        }
+    }
+
+    /// `Ok` when the checkout meets the level, else the refusal of `verb`. A verb calls it
+    /// after its more specific refusals (a detached HEAD, the trunk checked out), whose way
+    /// out differs from "commit your changes".
+    pub(crate) fn require_clean(&self, verb: &str) -> Result<(), Box<Envelope>> {
+        let dirty = self.dirty(verb)?;
+        match dirty.is_empty() {
+            true => Ok(()),
+            false => Err(Box::new(dirty_refusal(verb, &dirty))),
+        }
+    }
+}
+
+/// The preflight of `verb` in `ws`: recovery as `preflight` says, then the cleanliness it
+/// needs observed fail closed (a state that cannot be told is refused here, before the verb).
+pub(crate) fn prepare(
+    verb: &str,
+    ws: Workspace,
+    preflight: Preflight,
+) -> Result<Prepared, Box<Envelope>> {
+    let (recovered, advisories) = match preflight.recover {
+        Recover::First => {
+            let advisories = finish_landings(verb, &ws.repo)?;
+            (recover_config(verb, &ws.repo)?, advisories)
+        }
+        Recover::No | Recover::ByVerb => (None, Vec::new()),
+    };
+    let dirty = match preflight.recover {
+        Recover::ByVerb => None,
+        Recover::First | Recover::No => Some(
+            dirty_paths(&ws.repo, preflight.cleanliness)
+                .map_err(|e| Box::new(clean_refusal(verb, &ws.repo, &CleanError::CannotTell(e))))?,
+        ),
+    };
+    Ok(Prepared {
+        ws,
+        recovered,
+        advisories,
+        level: preflight.cleanliness,
+        dirty,
+    })
+}
+
 /// Why a checkout does not meet the cleanliness a verb needs.
 #[derive(Debug, thiserror::Error)]
 pub enum CleanError {
@@ -50,13 +173,12 @@ pub(crate) fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>
     }
 }
 
-/// Finish or unwind the config transaction a crash interrupted in this checkout (what every
-/// writing verb does first), or the refusal of `verb` when it cannot be recovered.
-pub(crate) fn recover(
+/// Temp files a killed write left behind cleaned, and this checkout's config transaction a
+/// crash interrupted finished or unwound; what it was, if one was pending.
+fn recover_config(
     verb: &str,
     repo: &Repo,
 ) -> Result<Option<crate::commit::Recovery>, Box<Envelope>> {
-    finish_landings(verb, repo)?;
     // Temp files a killed write left behind (never one a live writer is still writing).
     let age = std::time::Duration::from_secs(600);
     crate::fsutil::clean_temp(&repo.admin_path("tmp"), age);
@@ -200,39 +322,6 @@ fn config_transaction(repo: &Repo) -> Option<String> {
             "A transaction journal is pending but unreadable: {e}; the next writing verb refuses until it is resolved."
         )),
     }
-}
-
-/// `Ok` when `repo` meets `level`.
-pub(crate) fn check_clean(repo: &Repo, level: Cleanliness) -> Result<(), CleanError> {
-    let dirty = dirty_paths(repo, level)?;
-    if dirty.is_empty() {
-        Ok(())
-    } else {
-        Err(CleanError::Dirty(dirty))
-    }
-}
-
-/// Whether `repo` meets `level`, with an unknown state already turned into the refusal of
-/// `verb`: a verb that checks more specific things first (a detached HEAD, staged changes)
-/// still never proceeds on a state it cannot read.
-pub(crate) fn observe_clean(
-    verb: &str,
-    repo: &Repo,
-    level: Cleanliness,
-) -> Result<Result<(), CleanError>, Box<Envelope>> {
-    match check_clean(repo, level) {
-        Err(e @ CleanError::CannotTell(_)) => Err(Box::new(clean_refusal(verb, repo, &e))),
-        other => Ok(other),
-    }
-}
-
-/// `Ok` when the checkout meets `level`, else the refusal of `verb` that says what to do.
-pub(crate) fn require_clean(
-    verb: &str,
-    repo: &Repo,
-    level: Cleanliness,
-) -> Result<(), Box<Envelope>> {
-    check_clean(repo, level).map_err(|e| Box::new(clean_refusal(verb, repo, &e)))
 }
 
 /// The refusal for a checkout that is not clean enough, or whose cleanliness cannot be told.

@@ -313,6 +313,65 @@ async fn flags_a_mode_does_not_use_are_refused_on_both_surfaces_never_dropped() 
     assert_unchanged(&before, &state(&roots), "refused flags");
 }
 
+/// Every verb's own check (`Verb::validate`) runs before anything else, on both surfaces:
+/// `status --all --local`, an `await` with a condition and a resume handle, and `approve`'s
+/// flags its mode would ignore (CLI only: no tool approves) are refused, never dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_verbs_own_check_refuses_on_both_surfaces() {
+    let fixture = Fixture::new(CONFIG);
+    let effort = proven_effort(&fixture);
+    let roots = [fixture.repo.parent()];
+    let before = state(&roots);
+    for (args, named) in [
+        (&["status", "--all", "--local"][..], "--all and --local"),
+        (
+            &["approve", "--dry-run", "--token", "abc"],
+            "--token is not used with --dry-run",
+        ),
+        (
+            &["approve", "--dry-run", "--key", "k.pub"],
+            "--key is not used with --dry-run",
+        ),
+        (
+            &["approve", "--branch", "pr-7"],
+            "--branch is not used without a named target",
+        ),
+        (
+            &["approve", "feature", "--effort", "e"],
+            "Name what to approve once",
+        ),
+    ] {
+        let mut args = args.to_vec();
+        args.push("--json");
+        let run = fixture.run_in(&effort, &args, &[]);
+        let json = run.json();
+        assert_eq!(json["error"], "invalid_arguments", "{args:?}: {json}");
+        assert!(
+            json["message"].as_str().unwrap().contains(named),
+            "{args:?}: {json}"
+        );
+    }
+    let client = connect(&fixture, &effort).await;
+    for (tool, arguments) in [
+        ("discern_status", json!({ "all": true, "local": true })),
+        (
+            "discern_await",
+            json!({ "trunk_moved": true, "resume": "aaaa" }),
+        ),
+        ("discern_await", json!({ "green": "e", "landed": "e" })),
+        ("discern_await", json!({})),
+    ] {
+        let (is_error, envelope, _) = call(&client, tool, arguments.clone()).await;
+        assert!(is_error, "{tool} {arguments}: {envelope}");
+        assert_eq!(
+            envelope["error"], "invalid_arguments",
+            "{tool} {arguments}: {envelope}"
+        );
+    }
+    client.cancel().await.unwrap();
+    assert_unchanged(&before, &state(&roots), "refused requests");
+}
+
 /// Make every `git status` in `dir` fail, as a corrupt index does.
 fn corrupt_index(dir: &Path) {
     let git_dir = std::process::Command::new("git")

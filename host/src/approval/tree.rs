@@ -18,8 +18,7 @@ use crate::config::ApprovalPolicy;
 use crate::git::{Repo, RepoError};
 use crate::protected::{GateChanges, Loosening, ProtectedChange};
 
-/// The folder approvals are written to.
-pub(crate) const DIR: &str = ".discern/approvals";
+pub(crate) use crate::commit::approval::{DIR, beneath_approvals};
 pub const VERSION: u32 = 2;
 
 /// An approved loosening: the limit it moves, from what, to what, and why.
@@ -252,24 +251,4 @@ pub(crate) fn approving<'a>(
         }
     }
     Err(why)
-}
-
-/// The commit beneath any approval-only commits on top of `head` (each with one parent and
-/// nothing changed but files under [`DIR`]): what was proven and proposed. An approval commit
-/// adds no code, so the Proof and the proposals of the commit below it still hold for it (the
-/// landing judges HEAD's Standards again regardless).
-pub(crate) fn beneath_approvals(repo: &Repo, head: ObjectId) -> Result<ObjectId, RepoError> {
-    let prefix = format!("{DIR}/");
-    let mut at = head;
-    loop {
-        let parents = repo.parents(at)?;
-        let [parent] = parents[..] else {
-            return Ok(at);
-        };
-        let changed = repo.changed_between(parent, at)?;
-        if changed.is_empty() || !changed.iter().all(|p| p.starts_with(&prefix)) {
-            return Ok(at);
-        }
-        at = parent;
-    }
 }

@@ -10,6 +10,9 @@ use super::transaction::{JOURNAL_VERSION, Journal, write_journal};
 use super::{CommitError, Faults, git_error, move_branch, step, sync_file, write_file_objects};
 use crate::git::Repo;
 
+/// The folder approvals are written to.
+pub(crate) const DIR: &str = ".discern/approvals";
+
 /// The journal's `kind` for an approval commit.
 pub(crate) const KIND: &str = "approval";
 
@@ -83,4 +86,27 @@ pub(crate) fn approval_commit(
     faults.point(step::WORKTREE_SYNCED);
     std::fs::remove_file(&journal_path).map_err(|e| git_error("cannot remove the journal", e))?;
     Ok(new)
+}
+
+/// The commit beneath any approval-only commits on top of `head` (each with one parent and
+/// nothing changed but files under [`DIR`]): what was proven and proposed. An approval commit
+/// adds no code, so the Proof and the proposals of the commit below it still hold for it (the
+/// landing judges HEAD's Standards again regardless).
+pub(crate) fn beneath_approvals(
+    repo: &Repo,
+    head: ObjectId,
+) -> Result<ObjectId, crate::git::RepoError> {
+    let prefix = format!("{DIR}/");
+    let mut at = head;
+    loop {
+        let parents = repo.parents(at)?;
+        let [parent] = parents[..] else {
+            return Ok(at);
+        };
+        let changed = repo.changed_between(parent, at)?;
+        if changed.is_empty() || !changed.iter().all(|p| p.starts_with(&prefix)) {
+            return Ok(at);
+        }
+        at = parent;
+    }
 }

@@ -7,7 +7,6 @@ pub(crate) mod accept;
 pub(crate) mod approve;
 pub(crate) mod done;
 pub(crate) mod effort;
-pub(crate) mod required;
 pub(crate) mod resolve;
 pub(crate) mod stage_verbs;
 pub(crate) mod start;

@@ -95,21 +95,9 @@ pub(crate) fn worktree_root(main: &Path) -> PathBuf {
     main.with_file_name(format!("{name}.worktrees"))
 }
 
+/// `start`, once the table's preflight has finished the landings a crash interrupted (from the
+/// main checkout too, before forking; never on a dry run).
 pub(crate) fn start(ws: &Workspace, request: &StartRequest) -> Moved {
-    // A landing a crash interrupted is finished from the main checkout too, before forking.
-    let finished = match request.dry_run {
-        true => Vec::new(),
-        false => match crate::preflight::finish_landings(VERB, &ws.repo) {
-            Ok(finished) => finished,
-            Err(refusal) => return (*refusal).into(),
-        },
-    };
-    let mut moved = fork(ws, request);
-    moved.envelope.advisories.extend(finished);
-    moved
-}
-
-fn fork(ws: &Workspace, request: &StartRequest) -> Moved {
     let plan = match plan(ws, request) {
         Ok(plan) => plan,
         Err(refusal) => return (*refusal).into(),

@@ -6,7 +6,7 @@ use gix::ObjectId;
 use crate::config::Config;
 use crate::git;
 use crate::git::{Repo, short};
-use crate::preflight::{self, CleanError, Cleanliness};
+use crate::preflight::{self, Cleanliness, Preflight, Prepared, Recover};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
@@ -149,10 +149,14 @@ impl Refusal for NotUpdated {
     }
 }
 
-pub(crate) fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
+pub(crate) fn update(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
-    let repo = &ws.repo;
-    let config = Config::load(repo.root()).ok().flatten();
+    let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
+    // An unreadable config is refused: the trunk it names is what is merged.
+    let config = match preflight::load_config(ws, VERB) {
+        Ok(config) => config,
+        Err(refusal) => return *refusal,
+    };
     let trunk = ws.trunk(config.as_ref());
     // Any checkout of a branch that is not the trunk: an effort's worktree, or a plain clone
     // with a pull request's branch out.
@@ -160,17 +164,11 @@ pub(crate) fn update(ws: &Workspace, runtime: &Runtime, request: &UpdateRequest)
     if repo.is_main_checkout() && on_trunk {
         return NotUpdated::TrunkCheckedOut.refusal(VERB);
     }
-    // Like every writing verb: an interrupted landing or config transaction (a pin killed after
-    // its branch moved leaves discern.toml unsynced) is settled first, so the merge never runs
-    // on top of it and the tree is not called dirty with discern's own half-written change.
-    if !dry_run && let Err(refusal) = preflight::recover(VERB, repo) {
-        return *refusal;
-    }
     let source = from.map_or_else(|| trunk.clone(), str::to_owned);
     let Some(branch) = repo.branch().ok().flatten() else {
         return NotUpdated::Detached.refusal(VERB);
     };
-    if let Err(refusal) = tracked_clean(repo) {
+    if let Err(refusal) = tracked_clean(prepared) {
         return *refusal;
     }
     // The trunk as the team has it (a branch, never a tag; the newer of a stale local trunk
@@ -272,7 +270,16 @@ fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> 
             .collect(),
         dry_run: false,
     };
-    let result = crate::proposals::propose(ws, runtime, &request, &|_| ());
+    // Prepared as the table prepares a proposal, but with nothing to recover: this update
+    // recovered first, and its merge is settled.
+    let preflight = Preflight {
+        recover: Recover::No,
+        cleanliness: crate::standards::CLEANLINESS,
+    };
+    let result = match preflight::prepare(crate::proposals::VERB, ws.clone(), preflight) {
+        Ok(prepared) => crate::proposals::propose(&prepared, runtime, &request, &|_| ()),
+        Err(refusal) => *refusal,
+    };
     let names = names.join(", ");
     if result.ok {
         let advisory = format!(
@@ -338,14 +345,15 @@ fn settle_limits(base: Option<&str>, ours: &str, theirs: &str) -> Result<String,
     crate::config::merge_limits(base, ours, theirs).map_err(|e| e.to_string())
 }
 
-/// Whether the tracked files are committed, as a merge needs them; else the refusal.
-fn tracked_clean(repo: &Repo) -> Result<(), Box<Envelope>> {
-    match preflight::check_clean(repo, CLEANLINESS) {
-        Ok(()) => Ok(()),
-        Err(CleanError::Dirty(paths)) => {
-            Err(Box::new(NotUpdated::TrackedDirty { paths }.refusal(VERB)))
-        }
-        Err(e) => Err(Box::new(preflight::clean_refusal(VERB, repo, &e))),
+/// Whether the tracked files are committed, as a merge needs them (the table's preflight
+/// observed them after recovering: an interrupted landing or config transaction is settled
+/// first, so the tree is not called dirty with discern's own half-written change); else the
+/// refusal.
+fn tracked_clean(prepared: &Prepared) -> Result<(), Box<Envelope>> {
+    let paths = prepared.dirty(VERB)?;
+    match paths.is_empty() {
+        true => Ok(()),
+        false => Err(Box::new(NotUpdated::TrackedDirty { paths }.refusal(VERB))),
     }
 }
 

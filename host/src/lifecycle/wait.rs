@@ -53,6 +53,16 @@ pub(crate) struct AwaitRequest {
 }
 
 impl AwaitRequest {
+    /// The request's own check, on both surfaces before anything runs: one condition or a
+    /// resume handle, never both and never several.
+    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+        match (self.condition()?, &self.resume) {
+            (Some(_), Some(_)) => Err(NotAwaited::ConditionAndResume.into()),
+            (None, None) => Err(NotAwaited::NoCondition.into()),
+            _ => Ok(()),
+        }
+    }
+
     /// The one condition named, `None` when none is (a resume), or the refusal for several.
     fn condition(&self) -> Result<Option<Condition>, Box<Envelope>> {
         let named = usize::from(self.green.is_some())

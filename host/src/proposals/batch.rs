@@ -18,7 +18,7 @@ use crate::commit::{self, ConfigCommit, Recovery};
 use crate::config::Config;
 use crate::git::Repo;
 use crate::measure::{self, EvidenceUse, Measurement, Verdict};
-use crate::preflight;
+use crate::preflight::{self, Prepared};
 use crate::result::Refusal;
 use crate::result::{Envelope, Report};
 use crate::runtime::Runtime;
@@ -27,31 +27,26 @@ use crate::workspace::Workspace;
 
 /// `discern standards propose`: one batch, all or nothing.
 pub(crate) fn propose(
-    ws: &Workspace,
+    prepared: &Prepared,
     runtime: &Runtime,
     request: &ProposeRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    let repo = &ws.repo;
+    let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let (requests, dry_run) = (&request.proposals[..], request.dry_run);
-    // A crash in an earlier call is finished (or unwound) first; a dry run only reports it.
-    let recovered = match dry_run {
-        true => None,
-        false => match preflight::recover(VERB, repo) {
-            Ok(recovered) => recovered,
-            Err(refusal) => return *refusal,
-        },
-    };
+    // A crash in an earlier call was finished (or unwound) by the table's preflight; a dry run
+    // only reports it.
+    let recovered = &prepared.recovered;
     let mut cleared = None;
     let decided = validate(requests)
         .and_then(|()| configured(ws, requests))
-        .and_then(|config| Ok((target(ws, &config, requests)?, config)))
+        .and_then(|config| Ok((target(prepared, &config, requests)?, config)))
         .and_then(|(target, config)| {
             if !dry_run {
                 cleared = clear_orphans(repo, &target.trunk)?;
             }
             // A recovered transaction that was exactly this batch: done.
-            if let Some(Recovery::Completed(journal)) = &recovered
+            if let Some(Recovery::Completed(journal)) = recovered
                 && journal.kind == "proposal"
             {
                 let records = store::load(repo).unwrap_or_default();

@@ -6,6 +6,7 @@ mod live;
 pub(crate) mod reason;
 mod renew;
 mod report;
+pub(crate) mod required;
 pub(crate) mod store;
 mod target;
 pub(crate) mod token;
@@ -88,7 +89,7 @@ pub(crate) fn stale_reasons_at(
     let mut reasons = Vec::new();
     // The owner's approval commits on top add no code: the proposal stays bound beneath them.
     let head = head
-        .and_then(|h| crate::approval::tree::beneath_approvals(repo, h).ok())
+        .and_then(|h| crate::commit::approval::beneath_approvals(repo, h).ok())
         .map(|h| h.to_string());
     if head.as_deref() != Some(record.bound_commit.as_str()) {
         reasons.push(format!(

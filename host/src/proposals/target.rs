@@ -8,9 +8,8 @@ use super::{ProposalRequest, VERB, reason};
 use crate::commit;
 use crate::config::{Config, FILE};
 use crate::git::Repo;
-use crate::preflight;
+use crate::preflight::{self, Prepared};
 use crate::result::Envelope;
-use crate::standards;
 use crate::workspace::Workspace;
 
 /// Where the batch lands: the effort branch, the trunk it is measured against, and the
@@ -77,20 +76,19 @@ pub(super) fn configured(
 /// A clean effort branch (not the trunk), a readable trunk with a config, and every
 /// requested Standard on it.
 pub(super) fn target(
-    ws: &Workspace,
+    prepared: &Prepared,
     config: &Config,
     requests: &[ProposalRequest],
 ) -> Result<Target, Box<Envelope>> {
-    let repo = &ws.repo;
+    let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
-    let clean = preflight::observe_clean(VERB, repo, standards::CLEANLINESS)?;
     let branch = commit::preflight(repo).map_err(|e| refusal(&NotProposed::NotCommittable(e)))?;
     if branch == trunk {
         return Err(refusal(&NotProposed::OnTrunk { branch }));
     }
-    clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
+    prepared.require_clean(VERB)?;
     let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
         return Err(refusal(&NotProposed::TrunkUnreadable { trunk }));
     };

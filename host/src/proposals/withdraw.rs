@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{LiveError, ProposalRecord, live, store, trailers};
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::Direction;
-use crate::preflight;
+use crate::preflight::{self, Prepared};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::standards::pin::{Pinned, edit_limits};
 use crate::workspace::Workspace;
@@ -89,20 +89,16 @@ impl Refusal for NotWithdrawn {
     }
 }
 
-pub(crate) fn withdraw(ws: &Workspace, request: &WithdrawRequest) -> Envelope {
-    withdrawal(ws, request).unwrap_or_else(|refusal| *refusal)
+pub(crate) fn withdraw(prepared: &Prepared, request: &WithdrawRequest) -> Envelope {
+    withdrawal(prepared, request).unwrap_or_else(|refusal| *refusal)
 }
 
-fn withdrawal(ws: &Workspace, request: &WithdrawRequest) -> Result<Envelope, Box<Envelope>> {
-    let repo = &ws.repo;
-    if !request.dry_run {
-        preflight::recover(VERB, repo)?;
-    }
+fn withdrawal(prepared: &Prepared, request: &WithdrawRequest) -> Result<Envelope, Box<Envelope>> {
+    let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let config =
         preflight::load_config(ws, VERB)?.ok_or_else(|| refusal(&NotWithdrawn::NoConfig))?;
-    let clean = preflight::observe_clean(VERB, repo, crate::standards::CLEANLINESS)?;
     let branch = commit::preflight(repo).map_err(|e| refusal(&NotWithdrawn::NotCommittable(e)))?;
-    clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, repo, &e)))?;
+    prepared.require_clean(VERB)?;
     let trunk = ws.trunk(Some(&config));
     let live = live(repo, &trunk).map_err(|e| refusal(&NotWithdrawn::LiveUnreadable(e)))?;
     let records: Vec<&ProposalRecord> = live.records.iter().chain(&live.orphans).collect();

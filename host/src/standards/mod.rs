@@ -14,7 +14,7 @@ use crate::config::{Config, StandardDef};
 use crate::measure::{self, ComponentOrigin, Components, EvidenceUse, ProposalClaim, limits};
 use crate::planner::Plan;
 use crate::preflight::load_config;
-use crate::preflight::{self, Cleanliness};
+use crate::preflight::{self, Cleanliness, Preflight, Prepared};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
@@ -78,24 +78,43 @@ pub(crate) struct MeasureRequest {
     pub no_remote: bool,
 }
 
+impl MeasureRequest {
+    /// The request's own check, on both surfaces: flags that do not combine are refused.
+    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+        conflicts::refusal(self).map_or(Ok(()), |refusal| Err(Box::new(refusal)))
+    }
+
+    /// What runs before it: a limit transaction a crash interrupted is finished (or unwound)
+    /// first, never on a dry run; a pin needs the clean tree its commit describes, while a
+    /// measurement reads HEAD whatever the tree holds and names what is uncommitted.
+    pub(crate) fn preflight(&self) -> Preflight {
+        let cleanliness = match self.pin {
+            true => CLEANLINESS,
+            false => Cleanliness::Any,
+        };
+        Preflight::of(true, cleanliness).dry_run(self.dry_run)
+    }
+}
+
 /// `discern standards`: measure, or with `pin` tighten limits; flag combinations that make no
 /// sense are refused before anything runs.
 ///
 /// `claims` finds the active proposals that explain a loosened limit; it is asked after any
 /// interrupted transaction is recovered and the config is read, so it sees what recovery wrote.
 pub(crate) fn standards(
-    ws: &Workspace,
+    prepared: &Prepared,
     runtime: &Runtime,
     request: &MeasureRequest,
     claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    if let Some(refusal) = conflicts::refusal(request) {
-        return refusal;
+    if let Err(refusal) = request.validate() {
+        return *refusal;
     }
+    let ws = &prepared.ws;
     if request.pin {
         return pin::pin(
-            ws,
+            prepared,
             runtime,
             &request.names,
             request.dry_run,
@@ -128,12 +147,6 @@ fn measure_now(
     claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    // A limit transaction a crash interrupted is finished (or unwound) before anything else.
-    if !request.dry_run
-        && let Err(refusal) = preflight::recover(VERB, &ws.repo)
-    {
-        return *refusal;
-    }
     // HEAD is measured whatever the work tree holds, so its committed config is the one read;
     // `--force` measures the work tree, config included.
     let loaded = match request.force {

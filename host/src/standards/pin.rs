@@ -10,7 +10,7 @@ use crate::git::short;
 use crate::measure::{
     self, LimitsSummary, Measured, Measurement, StandardResult, data, pin_eligible,
 };
-use crate::preflight;
+use crate::preflight::{self, Prepared};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
@@ -74,15 +74,16 @@ impl Pinned {
 /// `discern standards --pin [NAMES] [--dry-run]`. A dry run measures (reusing evidence, never
 /// recording it, running no job) and shows what would be pinned; it writes nothing.
 pub(crate) fn pin(
-    ws: &Workspace,
+    prepared: &Prepared,
     runtime: &Runtime,
     names: &[String],
     dry_run: bool,
     claims: super::ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
+    let ws = &prepared.ws;
     let pending = preflight::pending_transaction(&ws.repo);
-    let prepared = prepare(ws, names, dry_run).and_then(|(config, branch)| {
+    let planned = pinnable(prepared, names).and_then(|(config, branch)| {
         let selected = select(&config, names)?;
         let options = measure::Options {
             dry_run,
@@ -101,8 +102,8 @@ pub(crate) fn pin(
         let measured = measure::measure(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
         Ok((config, branch, measured))
     });
-    let (config, branch, mut measured) = match prepared {
-        Ok(prepared) => prepared,
+    let (config, branch, mut measured) = match planned {
+        Ok(planned) => planned,
         Err(refusal) => return *refusal,
     };
     // A dry run runs no job, so a reading that needs one is not previewed (nor judged red).
@@ -155,24 +156,17 @@ pub(crate) fn pin(
     }
 }
 
-/// Recovered (unless a dry run), configured, clean, on a branch a config-only commit may be
-/// made on: the config and that branch.
-fn prepare(
-    ws: &Workspace,
-    names: &[String],
-    dry_run: bool,
-) -> Result<(Config, String), Box<Envelope>> {
-    if !dry_run {
-        preflight::recover(VERB, &ws.repo)?;
-    }
+/// Configured, on a branch a config-only commit may be made on, clean (the table's preflight
+/// recovered the checkout, unless a dry run, and observed it): the config and that branch.
+fn pinnable(prepared: &Prepared, names: &[String]) -> Result<(Config, String), Box<Envelope>> {
+    let ws = &prepared.ws;
     let config = match load_config(ws, VERB)? {
         Some(config) if !config.standards.is_empty() => config,
         _ => return Err(Box::new(super::report::none_configured())),
     };
     select(&config, names)?;
-    let clean = preflight::observe_clean(VERB, &ws.repo, super::CLEANLINESS)?;
     let branch = commit::preflight(&ws.repo).map_err(|e| Box::new(commit_refusal(e)))?;
-    clean.map_err(|e| Box::new(preflight::clean_refusal(VERB, &ws.repo, &e)))?;
+    prepared.require_clean(VERB)?;
     Ok((config, branch))
 }
 

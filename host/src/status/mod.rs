@@ -34,15 +34,25 @@ pub struct StatusRequest {
     pub local: bool,
 }
 
+impl StatusRequest {
+    /// The request's own check, on both surfaces: `--all` and `--local` contradict.
+    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+        match self.all && self.local {
+            true => Err(Box::new(Envelope::refusal(
+                VERB,
+                crate::result::ErrorSlug::InvalidArguments,
+                "--all and --local contradict each other.",
+                Hint::next_step(HintId::SeeHelp, "Pass at most one of --all and --local."),
+            ))),
+            false => Ok(()),
+        }
+    }
+}
+
 /// `discern status`: the projected envelope every surface shows.
 pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
-    if request.all && request.local {
-        return Envelope::refusal(
-            VERB,
-            crate::result::ErrorSlug::InvalidArguments,
-            "--all and --local contradict each other.",
-            Hint::next_step(HintId::SeeHelp, "Pass at most one of --all and --local."),
-        );
+    if let Err(refusal) = request.validate() {
+        return *refusal;
     }
     let verbose = request.verbose;
     let with_fleet = request.all || (!request.local && ws.repo.is_main_checkout());

@@ -553,7 +553,7 @@ fn awaiting(
     head: gix::ObjectId,
 ) -> (Vec<String>, Option<String>) {
     // What cannot be told is shown as such, never as nothing awaiting the owner.
-    let required = match crate::lifecycle::required::required(repo, trunk, trunk_commit, head) {
+    let required = match crate::proposals::required::required(repo, trunk, trunk_commit, head) {
         Ok(required) => required,
         Err(e) => {
             return (

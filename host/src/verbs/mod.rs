@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::preflight::Cleanliness;
+use crate::preflight::{Cleanliness, Preflight, Prepared};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
 use crate::workspace::{Settings, Workspace};
@@ -130,11 +130,60 @@ pub struct Info {
     pub writes: bool,
 }
 
-/// A verb with one request type for both frontends.
-pub trait Verb: Sync + 'static {
+impl Info {
+    /// The preflight the row declares: a writing verb recovers first; its cleanliness.
+    pub(crate) fn preflight(&self) -> Preflight {
+        Preflight::of(self.writes, self.cleanliness)
+    }
+}
+
+/// A verb with one request type for both frontends. The table runs it the same way from
+/// either: decode, [`Verb::validate`], open the workspace, [`Verb::preflight`] (recovery and
+/// cleanliness, [`crate::preflight::prepare`]), then [`Verb::run`] with what that established.
+pub(crate) trait Verb: Sync + 'static {
     type Request: clap::Args + clap::FromArgMatches + DeserializeOwned + schemars::JsonSchema;
     fn info(&self) -> &'static Info;
-    fn run(&self, ctx: &Context, request: Self::Request) -> Outcome;
+    /// The request's own check, the same on both surfaces: flags that do not combine are
+    /// refused, never dropped.
+    fn validate(&self, _request: &Self::Request) -> Result<(), Box<Envelope>> {
+        Ok(())
+    }
+    /// What runs before the verb: its row's preflight, adjusted by the request.
+    fn preflight(&self, _request: &Self::Request) -> Preflight {
+        self.info().preflight()
+    }
+    fn run(&self, ctx: &Context, prepared: Prepared, request: Self::Request) -> Outcome;
+}
+
+/// `verb`'s request run as the table runs every verb (see [`Verb`]).
+fn call<V: Verb>(verb: &V, ctx: &Context, request: V::Request) -> Outcome {
+    if let Err(refusal) = verb.validate(&request) {
+        return refusal.into();
+    }
+    let preflight = verb.preflight(&request);
+    prepared(ctx, Verb::info(verb).name, preflight, |prepared| {
+        verb.run(ctx, prepared, request)
+    })
+}
+
+/// Run `f` once the workspace is open and `preflight` has run in it (or return the refusal
+/// that stopped it); what the preflight recovered becomes the result's advisories.
+fn prepared(
+    ctx: &Context,
+    verb: &str,
+    preflight: Preflight,
+    f: impl FnOnce(Prepared) -> Outcome,
+) -> Outcome {
+    let opened = ctx.workspace(verb);
+    match opened.and_then(|ws| crate::preflight::prepare(verb, ws, preflight)) {
+        Ok(mut prepared) => {
+            let recovered = std::mem::take(&mut prepared.advisories);
+            let mut outcome = f(prepared);
+            outcome.envelope.advisories.extend(recovered);
+            outcome
+        }
+        Err(refusal) => refusal.into(),
+    }
 }
 
 /// A row of the table as the frontends use it (a [`Verb`], or a verb whose surfaces differ
@@ -148,8 +197,8 @@ pub trait Entry: Sync {
     fn input_schema(&self) -> Map<String, Value>;
     /// Run from MCP arguments (`path` already taken out); bad arguments are a refusal.
     fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome;
-    /// Whether `arguments` decode as this verb's request (what the fuzz and property tests
-    /// hold every row of the table to), running nothing.
+    /// Whether `arguments` decode as a request this verb accepts, its own check included
+    /// (what the fuzz and property tests hold every row of the table to), running nothing.
     fn decodes(&self, arguments: Value) -> bool;
 }
 
@@ -166,11 +215,12 @@ impl<V: Verb> Entry for V {
 
     fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error> {
         let request = <V::Request as clap::FromArgMatches>::from_arg_matches(matches)?;
-        Ok(self.run(ctx, request))
+        Ok(call(self, ctx, request))
     }
 
     fn decodes(&self, arguments: Value) -> bool {
-        parse::<V::Request>(Verb::info(self).name, arguments).is_ok()
+        parse::<V::Request>(Verb::info(self).name, arguments)
+            .is_ok_and(|request| self.validate(&request).is_ok())
     }
 
     fn input_schema(&self) -> Map<String, Value> {
@@ -179,7 +229,7 @@ impl<V: Verb> Entry for V {
 
     fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome {
         match parse::<V::Request>(Verb::info(self).name, arguments) {
-            Ok(request) => self.run(ctx, request),
+            Ok(request) => call(self, ctx, request),
             Err(refusal) => refusal.into(),
         }
     }

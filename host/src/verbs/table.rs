@@ -13,8 +13,9 @@ use crate::lifecycle::{
 };
 use crate::map::{self, MapRequest};
 use crate::operations::{self, ProgressRequest};
-use crate::preflight::Cleanliness;
+use crate::preflight::{Cleanliness, Preflight, Prepared, Recover};
 use crate::proposals::{self, ProposalRequest, ProposeRequest};
+use crate::result::Envelope;
 use crate::standards::{self, MeasureRequest, init::InitRequest};
 use crate::status::StatusRequest;
 
@@ -65,33 +66,28 @@ const WRITES_IDEMPOTENT: Annotations = Annotations {
     ..WRITES
 };
 
+/// `resolve` and git's merge driver run inside a merge git is making: recovering another
+/// transaction there would write under it.
+const INSIDE_A_MERGE: Preflight = Preflight {
+    recover: Recover::No,
+    cleanliness: Cleanliness::Any,
+};
+
 const DESTRUCTIVE: Annotations = Annotations {
     destructive: true,
     ..WRITES
 };
 
-/// Run `f` with the workspace, or return the refusal that says how to get one.
-fn in_workspace(
-    ctx: &Context,
-    verb: &str,
-    f: impl FnOnce(&crate::workspace::Workspace) -> Outcome,
-) -> Outcome {
-    match ctx.workspace(verb) {
-        Ok(ws) => f(&ws),
-        Err(refusal) => refusal.into(),
-    }
-}
-
-/// Run `f` with the workspace and the producer runtime.
+/// Run `f` with the producer runtime, or return the refusal of `verb` when it cannot start.
 fn with_runtime(
     ctx: &Context,
     verb: &str,
-    f: impl FnOnce(&crate::workspace::Workspace, &crate::runtime::Runtime) -> Outcome,
+    f: impl FnOnce(&crate::runtime::Runtime) -> Outcome,
 ) -> Outcome {
-    in_workspace(ctx, verb, |ws| match ctx.runtime(verb) {
-        Ok(runtime) => f(ws, &runtime),
+    match ctx.runtime(verb) {
+        Ok(runtime) => f(&runtime),
         Err(refusal) => refusal.into(),
-    })
+    }
 }
 
 struct Status;
@@ -108,10 +104,11 @@ impl Verb for Status {
             writes: false,
         }
     }
-    fn run(&self, ctx: &Context, request: StatusRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            crate::status::status(ws, &request).into()
-        })
+    fn validate(&self, request: &StatusRequest) -> Result<(), Box<Envelope>> {
+        request.validate()
+    }
+    fn run(&self, _ctx: &Context, prepared: Prepared, request: StatusRequest) -> Outcome {
+        crate::status::status(&prepared.ws, &request).into()
     }
 }
 
@@ -129,11 +126,12 @@ impl Verb for Start {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: StartRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            let started = lifecycle::start::start(ws, &request);
-            Outcome::from(started.envelope).with_root(started.root)
-        })
+    fn preflight(&self, request: &StartRequest) -> Preflight {
+        Verb::info(self).preflight().dry_run(request.dry_run)
+    }
+    fn run(&self, _ctx: &Context, prepared: Prepared, request: StartRequest) -> Outcome {
+        let started = lifecycle::start::start(&prepared.ws, &request);
+        Outcome::from(started.envelope).with_root(started.root)
     }
 }
 
@@ -151,10 +149,8 @@ impl Verb for Prepare {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, _request: StageRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            lifecycle::stage_verbs::prepare(ws, ctx.progress).into()
-        })
+    fn run(&self, ctx: &Context, prepared: Prepared, _request: StageRequest) -> Outcome {
+        lifecycle::stage_verbs::prepare(&prepared.ws, ctx.progress).into()
     }
 }
 
@@ -172,9 +168,12 @@ impl Verb for Done {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: DoneRequest) -> Outcome {
-        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
-            lifecycle::done::done(ws, runtime, &request, ctx.progress).into()
+    fn preflight(&self, request: &DoneRequest) -> Preflight {
+        Verb::info(self).preflight().dry_run(request.dry_run)
+    }
+    fn run(&self, ctx: &Context, prepared: Prepared, request: DoneRequest) -> Outcome {
+        with_runtime(ctx, Verb::info(self).name, |runtime| {
+            lifecycle::done::done(&prepared, runtime, &request, ctx.progress).into()
         })
     }
 }
@@ -193,9 +192,12 @@ impl Verb for Update {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: UpdateRequest) -> Outcome {
-        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
-            lifecycle::update::update(ws, runtime, &request).into()
+    fn preflight(&self, request: &UpdateRequest) -> Preflight {
+        Verb::info(self).preflight().dry_run(request.dry_run)
+    }
+    fn run(&self, ctx: &Context, prepared: Prepared, request: UpdateRequest) -> Outcome {
+        with_runtime(ctx, Verb::info(self).name, |runtime| {
+            lifecycle::update::update(&prepared, runtime, &request).into()
         })
     }
 }
@@ -214,21 +216,22 @@ impl Verb for Await {
             writes: false,
         }
     }
-    fn run(&self, ctx: &Context, request: AwaitRequest) -> Outcome {
+    fn validate(&self, request: &AwaitRequest) -> Result<(), Box<Envelope>> {
+        request.validate()
+    }
+    fn run(&self, ctx: &Context, prepared: Prepared, request: AwaitRequest) -> Outcome {
         let default_timeout = match ctx.surface {
             Surface::Cli => lifecycle::wait::DEFAULT_TIMEOUT_S,
             Surface::Mcp => MCP_AWAIT_TIMEOUT_S,
         };
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            let awaited = lifecycle::wait::await_condition(ws, &request, default_timeout);
-            let not_met = awaited.envelope.ok && !awaited.met;
-            let outcome = Outcome::from(awaited.envelope);
-            // Not met is a success with a distinct exit code, so scripts can loop on it.
-            match not_met {
-                true => outcome.with_exit_code(124),
-                false => outcome,
-            }
-        })
+        let awaited = lifecycle::wait::await_condition(&prepared.ws, &request, default_timeout);
+        let not_met = awaited.envelope.ok && !awaited.met;
+        let outcome = Outcome::from(awaited.envelope);
+        // Not met is a success with a distinct exit code, so scripts can loop on it.
+        match not_met {
+            true => outcome.with_exit_code(124),
+            false => outcome,
+        }
     }
 }
 
@@ -246,9 +249,12 @@ impl Verb for Accept {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: AcceptRequest) -> Outcome {
-        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
-            let accepted = lifecycle::accept::accept(ws, runtime, &request);
+    fn preflight(&self, request: &AcceptRequest) -> Preflight {
+        lifecycle::accept::preflight(request)
+    }
+    fn run(&self, ctx: &Context, prepared: Prepared, request: AcceptRequest) -> Outcome {
+        with_runtime(ctx, Verb::info(self).name, |runtime| {
+            let accepted = lifecycle::accept::accept(&prepared, runtime, &request);
             Outcome::from(accepted.envelope).with_root(accepted.root)
         })
     }
@@ -269,10 +275,14 @@ impl Verb for Approve {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: ApproveRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            lifecycle::approve::approve(ws, &request).into()
-        })
+    fn validate(&self, request: &ApproveRequest) -> Result<(), Box<Envelope>> {
+        request.validate()
+    }
+    fn preflight(&self, request: &ApproveRequest) -> Preflight {
+        Verb::info(self).preflight().dry_run(request.dry_run)
+    }
+    fn run(&self, _ctx: &Context, prepared: Prepared, request: ApproveRequest) -> Outcome {
+        lifecycle::approve::approve(&prepared.ws, &request).into()
     }
 }
 
@@ -290,10 +300,9 @@ impl Verb for Map {
             writes: false,
         }
     }
-    fn run(&self, ctx: &Context, request: MapRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            map::map(ws, request.target.as_deref(), request.search.as_deref()).into()
-        })
+    fn run(&self, _ctx: &Context, prepared: Prepared, request: MapRequest) -> Outcome {
+        let (target, search) = (request.target.as_deref(), request.search.as_deref());
+        map::map(&prepared.ws, target, search).into()
     }
 }
 
@@ -311,10 +320,8 @@ impl Verb for Progress {
             writes: false,
         }
     }
-    fn run(&self, ctx: &Context, request: ProgressRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            operations::progress(ws, request.handle.as_deref()).into()
-        })
+    fn run(&self, _ctx: &Context, prepared: Prepared, request: ProgressRequest) -> Outcome {
+        operations::progress(&prepared.ws, request.handle.as_deref()).into()
     }
 }
 
@@ -332,10 +339,8 @@ impl Verb for Test {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, _request: StageRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            lifecycle::stage_verbs::test(ws, ctx.progress).into()
-        })
+    fn run(&self, ctx: &Context, prepared: Prepared, _request: StageRequest) -> Outcome {
+        lifecycle::stage_verbs::test(&prepared.ws, ctx.progress).into()
     }
 }
 
@@ -403,21 +408,40 @@ fn read_batch(source: &str) -> Result<Vec<ProposalRequest>, String> {
 }
 
 fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
-    with_runtime(ctx, standards::VERB, |ws, runtime| {
-        standards::standards(ws, runtime, request, &proposals::claims, ctx.progress).into()
+    if let Err(refusal) = request.validate() {
+        return refusal.into();
+    }
+    super::prepared(ctx, standards::VERB, request.preflight(), |prepared| {
+        with_runtime(ctx, standards::VERB, |runtime| {
+            let claims = &proposals::claims;
+            standards::standards(&prepared, runtime, request, claims, ctx.progress).into()
+        })
     })
 }
 
+/// `propose` and `withdraw` commit limits: recovery first (never on a dry run), a clean tree.
+fn limit_commit(dry_run: bool) -> Preflight {
+    Preflight::of(true, standards::CLEANLINESS).dry_run(dry_run)
+}
+
 fn withdraw(ctx: &Context, request: &proposals::WithdrawRequest) -> Outcome {
-    in_workspace(ctx, proposals::WITHDRAW_VERB, |ws| {
-        proposals::withdraw(ws, request).into()
+    let verb = proposals::WITHDRAW_VERB;
+    super::prepared(ctx, verb, limit_commit(request.dry_run), |prepared| {
+        proposals::withdraw(&prepared, request).into()
     })
 }
 
 fn propose(ctx: &Context, request: &ProposeRequest) -> Outcome {
-    with_runtime(ctx, proposals::VERB, |ws, runtime| {
-        proposals::propose(ws, runtime, request, ctx.progress).into()
-    })
+    super::prepared(
+        ctx,
+        proposals::VERB,
+        limit_commit(request.dry_run),
+        |prepared| {
+            with_runtime(ctx, proposals::VERB, |runtime| {
+                proposals::propose(&prepared, runtime, request, ctx.progress).into()
+            })
+        },
+    )
 }
 
 impl Entry for Standards {
@@ -607,11 +631,17 @@ impl Verb for Abandon {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: lifecycle::abandon::AbandonRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            let abandoned = lifecycle::abandon::abandon(ws, &request);
-            Outcome::from(abandoned.envelope).with_root(abandoned.root)
-        })
+    fn preflight(&self, request: &lifecycle::abandon::AbandonRequest) -> Preflight {
+        Verb::info(self).preflight().dry_run(request.dry_run)
+    }
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: Prepared,
+        request: lifecycle::abandon::AbandonRequest,
+    ) -> Outcome {
+        let abandoned = lifecycle::abandon::abandon(&prepared.ws, &request);
+        Outcome::from(abandoned.envelope).with_root(abandoned.root)
     }
 }
 
@@ -630,10 +660,13 @@ impl Verb for Sync {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: crate::sync::SyncRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            crate::sync::sync(ws, &request).into()
-        })
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: Prepared,
+        request: crate::sync::SyncRequest,
+    ) -> Outcome {
+        crate::sync::sync(&prepared.ws, &request).into()
     }
 }
 
@@ -651,10 +684,16 @@ impl Verb for Resolve {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, _request: lifecycle::resolve::ResolveRequest) -> Outcome {
-        in_workspace(ctx, Verb::info(self).name, |ws| {
-            lifecycle::resolve::resolve(&ws.repo).into()
-        })
+    fn preflight(&self, _request: &lifecycle::resolve::ResolveRequest) -> Preflight {
+        INSIDE_A_MERGE
+    }
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: Prepared,
+        _request: lifecycle::resolve::ResolveRequest,
+    ) -> Outcome {
+        lifecycle::resolve::resolve(&prepared.ws.repo).into()
     }
 }
 
@@ -672,7 +711,15 @@ impl Verb for MergeDriver {
             writes: true,
         }
     }
-    fn run(&self, _ctx: &Context, request: lifecycle::resolve::MergeDriverRequest) -> Outcome {
+    fn preflight(&self, _request: &lifecycle::resolve::MergeDriverRequest) -> Preflight {
+        INSIDE_A_MERGE
+    }
+    fn run(
+        &self,
+        _ctx: &Context,
+        _prepared: Prepared,
+        request: lifecycle::resolve::MergeDriverRequest,
+    ) -> Outcome {
         lifecycle::resolve::merge_driver(&request).into()
     }
 }
@@ -691,9 +738,9 @@ impl Verb for Init {
             writes: true,
         }
     }
-    fn run(&self, ctx: &Context, request: InitRequest) -> Outcome {
-        with_runtime(ctx, Verb::info(self).name, |ws, runtime| {
-            standards::init::init(ws, runtime, &request, ctx.progress).into()
+    fn run(&self, ctx: &Context, prepared: Prepared, request: InitRequest) -> Outcome {
+        with_runtime(ctx, Verb::info(self).name, |runtime| {
+            standards::init::init(&prepared.ws, runtime, &request, ctx.progress).into()
         })
     }
 }

@@ -10,7 +10,7 @@ use super::{AcceptRequest, Landing, VERB, refuse};
 use crate::approval::{self, Channel, Granted, Subject};
 use crate::config::ApprovalPolicy;
 use crate::git::short;
-use crate::lifecycle::required::{self, Required};
+use crate::proposals::required::{self, Required};
 use crate::result::{Action, Envelope, ErrorSlug, HintId, Section, WithNext};
 use crate::workspace::Workspace;
 

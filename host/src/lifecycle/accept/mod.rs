@@ -18,11 +18,11 @@ use crate::commit;
 use crate::config::Config;
 use crate::git::Repo;
 use crate::git::short;
-use crate::lifecycle::required;
 use crate::operations::Journal;
-use crate::preflight::{self, Cleanliness};
+use crate::preflight::{self, Cleanliness, Preflight, Prepared, Recover};
 use crate::proof::{self, ProofState};
 use crate::proposals::ApprovalItem;
+use crate::proposals::required;
 use crate::protected::ProtectedChange;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, WithNext};
 use crate::runtime::Runtime;
@@ -116,7 +116,22 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
     Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
 }
 
-pub(crate) fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+/// What the table runs before `accept`: no recovery (accept finishes landings itself, since
+/// its own landing finished is its result), then the caller's checkout clean, or, for a named
+/// effort, nothing here (the effort's worktree is checked once it is found).
+pub(crate) fn preflight(request: &AcceptRequest) -> Preflight {
+    let cleanliness = match request.effort {
+        Some(_) => Cleanliness::Any,
+        None => CLEANLINESS,
+    };
+    Preflight {
+        recover: Recover::ByVerb,
+        cleanliness,
+    }
+}
+
+pub(crate) fn accept(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+    let ws = &prepared.ws;
     if let Some(effort) = &request.effort {
         // The named effort's own landing, cut short after the trunk moved (its worktree may be
         // gone already), is finished and is this call's result.
@@ -133,15 +148,14 @@ pub(crate) fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest)
                 }
             }
         }
-        return match super::effort::workspace(ws, VERB, effort) {
-            Ok(effort_ws) => accept(
-                &effort_ws,
-                runtime,
-                &AcceptRequest {
-                    effort: None,
-                    ..request.clone()
-                },
-            ),
+        let request = AcceptRequest {
+            effort: None,
+            ..request.clone()
+        };
+        return match super::effort::workspace(ws, VERB, effort)
+            .and_then(|effort_ws| preflight::prepare(VERB, effort_ws, preflight(&request)))
+        {
+            Ok(effort) => accept(&effort, runtime, &request),
             // An effort that landed before names the commit it landed as (its Proof note).
             Err(refusal) => landed::already(ws, effort).unwrap_or(*refusal).into(),
         };
@@ -151,7 +165,7 @@ pub(crate) fn accept(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest)
         true => Journal::dry_run(&ws.repo, VERB),
         false => Journal::begin(&ws.repo, VERB),
     };
-    let landed = land(ws, runtime, request);
+    let landed = land(prepared, runtime, request);
     Moved {
         envelope: journal.finish(landed.envelope),
         root: landed.root,
@@ -185,7 +199,8 @@ struct MainCheckout {
     on_trunk: bool,
 }
 
-fn land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+    let ws = &prepared.ws;
     // A landing a crash interrupted is finished (or unwound) before another is decided; this
     // effort's own, once its trunk moved, is finished whole — worktree and branch removed, as
     // the landing would have — and is this call's result.
@@ -221,7 +236,7 @@ fn land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     {
         return preflight::recovery_refusal(VERB, &e).into();
     }
-    let mut moved = decide_and_land(ws, runtime, request);
+    let mut moved = decide_and_land(prepared, runtime, request);
     moved
         .envelope
         .advisories
@@ -229,14 +244,15 @@ fn land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
     moved
 }
 
-fn decide_and_land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -> Moved {
-    let prepared = landing(ws).and_then(|landing| {
+fn decide_and_land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+    let ws = &prepared.ws;
+    let decided = landing(prepared).and_then(|landing| {
         verify::standards_hold(ws, runtime, &landing)?;
         let authority = authority(ws, request, &landing)?;
         Ok((landing, authority))
     });
-    let (landing, authority) = match prepared {
-        Ok(prepared) => prepared,
+    let (landing, authority) = match decided {
+        Ok(decided) => decided,
         Err(refusal) => return (*refusal).into(),
     };
     if request.dry_run {
@@ -273,9 +289,10 @@ fn decide_and_land(ws: &Workspace, runtime: &Runtime, request: &AcceptRequest) -
 
 /// The preconditions: an effort worktree on a branch, clean, with honored Proof for its HEAD,
 /// containing the current trunk.
-fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
-    let repo = &ws.repo;
-    let config = Config::load(repo.root()).ok().flatten();
+fn landing(prepared: &Prepared) -> Result<Landing, Box<Envelope>> {
+    let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
+    // An unreadable config is refused: the trunk it names is where the landing goes.
+    let config = preflight::load_config(ws, VERB)?;
     // DISCERN_TRUNK never changes what the gate and the landing trust.
     let trunk = ws.landing_trunk(config.as_ref());
     let branch = repo.branch().ok().flatten();
@@ -286,7 +303,7 @@ fn landing(ws: &Workspace) -> Result<Landing, Box<Envelope>> {
     let Some(branch) = branch else {
         return Err(refusal(&NotLandable::Detached));
     };
-    preflight::require_clean(VERB, repo, CLEANLINESS)?;
+    prepared.require_clean(VERB)?;
     let (Some(head), Some(trunk_commit)) = (
         repo.head().ok().flatten(),
         repo.branch_commit(&trunk).ok().flatten(),

@@ -17,7 +17,7 @@ use crate::approval::{self, Channel, Granted, Subject, tree};
 use crate::commit::ApprovalCommit;
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, short};
-use crate::lifecycle::required::{self, Required};
+use crate::proposals::required::{self, Required};
 use crate::result::{Envelope, Hint, HintId, Refusal, Report, Section};
 use crate::workspace::Workspace;
 
@@ -59,6 +59,31 @@ pub(crate) struct ApproveRequest {
     #[arg(long = "token")]
     #[serde(default)]
     pub tokens: Vec<String>,
+}
+
+impl ApproveRequest {
+    /// The request's own check, on both surfaces: one target, and no flag its mode ignores.
+    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+        let unused = |flag, when, why| NotApproved::Unused { flag, when, why };
+        let refused = match self {
+            r if r.target.is_some() && r.effort.is_some() => Some(NotApproved::TargetTwice),
+            r if r.branch.is_some() && r.target.is_none() => Some(unused(
+                "--branch",
+                "without a named target",
+                "it names the local branch a remote ref's or a commit's approval goes on",
+            )),
+            r if r.dry_run && !r.tokens.is_empty() => Some(unused(
+                "--token",
+                "with --dry-run",
+                "a dry run lists what awaits approval and approves nothing",
+            )),
+            r if r.dry_run && r.key.is_some() => {
+                Some(unused("--key", "with --dry-run", "a dry run signs nothing"))
+            }
+            _ => None,
+        };
+        refused.map_or(Ok(()), |why| Err(Box::new(why.refusal(VERB))))
+    }
 }
 
 /// What an approval is about: the effort's checkout, its HEAD and trunk, and what it needs.

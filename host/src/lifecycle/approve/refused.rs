@@ -9,6 +9,12 @@ pub(super) enum NotApproved {
     // What to approve.
     #[error("Name what to approve once: a branch or revision, or --effort ID, not both.")]
     TargetTwice,
+    #[error("{flag} is not used {when}: {why}, so it would be ignored.")]
+    Unused {
+        flag: &'static str,
+        when: &'static str,
+        why: &'static str,
+    },
     #[error("This checkout has the trunk out; name what to approve.")]
     TrunkCheckedOut,
     #[error(
@@ -77,6 +83,7 @@ impl Refusal for NotApproved {
     fn slug(&self) -> ErrorSlug {
         match self {
             Self::TargetTwice
+            | Self::Unused { .. }
             | Self::BranchFlagOnLocalBranch { .. }
             | Self::NotABranch { .. }
             | Self::AmbiguousToken { .. }
@@ -102,6 +109,10 @@ impl Refusal for NotApproved {
             Self::TargetTwice => (
                 HintId::AskOwner,
                 "Run `discern approve BRANCH` or `discern approve --effort ID`.".to_owned(),
+            ),
+            Self::Unused { flag, when, .. } => (
+                HintId::SeeHelp,
+                format!("Run `discern approve` again without {flag} {when}."),
             ),
             Self::TrunkCheckedOut => (
                 HintId::AskOwner,

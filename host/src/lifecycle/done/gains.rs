@@ -2,11 +2,12 @@
 //! pinned in one config-only commit (unless `[repository].pin_on_done = false` or proposals
 //! are live), and the gate proves that commit.
 
-use super::{DoneRequest, Subject, VERB, subject};
+use super::{Subject, VERB, subject};
 use crate::config::{Config, StandardDef};
 use crate::git::short;
 use crate::lifecycle::steps::Step;
 use crate::measure;
+use crate::preflight::{Preflight, Recover};
 use crate::proposals;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
@@ -17,7 +18,6 @@ use crate::workspace::Workspace;
 pub(super) fn stick(
     ws: &Workspace,
     runtime: &Runtime,
-    request: &DoneRequest,
     subject_now: Subject,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(Subject, Option<Step>), Box<Envelope>> {
@@ -95,7 +95,14 @@ pub(super) fn stick(
             pins.join(", ")
         ),
     );
-    Ok((subject(ws, request)?, Some(step)))
+    // The gate proves the pin's commit: prepared again (nothing to recover: the pin was made
+    // under its own transaction), at the same level.
+    let preflight = Preflight {
+        recover: Recover::No,
+        cleanliness: subject_now.level,
+    };
+    let again = crate::preflight::prepare(VERB, ws.clone(), preflight)?;
+    Ok((subject(&again)?, Some(step)))
 }
 
 /// The trunk's config as of this branch's merge base (whose margins a pin leaves).

@@ -10,13 +10,12 @@ use crate::config::{Config, Stage};
 use crate::git::short;
 use crate::measure;
 use crate::operations::Journal;
-use crate::preflight::{self, Cleanliness};
+use crate::preflight::{self, Cleanliness, Prepared};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
 use crate::result::{
     Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section, WithNext,
 };
 use crate::runtime::Runtime;
-use crate::workspace::Workspace;
 
 mod by_trunk;
 mod gains;
@@ -44,17 +43,18 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
 }
 
 pub(crate) fn done(
-    ws: &Workspace,
+    prepared: &Prepared,
     runtime: &Runtime,
     request: &DoneRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
+    let ws = &prepared.ws;
     // A dry run writes nothing, not even the operation journal.
     let mut journal = match request.dry_run {
         true => Journal::dry_run(&ws.repo, VERB),
         false => Journal::begin(&ws.repo, VERB),
     };
-    let envelope = gate(ws, runtime, request, &mut journal, progress);
+    let envelope = gate(prepared, runtime, request, &mut journal, progress);
     journal.finish(envelope)
 }
 
@@ -100,6 +100,8 @@ pub(super) struct Subject {
     head: gix::ObjectId,
     trunk_commit: gix::ObjectId,
     behind: u64,
+    /// The cleanliness the gate needs (its table row's), checked again after each stage.
+    level: Cleanliness,
 }
 
 /// The gate's record so far: the steps that ran and what they found.
@@ -140,13 +142,14 @@ impl Run<'_> {
 }
 
 fn gate(
-    ws: &Workspace,
+    prepared: &Prepared,
     runtime: &Runtime,
     request: &DoneRequest,
     journal: &mut Journal,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    let subject = match subject(ws, request) {
+    let ws = &prepared.ws;
+    let subject = match subject(prepared) {
         Ok(subject) => subject,
         Err(refusal) => return *refusal,
     };
@@ -166,7 +169,7 @@ fn gate(
         return dry_run(&ws.repo, &subject);
     }
     journal.phase("pin");
-    let (subject, gained) = match gains::stick(ws, runtime, request, subject, progress) {
+    let (subject, gained) = match gains::stick(ws, runtime, subject, progress) {
         Ok(stuck) => stuck,
         Err(refusal) => return *refusal,
     };
@@ -263,13 +266,11 @@ impl Refusal for NotProvable {
     }
 }
 
-/// Every precondition of the gate, in order: a recovered checkout, a readable config, an
-/// effort branch (not the trunk), a clean tree, a commit ahead of a readable trunk.
-pub(super) fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, Box<Envelope>> {
-    let repo = &ws.repo;
-    if !request.dry_run {
-        preflight::recover(VERB, repo)?;
-    }
+/// Every precondition of the gate, in order (after the table's preflight recovered the
+/// checkout and observed its cleanliness): a readable config, an effort branch (not the
+/// trunk), a clean tree, a commit ahead of a readable trunk.
+pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Box<Envelope>> {
+    let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let config =
         Config::load(repo.root()).map_err(|e| Box::new(preflight::config_refusal(VERB, &e)))?;
     // DISCERN_TRUNK never changes what the gate and the landing trust.
@@ -280,7 +281,7 @@ pub(super) fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, 
     if branch == trunk {
         return Err(refusal(&NotProvable::OnTrunk { branch }));
     }
-    preflight::require_clean(VERB, repo, CLEANLINESS)?;
+    prepared.require_clean(VERB)?;
     let Some(head) = repo.head().ok().flatten() else {
         return Err(refusal(&NotProvable::NoCommit));
     };
@@ -308,6 +309,7 @@ pub(super) fn subject(ws: &Workspace, request: &DoneRequest) -> Result<Subject, 
         head,
         trunk_commit,
         behind,
+        level: prepared.level(),
     })
 }
 
@@ -392,7 +394,8 @@ fn record_proof(
         trunk_commit,
         ..
     } = run.subject;
-    let still_clean = preflight::dirty_paths(repo, CLEANLINESS).is_ok_and(|dirty| dirty.is_empty());
+    let still_clean =
+        preflight::dirty_paths(repo, run.subject.level).is_ok_and(|dirty| dirty.is_empty());
     if repo.head().ok().flatten() != Some(*head) || !still_clean {
         let message = "HEAD or the tree changed while the gate ran; no Proof was recorded.";
         return *run.fail("proof", message.to_owned(), Found::default());
@@ -402,7 +405,7 @@ fn record_proof(
         .unwrap_or(*trunk_commit);
     let diffstat = proof::diffstat(repo, &base.to_string(), &head.to_string());
     // The gate's own definition as changed versus the trunk: recorded, each for the owner.
-    let protected = match crate::lifecycle::required::required(repo, trunk, *trunk_commit, *head) {
+    let protected = match crate::proposals::required::required(repo, trunk, *trunk_commit, *head) {
         Ok(required) => required.protected,
         Err(e) => {
             let message = format!("What needs the owner's approval cannot be told: {e}.");

@@ -154,7 +154,7 @@ pub(super) fn job_stages(
 
 /// The fix jobs changed nothing committed (fail closed: an unknown state is a change).
 fn fix_left_the_commit(run: &mut Run, repo: &crate::git::Repo) -> Result<(), Box<Envelope>> {
-    let what = match preflight::dirty_paths(repo, super::CLEANLINESS) {
+    let what = match preflight::dirty_paths(repo, run.subject.level) {
         Ok(dirty) if dirty.is_empty() => return Ok(()),
         Ok(_) => "The fix stage changed committed files".to_owned(),
         Err(e) => format!("Whether the fix stage changed committed files cannot be told ({e})"),

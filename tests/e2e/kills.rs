@@ -575,6 +575,44 @@ fn a_commit_on_top_of_an_interrupted_pin_does_not_wedge_the_worktree() {
     assert_settled(&fixture, &effort);
 }
 
+/// Every writing verb settles a transaction a crash interrupted before it acts (the table's
+/// preflight, one for all), whatever it goes on to do or refuse. `accept` recovers itself (its
+/// own landing finished is its result; tested beside landings), and `resolve` and the merge
+/// driver run inside git's merge, where recovering would write under it.
+#[test]
+fn every_writing_verb_settles_an_interrupted_transaction_first() {
+    let runs: &[(&str, &[&str])] = &[
+        ("start", &["start", "--name", "other"]),
+        ("prepare", &["prepare"]),
+        ("done", &["done"]),
+        ("update", &["update"]),
+        ("approve", &["approve"]),
+        ("test", &["test"]),
+        ("standards", &["standards"]),
+        ("init", &["init"]),
+        ("abandon", &["abandon", "nobody"]),
+        ("sync", &["sync"]),
+    ];
+    let exempt = ["accept", "resolve", "merge-driver"];
+    let writing: std::collections::BTreeSet<&str> = discern::verbs::TABLE
+        .iter()
+        .map(|e| e.info())
+        .filter(|i| i.writes && !exempt.contains(&i.name))
+        .map(|i| i.name)
+        .collect();
+    let walked: std::collections::BTreeSet<&str> = runs.iter().map(|(verb, _)| *verb).collect();
+    assert_eq!(writing, walked, "every writing verb is walked");
+    for (verb, args) in runs {
+        let fixture = Fixture::new(CONFIG);
+        let (effort, _) = interrupted_pin(&fixture, "q");
+        let mut args = args.to_vec();
+        args.push("--json");
+        let run = fixture.run_in(&effort, &args, &[]);
+        assert!(!run.stdout.is_empty(), "{verb}: {}", run.stderr);
+        assert_settled(&fixture, &effort);
+    }
+}
+
 /// An effort `name` with one commit, whose `--pin` was killed once its branch moved; the
 /// effort's path and its commit before the pin.
 fn interrupted_pin(fixture: &Fixture, name: &str) -> (std::path::PathBuf, String) {

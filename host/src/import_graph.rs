@@ -254,6 +254,47 @@ fn graphs(
     (top, siblings)
 }
 
+/// Each module's floor: 0 for one that imports no other, else one above the highest it imports
+/// (the graph has no circle when this is asked).
+fn floors(top: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, usize> {
+    fn floor(
+        m: &str,
+        top: &BTreeMap<String, BTreeSet<String>>,
+        seen: &mut BTreeMap<String, usize>,
+    ) -> usize {
+        if let Some(f) = seen.get(m) {
+            return *f;
+        }
+        let f = top.get(m).map_or(0, |deps| {
+            deps.iter()
+                .map(|d| floor(d, top, seen) + 1)
+                .max()
+                .unwrap_or(0)
+        });
+        seen.insert(m.to_owned(), f);
+        f
+    }
+    let mut seen = BTreeMap::new();
+    for m in top.keys() {
+        floor(m, top, &mut seen);
+    }
+    seen
+}
+
+/// The modules `from` reaches, itself left out.
+fn reached(top: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<String> {
+    let mut reached = BTreeSet::new();
+    let mut stack = vec![from.to_owned()];
+    while let Some(m) = stack.pop() {
+        for d in top.get(&m).into_iter().flatten() {
+            if reached.insert(d.clone()) {
+                stack.push(d.clone());
+            }
+        }
+    }
+    reached
+}
+
 #[test]
 fn the_library_has_no_import_circles() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -270,6 +311,13 @@ fn the_library_has_no_import_circles() {
             "an import circle between the files of one module: {}",
             circle.join(" → ")
         );
+    }
+    // The shape, for `--nocapture`: modules, floors, and what the verbs' rooms reach.
+    let floors = floors(&top);
+    let highest = floors.values().max().copied().unwrap_or(0);
+    eprintln!("modules {}, floors {}", floors.len(), highest + 1);
+    for (m, f) in &floors {
+        eprintln!("  {m}: floor {f}, reaches {}", reached(&top, m).len());
     }
 }
 

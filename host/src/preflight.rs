@@ -8,6 +8,7 @@
 
 use crate::config::{Config, ConfigError};
 use crate::git::{Repo, RepoError};
+use crate::operations::Journal;
 use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
 use crate::workspace::Workspace;
 
@@ -41,6 +42,12 @@ pub(crate) enum Recover {
 pub(crate) struct Preflight {
     pub(crate) recover: Recover,
     pub(crate) cleanliness: Cleanliness,
+    /// Load the work tree's `discern.toml` (an invalid one is refused, never read as absent).
+    pub(crate) config: bool,
+    /// Journal the verb as a long operation `progress` reads back.
+    pub(crate) journal: bool,
+    /// The request writes nothing: no recovery, and a journal that records nothing.
+    pub(crate) dry_run: bool,
 }
 
 impl Preflight {
@@ -53,6 +60,22 @@ impl Preflight {
         Self {
             recover,
             cleanliness,
+            config: false,
+            journal: false,
+            dry_run: false,
+        }
+    }
+
+    /// The same, journalled as a long operation when `journal`.
+    pub(crate) fn journal(self, journal: bool) -> Self {
+        Self { journal, ..self }
+    }
+
+    /// The same, with the work tree's config loaded first.
+    pub(crate) fn config(self) -> Self {
+        Self {
+            config: true,
+            ..self
         }
     }
 
@@ -61,9 +84,31 @@ impl Preflight {
         match dry_run {
             true => Self {
                 recover: Recover::No,
+                dry_run,
                 ..self
             },
             false => self,
+        }
+    }
+}
+
+/// A long operation's journal, which `progress` reads back; phases are marked through a shared
+/// reference, since the verb holds the [`Prepared`] it belongs to.
+pub(crate) struct Journaling(Option<std::cell::RefCell<Journal>>);
+
+impl Journaling {
+    /// Mark the phase the operation is in (nothing when the verb is not journalled).
+    pub(crate) fn phase(&self, phase: &str) {
+        if let Some(journal) = &self.0 {
+            journal.borrow_mut().phase(phase);
+        }
+    }
+
+    /// Record the verb's result (with the handle in `data.operation`) and return it.
+    fn finish(self, envelope: Envelope) -> Envelope {
+        match self.0 {
+            Some(journal) => journal.into_inner().finish(envelope),
+            None => envelope,
         }
     }
 }
@@ -76,6 +121,9 @@ pub(crate) struct Prepared {
     pub(crate) recovered: Option<crate::commit::Recovery>,
     /// What finishing interrupted landings, starts, updates and abandons did, one line each.
     pub(crate) advisories: Vec<String>,
+    /// The work tree's `discern.toml` (`None` without one), when the preflight loaded it.
+    config: Option<Config>,
+    pub(crate) journal: Journaling,
     level: Cleanliness,
     /// The paths that break `level`, observed after recovery; `None` for a verb that recovers
     /// itself ([`Recover::ByVerb`]), which observes them when asked, after its recovery.
@@ -83,6 +131,17 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
+    /// The work tree's config as the preflight loaded it (`None`: no `discern.toml`, or a
+    /// preflight that loads none).
+    pub(crate) fn config(&self) -> Option<&Config> {
+        self.config.as_ref()
+    }
+
+    /// The verb's result, recorded in its journal when it has one.
+    pub(crate) fn finish(self, envelope: Envelope) -> Envelope {
+        self.journal.finish(envelope)
+    }
+
     /// The cleanliness the verb needs (its row's, or its mode's).
     pub(crate) fn level(&self) -> Cleanliness {
         self.level
@@ -136,7 +195,19 @@ pub(crate) fn prepare(
                 .map_err(|e| Box::new(clean_refusal(verb, &ws.repo, &CleanError::CannotTell(e))))?,
         ),
     };
+    let config = match preflight.config {
+        true => load_config(&ws, verb)?,
+        false => None,
+    };
+    let journal = preflight.journal.then(|| {
+        std::cell::RefCell::new(match preflight.dry_run {
+            true => Journal::dry_run(&ws.repo, verb),
+            false => Journal::begin(&ws.repo, verb),
+        })
+    });
     Ok(Prepared {
+        config,
+        journal: Journaling(journal),
         ws,
         recovered,
         advisories,

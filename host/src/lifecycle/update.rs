@@ -6,7 +6,7 @@ use gix::ObjectId;
 use crate::config::Config;
 use crate::git;
 use crate::git::{Repo, short};
-use crate::preflight::{self, Cleanliness, Preflight, Prepared, Recover};
+use crate::preflight::{self, Cleanliness, Preflight, Prepared};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
@@ -152,12 +152,9 @@ impl Refusal for NotUpdated {
 pub(crate) fn update(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
-    // An unreadable config is refused: the trunk it names is what is merged.
-    let config = match preflight::load_config(ws, VERB) {
-        Ok(config) => config,
-        Err(refusal) => return *refusal,
-    };
-    let trunk = ws.trunk(config.as_ref());
+    // The preflight refused an unreadable config: the trunk it names is what is merged.
+    let config = prepared.config();
+    let trunk = ws.trunk(config);
     // Any checkout of a branch that is not the trunk: an effort's worktree, or a plain clone
     // with a pull request's branch out.
     let on_trunk = repo.branch().ok().flatten().is_none_or(|b| b == trunk);
@@ -272,10 +269,7 @@ fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> 
     };
     // Prepared as the table prepares a proposal, but with nothing to recover: this update
     // recovered first, and its merge is settled.
-    let preflight = Preflight {
-        recover: Recover::No,
-        cleanliness: crate::standards::CLEANLINESS,
-    };
+    let preflight = Preflight::of(false, crate::standards::CLEANLINESS).config();
     let result = match preflight::prepare(crate::proposals::VERB, ws.clone(), preflight) {
         Ok(prepared) => crate::proposals::propose(&prepared, runtime, &request, &|_| ()),
         Err(refusal) => *refusal,

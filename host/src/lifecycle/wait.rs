@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::Repo;
-use crate::operations::Journal;
 use crate::proof::{self, ProofState};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report};
 use crate::workspace::Workspace;
@@ -179,12 +178,8 @@ pub(crate) fn await_condition(
         timeout_s: request.timeout.unwrap_or(default_timeout_s),
         resume: request.resume.clone(),
     };
-    let journal = Journal::begin(&ws.repo, VERB);
     let (envelope, met) = wait(ws, &wait_for);
-    Awaited {
-        envelope: journal.finish(envelope),
-        met,
-    }
+    Awaited { envelope, met }
 }
 
 fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {

@@ -39,7 +39,7 @@ pub(crate) fn propose(
     let recovered = &prepared.recovered;
     let mut cleared = None;
     let decided = validate(requests)
-        .and_then(|()| configured(ws, requests))
+        .and_then(|()| configured(prepared, requests))
         .and_then(|config| Ok((target(prepared, &config, requests)?, config)))
         .and_then(|(target, config)| {
             if !dry_run {

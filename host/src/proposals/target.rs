@@ -8,9 +8,8 @@ use super::{ProposalRequest, VERB, reason};
 use crate::commit;
 use crate::config::{Config, FILE};
 use crate::git::Repo;
-use crate::preflight::{self, Prepared};
+use crate::preflight::Prepared;
 use crate::result::Envelope;
-use crate::workspace::Workspace;
 
 /// Where the batch lands: the effort branch, the trunk it is measured against, and the
 /// trunk's limit of every requested Standard.
@@ -52,10 +51,10 @@ pub(super) fn validate(requests: &[ProposalRequest]) -> Result<(), Box<Envelope>
 
 /// The config, with every requested Standard in it.
 pub(super) fn configured(
-    ws: &Workspace,
+    prepared: &Prepared,
     requests: &[ProposalRequest],
 ) -> Result<Config, Box<Envelope>> {
-    let Some(config) = preflight::load_config(ws, VERB)? else {
+    let Some(config) = prepared.config().cloned() else {
         return Err(refusal(&NotProposed::NoConfig));
     };
     let unknown: Vec<String> = requests

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{LiveError, ProposalRecord, live, store, trailers};
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::Direction;
-use crate::preflight::{self, Prepared};
+use crate::preflight::Prepared;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::standards::pin::{Pinned, edit_limits};
 use crate::workspace::Workspace;
@@ -95,8 +95,10 @@ pub(crate) fn withdraw(prepared: &Prepared, request: &WithdrawRequest) -> Envelo
 
 fn withdrawal(prepared: &Prepared, request: &WithdrawRequest) -> Result<Envelope, Box<Envelope>> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
-    let config =
-        preflight::load_config(ws, VERB)?.ok_or_else(|| refusal(&NotWithdrawn::NoConfig))?;
+    let config = prepared
+        .config()
+        .cloned()
+        .ok_or_else(|| refusal(&NotWithdrawn::NoConfig))?;
     let branch = commit::preflight(repo).map_err(|e| refusal(&NotWithdrawn::NotCommittable(e)))?;
     prepared.require_clean(VERB)?;
     let trunk = ws.trunk(Some(&config));

@@ -88,11 +88,13 @@ impl MeasureRequest {
     /// first, never on a dry run; a pin needs the clean tree its commit describes, while a
     /// measurement reads HEAD whatever the tree holds and names what is uncommitted.
     pub(crate) fn preflight(&self) -> Preflight {
-        let cleanliness = match self.pin {
-            true => CLEANLINESS,
-            false => Cleanliness::Any,
+        let preflight = match self.pin {
+            // A pin commits the work tree's config: loaded first, invalid refused.
+            true => Preflight::of(true, CLEANLINESS).config(),
+            // A measurement reads HEAD's committed config (`--force`: the work tree's) itself.
+            false => Preflight::of(true, Cleanliness::Any).journal(true),
         };
-        Preflight::of(true, cleanliness).dry_run(self.dry_run)
+        preflight.dry_run(self.dry_run)
     }
 }
 
@@ -125,22 +127,9 @@ pub(crate) fn standards(
     measure(ws, runtime, request, claims, progress)
 }
 
-/// `discern standards [NAMES] [--force] [--dry-run]`, journalled for `progress`.
+/// `discern standards [NAMES] [--force] [--dry-run]` (journalled for `progress` by the
+/// table).
 pub(crate) fn measure(
-    ws: &Workspace,
-    runtime: &Runtime,
-    request: &MeasureRequest,
-    claims: ClaimsOf,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
-    if request.dry_run {
-        return measure_now(ws, runtime, request, claims, progress);
-    }
-    let journal = crate::operations::Journal::begin(&ws.repo, VERB);
-    journal.finish(measure_now(ws, runtime, request, claims, progress))
-}
-
-fn measure_now(
     ws: &Workspace,
     runtime: &Runtime,
     request: &MeasureRequest,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{VERB, load_config, select};
+use super::{VERB, select};
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::{Config, Direction};
 use crate::git::short;
@@ -160,8 +160,8 @@ pub(crate) fn pin(
 /// recovered the checkout, unless a dry run, and observed it): the config and that branch.
 fn pinnable(prepared: &Prepared, names: &[String]) -> Result<(Config, String), Box<Envelope>> {
     let ws = &prepared.ws;
-    let config = match load_config(ws, VERB)? {
-        Some(config) if !config.standards.is_empty() => config,
+    let config = match prepared.config() {
+        Some(config) if !config.standards.is_empty() => config.clone(),
         _ => return Err(Box::new(super::report::none_configured())),
     };
     select(&config, names)?;

@@ -128,12 +128,14 @@ pub struct Info {
     /// Whether the verb can write (refs, the index, the work tree, `.git/discern`); every
     /// such verb has a dry run that writes nothing, or none of its writes is the user's.
     pub writes: bool,
+    /// Whether the verb is a long operation, journalled for `progress` to read back.
+    pub journal: bool,
 }
 
 impl Info {
     /// The preflight the row declares: a writing verb recovers first; its cleanliness.
     pub(crate) fn preflight(&self) -> Preflight {
-        Preflight::of(self.writes, self.cleanliness)
+        Preflight::of(self.writes, self.cleanliness).journal(self.journal)
     }
 }
 
@@ -152,7 +154,7 @@ pub(crate) trait Verb: Sync + 'static {
     fn preflight(&self, _request: &Self::Request) -> Preflight {
         self.info().preflight()
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, request: Self::Request) -> Outcome;
+    fn run(&self, ctx: &Context, prepared: &Prepared, request: Self::Request) -> Outcome;
 }
 
 /// `verb`'s request run as the table runs every verb (see [`Verb`]).
@@ -167,20 +169,29 @@ fn call<V: Verb>(verb: &V, ctx: &Context, request: V::Request) -> Outcome {
 }
 
 /// Run `f` once the workspace is open and `preflight` has run in it (or return the refusal
-/// that stopped it); what the preflight recovered becomes the result's advisories.
+/// that stopped it); what the preflight recovered becomes the result's advisories, and the
+/// result is recorded in the verb's journal when it has one.
 fn prepared(
     ctx: &Context,
     verb: &str,
     preflight: Preflight,
-    f: impl FnOnce(Prepared) -> Outcome,
+    f: impl FnOnce(&Prepared) -> Outcome,
 ) -> Outcome {
     let opened = ctx.workspace(verb);
     match opened.and_then(|ws| crate::preflight::prepare(verb, ws, preflight)) {
         Ok(mut prepared) => {
             let recovered = std::mem::take(&mut prepared.advisories);
-            let mut outcome = f(prepared);
-            outcome.envelope.advisories.extend(recovered);
-            outcome
+            let Outcome {
+                mut envelope,
+                exit_code,
+                root,
+            } = f(&prepared);
+            envelope.advisories.extend(recovered);
+            Outcome {
+                envelope: prepared.finish(envelope),
+                exit_code,
+                root,
+            }
         }
         Err(refusal) => refusal.into(),
     }

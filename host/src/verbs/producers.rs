@@ -23,6 +23,7 @@ static PRODUCERS: Info = Info {
     },
     cleanliness: Cleanliness::Any,
     writes: false,
+    journal: false,
 };
 
 impl Entry for Producers {

@@ -71,6 +71,9 @@ const WRITES_IDEMPOTENT: Annotations = Annotations {
 const INSIDE_A_MERGE: Preflight = Preflight {
     recover: Recover::No,
     cleanliness: Cleanliness::Any,
+    config: false,
+    journal: false,
+    dry_run: false,
 };
 
 const DESTRUCTIVE: Annotations = Annotations {
@@ -102,12 +105,13 @@ impl Verb for Status {
             annotations: READ_ONLY,
             cleanliness: Cleanliness::Any,
             writes: false,
+            journal: false,
         }
     }
     fn validate(&self, request: &StatusRequest) -> Result<(), Box<Envelope>> {
         request.validate()
     }
-    fn run(&self, _ctx: &Context, prepared: Prepared, request: StatusRequest) -> Outcome {
+    fn run(&self, _ctx: &Context, prepared: &Prepared, request: StatusRequest) -> Outcome {
         crate::status::status(&prepared.ws, &request).into()
     }
 }
@@ -124,12 +128,13 @@ impl Verb for Start {
             annotations: WRITES,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
     fn preflight(&self, request: &StartRequest) -> Preflight {
         Verb::info(self).preflight().dry_run(request.dry_run)
     }
-    fn run(&self, _ctx: &Context, prepared: Prepared, request: StartRequest) -> Outcome {
+    fn run(&self, _ctx: &Context, prepared: &Prepared, request: StartRequest) -> Outcome {
         let started = lifecycle::start::start(&prepared.ws, &request);
         Outcome::from(started.envelope).with_root(started.root)
     }
@@ -147,9 +152,10 @@ impl Verb for Prepare {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, _request: StageRequest) -> Outcome {
+    fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
         lifecycle::stage_verbs::prepare(&prepared.ws, ctx.progress).into()
     }
 }
@@ -166,12 +172,16 @@ impl Verb for Done {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: lifecycle::done::CLEANLINESS,
             writes: true,
+            journal: true,
         }
     }
     fn preflight(&self, request: &DoneRequest) -> Preflight {
-        Verb::info(self).preflight().dry_run(request.dry_run)
+        Verb::info(self)
+            .preflight()
+            .config()
+            .dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, request: DoneRequest) -> Outcome {
+    fn run(&self, ctx: &Context, prepared: &Prepared, request: DoneRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |runtime| {
             lifecycle::done::done(&prepared, runtime, &request, ctx.progress).into()
         })
@@ -190,12 +200,16 @@ impl Verb for Update {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: lifecycle::update::CLEANLINESS,
             writes: true,
+            journal: false,
         }
     }
     fn preflight(&self, request: &UpdateRequest) -> Preflight {
-        Verb::info(self).preflight().dry_run(request.dry_run)
+        Verb::info(self)
+            .preflight()
+            .config()
+            .dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, request: UpdateRequest) -> Outcome {
+    fn run(&self, ctx: &Context, prepared: &Prepared, request: UpdateRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |runtime| {
             lifecycle::update::update(&prepared, runtime, &request).into()
         })
@@ -214,12 +228,13 @@ impl Verb for Await {
             annotations: READ_ONLY,
             cleanliness: Cleanliness::Any,
             writes: false,
+            journal: true,
         }
     }
     fn validate(&self, request: &AwaitRequest) -> Result<(), Box<Envelope>> {
         request.validate()
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, request: AwaitRequest) -> Outcome {
+    fn run(&self, ctx: &Context, prepared: &Prepared, request: AwaitRequest) -> Outcome {
         let default_timeout = match ctx.surface {
             Surface::Cli => lifecycle::wait::DEFAULT_TIMEOUT_S,
             Surface::Mcp => MCP_AWAIT_TIMEOUT_S,
@@ -247,12 +262,13 @@ impl Verb for Accept {
             annotations: DESTRUCTIVE,
             cleanliness: lifecycle::accept::CLEANLINESS,
             writes: true,
+            journal: true,
         }
     }
     fn preflight(&self, request: &AcceptRequest) -> Preflight {
         lifecycle::accept::preflight(request)
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, request: AcceptRequest) -> Outcome {
+    fn run(&self, ctx: &Context, prepared: &Prepared, request: AcceptRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |runtime| {
             let accepted = lifecycle::accept::accept(&prepared, runtime, &request);
             Outcome::from(accepted.envelope).with_root(accepted.root)
@@ -273,6 +289,7 @@ impl Verb for Approve {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
     fn validate(&self, request: &ApproveRequest) -> Result<(), Box<Envelope>> {
@@ -281,7 +298,7 @@ impl Verb for Approve {
     fn preflight(&self, request: &ApproveRequest) -> Preflight {
         Verb::info(self).preflight().dry_run(request.dry_run)
     }
-    fn run(&self, _ctx: &Context, prepared: Prepared, request: ApproveRequest) -> Outcome {
+    fn run(&self, _ctx: &Context, prepared: &Prepared, request: ApproveRequest) -> Outcome {
         lifecycle::approve::approve(&prepared.ws, &request).into()
     }
 }
@@ -298,9 +315,10 @@ impl Verb for Map {
             annotations: READ_ONLY,
             cleanliness: Cleanliness::Any,
             writes: false,
+            journal: false,
         }
     }
-    fn run(&self, _ctx: &Context, prepared: Prepared, request: MapRequest) -> Outcome {
+    fn run(&self, _ctx: &Context, prepared: &Prepared, request: MapRequest) -> Outcome {
         let (target, search) = (request.target.as_deref(), request.search.as_deref());
         map::map(&prepared.ws, target, search).into()
     }
@@ -318,9 +336,10 @@ impl Verb for Progress {
             annotations: READ_ONLY,
             cleanliness: Cleanliness::Any,
             writes: false,
+            journal: false,
         }
     }
-    fn run(&self, _ctx: &Context, prepared: Prepared, request: ProgressRequest) -> Outcome {
+    fn run(&self, _ctx: &Context, prepared: &Prepared, request: ProgressRequest) -> Outcome {
         operations::progress(&prepared.ws, request.handle.as_deref()).into()
     }
 }
@@ -337,9 +356,10 @@ impl Verb for Test {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: true,
         }
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, _request: StageRequest) -> Outcome {
+    fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
         lifecycle::stage_verbs::test(&prepared.ws, ctx.progress).into()
     }
 }
@@ -358,6 +378,7 @@ const STANDARDS: Info = Info {
     annotations: WRITES,
     cleanliness: standards::CLEANLINESS,
     writes: true,
+    journal: false,
 };
 
 /// `standards propose`'s CLI arguments: the scalar pair or a JSON batch.
@@ -421,7 +442,9 @@ fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
 
 /// `propose` and `withdraw` commit limits: recovery first (never on a dry run), a clean tree.
 fn limit_commit(dry_run: bool) -> Preflight {
-    Preflight::of(true, standards::CLEANLINESS).dry_run(dry_run)
+    Preflight::of(true, standards::CLEANLINESS)
+        .config()
+        .dry_run(dry_run)
 }
 
 fn withdraw(ctx: &Context, request: &proposals::WithdrawRequest) -> Outcome {
@@ -629,6 +652,7 @@ impl Verb for Abandon {
             annotations: DESTRUCTIVE,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
     fn preflight(&self, request: &lifecycle::abandon::AbandonRequest) -> Preflight {
@@ -637,7 +661,7 @@ impl Verb for Abandon {
     fn run(
         &self,
         _ctx: &Context,
-        prepared: Prepared,
+        prepared: &Prepared,
         request: lifecycle::abandon::AbandonRequest,
     ) -> Outcome {
         let abandoned = lifecycle::abandon::abandon(&prepared.ws, &request);
@@ -658,12 +682,13 @@ impl Verb for Sync {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
     fn run(
         &self,
         _ctx: &Context,
-        prepared: Prepared,
+        prepared: &Prepared,
         request: crate::sync::SyncRequest,
     ) -> Outcome {
         crate::sync::sync(&prepared.ws, &request).into()
@@ -682,6 +707,7 @@ impl Verb for Resolve {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
     fn preflight(&self, _request: &lifecycle::resolve::ResolveRequest) -> Preflight {
@@ -690,7 +716,7 @@ impl Verb for Resolve {
     fn run(
         &self,
         _ctx: &Context,
-        prepared: Prepared,
+        prepared: &Prepared,
         _request: lifecycle::resolve::ResolveRequest,
     ) -> Outcome {
         lifecycle::resolve::resolve(&prepared.ws.repo).into()
@@ -709,6 +735,7 @@ impl Verb for MergeDriver {
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
     fn preflight(&self, _request: &lifecycle::resolve::MergeDriverRequest) -> Preflight {
@@ -717,7 +744,7 @@ impl Verb for MergeDriver {
     fn run(
         &self,
         _ctx: &Context,
-        _prepared: Prepared,
+        _prepared: &Prepared,
         request: lifecycle::resolve::MergeDriverRequest,
     ) -> Outcome {
         lifecycle::resolve::merge_driver(&request).into()
@@ -736,9 +763,10 @@ impl Verb for Init {
             annotations: WRITES,
             cleanliness: Cleanliness::Any,
             writes: true,
+            journal: false,
         }
     }
-    fn run(&self, ctx: &Context, prepared: Prepared, request: InitRequest) -> Outcome {
+    fn run(&self, ctx: &Context, prepared: &Prepared, request: InitRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |runtime| {
             standards::init::init(&prepared.ws, runtime, &request, ctx.progress).into()
         })

@@ -18,7 +18,6 @@ use crate::commit;
 use crate::config::Config;
 use crate::git::Repo;
 use crate::git::short;
-use crate::operations::Journal;
 use crate::preflight::{self, Cleanliness, Preflight, Prepared, Recover};
 use crate::proof::{self, ProofState};
 use crate::proposals::ApprovalItem;
@@ -120,13 +119,14 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
 /// its own landing finished is its result), then the caller's checkout clean, or, for a named
 /// effort, nothing here (the effort's worktree is checked once it is found).
 pub(crate) fn preflight(request: &AcceptRequest) -> Preflight {
-    let cleanliness = match request.effort {
-        Some(_) => Cleanliness::Any,
-        None => CLEANLINESS,
+    let here = Preflight::of(true, CLEANLINESS).config().journal(true);
+    let preflight = match request.effort {
+        Some(_) => Preflight::of(true, Cleanliness::Any),
+        None => here,
     };
     Preflight {
         recover: Recover::ByVerb,
-        cleanliness,
+        ..preflight.dry_run(request.dry_run)
     }
 }
 
@@ -155,21 +155,20 @@ pub(crate) fn accept(prepared: &Prepared, runtime: &Runtime, request: &AcceptReq
         return match super::effort::workspace(ws, VERB, effort)
             .and_then(|effort_ws| preflight::prepare(VERB, effort_ws, preflight(&request)))
         {
-            Ok(effort) => accept(&effort, runtime, &request),
+            Ok(effort) => {
+                // The effort's own journal records this landing (the caller's has none).
+                let moved = accept(&effort, runtime, &request);
+                Moved {
+                    envelope: effort.finish(moved.envelope),
+                    root: moved.root,
+                }
+            }
             // An effort that landed before names the commit it landed as (its Proof note).
             Err(refusal) => landed::already(ws, effort).unwrap_or(*refusal).into(),
         };
     }
-    // A dry run writes nothing, not even the operation journal.
-    let journal = match request.dry_run {
-        true => Journal::dry_run(&ws.repo, VERB),
-        false => Journal::begin(&ws.repo, VERB),
-    };
-    let landed = land(prepared, runtime, request);
-    Moved {
-        envelope: journal.finish(landed.envelope),
-        root: landed.root,
-    }
+    // The table journals it for `progress` (a dry run records nothing).
+    land(prepared, runtime, request)
 }
 
 /// What `accept` established about the effort before deciding anything.
@@ -291,8 +290,8 @@ fn decide_and_land(prepared: &Prepared, runtime: &Runtime, request: &AcceptReque
 /// containing the current trunk.
 fn landing(prepared: &Prepared) -> Result<Landing, Box<Envelope>> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
-    // An unreadable config is refused: the trunk it names is where the landing goes.
-    let config = preflight::load_config(ws, VERB)?;
+    // The preflight refused an unreadable config: the trunk it names is where it lands.
+    let config = prepared.config().cloned();
     // DISCERN_TRUNK never changes what the gate and the landing trust.
     let trunk = ws.landing_trunk(config.as_ref());
     let branch = repo.branch().ok().flatten();

@@ -7,7 +7,7 @@ use crate::config::{Config, StandardDef};
 use crate::git::short;
 use crate::lifecycle::steps::Step;
 use crate::measure;
-use crate::preflight::{Preflight, Recover};
+use crate::preflight::Preflight;
 use crate::proposals;
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::runtime::Runtime;
@@ -97,10 +97,7 @@ pub(super) fn stick(
     );
     // The gate proves the pin's commit: prepared again (nothing to recover: the pin was made
     // under its own transaction), at the same level.
-    let preflight = Preflight {
-        recover: Recover::No,
-        cleanliness: subject_now.level,
-    };
+    let preflight = Preflight::of(false, subject_now.level).config();
     let again = crate::preflight::prepare(VERB, ws.clone(), preflight)?;
     Ok((subject(&again)?, Some(step)))
 }

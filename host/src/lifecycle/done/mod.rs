@@ -9,8 +9,7 @@ use super::steps::{self, Step};
 use crate::config::{Config, Stage};
 use crate::git::short;
 use crate::measure;
-use crate::operations::Journal;
-use crate::preflight::{self, Cleanliness, Prepared};
+use crate::preflight::{self, Cleanliness, Journaling, Prepared};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
 use crate::result::{
     Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section, WithNext,
@@ -48,14 +47,8 @@ pub(crate) fn done(
     request: &DoneRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
-    let ws = &prepared.ws;
-    // A dry run writes nothing, not even the operation journal.
-    let mut journal = match request.dry_run {
-        true => Journal::dry_run(&ws.repo, VERB),
-        false => Journal::begin(&ws.repo, VERB),
-    };
-    let envelope = gate(prepared, runtime, request, &mut journal, progress);
-    journal.finish(envelope)
+    // The table journals it for `progress` (a dry run records nothing).
+    gate(prepared, runtime, request, &prepared.journal, progress)
 }
 
 /// `data` of a `done` result.
@@ -145,7 +138,7 @@ fn gate(
     prepared: &Prepared,
     runtime: &Runtime,
     request: &DoneRequest,
-    journal: &mut Journal,
+    journal: &Journaling,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
     let ws = &prepared.ws;
@@ -157,9 +150,9 @@ fn gate(
     // the marker is a file an agent can write, and its line is what the owner is told.
     if !request.rerun
         && let (ProofState::Honored, Some(proof)) = proof::state(&ws.repo)
-        && let Some(config) = Config::load(ws.repo.root()).ok().flatten()
+        && let Some(config) = subject.config.as_ref()
         && matches!(
-            crate::lifecycle::accept::failing(ws, runtime, &config, &subject.trunk),
+            crate::lifecycle::accept::failing(ws, runtime, config, &subject.trunk),
             Ok(None)
         )
     {
@@ -267,12 +260,11 @@ impl Refusal for NotProvable {
 }
 
 /// Every precondition of the gate, in order (after the table's preflight recovered the
-/// checkout and observed its cleanliness): a readable config, an effort branch (not the
+/// checkout, loaded its config and observed its cleanliness): an effort branch (not the
 /// trunk), a clean tree, a commit ahead of a readable trunk.
 pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Box<Envelope>> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
-    let config =
-        Config::load(repo.root()).map_err(|e| Box::new(preflight::config_refusal(VERB, &e)))?;
+    let config = prepared.config().cloned();
     // DISCERN_TRUNK never changes what the gate and the landing trust.
     let trunk = ws.landing_trunk(config.as_ref());
     let Some(branch) = repo.branch().ok().flatten() else {

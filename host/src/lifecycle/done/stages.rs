@@ -6,8 +6,7 @@ use super::{Found, Run, Subject, VERB, refuse};
 use crate::config::Stage;
 use crate::lifecycle::steps::{self, Step};
 use crate::measure::{self, EvidenceUse, Measurement, Verdict};
-use crate::operations::Journal;
-use crate::preflight;
+use crate::preflight::{self, Journaling};
 use crate::proof::{ProvenProposal, ProvenStandard};
 use crate::proposals;
 use crate::result::Refusal;
@@ -19,7 +18,7 @@ use crate::workspace::Workspace;
 pub(super) fn merge_check(
     run: &mut Run,
     repo: &crate::git::Repo,
-    journal: &mut Journal,
+    journal: &Journaling,
 ) -> Result<(), Box<Envelope>> {
     journal.phase("merge");
     let Subject {
@@ -74,7 +73,7 @@ pub(super) fn merge_check(
 pub(super) fn limits_check(
     run: &mut Run,
     ws: &Workspace,
-    journal: &mut Journal,
+    journal: &Journaling,
 ) -> Result<(), Box<Envelope>> {
     journal.phase("standards-limits");
     // No discern.toml at HEAD deletes every Standard the baseline had.
@@ -126,7 +125,7 @@ fn take<'a>(run: &mut Run<'a>) -> Run<'a> {
 pub(super) fn job_stages(
     run: &mut Run,
     repo: &crate::git::Repo,
-    journal: &mut Journal,
+    journal: &Journaling,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(), Box<Envelope>> {
     let config = run.subject.config.as_ref();
@@ -184,7 +183,7 @@ pub(super) fn standards_stage(
     run: &mut Run,
     ws: &Workspace,
     runtime: &Runtime,
-    journal: &mut Journal,
+    journal: &Journaling,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Box<Envelope>> {
     journal.phase("standards");

@@ -183,7 +183,7 @@ impl Verb for Done {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: DoneRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::done::done(&prepared, runtime, &request, ctx.progress).into()
+            lifecycle::done::done(prepared, runtime, &request, ctx.progress).into()
         })
     }
 }
@@ -211,7 +211,7 @@ impl Verb for Update {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: UpdateRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::update::update(&prepared, runtime, &request).into()
+            lifecycle::update::update(prepared, runtime, &request).into()
         })
     }
 }
@@ -270,7 +270,7 @@ impl Verb for Accept {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: AcceptRequest) -> Outcome {
         with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let accepted = lifecycle::accept::accept(&prepared, runtime, &request);
+            let accepted = lifecycle::accept::accept(prepared, runtime, &request);
             Outcome::from(accepted.envelope).with_root(accepted.root)
         })
     }
@@ -435,7 +435,7 @@ fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
     super::prepared(ctx, standards::VERB, request.preflight(), |prepared| {
         with_runtime(ctx, standards::VERB, |runtime| {
             let claims = &proposals::claims;
-            standards::standards(&prepared, runtime, request, claims, ctx.progress).into()
+            standards::standards(prepared, runtime, request, claims, ctx.progress).into()
         })
     })
 }
@@ -450,7 +450,7 @@ fn limit_commit(dry_run: bool) -> Preflight {
 fn withdraw(ctx: &Context, request: &proposals::WithdrawRequest) -> Outcome {
     let verb = proposals::WITHDRAW_VERB;
     super::prepared(ctx, verb, limit_commit(request.dry_run), |prepared| {
-        proposals::withdraw(&prepared, request).into()
+        proposals::withdraw(prepared, request).into()
     })
 }
 
@@ -461,7 +461,7 @@ fn propose(ctx: &Context, request: &ProposeRequest) -> Outcome {
         limit_commit(request.dry_run),
         |prepared| {
             with_runtime(ctx, proposals::VERB, |runtime| {
-                proposals::propose(&prepared, runtime, request, ctx.progress).into()
+                proposals::propose(prepared, runtime, request, ctx.progress).into()
             })
         },
     )

@@ -92,31 +92,11 @@ pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
     let out_reader = std::thread::spawn(move || read_all(stdout));
     let err_reader = std::thread::spawn(move || read_all(stderr));
 
-    let timeout = (job.timeout > 0.0)
-        .then(|| Duration::try_from_secs_f64(job.timeout.min(crate::config::MAX_TIMEOUT_S)).ok())
-        .flatten();
-    let mut timed_out = false;
-    let cancel = crate::cancel::current();
-    let mut cancelled = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        if timeout.is_some_and(|t| started.elapsed() > t) {
-            timed_out = true;
-            kill_group(&mut child);
-            break child.wait().ok();
-        }
-        // A caller that gave up: the job's whole process group goes with it.
-        if cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
-            cancelled = true;
-            kill_group(&mut child);
-            break child.wait().ok();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let Waited {
+        status,
+        timed_out,
+        cancelled,
+    } = wait(&mut child, started, job.timeout);
     let stdout = out_reader.join().unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
 
@@ -146,6 +126,48 @@ pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         reproduce_cmd,
         stdout,
         stdout_truncated,
+    }
+}
+
+/// How a job's process ended.
+struct Waited {
+    /// Its exit status; `None` when it could not be read.
+    status: Option<std::process::ExitStatus>,
+    timed_out: bool,
+    cancelled: bool,
+}
+
+/// Wait for `child` to exit; past `timeout_s` seconds (0: none), or when the caller gives up,
+/// its whole process group is killed.
+fn wait(child: &mut std::process::Child, started: Instant, timeout_s: f64) -> Waited {
+    let timeout = (timeout_s > 0.0)
+        .then(|| Duration::try_from_secs_f64(timeout_s.min(crate::config::MAX_TIMEOUT_S)).ok())
+        .flatten();
+    let cancel = crate::cancel::current();
+    let (mut timed_out, mut cancelled) = (false, false);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if timeout.is_some_and(|t| started.elapsed() > t) {
+            timed_out = true;
+            kill_group(child);
+            break child.wait().ok();
+        }
+        // A caller that gave up: the job's whole process group goes with it.
+        if cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            cancelled = true;
+            kill_group(child);
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Waited {
+        status,
+        timed_out,
+        cancelled,
     }
 }
 

@@ -1,7 +1,7 @@
 //! `prepare` (fix then check jobs) and `test` (test-stage jobs): fast loops on the work tree as
 //! it is, uncommitted changes included. Neither issues Proof.
 
-use super::steps::{self, Outcome};
+use super::steps::{self, Outcome, Step};
 use crate::config::{Config, Stage};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;
@@ -49,82 +49,85 @@ fn run_stages(
             break;
         }
     }
-    let lines: Vec<String> = all
-        .iter()
-        .map(|s| {
-            format!(
-                "{} {}: {}",
-                if s.outcome == Outcome::Ok {
-                    "ok    "
-                } else {
-                    "FAILED"
-                },
-                s.label,
-                s.note.clone().unwrap_or_default()
-            )
-        })
-        .collect();
     let data = serde_json::to_value(StageData {
         proof: "not-issued",
         jobs: all.len(),
     })
     .unwrap_or(serde_json::Value::Null);
-    let mut envelope = if all.is_empty() {
-        let mut e = Envelope::ok(
-            verb,
-            data,
-            Report {
-                state: format!("No {verb} jobs are configured; nothing ran."),
-                sections: Vec::new(),
-            },
-        );
-        e.hints.push(Hint::next_step(
-            HintId::ConfigureJobs,
-            "Add the commands to [jobs] in discern.toml (format, lint, typecheck, test, …).",
-        ));
-        e
-    } else if steps::all_ok(&all) {
-        let mut e = Envelope::ok(
-            verb,
-            data,
-            Report {
-                state: format!("{} job(s) passed; no Proof is issued by {verb}.", all.len()),
-                sections: vec![Section {
-                    table: None,
-                    title: "Jobs".to_owned(),
-                    lines,
-                }],
-            },
-        );
-        e.hints.push(
-            Hint::next_step(HintId::CommitFirst, "Commit, then run the gate for Proof")
-                .with_action(Action::new("done")),
-        );
-        e
-    } else {
-        let failed: Vec<&str> = all
-            .iter()
-            .filter(|s| s.outcome == Outcome::Failed)
-            .map(|s| s.label.as_str())
-            .collect();
-        let mut e = Envelope::refusal(
-            verb,
-            ErrorSlug::GateFailed,
-            format!("{} failed.", failed.join(", ")),
-            Hint::next_step(
-                HintId::FixGate,
-                "Fix what the failing jobs report (each diagnostic has its reproduce command), then run it again",
-            ).with_action(Action::new(verb)),
-        );
-        e.data = Some(data);
-        e.report.sections = vec![Section {
-            table: None,
-            title: "Jobs".to_owned(),
-            lines,
-        }];
-        e
+    let mut envelope = match (all.is_empty(), steps::all_ok(&all)) {
+        (true, _) => none_configured(verb, data),
+        (false, true) => passed(verb, data, &all),
+        (false, false) => failed(verb, data, &all),
     };
     envelope.steps = serde_json::to_value(&all).ok();
     envelope.diagnostics = diagnostics;
     envelope
+}
+
+/// One line per job that ran: its outcome, label and note.
+fn job_lines(all: &[Step]) -> Section {
+    let lines = all
+        .iter()
+        .map(|s| {
+            let outcome = match s.outcome == Outcome::Ok {
+                true => "ok    ",
+                false => "FAILED",
+            };
+            let note = s.note.clone().unwrap_or_default();
+            format!("{outcome} {}: {note}", s.label)
+        })
+        .collect();
+    Section {
+        table: None,
+        title: "Jobs".to_owned(),
+        lines,
+    }
+}
+
+fn none_configured(verb: &str, data: serde_json::Value) -> Envelope {
+    let state = format!("No {verb} jobs are configured; nothing ran.");
+    let report = Report {
+        state,
+        sections: Vec::new(),
+    };
+    let mut e = Envelope::ok(verb, data, report);
+    e.hints.push(Hint::next_step(
+        HintId::ConfigureJobs,
+        "Add the commands to [jobs] in discern.toml (format, lint, typecheck, test, …).",
+    ));
+    e
+}
+
+fn passed(verb: &str, data: serde_json::Value, all: &[Step]) -> Envelope {
+    let report = Report {
+        state: format!("{} job(s) passed; no Proof is issued by {verb}.", all.len()),
+        sections: vec![job_lines(all)],
+    };
+    let mut e = Envelope::ok(verb, data, report);
+    e.hints.push(
+        Hint::next_step(HintId::CommitFirst, "Commit, then run the gate for Proof")
+            .with_action(Action::new("done")),
+    );
+    e
+}
+
+fn failed(verb: &str, data: serde_json::Value, all: &[Step]) -> Envelope {
+    let failed: Vec<&str> = all
+        .iter()
+        .filter(|s| s.outcome == Outcome::Failed)
+        .map(|s| s.label.as_str())
+        .collect();
+    let mut e = Envelope::refusal(
+        verb,
+        ErrorSlug::GateFailed,
+        format!("{} failed.", failed.join(", ")),
+        Hint::next_step(
+            HintId::FixGate,
+            "Fix what the failing jobs report (each diagnostic has its reproduce command), then run it again",
+        )
+        .with_action(Action::new(verb)),
+    );
+    e.data = Some(data);
+    e.report.sections = vec![job_lines(all)];
+    e
 }

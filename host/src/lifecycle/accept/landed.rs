@@ -180,7 +180,6 @@ fn result(
         trunk,
         branch,
         head,
-        trunk_commit,
         proof,
         ..
     } = landing;
@@ -223,20 +222,7 @@ fn result(
             sections: Vec::new(),
         },
     );
-    if let Some(Err(why)) = &landed.main_updated {
-        let command = landing::follow_command(
-            &main.info.path,
-            &trunk_commit.to_string(),
-            &head.to_string(),
-        );
-        e.advisories.push(format!(
-            "The trunk landed, but the main checkout could not follow it ({why}); it shows the landing reversed until it does. Bring it up to date with `{command}`; never commit what it shows now."
-        ));
-        let path = main.info.path.display().to_string();
-        if let Ok(hint) = Hint::owner_attention(HintId::MainCheckoutBehind, &[("detail", &path)]) {
-            e.hints.push(hint);
-        }
-    }
+    main_behind(&mut e, landing, main, landed);
     if landing.plain {
         e.hints.push(Hint::next_step(
             HintId::WorkInEffort,
@@ -266,5 +252,25 @@ fn result(
     Moved {
         envelope: e,
         root: landed.worktree_removed.then(|| main.info.path.clone()),
+    }
+}
+
+/// The main checkout could not follow the landing: how to bring it up to date, and the
+/// owner's attention on it.
+fn main_behind(e: &mut Envelope, landing: &Landing, main: &MainCheckout, landed: &landing::Landed) {
+    let Some(Err(why)) = &landed.main_updated else {
+        return;
+    };
+    let command = landing::follow_command(
+        &main.info.path,
+        &landing.trunk_commit.to_string(),
+        &landing.head.to_string(),
+    );
+    e.advisories.push(format!(
+        "The trunk landed, but the main checkout could not follow it ({why}); it shows the landing reversed until it does. Bring it up to date with `{command}`; never commit what it shows now."
+    ));
+    let path = main.info.path.display().to_string();
+    if let Ok(hint) = Hint::owner_attention(HintId::MainCheckoutBehind, &[("detail", &path)]) {
+        e.hints.push(hint);
     }
 }

@@ -43,6 +43,8 @@ pub(crate) struct Preflight {
     pub(crate) recover: Recover,
     pub(crate) cleanliness: Cleanliness,
     /// Load the work tree's `discern.toml` (an invalid one is refused, never read as absent).
+    /// Never with [`Recover::ByVerb`]: that verb's recovery may rewrite the file, so it reads
+    /// its own after.
     pub(crate) config: bool,
     /// Journal the verb as a long operation `progress` reads back.
     pub(crate) journal: bool,
@@ -195,6 +197,7 @@ pub(crate) fn prepare(
                 .map_err(|e| Box::new(clean_refusal(verb, &ws.repo, &CleanError::CannotTell(e))))?,
         ),
     };
+    debug_assert!(!(preflight.config && preflight.recover == Recover::ByVerb));
     let config = match preflight.config {
         true => load_config(&ws, verb)?,
         false => None,

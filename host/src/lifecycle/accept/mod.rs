@@ -119,7 +119,8 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -
 /// its own landing finished is its result), then the caller's checkout clean, or, for a named
 /// effort, nothing here (the effort's worktree is checked once it is found).
 pub(crate) fn preflight(request: &AcceptRequest) -> Preflight {
-    let here = Preflight::of(true, CLEANLINESS).config().journal(true);
+    // Its config is read after its own recovery, which may rewrite it (`landing`).
+    let here = Preflight::of(true, CLEANLINESS).journal(true);
     let preflight = match request.effort {
         Some(_) => Preflight::of(true, Cleanliness::Any),
         None => here,
@@ -290,8 +291,9 @@ fn decide_and_land(prepared: &Prepared, runtime: &Runtime, request: &AcceptReque
 /// containing the current trunk.
 fn landing(prepared: &Prepared) -> Result<Landing, Box<Envelope>> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
-    // The preflight refused an unreadable config: the trunk it names is where it lands.
-    let config = prepared.config().cloned();
+    // Read after this verb's recovery; an unreadable config is refused: the trunk it names
+    // is where the landing goes.
+    let config = preflight::load_config(ws, VERB)?;
     // DISCERN_TRUNK never changes what the gate and the landing trust.
     let trunk = ws.landing_trunk(config.as_ref());
     let branch = repo.branch().ok().flatten();

@@ -23,6 +23,10 @@ pub(crate) struct Baseline<'a> {
     pub snapshot: Option<&'a Snapshot>,
     /// The renames from the baseline to the snapshot measured.
     pub renames: &'a Renames,
+    /// The paths whose entry differs between the baseline's tree and the one measured (content,
+    /// mode or presence), sorted; `None` when that diff could not be read (each file is then
+    /// looked up on both sides).
+    pub changed: Option<&'a [String]>,
 }
 
 /// A comparison: which findings are new and fixed, and where the baseline's are.
@@ -65,8 +69,94 @@ pub(crate) fn compare(
         findings: base,
         places: &base_places,
     };
-    let diff = diff::diff(head, base_side, baseline.renames, &maps);
+    let diff = match baseline.snapshot {
+        Some(snapshot) => diff_changed(baseline, snapshot, head, base_side, &maps),
+        None => diff::diff(head, base_side, baseline.renames, &maps),
+    };
     Ok(Compared { diff, base_places })
+}
+
+/// [`diff::diff`] over the findings on files the change touched (and those without a place),
+/// when the placed findings on every other file are the same list on both sides: there each
+/// is on a line git's diff keeps, beside its twin with the same message, so the first step of
+/// the pairing pairs them among themselves and they take no part in the rest. A change of a
+/// few files then pairs a few files' findings, not all of them. Where the lists differ, the
+/// whole lists are paired.
+fn diff_changed(
+    baseline: &Baseline,
+    snapshot: &Snapshot,
+    head: Side,
+    base: Side,
+    maps: &HashMap<String, LineMap>,
+) -> Diff {
+    let reduced = baseline.changed.and_then(|_| {
+        let mut alone = memo_by_path(|path| same_file(baseline, snapshot, path));
+        diff_touched(head, base, baseline.renames, maps, &mut alone)
+    });
+    reduced.unwrap_or_else(|| diff::diff(head, base, baseline.renames, maps))
+}
+
+/// `test` asked once per run of findings on the same path.
+fn memo_by_path<'p>(test: impl Fn(&str) -> bool) -> impl FnMut(&'p str) -> bool {
+    let mut last: Option<(&'p str, bool)> = None;
+    move |path| match last {
+        Some((seen, answer)) if seen == path => answer,
+        _ => {
+            let answer = test(path);
+            last = Some((path, answer));
+            answer
+        }
+    }
+}
+
+/// [`diff::diff`] of the findings not placed on a file `alone` says the change left alone, with
+/// the indices of the whole lists; `None` when the placed findings on those files are not the
+/// same list on both sides.
+fn diff_touched<'p>(
+    head: Side<'p>,
+    base: Side<'p>,
+    renames: &Renames,
+    maps: &HashMap<String, LineMap>,
+    alone: &mut dyn FnMut(&'p str) -> bool,
+) -> Option<Diff> {
+    let (head_left, head_alone) = split(head, alone);
+    let (base_left, base_alone) = split(base, alone);
+    let same = head_alone.len() == base_alone.len()
+        && head_alone
+            .iter()
+            .zip(&base_alone)
+            .all(|(&h, &b)| head.findings[h] == base.findings[b]);
+    if !same {
+        return None;
+    }
+    let part = |side: Side, left: &[usize]| -> (Vec<Finding>, Vec<Option<Place>>) {
+        left.iter()
+            .map(|&i| {
+                (
+                    side.findings[i].clone(),
+                    side.places.get(i).cloned().flatten(),
+                )
+            })
+            .unzip()
+    };
+    let (head_findings, head_places) = part(head, &head_left);
+    let (base_findings, base_places) = part(base, &base_left);
+    let paired = diff::diff(
+        Side {
+            findings: &head_findings,
+            places: &head_places,
+        },
+        Side {
+            findings: &base_findings,
+            places: &base_places,
+        },
+        renames,
+        maps,
+    );
+    Some(Diff {
+        new: paired.new.iter().map(|&i| head_left[i]).collect(),
+        fixed: paired.fixed.iter().map(|&i| base_left[i]).collect(),
+    })
 }
 
 /// The comparison when nothing can differ, without reading or diffing anything (see
@@ -98,15 +188,30 @@ pub(crate) fn untouched(baseline: &Baseline, head: &[Finding], base: &[Finding])
         if last == Some(path) {
             continue;
         }
-        let renamed =
-            baseline.renames.old_path(path).is_some() || baseline.renames.new_path(path).is_some();
-        let blob = |side: &Snapshot| side.entry(path).map(|e| (e.id, e.kind, e.executable));
-        if renamed || blob(baseline.head) != blob(snapshot) {
+        if !same_file(baseline, snapshot, path) {
             return false;
         }
         last = Some(path);
     }
     true
+}
+
+/// Whether `path` is the same blob (or equally absent) in the baseline's `snapshot` and the one
+/// measured, no rename touching it: read from the trees' diff when it is known (a change is a
+/// few paths), else from both listings.
+fn same_file(baseline: &Baseline, snapshot: &Snapshot, path: &str) -> bool {
+    let renames = baseline.renames;
+    if !renames.is_empty() && (renames.old_path(path).is_some() || renames.new_path(path).is_some())
+    {
+        return false;
+    }
+    match baseline.changed {
+        Some(changed) => changed.binary_search_by(|c| c.as_str().cmp(path)).is_err(),
+        None => {
+            let blob = |side: &Snapshot| side.entry(path).map(|e| (e.id, e.kind, e.executable));
+            blob(baseline.head) == blob(snapshot)
+        }
+    }
 }
 
 /// Git's line map for each of this commit's files with placed findings whose baseline file
@@ -148,4 +253,160 @@ fn by_path(
             (f.new_path, map)
         })
         .collect())
+}
+
+/// `side`'s findings, by index: those left to pair, and those placed on a file the change left
+/// alone (see [`diff_changed`]), each in order.
+fn split<'p>(side: Side<'p>, alone: &mut dyn FnMut(&'p str) -> bool) -> (Vec<usize>, Vec<usize>) {
+    let (mut left, mut untouched) = (Vec::new(), Vec::new());
+    for (i, finding) in side.findings.iter().enumerate() {
+        let placed = side.places.get(i).is_some_and(Option::is_some) && finding.line.is_some();
+        match placed && finding.path.as_deref().is_some_and(&mut *alone) {
+            true => untouched.push(i),
+            false => left.push(i),
+        }
+    }
+    (left, untouched)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::findings::line_map::Hunk;
+    use crate::findings::lines::lines;
+
+    /// Findings `(line, message)` of `path` holding `text`, each placed.
+    fn file(path: &str, text: &str, at: &[(u32, &str)]) -> Vec<(Finding, Option<Place>)> {
+        let wanted: BTreeSet<u32> = at.iter().map(|(l, _)| *l).collect();
+        let found = lines(text.as_bytes(), &wanted);
+        let blob = gix::ObjectId::null(gix::hash::Kind::Sha1);
+        at.iter()
+            .map(|&(line, message)| {
+                let finding = Finding {
+                    fingerprint: format!("{message}#{line}"),
+                    path: Some(path.into()),
+                    line: Some(line),
+                    column: None,
+                    severity: None,
+                    message: message.into(),
+                };
+                let place = found.get(&line).map(|&text| Place {
+                    path: path.into(),
+                    blob,
+                    line,
+                    text: Some(text),
+                });
+                (finding, place)
+            })
+            .collect()
+    }
+
+    fn unplaced(fingerprint: &str) -> (Finding, Option<Place>) {
+        let finding = Finding {
+            fingerprint: fingerprint.into(),
+            path: None,
+            line: None,
+            column: None,
+            severity: None,
+            message: "somewhere".into(),
+        };
+        (finding, None)
+    }
+
+    /// A file the change left alone: lines of `TODO` and `FIXME` picked by `seed`.
+    fn alone(path: &str, seed: u64) -> Vec<(Finding, Option<Place>)> {
+        let mut text = String::new();
+        let mut at = Vec::new();
+        for line in 1..=12u32 {
+            let word = match (seed >> line) % 3 {
+                0 => "TODO",
+                1 => "FIXME",
+                _ => "code",
+            };
+            text.push_str(&format!("// {word}\n"));
+            if word != "code" {
+                at.push((line, word));
+            }
+        }
+        let at: Vec<(u32, &str)> = at.to_vec();
+        file(path, &text, &at)
+    }
+
+    fn both(v: &[(Finding, Option<Place>)]) -> (Vec<Finding>, Vec<Option<Place>>) {
+        v.iter().cloned().unzip()
+    }
+
+    #[test]
+    fn pairing_the_touched_files_only_gives_the_whole_pairing() {
+        let maps_of = |touched: Vec<Hunk>| {
+            let mut maps: HashMap<String, LineMap> = ["a.rs", "b.rs", "c.rs"]
+                .into_iter()
+                .map(|p| (p.to_owned(), LineMap::unchanged()))
+                .collect();
+            maps.insert("m.rs".into(), LineMap::from_hunks(touched));
+            maps
+        };
+        // The touched file: a TODO added between two, one fixed, one moved down.
+        let base_m = file(
+            "m.rs",
+            "// TODO\nx\n// TODO\n// FIXME\n",
+            &[(1, "TODO"), (3, "TODO"), (4, "FIXME")],
+        );
+        let head_m = file(
+            "m.rs",
+            "// TODO\n// TODO\nx\n// TODO\n",
+            &[(1, "TODO"), (2, "TODO"), (4, "TODO")],
+        );
+        let hunks = vec![
+            Hunk {
+                old_start: 1,
+                old_len: 0,
+                new_start: 2,
+                new_len: 1,
+            },
+            Hunk {
+                old_start: 4,
+                old_len: 1,
+                new_start: 5,
+                new_len: 0,
+            },
+        ];
+        for seed in [0x2545_f491_u64, 0x9e37_79b9, 0xdead_beef, 7, 1 << 20] {
+            let (a, b, c) = (
+                alone("a.rs", seed),
+                alone("b.rs", seed * 3),
+                alone("c.rs", !seed),
+            );
+            let whole = |m: &[(Finding, Option<Place>)], extra: &str| {
+                let mut v = [a.clone(), m.to_vec(), b.clone(), c.clone()].concat();
+                v.push(unplaced(extra));
+                both(&v)
+            };
+            let (head_findings, head_places) = whole(&head_m, "u1");
+            let (base_findings, base_places) = whole(&base_m, "u2");
+            let head = Side {
+                findings: &head_findings,
+                places: &head_places,
+            };
+            let base = Side {
+                findings: &base_findings,
+                places: &base_places,
+            };
+            let (renames, maps) = (Renames::default(), maps_of(hunks.clone()));
+            let expected = diff::diff(head, base, &renames, &maps);
+            let mut untouched = |path: &str| path != "m.rs";
+            let reduced = diff_touched(head, base, &renames, &maps, &mut untouched);
+            assert_eq!(reduced, Some(expected.clone()), "seed {seed:#x}");
+            assert!(!expected.new.is_empty() && !expected.fixed.is_empty());
+            // A file said to be left alone whose findings differ: the whole lists are paired.
+            let mut wrongly = |path: &str| path != "a.rs";
+            assert_eq!(
+                diff_touched(head, base, &renames, &maps, &mut wrongly),
+                None,
+                "seed {seed:#x}"
+            );
+        }
+    }
 }

@@ -96,14 +96,22 @@ pub(super) fn attach(
             None
         }
     };
+    // The paths that differ between the baseline's tree and the one measured, read once: the
+    // renames and every reading's comparison start from them.
+    let changed = match &compared {
+        Some((Some(base), Some(_), _)) => batch.snapshot.changed_since(&base.to_string()),
+        _ => None,
+    };
     let renames = match &compared {
-        Some((Some(base), snapshot, _)) => match renames_since(batch, *base, snapshot.as_ref()) {
-            Ok(renames) => Ok(renames),
-            Err(why) => {
-                advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
-                Err(why)
+        Some((Some(base), snapshot, _)) => {
+            match renames_since(batch, *base, snapshot.as_ref().zip(changed.as_deref())) {
+                Ok(renames) => Ok(renames),
+                Err(why) => {
+                    advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
+                    Err(why)
+                }
             }
-        },
+        }
         Some((None, _, _)) | None => Ok(Renames::default()),
     };
     let comparing = Comparing {
@@ -113,6 +121,7 @@ pub(super) fn attach(
             .as_ref()
             .and_then(|(_, snapshot, _)| snapshot.as_ref()),
         renames,
+        changed: changed.as_deref(),
     };
     let mut rebaselines = Vec::new();
     for (reading, metric) in with_findings {
@@ -308,15 +317,13 @@ fn first_parent(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, String>
 
 /// The renames from `base` to the snapshot measured (HEAD's tree, or the work tree's). A
 /// rename is a path the baseline has and the snapshot lacks paired with one the snapshot adds:
-/// where the trees' diff has no such pair (the baseline's snapshot, `base_snapshot`, tells),
-/// there is none, and git is not asked.
+/// where the trees' diff (`changed`, with the baseline's snapshot) has no such pair, there is
+/// none, and git is not asked.
 fn renames_since(
     batch: &Batch,
     base: ObjectId,
-    base_snapshot: Option<&crate::snapshot::Snapshot>,
+    changed: Option<(&crate::snapshot::Snapshot, &[String])>,
 ) -> Result<Renames, String> {
-    let changed =
-        base_snapshot.and_then(|b| Some((b, batch.snapshot.changed_since(&base.to_string())?)));
     if let Some((old, changed)) = changed {
         let added = changed.iter().any(|path| old.entry(path).is_none());
         let deleted = changed
@@ -458,6 +465,8 @@ struct Comparing<'a> {
     /// The baseline's snapshot; `None` on the first commit or when it cannot be read.
     base: Option<&'a crate::snapshot::Snapshot>,
     renames: Result<Renames, String>,
+    /// The paths that differ between the two trees, sorted (`None`: not known).
+    changed: Option<&'a [String]>,
 }
 
 impl Comparing<'_> {
@@ -591,6 +600,7 @@ fn untouched(
         head: comparing.head,
         snapshot: comparing.base,
         renames,
+        changed: comparing.changed,
     };
     findings::untouched(&baseline, &metric.findings, base_findings)
 }
@@ -629,6 +639,7 @@ fn against_baseline<'m>(
         head: comparing.head,
         snapshot: comparing.base,
         renames,
+        changed: comparing.changed,
     };
     match findings::compare(&baseline, head, base_findings, read) {
         Ok(compared) => (

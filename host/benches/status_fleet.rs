@@ -332,6 +332,13 @@ fn fsmonitor_row(
     run_quiet(root, discern, &["status", "--json"]);
     run_quiet(root, discern, &["status", "--json"]);
     let tokens = saved_tokens(root, n);
+    let unanswered = tokens.iter().filter(|t| t.is_none()).count();
+    if unanswered > 0 {
+        println!(
+            "{n:>6} fsmonitor: {unanswered} worktree(s) without a token: their hook failed and they are walked (check `watchman watch-list` and fs.inotify.max_user_instances)"
+        );
+    }
+    let tokens: Vec<String> = tokens.into_iter().map(Option::unwrap_or_default).collect();
     let (took, then, reference, hooks) = timed(root, (discern, before), runs, &mut || {
         hook_floor(&hook, &roots, &tokens)
     });
@@ -357,15 +364,16 @@ fn fsmonitor_row(
 
 /// The token each worktree's survey saved (`<git-dir>/discern/fsmonitor`), in the order of the
 /// roots (`n` efforts, then the main checkout).
-fn saved_tokens(root: &Path, n: usize) -> Vec<String> {
+/// `None` for a worktree whose hook never answered (watchman out of inotify instances, say).
+fn saved_tokens(root: &Path, n: usize) -> Vec<Option<String>> {
     let git_dirs = (0..n)
         .map(|i| root.join(format!(".git/worktrees/e{i:04}")))
         .chain([root.join(".git")]);
     git_dirs
         .map(|dir| {
-            let saved = std::fs::read(dir.join("discern/fsmonitor")).expect("a saved token");
-            let saved: serde_json::Value = serde_json::from_slice(&saved).expect("saved JSON");
-            saved["token"].as_str().expect("a token").to_owned()
+            let saved = std::fs::read(dir.join("discern/fsmonitor")).ok()?;
+            let saved: serde_json::Value = serde_json::from_slice(&saved).ok()?;
+            saved["token"].as_str().map(str::to_owned)
         })
         .collect()
 }
@@ -385,6 +393,9 @@ fn hook_floor(hook: &Path, roots: &[PathBuf], tokens: &[String]) {
                     let (Some(dir), Some(token)) = (roots.get(at), tokens.get(at)) else {
                         return;
                     };
+                    if token.is_empty() {
+                        continue;
+                    }
                     let out = Command::new("sh")
                         .arg("-c")
                         .arg(format!("{hook} \"$@\""))

@@ -286,6 +286,11 @@ fn index_matches(state: &State, head: Head) -> bool {
         })
 }
 
+/// git's options that keep a child from asking the fsmonitor hook a worktree configures: the
+/// git commands the survey and the proof run compare only the paths they name, by lstat and
+/// content, and must neither trust the hook nor wait for it (with no time limit).
+pub(super) const NO_FSMONITOR: [&str; 2] = ["-c", "core.fsmonitor=false"];
+
 /// How many racily clean entries that cannot be settled in-process (`settle.rs`) may be handed
 /// to `git diff-files` before the check gives up and lets `git status` decide. Just after a
 /// commit, the files it wrote are racy; after a fresh checkout, thousands may be.
@@ -586,10 +591,12 @@ impl Check<'_> {
 }
 
 /// Whether git sees no change in the racily clean `paths`: `git diff-files` compares their
-/// content the way git does (line endings, filters, attributes), without writing anything.
+/// content the way git does (line endings, filters, attributes), without writing anything,
+/// and without git's fsmonitor (a proof never rests on the hook, and git would wait for it).
 fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
     paths.is_empty()
         || super::command()
+            .args(NO_FSMONITOR)
             .args(["--literal-pathspecs", "diff-files", "--quiet", "--"])
             .args(paths)
             .current_dir(root)
@@ -616,6 +623,7 @@ pub(super) fn ignored(root: &Path, names: &[String]) -> Option<HashSet<String>> 
         return None;
     }
     let mut child = super::command()
+        .args(NO_FSMONITOR)
         .args(["check-ignore", "-z", "--stdin"])
         .current_dir(root)
         .stdin(Stdio::piped())

@@ -606,26 +606,19 @@ fn unlanded_branches(
     if repo.no_branch_under(prefix) {
         return Vec::new();
     }
-    let listed = repo
-        .git(&[
-            "for-each-ref",
-            "--format=%(refname:short) %(objectname)",
-            &format!("refs/heads/{prefix}"),
-        ])
-        .unwrap_or_default();
+    let listed = repo.branches_under(prefix).unwrap_or_default();
     listed
-        .lines()
-        .filter_map(|line| line.split_once(' '))
+        .into_iter()
         .filter(|(branch, _)| {
             !worktrees
                 .iter()
-                .any(|w| w.branch.as_deref() == Some(*branch))
+                .any(|w| w.branch.as_deref() == Some(branch.as_str()))
         })
-        .filter(|(_, id)| match (trunk, id.parse::<gix::ObjectId>()) {
-            (Some(trunk), Ok(tip)) => !repo.is_ancestor(tip, trunk),
-            _ => true,
+        .filter(|(_, tip)| match trunk {
+            Some(trunk) => !repo.is_ancestor(*tip, trunk),
+            None => true,
         })
-        .map(|(branch, _)| branch.to_owned())
+        .map(|(branch, _)| branch)
         .collect()
 }
 

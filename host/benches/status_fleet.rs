@@ -144,14 +144,16 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
 }
 
 /// The median time of each of `fs` over `runs` rounds, each round running every one of them in
-/// turn: on a shared machine, what slows one round slows all of them alike.
+/// turn, starting one further each round: on a shared machine, what slows one round slows all
+/// of them alike, and none always runs right after the same one (whose reads warm its caches).
 fn medians(runs: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); fs.len()];
-    for _ in 0..runs.max(1) {
-        for (f, times) in fs.iter_mut().zip(&mut times) {
+    for round in 0..runs.max(1) {
+        for turn in 0..fs.len() {
+            let at = (round + turn) % fs.len();
             let start = Instant::now();
-            f();
-            times.push(start.elapsed());
+            fs[at]();
+            times[at].push(start.elapsed());
         }
     }
     times
@@ -380,10 +382,11 @@ fn saved_tokens(root: &Path, n: usize) -> Vec<Option<String>> {
 
 /// The least any survey that asks every worktree's hook costs: the hook run once per worktree
 /// as git runs it (through the shell, in the worktree's top folder, with its saved token), on
-/// every core, nothing else done.
+/// every core (two at a time per core, as status asks them: a hook waits for watchman too),
+/// nothing else done.
 fn hook_floor(hook: &Path, roots: &[PathBuf], tokens: &[String]) {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let workers = 2 * std::thread::available_parallelism().map_or(1, usize::from);
     let hook = hook.to_str().expect("utf-8");
     std::thread::scope(|scope| {
         for _ in 0..workers {

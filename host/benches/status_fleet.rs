@@ -13,9 +13,9 @@
 //! `first` column is the status that settles the new worktrees' racily clean files.
 //!
 //! Run: `cargo bench -p discern --bench status_fleet` (env `BENCH_FLEETS=0,1,20,100`,
-//! `BENCH_FILES=4000`, `BENCH_RUNS=5`; `BENCH_BEFORE=<path to another discern binary>` times that
-//! build beside this one, in the same interleaved runs). A third of the efforts have an untracked file, a fifth
-//! a modified tracked one.
+//! `BENCH_FILES=4000`, `BENCH_RUNS=5`; `BENCH_BEFORE=<path to another discern binary>` times
+//! that build beside this one, in the same interleaved runs). A third of the efforts have an
+//! untracked file, a fifth a modified tracked one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -8,11 +8,14 @@
 //!
 //! Fleet 0 is the main checkout alone (one checkout). Last, the largest fleet again with git's
 //! fsmonitor hook (watchman and git's `fsmonitor-watchman` sample) configured for every
-//! worktree, when watchman is installed.
+//! worktree, when watchman is installed, beside the hook floor: every worktree's hook alone.
+//! A grown fleet ages past the settle margin before it is timed (`git/settled.rs`): the
+//! `first` column is the status that settles the new worktrees' racily clean files.
 //!
 //! Run: `cargo bench -p discern --bench status_fleet` (env `BENCH_FLEETS=0,1,20,100`,
-//! `BENCH_FILES=4000`, `BENCH_RUNS=5`). A third of the efforts have an untracked file, a fifth
-//! a modified tracked one.
+//! `BENCH_FILES=4000`, `BENCH_RUNS=5`; `BENCH_BEFORE=<path to another discern binary>` times
+//! that build beside this one, in the same interleaved runs). A third of the efforts have an
+//! untracked file, a fifth a modified tracked one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +37,10 @@ fn git(dir: &Path, args: &[&str]) {
         .expect("git");
     assert!(status.success(), "git {args:?}");
 }
+
+/// Longer than the margin past a file's last write (in whole seconds) after which a survey trusts
+/// what it settled of it (`git/settled.rs`, 2 s).
+const SETTLE_MARGIN: Duration = Duration::from_secs(3);
 
 fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -134,15 +141,52 @@ fn worktree_path(root: &Path, i: usize) -> PathBuf {
 }
 
 fn median(runs: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs.max(1))
-        .map(|_| {
+    medians(runs, &mut [&mut f])[0]
+}
+
+/// The median time of each of `fs` over `runs` rounds, each round running every one of them in
+/// turn, starting one further each round: on a shared machine, what slows one round slows all
+/// of them alike, and none always runs right after the same one (whose reads warm its caches).
+fn medians(runs: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); fs.len()];
+    for round in 0..runs.max(1) {
+        for turn in 0..fs.len() {
+            let at = (round + turn) % fs.len();
             let start = Instant::now();
-            f();
-            start.elapsed()
+            fs[at]();
+            times[at].push(start.elapsed());
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut times| {
+            times.sort();
+            times[times.len() / 2]
         })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
+        .collect()
+}
+
+/// `discern status --json` of `binary` in `root`, timed with the references in one
+/// interleaved run: this build, the `before` build (if any), `git status` and `floor`.
+fn timed(
+    root: &Path,
+    (discern, before): (&str, Option<&str>),
+    runs: usize,
+    floor: &mut dyn FnMut(),
+) -> (Duration, Option<Duration>, Duration, Duration) {
+    let then_binary = before.unwrap_or(discern);
+    let mut now = || run_quiet(root, discern, &["status", "--json"]);
+    let mut then = || run_quiet(root, then_binary, &["status", "--json"]);
+    let mut git = || run_quiet(root, "git", &["status", "--porcelain"]);
+    let t = match before {
+        Some(_) => medians(runs, &mut [&mut now, &mut git, floor, &mut then]),
+        None => medians(runs, &mut [&mut now, &mut git, floor]),
+    };
+    (t[0], t.get(3).copied(), t[1], t[2])
+}
+
+fn ms(d: Option<Duration>) -> String {
+    d.map_or_else(String::new, |d| format!("{:.0}ms", d.as_secs_f64() * 1e3))
 }
 
 fn run_quiet(dir: &Path, program: &str, args: &[&str]) {
@@ -185,12 +229,14 @@ fn main() {
     let files = env_or("BENCH_FILES", 4_000);
     let runs = env_or("BENCH_RUNS", 5);
     let discern = env!("CARGO_BIN_EXE_discern");
+    // Another build to time beside this one, in the same interleaved runs (`before`).
+    let before = std::env::var("BENCH_BEFORE").ok().filter(|v| !v.is_empty());
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().join("repo");
     repository(&root, files);
     println!("repository: {files} files; median of {runs} runs, warm file-system cache");
     println!(
-        "{:>6} {:>10} {:>10} {:>10} {:>12} {:>12} {:>12} {:>7} {:>12} {:>7} {:>10}",
+        "{:>6} {:>10} {:>10} {:>10} {:>12} {:>12} {:>12} {:>7} {:>12} {:>7} {:>10} {:>8}",
         "fleet",
         "default",
         "of it md",
@@ -201,7 +247,8 @@ fn main() {
         "ratio",
         "walk floor",
         "/floor",
-        "budget"
+        "budget",
+        "before"
     );
     let mut grown = 0;
     let mut one = None;
@@ -209,19 +256,24 @@ fn main() {
     for n in fleets {
         grow(&root, grown, n);
         grown = grown.max(n);
+        // A fresh worktree's files are as new as its index (racily clean): a survey reads them
+        // and trusts what it settled only once they are older than the margin (settled.rs).
+        // The fleet ages past it first, as any fleet a status surveys twice does.
+        std::thread::sleep(SETTLE_MARGIN);
         // The first status after the fleet grew reads the new worktrees' racily clean files.
         let first = median(1, || run_quiet(&root, discern, &["status", "--json"]));
         let (default, markdown, full) = sizes(&root);
         // Warm the file-system cache, then time.
         run_quiet(&root, discern, &["status", "--json"]);
-        let took = median(runs, || run_quiet(&root, discern, &["status", "--json"]));
-        let reference = median(runs, || run_quiet(&root, "git", &["status", "--porcelain"]));
-        let floor = median(runs, || walk_floor(&root, n));
+        let (took, then, reference, floor) =
+            timed(&root, (discern, before.as_deref()), runs, &mut || {
+                walk_floor(&root, n)
+            });
         let base = *one.get_or_insert(took);
         let budget = 2 * base + Duration::from_millis(5) * u32::try_from(n).unwrap_or(u32::MAX);
         last = Some((n, took, floor, budget));
         println!(
-            "{n:>6} {default:>10} {markdown:>10} {full:>10} {:>10.0}ms {:>10.0}ms {:>10.1}ms {:>6.1}x {:>10.0}ms {:>6.2}x {:>8.0}ms{}",
+            "{n:>6} {default:>10} {markdown:>10} {full:>10} {:>10.0}ms {:>10.0}ms {:>10.1}ms {:>6.1}x {:>10.0}ms {:>6.2}x {:>8.0}ms {:>8}{}",
             first.as_secs_f64() * 1e3,
             took.as_secs_f64() * 1e3,
             reference.as_secs_f64() * 1e3,
@@ -229,19 +281,23 @@ fn main() {
             floor.as_secs_f64() * 1e3,
             took.as_secs_f64() / floor.as_secs_f64(),
             budget.as_secs_f64() * 1e3,
+            ms(then),
             if took <= budget { "" } else { "  over" }
         );
     }
     if let Some((n, without, floor, budget)) = last {
-        fsmonitor_row(&root, discern, (n, runs), (without, floor, budget));
+        let binaries = (discern, before.as_deref());
+        fsmonitor_row(&root, binaries, (n, runs), (without, floor, budget));
     }
     println!(
         "fleet 0 = the main checkout alone (one checkout); fleet n = main + n efforts.\n\
          fsmonitor = the largest fleet again, every worktree's core.fsmonitor running git's\n\
-         fsmonitor-watchman sample hook against watchman (tokens saved by a first status)."
+         fsmonitor-watchman sample hook against watchman (tokens saved by a first status);\n\
+         hook floor = every worktree's hook run once with its saved token, on every core, nothing\n\
+         else done (no survey that asks every hook can be faster); its x = status / hook floor."
     );
     println!(
-        "first = the first status after the fleet grew; status = the median after it (worktrees\nremember what was settled, git/settled.rs); ratio = status / one git status; walk floor =\nevery folder of every worktree read and every entry lstat'ed on every core, nothing compared\n(no stat walk can be faster); budget = 2 x the first row's status + 5 ms per worktree"
+        "first = the first status after the fleet grew; status = the median after it (worktrees\nremember what was settled, git/settled.rs); ratio = status / one git status; walk floor =\nevery folder of every worktree read and every entry lstat'ed on every core, nothing compared\n(no stat walk can be faster); budget = 2 x the first row's status + 5 ms per worktree;\nbefore = the BENCH_BEFORE build's status in the same interleaved runs"
     );
 }
 
@@ -253,7 +309,7 @@ const SAMPLE_HOOK: &str = "/usr/share/git-core/templates/hooks/fsmonitor-watchma
 /// and the budget. Skipped, saying why, without watchman.
 fn fsmonitor_row(
     root: &Path,
-    discern: &str,
+    (discern, before): (&str, Option<&str>),
     (n, runs): (usize, usize),
     (without, floor, budget): (Duration, Duration, Duration),
 ) {
@@ -278,21 +334,84 @@ fn fsmonitor_row(
     // The first status walks every worktree and keeps each hook's token.
     run_quiet(root, discern, &["status", "--json"]);
     run_quiet(root, discern, &["status", "--json"]);
-    let took = median(runs, || run_quiet(root, discern, &["status", "--json"]));
-    let reference = median(runs, || run_quiet(root, "git", &["status", "--porcelain"]));
+    let tokens = saved_tokens(root, n);
+    let unanswered = tokens.iter().filter(|t| t.is_none()).count();
+    if unanswered > 0 {
+        println!(
+            "{n:>6} fsmonitor: {unanswered} worktree(s) without a token: their hook failed and they are walked (check `watchman watch-list` and fs.inotify.max_user_instances)"
+        );
+    }
+    let tokens: Vec<String> = tokens.into_iter().map(Option::unwrap_or_default).collect();
+    let (took, then, reference, hooks) = timed(root, (discern, before), runs, &mut || {
+        hook_floor(&hook, &roots, &tokens)
+    });
     println!(
-        "{n:>6} fsmonitor {:>36}ms {:>10.1}ms {:>6.1}x {:>10.0}ms {:>6.2}x {:>8.0}ms{}  (without: {:.0}ms)",
+        "{n:>6} fsmonitor {:>36}ms {:>10.1}ms {:>6.1}x {:>10.0}ms {:>6.2}x {:>8.0}ms {:>8}{}  (without: {:.0}ms; hook floor: {:.0}ms, {:.2}x)",
         format!("{:.0}", took.as_secs_f64() * 1e3),
         reference.as_secs_f64() * 1e3,
         took.as_secs_f64() / reference.as_secs_f64(),
         floor.as_secs_f64() * 1e3,
         took.as_secs_f64() / floor.as_secs_f64(),
         budget.as_secs_f64() * 1e3,
+        ms(then),
         if took <= budget { "" } else { "  over" },
         without.as_secs_f64() * 1e3,
+        hooks.as_secs_f64() * 1e3,
+        took.as_secs_f64() / hooks.as_secs_f64(),
     );
     git(root, &["config", "--unset", "core.fsmonitor"]);
     for dir in roots {
         let _ = Command::new("watchman").arg("watch-del").arg(&dir).output();
     }
+}
+
+/// The token each worktree's survey saved (`<git-dir>/discern/fsmonitor`), in the order of the
+/// roots (`n` efforts, then the main checkout).
+/// `None` for a worktree whose hook never answered (watchman out of inotify instances, say).
+fn saved_tokens(root: &Path, n: usize) -> Vec<Option<String>> {
+    let git_dirs = (0..n)
+        .map(|i| root.join(format!(".git/worktrees/e{i:04}")))
+        .chain([root.join(".git")]);
+    git_dirs
+        .map(|dir| {
+            let saved = std::fs::read(dir.join("discern/fsmonitor")).ok()?;
+            let saved: serde_json::Value = serde_json::from_slice(&saved).ok()?;
+            saved["token"].as_str().map(str::to_owned)
+        })
+        .collect()
+}
+
+/// The least any survey that asks every worktree's hook costs: the hook run once per worktree
+/// as git runs it (through the shell, in the worktree's top folder, with its saved token), on
+/// every core (two at a time per core, as status asks them: a hook waits for watchman too),
+/// nothing else done.
+fn hook_floor(hook: &Path, roots: &[PathBuf], tokens: &[String]) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = 2 * std::thread::available_parallelism().map_or(1, usize::from);
+    let hook = hook.to_str().expect("utf-8");
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let (Some(dir), Some(token)) = (roots.get(at), tokens.get(at)) else {
+                        return;
+                    };
+                    if token.is_empty() {
+                        continue;
+                    }
+                    let out = Command::new("sh")
+                        .arg("-c")
+                        .arg(format!("{hook} \"$@\""))
+                        .arg(hook)
+                        .args(["2", token])
+                        .current_dir(dir)
+                        .stdin(std::process::Stdio::null())
+                        .output()
+                        .expect("run the hook");
+                    assert!(out.status.success(), "the hook in {}", dir.display());
+                }
+            });
+        }
+    });
 }

@@ -53,6 +53,7 @@ fn modified(root: &Path, suspects: &[String]) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let output = super::command()
+        .args(clean::NO_FSMONITOR)
         .args([
             "--literal-pathspecs",
             "diff",

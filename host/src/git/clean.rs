@@ -286,6 +286,11 @@ fn index_matches(state: &State, head: Head) -> bool {
         })
 }
 
+/// git's options that keep a child from asking the fsmonitor hook a worktree configures: the
+/// git commands the survey and the proof run compare only the paths they name, by lstat and
+/// content, and must neither trust the hook nor wait for it (with no time limit).
+pub(super) const NO_FSMONITOR: [&str; 2] = ["-c", "core.fsmonitor=false"];
+
 /// How many racily clean entries that cannot be settled in-process (`settle.rs`) may be handed
 /// to `git diff-files` before the check gives up and lets `git status` decide. Just after a
 /// commit, the files it wrote are racy; after a fresh checkout, thousands may be.
@@ -295,10 +300,21 @@ const RACY_BUDGET: usize = 256;
 struct Folder<'a> {
     /// Empty for the root, else ending in `/`.
     prefix: Vec<u8>,
-    /// Tracked files directly in it: name → index of the entry.
-    files: HashMap<&'a [u8], usize>,
-    /// Names of tracked subfolders.
-    subfolders: HashSet<&'a [u8]>,
+    /// Tracked files directly in it, sorted by name: name and index of the entry.
+    files: Vec<(&'a [u8], usize)>,
+    /// Names of tracked subfolders, sorted.
+    subfolders: Vec<&'a [u8]>,
+}
+
+impl Folder<'_> {
+    /// Where in `files` the tracked file `name` is.
+    fn file(&self, name: &[u8]) -> Option<usize> {
+        self.files.binary_search_by(|(n, _)| (*n).cmp(name)).ok()
+    }
+
+    fn has_subfolder(&self, name: &[u8]) -> bool {
+        self.subfolders.binary_search(&name).is_ok()
+    }
 }
 
 /// Every tracked folder below `prefix`, whose sorted index paths are `range`, in one pass:
@@ -311,8 +327,8 @@ fn tracked_folders<'a>(
 ) {
     let mut folder = Folder {
         prefix,
-        files: HashMap::new(),
-        subfolders: HashSet::new(),
+        files: Vec::new(),
+        subfolders: Vec::new(),
     };
     let mut below = Vec::new();
     let mut at = range.start;
@@ -323,16 +339,20 @@ fn tracked_folders<'a>(
             Some(slash) => {
                 let sub = &path[..folder.prefix.len() + slash + 1];
                 let len = paths[at..range.end].partition_point(|p| p.starts_with(sub));
-                folder.subfolders.insert(&rest[..slash]);
+                folder.subfolders.push(&rest[..slash]);
                 below.push((sub.to_vec(), at..at + len));
                 at += len;
             }
             None => {
-                folder.files.insert(rest, at);
+                folder.files.push((rest, at));
                 at += 1;
             }
         }
     }
+    // Index order is byte order of whole paths: the files come sorted, the subfolders need
+    // not (`b-c/…` sorts before `b/…`).
+    folder.files.sort_unstable();
+    folder.subfolders.sort_unstable();
     folders.push(folder);
     for (sub, range) in below {
         tracked_folders(paths, sub, range, folders);
@@ -374,20 +394,16 @@ impl Check<'_> {
     /// `survey`, or returns `None` ("cannot tell"). Surveying, a tracked file that is missing
     /// or does not match is a suspect, and so is every file of a tracked folder that is gone.
     fn folder(&self, folder: &Folder, survey: &mut Survey, settling: &mut Settling) -> Option<()> {
-        let Folder {
-            prefix,
-            files,
-            subfolders,
-        } = folder;
+        let Folder { prefix, files, .. } = folder;
         let dir = self.root.join(OsStr::from_bytes(prefix));
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) if self.mode == Walk::Survey && e.kind() == std::io::ErrorKind::NotFound => {
-                return self.suspect_all(files.values(), survey);
+                return self.suspect_all(files.iter().map(|(_, index)| index), survey);
             }
             Err(_) => return None,
         };
-        let mut seen = HashSet::new();
+        let mut seen = vec![false; files.len()];
         for dirent in entries {
             let dirent = dirent.ok()?;
             let name = dirent.file_name();
@@ -395,12 +411,12 @@ impl Check<'_> {
             if prefix.is_empty() && name == b".git" {
                 continue;
             }
-            if let Some(&index) = files.get(name) {
-                seen.insert(index);
+            if let Some(at) = folder.file(name) {
+                seen[at] = true;
                 // Relative to the open folder (fstatat), as cheap as git's own lstat.
                 let meta = dirent.metadata().ok()?;
-                self.tracked(index, &meta, survey, settling)?;
-            } else if subfolders.contains(name) {
+                self.tracked(files[at].1, &meta, survey, settling)?;
+            } else if folder.has_subfolder(name) {
                 // A tracked folder that is now something else: only git can name that.
                 if !dirent.file_type().ok()?.is_dir() {
                     return None;
@@ -416,7 +432,11 @@ impl Check<'_> {
             }
         }
         // Something tracked is missing.
-        let missing = files.values().filter(|index| !seen.contains(*index));
+        let missing = files
+            .iter()
+            .zip(seen)
+            .filter(|(_, seen)| !seen)
+            .map(|((_, index), _)| index);
         self.suspect_all(missing, survey)
     }
 
@@ -571,10 +591,12 @@ impl Check<'_> {
 }
 
 /// Whether git sees no change in the racily clean `paths`: `git diff-files` compares their
-/// content the way git does (line endings, filters, attributes), without writing anything.
+/// content the way git does (line endings, filters, attributes), without writing anything,
+/// and without git's fsmonitor (a proof never rests on the hook, and git would wait for it).
 fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
     paths.is_empty()
         || super::command()
+            .args(NO_FSMONITOR)
             .args(["--literal-pathspecs", "diff-files", "--quiet", "--"])
             .args(paths)
             .current_dir(root)
@@ -601,6 +623,7 @@ pub(super) fn ignored(root: &Path, names: &[String]) -> Option<HashSet<String>> 
         return None;
     }
     let mut child = super::command()
+        .args(NO_FSMONITOR)
         .args(["check-ignore", "-z", "--stdin"])
         .current_dir(root)
         .stdin(Stdio::piped())

@@ -160,3 +160,59 @@ fn another_index_or_an_ignore_file_outside_the_tree_means_the_walk() {
     edit_same_size_keeping_mtime(repo.path(), "src/m0/f006.rs");
     assert_eq!(changed(repo.path()), ["src/m0/f006.rs"]);
 }
+
+/// git's sample hook at `.git/hooks/watchman-sample`, and `core.fsmonitor` set to a hook that
+/// runs it and then runs `after` (shell).
+fn sample_then(repo: &TestRepo, after: &str) {
+    let sample = repo.path().join(".git/hooks/watchman-sample");
+    if !sample.exists() {
+        std::fs::create_dir_all(sample.parent().unwrap()).unwrap();
+        std::fs::copy(SAMPLE, &sample).unwrap();
+        std::fs::set_permissions(&sample, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    set_hook(
+        repo,
+        &format!("#!/bin/sh\n.git/hooks/watchman-sample \"$@\"\n{after}\n"),
+    );
+}
+
+#[test]
+fn watchman_s_answer_from_a_hook_that_fails_or_hangs_means_the_walk_and_keeps_the_token() {
+    require_watchman();
+    let repo = monitored("#!/bin/sh\nexit 1\n");
+    sample_then(&repo, "");
+    let _unwatch = Unwatch(repo.path());
+    assert_eq!(changed(repo.path()), Vec::<String>::new());
+    assert_eq!(changed(repo.path()), Vec::<String>::new());
+    let state = repo.path().join(".git/discern/fsmonitor");
+    let token = std::fs::read(&state).unwrap();
+    // watchman answers, then the hook fails: its answer is not trusted, nor its token kept.
+    sample_then(&repo, "exit 1");
+    edit_same_size_keeping_mtime(repo.path(), "src/m4/f004.rs");
+    repo.write("src/m5/new.rs", "new\n");
+    assert_eq!(changed(repo.path()), ["src/m4/f004.rs", "src/m5/new.rs"]);
+    assert_eq!(std::fs::read(&state).unwrap(), token, "the last good token");
+    // A hook past its time (its answer already printed): the walk, the token kept, and no git
+    // child of the survey (`check-ignore` for the new file) waits for the hook either.
+    sample_then(&repo, "sleep 5");
+    edit_same_size_keeping_mtime(repo.path(), "src/m0/f000.rs");
+    let started = std::time::Instant::now();
+    assert_eq!(
+        changed(repo.path()),
+        ["src/m0/f000.rs", "src/m4/f004.rs", "src/m5/new.rs"]
+    );
+    assert!(started.elapsed() < super::fsmonitor::TIMEOUT + std::time::Duration::from_secs(2));
+    assert_eq!(std::fs::read(&state).unwrap(), token, "the last good token");
+    // The hook works again: asked with the last good token, watchman names every change since.
+    sample_then(&repo, "");
+    assert_eq!(
+        changed(repo.path()),
+        ["src/m0/f000.rs", "src/m4/f004.rs", "src/m5/new.rs"]
+    );
+    assert_ne!(std::fs::read(&state).unwrap(), token, "a new token kept");
+    assert_eq!(
+        changed(repo.path()),
+        ["src/m0/f000.rs", "src/m4/f004.rs", "src/m5/new.rs"]
+    );
+}

@@ -420,6 +420,40 @@ impl Repo {
             .is_ok_and(|mut found| found.next().is_none())
     }
 
+    /// The branches `git for-each-ref refs/heads/<prefix>` lists (the name equal to it, or below
+    /// it at a `/`), by their names under `refs/heads/`, with the commits they point at; read
+    /// in-process.
+    pub fn branches_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, RepoError> {
+        let pattern = format!("refs/heads/{prefix}");
+        let repo = self.local();
+        let references = repo
+            .references()
+            .map_err(|e| read_error("the branches", e))?;
+        let mut branches = Vec::new();
+        for reference in references
+            .prefixed(pattern.as_str())
+            .map_err(|e| read_error("the branches", e))?
+        {
+            let mut reference = reference.map_err(|e| read_error("a branch", e))?;
+            let name = reference.name().as_bstr().to_string();
+            let below = name
+                .as_bytes()
+                .get(pattern.len())
+                .is_none_or(|b| *b == b'/');
+            if !(pattern.ends_with('/') || below) {
+                continue;
+            }
+            let id = reference
+                .peel_to_id()
+                .map_err(|e| read_error(&format!("the branch {name}"), e))?;
+            let short = name.strip_prefix("refs/heads/").unwrap_or(&name).to_owned();
+            branches.push((short, id.detach()));
+        }
+        // As git lists them: by name.
+        branches.sort();
+        Ok(branches)
+    }
+
     /// Whether this checkout is the main one (not a linked worktree).
     pub fn is_main_checkout(&self) -> bool {
         let common = std::fs::canonicalize(self.common_dir()).ok();

@@ -353,3 +353,44 @@ fn settled_entries_are_remembered_until_their_file_is_written_again() {
     assert_eq!(surveyed.changed, ["src/m3/f0003.rs"]);
     assert_eq!(changed(&wt), porcelain(&repo, &wt));
 }
+
+#[test]
+fn branches_under_a_prefix_are_those_git_for_each_ref_lists() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    repo.commit("a");
+    // Packed ones (`tmp` itself: a branch and branches below it cannot coexist), then loose.
+    for branch in ["tmp", "tmp-x", "tmpx"] {
+        repo.git(&["branch", branch]);
+    }
+    let listed = |repo: &TestRepo, prefix: &str| {
+        let out = repo.git(&[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            &format!("refs/heads/{prefix}"),
+        ]);
+        let git: Vec<(String, gix::ObjectId)> = out
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(name, id)| {
+                let name = name.strip_prefix("refs/heads/").unwrap().to_owned();
+                (name, id.parse().unwrap())
+            })
+            .collect();
+        let ours = Repo::discover(repo.path())
+            .unwrap()
+            .branches_under(prefix)
+            .unwrap();
+        assert_eq!(ours, git, "prefix {prefix:?}");
+        ours.len()
+    };
+    repo.git(&["pack-refs", "--all"]);
+    for branch in ["agent/one", "agent/deep/two", "agent-x", "agentx", "other"] {
+        repo.git(&["branch", branch]);
+    }
+    assert_eq!(listed(&repo, "agent/"), 2);
+    assert_eq!(listed(&repo, "agent"), 2);
+    assert_eq!(listed(&repo, "tmp"), 1);
+    assert_eq!(listed(&repo, "tmp/"), 0);
+    assert_eq!(listed(&repo, "none/"), 0);
+}

@@ -250,7 +250,7 @@ pub fn observe(
     let branch = repo.branch().ok().flatten();
     let head = repo.head().ok().flatten();
     let snapshots = Snapshots::default();
-    let surveyed = changed_paths(repo, head, &snapshots);
+    let (surveyed, worktrees) = survey_and_list(repo, head, &snapshots);
     let dirty = surveyed.as_ref().ok().cloned();
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
@@ -272,7 +272,7 @@ pub fn observe(
             }
         })
         .collect();
-    let (worktrees, fleet_unreadable) = match repo.worktrees() {
+    let (worktrees, fleet_unreadable) = match worktrees {
         Ok(worktrees) => (worktrees, None),
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
@@ -352,6 +352,30 @@ fn changed_paths(
         Some(head) => repo.changed_paths_at(head, &|| snapshots.of(repo, head)),
         None => repo.dirty_paths(),
     }
+}
+
+/// This checkout's changed paths (`changed_paths`) and the worktrees git lists, at once: the
+/// listing is a git process, the survey work on every core. A survey that panicked is "cannot
+/// tell".
+fn survey_and_list(
+    repo: &Repo,
+    head: Option<gix::ObjectId>,
+    snapshots: &Snapshots,
+) -> (
+    Result<Vec<String>, RepoError>,
+    Result<Vec<WorktreeInfo>, RepoError>,
+) {
+    std::thread::scope(|scope| {
+        let survey = scope.spawn(|| changed_paths(repo, head, snapshots));
+        let worktrees = repo.worktrees();
+        let surveyed = survey.join().unwrap_or_else(|_| {
+            Err(RepoError::Read {
+                what: "the work tree".to_owned(),
+                message: "its survey failed".to_owned(),
+            })
+        });
+        (surveyed, worktrees)
+    })
 }
 
 /// HEAD snapshots by commit, shared by the rows: the efforts forked from one trunk commit read
@@ -606,26 +630,19 @@ fn unlanded_branches(
     if repo.no_branch_under(prefix) {
         return Vec::new();
     }
-    let listed = repo
-        .git(&[
-            "for-each-ref",
-            "--format=%(refname:short) %(objectname)",
-            &format!("refs/heads/{prefix}"),
-        ])
-        .unwrap_or_default();
+    let listed = repo.branches_under(prefix).unwrap_or_default();
     listed
-        .lines()
-        .filter_map(|line| line.split_once(' '))
+        .into_iter()
         .filter(|(branch, _)| {
             !worktrees
                 .iter()
-                .any(|w| w.branch.as_deref() == Some(*branch))
+                .any(|w| w.branch.as_deref() == Some(branch.as_str()))
         })
-        .filter(|(_, id)| match (trunk, id.parse::<gix::ObjectId>()) {
-            (Some(trunk), Ok(tip)) => !repo.is_ancestor(tip, trunk),
-            _ => true,
+        .filter(|(_, tip)| match trunk {
+            Some(trunk) => !repo.is_ancestor(*tip, trunk),
+            None => true,
         })
-        .map(|(branch, _)| branch.to_owned())
+        .map(|(branch, _)| branch)
         .collect()
 }
 

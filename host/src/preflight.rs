@@ -2,9 +2,12 @@
 //! **fail-closed**: when discern cannot tell whether the tree is clean (a `git status` that
 //! fails, an unreadable HEAD), that is a refusal naming the failure, never "clean".
 //!
-//! The cleanliness a verb needs is declared in the verb table (`verbs::Info::cleanliness`):
-//! none for read-only verbs, tracked files only for `update`, everything (no tracked change,
-//! no untracked file that is not ignored) for Proof and limit commits.
+//! The verb table runs [`prepare`] before every verb, as its row (and the request: a dry run,
+//! a mode) declares in a [`Preflight`]: recovery of what a crash interrupted, the cleanliness
+//! the verb needs observed (none for read-only verbs, tracked files only for `update`,
+//! everything — no tracked change, no untracked file that is not ignored — for Proof and
+//! limit commits), the work tree's config, and a long operation's journal. The verb gets the
+//! [`Prepared`] result and refuses a dirty tree after its own more specific refusals.
 
 use crate::config::{Config, ConfigError};
 use crate::git::{Repo, RepoError};

@@ -9,6 +9,9 @@ mod fsmonitor;
 #[cfg(test)]
 mod fsmonitor_tests;
 mod history;
+mod ignores;
+#[cfg(test)]
+mod ignores_tests;
 mod refs;
 mod repo;
 mod settle;

@@ -54,7 +54,7 @@ fn modified(root: &Path, suspects: &[String]) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let output = super::command()
-        .args(clean::NO_FSMONITOR)
+        .args(super::NO_FSMONITOR)
         .args([
             "--literal-pathspecs",
             "diff",

@@ -285,11 +285,6 @@ fn index_matches(state: &State, head: Head) -> bool {
         })
 }
 
-/// git's options that keep a child from asking the fsmonitor hook a worktree configures: the
-/// git commands the survey and the proof run compare only the paths they name, by lstat and
-/// content, and must neither trust the hook nor wait for it (with no time limit).
-pub(super) const NO_FSMONITOR: [&str; 2] = ["-c", "core.fsmonitor=false"];
-
 /// How many racily clean entries that cannot be settled in-process (`settle.rs`) may be handed
 /// to `git diff-files` before the check gives up and lets `git status` decide. Just after a
 /// commit, the files it wrote are racy; after a fresh checkout, thousands may be.
@@ -595,7 +590,7 @@ impl Check<'_> {
 fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
     paths.is_empty()
         || super::command()
-            .args(NO_FSMONITOR)
+            .args(super::NO_FSMONITOR)
             .args(["--literal-pathspecs", "diff-files", "--quiet", "--"])
             .args(paths)
             .current_dir(root)

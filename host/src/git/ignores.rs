@@ -24,8 +24,6 @@ use std::process::Stdio;
 use gix::index::entry::Mode;
 use gix::worktree::stack::state::ignore::Source;
 
-use super::clean::NO_FSMONITOR;
-
 /// Which of `names` git ignores (`git check-ignore`, which applies `.gitignore` files,
 /// `info/exclude` and `core.excludesFile`, and an ignored folder to all below it), as they were
 /// given (folders with a trailing `/`); `None` when git cannot say.
@@ -122,7 +120,7 @@ pub(super) fn check_ignore(root: &Path, names: &[String]) -> Option<HashSet<Stri
         return None;
     }
     let mut child = super::command()
-        .args(NO_FSMONITOR)
+        .args(super::NO_FSMONITOR)
         .args(["check-ignore", "-z", "--stdin"])
         .current_dir(root)
         .stdin(Stdio::piped())

@@ -215,7 +215,11 @@ fn what_gix_might_read_otherwise_goes_to_git() {
     let exclude = repo.path().join(".git/info/exclude");
     std::fs::write(&exclude, "*\n!x.log\n").unwrap();
     assert!(ignores::in_process(repo.path(), &names).is_none());
-    assert!(ignores::ignored(repo.path(), &names).unwrap().contains("x.log"));
+    assert!(
+        ignores::ignored(repo.path(), &names)
+            .unwrap()
+            .contains("x.log")
+    );
     std::fs::write(&exclude, "").unwrap();
     // A case-insensitive repository.
     repo.git(&["config", "core.ignoreCase", "true"]);

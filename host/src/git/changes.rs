@@ -15,6 +15,7 @@ use std::process::Stdio;
 
 use super::clean::{self, Head, Walk};
 use super::fsmonitor::{Answer, Monitor};
+use super::ignores;
 
 /// Untracked files listed from untracked folders before the survey gives up on a row.
 const UNTRACKED_BUDGET: usize = 10_000;
@@ -53,7 +54,7 @@ fn modified(root: &Path, suspects: &[String]) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let output = super::command()
-        .args(clean::NO_FSMONITOR)
+        .args(super::NO_FSMONITOR)
         .args([
             "--literal-pathspecs",
             "diff",
@@ -88,7 +89,7 @@ fn untracked(root: &Path, names: Vec<String>) -> Option<Vec<String>> {
     if names.is_empty() {
         return Some(Vec::new());
     }
-    let ignored = clean::ignored(root, &names)?;
+    let ignored = ignores::ignored(root, &names)?;
     let (folders, mut files): (Vec<String>, Vec<String>) = names
         .into_iter()
         .filter(|name| !ignored.contains(name))
@@ -98,7 +99,7 @@ fn untracked(root: &Path, names: Vec<String>) -> Option<Vec<String>> {
         list_files(root, folder, &mut inside)?;
     }
     if !inside.is_empty() {
-        let ignored = clean::ignored(root, &inside)?;
+        let ignored = ignores::ignored(root, &inside)?;
         files.extend(inside.into_iter().filter(|file| !ignored.contains(file)));
     }
     Some(files)

@@ -6,15 +6,14 @@
 //! clean ones must hold the content the index records, as git would store it (`settle.rs`;
 //! those it cannot settle, a bounded number, must show no change to `git diff-files`, which
 //! compares their content with all of git's filters); and every name in a tracked folder that
-//! the index does not know must be ignored (one `git check-ignore` call decides, with all of
-//! git's ignore sources). Anything unusual —
+//! the index does not know must be ignored (`ignores.rs` decides, with all of git's ignore
+//! sources, in-process where that is exact, else by one `git check-ignore` call). Anything unusual —
 //! conflicts, sparse or assume-unchanged entries, submodules, an unreadable file, a stat
 //! mismatch, an untracked name that is not ignored — is "cannot tell", and the caller asks
 //! `git status`, which stays the authority on what is dirty and why.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
-use std::io::Write;
 use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -285,11 +284,6 @@ fn index_matches(state: &State, head: Head) -> bool {
                 && entry.mode == mode
         })
 }
-
-/// git's options that keep a child from asking the fsmonitor hook a worktree configures: the
-/// git commands the survey and the proof run compare only the paths they name, by lstat and
-/// content, and must neither trust the hook nor wait for it (with no time limit).
-pub(super) const NO_FSMONITOR: [&str; 2] = ["-c", "core.fsmonitor=false"];
 
 /// How many racily clean entries that cannot be settled in-process (`settle.rs`) may be handed
 /// to `git diff-files` before the check gives up and lets `git status` decide. Just after a
@@ -596,7 +590,7 @@ impl Check<'_> {
 fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
     paths.is_empty()
         || super::command()
-            .args(NO_FSMONITOR)
+            .args(super::NO_FSMONITOR)
             .args(["--literal-pathspecs", "diff-files", "--quiet", "--"])
             .args(paths)
             .current_dir(root)
@@ -607,60 +601,7 @@ fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
             .is_ok_and(|status| status.success())
 }
 
-/// Whether git ignores every one of `names` (see [`ignored`]).
+/// Whether git ignores every one of `names` (`ignores.rs`).
 fn all_ignored(root: &Path, names: &[String]) -> bool {
-    ignored(root, names).is_some_and(|ignored| ignored.len() == names.len())
-}
-
-/// Which of `names` git ignores (`git check-ignore`, which applies `.gitignore` files,
-/// `info/exclude` and `core.excludesFile`, and an ignored folder to all below it), as they
-/// were given; `None` when git cannot say. Folders are asked for without their trailing `/`:
-/// git then looks at the path itself, as `git status` does (with the slash, `keep/*` would
-/// match `keep/` even where `!keep/c` shows `keep/c` as untracked). A name starting with `:`
-/// would be read as pathspec magic: "cannot tell".
-pub(super) fn ignored(root: &Path, names: &[String]) -> Option<HashSet<String>> {
-    if names.iter().any(|n| n.starts_with(':')) {
-        return None;
-    }
-    let mut child = super::command()
-        .args(NO_FSMONITOR)
-        .args(["check-ignore", "-z", "--stdin"])
-        .current_dir(root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let input: Vec<u8> = names
-        .iter()
-        .flat_map(|n| [n.trim_end_matches('/').as_bytes(), b"\0"])
-        .flatten()
-        .copied()
-        .collect();
-    let mut stdin = child.stdin.take()?;
-    // Written from a thread: git answers while it reads, so a long list must not block on a
-    // full stdout pipe.
-    let (written, output) = std::thread::scope(|scope| {
-        let writer = scope.spawn(move || stdin.write_all(&input).is_ok());
-        let output = child.wait_with_output();
-        (writer.join().unwrap_or(false), output)
-    });
-    let output = output.ok()?;
-    // Exit 1: none of them is ignored.
-    let answered = output.status.success() || output.status.code() == Some(1);
-    if !written || !answered {
-        return None;
-    }
-    let said: HashSet<&[u8]> = output
-        .stdout
-        .split(|b| *b == 0)
-        .filter(|n| !n.is_empty())
-        .collect();
-    Some(
-        names
-            .iter()
-            .filter(|n| said.contains(n.trim_end_matches('/').as_bytes()))
-            .cloned()
-            .collect(),
-    )
+    super::ignores::ignored(root, names).is_some_and(|ignored| ignored.len() == names.len())
 }

@@ -22,7 +22,7 @@
 //! or runs past [`TIMEOUT`] — each of them means the whole walk. Only the survey asks the hook:
 //! a verb that must prove a tree clean (`done`, `accept`) never trusts it. The git commands the
 //! survey and the proof run (`check-ignore`, `diff`, `diff-files`) run with the monitor off
-//! (`clean::NO_FSMONITOR`): git would otherwise ask the hook again, with no time limit.
+//! (`git::NO_FSMONITOR`): git would otherwise ask the hook again, with no time limit.
 
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;

@@ -9,6 +9,9 @@ mod fsmonitor;
 #[cfg(test)]
 mod fsmonitor_tests;
 mod history;
+mod ignores;
+#[cfg(test)]
+mod ignores_tests;
 mod refs;
 mod repo;
 mod settle;
@@ -28,6 +31,11 @@ pub(crate) fn command() -> std::process::Command {
     cmd.env("GIT_NO_REPLACE_OBJECTS", "1");
     cmd
 }
+
+/// git's options that keep a child from asking the fsmonitor hook a worktree configures: the
+/// git commands the survey and the proof run compare only the paths they name, by lstat and
+/// content, and must neither trust the hook nor wait for it (with no time limit).
+const NO_FSMONITOR: [&str; 2] = ["-c", "core.fsmonitor=false"];
 
 /// A commit id shortened for people (12 hex digits).
 pub(crate) fn short(id: &str) -> String {

@@ -259,7 +259,7 @@ impl<'k> Of<'k> {
     /// `false` when a finding cannot be read.
     pub fn every_path(&self, mut test: impl FnMut(Option<&'k str>) -> bool) -> bool {
         let mut input = Input(self.bytes);
-        (0..self.count).all(|_| input.parts().is_some_and(|parts| test(parts.path)))
+        (0..self.count).all(|_| input.path_only().is_some_and(&mut test))
     }
 }
 
@@ -307,6 +307,30 @@ impl<'a> Input<'a> {
     fn str(&mut self) -> Option<&'a str> {
         let len = self.u32()? as usize;
         std::str::from_utf8(self.take(len)?).ok()
+    }
+
+    /// Skip a string (its UTF-8 was checked when the file was parsed).
+    fn skip_str(&mut self) -> Option<()> {
+        let len = self.u32()? as usize;
+        self.take(len).map(drop)
+    }
+
+    /// The next finding's path, the rest of it skipped: what [`Input::parts`] reads as its
+    /// path, where the file was parsed whole before.
+    fn path_only(&mut self) -> Option<Option<&'a str>> {
+        self.skip_str()?;
+        let flags = *self.take(1)?.first()?;
+        let path = match flags & PATH {
+            0 => None,
+            _ => Some(self.str()?),
+        };
+        let numbers = [LINE, COLUMN]
+            .iter()
+            .filter(|&&bit| flags & bit != 0)
+            .count();
+        self.take(4 * numbers)?;
+        self.skip_str()?;
+        Some(path)
     }
 
     fn parts(&mut self) -> Option<Parts<'a>> {

@@ -135,22 +135,28 @@ fn put_str(out: &mut Vec<u8>, text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The findings `bytes` hold, or `None` when they are damaged.
+/// The findings `bytes` hold, or `None` when they are damaged: decoded in one pass (a caller
+/// that may need only some of them reads them as [`Kept`]).
 pub fn decode(bytes: &[u8]) -> Option<File> {
-    let kept = Kept::parse(bytes.to_vec())?;
-    let file = kept
-        .metrics
-        .iter()
-        .map(|(name, span)| {
-            let findings = kept.of_span(*span).first(span.count)?;
-            let stored = MetricFindings {
-                dropped: span.dropped,
-                findings,
-            };
-            Some((name.clone(), stored))
-        })
-        .collect::<Option<_>>()?;
-    Some(File(file))
+    let mut input = Input(bytes.strip_prefix(MAGIC)?);
+    let mut file = BTreeMap::new();
+    for _ in 0..input.u32()? {
+        let name = input.str()?.to_owned();
+        let dropped = usize::try_from(input.u64()?).ok()?;
+        let count = input.u32()? as usize;
+        // Each finding takes at least 9 bytes: never reserve more than the input can hold.
+        let mut findings = Vec::with_capacity(count.min(input.0.len() / 9));
+        for _ in 0..count {
+            findings.push(input.parts()?.finding());
+        }
+        if file
+            .insert(name, MetricFindings { dropped, findings })
+            .is_some()
+        {
+            return None;
+        }
+    }
+    input.0.is_empty().then_some(File(file))
 }
 
 /// A findings file checked whole, its findings decoded only when asked for.

@@ -340,10 +340,20 @@ fn measure(
         .value
 }
 
-fn median(runs: usize, mut f: impl FnMut() -> f64) -> (Duration, f64) {
+fn median(runs: usize, f: impl FnMut() -> f64) -> (Duration, f64) {
+    median_after(runs, || {}, f)
+}
+
+/// [`median`], with `before` run before each timed run, untimed.
+fn median_after(
+    runs: usize,
+    mut before: impl FnMut(),
+    mut f: impl FnMut() -> f64,
+) -> (Duration, f64) {
     let mut times = Vec::new();
     let mut value = 0.0;
     for _ in 0..runs.max(1) {
+        before();
         let start = Instant::now();
         value = f();
         times.push(start.elapsed());
@@ -598,18 +608,18 @@ fn evidence_scenarios(repo: &Path, runs: usize) -> EvidenceRows {
     let one_file = clone.join("src/m100/d00/f00100.rs");
     let original = std::fs::read_to_string(&one_file).expect("read");
     let edits = std::cell::Cell::new(0);
-    let edit_and_measure = || {
+    // The commit is made before the clock starts: the row times the measurement alone.
+    let edit_and_commit = || {
         edits.set(edits.get() + 1);
         std::fs::write(&one_file, format!("{original}// edit {}\n", edits.get())).expect("write");
         commit("edit one input");
-        measure()
     };
-    profile_loop(&clone, "one", &|| {
-        edit_and_measure();
+    profile_loop_after(&clone, "one", &edit_and_commit, &|| {
+        measure();
     });
     let mut one_runs = 0;
-    let (one, _) = median(runs, || {
-        one_runs = edit_and_measure();
+    let (one, _) = median_after(runs, edit_and_commit, || {
+        one_runs = measure();
         0.0
     });
     EvidenceRows {
@@ -627,6 +637,11 @@ fn evidence_scenarios(repo: &Path, runs: usize) -> EvidenceRows {
 /// `BENCH_LOOP=<phase>:<n>`: run `phase` `n` times, printing each run's time, then exit (a
 /// profiler then sees that phase alone, but for the setup before it).
 fn profile_loop(clone: &Path, phase: &str, run: &dyn Fn()) {
+    profile_loop_after(clone, phase, &|| {}, run);
+}
+
+/// [`profile_loop`], with `before` run before each timed run, untimed.
+fn profile_loop_after(clone: &Path, phase: &str, before: &dyn Fn(), run: &dyn Fn()) {
     let Ok(spec) = std::env::var("BENCH_LOOP") else {
         return;
     };
@@ -638,6 +653,7 @@ fn profile_loop(clone: &Path, phase: &str, run: &dyn Fn()) {
         return;
     };
     for _ in 0..n {
+        before();
         let start = Instant::now();
         run();
         eprintln!("{phase}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);

@@ -279,3 +279,140 @@ fn evidence_whose_commit_is_gone_is_a_miss_not_an_error() {
     fixture.repo.commit("unrelated again");
     assert_eq!(runs(&measure(&fixture)), 0, "the new entries are reused");
 }
+
+/// Readings with findings of every kind: counted and passing, counted and failing (read by
+/// the same execution), cut by `max_findings` (with its `files` metric), and illustrating a
+/// value (the largest file).
+const FINDINGS: &str = r#"
+[standards.todo]
+direction = "down"
+limit = 100000
+producer = "builtin:pattern"
+config = { pattern = "TODO \\w+", paths = ["src/**"] }
+metric = "matches"
+
+[standards.todo_tight]
+direction = "down"
+limit = 3
+producer = "builtin:pattern"
+config = { pattern = "TODO \\w+", paths = ["src/**"] }
+metric = "matches"
+
+[standards.todo_capped]
+direction = "down"
+limit = 100000
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"], max_findings = 7 }
+metric = "matches"
+
+[standards.todo_files]
+direction = "down"
+limit = 100000
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"], max_findings = 7 }
+metric = "files"
+
+[standards.largest]
+direction = "down"
+limit = 100000
+producer = "builtin:file-size"
+config = { paths = ["src/**"] }
+metric = "max_bytes"
+"#;
+
+/// The Standards as `args` report them (with every finding, for `--explain`), with what says
+/// how they were obtained left out, and how they were (`reused`, `measured`: each once).
+fn readings(fixture: &Fixture, args: &[&str]) -> (Value, Vec<Value>) {
+    let run = fixture.run(args);
+    let json = run.json();
+    let mut standards = match &json["data"]["standard"] {
+        Value::Null => json["data"]["standards"].clone(),
+        one => Value::Array(vec![one.clone()]),
+    };
+    let Some(list) = standards.as_array_mut() else {
+        panic!("no standards in {json}\n{}", run.stderr);
+    };
+    let mut how = Vec::new();
+    for standard in list {
+        let object = standard.as_object_mut().unwrap();
+        how.extend(object.remove("measurement"));
+        for key in ["reused_from", "reused_evidence"] {
+            object.remove(key);
+        }
+    }
+    how.sort_by_key(Value::to_string);
+    how.dedup();
+    // `--explain`: every finding too.
+    if let Some(all) = json["data"].get("all") {
+        standards = Value::Array(vec![standards, all.clone()]);
+    }
+    (standards, how)
+}
+
+/// A run that reuses everything (its baseline reads HEAD's reused readings) reads what a
+/// `--fresh` run of the same commit reads, with and without `--explain`.
+fn assert_reused_as_fresh(fixture: &Fixture, step: &str) {
+    for explain in [None, Some("todo"), Some("todo_capped"), Some("largest")] {
+        let mut args = vec!["standards", "--json"];
+        args.extend(
+            explain
+                .map(|name| ["--explain", name])
+                .into_iter()
+                .flatten(),
+        );
+        let (reused, how) = readings(fixture, &args);
+        assert_eq!(how, ["reused"], "{step}, --explain {explain:?}");
+        args.push("--fresh");
+        let (fresh, how) = readings(fixture, &args);
+        assert_eq!(how, ["measured"], "{step}, --explain {explain:?}");
+        assert_eq!(reused, fresh, "{step}, --explain {explain:?}");
+    }
+}
+
+#[test]
+fn a_fully_reused_run_compares_findings_as_a_fresh_run_does() {
+    let fixture = Fixture::new(FINDINGS);
+    for i in 0..40 {
+        let mut text = format!("pub fn f{i}() {{}}\n");
+        for k in 0..i % 4 {
+            text.push_str(&format!("// TODO item{k}\n// TODO same\n"));
+        }
+        text.push_str(&"// TODO same\n".repeat(i % 3));
+        fixture
+            .repo
+            .write(&format!("src/d{}/f{i:02}.rs", i % 5), text);
+    }
+    fixture.repo.commit("many files");
+    let (_, how) = readings(&fixture, &["standards", "--json"]);
+    assert_eq!(how, ["measured"]);
+
+    // On the trunk, after a commit no producer read: HEAD's readings are the baseline's.
+    fixture.repo.write("README.md", "# changed\n");
+    fixture.repo.commit("docs only");
+    let (json, _) = readings(&fixture, &["standards", "--json"]);
+    let todo = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "todo");
+    let findings = &todo.unwrap()["findings"];
+    assert_eq!(
+        (&findings["new_total"], &findings["swap_check"]),
+        (&Value::from(0), &Value::from("passed")),
+        "{findings}"
+    );
+    assert_reused_as_fresh(&fixture, "the trunk");
+
+    // On a branch, where the tight ceiling's breach is inherited from the merge base.
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
+    fixture.repo.write("README.md", "# changed on a branch\n");
+    fixture.repo.commit("docs on a branch");
+    assert_reused_as_fresh(&fixture, "a branch");
+    let (json, _) = readings(&fixture, &["standards", "--json"]);
+    let tight = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "todo_tight");
+    assert_eq!(tight.unwrap()["verdict"], "inherited", "{json}");
+}

@@ -16,6 +16,10 @@
 //! `flags`: bit 0 a path, bit 1 a line, bit 2 a column follow; bits 3–4 the severity (0 none,
 //! 1 error, 2 warning, 3 note). Anything else — a wrong magic, a short or long file, a string
 //! that is not UTF-8 — reads as damaged.
+//!
+//! A reused entry's findings are read as [`Kept`]: the whole file checked, each finding decoded
+//! only when asked for. A reading whose comparison is known to be empty needs its counts and
+//! the first few findings a result shows, not a hundred thousand strings built and freed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -131,30 +135,168 @@ fn put_str(out: &mut Vec<u8>, text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The findings `bytes` hold, or `None` when they are damaged.
+/// The findings `bytes` hold, or `None` when they are damaged: decoded in one pass (a caller
+/// that may need only some of them reads them as [`Kept`]).
 pub fn decode(bytes: &[u8]) -> Option<File> {
     let mut input = Input(bytes.strip_prefix(MAGIC)?);
-    let metrics = input.u32()?;
     let mut file = BTreeMap::new();
-    for _ in 0..metrics {
-        let name = input.string()?;
+    for _ in 0..input.u32()? {
+        let name = input.str()?.to_owned();
         let dropped = usize::try_from(input.u64()?).ok()?;
         let count = input.u32()? as usize;
         // Each finding takes at least 9 bytes: never reserve more than the input can hold.
         let mut findings = Vec::with_capacity(count.min(input.0.len() / 9));
         for _ in 0..count {
-            findings.push(input.finding()?);
+            findings.push(input.parts()?.finding());
         }
-        file.insert(name, MetricFindings { dropped, findings });
+        if file
+            .insert(name, MetricFindings { dropped, findings })
+            .is_some()
+        {
+            return None;
+        }
     }
     input.0.is_empty().then_some(File(file))
+}
+
+/// A findings file checked whole, its findings decoded only when asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    bytes: Vec<u8>,
+    /// Metric name → where its findings are in `bytes`.
+    metrics: BTreeMap<String, Span>,
+}
+
+/// One metric's findings in a [`Kept`] file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Span {
+    dropped: usize,
+    count: usize,
+    /// The byte offset of its first finding.
+    start: usize,
+}
+
+/// One metric's kept findings, still encoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Of<'k> {
+    bytes: &'k [u8],
+    dropped: usize,
+    count: usize,
+}
+
+impl Kept {
+    /// The findings file `bytes`, every finding checked (lengths, flags, UTF-8) but none
+    /// decoded; `None` when it is damaged.
+    pub fn parse(bytes: Vec<u8>) -> Option<Kept> {
+        let mut input = Input(bytes.strip_prefix(MAGIC)?);
+        let mut metrics = BTreeMap::new();
+        for _ in 0..input.u32()? {
+            let name = input.str()?.to_owned();
+            let dropped = usize::try_from(input.u64()?).ok()?;
+            let count = input.u32()? as usize;
+            let start = bytes.len() - input.0.len();
+            for _ in 0..count {
+                input.parts()?;
+            }
+            let span = Span {
+                dropped,
+                count,
+                start,
+            };
+            if metrics.insert(name, span).is_some() {
+                return None;
+            }
+        }
+        input.0.is_empty().then_some(Kept { bytes, metrics })
+    }
+
+    /// Metric `name`'s findings (none when the file holds none for it).
+    pub fn of(&self, name: &str) -> Of<'_> {
+        match self.metrics.get(name) {
+            Some(span) => self.of_span(*span),
+            None => Of::default(),
+        }
+    }
+
+    fn of_span(&self, span: Span) -> Of<'_> {
+        Of {
+            bytes: self.bytes.get(span.start..).unwrap_or_default(),
+            dropped: span.dropped,
+            count: span.count,
+        }
+    }
+
+    /// Give each of `metrics` its findings, all decoded; `None` when they cannot be.
+    pub fn fill(&self, metrics: &mut [Metric]) -> Option<()> {
+        for metric in metrics {
+            let of = self.of(&metric.name);
+            metric.findings_dropped = of.dropped;
+            metric.findings = of.first(of.count)?;
+        }
+        Some(())
+    }
+}
+
+impl<'k> Of<'k> {
+    /// How many findings are kept.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// How many the producer reported past its cap.
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// The first `n` findings (all when there are fewer), decoded; `None` when they cannot be.
+    pub fn first(&self, n: usize) -> Option<Vec<Finding>> {
+        let mut input = Input(self.bytes);
+        (0..n.min(self.count))
+            .map(|_| input.parts().map(Parts::finding))
+            .collect()
+    }
+
+    /// Whether `test` holds for every finding's path (`None` for a finding without one);
+    /// `false` when a finding cannot be read.
+    pub fn every_path(&self, mut test: impl FnMut(Option<&'k str>) -> bool) -> bool {
+        let mut input = Input(self.bytes);
+        (0..self.count).all(|_| input.path_only().is_some_and(&mut test))
+    }
 }
 
 /// What is left to decode.
 struct Input<'a>(&'a [u8]);
 
-impl Input<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
+/// One finding as it is encoded, its strings borrowed.
+struct Parts<'a> {
+    fingerprint: &'a str,
+    path: Option<&'a str>,
+    line: Option<u32>,
+    column: Option<u32>,
+    severity: Option<Severity>,
+    message: &'a str,
+}
+
+impl Parts<'_> {
+    fn finding(self) -> Finding {
+        Finding {
+            fingerprint: self.fingerprint.to_owned(),
+            path: self.path.map(str::to_owned),
+            line: self.line,
+            column: self.column,
+            severity: self.severity,
+            message: self.message.to_owned(),
+        }
+    }
+}
+
+impl<'a> Input<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let (head, rest) = self.0.split_at_checked(n)?;
         self.0 = rest;
         Some(head)
@@ -168,13 +310,37 @@ impl Input<'_> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
-    fn string(&mut self) -> Option<String> {
+    fn str(&mut self) -> Option<&'a str> {
         let len = self.u32()? as usize;
-        String::from_utf8(self.take(len)?.to_vec()).ok()
+        std::str::from_utf8(self.take(len)?).ok()
     }
 
-    fn finding(&mut self) -> Option<Finding> {
-        let fingerprint = self.string()?;
+    /// Skip a string (its UTF-8 was checked when the file was parsed).
+    fn skip_str(&mut self) -> Option<()> {
+        let len = self.u32()? as usize;
+        self.take(len).map(drop)
+    }
+
+    /// The next finding's path, the rest of it skipped: what [`Input::parts`] reads as its
+    /// path, where the file was parsed whole before.
+    fn path_only(&mut self) -> Option<Option<&'a str>> {
+        self.skip_str()?;
+        let flags = *self.take(1)?.first()?;
+        let path = match flags & PATH {
+            0 => None,
+            _ => Some(self.str()?),
+        };
+        let numbers = [LINE, COLUMN]
+            .iter()
+            .filter(|&&bit| flags & bit != 0)
+            .count();
+        self.take(4 * numbers)?;
+        self.skip_str()?;
+        Some(path)
+    }
+
+    fn parts(&mut self) -> Option<Parts<'a>> {
+        let fingerprint = self.str()?;
         let flags = *self.take(1)?.first()?;
         let severity = match flags >> 3 {
             0 => None,
@@ -185,7 +351,7 @@ impl Input<'_> {
         };
         let path = match flags & PATH {
             0 => None,
-            _ => Some(self.string()?),
+            _ => Some(self.str()?),
         };
         let line = match flags & LINE {
             0 => None,
@@ -195,13 +361,13 @@ impl Input<'_> {
             0 => None,
             _ => Some(self.u32()?),
         };
-        Some(Finding {
+        Some(Parts {
             fingerprint,
             path,
             line,
             column,
             severity,
-            message: self.string()?,
+            message: self.str()?,
         })
     }
 }
@@ -212,8 +378,8 @@ pub fn write(entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// The findings kept for the entry at `entry`, or `None` when they are gone or damaged.
-pub fn read(entry: &Path) -> Option<File> {
-    decode(&std::fs::read(path_of(entry)).ok()?)
+pub fn read(entry: &Path) -> Option<Kept> {
+    Kept::parse(std::fs::read(path_of(entry)).ok()?)
 }
 
 #[cfg(test)]
@@ -271,5 +437,49 @@ mod tests {
         longer.push(0);
         assert_eq!(decode(&longer), None);
         assert_eq!(decode(b"{\"matches\":{\"findings\":[]}}"), None);
+        for cut in [0, 7, 8, 20, bytes.len() - 1] {
+            assert_eq!(Kept::parse(bytes[..cut].to_vec()), None, "cut at {cut}");
+        }
+        assert_eq!(Kept::parse(longer), None);
+    }
+
+    #[test]
+    fn kept_findings_decode_as_asked_what_decode_reads_whole() {
+        let findings: Vec<Finding> = (0..50).map(finding).collect();
+        let metrics = vec![
+            metric("matches", findings.clone(), 3),
+            metric("lines", Vec::new(), 7),
+        ];
+        let kept = Kept::parse(encode(&metrics).unwrap().unwrap()).unwrap();
+        let of = kept.of("matches");
+        assert_eq!((of.len(), of.dropped()), (50, 3));
+        assert_eq!(of.first(5).unwrap(), findings[..5]);
+        assert_eq!(of.first(500).unwrap(), findings);
+        let mut paths = Vec::new();
+        assert!(of.every_path(|path| {
+            paths.push(path);
+            true
+        }));
+        let expected: Vec<Option<&str>> = findings.iter().map(|f| f.path.as_deref()).collect();
+        assert_eq!(paths, expected);
+        assert!(!of.every_path(|path| path != Some("src/é48.rs")));
+        let lines = kept.of("lines");
+        assert_eq!(
+            (lines.len(), lines.dropped(), lines.first(3)),
+            (0, 7, Some(vec![]))
+        );
+        assert!(kept.of("files").is_empty() && kept.of("files").every_path(|_| false));
+        let mut filled: Vec<Metric> = ["matches", "lines", "files"]
+            .map(|name| metric(name, Vec::new(), 0))
+            .into();
+        kept.fill(&mut filled).unwrap();
+        assert_eq!(
+            (
+                &filled[0].findings,
+                filled[0].findings_dropped,
+                filled[1].findings_dropped
+            ),
+            (&findings, 3, 7)
+        );
     }
 }

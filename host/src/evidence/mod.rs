@@ -69,9 +69,9 @@ pub struct Entry {
     /// Whether its findings are kept beside it (`<entry>.findings`).
     #[serde(default)]
     pub has_findings: bool,
-    /// Those findings, once loaded by [`Store::lookup`].
+    /// Those findings, once loaded by [`Store::lookup`] (checked, decoded only when asked for).
     #[serde(skip)]
-    pub findings: Option<findings::File>,
+    pub findings: Option<findings::Kept>,
     /// Who published it, for an entry another clone measured and signed (`None` for one
     /// measured here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,7 +260,7 @@ impl Store {
             .find(|(entry, _)| self.valid_on(entry, snapshot))
             .and_then(|(mut entry, findings)| {
                 if let Some(bytes) = &findings {
-                    entry.findings = Some(findings::decode(bytes)?);
+                    entry.findings = Some(findings::Kept::parse(bytes.clone())?);
                 }
                 if !self.read_only {
                     let _ = self.import(&entry, findings.as_deref());

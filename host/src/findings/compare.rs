@@ -176,24 +176,23 @@ fn unchanged(baseline: &Baseline, head: Side, base: &[Finding]) -> Option<Compar
 /// twin, so nothing is new or fixed. (A fully reused reading on a commit that changed none of
 /// its inputs, the common case, costs a comparison of the lists.)
 pub(crate) fn untouched(baseline: &Baseline, head: &[Finding], base: &[Finding]) -> bool {
-    let Some(snapshot) = baseline.snapshot else {
-        return false;
-    };
     // HEAD's own list when the reading is shared (`measure/swaps.rs`): nothing to compare.
     if !std::ptr::eq(head, base) && head != base {
         return false;
     }
-    let mut last: Option<&str> = None;
-    for path in head.iter().filter_map(|f| f.path.as_deref()) {
-        if last == Some(path) {
-            continue;
-        }
-        if !same_file(baseline, snapshot, path) {
-            return false;
-        }
-        last = Some(path);
-    }
-    true
+    let Some(same) = same_files(baseline) else {
+        return false;
+    };
+    head.iter().filter_map(|f| f.path.as_deref()).all(same)
+}
+
+/// Whether a path is the same file on both sides ([`same_file`]), asked once per run of
+/// findings on one path; `None` on the first commit, which has no baseline snapshot.
+pub(crate) fn same_files<'p>(baseline: &Baseline) -> Option<impl FnMut(&'p str) -> bool> {
+    let snapshot = baseline.snapshot?;
+    Some(memo_by_path(move |path| {
+        same_file(baseline, snapshot, path)
+    }))
 }
 
 /// Whether `path` is the same blob (or equally absent) in the baseline's `snapshot` and the one

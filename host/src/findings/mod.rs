@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::runtime::Finding;
 
-pub(crate) use compare::{Baseline, Compared, compare, untouched};
+pub(crate) use compare::{Baseline, Compared, compare, same_files, untouched};
 pub(crate) use diff::{Diff, Side};
 pub(crate) use identity::Fingerprints;
 pub(crate) use line_map::LineMap;

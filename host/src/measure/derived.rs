@@ -29,20 +29,20 @@ pub(super) fn applies(execution: &Execution) -> bool {
     FILE_LOCAL.contains(&execution.producer.as_str()) && execution.needs.is_empty()
 }
 
-/// The baseline's metrics for `execution`, derived from HEAD's `head_output` over `head`, or
+/// The baseline's metrics for `execution`, derived from HEAD's `head_metrics` over `head`, or
 /// `None` when that cannot be exact (then the baseline is measured whole).
 pub(super) fn derive(
     runtime: &Runtime,
     execution: &Execution,
     head: &Snapshot,
-    head_output: &RunOutput,
+    head_metrics: &[Metric],
     base: &Snapshot,
 ) -> Option<Vec<Metric>> {
     if !applies(execution) {
         return None;
     }
     let component = execution.component.as_ref().ok()?;
-    if !head_output.metrics.iter().all(complete) {
+    if !head_metrics.iter().all(complete) {
         return None;
     }
     let changed = changed_paths(Some(base), head);
@@ -65,8 +65,7 @@ pub(super) fn derive(
     let base_part = run(base)?;
     let cap = findings_cap(&execution.config)?;
     let order = positions(base);
-    head_output
-        .metrics
+    head_metrics
         .iter()
         .map(|whole| {
             let head_part = named(&head_part, &whole.name)?;
@@ -276,7 +275,8 @@ mod tests {
         );
         let head_output = run(&runtime, &pattern, &head);
         let whole = run(&runtime, &pattern, &base);
-        let derived = derive(&runtime, &pattern, &head, &head_output, &base).expect("derivable");
+        let derived =
+            derive(&runtime, &pattern, &head, &head_output.metrics, &base).expect("derivable");
         assert_eq!(derived, whole.metrics);
         assert!(derived.iter().any(|m| m.counted && !m.findings.is_empty()));
     }
@@ -292,11 +292,17 @@ mod tests {
             r#"{"pattern": "MARK", "paths": ["src/**"], "max_findings": 3}"#,
         );
         let output = run(&runtime, &capped, &head);
-        assert_eq!(derive(&runtime, &capped, &head, &output, &base), None);
+        assert_eq!(
+            derive(&runtime, &capped, &head, &output.metrics, &base),
+            None
+        );
         // Not a file-local producer.
         let extent = execution("builtin:extent", r#"{"paths": ["src/**"]}"#);
         let output = run(&runtime, &extent, &head);
-        assert_eq!(derive(&runtime, &extent, &head, &output, &base), None);
+        assert_eq!(
+            derive(&runtime, &extent, &head, &output.metrics, &base),
+            None
+        );
         // More than a quarter of the files changed: a whole run is as cheap.
         let many: Vec<(String, Option<&str>)> = (0..12)
             .map(|i| (format!("src/d{}/f{i:02}.rs", i % 4), Some("// MARK: c\n")))
@@ -308,6 +314,9 @@ mod tests {
             r#"{"pattern": "MARK", "paths": ["src/**"]}"#,
         );
         let output = run(&runtime, &pattern, &head);
-        assert_eq!(derive(&runtime, &pattern, &head, &output, &base), None);
+        assert_eq!(
+            derive(&runtime, &pattern, &head, &output.metrics, &base),
+            None
+        );
     }
 }

@@ -18,9 +18,10 @@ use super::limits::BaselineKind;
 use super::{LimitsCheck, Measurement, StandardResult, Verdict};
 use crate::config::{Direction, FindingsMode, StandardDef};
 use crate::evidence::Store;
+use crate::evidence::findings::Of;
 use crate::findings::{self, Explained, FindingsSummary, Renames, SHOWN, SwapCheck};
 use crate::git::{Repo, short};
-use crate::planner::{Outcomes, Plan, Reading};
+use crate::planner::{ExecutionOutcome, Outcomes, Plan, Reading};
 use crate::runtime::{Finding, Metric, Runtime};
 
 /// What the comparison needs from the measurement.
@@ -41,9 +42,16 @@ pub(super) struct Batch<'a> {
     pub progress: &'a (dyn Fn(&str) + Sync),
 }
 
-/// The baseline's metrics per execution index (HEAD's own where they are the same reading), or
-/// why an execution has none.
-type BaseOutputs<'a> = BTreeMap<usize, Result<Cow<'a, [Metric]>, String>>;
+/// The baseline's metrics per execution index, or why an execution has none.
+type BaseOutputs<'a> = BTreeMap<usize, Result<BaseMetrics<'a>, String>>;
+
+/// One execution's metrics on the baseline.
+enum BaseMetrics<'a> {
+    /// HEAD's own reading: the evidence it was reused from is valid on the baseline too.
+    Head,
+    /// Its own.
+    Own(Cow<'a, [Metric]>),
+}
 
 /// The baseline commit (`None`: HEAD is the first commit) and one reading's metrics there.
 type Base<'a> = (Option<ObjectId>, Result<&'a [Metric], String>);
@@ -70,7 +78,7 @@ pub(super) fn attach(
         .readings
         .iter()
         .filter_map(|reading| Some((reading, head_metric(batch, reading)?)))
-        .filter(|(r, m)| has_findings(m) || regressed(r))
+        .filter(|(r, m)| has_findings(&batch.outcomes.executions[r.execution], m) || regressed(r))
         .collect();
     if with_findings.is_empty() {
         return Vec::new();
@@ -131,28 +139,27 @@ pub(super) fn attach(
         let Some(standard) = selected.iter().find(|s| s.name == reading.standard) else {
             continue;
         };
-        let base = compared.as_ref().map(|(base, _, outputs)| {
-            let metrics = match outputs.get(&reading.execution) {
-                Some(Ok(metrics)) => Ok(metrics.as_ref()),
-                Some(Err(why)) => Err(why.clone()),
-                None => Err(no_baseline_reason(batch, reading)),
-            };
-            (*base, metrics)
-        });
-        if let Some((why, rebaseline)) = inherited(batch, standard, result, reading, base.as_ref())
+        let outcome = &batch.outcomes.executions[reading.execution];
+        let base = compared
+            .as_ref()
+            .map(|(base, _, outputs)| reading_base(batch, reading, *base, outputs));
+        let values = base.as_ref().map(|base| base_values(outcome, base));
+        if let Some((why, rebaseline)) =
+            inherited(batch, standard, result, reading, values.as_ref())
         {
             advisories.push(why);
             rebaselines.push(rebaseline);
         }
-        if has_findings(metric) {
+        if has_findings(outcome, metric) {
             let keep_all = batch.explain == Some(standard.name.as_str());
-            compare_one(
+            let compare = Compare {
                 standard,
-                result,
-                (reading, metric, keep_all),
-                base,
-                &comparing,
-            );
+                reading,
+                metric,
+                outcome,
+                keep_all,
+            };
+            compare_reading(&compare, result, base, &comparing);
         }
     }
     advisories.extend(rebaseline_all(&rebaselines));
@@ -173,8 +180,13 @@ fn rebaseline_all(rebaselines: &[serde_json::Value]) -> Option<String> {
     ))
 }
 
-fn has_findings(metric: &Metric) -> bool {
-    metric.counted || !metric.findings.is_empty() || metric.findings_dropped > 0
+/// Whether `metric` of `outcome` has findings to compare (a counted one always does).
+fn has_findings(outcome: &ExecutionOutcome, metric: &Metric) -> bool {
+    let (kept, dropped) = match outcome.kept(&metric.name) {
+        Some(of) => (of.len(), of.dropped()),
+        None => (metric.findings.len(), metric.findings_dropped),
+    };
+    metric.counted || kept > 0 || dropped > 0
 }
 
 /// A breach the baseline has too, measured by the same producer, and no worse here: not this
@@ -243,7 +255,8 @@ fn producer_version(batch: &Batch, reading: &Reading) -> String {
     }
 }
 
-/// The metric a reading reads, from HEAD's execution, if it ran.
+/// The metric a reading reads, from HEAD's execution, if it ran. A reused execution's findings
+/// are not in it ([`ExecutionOutcome::metrics`] has them).
 fn head_metric<'a>(batch: &'a Batch, reading: &Reading) -> Option<&'a Metric> {
     let output = batch.outcomes.executions[reading.execution]
         .result
@@ -267,7 +280,7 @@ fn no_baseline_reason(batch: &Batch, reading: &Reading) -> String {
 fn root_outputs<'a>(readings: &[(&Reading, &Metric)]) -> BaseOutputs<'a> {
     readings
         .iter()
-        .map(|(r, _)| (r.execution, Ok(Cow::Borrowed(&[][..]))))
+        .map(|(r, _)| (r.execution, Ok(BaseMetrics::Own(Cow::Borrowed(&[][..])))))
         .collect()
 }
 
@@ -366,8 +379,8 @@ fn measure_baseline<'a>(
     let mut outputs = BaseOutputs::new();
     let mut whole = Vec::new();
     for i in indices {
-        if let Some(metrics) = shared_with_head(batch, i, snapshot) {
-            outputs.insert(i, Ok(Cow::Borrowed(metrics)));
+        if shared_with_head(batch, i, snapshot) {
+            outputs.insert(i, Ok(BaseMetrics::Head));
             continue;
         }
         let execution = &batch.plan.executions[i];
@@ -376,19 +389,18 @@ fn measure_baseline<'a>(
             continue;
         }
         let derived = batch.outcomes.executions[i]
-            .result
-            .as_ref()
+            .metrics()
             .ok()
             .and_then(|head| {
                 super::derived::derive(batch.runtime, execution, batch.snapshot, head, snapshot)
             });
         let recorded = || {
             let outcome = crate::planner::reuse(execution, batch.runtime, snapshot, evidence)?;
-            outcome.result.ok().map(|output| output.metrics)
+            outcome.into_metrics().ok()
         };
         match derived.or_else(recorded) {
             Some(metrics) => {
-                outputs.insert(i, Ok(Cow::Owned(metrics)));
+                outputs.insert(i, Ok(BaseMetrics::Own(Cow::Owned(metrics))));
             }
             None => whole.push(i),
         }
@@ -399,20 +411,14 @@ fn measure_baseline<'a>(
     outputs
 }
 
-/// HEAD's metrics of execution `i`, when they were reused from evidence that the baseline
-/// store would serve on the baseline's `snapshot` as well.
-fn shared_with_head<'a>(
-    batch: &Batch<'a>,
-    i: usize,
-    snapshot: &crate::snapshot::Snapshot,
-) -> Option<&'a [Metric]> {
+/// Whether HEAD's execution `i` was reused from evidence that the baseline store would serve
+/// on the baseline's `snapshot` as well: then the baseline's reading is HEAD's.
+fn shared_with_head(batch: &Batch, i: usize, snapshot: &crate::snapshot::Snapshot) -> bool {
     let outcome = &batch.outcomes.executions[i];
-    let entry = outcome.evidence.as_ref()?;
-    let store = batch.evidence.as_ref()?;
-    let output = outcome.result.as_ref().ok()?;
-    store
-        .serves(entry, snapshot)
-        .then_some(output.metrics.as_slice())
+    let (Some(entry), Some(store)) = (&outcome.evidence, &batch.evidence) else {
+        return false;
+    };
+    outcome.result.is_ok() && store.serves(entry, snapshot)
 }
 
 /// Measure the executions `indices` on the baseline's `snapshot`, recording their evidence.
@@ -449,8 +455,8 @@ fn measure_whole<'a>(
         .zip(outcomes.executions)
         .map(|(i, outcome)| {
             let metrics = outcome
-                .result
-                .map(|output| Cow::Owned(output.metrics))
+                .into_metrics()
+                .map(|metrics| BaseMetrics::Own(Cow::Owned(metrics)))
                 .map_err(|e| format!("the baseline measurement failed: {e}"));
             (i, metrics)
         })
@@ -481,6 +487,177 @@ impl Comparing<'_> {
             _ => true,
         }
     }
+}
+
+/// The baseline's reading is HEAD's own ([`BaseMetrics::Head`]).
+struct Shared;
+
+/// One reading's baseline as `attach` finds it: the commit, and its metrics (HEAD's own, or
+/// its own, or why there are none).
+type ReadingBase<'a> = (
+    Option<ObjectId>,
+    Result<Result<&'a [Metric], String>, Shared>,
+);
+
+/// `reading`'s baseline at `commit`, from the baseline's `outputs`.
+fn reading_base<'o>(
+    batch: &Batch,
+    reading: &Reading,
+    commit: Option<ObjectId>,
+    outputs: &'o BaseOutputs,
+) -> ReadingBase<'o> {
+    let metrics = match outputs.get(&reading.execution) {
+        Some(Ok(BaseMetrics::Head)) => Err(Shared),
+        Some(Ok(BaseMetrics::Own(metrics))) => Ok(Ok(metrics.as_ref())),
+        Some(Err(why)) => Ok(Err(why.clone())),
+        None => Ok(Err(no_baseline_reason(batch, reading))),
+    };
+    (commit, metrics)
+}
+
+/// The baseline's values (its findings may be left out): HEAD's (`outcome`'s) where the
+/// reading is HEAD's own.
+fn base_values<'a>(outcome: &'a ExecutionOutcome, base: &ReadingBase<'a>) -> Base<'a> {
+    let values = match &base.1 {
+        Err(Shared) => outcome
+            .result
+            .as_ref()
+            .map(|o| o.metrics.as_slice())
+            .map_err(Clone::clone),
+        Ok(metrics) => metrics.clone(),
+    };
+    (base.0, values)
+}
+
+/// One reading to compare with its baseline.
+struct Compare<'a> {
+    standard: &'a StandardDef,
+    reading: &'a Reading,
+    /// HEAD's metric (a reused execution's findings are in `outcome`, still encoded).
+    metric: &'a Metric,
+    outcome: &'a ExecutionOutcome,
+    /// `--explain` of this Standard: every finding goes into the result.
+    keep_all: bool,
+}
+
+/// One reading's comparison: from the findings shown alone where the baseline's reading is
+/// HEAD's own and no finding is on a file the change touched ([`compare_unchanged`]), else
+/// with every finding ([`compare_one`]).
+fn compare_reading(
+    compare: &Compare,
+    result: &mut StandardResult,
+    base: Option<ReadingBase>,
+    comparing: &Comparing,
+) {
+    let name = &compare.reading.metric;
+    if let (Some((Some(commit), Err(Shared))), Some(of), false) =
+        (&base, compare.outcome.kept(name), compare.keep_all)
+        && compare_unchanged(compare, result, (*commit, of), comparing)
+    {
+        return;
+    }
+    let metrics = match compare.outcome.metrics() {
+        Ok(metrics) => metrics,
+        Err(why) => return unreadable(compare, result, why),
+    };
+    let Some(metric) = metrics.iter().find(|m| &m.name == name) else {
+        return unreadable(
+            compare,
+            result,
+            format!("no metric {name} among the findings"),
+        );
+    };
+    let base = base.map(|(commit, base)| (commit, base.unwrap_or(Ok(metrics))));
+    let reading = (compare.reading, metric, compare.keep_all);
+    compare_one(compare.standard, result, reading, base, comparing);
+}
+
+/// The comparison of a reading whose baseline (`commit`) reads HEAD's own reused reading,
+/// when no finding (`of`, still encoded) is on a file the change touched: every finding pairs
+/// with itself, nothing is new or fixed — what [`compare_one`] finds —, and only the findings
+/// a result shows are decoded and placed. `false` when that cannot be told (the caller then
+/// compares every finding).
+fn compare_unchanged(
+    compare: &Compare,
+    result: &mut StandardResult,
+    (commit, of): (ObjectId, Of),
+    comparing: &Comparing,
+) -> bool {
+    let Ok(renames) = &comparing.renames else {
+        return false;
+    };
+    let baseline = findings::Baseline {
+        repo: comparing.repo,
+        head: comparing.head,
+        snapshot: comparing.base,
+        renames,
+        changed: comparing.changed,
+    };
+    let Some(mut same) = findings::same_files(&baseline) else {
+        return false;
+    };
+    if !of.every_path(|path| path.is_none_or(&mut same)) {
+        return false;
+    }
+    let Some(shown) = of.first(WHY_SHOWN) else {
+        return false;
+    };
+    let mut read = findings::ReadLines::default();
+    let unread = |path: &str, blob| comparing.unread(path, blob);
+    let mut places = findings::places(comparing.head, &shown, &mut read, &unread);
+    let all: Vec<usize> = (0..shown.len()).collect();
+    findings::complete(comparing.head, (&shown, &mut places[..]), &all, &mut read);
+    let ids = findings::Fingerprints::new(&shown, &places);
+    let explained = (0..shown.len())
+        .map(|i| Explained {
+            finding: identified(&shown[i], ids.get(i)),
+            new: Some(false),
+        })
+        .collect();
+    let metric = compare.metric;
+    let mut summary = FindingsSummary {
+        total: of.len(),
+        dropped: of.dropped(),
+        new_total: Some(0),
+        fixed_total: Some(0),
+        new: Vec::new(),
+        fixed: Vec::new(),
+        baseline: Some(commit.to_string()),
+        swap_check: None,
+        note: None,
+    };
+    // The baseline's list is this one: complete exactly when this one is.
+    let complete = of.dropped() == 0 && of.len() as f64 == metric.value;
+    if metric.counted {
+        swap_check(compare.standard, result, &mut summary, complete);
+    }
+    result.findings = Some(summary);
+    result.explained = explained;
+    true
+}
+
+/// A reading whose findings cannot be read back: counted, never compared, no swap ruled out.
+fn unreadable(compare: &Compare, result: &mut StandardResult, why: String) {
+    let (total, dropped) = compare
+        .outcome
+        .kept(&compare.metric.name)
+        .map_or((0, 0), |of| (of.len(), of.dropped()));
+    let mut summary = FindingsSummary {
+        total,
+        dropped,
+        new_total: None,
+        fixed_total: None,
+        new: Vec::new(),
+        fixed: Vec::new(),
+        baseline: None,
+        swap_check: None,
+        note: Some(why),
+    };
+    if compare.metric.counted {
+        swap_check(compare.standard, result, &mut summary, false);
+    }
+    result.findings = Some(summary);
+    result.explained = Vec::new();
 }
 
 /// One reading's comparison, and its swap check where it applies.

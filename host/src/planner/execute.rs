@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{Execution, ExecutionCounts, Plan};
 use crate::evidence::Store;
+use crate::evidence::findings::Of;
 use crate::jobs::{self, JobRun};
 use crate::runtime::{Artifacts, Metric, RunOutput, Runtime};
 use crate::snapshot::Snapshot;
@@ -14,7 +15,9 @@ use crate::snapshot::Snapshot;
 /// What happened to one execution.
 #[derive(Debug, Clone)]
 pub(crate) struct ExecutionOutcome {
-    /// The run's output, or the one diagnostic every dependent Standard fails with.
+    /// The run's output, or the one diagnostic every dependent Standard fails with. A reused
+    /// execution's metrics carry no findings: they stay encoded in its `evidence` until asked
+    /// for ([`ExecutionOutcome::metrics`], [`ExecutionOutcome::kept`]).
     pub result: Result<RunOutput, String>,
     /// How many times the producer physically ran (0 when a job or the component failed, or
     /// when evidence was reused).
@@ -23,9 +26,77 @@ pub(crate) struct ExecutionOutcome {
     pub reused_from: Option<String>,
     /// Who published that evidence, when another clone did.
     pub provenance: Option<String>,
-    /// The evidence entry reused (its findings moved into `result`): a baseline it is valid on
-    /// too shares this reading instead of reading the entry back (`measure/swaps.rs`).
+    /// The evidence entry reused, with its findings: a baseline it is valid on too shares this
+    /// reading instead of reading the entry back (`measure/swaps.rs`).
     pub evidence: Option<Arc<crate::evidence::Entry>>,
+    /// The metrics with their findings decoded from `evidence`, once asked for.
+    decoded: OnceLock<Result<Vec<Metric>, String>>,
+}
+
+impl ExecutionOutcome {
+    /// An execution that was not reused: it ran `runs` times (0: it failed before running).
+    fn ran(result: Result<RunOutput, String>, runs: u32) -> Self {
+        Self {
+            result,
+            runs,
+            reused_from: None,
+            provenance: None,
+            evidence: None,
+            decoded: OnceLock::new(),
+        }
+    }
+
+    /// The metrics with every finding; a reused execution's are decoded from its evidence
+    /// the first time they are asked for. `Err`: the execution failed, or its kept findings
+    /// cannot be read.
+    pub(crate) fn metrics(&self) -> Result<&[Metric], String> {
+        let output = self.result.as_ref().map_err(Clone::clone)?;
+        let Some(entry) = &self.evidence else {
+            return Ok(&output.metrics);
+        };
+        self.decoded
+            .get_or_init(|| with_findings(entry, output.metrics.clone()))
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// [`ExecutionOutcome::metrics`], owned.
+    pub(crate) fn into_metrics(mut self) -> Result<Vec<Metric>, String> {
+        if let Some(decoded) = self.decoded.take() {
+            return decoded;
+        }
+        let output = self.result?;
+        match &self.evidence {
+            Some(entry) => with_findings(entry, output.metrics),
+            None => Ok(output.metrics),
+        }
+    }
+
+    /// Metric `name`'s findings as a reused execution's evidence keeps them, not decoded;
+    /// `None` for an execution that ran (its metrics carry their findings).
+    pub(crate) fn kept(&self, name: &str) -> Option<Of<'_>> {
+        let entry = self.evidence.as_ref()?;
+        Some(match &entry.findings {
+            Some(kept) => kept.of(name),
+            None => Of::default(),
+        })
+    }
+}
+
+/// `metrics` given the findings `entry` keeps.
+fn with_findings(
+    entry: &crate::evidence::Entry,
+    mut metrics: Vec<Metric>,
+) -> Result<Vec<Metric>, String> {
+    if let Some(kept) = &entry.findings {
+        kept.fill(&mut metrics).ok_or_else(|| {
+            format!(
+                "the findings kept with the evidence of {} cannot be read",
+                crate::git::short(&entry.commit)
+            )
+        })?;
+    }
+    Ok(metrics)
 }
 
 #[derive(Debug, Clone)]
@@ -152,7 +223,7 @@ pub(crate) fn reuse(
 ) -> Option<ExecutionOutcome> {
     let store = evidence?;
     execution.component.as_ref().ok()?;
-    let mut entry = store.lookup(&execution.identity, snapshot)?;
+    let entry = store.lookup(&execution.identity, snapshot)?;
     if let Some(trace) = runtime.trace() {
         let reuse = crate::runtime::Reuse {
             execution: &execution.label,
@@ -162,7 +233,8 @@ pub(crate) fn reuse(
         };
         trace.reused(&execution.producer, &reuse);
     }
-    let mut metrics: Vec<Metric> = entry
+    // The findings stay in the entry, encoded, until asked for (`ExecutionOutcome::metrics`).
+    let metrics: Vec<Metric> = entry
         .metrics
         .iter()
         .map(|m| Metric {
@@ -173,9 +245,6 @@ pub(crate) fn reuse(
             counted: m.counted,
         })
         .collect();
-    if let Some(findings) = entry.findings.take() {
-        findings.fill(&mut metrics);
-    }
     Some(ExecutionOutcome {
         result: Ok(RunOutput {
             metrics,
@@ -191,6 +260,7 @@ pub(crate) fn reuse(
         provenance: entry.provenance(),
         reused_from: Some(entry.commit.clone()),
         evidence: Some(Arc::new(entry)),
+        decoded: OnceLock::new(),
     })
 }
 
@@ -312,16 +382,9 @@ impl Pending<'_> {
         slots
             .into_iter()
             .map(|slot| {
-                slot.into_inner()
-                    .ok()
-                    .flatten()
-                    .unwrap_or(ExecutionOutcome {
-                        result: Err("the execution did not finish".to_owned()),
-                        runs: 0,
-                        reused_from: None,
-                        provenance: None,
-                        evidence: None,
-                    })
+                slot.into_inner().ok().flatten().unwrap_or_else(|| {
+                    ExecutionOutcome::ran(Err("the execution did not finish".to_owned()), 0)
+                })
             })
             .collect()
     }
@@ -333,20 +396,10 @@ impl Pending<'_> {
         prepared: &Result<Arc<Artifacts>, String>,
     ) -> ExecutionOutcome {
         match (&execution.component, prepared) {
-            (Err(e), _) | (_, Err(e)) => ExecutionOutcome {
-                result: Err(e.clone()),
-                runs: 0,
-                reused_from: None,
-                provenance: None,
-                evidence: None,
-            },
-            _ if self.cancel.as_ref().is_some_and(|c| c.is_cancelled()) => ExecutionOutcome {
-                result: Err(crate::cancel::CANCELLED.to_owned()),
-                runs: 0,
-                reused_from: None,
-                provenance: None,
-                evidence: None,
-            },
+            (Err(e), _) | (_, Err(e)) => ExecutionOutcome::ran(Err(e.clone()), 0),
+            _ if self.cancel.as_ref().is_some_and(|c| c.is_cancelled()) => {
+                ExecutionOutcome::ran(Err(crate::cancel::CANCELLED.to_owned()), 0)
+            }
             (Ok(component), Ok(artifacts)) => {
                 let n = self.started.fetch_add(1, Ordering::Relaxed) + 1;
                 (self.progress)(&format!(
@@ -372,13 +425,7 @@ impl Pending<'_> {
                         )
                         .map_err(|e| e.to_string()),
                 };
-                ExecutionOutcome {
-                    result,
-                    runs: 1,
-                    reused_from: None,
-                    provenance: None,
-                    evidence: None,
-                }
+                ExecutionOutcome::ran(result, 1)
             }
         }
     }

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::config::{Config, Job, Per, ProducerRef, Stage, StandardDef};
 use crate::runtime::{Limits, ProducerComponent};
 
-pub(crate) use execute::{Outcomes, execute, reuse, save_evidence};
+pub(crate) use execute::{ExecutionOutcome, Outcomes, execute, reuse, save_evidence};
 
 /// One physical producer run.
 #[derive(Debug, Clone)]

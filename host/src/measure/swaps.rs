@@ -53,6 +53,14 @@ enum BaseMetrics<'a> {
     Own(Cow<'a, [Metric]>),
 }
 
+/// The baseline the findings are compared with: its commit (`None`: HEAD is the first
+/// commit), its snapshot when it can be read, and the readings measured there.
+type Compared<'a> = (
+    Option<ObjectId>,
+    Option<crate::snapshot::Snapshot>,
+    BaseOutputs<'a>,
+);
+
 /// The baseline commit (`None`: HEAD is the first commit) and one reading's metrics there.
 type Base<'a> = (Option<ObjectId>, Result<&'a [Metric], String>);
 
@@ -84,44 +92,19 @@ pub(super) fn attach(
         return Vec::new();
     }
     let mut advisories = Vec::new();
-    let compared = match baseline_commit(batch) {
-        Ok(Some(base)) => {
-            let snapshot = batch.snapshot.nearby(base).map_err(|e| {
-                format!(
-                    "the baseline {} cannot be read: {e}",
-                    short(&base.to_string())
-                )
-            });
-            let outputs = measure_baseline(batch, base, &snapshot, &with_findings);
-            Some((Some(base), snapshot.ok(), outputs))
-        }
-        // The first commit: nothing came before it, so every finding is new.
-        Ok(None) => Some((None, None, root_outputs(&with_findings))),
-        Err(why) => {
-            advisories.push(format!(
-                "Findings were not compared with a baseline: {why}."
-            ));
-            None
-        }
-    };
+    let compared = compared_with(batch, &with_findings, &mut advisories);
     // The paths that differ between the baseline's tree and the one measured, read once: the
     // renames and every reading's comparison start from them.
     let changed = match &compared {
         Some((Some(base), Some(_), _)) => batch.snapshot.changed_since(&base.to_string()),
         _ => None,
     };
-    let renames = match &compared {
-        Some((Some(base), snapshot, _)) => {
-            match renames_since(batch, *base, snapshot.as_ref().zip(changed.as_deref())) {
-                Ok(renames) => Ok(renames),
-                Err(why) => {
-                    advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
-                    Err(why)
-                }
-            }
-        }
-        Some((None, _, _)) | None => Ok(Renames::default()),
-    };
+    let renames = renames_of(
+        batch,
+        compared.as_ref(),
+        changed.as_deref(),
+        &mut advisories,
+    );
     let comparing = Comparing {
         repo: batch.repo,
         head: batch.snapshot,
@@ -164,6 +147,51 @@ pub(super) fn attach(
     }
     advisories.extend(rebaseline_all(&rebaselines));
     advisories
+}
+
+/// The baseline the findings are compared with (its commit, its snapshot when readable, and
+/// its readings), `None` (with the advisory why) when it cannot be told.
+fn compared_with<'a>(
+    batch: &Batch<'a>,
+    with_findings: &[(&Reading, &Metric)],
+    advisories: &mut Vec<String>,
+) -> Option<Compared<'a>> {
+    match baseline_commit(batch) {
+        Ok(Some(base)) => {
+            let snapshot = batch.snapshot.nearby(base).map_err(|e| {
+                format!(
+                    "the baseline {} cannot be read: {e}",
+                    short(&base.to_string())
+                )
+            });
+            let outputs = measure_baseline(batch, base, &snapshot, with_findings);
+            Some((Some(base), snapshot.ok(), outputs))
+        }
+        // The first commit: nothing came before it, so every finding is new.
+        Ok(None) => Some((None, None, root_outputs(with_findings))),
+        Err(why) => {
+            advisories.push(format!(
+                "Findings were not compared with a baseline: {why}."
+            ));
+            None
+        }
+    }
+}
+
+/// The renames since the baseline, or why they cannot be read (also an advisory: findings in
+/// renamed files are then not compared).
+fn renames_of(
+    batch: &Batch,
+    compared: Option<&Compared<'_>>,
+    changed: Option<&[String]>,
+    advisories: &mut Vec<String>,
+) -> Result<Renames, String> {
+    let Some((Some(base), snapshot, _)) = compared else {
+        return Ok(Renames::default());
+    };
+    renames_since(batch, *base, snapshot.as_ref().zip(changed)).inspect_err(|why| {
+        advisories.push(format!("Renames since the baseline cannot be read ({why}); findings in renamed files are not compared."));
+    })
 }
 
 /// One command that re-baselines every inherited breach in one config-only commit, when there

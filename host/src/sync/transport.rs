@@ -153,7 +153,10 @@ fn run(repo: &Repo, args: &[&str]) -> Result<Output, SyncError> {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let output = run_once(repo, args)?;
+    let mut output = run_once(repo, args)?;
+    if locked(&output).is_some_and(|line| cleared_stale(repo, &line)) {
+        output = run_once(repo, args)?;
+    }
     if let Some(line) = locked(&output) {
         return Err(SyncError::Git(format!(
             "{line} (git was killed while it held this lock, or still runs; once no git process holds it — `fuser` or `lsof` on the file — delete it, then sync again)"
@@ -161,6 +164,42 @@ fn run(repo: &Repo, args: &[&str]) -> Result<Output, SyncError> {
     }
     Ok(output)
 }
+
+/// Remove the lock file git names in `line` when it is stale and on one of discern's own
+/// tracking refs (`refs/notes/remotes/…`, `refs/discern/remotes/…`), which only a sync
+/// writes: git holds a ref's lock for the moment of its update, so one untouched for
+/// [`STALE_LOCK`] was left by a writer that was killed (a sync killed while it moved a
+/// tracking ref). Any other lock stays, and is reported.
+fn cleared_stale(repo: &Repo, line: &str) -> bool {
+    let Some(path) = line
+        .split_once("Unable to create '")
+        .and_then(|(_, rest)| rest.split_once("': "))
+        .map(|(path, _)| std::path::PathBuf::from(path))
+    else {
+        return false;
+    };
+    let (Ok(refs), Some(Ok(folder))) = (
+        repo.common_dir().join("refs").canonicalize(),
+        path.parent().map(std::path::Path::canonicalize),
+    ) else {
+        return false;
+    };
+    let ours = [
+        refs.join("notes").join("remotes"),
+        refs.join("discern").join("remotes"),
+    ];
+    let owned = ours.iter().any(|dir| folder.starts_with(dir))
+        && path.extension().is_some_and(|e| e == "lock");
+    let stale = std::fs::symlink_metadata(&path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|at| at.elapsed().ok())
+        .is_some_and(|age| age >= STALE_LOCK);
+    owned && stale && std::fs::remove_file(&path).is_ok()
+}
+
+/// How long a lock on a tracking ref must stand untouched to be a killed writer's.
+const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How many times a run held up by a lock file is tried (100 ms apart).
 const LOCK_WAITS: u32 = 30;
@@ -173,13 +212,36 @@ fn locked(output: &Output) -> Option<String> {
         .map(|l| l.trim().to_owned())
 }
 
+/// One run of git, its output written to unnamed temporary files rather than pipes: a git that
+/// outlives a killed sync finishes its ref update and drops its lock, where a closed pipe
+/// would kill it on its next write (SIGPIPE) with the lock still held.
 fn run_once(repo: &Repo, args: &[&str]) -> Result<Output, SyncError> {
-    crate::git::command()
+    let cannot = |e: std::io::Error| SyncError::Git(format!("git cannot be run ({e})"));
+    let mut out = tempfile::tempfile().map_err(cannot)?;
+    let mut err = tempfile::tempfile().map_err(cannot)?;
+    let status = crate::git::command()
         .args(args)
         .current_dir(repo.root())
         .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .map_err(|e| SyncError::Git(format!("git cannot be run ({e})")))
+        .stdin(std::process::Stdio::null())
+        .stdout(out.try_clone().map_err(cannot)?)
+        .stderr(err.try_clone().map_err(cannot)?)
+        .status()
+        .map_err(cannot)?;
+    Ok(Output {
+        status,
+        stdout: read_back(&mut out).map_err(cannot)?,
+        stderr: read_back(&mut err).map_err(cannot)?,
+    })
+}
+
+/// What a child wrote to `file`, from its start.
+fn read_back(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek};
+    file.rewind()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn stderr(output: &Output) -> String {
@@ -192,4 +254,57 @@ fn last_line(text: &str) -> String {
         .rfind(|l| !l.is_empty() && *l != "Done")
         .unwrap_or("git printed nothing")
         .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use super::cleared_stale;
+    use crate::git::Repo;
+
+    fn lock(path: &std::path::Path, age: Duration) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let file = std::fs::File::create(path).unwrap();
+        file.set_modified(SystemTime::now() - age).unwrap();
+    }
+
+    fn said(path: &std::path::Path) -> String {
+        format!(
+            "error: cannot lock ref 'x': Unable to create '{}': File exists.",
+            path.display()
+        )
+    }
+
+    #[test]
+    fn only_a_stale_lock_on_a_tracking_ref_is_cleared() {
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let repo = Repo::discover(dir.path()).unwrap();
+        let refs = dir.path().join(".git/refs");
+        let tracking = refs.join("notes/remotes/origin/discern.lock");
+        let evidence = refs.join("discern/remotes/origin/evidence.lock");
+        let branch = refs.join("heads/main.lock");
+        let old = Duration::from_secs(10);
+        for path in [&tracking, &evidence, &branch] {
+            lock(path, old);
+        }
+        assert!(cleared_stale(&repo, &said(&tracking)));
+        assert!(cleared_stale(&repo, &said(&evidence)));
+        assert!(!tracking.exists() && !evidence.exists());
+        // Someone else's ref, and a lock a live writer may hold, stay.
+        assert!(!cleared_stale(&repo, &said(&branch)));
+        lock(&tracking, Duration::ZERO);
+        assert!(!cleared_stale(&repo, &said(&tracking)));
+        assert!(branch.exists() && tracking.exists());
+        // A path outside the refs that only looks like one.
+        let outside = dir.path().join("notes/remotes/x.lock");
+        lock(&outside, old);
+        assert!(!cleared_stale(&repo, &said(&outside)));
+    }
 }

@@ -219,6 +219,8 @@ impl Kept {
     }
 
     fn of_span(&self, span: Span) -> Of<'_> {
+        // `parse` checked every span against the bytes; one out of range anyway reads as no
+        // bytes, where its `count` findings cannot be decoded: an error, never "none".
         Of {
             bytes: self.bytes.get(span.start..).unwrap_or_default(),
             dropped: span.dropped,

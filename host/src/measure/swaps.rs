@@ -503,7 +503,18 @@ struct Comparing<'a> {
     changed: Option<&'a [String]>,
 }
 
-impl Comparing<'_> {
+impl<'a> Comparing<'a> {
+    /// What a reading's findings are compared with, under `renames`.
+    fn baseline(&self, renames: &'a Renames) -> findings::Baseline<'a> {
+        findings::Baseline {
+            repo: self.repo,
+            head: self.head,
+            snapshot: self.base,
+            renames,
+            changed: self.changed,
+        }
+    }
+
     /// Whether this commit's file `path` (blob `blob`) need not be read to be compared: it is
     /// unchanged since the baseline (paired by line alone), or there is nothing to compare with.
     fn unread(&self, path: &str, blob: ObjectId) -> bool {
@@ -614,13 +625,7 @@ fn compare_unchanged(
     let Ok(renames) = &comparing.renames else {
         return false;
     };
-    let baseline = findings::Baseline {
-        repo: comparing.repo,
-        head: comparing.head,
-        snapshot: comparing.base,
-        renames,
-        changed: comparing.changed,
-    };
+    let baseline = comparing.baseline(renames);
     let Some(mut same) = findings::same_files(&baseline) else {
         return false;
     };
@@ -800,13 +805,7 @@ fn untouched(
         .iter()
         .find(|m| m.name == reading.metric)
         .map_or(&[][..], |m| m.findings.as_slice());
-    let baseline = findings::Baseline {
-        repo: comparing.repo,
-        head: comparing.head,
-        snapshot: comparing.base,
-        renames,
-        changed: comparing.changed,
-    };
+    let baseline = comparing.baseline(renames);
     findings::untouched(&baseline, &metric.findings, base_findings)
 }
 
@@ -839,13 +838,7 @@ fn against_baseline<'m>(
     let complete = !base_metric.is_some_and(|m| {
         m.findings_dropped > 0 || (m.counted && m.findings.len() as f64 != m.value)
     });
-    let baseline = findings::Baseline {
-        repo: comparing.repo,
-        head: comparing.head,
-        snapshot: comparing.base,
-        renames,
-        changed: comparing.changed,
-    };
+    let baseline = comparing.baseline(renames);
     match findings::compare(&baseline, head, base_findings, read) {
         Ok(compared) => (
             Ok(Against {

@@ -102,8 +102,17 @@ pub(crate) fn merge(
     let Err(e) = run(repo, &args) else {
         return Merge::Merged;
     };
-    let conflicts = run(repo, &["diff", "--name-only", "--diff-filter=U"]).unwrap_or_default();
-    let files: Vec<String> = conflicts.lines().map(str::to_owned).collect();
+    // Unlisted conflicts are never "no conflict": the merge is aborted and its failure says why.
+    let files: Vec<String> = match run(repo, &["diff", "--name-only", "--diff-filter=U"]) {
+        Ok(conflicts) => conflicts.lines().map(str::to_owned).collect(),
+        Err(listing) => {
+            let aborted = abort(repo);
+            return Merge::Failed(format!(
+                "{}; its conflicted files cannot be listed ({}){aborted}",
+                e.message, listing.message
+            ));
+        }
+    };
     let mut unsettled = None;
     if let Some(resolver) = resolver
         && files == [resolver.path]
@@ -113,16 +122,31 @@ pub(crate) fn merge(
             Err(e) => unsettled = Some(e.message),
         }
     }
-    let _ = run(repo, &["merge", "--abort"]);
+    let aborted = abort(repo);
     if let Some(why) = unsettled {
         return Merge::Unsettled {
             path: files.join(", "),
-            why,
+            why: format!("{why}{aborted}"),
         };
     }
-    match files.is_empty() {
-        true => Merge::Failed(e.message),
-        false => Merge::Conflicted(files),
+    match (files.is_empty(), aborted.is_empty()) {
+        (true, _) => Merge::Failed(format!("{}{aborted}", e.message)),
+        (false, true) => Merge::Conflicted(files),
+        // The conflict state could not be cleared: said, never reported as a clean refusal.
+        (false, false) => Merge::Failed(format!("{} conflicted{aborted}", files.join(", "))),
+    }
+}
+
+/// `git merge --abort`; what to add to the failure when it did not clear the merge state
+/// (empty when it did).
+fn abort(repo: &Repo) -> String {
+    match run(repo, &["merge", "--abort"]) {
+        Ok(_) => String::new(),
+        Err(e) => format!(
+            "; and `git merge --abort` failed ({}): run it in {} before anything else",
+            e.message,
+            repo.root().display()
+        ),
     }
 }
 

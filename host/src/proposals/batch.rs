@@ -49,7 +49,11 @@ pub(crate) fn propose(
             if let Some(Recovery::Completed(journal)) = recovered
                 && journal.kind == "proposal"
             {
-                let records = store::load(repo).unwrap_or_default();
+                let records = store::load(repo).map_err(|e| {
+                    refusal(&NotProposed::Internal(format!(
+                        "whether the recovered proposal transaction was this batch cannot be told: {e}"
+                    )))
+                })?;
                 if same_batch(&records, requests) {
                     let status = BatchStatus::Recovered;
                     return Ok(batch_result(status, &records, &target.branch, None));
@@ -401,7 +405,11 @@ fn commit_batch(
         return Err(refusal(&NotProposed::Commit(e)));
     }
     crate::proof::clear(repo);
-    let records = store::load(repo).unwrap_or_default();
+    let records = store::load(repo).map_err(|e| {
+        refusal(&NotProposed::Internal(format!(
+            "the proposal commit was made, but its records cannot be read back ({e}); `discern status` lists the live proposals from the commits"
+        )))
+    })?;
     Ok(batch_result(BatchStatus::Recorded, &records, branch, None))
 }
 

@@ -105,13 +105,23 @@ fn assert_same(fixture: &Fixture, step: &str) {
     }
 }
 
+/// Each grouped identity's memo: its parts' folder.
 fn memos(fixture: &Fixture) -> Vec<std::path::PathBuf> {
     let store = fixture.path().join(".git/discern/evidence");
     std::fs::read_dir(store)
         .unwrap()
         .filter_map(Result::ok)
-        .map(|d| d.path().join("groups.memo"))
-        .filter(|p| p.exists())
+        .map(|d| d.path().join("groups"))
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+/// The part files of every memo.
+fn parts(fixture: &Fixture) -> Vec<std::path::PathBuf> {
+    memos(fixture)
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap().filter_map(Result::ok))
+        .map(|entry| entry.path())
         .collect()
 }
 
@@ -160,13 +170,15 @@ fn a_grouped_run_reads_what_a_whole_run_reads_after_every_kind_of_change() {
     fixture.repo.commit("the first files fixed");
     assert_same(&fixture, "the cut moved");
 
-    // A damaged memo is a miss, never a reading.
-    for memo in memos(&fixture) {
-        std::fs::write(
-            memo,
-            b"{\"version\": 1, \"identity\": \"x\", \"parts\": {\"k\": ",
-        )
-        .unwrap();
+    // A damaged part is a miss, never a reading: every other one damaged, the rest cut short.
+    let parts = parts(&fixture);
+    assert!(parts.len() > 3, "{parts:?}");
+    for (i, part) in parts.iter().enumerate() {
+        let bytes = std::fs::read(part).unwrap();
+        match i % 2 {
+            0 => std::fs::write(part, b"{\"version\": 3, \"identity\": \"x\"").unwrap(),
+            _ => std::fs::write(part, &bytes[..bytes.len() - 1]).unwrap(),
+        }
     }
     fixture
         .repo

@@ -271,6 +271,109 @@ impl<'k> Of<'k> {
     }
 }
 
+/// Findings encoded one after another as a findings file holds one metric's, without its
+/// header: a group's part of a reading, remembered, cut and joined without being decoded
+/// (`memo.rs`, `planner/grouped.rs`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Records {
+    count: usize,
+    bytes: Vec<u8>,
+}
+
+impl Records {
+    /// `findings`, encoded.
+    pub(crate) fn encode(findings: &[Finding]) -> std::io::Result<Records> {
+        let mut bytes = Vec::new();
+        for finding in findings {
+            put_finding(&mut bytes, finding)?;
+        }
+        Ok(Records {
+            count: findings.len(),
+            bytes,
+        })
+    }
+
+    /// `bytes` read as `count` findings, each checked (lengths, flags, UTF-8) but none
+    /// decoded; `None` when they are not exactly that.
+    pub(crate) fn checked(bytes: Vec<u8>, count: usize) -> Option<Records> {
+        let mut input = Input(&bytes);
+        for _ in 0..count {
+            input.parts()?;
+        }
+        input.0.is_empty().then_some(Records { count, bytes })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.count
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The first `n` findings (all when there are fewer); `None` when they cannot be read.
+    pub(crate) fn first(mut self, n: usize) -> Option<Records> {
+        if n >= self.count {
+            return Some(self);
+        }
+        let mut input = Input(&self.bytes);
+        for _ in 0..n {
+            input.parts()?;
+        }
+        let end = self.bytes.len() - input.0.len();
+        self.bytes.truncate(end);
+        self.count = n;
+        Some(self)
+    }
+
+    /// `other`'s findings after these.
+    pub(crate) fn extend(&mut self, other: &Records) {
+        self.count += other.count;
+        self.bytes.extend_from_slice(&other.bytes);
+    }
+}
+
+impl Kept {
+    /// The findings file of `metrics` (name, dropped, findings), as [`encode`] writes one of
+    /// the same findings: the records are copied, not decoded. `None` when no metric has any.
+    pub(crate) fn of_records(metrics: &[(&str, usize, &Records)]) -> std::io::Result<Option<Kept>> {
+        let mut kept: Vec<&(&str, usize, &Records)> = metrics
+            .iter()
+            .filter(|(_, dropped, records)| records.count > 0 || *dropped > 0)
+            .collect();
+        if kept.is_empty() {
+            return Ok(None);
+        }
+        kept.sort_by(|a, b| a.0.cmp(b.0));
+        let size: usize = kept.iter().map(|(_, _, r)| r.bytes.len() + 64).sum();
+        let mut bytes = Vec::with_capacity(MAGIC.len() + size);
+        bytes.extend_from_slice(MAGIC);
+        put_len(&mut bytes, kept.len())?;
+        let mut spans = BTreeMap::new();
+        for (name, dropped, records) in kept {
+            put_str(&mut bytes, name)?;
+            bytes.extend_from_slice(&(*dropped as u64).to_le_bytes());
+            put_len(&mut bytes, records.count)?;
+            let span = Span {
+                dropped: *dropped,
+                count: records.count,
+                start: bytes.len(),
+            };
+            spans.insert((*name).to_owned(), span);
+            bytes.extend_from_slice(&records.bytes);
+        }
+        Ok(Some(Kept {
+            bytes,
+            metrics: spans,
+        }))
+    }
+
+    /// The file's bytes, as [`encode`] writes them.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
 /// What is left to decode.
 struct Input<'a>(&'a [u8]);
 
@@ -412,6 +515,37 @@ mod tests {
             ][i as usize % 4],
             message: format!("message \"{i}\"\n"),
         }
+    }
+
+    #[test]
+    fn records_cut_and_joined_make_the_file_encode_makes_of_the_same_findings() {
+        let all: Vec<Finding> = (0..40).map(finding).collect();
+        let (a, b) = all.split_at(15);
+        let mut joined = Records::encode(a).unwrap();
+        joined.extend(&Records::encode(b).unwrap().first(20).unwrap());
+        assert_eq!(joined.len(), 35);
+        let checked = Records::checked(joined.bytes().to_vec(), 35).unwrap();
+        assert_eq!(checked, joined);
+        assert_eq!(Records::checked(joined.bytes().to_vec(), 34), None);
+        let cut = joined.bytes().len() - 1;
+        assert_eq!(Records::checked(joined.bytes()[..cut].to_vec(), 35), None);
+        let none = Records::default();
+        let kept = Kept::of_records(&[
+            ("matches", 5, &joined),
+            ("files", 0, &none),
+            ("lines", 2, &none),
+        ])
+        .unwrap()
+        .unwrap();
+        let metrics = [
+            metric("matches", all[..35].to_vec(), 5),
+            metric("files", Vec::new(), 0),
+            metric("lines", Vec::new(), 2),
+        ];
+        let encoded = encode(&metrics).unwrap().unwrap();
+        assert_eq!(kept.bytes(), &encoded[..]);
+        assert_eq!(Some(kept), Kept::parse(encoded));
+        assert_eq!(Kept::of_records(&[("files", 0, &none)]).unwrap(), None);
     }
 
     #[test]

@@ -1,30 +1,41 @@
-//! The group memo of one execution identity (`<identity>/groups.memo`): what each group of
-//! files gave the last grouped run of a built-in whose reading is a sum over files
-//! (`planner/grouped.rs`), keyed by the digest of the group's entries (paths, blob ids, modes).
-//! A new run then runs the producer only over the groups that changed and adds the rest.
+//! The group memo of one execution identity (`<identity>/groups/<group digest>.part`): what
+//! each group of files gave the last grouped run of a built-in whose reading is a sum over
+//! files (`planner/grouped.rs`), keyed by the digest of the group's entries (paths, blob ids,
+//! modes). A new run then runs the producer only over the groups that changed and adds the
+//! rest.
 //!
-//! It is a cache like every evidence file: written atomically (temp file + rename), bounded
-//! (the groups of the last run only, with the findings that run kept, and never more than
-//! [`MAX_BYTES`]), and a missing, unreadable, corrupt or other-version memo is empty: every
+//! It is a cache like every evidence file: each part written atomically (temp file + rename),
+//! bounded (the groups of the last run only, with the findings that run kept, and no part over
+//! [`MAX_BYTES`]), and a missing, unreadable, corrupt or other-version part is missing: its
 //! group runs again. It is read only by a store that reads evidence, so Proof never reads it.
-//! On disk: [`MAGIC`], the JSON of the parts' counts (`u64` length first), then the parts'
-//! findings in the binary form of a findings file (`findings.rs`), one block per part metric.
+//! One file a part, so that a run that changed one group writes that group's part alone, not
+//! every group's findings again.
+//!
+//! On disk, a part: [`MAGIC`], the JSON of its header (`u64` length first: the identity and the
+//! part's counts), then its findings, each metric's a block of encoded findings (`findings.rs`,
+//! [`Records`]) that the JSON gives the place of. They are read back checked and still encoded:
+//! a run joins the parts' blocks into its findings file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runtime::{Finding, Metric};
+use super::findings::Records;
+use crate::runtime::Metric;
 
-/// The memo's file name in the identity's folder (not `.json`: no evidence lookup reads it).
-pub(crate) const FILE: &str = "groups.memo";
-/// Version 1: parts keyed by group digest, their findings in binary blocks.
-pub(crate) const VERSION: u32 = 1;
-/// A memo larger than this is not written (the groups run again next time).
+/// The parts' folder in the identity's folder (no evidence lookup reads it).
+pub(crate) const DIR: &str = "groups";
+/// What a memo was before it was a file a part: removed where found.
+pub(crate) const OLD_FILE: &str = "groups.memo";
+/// Version 3: one file a part, each metric's findings a block of records.
+pub(crate) const VERSION: u32 = 3;
+/// A part larger than this is not written (its group runs again next time).
 pub(crate) const MAX_BYTES: usize = 64 << 20;
-/// The first bytes of a memo file.
-const MAGIC: &[u8; 8] = b"dmemo\x00\x00\x01";
+/// The first bytes of a part file.
+const MAGIC: &[u8; 8] = b"dpart\x00\x00\x03";
+/// A part file's extension.
+const EXTENSION: &str = "part";
 
 /// What one group of files gave a run: the exact output of the producer run over those files
 /// alone.
@@ -51,92 +62,136 @@ pub(crate) struct PartMetric {
     pub kept: usize,
     #[serde(default)]
     pub dropped: usize,
-    /// The findings kept, when stored: a part whose findings the combined reading did not keep
-    /// stores none (`None`), and runs again if a later reading needs them.
+    /// The findings kept, encoded, when stored: a part whose findings the combined reading did
+    /// not keep stores none (`None`), and runs again if a later reading needs them.
     #[serde(skip)]
-    pub findings: Option<Vec<Finding>>,
-    /// On disk: the block holding `findings`.
+    pub records: Option<Records>,
+    /// On disk: where `records` are after the header (offset, length in bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    block: Option<usize>,
+    block: Option<(usize, usize)>,
 }
 
 impl PartMetric {
-    pub(crate) fn new(metric: Metric) -> Self {
-        Self {
+    /// `metric` as a part keeps it; `None` when its findings cannot be encoded.
+    pub(crate) fn new(metric: Metric) -> Option<Self> {
+        Some(Self {
+            records: Some(Records::encode(&metric.findings).ok()?),
             name: metric.name,
             value: metric.value,
             counted: metric.counted,
             kept: metric.findings.len(),
             dropped: metric.findings_dropped,
-            findings: Some(metric.findings),
             block: None,
-        }
+        })
     }
 }
 
-/// Group digest (hex) → its part.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The parts of one identity: group digest (hex) → its part.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Memo {
-    pub version: u32,
     pub identity: String,
     pub parts: HashMap<String, Part>,
 }
 
-/// The memo at `path` for `identity`, or `None` when it is missing, unreadable, corrupt, of
-/// another version or of another identity.
-pub(crate) fn read(path: &Path, identity: &str) -> Option<Memo> {
+/// A part file's header.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    version: u32,
+    identity: String,
+    part: Part,
+}
+
+/// The memo of `identity` in `dir` (its parts' folder): every part that reads back whole, of
+/// this version and identity.
+pub(crate) fn read(dir: &Path, identity: &str) -> Memo {
+    let mut memo = Memo {
+        identity: identity.to_owned(),
+        parts: HashMap::new(),
+    };
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let Some(key) = key_of(&path) else {
+            continue;
+        };
+        if let Some(part) = read_part(&path, identity) {
+            memo.parts.insert(key.to_owned(), part);
+        }
+    }
+    memo
+}
+
+/// The group digest a part file at `path` is named by; `None` for any other file.
+fn key_of(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?;
+    let key = name.strip_suffix(EXTENSION)?.strip_suffix('.')?;
+    (!key.is_empty() && key.bytes().all(|b| b.is_ascii_hexdigit())).then_some(key)
+}
+
+/// The part at `path`, or `None` when it is unreadable, damaged, of another version or of
+/// another identity.
+fn read_part(path: &Path, identity: &str) -> Option<Part> {
     let bytes = std::fs::read(path).ok()?;
     let rest = bytes.strip_prefix(MAGIC)?;
     let (len, rest) = rest.split_at_checked(8)?;
     let len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
     let (json, blocks) = rest.split_at_checked(len)?;
-    let mut memo: Memo = serde_json::from_slice(json).ok()?;
-    if memo.version != VERSION || memo.identity != identity {
+    let header: Header = serde_json::from_slice(json).ok()?;
+    if header.version != VERSION || header.identity != identity {
         return None;
     }
-    let mut blocks = match blocks.is_empty() {
-        true => super::findings::File::default(),
-        false => super::findings::decode(blocks)?,
-    };
-    for metric in memo.parts.values_mut().flat_map(|p| &mut p.metrics) {
+    let mut part = header.part;
+    for metric in &mut part.metrics {
         if metric.kept == 0 {
-            metric.findings = Some(Vec::new());
+            metric.records = Some(Records::default());
         }
-        if let Some(block) = metric.block.take() {
-            let findings = blocks.take(&block.to_string())?;
-            if findings.len() != metric.kept {
-                return None;
-            }
-            metric.findings = Some(findings);
+        if let Some((start, len)) = metric.block.take() {
+            let bytes = blocks.get(start..start.checked_add(len)?)?;
+            metric.records = Some(Records::checked(bytes.to_vec(), metric.kept)?);
         }
     }
-    Some(memo)
+    Some(part)
 }
 
-/// Write `memo` at `path` atomically; a memo over [`MAX_BYTES`] is not written.
-pub(crate) fn write(path: &Path, mut memo: Memo) -> std::io::Result<()> {
-    let mut blocks = Vec::new();
-    for metric in memo.parts.values_mut().flat_map(|p| &mut p.metrics) {
-        metric.block = None;
-        // A metric with no findings kept has no block: it reads back as an empty list.
-        if let Some(findings) = metric.findings.take().filter(|f| !f.is_empty()) {
-            metric.block = Some(blocks.len());
-            blocks.push(Metric {
-                name: blocks.len().to_string(),
-                value: 0.0,
-                findings,
-                findings_dropped: 0,
-                counted: false,
-            });
+/// Keep `memo` in `dir`: the parts of `written` (those this run made) are written, each
+/// atomically; a part file of any other group is removed. The others are on disk already.
+pub(crate) fn write(dir: &Path, memo: Memo, written: &HashSet<String>) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let path = entry.path();
+        if key_of(&path).is_some_and(|key| !memo.parts.contains_key(key)) {
+            let _ = std::fs::remove_file(&path);
         }
     }
-    let json = serde_json::to_vec(&memo).map_err(std::io::Error::other)?;
-    let encoded = super::findings::encode(&blocks)?.unwrap_or_default();
-    let mut bytes = Vec::with_capacity(MAGIC.len() + 8 + json.len() + encoded.len());
+    for (key, part) in memo.parts {
+        if written.contains(&key) {
+            let path = dir.join(format!("{key}.{EXTENSION}"));
+            write_part(&path, &memo.identity, part)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_part(path: &Path, identity: &str, mut part: Part) -> std::io::Result<()> {
+    let mut blocks = Vec::new();
+    for metric in &mut part.metrics {
+        metric.block = None;
+        // A metric with no findings kept has no block: it reads back as an empty list.
+        if let Some(records) = metric.records.take().filter(|r| r.len() > 0) {
+            metric.block = Some((blocks.len(), records.bytes().len()));
+            blocks.extend_from_slice(records.bytes());
+        }
+    }
+    let header = Header {
+        version: VERSION,
+        identity: identity.to_owned(),
+        part,
+    };
+    let json = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
+    let mut bytes = Vec::with_capacity(MAGIC.len() + 8 + json.len() + blocks.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&(json.len() as u64).to_le_bytes());
     bytes.extend_from_slice(&json);
-    bytes.extend_from_slice(&encoded);
+    bytes.extend_from_slice(&blocks);
     if bytes.len() > MAX_BYTES {
         return Ok(());
     }
@@ -146,6 +201,7 @@ pub(crate) fn write(path: &Path, mut memo: Memo) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::Finding;
 
     fn finding(i: u32) -> Finding {
         Finding {
@@ -159,8 +215,8 @@ mod tests {
     }
 
     fn part(findings: Option<Vec<Finding>>, kept: usize) -> Part {
-        let metric = |name: &str, findings, kept| PartMetric {
-            findings,
+        let metric = |name: &str, findings: Option<Vec<Finding>>, kept| PartMetric {
+            records: findings.map(|f| Records::encode(&f).unwrap()),
             kept,
             ..PartMetric::new(Metric {
                 name: name.into(),
@@ -169,6 +225,7 @@ mod tests {
                 findings_dropped: 0,
                 counted: true,
             })
+            .unwrap()
         };
         Part {
             metrics: vec![
@@ -184,32 +241,55 @@ mod tests {
 
     fn memo() -> Memo {
         Memo {
-            version: VERSION,
             identity: "id".into(),
             parts: HashMap::from([
-                ("k".to_owned(), part(Some(vec![finding(1), finding(2)]), 2)),
-                ("stripped".to_owned(), part(None, 2)),
-                ("none".to_owned(), part(Some(Vec::new()), 0)),
+                ("0a".to_owned(), part(Some(vec![finding(1), finding(2)]), 2)),
+                ("0b".to_owned(), part(None, 2)),
+                ("0c".to_owned(), part(Some(Vec::new()), 0)),
             ]),
         }
+    }
+
+    fn all(memo: &Memo) -> HashSet<String> {
+        memo.parts.keys().cloned().collect()
     }
 
     #[test]
     fn a_memo_reads_back_as_written_and_anything_else_is_a_miss() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE);
-        assert_eq!(read(&path, "id"), None);
-        write(&path, memo()).unwrap();
-        assert_eq!(read(&path, "id"), Some(memo()));
-        assert_eq!(read(&path, "other"), None);
+        let dir = dir.path().join(DIR);
+        assert_eq!(
+            read(&dir, "id"),
+            Memo {
+                identity: "id".into(),
+                ..Memo::default()
+            }
+        );
+        write(&dir, memo(), &all(&memo())).unwrap();
+        assert_eq!(read(&dir, "id"), memo());
+        assert!(read(&dir, "other").parts.is_empty());
+        // A part cut short is missing; the others still read.
+        let path = dir.join("0a.part");
         let bytes = std::fs::read(&path).unwrap();
         for cut in [0, 8, 20, bytes.len() - 1] {
             std::fs::write(&path, &bytes[..cut]).unwrap();
-            assert_eq!(read(&path, "id"), None, "cut at {cut}");
+            let back = read(&dir, "id");
+            assert_eq!(back.parts.len(), 2, "cut at {cut}");
+            assert!(!back.parts.contains_key("0a"));
         }
-        let mut newer = memo();
-        newer.version = VERSION + 1;
-        write(&path, newer).unwrap();
-        assert_eq!(read(&path, "id"), None);
+        // Only the parts a run made are written; a part of no group of it is removed.
+        std::fs::write(&path, &bytes).unwrap();
+        let mut next = memo();
+        next.parts.remove("0c");
+        next.parts
+            .insert("0d".to_owned(), part(Some(vec![finding(3)]), 1));
+        let made = HashSet::from(["0d".to_owned()]);
+        std::fs::write(dir.join("0b.part"), b"left as it was").unwrap();
+        write(&dir, next, &made).unwrap();
+        let back = read(&dir, "id");
+        let mut keys: Vec<&str> = back.parts.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["0a", "0d"], "0b was not rewritten, 0c was removed");
+        assert!(dir.join("0b.part").exists() && !dir.join("0c.part").exists());
     }
 }

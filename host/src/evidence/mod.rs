@@ -22,7 +22,7 @@ pub mod remote;
 pub mod shared;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -336,13 +336,16 @@ impl Store {
         &self,
         identity: &str,
         commit: &str,
-        metrics: &[Metric],
+        (metrics, encoded): (&[Metric], Option<&findings::Kept>),
         read_set: &ReadSet,
     ) -> std::io::Result<()> {
         if self.read_only {
             return Ok(());
         }
-        let kept = findings::encode(metrics)?;
+        let kept = match encoded {
+            Some(kept) => Some(kept.bytes().to_vec()),
+            None => findings::encode(metrics)?,
+        };
         let entry = Entry {
             version: VERSION,
             identity: identity.to_owned(),
@@ -399,17 +402,11 @@ impl Store {
             .flatten()
             .filter_map(Result::ok)
         {
-            for file in std::fs::read_dir(dir.path())
-                .into_iter()
-                .flatten()
-                .filter_map(Result::ok)
-            {
-                if let Ok(meta) = file.metadata() {
-                    files.push((
-                        meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                        meta.len(),
-                        file.path(),
-                    ));
+            // An identity's entries, and the parts of its group memo one folder down.
+            for entry in listed(&dir.path()) {
+                match entry.1.is_dir() {
+                    true => files.extend(listed(&entry.0).into_iter().map(aged)),
+                    false => files.push(aged(entry)),
                 }
             }
         }
@@ -433,30 +430,47 @@ impl Store {
         !self.write_only
     }
 
-    /// The group memo of `identity` ([`memo`]); empty when this store reads nothing or the
-    /// memo is missing or damaged.
+    /// The group memo of `identity` ([`memo`]); empty when this store reads nothing, and
+    /// without the parts that are missing or damaged.
     pub(crate) fn memo(&self, identity: &str) -> memo::Memo {
-        let path = self.identity_dir(identity).join(memo::FILE);
         match self.write_only {
-            true => None,
-            false => memo::read(&path, identity),
+            true => memo::Memo {
+                identity: identity.to_owned(),
+                parts: Default::default(),
+            },
+            false => memo::read(&self.identity_dir(identity).join(memo::DIR), identity),
         }
-        .unwrap_or_else(|| memo::Memo {
-            version: memo::VERSION,
-            identity: identity.to_owned(),
-            parts: Default::default(),
-        })
     }
 
-    /// Keep `memo` as its identity's group memo (nothing in a store that is only read). A
-    /// failed write is a memo missing next time, never an error.
-    pub(crate) fn save_memo(&self, memo: memo::Memo) {
+    /// Keep `memo` as its identity's group memo, writing the parts of `written` (nothing in a
+    /// store that is only read). A failed write is a part missing next time, never an error.
+    pub(crate) fn save_memo(&self, memo: memo::Memo, written: &HashSet<String>) {
         if self.read_only {
             return;
         }
-        let path = self.identity_dir(&memo.identity).join(memo::FILE);
-        let _ = memo::write(&path, memo);
+        let dir = self.identity_dir(&memo.identity);
+        let _ = std::fs::remove_file(dir.join(memo::OLD_FILE));
+        let _ = memo::write(&dir.join(memo::DIR), memo, written);
     }
+}
+
+/// The files and folders in `dir`, with their metadata.
+fn listed(dir: &Path) -> Vec<(PathBuf, std::fs::Metadata)> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|entry| Some((entry.path(), entry.metadata().ok()?)))
+        .collect()
+}
+
+/// A file as eviction orders it: oldest first.
+fn aged((path, meta): (PathBuf, std::fs::Metadata)) -> (SystemTime, u64, PathBuf) {
+    (
+        meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        meta.len(),
+        path,
+    )
 }
 
 impl Store {

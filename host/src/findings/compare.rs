@@ -8,10 +8,10 @@ use gix::ObjectId;
 
 use super::diff::{self, Diff, Side};
 use super::line_map::{LineMap, LineMapError, Versions, line_maps};
-use super::{Place, ReadLines, Renames, places};
+use super::{Place, ReadLines, Renames, places, places_at};
 use crate::git::Repo;
 use crate::runtime::Finding;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{EntryKind, Snapshot};
 
 /// What findings are compared with, and between which trees.
 #[derive(Debug, Clone, Copy)]
@@ -54,11 +54,7 @@ pub(crate) fn compare(
     }
     let (base_places, maps) = match baseline.snapshot {
         Some(snapshot) => {
-            // A file unchanged since the baseline is paired by line alone: not read.
-            let unchanged = |path: &str, blob| {
-                let path = baseline.renames.new_path(path).unwrap_or(path);
-                baseline.head.entry(path).is_some_and(|e| e.id == blob)
-            };
+            let unchanged = |path: &str, blob| unchanged_since(baseline, path, blob);
             let base_places = places(snapshot, base, read, &unchanged);
             let maps = by_path(baseline, snapshot, head.places, &base_places)?;
             (base_places, maps)
@@ -74,6 +70,76 @@ pub(crate) fn compare(
         None => diff::diff(head, base_side, baseline.renames, &maps),
     };
     Ok(Compared { diff, base_places })
+}
+
+/// The findings of each side that take part in the pairing, by index and in order, when the
+/// change touched a few files: those not on a file it left alone ([`diff_changed`]), told
+/// before any is placed. `None` when the trees' diff is not known, or the findings on the files
+/// left alone are not the same list on both sides: then every finding takes part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Touched {
+    pub head: Vec<usize>,
+    pub base: Vec<usize>,
+}
+
+/// [`Touched`] of `head` and `base`. A finding on a file left alone is placed exactly when it
+/// names a line of a file (or symlink) of the snapshots, which are the same there: such files
+/// are placed unread on both sides (see [`compare`]), so this split is the one [`split`] makes
+/// of the placed lists.
+pub(crate) fn touched(baseline: &Baseline, head: &[Finding], base: &[Finding]) -> Option<Touched> {
+    let snapshot = baseline.snapshot?;
+    baseline.changed?;
+    let placed_alone = |path: &str| {
+        same_file(baseline, snapshot, path)
+            && baseline
+                .head
+                .entry(path)
+                .is_some_and(|e| matches!(e.kind, EntryKind::Blob | EntryKind::Symlink))
+    };
+    let side = |findings: &[Finding]| {
+        let mut alone = memo_by_path(placed_alone);
+        partition(findings, |i| {
+            findings[i].line.is_some() && findings[i].path.as_deref().is_some_and(&mut alone)
+        })
+    };
+    let (head_left, head_alone) = side(head);
+    let (base_left, base_alone) = side(base);
+    same_list((head, &head_alone), (base, &base_alone)).then_some(Touched {
+        head: head_left,
+        base: base_left,
+    })
+}
+
+/// [`compare`] of the `touched` findings alone ([`touched`]): the baseline's others are not
+/// placed (their places are `None`), and `head` needs places only for `touched.head`. The
+/// pairing is the one [`compare`] makes.
+pub(crate) fn compare_touched(
+    baseline: &Baseline,
+    head: Side,
+    base: &[Finding],
+    touched: &Touched,
+    read: &mut ReadLines,
+) -> Result<Compared, CompareError> {
+    let Some(snapshot) = baseline.snapshot else {
+        return compare(baseline, head, base, read);
+    };
+    let unchanged = |path: &str, blob| unchanged_since(baseline, path, blob);
+    let base_places = places_at(snapshot, (base, &touched.base), read, &unchanged);
+    let maps = by_path(baseline, snapshot, head.places, &base_places)?;
+    let base_side = Side {
+        findings: base,
+        places: &base_places,
+    };
+    let left = (&touched.head[..], &touched.base[..]);
+    let diff = diff_of((head, base_side), left, baseline.renames, &maps);
+    Ok(Compared { diff, base_places })
+}
+
+/// Whether the baseline's file `path` (blob `blob`) is this commit's, unchanged (under its new
+/// name, if renamed): it is paired by line alone, not read.
+fn unchanged_since(baseline: &Baseline, path: &str, blob: ObjectId) -> bool {
+    let path = baseline.renames.new_path(path).unwrap_or(path);
+    baseline.head.entry(path).is_some_and(|e| e.id == blob)
 }
 
 /// [`diff::diff`] over the findings on files the change touched (and those without a place),
@@ -121,14 +187,34 @@ fn diff_touched<'p>(
 ) -> Option<Diff> {
     let (head_left, head_alone) = split(head, alone);
     let (base_left, base_alone) = split(base, alone);
-    let same = head_alone.len() == base_alone.len()
-        && head_alone
-            .iter()
-            .zip(&base_alone)
-            .all(|(&h, &b)| head.findings[h] == base.findings[b]);
-    if !same {
+    if !same_list((head.findings, &head_alone), (base.findings, &base_alone)) {
         return None;
     }
+    Some(diff_of(
+        (head, base),
+        (&head_left, &base_left),
+        renames,
+        maps,
+    ))
+}
+
+/// Whether the findings `head.1` of `head.0` are, in order, the findings `base.1` of `base.0`.
+fn same_list(head: (&[Finding], &[usize]), base: (&[Finding], &[usize])) -> bool {
+    head.1.len() == base.1.len()
+        && head
+            .1
+            .iter()
+            .zip(base.1)
+            .all(|(&h, &b)| head.0[h] == base.0[b])
+}
+
+/// [`diff::diff`] of the findings `left` of each side, with the indices of the whole lists.
+fn diff_of(
+    (head, base): (Side, Side),
+    (head_left, base_left): (&[usize], &[usize]),
+    renames: &Renames,
+    maps: &HashMap<String, LineMap>,
+) -> Diff {
     let part = |side: Side, left: &[usize]| -> (Vec<Finding>, Vec<Option<Place>>) {
         left.iter()
             .map(|&i| {
@@ -139,8 +225,8 @@ fn diff_touched<'p>(
             })
             .unzip()
     };
-    let (head_findings, head_places) = part(head, &head_left);
-    let (base_findings, base_places) = part(base, &base_left);
+    let (head_findings, head_places) = part(head, head_left);
+    let (base_findings, base_places) = part(base, base_left);
     let paired = diff::diff(
         Side {
             findings: &head_findings,
@@ -153,10 +239,10 @@ fn diff_touched<'p>(
         renames,
         maps,
     );
-    Some(Diff {
+    Diff {
         new: paired.new.iter().map(|&i| head_left[i]).collect(),
         fixed: paired.fixed.iter().map(|&i| base_left[i]).collect(),
-    })
+    }
 }
 
 /// The comparison when nothing can differ, without reading or diffing anything (see
@@ -257,10 +343,21 @@ fn by_path(
 /// `side`'s findings, by index: those left to pair, and those placed on a file the change left
 /// alone (see [`diff_changed`]), each in order.
 fn split<'p>(side: Side<'p>, alone: &mut dyn FnMut(&'p str) -> bool) -> (Vec<usize>, Vec<usize>) {
+    partition(side.findings, |i| {
+        let placed =
+            side.places.get(i).is_some_and(Option::is_some) && side.findings[i].line.is_some();
+        placed && side.findings[i].path.as_deref().is_some_and(&mut *alone)
+    })
+}
+
+/// The indices of `findings`: those `alone` does not hold for, and those it holds for.
+fn partition(
+    findings: &[Finding],
+    mut alone: impl FnMut(usize) -> bool,
+) -> (Vec<usize>, Vec<usize>) {
     let (mut left, mut untouched) = (Vec::new(), Vec::new());
-    for (i, finding) in side.findings.iter().enumerate() {
-        let placed = side.places.get(i).is_some_and(Option::is_some) && finding.line.is_some();
-        match placed && finding.path.as_deref().is_some_and(&mut *alone) {
+    for i in 0..findings.len() {
+        match alone(i) {
             true => untouched.push(i),
             false => left.push(i),
         }
@@ -406,6 +503,118 @@ mod tests {
                 None,
                 "seed {seed:#x}"
             );
+        }
+    }
+
+    /// A file of `TODO`, `FIXME` and code lines picked by `seed`.
+    fn text_of(seed: u64, lines: u64) -> String {
+        (1..=lines)
+            .map(
+                |line| match (seed ^ line).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62 {
+                    0 => "// TODO\n",
+                    1 => "// FIXME\n",
+                    _ => "code\n",
+                },
+            )
+            .collect()
+    }
+
+    /// Every `TODO` and `FIXME` of the snapshot's files, as a pattern producer lists them,
+    /// and two it cannot place (no path; a path outside the snapshot).
+    fn scan(snapshot: &Snapshot) -> Vec<Finding> {
+        let mut reader = snapshot.reader();
+        let mut found = Vec::new();
+        let paths: Vec<String> = snapshot.entries().iter().map(|e| e.path.clone()).collect();
+        for path in paths {
+            let (_, bytes) = reader.read(&path).unwrap();
+            for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
+                for word in ["TODO", "FIXME"].into_iter().filter(|w| line.contains(w)) {
+                    found.push(Finding {
+                        fingerprint: format!("{word}#{path}"),
+                        path: Some(path.clone()),
+                        line: Some(u32::try_from(i).unwrap() + 1),
+                        column: None,
+                        severity: None,
+                        message: word.into(),
+                    });
+                }
+            }
+        }
+        found.push(unplaced("u").0);
+        let mut outside = unplaced("o").0;
+        (outside.path, outside.line) = (Some("target/report.txt".into()), Some(1));
+        found.push(outside);
+        found
+    }
+
+    #[test]
+    fn comparing_the_touched_findings_alone_pairs_as_the_whole_comparison_does() {
+        for seed in [0x2545_f491_u64, 0x9e37_79b9, 0xdead_beef, 7] {
+            let repo = discern_tests::TestRepo::new();
+            for f in 0..8u64 {
+                repo.write(&format!("f{f}.rs"), text_of(seed ^ (f * 0x51), 16));
+            }
+            let base_commit = repo.commit("base");
+            // Two files edited (a line added in the middle; lines removed and rewritten), one
+            // removed, one added.
+            let f1 = text_of(seed ^ 0x51, 16);
+            let (top, rest) = f1.split_at(f1.len() / 2);
+            repo.write("f1.rs", format!("{top}// TODO\n{rest}"));
+            let f4: Vec<String> = text_of(seed ^ (4 * 0x51), 16)
+                .lines()
+                .enumerate()
+                .filter(|(i, _)| i % 5 != 2)
+                .map(|(i, l)| match i % 7 {
+                    3 => format!("{l} edited\n"),
+                    _ => format!("{l}\n"),
+                })
+                .collect();
+            repo.write("f4.rs", f4.concat());
+            repo.remove("f6.rs");
+            repo.write("g.rs", "// TODO\n// FIXME\n");
+            let head_commit = repo.commit("head");
+            let git = Repo::discover(repo.path()).unwrap();
+            let head = Snapshot::open(repo.path(), &head_commit).unwrap();
+            let base = Snapshot::open(repo.path(), &base_commit).unwrap();
+            let changed = head.changed_since(&base_commit).unwrap();
+            let renames = Renames::default();
+            let baseline = Baseline {
+                repo: &git,
+                head: &head,
+                snapshot: Some(&base),
+                renames: &renames,
+                changed: Some(&changed),
+            };
+            let (head_findings, base_findings) = (scan(&head), scan(&base));
+            let unread = |path: &str, blob| base.entry(path).is_some_and(|e| e.id == blob);
+            let mut read = ReadLines::default();
+            let head_places = places(&head, &head_findings, &mut read, &unread);
+            let side = Side {
+                findings: &head_findings,
+                places: &head_places,
+            };
+            let whole = compare(&baseline, side, &base_findings, &mut read).unwrap();
+            assert!(!whole.diff.new.is_empty() && !whole.diff.fixed.is_empty());
+
+            let left = touched(&baseline, &head_findings, &base_findings).unwrap();
+            assert!(left.head.len() < head_findings.len() / 2, "{left:?}");
+            let mut read = ReadLines::default();
+            let head_places = places_at(&head, (&head_findings, &left.head), &mut read, &unread);
+            let side = Side {
+                findings: &head_findings,
+                places: &head_places,
+            };
+            let alone = compare_touched(&baseline, side, &base_findings, &left, &mut read);
+            assert_eq!(alone.unwrap().diff, whole.diff, "seed {seed:#x}");
+
+            // A file left alone whose findings differ: no split, every finding takes part.
+            let mut other = base_findings.clone();
+            let i = other
+                .iter()
+                .position(|f| f.path.as_deref() == Some("f0.rs"))
+                .unwrap();
+            other[i].message = "FIXED".into();
+            assert_eq!(touched(&baseline, &head_findings, &other), None);
         }
     }
 }

@@ -24,11 +24,13 @@ use serde::Serialize;
 
 use crate::runtime::Finding;
 
-pub(crate) use compare::{Baseline, Compared, compare, same_files, untouched};
+pub(crate) use compare::{
+    Baseline, Compared, Touched, compare, compare_touched, same_files, touched, untouched,
+};
 pub(crate) use diff::{Diff, Side};
 pub(crate) use identity::Fingerprints;
 pub(crate) use line_map::LineMap;
-pub(crate) use place::{Place, ReadLines, complete, places};
+pub(crate) use place::{Place, ReadLines, complete, places, places_at};
 pub(crate) use renames::{Renames, renames};
 
 /// How many new and fixed findings a Standard's result lists (the totals are exact).

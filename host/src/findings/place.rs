@@ -79,9 +79,21 @@ pub(crate) fn places(
     read: &mut ReadLines,
     unread: &dyn Fn(&str, ObjectId) -> bool,
 ) -> Vec<Option<Place>> {
+    let all: Vec<usize> = (0..findings.len()).collect();
+    places_at(snapshot, (findings, &all), read, unread)
+}
+
+/// [`places`] of the findings `indices` alone: every other finding's place is `None` (a
+/// comparison that pairs a few files' findings reads and places those, not every finding).
+pub(crate) fn places_at(
+    snapshot: &Snapshot,
+    (findings, indices): (&[Finding], &[usize]),
+    read: &mut ReadLines,
+    unread: &dyn Fn(&str, ObjectId) -> bool,
+) -> Vec<Option<Place>> {
     let mut reader = snapshot.reader();
     let mut files: HashMap<&str, (ObjectId, bool)> = HashMap::new();
-    for (path, numbers) in wanted(findings, 0..findings.len()) {
+    for (path, numbers) in wanted(findings, indices.iter().copied()) {
         let Some(entry) = snapshot
             .entry(path)
             .filter(|e| matches!(e.kind, EntryKind::Blob | EntryKind::Symlink))
@@ -96,23 +108,31 @@ pub(crate) fn places(
             files.insert(path, (entry.id, true));
         }
     }
-    findings
-        .iter()
-        .map(|finding| {
-            let (path, number) = (finding.path.as_deref()?, finding.line?);
-            let &(blob, is_read) = files.get(path)?;
-            let text = match is_read {
-                true => Some(*read.by_blob.get(&blob)?.found.get(&number)?),
-                false => None,
-            };
-            Some(Place {
-                path: path.to_owned(),
-                blob,
-                line: number,
-                text,
-            })
-        })
-        .collect()
+    let mut placed = vec![None; findings.len()];
+    for &i in indices {
+        placed[i] = place_of(&findings[i], &files, read);
+    }
+    placed
+}
+
+/// `finding`'s place, from the blobs of its file (`files`: read or not) and the lines read.
+fn place_of(
+    finding: &Finding,
+    files: &HashMap<&str, (ObjectId, bool)>,
+    read: &ReadLines,
+) -> Option<Place> {
+    let (path, number) = (finding.path.as_deref()?, finding.line?);
+    let &(blob, is_read) = files.get(path)?;
+    let text = match is_read {
+        true => Some(*read.by_blob.get(&blob)?.found.get(&number)?),
+        false => None,
+    };
+    Some(Place {
+        path: path.to_owned(),
+        blob,
+        line: number,
+        text,
+    })
 }
 
 /// Read the lines of the findings `indices` whose files `places` left unread; a line past its

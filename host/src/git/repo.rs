@@ -298,6 +298,12 @@ impl Repo {
         if self.proves_clean(head) {
             return Ok(Vec::new());
         }
+        self.dirty_by_git()
+    }
+
+    /// What [`Repo::dirty_against`] reads when the in-process check cannot prove the tree
+    /// clean: `git status`'s paths.
+    pub fn dirty_by_git(&self) -> Result<Vec<String>, RepoError> {
         let output = self
             .status_command("normal")
             .output()

@@ -2,6 +2,8 @@
 //! check, the plan executed once per producer identity, every Standard judged, and the
 //! readings recorded when they describe the commit.
 
+use std::sync::{Mutex, OnceLock};
+
 use super::components::{ComponentOrigin, Components, component_configs};
 use super::limits::{self, LimitsCheck};
 use super::options::{EvidenceUse, Options};
@@ -163,25 +165,51 @@ fn pinned_snapshot(
         Ok(None) => return Err(MeasureError::NoCommit),
         Err(e) => return Err(unreadable(e.to_string())),
     };
-    let snapshot = if options.worktree {
-        repo.worktree_snapshot(head).map_err(|e| e.to_string())
-    } else {
-        repo.snapshot(head).map_err(|e| e.to_string())
-    };
+    if options.worktree {
+        let snapshot = repo.worktree_snapshot(head).map_err(|e| e.to_string());
+        return Ok((head, snapshot.map_err(unreadable)?, Vec::new()));
+    }
+    let (snapshot, dirty) = committed(repo, head);
     // The clean check uses HEAD's entries; a tree that cannot be read is still refused as
     // dirty first when it is, since that is what the user can act on.
-    if !options.worktree {
-        let dirty = match &snapshot {
-            Ok(snapshot) => repo.dirty_against(snapshot),
-            Err(_) => repo.dirty_paths(),
-        }
-        .map_err(|e| MeasureError::cannot_tell(repo.root(), e))?;
-        if !dirty.is_empty() && !options.tolerate_dirty {
-            return Err(MeasureError::unclean(repo.root(), CleanError::Dirty(dirty)));
-        }
-        return Ok((head, snapshot.map_err(unreadable)?, dirty));
+    let dirty = dirty.map_err(|e| MeasureError::cannot_tell(repo.root(), e))?;
+    if !dirty.is_empty() && !options.tolerate_dirty {
+        return Err(MeasureError::unclean(repo.root(), CleanError::Dirty(dirty)));
     }
-    Ok((head, snapshot.map_err(unreadable)?, Vec::new()))
+    Ok((head, snapshot.map_err(unreadable)?, dirty))
+}
+
+/// HEAD's snapshot, and the paths where the index or work tree differ from it. The snapshot is
+/// read while the work tree is walked: the walk needs it only where the index's cache-tree
+/// cannot vouch for HEAD's tree, and then waits for it.
+fn committed(
+    repo: &Repo,
+    head: gix::ObjectId,
+) -> (
+    Result<crate::snapshot::Snapshot, String>,
+    Result<Vec<String>, crate::git::RepoError>,
+) {
+    std::thread::scope(|scope| {
+        let reading = Mutex::new(Some(scope.spawn(|| repo.snapshot(head))));
+        let read: OnceLock<Result<crate::snapshot::Snapshot, String>> = OnceLock::new();
+        let snapshot = || {
+            read.get_or_init(|| {
+                let handle = reading.lock().ok().and_then(|mut h| h.take());
+                match handle.map(|h| h.join()) {
+                    Some(Ok(snapshot)) => snapshot.map_err(|e| e.to_string()),
+                    _ => Err("reading HEAD's tree failed".to_owned()),
+                }
+            })
+        };
+        let clean = repo.proves_clean_at(head, &|| snapshot().as_ref().ok().cloned());
+        let snapshot = snapshot().clone();
+        let dirty = match (clean, &snapshot) {
+            (true, _) => Ok(Vec::new()),
+            (false, Ok(_)) => repo.dirty_by_git(),
+            (false, Err(_)) => repo.dirty_paths(),
+        };
+        (snapshot, dirty)
+    })
 }
 
 /// What a measurement of the committed HEAD says about uncommitted changes: an advisory

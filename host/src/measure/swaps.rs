@@ -705,16 +705,15 @@ fn compare_one(
     comparing: &Comparing,
 ) {
     let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
+    let shown_first = 0..metric.findings.len().min(kept);
     // Findings the baseline shares on files the change left alone pair with themselves: only
-    // those shown need a place (the others' places are never read).
-    let placed = match untouched(reading, metric, base.as_ref(), comparing) {
-        true => metric.findings.len().min(kept),
-        false => metric.findings.len(),
-    };
+    // those shown and those on the files it touched need a place (the others' are never read).
+    let touched = touched(reading, metric, base.as_ref(), comparing);
+    let placed = to_place(metric.findings.len(), shown_first.clone(), touched.as_ref());
     let mut read = findings::ReadLines::default();
-    let mut head_places = findings::places(
+    let mut head_places = findings::places_at(
         comparing.head,
-        &metric.findings[..placed],
+        (&metric.findings, &placed),
         &mut read,
         &|path, blob| comparing.unread(path, blob),
     );
@@ -722,7 +721,12 @@ fn compare_one(
         findings: &metric.findings,
         places: &head_places,
     };
-    let (compared, base_complete) = against_baseline(reading, (head, &mut read), base, comparing);
+    let (compared, base_complete) = against_baseline(
+        reading,
+        (head, &mut read),
+        (base, touched.as_ref()),
+        comparing,
+    );
     let complete = base_complete
         && metric.counted
         && metric.findings_dropped == 0
@@ -731,13 +735,14 @@ fn compare_one(
     let new = compared
         .as_ref()
         .map_or(&[][..], |a| &a.compared.diff.new[..]);
-    let shown: Vec<usize> = (0..metric.findings.len().min(kept))
+    let shown: Vec<usize> = shown_first
+        .clone()
         .chain(new.iter().copied().take(SHOWN))
         .collect();
-    let sides = (&metric.findings[..placed], &mut head_places[..]);
+    let sides = (&metric.findings[..], &mut head_places[..]);
     findings::complete(comparing.head, sides, &shown, &mut read);
-    let head_ids = findings::Fingerprints::new(&metric.findings[..placed], &head_places);
-    let mut explained: Vec<Explained> = (0..metric.findings.len().min(kept))
+    let head_ids = findings::Fingerprints::new(&metric.findings, &head_places);
+    let mut explained: Vec<Explained> = shown_first
         .map(|i| Explained {
             finding: identified(&metric.findings[i], head_ids.get(i)),
             new: None,
@@ -755,31 +760,9 @@ fn compare_one(
         note: None,
     };
     match compared {
-        Ok(mut against) => {
-            if let Some(snapshot) = comparing.base {
-                let fixed: Vec<usize> = against
-                    .compared
-                    .diff
-                    .fixed
-                    .iter()
-                    .copied()
-                    .take(SHOWN)
-                    .collect();
-                let sides = (against.base, &mut against.compared.base_places[..]);
-                findings::complete(snapshot, sides, &fixed, &mut read);
-            }
-            let base_ids = findings::Fingerprints::new(against.base, &against.compared.base_places);
-            show(
-                &mut summary,
-                &mut explained,
-                &against.compared.diff,
-                (metric, against.base),
-                (&head_ids, &base_ids),
-            );
-            summary.baseline = against.commit.map(|b| b.to_string());
-            if against.commit.is_none() {
-                summary.note = Some("the first commit: nothing came before it".to_owned());
-            }
+        Ok(against) => {
+            let shown = (&mut summary, &mut explained);
+            show_against(shown, against, (metric, &head_ids), comparing, &mut read);
         }
         Err(why) => summary.note = Some(why),
     }
@@ -790,23 +773,82 @@ fn compare_one(
     result.explained = explained;
 }
 
-/// Whether `metric`'s findings and the baseline's (`base`) are the same on files the change
-/// left alone (`findings::untouched`): their comparison pairs every finding with itself.
-fn untouched(
+/// The comparison `against` the baseline in `summary` and `explained`: the new and fixed
+/// findings shown, each fingerprinted (the fixed ones' lines read now if they were not).
+fn show_against(
+    (summary, explained): (&mut FindingsSummary, &mut Vec<Explained>),
+    mut against: Against,
+    (metric, head_ids): (&Metric, &findings::Fingerprints),
+    comparing: &Comparing,
+    read: &mut findings::ReadLines,
+) {
+    if let Some(snapshot) = comparing.base {
+        let fixed: Vec<usize> = against
+            .compared
+            .diff
+            .fixed
+            .iter()
+            .copied()
+            .take(SHOWN)
+            .collect();
+        let sides = (against.base, &mut against.compared.base_places[..]);
+        findings::complete(snapshot, sides, &fixed, read);
+    }
+    let base_ids = findings::Fingerprints::new(against.base, &against.compared.base_places);
+    show(
+        summary,
+        explained,
+        &against.compared.diff,
+        (metric, against.base),
+        (head_ids, &base_ids),
+    );
+    summary.baseline = against.commit.map(|b| b.to_string());
+    if against.commit.is_none() {
+        summary.note = Some("the first commit: nothing came before it".to_owned());
+    }
+}
+
+/// The indices of this commit's findings (`len` of them) that need a place: those shown and
+/// those the change may have touched, or all when that is not known.
+fn to_place(
+    len: usize,
+    shown: std::ops::Range<usize>,
+    touched: Option<&findings::Touched>,
+) -> Vec<usize> {
+    let Some(touched) = touched else {
+        return (0..len).collect();
+    };
+    let mut placed: Vec<usize> = shown.chain(touched.head.iter().copied()).collect();
+    placed.sort_unstable();
+    placed.dedup();
+    placed
+}
+
+/// The findings of `metric` and of the baseline's (`base`) that the change may have touched
+/// (`findings::touched`): the others pair with themselves. `None`: every finding takes part.
+fn touched(
     reading: &Reading,
     metric: &Metric,
     base: Option<&Base>,
     comparing: &Comparing,
-) -> bool {
+) -> Option<findings::Touched> {
     let (Some((_, Ok(metrics))), Ok(renames)) = (base, &comparing.renames) else {
-        return false;
+        return None;
     };
     let base_findings = metrics
         .iter()
         .find(|m| m.name == reading.metric)
         .map_or(&[][..], |m| m.findings.as_slice());
     let baseline = comparing.baseline(renames);
-    findings::untouched(&baseline, &metric.findings, base_findings)
+    // The same list, and every file it names unchanged (HEAD's own reading shared with the
+    // baseline is the common case): nothing takes part, and nothing is split.
+    if findings::untouched(&baseline, &metric.findings, base_findings) {
+        return Some(findings::Touched {
+            head: Vec::new(),
+            base: Vec::new(),
+        });
+    }
+    findings::touched(&baseline, &metric.findings, base_findings)
 }
 
 /// One reading's findings compared with the baseline's.
@@ -824,7 +866,7 @@ struct Against<'m> {
 fn against_baseline<'m>(
     reading: &Reading,
     (head, read): (findings::Side, &mut findings::ReadLines),
-    base: Option<Base<'m>>,
+    (base, touched): (Option<Base<'m>>, Option<&findings::Touched>),
     comparing: &Comparing,
 ) -> (Result<Against<'m>, String>, bool) {
     let (commit, base_metrics, renames) = match (base, &comparing.renames) {
@@ -839,7 +881,11 @@ fn against_baseline<'m>(
         m.findings_dropped > 0 || (m.counted && m.findings.len() as f64 != m.value)
     });
     let baseline = comparing.baseline(renames);
-    match findings::compare(&baseline, head, base_findings, read) {
+    let compared = match touched {
+        Some(touched) => findings::compare_touched(&baseline, head, base_findings, touched, read),
+        None => findings::compare(&baseline, head, base_findings, read),
+    };
+    match compared {
         Ok(compared) => (
             Ok(Against {
                 commit,

@@ -29,7 +29,9 @@ pub(crate) struct ExecutionOutcome {
     /// The evidence entry reused, with its findings: a baseline it is valid on too shares this
     /// reading instead of reading the entry back (`measure/swaps.rs`).
     pub evidence: Option<Arc<crate::evidence::Entry>>,
-    /// The metrics with their findings decoded from `evidence`, once asked for.
+    /// The findings of a grouped run (`grouped.rs`), kept encoded as a reused reading's are.
+    encoded: Option<crate::evidence::findings::Kept>,
+    /// The metrics with their findings decoded from `evidence` or `encoded`, once asked for.
     decoded: OnceLock<Result<Vec<Metric>, String>>,
 }
 
@@ -42,7 +44,16 @@ impl ExecutionOutcome {
             reused_from: None,
             provenance: None,
             evidence: None,
+            encoded: None,
             decoded: OnceLock::new(),
+        }
+    }
+
+    /// A grouped run's outcome: its metrics' findings are `encoded`.
+    fn grouped((output, encoded): super::grouped::Output) -> Self {
+        Self {
+            encoded,
+            ..Self::ran(Ok(output), 1)
         }
     }
 
@@ -51,11 +62,11 @@ impl ExecutionOutcome {
     /// cannot be read.
     pub(crate) fn metrics(&self) -> Result<&[Metric], String> {
         let output = self.result.as_ref().map_err(Clone::clone)?;
-        let Some(entry) = &self.evidence else {
+        if self.evidence.is_none() && self.encoded.is_none() {
             return Ok(&output.metrics);
-        };
+        }
         self.decoded
-            .get_or_init(|| with_findings(entry, output.metrics.clone()))
+            .get_or_init(|| self.filled(output.metrics.clone()))
             .as_deref()
             .map_err(Clone::clone)
     }
@@ -65,22 +76,41 @@ impl ExecutionOutcome {
         if let Some(decoded) = self.decoded.take() {
             return decoded;
         }
-        let output = self.result?;
-        match &self.evidence {
-            Some(entry) => with_findings(entry, output.metrics),
-            None => Ok(output.metrics),
+        let output = std::mem::replace(&mut self.result, Err(String::new()))?;
+        self.filled(output.metrics)
+    }
+
+    /// `metrics` given the findings kept apart from them (as evidence, or a grouped run's).
+    fn filled(&self, metrics: Vec<Metric>) -> Result<Vec<Metric>, String> {
+        match (&self.evidence, &self.encoded) {
+            (Some(entry), _) => with_findings(entry, metrics),
+            (None, Some(kept)) => fill(kept, metrics)
+                .ok_or_else(|| "the findings of the grouped run cannot be read".to_owned()),
+            (None, None) => Ok(metrics),
         }
     }
 
-    /// Metric `name`'s findings as a reused execution's evidence keeps them, not decoded;
-    /// `None` for an execution that ran (its metrics carry their findings).
+    /// Metric `name`'s findings as a reused execution's evidence or a grouped run keeps them,
+    /// not decoded; `None` for an execution whose metrics carry their findings.
     pub(crate) fn kept(&self, name: &str) -> Option<Of<'_>> {
-        let entry = self.evidence.as_ref()?;
-        Some(match &entry.findings {
-            Some(kept) => kept.of(name),
-            None => Of::default(),
-        })
+        let kept = match (&self.evidence, &self.encoded) {
+            (Some(entry), _) => entry.findings.as_ref(),
+            (None, Some(kept)) => Some(kept),
+            (None, None) => return None,
+        };
+        Some(kept.map_or_else(Of::default, |kept| kept.of(name)))
     }
+
+    /// The findings file of a grouped run, as it is written beside its evidence.
+    fn encoded(&self) -> Option<&crate::evidence::findings::Kept> {
+        self.encoded.as_ref()
+    }
+}
+
+/// `metrics` with the findings `kept` holds; `None` when they cannot be decoded.
+fn fill(kept: &crate::evidence::findings::Kept, mut metrics: Vec<Metric>) -> Option<Vec<Metric>> {
+    kept.fill(&mut metrics)?;
+    Some(metrics)
 }
 
 /// `metrics` given the findings `entry` keeps.
@@ -168,7 +198,7 @@ pub(crate) fn save_evidence(plan: &Plan, outcomes: &Outcomes, store: &Store, sna
             let _ = store.save(
                 &execution.identity,
                 &commit,
-                &output.metrics,
+                (&output.metrics, outcome.encoded()),
                 &output.read_set,
             );
         }
@@ -257,6 +287,7 @@ pub(crate) fn reuse(
             fuel_consumed: 0,
         }),
         runs: 0,
+        encoded: None,
         provenance: entry.provenance(),
         reused_from: Some(entry.commit.clone()),
         evidence: Some(Arc::new(entry)),
@@ -412,19 +443,19 @@ impl Pending<'_> {
                     component,
                     snapshot: self.snapshot,
                 };
-                let result = match self.memo.and_then(|store| grouped.run(store)) {
-                    Some(output) => Ok(output),
-                    None => self
-                        .runtime
-                        .run(
-                            component,
-                            &execution.config,
-                            self.snapshot,
-                            Arc::clone(artifacts),
-                            &execution.limits,
-                        )
-                        .map_err(|e| e.to_string()),
-                };
+                if let Some(output) = self.memo.and_then(|store| grouped.run(store)) {
+                    return ExecutionOutcome::grouped(output);
+                }
+                let result = self
+                    .runtime
+                    .run(
+                        component,
+                        &execution.config,
+                        self.snapshot,
+                        Arc::clone(artifacts),
+                        &execution.limits,
+                    )
+                    .map_err(|e| e.to_string());
                 ExecutionOutcome::ran(result, 1)
             }
         }

@@ -14,11 +14,13 @@
 //! listed other globs than `paths` or read outside its group, wrote to stderr, disagrees on its
 //! metrics, a budget the parts together exceed — runs the execution whole instead.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::Execution;
 use crate::digest::Digest;
 use crate::evidence::Store;
+use crate::evidence::findings::{Kept, Records};
 use crate::evidence::memo::{Part, PartMetric};
 use crate::runtime::{
     Artifacts, MAX_FINDINGS, Metric, ProducerComponent, ReadSet, RunOutput, Runtime,
@@ -31,7 +33,9 @@ const GROUPED: &[&str] = &["builtin:pattern", "builtin:extent"];
 const MAXED: &[(&str, &str)] = &[("builtin:extent", "max_lines")];
 /// About how many groups the listed entries are cut into: each run pays a fixed cost per
 /// group, and a change runs its group again.
-const GROUPS: usize = 24;
+const GROUPS: usize = 128;
+/// The longest a group gets, in spreads (see [`groups`]).
+const LONGEST: usize = 2;
 /// The fewest entries a group holds on average.
 const MIN_SPREAD: u64 = 64;
 
@@ -41,6 +45,10 @@ pub(super) fn applies(execution: &Execution) -> bool {
         && execution.needs.is_empty()
         && execution.artifact.is_none()
 }
+
+/// A grouped run's output, and its findings kept encoded (`None`: it has none), as a reused
+/// reading's are (`ExecutionOutcome::kept`).
+pub(super) type Output = (RunOutput, Option<Kept>);
 
 /// What one grouped run needs.
 pub(super) struct Grouped<'a> {
@@ -54,7 +62,7 @@ impl Grouped<'_> {
     /// The execution's output over the whole snapshot, from the parts `store` remembers and
     /// runs over the groups it does not; the new parts are remembered. `None` when that could
     /// differ from a whole run (the caller then runs it whole).
-    pub(super) fn run(&self, store: &Store) -> Option<RunOutput> {
+    pub(super) fn run(&self, store: &Store) -> Option<Output> {
         if !applies(self.execution) || !store.reads() || self.snapshot.is_worktree() {
             return None;
         }
@@ -73,13 +81,13 @@ impl Grouped<'_> {
         let keys: Vec<String> = groups.iter().map(|g| key(entries, g)).collect();
         let mut combined = Combined::new(cap);
         let mut parts = Vec::with_capacity(groups.len());
-        let mut ran = false;
+        let mut ran = HashSet::new();
         for (group, key) in groups.iter().zip(&keys) {
             let need = cap.saturating_sub(combined.listed);
             let part = match memo.parts.remove(key) {
                 Some(part) if part.listings == [globs.clone()] && suffices(&part, need) => part,
                 _ => {
-                    ran = true;
+                    ran.insert(key.clone());
                     self.part(group, need, cap)?
                 }
             };
@@ -90,11 +98,11 @@ impl Grouped<'_> {
             parts.push(strip(part, need));
         }
         let output = combined.output(self, &parts)?;
-        // Rewritten only when a group ran or a remembered one is gone: every part it would
-        // write is already there otherwise (several megabytes on a large repository).
-        if ran || !memo.parts.is_empty() {
+        // The parts of the groups that ran are written, and those of groups gone removed: the
+        // others are on disk as they were read.
+        if !ran.is_empty() || !memo.parts.is_empty() {
             memo.parts = keys.into_iter().zip(parts).collect();
-            store.save_memo(memo);
+            store.save_memo(memo, &ran);
         }
         Some(output)
     }
@@ -125,8 +133,15 @@ impl Grouped<'_> {
             let entry = restricted.entry(path);
             entry.is_some_and(|e| id.as_deref() == Some(e.id.to_string().as_str()))
         });
-        within.then(|| Part {
-            metrics: output.metrics.into_iter().map(PartMetric::new).collect(),
+        if !within {
+            return None;
+        }
+        Some(Part {
+            metrics: output
+                .metrics
+                .into_iter()
+                .map(PartMetric::new)
+                .collect::<Option<_>>()?,
             reads: output.read_set.reads.into_keys().collect(),
             listings: output
                 .read_set
@@ -155,7 +170,7 @@ fn suffices(part: &Part, need: usize) -> bool {
     let held = part
         .metrics
         .iter()
-        .all(|m| m.kept == 0 || m.findings.is_some());
+        .all(|m| m.kept == 0 || m.records.is_some());
     all_listed && held
 }
 
@@ -163,7 +178,7 @@ fn suffices(part: &Part, need: usize) -> bool {
 fn strip(mut part: Part, need: usize) -> Part {
     if need == 0 {
         for metric in &mut part.metrics {
-            metric.findings = None;
+            metric.records = None;
         }
     }
     part
@@ -176,7 +191,7 @@ struct Combined {
     /// The findings the whole run lists from the parts so far (at most `cap`).
     listed: usize,
     /// The findings kept (at most the host's cap), and the metric they belong to.
-    kept: Vec<crate::runtime::Finding>,
+    kept: Records,
     column: Option<usize>,
 }
 
@@ -185,7 +200,7 @@ impl Combined {
         Self {
             cap,
             listed: 0,
-            kept: Vec::new(),
+            kept: Records::default(),
             column: None,
         }
     }
@@ -207,18 +222,20 @@ impl Combined {
         let take = need.min(metric.kept + metric.dropped);
         let room = MAX_FINDINGS.saturating_sub(self.kept.len()).min(take);
         if room > 0 {
-            let findings = metric.findings.as_ref()?;
-            if findings.len() < room {
-                return None;
+            let records = metric.records.as_ref()?;
+            match records.len().cmp(&room) {
+                std::cmp::Ordering::Less => return None,
+                std::cmp::Ordering::Equal => self.kept.extend(records),
+                std::cmp::Ordering::Greater => self.kept.extend(&records.clone().first(room)?),
             }
-            self.kept.extend(findings.iter().take(room).cloned());
         }
         self.listed += take;
         Some(())
     }
 
-    /// The whole run's output: the parts' sums (or maxima), the findings kept, the read set.
-    fn output(self, grouped: &Grouped, parts: &[Part]) -> Option<RunOutput> {
+    /// The whole run's output: the parts' sums (or maxima) and the read set, with the findings
+    /// kept apart, still encoded (the metrics' own lists are empty).
+    fn output(self, grouped: &Grouped, parts: &[Part]) -> Option<Output> {
         let first = parts.first()?;
         let fuel: u64 = parts.iter().map(|p| p.fuel).sum();
         let same_shape = parts.iter().all(|p| {
@@ -233,7 +250,6 @@ impl Combined {
         }
         let producer = grouped.execution.producer.as_str();
         let mut metrics = Vec::with_capacity(first.metrics.len());
-        let mut kept = Some(self.kept);
         for (column, head) in first.metrics.iter().enumerate() {
             let values = parts
                 .iter()
@@ -243,28 +259,33 @@ impl Combined {
                 true => values.fold(head.value, f64::max),
                 false => values.sum(),
             };
-            let findings = match self.column == Some(column) {
-                true => kept.take().unwrap_or_default(),
-                false => Vec::new(),
-            };
             let dropped = match self.column == Some(column) {
-                true => self.listed.checked_sub(findings.len())?,
+                true => self.listed.checked_sub(self.kept.len())?,
                 false => 0,
             };
             metrics.push(Metric {
                 name: head.name.clone(),
                 value,
-                findings,
+                findings: Vec::new(),
                 findings_dropped: dropped,
                 counted: head.counted,
             });
         }
-        Some(RunOutput {
-            metrics,
+        let columns: Vec<(&str, usize, &Records)> = match self.column {
+            Some(column) => {
+                let metric = metrics.get(column)?;
+                vec![(metric.name.as_str(), metric.findings_dropped, &self.kept)]
+            }
+            None => Vec::new(),
+        };
+        let findings = Kept::of_records(&columns).ok()?;
+        let output = RunOutput {
             read_set: read_set(parts, grouped.snapshot)?,
             stderr: String::new(),
             fuel_consumed: fuel,
-        })
+            metrics,
+        };
+        Some((output, findings))
     }
 }
 
@@ -327,19 +348,25 @@ fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
 
 /// The `listed` entries (indices into `entries`) cut into groups where a path's hash says: a
 /// group ends after an entry whose path hashes to 0 modulo the spread, a power of two near
-/// `listed.len() / GROUPS`.
+/// `listed.len() / GROUPS`, or once it holds [`LONGEST`] spreads. Cut by hash alone, a group's
+/// length would be geometric, and the group a changed file is in twice the spread long on
+/// average (the long ones hold more files); the bound keeps re-running it short. A file added
+/// or removed moves the cuts of its own stretch between two hash cuts only.
 fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Vec<usize>> {
     let spread = ((listed.len() / GROUPS) as u64)
         .next_power_of_two()
         .max(MIN_SPREAD);
+    let longest = usize::try_from(spread)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(LONGEST);
     let mut groups = Vec::new();
     let mut group = Vec::new();
     for &i in listed {
         group.push(i);
-        if entries
+        let cut = entries
             .get(i)
-            .is_some_and(|e| fnv(e.path.as_bytes()).is_multiple_of(spread))
-        {
+            .is_some_and(|e| fnv(e.path.as_bytes()).is_multiple_of(spread));
+        if cut || group.len() >= longest {
             groups.push(std::mem::take(&mut group));
         }
     }
@@ -393,6 +420,8 @@ mod tests {
             let listed: Vec<usize> = (0..entries.len()).collect();
             let groups = groups(entries, &listed);
             assert!(groups.len() > 5 && groups.len() < 100, "{}", groups.len());
+            let longest = groups.iter().map(Vec::len).max().unwrap_or(0);
+            assert!(longest <= 128 * LONGEST, "a group of {longest}");
             groups.iter().map(|g| key(entries, g)).collect()
         };
         let mut fewer = all.clone();

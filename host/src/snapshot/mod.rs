@@ -515,21 +515,27 @@ impl Reader {
 /// Paths whose entry differs between two snapshots (added, removed, or changed in content,
 /// kind or mode: a `chmod +x` is a change), sorted.
 pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String> {
-    let entries = |s: &Snapshot| -> std::collections::HashMap<String, Entry> {
-        s.entries()
-            .iter()
-            .map(|e| (e.path.clone(), e.clone()))
-            .collect()
-    };
-    let old = before.map(entries).unwrap_or_default();
-    let new = entries(after);
-    let mut changed: Vec<String> = new
-        .iter()
-        .filter(|(path, entry)| old.get(*path) != Some(entry))
-        .map(|(path, _)| path.clone())
-        .chain(old.keys().filter(|p| !new.contains_key(*p)).cloned())
-        .collect();
-    changed.sort();
+    use std::cmp::Ordering;
+    // Both listings are sorted by path: one pass over the two, nothing copied but the answer.
+    let (old, new) = (before.map_or(&[][..], Snapshot::entries), after.entries());
+    let (mut i, mut j) = (0, 0);
+    let mut changed = Vec::new();
+    loop {
+        let (o, n) = (old.get(i), new.get(j));
+        let (order, path) = match (o, n) {
+            (None, None) => break,
+            (Some(o), None) => (Ordering::Less, Some(o)),
+            (None, Some(n)) => (Ordering::Greater, Some(n)),
+            (Some(o), Some(n)) => match o.path.cmp(&n.path) {
+                Ordering::Less => (Ordering::Less, Some(o)),
+                Ordering::Greater => (Ordering::Greater, Some(n)),
+                Ordering::Equal => (Ordering::Equal, (o != n).then_some(n)),
+            },
+        };
+        changed.extend(path.map(|e| e.path.clone()));
+        i += usize::from(order != Ordering::Greater);
+        j += usize::from(order != Ordering::Less);
+    }
     changed
 }
 

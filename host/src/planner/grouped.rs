@@ -33,7 +33,7 @@ const GROUPED: &[&str] = &["builtin:pattern", "builtin:extent"];
 const MAXED: &[(&str, &str)] = &[("builtin:extent", "max_lines")];
 /// About how many groups the listed entries are cut into: each run pays a fixed cost per
 /// group, and a change runs its group again.
-const GROUPS: usize = 128;
+const GROUPS: usize = 64;
 /// The longest a group gets, in spreads (see [`groups`]).
 const LONGEST: usize = 2;
 /// The fewest entries a group holds on average.

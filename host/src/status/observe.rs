@@ -289,10 +289,17 @@ pub fn observe(
     } else {
         Vec::new()
     };
-    let unlanded: Vec<String> = if with_fleet && location == Location::Main {
-        unlanded_branches(repo, &prefix, &worktrees, trunk_commit)
-    } else {
-        Vec::new()
+    let unlanded = match with_fleet && location == Location::Main {
+        true => unlanded_branches(repo, &prefix, &worktrees, trunk_commit),
+        false => Ok(Vec::new()),
+    };
+    // Branches that cannot be listed are said, never shown as "none unlanded".
+    let (unlanded, fleet_unreadable) = match unlanded {
+        Ok(unlanded) => (unlanded, fleet_unreadable),
+        Err(why) => {
+            let why = fleet_unreadable.map_or(why.clone(), |before| format!("{before}; {why}"));
+            (Vec::new(), Some(why))
+        }
     };
     Ok(Observation {
         location,
@@ -620,18 +627,21 @@ fn awaiting(
     }
 }
 
-/// Effort branches with no worktree whose work is not on the trunk.
+/// Effort branches with no worktree whose work is not on the trunk; why not, when the branches
+/// cannot be listed.
 fn unlanded_branches(
     repo: &Repo,
     prefix: &str,
     worktrees: &[WorktreeInfo],
     trunk: Option<gix::ObjectId>,
-) -> Vec<String> {
+) -> Result<Vec<String>, String> {
     if repo.no_branch_under(prefix) {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    let listed = repo.branches_under(prefix).unwrap_or_default();
-    listed
+    let listed = repo
+        .branches_under(prefix)
+        .map_err(|e| format!("the effort branches cannot be listed: {e}"))?;
+    Ok(listed
         .into_iter()
         .filter(|(branch, _)| {
             !worktrees
@@ -643,7 +653,7 @@ fn unlanded_branches(
             None => true,
         })
         .map(|(branch, _)| branch)
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]

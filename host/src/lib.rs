@@ -26,6 +26,7 @@ mod approval;
 mod builtins;
 mod commit;
 mod config;
+mod cores;
 mod digest;
 mod evidence;
 mod findings;

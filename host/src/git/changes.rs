@@ -23,11 +23,13 @@ const UNTRACKED_BUDGET: usize = 10_000;
 /// The changed paths of the work tree at `root` against `head` (HEAD's tree), or `None`
 /// ("cannot tell": ask `git status`).
 /// Where the worktree configures git's fsmonitor hook, it is asked first, and only the
-/// folders where something changed since the last survey are read (`fsmonitor.rs`).
+/// folders where something changed since the last survey are read (`fsmonitor.rs`). The folders
+/// are read on `threads` threads.
 pub(super) fn changed_paths(
     repo: &gix::Repository,
     root: &Path,
     head: Head,
+    threads: usize,
 ) -> Option<Vec<String>> {
     let index = clean::usual_index(repo, head)?;
     let asked = Monitor::configured(repo, root, repo.git_dir()).map(|monitor| monitor.ask(&index));
@@ -35,7 +37,8 @@ pub(super) fn changed_paths(
         Some(Answer::Only(paths)) => Some(paths.as_slice()),
         Some(Answer::Everything) | None => None,
     };
-    let survey = clean::walk_only(&index, (root, repo.git_dir()), Walk::Survey, only)?;
+    let walk = (Walk::Survey, threads);
+    let survey = clean::walk_only(&index, (root, repo.git_dir()), walk, only)?;
     let mut changed = modified(root, &survey.suspects)?;
     changed.extend(survey.changed);
     changed.sort();

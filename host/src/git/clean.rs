@@ -13,10 +13,9 @@
 //! `git status`, which stays the authority on what is dirty and why.
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsStr;
+use std::ffi::CStr;
 use std::ops::Range;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,6 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gix::index::State;
 use gix::index::entry::{Flags, Mode, Stat, stat, stat::Options};
 
+use super::lstat::{self, Listed, Lstat};
 use super::settle::{Filters, Settled, Settling};
 use super::settled::{self, Record};
 use crate::snapshot::{EntryKind, Snapshot};
@@ -86,7 +86,7 @@ pub(super) fn usual_index(repo: &gix::Repository, head: Head) -> Option<gix::ind
     {
         return None;
     }
-    let index = repo.open_index().ok()?;
+    let index = index_as_git_reads_it(repo)?;
     let state: &State = &index;
     let unusual = Flags::ASSUME_VALID | Flags::SKIP_WORKTREE | Flags::INTENT_TO_ADD;
     let usual = !state
@@ -94,6 +94,15 @@ pub(super) fn usual_index(repo: &gix::Repository, head: Head) -> Option<gix::ind
         .iter()
         .any(|e| e.stage_raw() != 0 || e.flags.intersects(unusual) || e.mode == Mode::COMMIT);
     (usual && index_matches(state, head)).then_some(index)
+}
+
+/// The index, read as git reads it outside `git fsck`: decoded without first hashing the whole
+/// file against its trailing checksum (git verifies it only with `fsck`; a status of a fleet
+/// spent a tenth of its user time hashing indexes). A damaged index still fails to decode, and
+/// its trailer is still read: the settled record (`settled.rs`) is keyed by it.
+fn index_as_git_reads_it(repo: &gix::Repository) -> Option<gix::index::File> {
+    let options = gix::index::decode::Options::default();
+    gix::index::File::at(repo.index_path(), repo.object_hash(), true, options).ok()
 }
 
 /// How a walk treats a tracked file that does not match its index entry.
@@ -131,16 +140,16 @@ pub(super) fn walk(
     git_dir: &Path,
     mode: Walk,
 ) -> Option<Survey> {
-    walk_only(index, (root, git_dir), mode, None)
+    walk_only(index, (root, git_dir), (mode, crate::cores::cores()), None)
 }
 
-/// [`walk`], reading only the tracked folders that hold one of `only` (relative paths), when
-/// given: for each, the deepest tracked folder it is in, and the tracked folder it names. The
-/// caller knows that nothing changed in any other folder (`fsmonitor.rs`).
+/// [`walk`] on `threads` threads, reading only the tracked folders that hold one of `only`
+/// (relative paths), when given: for each, the deepest tracked folder it is in, and the tracked
+/// folder it names. The caller knows that nothing changed in any other folder (`fsmonitor.rs`).
 pub(super) fn walk_only(
     index: &gix::index::File,
     (root, git_dir): (&Path, &Path),
-    mode: Walk,
+    (mode, threads): (Walk, usize),
     only: Option<&[String]>,
 ) -> Option<Survey> {
     let state: &State = index;
@@ -160,16 +169,17 @@ pub(super) fn walk_only(
     let started = Record::now();
     let racy = AtomicUsize::new(0);
     let filters = Filters::new(root);
+    let root_folder = lstat::open_root(root).ok()?;
     let check = Check {
         state,
-        root,
+        root: root_folder.as_fd(),
         paths: &paths,
         racy: &racy,
         mode,
         filters: &filters,
         record: record.as_ref(),
     };
-    let survey = survey_folders(&check, &folders)?;
+    let survey = survey_folders(&check, &folders, threads)?;
     // Only a survey (`discern status`) writes the record: the verbs that prove a tree clean,
     // dry runs among them, write nothing.
     if let (Some(checksum), Some(started), Walk::Survey) = (checksum, started, mode)
@@ -229,25 +239,23 @@ fn remember(file: &Path, mut fresh: Record, state: &State, survey: &Survey, old:
     merged.save(file);
 }
 
-/// Folders are independent: read them on every core, interleaved so that each thread gets a
-/// share of the large and the small ones.
-fn survey_folders(check: &Check, folders: &[Folder]) -> Option<Survey> {
-    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+/// Folders are independent: read them on `workers` threads (this one among them), interleaved
+/// so that each thread gets a share of the large and the small ones. A share that panicked is
+/// "cannot tell".
+fn survey_folders(check: &Check, folders: &[Folder], workers: usize) -> Option<Survey> {
+    let workers = workers.max(1);
+    let share = |worker| {
+        let read = || read_share(check, folders, (worker, workers));
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+            .ok()
+            .flatten()
+    };
     std::thread::scope(|scope| {
-        let threads: Vec<_> = (0..workers)
-            .map(|worker| {
-                scope.spawn(move || {
-                    let mut survey = Survey::default();
-                    let mut settling = Settling::new(check.filters, check.state);
-                    for folder in folders.iter().skip(worker).step_by(workers) {
-                        check.folder(folder, &mut survey, &mut settling)?;
-                    }
-                    Some(survey)
-                })
-            })
+        let others: Vec<_> = (1..workers)
+            .map(|worker| scope.spawn(move || share(worker)))
             .collect();
-        let mut survey = Survey::default();
-        for thread in threads {
+        let mut survey = share(0)?;
+        for thread in others {
             let more = thread.join().ok().flatten()?;
             survey.suspects.extend(more.suspects);
             survey.changed.extend(more.changed);
@@ -256,6 +264,24 @@ fn survey_folders(check: &Check, folders: &[Folder]) -> Option<Survey> {
         }
         Some(survey)
     })
+}
+
+/// Read share `worker` of `workers` of the folders: every `workers`-th from the `worker`-th.
+fn read_share(
+    check: &Check,
+    folders: &[Folder],
+    (worker, workers): (usize, usize),
+) -> Option<Survey> {
+    let mut survey = Survey::default();
+    let mut reading = Reading {
+        buffer: Vec::new(),
+        settling: Settling::new(check.filters, check.state),
+        recorded: Vec::new(),
+    };
+    for folder in folders.iter().skip(worker).step_by(workers) {
+        check.folder(folder, &mut survey, &mut reading)?;
+    }
+    Some(survey)
 }
 
 /// The index holds exactly HEAD's tree: a valid cache-tree with HEAD's tree id, or the same
@@ -296,19 +322,35 @@ struct Folder<'a> {
     prefix: Vec<u8>,
     /// Tracked files directly in it, sorted by name: name and index of the entry.
     files: Vec<(&'a [u8], usize)>,
+    /// The [`name_key`] of each of `files`, in the same order (so sorted too).
+    keys: Vec<u64>,
     /// Names of tracked subfolders, sorted.
     subfolders: Vec<&'a [u8]>,
 }
 
 impl Folder<'_> {
-    /// Where in `files` the tracked file `name` is.
+    /// Where in `files` the tracked file `name` is: found among the keys (one word each), and
+    /// only then among the names that share its key.
     fn file(&self, name: &[u8]) -> Option<usize> {
-        self.files.binary_search_by(|(n, _)| (*n).cmp(name)).ok()
+        let key = name_key(name);
+        let from = self.keys.partition_point(|k| *k < key);
+        let to = from + self.keys[from..].partition_point(|k| *k == key);
+        let at = self.files[from..to].binary_search_by(|(n, _)| (*n).cmp(name));
+        at.ok().map(|at| from + at)
     }
 
     fn has_subfolder(&self, name: &[u8]) -> bool {
         self.subfolders.binary_search(&name).is_ok()
     }
+}
+
+/// The first 8 bytes of `name` as one big-endian word, zero-padded: names in byte order have
+/// their keys in order (a name holds no NUL, so a shorter name's padding sorts first).
+fn name_key(name: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = name.len().min(8);
+    word[..n].copy_from_slice(&name[..n]);
+    u64::from_be_bytes(word)
 }
 
 /// Every tracked folder below `prefix`, whose sorted index paths are `range`, in one pass:
@@ -322,6 +364,7 @@ fn tracked_folders<'a>(
     let mut folder = Folder {
         prefix,
         files: Vec::new(),
+        keys: Vec::new(),
         subfolders: Vec::new(),
     };
     let mut below = Vec::new();
@@ -346,6 +389,11 @@ fn tracked_folders<'a>(
     // Index order is byte order of whole paths: the files come sorted, the subfolders need
     // not (`b-c/…` sorts before `b/…`).
     folder.files.sort_unstable();
+    folder.keys = folder
+        .files
+        .iter()
+        .map(|(name, _)| name_key(name))
+        .collect();
     folder.subfolders.sort_unstable();
     folders.push(folder);
     for (sub, range) in below {
@@ -353,9 +401,43 @@ fn tracked_folders<'a>(
     }
 }
 
+/// What one thread reuses from folder to folder: the listing buffer, the content settling, and
+/// the copies of what the index records of the folder's files.
+struct Reading<'a> {
+    buffer: Vec<u8>,
+    settling: Settling<'a>,
+    recorded: Vec<Recorded>,
+}
+
+/// What the index records of one tracked file, as the stat comparison reads it, copied for a
+/// folder before its names are read: a folder's entries lie apart in the index (its subfolders'
+/// entries between them), and reading each where it lies, between system calls that evict it,
+/// cost more than the comparison itself.
+#[derive(Debug, Clone, Copy)]
+struct Recorded {
+    stat: Stat,
+    mode: Mode,
+    /// Recorded with size 0 though its blob is not empty: smudged by git as racily clean.
+    smudged: bool,
+    /// Found in the folder.
+    seen: bool,
+}
+
+impl Recorded {
+    fn of(entry: &gix::index::Entry) -> Self {
+        Self {
+            stat: entry.stat,
+            mode: entry.mode,
+            smudged: entry.stat.size == 0 && !entry.id.is_empty_blob(),
+            seen: false,
+        }
+    }
+}
+
 struct Check<'a> {
     state: &'a State,
-    root: &'a Path,
+    /// The work tree's root, open.
+    root: BorrowedFd<'a>,
     paths: &'a [&'a [u8]],
     racy: &'a AtomicUsize,
     mode: Walk,
@@ -387,51 +469,78 @@ impl Check<'_> {
     /// the names the index does not know (folders with a trailing `/`) and the suspects to
     /// `survey`, or returns `None` ("cannot tell"). Surveying, a tracked file that is missing
     /// or does not match is a suspect, and so is every file of a tracked folder that is gone.
-    fn folder(&self, folder: &Folder, survey: &mut Survey, settling: &mut Settling) -> Option<()> {
+    fn folder(&self, folder: &Folder, survey: &mut Survey, reading: &mut Reading) -> Option<()> {
         let Folder { prefix, files, .. } = folder;
-        let dir = self.root.join(OsStr::from_bytes(prefix));
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
+        let dir = match lstat::open_folder(self.root, prefix) {
+            Ok(dir) => dir,
             Err(e) if self.mode == Walk::Survey && e.kind() == std::io::ErrorKind::NotFound => {
                 return self.suspect_all(files.iter().map(|(_, index)| index), survey);
             }
             Err(_) => return None,
         };
-        let mut seen = vec![false; files.len()];
-        for dirent in entries {
-            let dirent = dirent.ok()?;
-            let name = dirent.file_name();
-            let name = name.as_bytes();
-            if prefix.is_empty() && name == b".git" {
-                continue;
-            }
-            if let Some(at) = folder.file(name) {
-                seen[at] = true;
-                // Relative to the open folder (fstatat), as cheap as git's own lstat.
-                let meta = dirent.metadata().ok()?;
-                self.tracked(files[at].1, &meta, survey, settling)?;
-            } else if folder.has_subfolder(name) {
-                // A tracked folder that is now something else: only git can name that.
-                if !dirent.file_type().ok()?.is_dir() {
-                    return None;
-                }
-            } else {
-                let folder = dirent.file_type().ok()?.is_dir();
-                survey.untracked.push(format!(
-                    "{}{}{}",
-                    std::str::from_utf8(prefix).ok()?,
-                    std::str::from_utf8(name).ok()?,
-                    if folder { "/" } else { "" }
-                ));
-            }
-        }
+        let Reading {
+            buffer,
+            settling,
+            recorded,
+        } = reading;
+        recorded.clear();
+        let entries = self.state.entries();
+        recorded.extend(
+            files
+                .iter()
+                .map(|(_, index)| Recorded::of(&entries[*index])),
+        );
+        lstat::each_name(&dir, buffer, |name, listed| {
+            let at = (dir.as_fd(), name, listed);
+            self.name(folder, at, (recorded, survey), settling)
+        })
+        .ok()??;
         // Something tracked is missing.
         let missing = files
             .iter()
-            .zip(seen)
-            .filter(|(_, seen)| !seen)
+            .zip(recorded.iter())
+            .filter(|(_, recorded)| !recorded.seen)
             .map(|((_, index), _)| index);
         self.suspect_all(missing, survey)
+    }
+
+    /// One name of `folder` (read in the open folder `dir`, listed as `listed`): a tracked file
+    /// (marked seen in `recorded`, what the index records of the folder's files), a tracked
+    /// subfolder, or a name the index does not know.
+    fn name(
+        &self,
+        folder: &Folder,
+        (dir, name, listed): (BorrowedFd, &CStr, Listed),
+        (recorded, survey): (&mut [Recorded], &mut Survey),
+        settling: &mut Settling,
+    ) -> Option<()> {
+        let bytes = name.to_bytes();
+        if folder.prefix.is_empty() && bytes == b".git" {
+            return Some(());
+        }
+        if let Some(at) = folder.file(bytes) {
+            recorded[at].seen = true;
+            // Relative to the open folder, as cheap as git's own lstat.
+            let meta = lstat::lstat(dir, name).ok()?;
+            let file = (folder.files[at].1, &recorded[at]);
+            return self.tracked(file, &meta, survey, settling);
+        }
+        let is_folder = match listed {
+            Listed::Folder => true,
+            Listed::Other => false,
+            Listed::Unknown => lstat::lstat(dir, name).ok()?.is_folder(),
+        };
+        if folder.has_subfolder(bytes) {
+            // A tracked folder that is now something else: only git can name that.
+            return is_folder.then_some(());
+        }
+        survey.untracked.push(format!(
+            "{}{}{}",
+            std::str::from_utf8(&folder.prefix).ok()?,
+            std::str::from_utf8(bytes).ok()?,
+            if is_folder { "/" } else { "" }
+        ));
+        Some(())
     }
 
     /// `path` may have changed: a suspect when surveying, the end of a proof.
@@ -464,18 +573,21 @@ impl Check<'_> {
         Some(())
     }
 
-    /// One tracked file (entry `index`) found in its folder with `lstat` `meta`: matching,
-    /// settled by its content, or a suspect.
+    /// One tracked file (entry `index`, its stat data as `recorded`) found in its folder with
+    /// `lstat` `meta`: matching, settled by its content, or a suspect.
     fn tracked(
         &self,
-        index: usize,
-        meta: &std::fs::Metadata,
+        (index, recorded): (usize, &Recorded),
+        meta: &Lstat,
         survey: &mut Survey,
         settling: &mut Settling,
     ) -> Option<()> {
+        let seen = self.seen(recorded, meta);
+        if seen == Seen::Matches {
+            return Some(());
+        }
         let entry = &self.state.entries()[index];
         let path = self.paths[index];
-        let seen = self.seen(entry, meta);
         let by_content = match (seen, self.mode) {
             (Seen::Matches, _) => return Some(()),
             (Seen::Racy, _) if self.record.is_some_and(|r| r.trusts(index, &entry.stat)) => {
@@ -516,7 +628,7 @@ impl Check<'_> {
     /// judged by whole seconds (changed within the second the index was written: again the
     /// stricter side); an entry whose recorded size is 0 but whose blob is not empty was
     /// smudged by git as racy and is treated the same.
-    fn seen(&self, entry: &gix::index::Entry, meta: &std::fs::Metadata) -> Seen {
+    fn seen(&self, entry: &Recorded, meta: &Lstat) -> Seen {
         let exact = Options {
             trust_ctime: true,
             check_stat: true,
@@ -527,37 +639,33 @@ impl Check<'_> {
             use_nsec: false,
             ..exact
         };
-        let kind = meta.file_type();
-        let executable = meta.mode() & 0o100 != 0;
+        let executable = meta.executable();
         let mode_ok = match entry.mode {
-            Mode::FILE => kind.is_file() && !executable,
-            Mode::FILE_EXECUTABLE => kind.is_file() && executable,
-            Mode::SYMLINK => kind.is_symlink(),
+            Mode::FILE => meta.is_file() && !executable,
+            Mode::FILE_EXECUTABLE => meta.is_file() && executable,
+            Mode::SYMLINK => meta.is_symlink(),
             _ => false,
         };
-        let time = |secs: i64, nsecs: i64| {
+        let time = |(secs, nsecs): (i64, u32)| {
             Some(stat::Time {
                 secs: u32::try_from(secs).ok()?,
-                nsecs: u32::try_from(nsecs).ok()?,
+                nsecs,
             })
         };
         // A time the index cannot hold (before 1970, after 2106) matches nothing: "cannot
         // tell", and git status decides.
-        let (Some(mtime), Some(ctime)) = (
-            time(meta.mtime(), meta.mtime_nsec()),
-            time(meta.ctime(), meta.ctime_nsec()),
-        ) else {
+        let (Some(mtime), Some(ctime)) = (time(meta.mtime), time(meta.ctime)) else {
             return Seen::Differs;
         };
         // Truncated to 32 bits on purpose, as git (and the index) does.
         let now = Stat {
             mtime,
             ctime,
-            dev: meta.dev() as u32,
-            ino: meta.ino() as u32,
-            uid: meta.uid(),
-            gid: meta.gid(),
-            size: meta.size() as u32,
+            dev: meta.dev as u32,
+            ino: meta.ino as u32,
+            uid: meta.uid,
+            gid: meta.gid,
+            size: meta.size as u32,
         };
         if !mode_ok {
             return Seen::Differs;
@@ -569,15 +677,14 @@ impl Check<'_> {
                 _ => Seen::Resized,
             };
         }
-        if u64::from(entry.stat.size) != meta.size() {
+        if u64::from(entry.stat.size) != meta.size {
             // The same size modulo 4 GiB: only the content (git, for a file this large) can tell.
             return Seen::Touched;
         }
         if !entry.stat.matches(&now, exact) {
             return Seen::Touched;
         }
-        let smudged = entry.stat.size == 0 && !entry.id.is_empty_blob();
-        match smudged || entry.stat.is_racy(self.state.timestamp(), by_second) {
+        match entry.smudged || entry.stat.is_racy(self.state.timestamp(), by_second) {
             true => Seen::Racy,
             false => Seen::Matches,
         }
@@ -604,4 +711,57 @@ fn racy_unchanged(root: &Path, paths: &[String]) -> bool {
 /// Whether git ignores every one of `names` (`ignores.rs`).
 fn all_ignored(root: &Path, names: &[String]) -> bool {
     super::ignores::ignored(root, names).is_some_and(|ignored| ignored.len() == names.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Folder, tracked_folders};
+
+    /// Names that share their first 8 bytes, shorter than 8, one a prefix of another, and
+    /// past ASCII: the keyed lookup finds exactly the names a plain search finds.
+    #[test]
+    fn a_folder_finds_exactly_its_tracked_names() {
+        let names: Vec<String> = [
+            "a",
+            "ab",
+            "abcdefgh",
+            "abcdefgh.rs",
+            "abcdefghi",
+            "abcdefgz",
+            "component_alpha.rs",
+            "component_beta.rs",
+            "component_",
+            "z",
+            "\u{e9}t\u{e9}.md",
+            "\u{e9}t\u{e9}",
+            "~",
+        ]
+        .iter()
+        .map(|n| format!("src/{n}"))
+        .collect();
+        let mut paths: Vec<&[u8]> = names.iter().map(|n| n.as_bytes()).collect();
+        paths.sort_unstable();
+        let mut folders = Vec::new();
+        tracked_folders(&paths, Vec::new(), 0..paths.len(), &mut folders);
+        let src: &Folder = folders.iter().find(|f| f.prefix == b"src/").unwrap();
+        for (at, (name, _)) in src.files.iter().enumerate() {
+            assert_eq!(
+                src.file(name),
+                Some(at),
+                "{}",
+                String::from_utf8_lossy(name)
+            );
+        }
+        for absent in [
+            "",
+            "abcdefg",
+            "abcdefgh.r",
+            "abcdefgha",
+            "component",
+            "component_g",
+            "zz",
+        ] {
+            assert_eq!(src.file(absent.as_bytes()), None, "{absent}");
+        }
+    }
 }

@@ -32,7 +32,7 @@ fn require_watchman() {
 fn changed(dir: &Path) -> Vec<String> {
     let repo = Repo::discover(dir).unwrap();
     let commit = repo.head().unwrap().unwrap();
-    repo.changed_paths_at(commit, &|| repo.snapshot(commit).ok())
+    repo.changed_paths_at(commit, &|| repo.snapshot(commit).ok(), 2)
         .unwrap()
 }
 

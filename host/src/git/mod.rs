@@ -12,6 +12,7 @@ mod history;
 mod ignores;
 #[cfg(test)]
 mod ignores_tests;
+mod lstat;
 mod refs;
 mod repo;
 mod settle;
@@ -19,6 +20,7 @@ mod settled;
 #[cfg(test)]
 mod tests;
 pub(crate) mod worktree;
+mod worktrees;
 
 pub(crate) use repo::WorktreeInfo;
 pub use repo::{Repo, RepoError};

@@ -251,7 +251,7 @@ impl Repo {
     }
 
     /// The tree of `commit`.
-    fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, RepoError> {
+    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, RepoError> {
         let repo = self.local();
         let commit = repo
             .find_commit(commit)
@@ -267,7 +267,8 @@ impl Repo {
     /// else from `git status`. `head` is the snapshot of HEAD. An error is "cannot tell".
     pub fn changed_paths(&self, head: &Snapshot) -> Result<Vec<String>, RepoError> {
         let head = super::clean::Head::Snapshot(head);
-        match super::changes::changed_paths(&self.repo.to_thread_local(), &self.root, head) {
+        let local = self.repo.to_thread_local();
+        match super::changes::changed_paths(&local, &self.root, head, crate::cores::cores()) {
             Some(changed) => Ok(changed),
             None => self.dirty_paths(),
         }
@@ -275,17 +276,31 @@ impl Repo {
 
     /// [`Repo::changed_paths`] against the commit `head`, whose snapshot `open` opens only when
     /// the index's cache-tree cannot vouch for its tree (`git status` decides when the commit
-    /// cannot be read).
+    /// cannot be read), its folders read on `threads` threads (one where the caller surveys
+    /// many work trees at once, each on a thread of its own).
     pub fn changed_paths_at(
         &self,
         head: ObjectId,
         open: &dyn Fn() -> Option<Snapshot>,
+        threads: usize,
     ) -> Result<Vec<String>, RepoError> {
-        let surveyed = self.tree_of(head).ok().and_then(|tree| {
-            let head = super::clean::Head::Tree(tree, open);
-            super::changes::changed_paths(&self.repo.to_thread_local(), &self.root, head)
-        });
-        match surveyed {
+        match self.tree_of(head) {
+            Ok(tree) => self.changed_paths_in(tree, open, threads),
+            Err(_) => self.dirty_paths(),
+        }
+    }
+
+    /// [`Repo::changed_paths_at`] where the caller read HEAD's tree id, `tree` (a survey of
+    /// many worktrees on one commit reads it once).
+    pub fn changed_paths_in(
+        &self,
+        tree: ObjectId,
+        open: &dyn Fn() -> Option<Snapshot>,
+        threads: usize,
+    ) -> Result<Vec<String>, RepoError> {
+        let head = super::clean::Head::Tree(tree, open);
+        let local = self.repo.to_thread_local();
+        match super::changes::changed_paths(&local, &self.root, head, threads) {
             Some(changed) => Ok(changed),
             None => self.dirty_paths(),
         }
@@ -381,39 +396,6 @@ pub struct WorktreeInfo {
 }
 
 impl Repo {
-    /// The main checkout as `git worktree list` would list it, read in-process, when it is the
-    /// only worktree there can be: this checkout's git dir is the common dir, at `<root>/.git`,
-    /// with no `worktrees` folder (where git registers linked worktrees), on a born HEAD that is
-    /// detached or on a local branch. `None`: ask git.
-    fn main_alone(&self) -> Option<WorktreeInfo> {
-        let git_dir = std::fs::canonicalize(self.git_dir()).ok()?;
-        if git_dir != self.common || git_dir != self.root.join(".git") {
-            return None;
-        }
-        match std::fs::symlink_metadata(self.common.join("worktrees")) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            _ => return None,
-        }
-        let head = self.head().ok()??;
-        let branch = match self.local().head_name().ok()? {
-            Some(name) => Some(
-                std::str::from_utf8(name.as_bstr())
-                    .ok()?
-                    .strip_prefix("refs/heads/")?
-                    .to_owned(),
-            ),
-            None => None,
-        };
-        Some(WorktreeInfo {
-            path: self.root.clone(),
-            head: Some(head),
-            branch,
-            is_main: true,
-            bare: false,
-            prunable: false,
-        })
-    }
-
     /// Whether the repository provably has no local branch named `<prefix>…` (loose or
     /// packed); `false` when it has one or cannot tell.
     pub fn no_branch_under(&self, prefix: &str) -> bool {
@@ -508,9 +490,14 @@ impl Repo {
 
     /// Every worktree (the main checkout first).
     pub fn worktrees(&self) -> Result<Vec<WorktreeInfo>, RepoError> {
-        if let Some(alone) = self.main_alone() {
-            return Ok(vec![alone]);
+        match self.worktrees_read() {
+            Some(listed) => Ok(listed),
+            None => self.worktrees_by_git(),
         }
+    }
+
+    /// Every worktree as `git worktree list --porcelain` prints them.
+    pub(super) fn worktrees_by_git(&self) -> Result<Vec<WorktreeInfo>, RepoError> {
         let out = self.git(&["worktree", "list", "--porcelain"])?;
         let mut list = Vec::new();
         for block in out.split("\n\n").filter(|b| !b.trim().is_empty()) {

@@ -111,7 +111,7 @@ impl<'a> Settling<'a> {
         &mut self,
         entry: &gix::index::Entry,
         path: &[u8],
-        meta: &std::fs::Metadata,
+        meta: &super::lstat::Lstat,
     ) -> Settled {
         let (filters, index) = (self.filters, self.index);
         let settler = self
@@ -161,16 +161,16 @@ impl Settler {
         index: &State,
         entry: &gix::index::Entry,
         path: &[u8],
-        meta: &std::fs::Metadata,
+        meta: &super::lstat::Lstat,
     ) -> Option<Settled> {
         let full = self.root.join(OsStr::from_bytes(path));
         let id = match entry.mode {
-            Mode::SYMLINK if meta.file_type().is_symlink() => {
+            Mode::SYMLINK if meta.is_symlink() => {
                 let target = std::fs::read_link(&full).ok()?;
                 self.blob_id(target.as_os_str().as_bytes())?
             }
-            Mode::FILE | Mode::FILE_EXECUTABLE if meta.file_type().is_file() => {
-                self.read(&full, meta.len())?;
+            Mode::FILE | Mode::FILE_EXECUTABLE if meta.is_file() => {
+                self.read(&full, meta.size)?;
                 self.converted_id(index, path)?
             }
             _ => return None,

@@ -64,14 +64,20 @@ fn walk(dir: &Path, mode: Walk) -> Option<Survey> {
 
 /// What discern lists for the work tree at `dir` (survey, else `git status`).
 /// Against HEAD's snapshot and against HEAD's tree alone (the snapshot opened only when the
-/// cache-tree cannot vouch for it), which must agree.
+/// cache-tree cannot vouch for it), on one thread and on several, which must all agree.
 fn changed(dir: &Path) -> Vec<String> {
     let repo = Repo::discover(dir).unwrap();
     let commit = repo.head().unwrap().unwrap();
     let head = repo.snapshot(commit).unwrap();
     let open = || repo.snapshot(commit).ok();
     let changed = repo.changed_paths(&head).unwrap();
-    assert_eq!(repo.changed_paths_at(commit, &open).unwrap(), changed);
+    // One thread (a row of a fleet) reads what every core reads.
+    for threads in [1, 3] {
+        assert_eq!(
+            repo.changed_paths_at(commit, &open, threads).unwrap(),
+            changed
+        );
+    }
     changed
 }
 
@@ -393,4 +399,59 @@ fn branches_under_a_prefix_are_those_git_for_each_ref_lists() {
     assert_eq!(listed(&repo, "tmp"), 1);
     assert_eq!(listed(&repo, "tmp/"), 0);
     assert_eq!(listed(&repo, "none/"), 0);
+}
+
+#[test]
+fn worktrees_are_listed_in_process_as_git_lists_them() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    repo.commit("a");
+    let both = |dir: &Path| {
+        let ours = Repo::discover(dir).unwrap();
+        let read = ours.worktrees_read();
+        let git = ours.worktrees_by_git().unwrap();
+        assert_eq!(read.as_ref(), Some(&git), "from {}", dir.display());
+        git
+    };
+    // The main checkout alone, on a branch, then detached.
+    assert_eq!(both(repo.path()).len(), 1);
+    repo.git(&["checkout", "-q", "--detach"]);
+    both(repo.path());
+    repo.git(&["checkout", "-q", "main"]);
+    // Registered in an order other than their paths' (git sorts by path), one on a packed
+    // branch, one detached.
+    let later = worktree(&repo, "zz");
+    worktree(&repo, "aa");
+    repo.git(&["pack-refs", "--all"]);
+    let detached = repo.parent().join("repo.worktrees").join("mm");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "--detach",
+        detached.to_str().unwrap(),
+        "main",
+    ]);
+    // Gone: one locked (never prunable), one not (prunable).
+    let locked = worktree(&repo, "locked");
+    repo.git(&["worktree", "lock", locked.to_str().unwrap()]);
+    std::fs::remove_dir_all(&locked).unwrap();
+    std::fs::remove_dir_all(worktree(&repo, "pruned")).unwrap();
+    let listed = both(repo.path());
+    assert_eq!(listed.len(), 6);
+    assert_eq!(listed.iter().filter(|w| w.prunable).count(), 1);
+    // The same from inside a linked worktree, after a commit there.
+    std::fs::write(later.join("b.txt"), "b\n").unwrap();
+    for args in [&["add", "b.txt"][..], &["commit", "-qm", "b"]] {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&later)
+            .env_clear()
+            .envs(discern_tests::hermetic_env(repo.home()))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let moved = both(&later);
+    assert_ne!(moved, listed, "the commit moved its worktree's HEAD");
 }

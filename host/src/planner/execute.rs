@@ -217,7 +217,7 @@ fn reuse_all(
     if evidence.is_none() {
         return vec![None; plan.executions.len()];
     }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let cores = crate::cores::cores();
     let next = AtomicUsize::new(0);
     let mut reused = vec![None; plan.executions.len()];
     std::thread::scope(|scope| {
@@ -387,10 +387,7 @@ impl Pending<'_> {
         let slots: Vec<Mutex<Option<ExecutionOutcome>>> =
             reused.into_iter().map(Mutex::new).collect();
         let next = AtomicUsize::new(0);
-        let workers = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(self.plan.executions.len())
-            .max(1);
+        let workers = crate::cores::cores().min(self.plan.executions.len()).max(1);
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {

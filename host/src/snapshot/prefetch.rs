@@ -118,9 +118,7 @@ impl Prefetch {
             state.next = from;
             state.consumed = from;
         }
-        let workers = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_WORKERS);
+        let workers = crate::cores::cores().min(MAX_WORKERS);
         for _ in 0..workers {
             let shared = Arc::clone(&self.shared);
             let spawned = std::thread::Builder::new()

@@ -249,8 +249,23 @@ pub fn observe(
     };
     let branch = repo.branch().ok().flatten();
     let head = repo.head().ok().flatten();
+    let now = now_secs();
+    let current = std::fs::canonicalize(repo.root()).unwrap_or_else(|_| repo.root().to_owned());
     let snapshots = Snapshots::default();
-    let (surveyed, worktrees) = survey_and_list(repo, head, &snapshots);
+    let here = Here {
+        path: &current,
+        head,
+        changed: Mutex::new(None),
+    };
+    let trunk_named = trunk_commit.map(|commit| (trunk.as_str(), commit));
+    let (surveyed, worktrees, fleet) = match with_fleet {
+        true => survey_fleet(repo, &here, (trunk_named, now), &snapshots),
+        false => (
+            changed_paths(repo, head, (&snapshots, crate::cores::cores())),
+            repo.worktrees(),
+            Vec::new(),
+        ),
+    };
     let dirty = surveyed.as_ref().ok().cloned();
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
@@ -275,19 +290,6 @@ pub fn observe(
     let (worktrees, fleet_unreadable) = match worktrees {
         Ok(worktrees) => (worktrees, None),
         Err(e) => (Vec::new(), Some(e.to_string())),
-    };
-    let now = now_secs();
-    let current = std::fs::canonicalize(repo.root()).unwrap_or_else(|_| repo.root().to_owned());
-    let fleet: Vec<FleetRow> = if with_fleet {
-        let trunk = trunk_commit.map(|commit| (trunk.as_str(), commit));
-        let here = Here {
-            path: &current,
-            head,
-            changed: surveyed,
-        };
-        fleet_rows(&worktrees, &here, trunk, now, &snapshots)
-    } else {
-        Vec::new()
     };
     let unlanded = match with_fleet && location == Location::Main {
         true => unlanded_branches(repo, &prefix, &worktrees, trunk_commit),
@@ -347,85 +349,112 @@ fn counts(
     }
 }
 
-/// The changed paths of `repo` at `head`: the in-process survey, `git status` where it cannot
-/// tell (an unborn HEAD, a snapshot that cannot be read, anything unusual). An error is
-/// "cannot tell", never clean.
+/// The changed paths of `repo` at `head`: the in-process survey (its folders read on `threads`
+/// threads, HEAD's snapshot from `snapshots`), `git status` where it cannot tell (an unborn
+/// HEAD, a snapshot that cannot be read, anything unusual). An error is "cannot tell", never
+/// clean.
 fn changed_paths(
     repo: &Repo,
     head: Option<gix::ObjectId>,
-    snapshots: &Snapshots,
+    (snapshots, threads): (&Snapshots, usize),
 ) -> Result<Vec<String>, RepoError> {
-    match head {
-        Some(head) => repo.changed_paths_at(head, &|| snapshots.of(repo, head)),
-        None => repo.dirty_paths(),
+    let Some(head) = head else {
+        return repo.dirty_paths();
+    };
+    let open = || snapshots.of(repo, head);
+    match snapshots.tree(repo, head) {
+        Some(tree) => repo.changed_paths_in(tree, &open, threads),
+        None => repo.changed_paths_at(head, &open, threads),
     }
 }
 
-/// This checkout's changed paths (`changed_paths`) and the worktrees git lists, at once: the
-/// listing is a git process, the survey work on every core. A survey that panicked is "cannot
-/// tell".
-fn survey_and_list(
-    repo: &Repo,
-    head: Option<gix::ObjectId>,
-    snapshots: &Snapshots,
-) -> (
+/// This checkout's changed paths, the worktrees git lists, and every worktree's row.
+type Surveyed = (
     Result<Vec<String>, RepoError>,
     Result<Vec<WorktreeInfo>, RepoError>,
-) {
-    std::thread::scope(|scope| {
-        let survey = scope.spawn(|| changed_paths(repo, head, snapshots));
-        let worktrees = repo.worktrees();
-        let surveyed = survey.join().unwrap_or_else(|_| {
-            Err(RepoError::Read {
-                what: "the work tree".to_owned(),
-                message: "its survey failed".to_owned(),
-            })
-        });
-        (surveyed, worktrees)
-    })
+    Vec<FleetRow>,
+);
+
+/// This checkout's changed paths, the worktrees git lists, and every worktree's row: this
+/// checkout's survey is its row's, read once and on the same cores as the other rows (it is
+/// surveyed alone when no row is this checkout at this HEAD, or the list cannot be read).
+fn survey_fleet(
+    repo: &Repo,
+    here: &Here,
+    (trunk, now): (Option<(&str, gix::ObjectId)>, u64),
+    snapshots: &Snapshots,
+) -> Surveyed {
+    let worktrees = repo.worktrees();
+    let fleet = match &worktrees {
+        Ok(worktrees) => fleet_rows(worktrees, here, trunk, now, snapshots),
+        Err(_) => Vec::new(),
+    };
+    let surveyed = here
+        .changed
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .unwrap_or_else(|| changed_paths(repo, here.head, (snapshots, crate::cores::cores())));
+    (surveyed, worktrees, fleet)
 }
 
-/// HEAD snapshots by commit, shared by the rows: the efforts forked from one trunk commit read
-/// its tree once.
+/// HEAD trees and snapshots by commit, shared by the rows: the efforts forked from one trunk
+/// commit read its commit and tree once (the worktrees share one object database).
 #[derive(Default)]
-struct Snapshots(Mutex<HashMap<gix::ObjectId, Snapshot>>);
+struct Snapshots {
+    trees: Mutex<HashMap<gix::ObjectId, gix::ObjectId>>,
+    snapshots: Mutex<HashMap<gix::ObjectId, Snapshot>>,
+}
 
 impl Snapshots {
     /// The snapshot of `commit` (read through `repo` the first time); `None` if unreadable.
     fn of(&self, repo: &Repo, commit: gix::ObjectId) -> Option<Snapshot> {
-        let known = |map: &Mutex<HashMap<_, Snapshot>>| {
-            map.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(&commit)
-                .cloned()
-        };
-        if let Some(snapshot) = known(&self.0) {
-            return Some(snapshot);
-        }
-        let snapshot = repo.snapshot(commit).ok()?;
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(commit, snapshot.clone());
-        Some(snapshot)
+        known(&self.snapshots, commit, || repo.snapshot(commit).ok())
+    }
+
+    /// The tree id of `commit` (read through `repo` the first time); `None` if unreadable.
+    fn tree(&self, repo: &Repo, commit: gix::ObjectId) -> Option<gix::ObjectId> {
+        known(&self.trees, commit, || repo.tree_of(commit).ok())
     }
 }
 
-/// This checkout as `observe` saw it: its row takes the changed paths surveyed for it, at the
-/// same HEAD, instead of reading its work tree a second time.
+/// The value `map` holds for `commit`, else what `read` reads (kept when it reads one).
+fn known<T: Clone>(
+    map: &Mutex<HashMap<gix::ObjectId, T>>,
+    commit: gix::ObjectId,
+    read: impl FnOnce() -> Option<T>,
+) -> Option<T> {
+    let lock = || map.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(value) = lock().get(&commit).cloned() {
+        return Some(value);
+    }
+    let value = read()?;
+    lock().insert(commit, value.clone());
+    Some(value)
+}
+
+/// This checkout as `observe` sees it: the row of this checkout at this HEAD surveys it for
+/// `observe` too, and leaves what it read in `changed`.
 struct Here<'a> {
     /// Canonical.
     path: &'a Path,
     head: Option<gix::ObjectId>,
-    changed: Result<Vec<String>, RepoError>,
+    changed: Mutex<Option<Result<Vec<String>, RepoError>>>,
 }
 
 impl Here<'_> {
-    /// The changed paths surveyed for the worktree at `path` (canonical) on `head`, if it is
-    /// this checkout, as observed.
-    fn changed(&self, path: &Path, head: Option<gix::ObjectId>) -> Option<Result<Vec<String>, ()>> {
-        (path == self.path && head.is_some() && head == self.head)
-            .then(|| self.changed.as_ref().map(Vec::clone).map_err(|_| ()))
+    /// Whether the worktree at `path` (canonical) on `head` is this checkout, as observed.
+    fn is(&self, path: &Path, head: Option<gix::ObjectId>) -> bool {
+        path == self.path && head.is_some() && head == self.head
+    }
+
+    /// Survey this checkout through its row's `repo`: its changed paths, for the row, and
+    /// the whole result (its error too) kept for `observe`.
+    fn survey(&self, repo: &Repo, reading: (&Snapshots, usize)) -> Result<Vec<String>, ()> {
+        let surveyed = changed_paths(repo, self.head, reading);
+        let row = surveyed.as_ref().map(Vec::clone).map_err(|_| ());
+        *self.changed.lock().unwrap_or_else(PoisonError::into_inner) = Some(surveyed);
+        row
     }
 }
 
@@ -441,9 +470,11 @@ fn fleet_rows(
 ) -> Vec<FleetRow> {
     let current = here.path;
     // More threads than cores: a row spends part of its time waiting for git (check-ignore,
-    // a count), and the work-tree reads of the clean check use every core on their own.
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // a count). Each row reads its work tree on a thread of its own, or on more where there
+    // are fewer rows than cores: a thread per folder reader, none started per row.
+    let cores = crate::cores::cores();
     let workers = (2 * cores).min(worktrees.len()).max(1);
+    let reading = (snapshots, (cores / worktrees.len().max(1)).max(1));
     let next = AtomicUsize::new(0);
     let mut rows: Vec<Option<FleetRow>> = vec![None; worktrees.len()];
     std::thread::scope(|scope| {
@@ -456,7 +487,7 @@ fn fleet_rows(
                         let Some(w) = worktrees.get(at) else {
                             return done;
                         };
-                        done.push((at, row(w, here, trunk, now, snapshots)));
+                        done.push((at, row(w, here, (trunk, now), reading)));
                     }
                 })
             })
@@ -515,9 +546,8 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
 fn row(
     w: &WorktreeInfo,
     here: &Here,
-    named_trunk: Option<(&str, gix::ObjectId)>,
-    now: u64,
-    snapshots: &Snapshots,
+    (named_trunk, now): (Option<(&str, gix::ObjectId)>, u64),
+    reading: (&Snapshots, usize),
 ) -> FleetRow {
     let trunk = named_trunk.map(|(_, commit)| commit);
     let mut row = blank_row(w, here.path);
@@ -529,9 +559,9 @@ fn row(
         row.unreadable = true;
         return row;
     };
-    let surveyed = match here.changed(repo.root(), w.head) {
-        Some(observed) => observed,
-        None => changed_paths(&repo, w.head, snapshots).map_err(|_| ()),
+    let surveyed = match here.is(repo.root(), w.head) {
+        true => here.survey(&repo, reading),
+        false => changed_paths(&repo, w.head, reading).map_err(|_| ()),
     };
     match surveyed {
         Ok(dirty) => {
@@ -583,6 +613,11 @@ fn awaiting(
     trunk_commit: gix::ObjectId,
     head: gix::ObjectId,
 ) -> (Vec<String>, Option<String>) {
+    // An effort still on the trunk's commit changes nothing there is to approve (the common
+    // case of a fleet: efforts just started), and needs neither config read nor tree diffed.
+    if head == trunk_commit {
+        return (Vec::new(), None);
+    }
     // What cannot be told is shown as such, never as nothing awaiting the owner.
     let required = match crate::proposals::required::required(repo, trunk, trunk_commit, head) {
         Ok(required) => required,

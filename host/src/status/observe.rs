@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -235,19 +235,6 @@ pub fn observe(
     with_fleet: bool,
 ) -> Result<Observation, crate::config::ConfigError> {
     let repo = &ws.repo;
-    let config = Config::load(repo.root())?;
-    let trunk = ws.trunk(config.as_ref());
-    let prefix = config
-        .as_ref()
-        .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
-            c.branch_prefix.clone()
-        });
-    let trunk_commit = repo.trunk_commit(&trunk).ok().flatten();
-    let location = match repo.is_main_checkout() {
-        true => Location::Main,
-        false => Location::Worktree,
-    };
-    let branch = repo.branch().ok().flatten();
     let head = repo.head().ok().flatten();
     let now = now_secs();
     let current = std::fs::canonicalize(repo.root()).unwrap_or_else(|_| repo.root().to_owned());
@@ -257,15 +244,38 @@ pub fn observe(
         head,
         changed: Mutex::new(None),
     };
-    let trunk_named = trunk_commit.map(|commit| (trunk.as_str(), commit));
-    let (surveyed, worktrees, fleet) = match with_fleet {
-        true => survey_fleet(repo, &here, (trunk_named, now), &snapshots),
-        false => (
-            changed_paths(repo, head, (&snapshots, crate::cores::cores())),
-            repo.worktrees(),
-            Vec::new(),
-        ),
+    // The work trees are read while the configuration is: a row waits for the trunk only
+    // once its survey is done.
+    let trunk_named = OnceLock::new();
+    let (settings, (surveyed, worktrees, fleet)) = std::thread::scope(|scope| {
+        let survey = scope.spawn(|| match with_fleet {
+            true => survey_fleet(repo, &here, (&trunk_named, now), &snapshots),
+            false => (
+                changed_paths(repo, head, (&snapshots, crate::cores::cores())),
+                repo.worktrees(),
+                Vec::new(),
+            ),
+        });
+        let settings = {
+            let _told = Tell(&trunk_named);
+            let settings = Settings::read(ws);
+            let named = settings.as_ref().ok().and_then(Settings::named_trunk);
+            let _ = trunk_named.set(named);
+            settings
+        };
+        (settings, survey.join().unwrap_or_else(|_| unsurveyed()))
+    });
+    let Settings {
+        config,
+        trunk,
+        prefix,
+        trunk_commit,
+    } = settings?;
+    let location = match repo.is_main_checkout() {
+        true => Location::Main,
+        false => Location::Worktree,
     };
+    let branch = repo.branch().ok().flatten();
     let dirty = surveyed.as_ref().ok().cloned();
     let (ahead, behind) = counts(repo, trunk_commit, head);
     let (proof_state, proof) =
@@ -334,6 +344,60 @@ pub fn observe(
     })
 }
 
+/// What `observe` reads of the configuration: the trunk, its commit, the effort branch prefix.
+struct Settings {
+    config: Option<Config>,
+    trunk: String,
+    prefix: String,
+    trunk_commit: Option<gix::ObjectId>,
+}
+
+impl Settings {
+    fn read(ws: &Workspace) -> Result<Self, crate::config::ConfigError> {
+        let config = Config::load(ws.repo.root())?;
+        let trunk = ws.trunk(config.as_ref());
+        let prefix = config
+            .as_ref()
+            .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
+                c.branch_prefix.clone()
+            });
+        let trunk_commit = ws.repo.trunk_commit(&trunk).ok().flatten();
+        Ok(Self {
+            config,
+            trunk,
+            prefix,
+            trunk_commit,
+        })
+    }
+
+    /// The trunk by name and commit, when it resolves.
+    fn named_trunk(&self) -> Option<(String, gix::ObjectId)> {
+        self.trunk_commit.map(|commit| (self.trunk.clone(), commit))
+    }
+}
+
+/// The trunk as the rows wait for it: set once the configuration is read, to `None` when it
+/// cannot be (or its reading panicked: `Tell` sets it as it is dropped), so no row waits
+/// forever.
+type TrunkOnce = OnceLock<Option<(String, gix::ObjectId)>>;
+
+struct Tell<'a>(&'a TrunkOnce);
+
+impl Drop for Tell<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.set(None);
+    }
+}
+
+/// A survey whose thread panicked: "cannot tell", for the checkout and for the list.
+fn unsurveyed() -> Surveyed {
+    let failed = || RepoError::Read {
+        what: "the work trees".to_owned(),
+        message: "their survey failed".to_owned(),
+    };
+    (Err(failed()), Err(failed()), Vec::new())
+}
+
 fn counts(
     repo: &Repo,
     trunk: Option<gix::ObjectId>,
@@ -381,7 +445,7 @@ type Surveyed = (
 fn survey_fleet(
     repo: &Repo,
     here: &Here,
-    (trunk, now): (Option<(&str, gix::ObjectId)>, u64),
+    (trunk, now): (&TrunkOnce, u64),
     snapshots: &Snapshots,
 ) -> Surveyed {
     let worktrees = repo.worktrees();
@@ -464,7 +528,7 @@ impl Here<'_> {
 fn fleet_rows(
     worktrees: &[WorktreeInfo],
     here: &Here,
-    trunk: Option<(&str, gix::ObjectId)>,
+    trunk: &TrunkOnce,
     now: u64,
     snapshots: &Snapshots,
 ) -> Vec<FleetRow> {
@@ -546,10 +610,9 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
 fn row(
     w: &WorktreeInfo,
     here: &Here,
-    (named_trunk, now): (Option<(&str, gix::ObjectId)>, u64),
+    (trunk_once, now): (&TrunkOnce, u64),
     reading: (&Snapshots, usize),
 ) -> FleetRow {
-    let trunk = named_trunk.map(|(_, commit)| commit);
     let mut row = blank_row(w, here.path);
     if !w.path.exists() || w.prunable {
         row.broken = true;
@@ -574,6 +637,11 @@ fn row(
             return row;
         }
     }
+    let named_trunk = trunk_once
+        .wait()
+        .as_ref()
+        .map(|(name, c)| (name.as_str(), *c));
+    let trunk = named_trunk.map(|(_, commit)| commit);
     let (ahead, behind) = counts(&repo, trunk, w.head);
     row.ahead = ahead;
     row.behind = behind;

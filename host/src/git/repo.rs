@@ -266,12 +266,7 @@ impl Repo {
     /// where the survey can tell (`changes.rs`: git is asked only about the names it found),
     /// else from `git status`. `head` is the snapshot of HEAD. An error is "cannot tell".
     pub fn changed_paths(&self, head: &Snapshot) -> Result<Vec<String>, RepoError> {
-        let head = super::clean::Head::Snapshot(head);
-        let local = self.repo.to_thread_local();
-        match super::changes::changed_paths(&local, &self.root, head, crate::cores::cores()) {
-            Some(changed) => Ok(changed),
-            None => self.dirty_paths(),
-        }
+        self.survey(super::clean::Head::Snapshot(head), crate::cores::cores())
     }
 
     /// [`Repo::changed_paths`] against the commit `head`, whose snapshot `open` opens only when
@@ -298,7 +293,11 @@ impl Repo {
         open: &dyn Fn() -> Option<Snapshot>,
         threads: usize,
     ) -> Result<Vec<String>, RepoError> {
-        let head = super::clean::Head::Tree(tree, open);
+        self.survey(super::clean::Head::Tree(tree, open), threads)
+    }
+
+    /// The in-process survey against `head` on `threads` threads, else `git status`.
+    fn survey(&self, head: super::clean::Head, threads: usize) -> Result<Vec<String>, RepoError> {
         let local = self.repo.to_thread_local();
         match super::changes::changed_paths(&local, &self.root, head, threads) {
             Some(changed) => Ok(changed),

@@ -538,7 +538,6 @@ fn fleet_rows(
     // are fewer rows than cores: a thread per folder reader, none started per row.
     let cores = crate::cores::cores();
     let workers = (2 * cores).min(worktrees.len()).max(1);
-    let reading = (snapshots, (cores / worktrees.len().max(1)).max(1));
     let next = AtomicUsize::new(0);
     let mut rows: Vec<Option<FleetRow>> = vec![None; worktrees.len()];
     std::thread::scope(|scope| {
@@ -551,6 +550,9 @@ fn fleet_rows(
                         let Some(w) = worktrees.get(at) else {
                             return done;
                         };
+                        // The last rows, fewer than the cores, share the cores left idle.
+                        let threads = (cores / (worktrees.len() - at)).max(1);
+                        let reading = (snapshots, threads);
                         done.push((at, row(w, here, (trunk, now), reading)));
                     }
                 })

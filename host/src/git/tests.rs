@@ -440,6 +440,13 @@ fn worktrees_are_listed_in_process_as_git_lists_them() {
     let listed = both(repo.path());
     assert_eq!(listed.len(), 6);
     assert_eq!(listed.iter().filter(|w| w.prunable).count(), 1);
+    // Case folding (git sorts folded) or a setting that is not a boolean: git lists them.
+    for value in ["true", "maybe"] {
+        repo.git(&["config", "core.ignoreCase", value]);
+        let ours = Repo::discover(repo.path()).unwrap();
+        assert_eq!(ours.worktrees_read(), None, "core.ignoreCase={value}");
+    }
+    repo.git(&["config", "--unset", "core.ignoreCase"]);
     // The same from inside a linked worktree, after a commit there.
     std::fs::write(later.join("b.txt"), "b\n").unwrap();
     for args in [&["add", "b.txt"][..], &["commit", "-qm", "b"]] {

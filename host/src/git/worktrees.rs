@@ -39,13 +39,14 @@ impl Repo {
         Some(std::iter::once(main).chain(linked).collect())
     }
 
-    /// A repository git would list differently: `core.ignoreCase` (git then sorts paths case
-    /// folded) or `core.bare` (no main checkout).
+    /// A repository git would list differently, or whose settings cannot be read: `core.ignoreCase`
+    /// (git then sorts paths case folded) or `core.bare` (no main checkout) set, or not a
+    /// boolean.
     fn folds_case_or_bare(&self) -> bool {
         let local = self.local();
         let config = local.config_snapshot();
-        let set = |key: &str| config.boolean(key).unwrap_or(false);
-        set("core.ignoreCase") || set("core.bare")
+        let unset = |key: &str| matches!(config.try_boolean(key), Ok(None | Some(false)));
+        !(unset("core.ignoreCase") && unset("core.bare"))
     }
 
     /// The linked worktree whose administrative folder is `admin`: where its `gitdir` file

@@ -244,27 +244,8 @@ pub fn observe(
         head,
         changed: Mutex::new(None),
     };
-    // The work trees are read while the configuration is: a row waits for the trunk only
-    // once its survey is done.
-    let trunk_named = OnceLock::new();
-    let (settings, (surveyed, worktrees, fleet)) = std::thread::scope(|scope| {
-        let survey = scope.spawn(|| match with_fleet {
-            true => survey_fleet(repo, &here, (&trunk_named, now), &snapshots),
-            false => (
-                changed_paths(repo, head, (&snapshots, crate::cores::cores())),
-                repo.worktrees(),
-                Vec::new(),
-            ),
-        });
-        let settings = {
-            let _told = Tell(&trunk_named);
-            let settings = Settings::read(ws);
-            let named = settings.as_ref().ok().and_then(Settings::named_trunk);
-            let _ = trunk_named.set(named);
-            settings
-        };
-        (settings, survey.join().unwrap_or_else(|_| unsurveyed()))
-    });
+    let (settings, (surveyed, worktrees, fleet)) =
+        survey_while_reading(ws, (&here, with_fleet), now, &snapshots);
     let Settings {
         config,
         trunk,
@@ -341,6 +322,37 @@ pub fn observe(
         task: crate::task::load(repo),
         fleet,
         unlanded_branches: unlanded,
+    })
+}
+
+/// Read the configuration (`Settings`) while the work trees are surveyed (this checkout, and
+/// with the fleet every worktree's row): a row waits for the trunk only once its survey is
+/// done.
+fn survey_while_reading(
+    ws: &Workspace,
+    (here, with_fleet): (&Here, bool),
+    now: u64,
+    snapshots: &Snapshots,
+) -> (Result<Settings, crate::config::ConfigError>, Surveyed) {
+    let repo = &ws.repo;
+    let trunk_named = OnceLock::new();
+    std::thread::scope(|scope| {
+        let survey = scope.spawn(|| match with_fleet {
+            true => survey_fleet(repo, here, (&trunk_named, now), snapshots),
+            false => (
+                changed_paths(repo, here.head, (snapshots, crate::cores::cores())),
+                repo.worktrees(),
+                Vec::new(),
+            ),
+        });
+        let settings = {
+            let _told = Tell(&trunk_named);
+            let settings = Settings::read(ws);
+            let named = settings.as_ref().ok().and_then(Settings::named_trunk);
+            let _ = trunk_named.set(named);
+            settings
+        };
+        (settings, survey.join().unwrap_or_else(|_| unsurveyed()))
     })
 }
 

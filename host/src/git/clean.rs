@@ -583,16 +583,16 @@ impl Check<'_> {
         settling: &mut Settling,
     ) -> Option<()> {
         let seen = self.seen(recorded, meta);
-        if seen == Seen::Matches {
+        // Matching, or racily clean and settled unchanged since (the settled record): done,
+        // without reaching for the entry where it lies in the index.
+        let trusted = |r: &Record| r.trusts(index, &recorded.stat);
+        if seen == Seen::Matches || (seen == Seen::Racy && self.record.is_some_and(trusted)) {
             return Some(());
         }
         let entry = &self.state.entries()[index];
         let path = self.paths[index];
         let by_content = match (seen, self.mode) {
             (Seen::Matches, _) => return Some(()),
-            (Seen::Racy, _) if self.record.is_some_and(|r| r.trusts(index, &entry.stat)) => {
-                return Some(());
-            }
             (Seen::Resized, Walk::Survey) => return self.changed(path, survey),
             (Seen::Racy, _) | (Seen::Touched, Walk::Survey) => true,
             (Seen::Touched | Seen::Resized | Seen::Differs, _) => false,

@@ -156,11 +156,11 @@ pub fn recover(repo: &Repo) -> Result<Vec<String>, CommitError> {
 /// Remove what the fork made: the worktree (registered, or a folder the fork created), then
 /// the branch if it still points where it was forked.
 fn unwind(repo: &Repo, journal: &ForkJournal, from: ObjectId) {
-    let registered = repo
-        .worktrees()
-        .unwrap_or_default()
-        .iter()
-        .any(|w| same_dir(&w.path, &journal.path));
+    // A list that cannot be read is "maybe registered": git's own removal decides (it refuses
+    // a folder that is no worktree), rather than removing the folder under a registration.
+    let registered = repo.worktrees().map_or(true, |worktrees| {
+        worktrees.iter().any(|w| same_dir(&w.path, &journal.path))
+    });
     // A killed `git worktree add` leaves its worktree locked ("initializing"): the unwind of
     // what this fork made removes it even so.
     let removed =

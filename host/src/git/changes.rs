@@ -16,6 +16,7 @@ use std::process::Stdio;
 use super::clean::{self, Head, Walk};
 use super::fsmonitor::{Answer, Monitor};
 use super::ignores;
+use crate::cores::Threads;
 
 /// Untracked files listed from untracked folders before the survey gives up on a row.
 const UNTRACKED_BUDGET: usize = 10_000;
@@ -24,12 +25,12 @@ const UNTRACKED_BUDGET: usize = 10_000;
 /// ("cannot tell": ask `git status`).
 /// Where the worktree configures git's fsmonitor hook, it is asked first, and only the
 /// folders where something changed since the last survey are read (`fsmonitor.rs`). The folders
-/// are read on `threads` threads.
+/// are read on `threads`.
 pub(super) fn changed_paths(
     repo: &gix::Repository,
     root: &Path,
     head: Head,
-    threads: usize,
+    threads: Threads,
 ) -> Option<Vec<String>> {
     let index = clean::usual_index(repo, head)?;
     let asked = Monitor::configured(repo, root, repo.git_dir()).map(|monitor| monitor.ask(&index));

@@ -26,6 +26,7 @@ use gix::index::entry::{Flags, Mode, Stat, stat, stat::Options};
 use super::lstat::{self, Listed, Lstat};
 use super::settle::{Filters, Settled, Settling};
 use super::settled::{self, Record};
+use crate::cores::{Threads, cores};
 use crate::snapshot::{EntryKind, Snapshot};
 
 /// HEAD as the clean check holds the index to it: its tree, and the snapshot that lists it,
@@ -140,16 +141,21 @@ pub(super) fn walk(
     git_dir: &Path,
     mode: Walk,
 ) -> Option<Survey> {
-    walk_only(index, (root, git_dir), (mode, crate::cores::cores()), None)
+    walk_only(
+        index,
+        (root, git_dir),
+        (mode, Threads::Fixed(cores())),
+        None,
+    )
 }
 
-/// [`walk`] on `threads` threads, reading only the tracked folders that hold one of `only`
+/// [`walk`] on `threads`, reading only the tracked folders that hold one of `only`
 /// (relative paths), when given: for each, the deepest tracked folder it is in, and the tracked
 /// folder it names. The caller knows that nothing changed in any other folder (`fsmonitor.rs`).
 pub(super) fn walk_only(
     index: &gix::index::File,
     (root, git_dir): (&Path, &Path),
-    (mode, threads): (Walk, usize),
+    (mode, threads): (Walk, Threads),
     only: Option<&[String]>,
 ) -> Option<Survey> {
     let state: &State = index;
@@ -239,22 +245,31 @@ fn remember(file: &Path, mut fresh: Record, state: &State, survey: &Survey, old:
     merged.save(file);
 }
 
-/// Folders are independent: read them on `workers` threads (this one among them), interleaved
-/// so that each thread gets a share of the large and the small ones. A share that panicked is
-/// "cannot tell".
-fn survey_folders(check: &Check, folders: &[Folder], workers: usize) -> Option<Survey> {
-    let workers = workers.max(1);
-    let share = |worker| {
-        let read = || read_share(check, folders, (worker, workers));
+/// Folders are independent: read them on `threads` (this one among them), each thread taking
+/// the next folder nobody took, and starting one more thread whenever a core is lent while at
+/// least two folders are left. A share that panicked is "cannot tell".
+fn survey_folders(check: &Check, folders: &[Folder], threads: Threads) -> Option<Survey> {
+    let next = AtomicUsize::new(0);
+    let share = |lend: &mut dyn FnMut()| {
+        let read = || read_share(check, (folders, &next), lend);
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
             .ok()
             .flatten()
     };
     std::thread::scope(|scope| {
-        let others: Vec<_> = (1..workers)
-            .map(|worker| scope.spawn(move || share(worker)))
+        let mut others: Vec<_> = (1..threads.at_start())
+            .map(|_| scope.spawn(move || share(&mut || {})))
             .collect();
-        let mut survey = share(0)?;
+        let mut lend = || {
+            if let Some(loan) = threads.borrow() {
+                others.push(scope.spawn(move || {
+                    let _loan = loan;
+                    share(&mut || {})
+                }));
+            }
+        };
+        let mine = share(&mut lend);
+        let mut survey = mine?;
         for thread in others {
             let more = thread.join().ok().flatten()?;
             survey.suspects.extend(more.suspects);
@@ -266,11 +281,12 @@ fn survey_folders(check: &Check, folders: &[Folder], workers: usize) -> Option<S
     })
 }
 
-/// Read share `worker` of `workers` of the folders: every `workers`-th from the `worker`-th.
+/// Read the folders nobody took yet, one at a time (`next` counts those taken), calling `lend`
+/// before each while at least two more are left. Where one cannot tell, the others stop too.
 fn read_share(
     check: &Check,
-    folders: &[Folder],
-    (worker, workers): (usize, usize),
+    (folders, next): (&[Folder], &AtomicUsize),
+    lend: &mut dyn FnMut(),
 ) -> Option<Survey> {
     let mut survey = Survey::default();
     let mut reading = Reading {
@@ -278,10 +294,19 @@ fn read_share(
         settling: Settling::new(check.filters, check.state),
         recorded: Vec::new(),
     };
-    for folder in folders.iter().skip(worker).step_by(workers) {
-        check.folder(folder, &mut survey, &mut reading)?;
+    loop {
+        let at = next.fetch_add(1, Ordering::Relaxed);
+        let Some(folder) = folders.get(at) else {
+            return Some(survey);
+        };
+        if folders.len() - at > 2 {
+            lend();
+        }
+        if check.folder(folder, &mut survey, &mut reading).is_none() {
+            next.store(folders.len(), Ordering::Relaxed);
+            return None;
+        }
     }
-    Some(survey)
 }
 
 /// The index holds exactly HEAD's tree: a valid cache-tree with HEAD's tree id, or the same

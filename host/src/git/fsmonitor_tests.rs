@@ -8,6 +8,7 @@ use std::process::Command;
 use discern_tests::TestRepo;
 
 use super::repo::Repo;
+use crate::cores::Threads;
 
 /// git's sample hook, as Debian's git installs it.
 const SAMPLE: &str = "/usr/share/git-core/templates/hooks/fsmonitor-watchman.sample";
@@ -32,7 +33,7 @@ fn require_watchman() {
 fn changed(dir: &Path) -> Vec<String> {
     let repo = Repo::discover(dir).unwrap();
     let commit = repo.head().unwrap().unwrap();
-    repo.changed_paths_at(commit, &|| repo.snapshot(commit).ok(), 2)
+    repo.changed_paths_at(commit, &|| repo.snapshot(commit).ok(), Threads::Fixed(2))
         .unwrap()
 }
 

@@ -6,6 +6,7 @@ use std::process::Command;
 
 use gix::ObjectId;
 
+use crate::cores::{Threads, cores};
 use crate::snapshot::{Snapshot, SnapshotError};
 
 #[derive(Debug, thiserror::Error)]
@@ -266,18 +267,18 @@ impl Repo {
     /// where the survey can tell (`changes.rs`: git is asked only about the names it found),
     /// else from `git status`. `head` is the snapshot of HEAD. An error is "cannot tell".
     pub fn changed_paths(&self, head: &Snapshot) -> Result<Vec<String>, RepoError> {
-        self.survey(super::clean::Head::Snapshot(head), crate::cores::cores())
+        self.survey(super::clean::Head::Snapshot(head), Threads::Fixed(cores()))
     }
 
     /// [`Repo::changed_paths`] against the commit `head`, whose snapshot `open` opens only when
     /// the index's cache-tree cannot vouch for its tree (`git status` decides when the commit
-    /// cannot be read), its folders read on `threads` threads (one where the caller surveys
-    /// many work trees at once, each on a thread of its own).
-    pub fn changed_paths_at(
+    /// cannot be read), its folders read on `threads` (where the caller surveys many work trees
+    /// at once, each on a thread of its own, on the cores the others lend it).
+    pub(crate) fn changed_paths_at(
         &self,
         head: ObjectId,
         open: &dyn Fn() -> Option<Snapshot>,
-        threads: usize,
+        threads: Threads,
     ) -> Result<Vec<String>, RepoError> {
         match self.tree_of(head) {
             Ok(tree) => self.changed_paths_in(tree, open, threads),
@@ -287,17 +288,17 @@ impl Repo {
 
     /// [`Repo::changed_paths_at`] where the caller read HEAD's tree id, `tree` (a survey of
     /// many worktrees on one commit reads it once).
-    pub fn changed_paths_in(
+    pub(crate) fn changed_paths_in(
         &self,
         tree: ObjectId,
         open: &dyn Fn() -> Option<Snapshot>,
-        threads: usize,
+        threads: Threads,
     ) -> Result<Vec<String>, RepoError> {
         self.survey(super::clean::Head::Tree(tree, open), threads)
     }
 
-    /// The in-process survey against `head` on `threads` threads, else `git status`.
-    fn survey(&self, head: super::clean::Head, threads: usize) -> Result<Vec<String>, RepoError> {
+    /// The in-process survey against `head` on `threads`, else `git status`.
+    fn survey(&self, head: super::clean::Head, threads: Threads) -> Result<Vec<String>, RepoError> {
         let local = self.repo.to_thread_local();
         match super::changes::changed_paths(&local, &self.root, head, threads) {
             Some(changed) => Ok(changed),

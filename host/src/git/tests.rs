@@ -10,6 +10,7 @@ use discern_tests::TestRepo;
 
 use super::clean::{self, Survey, Walk};
 use super::repo::Repo;
+use crate::cores::{Spare, Threads};
 
 /// `git status --porcelain -uall` of `dir`, as paths, without refreshing the index (as discern
 /// runs git), so that it judges the same racily clean entries.
@@ -74,10 +75,21 @@ fn changed(dir: &Path) -> Vec<String> {
     // One thread (a row of a fleet) reads what every core reads.
     for threads in [1, 3] {
         assert_eq!(
-            repo.changed_paths_at(commit, &open, threads).unwrap(),
+            repo.changed_paths_at(commit, &open, Threads::Fixed(threads))
+                .unwrap(),
             changed
         );
     }
+    // So does a row that starts alone and is lent two idle cores as it reads (the first two
+    // folders each start a thread), and the cores come back when it is done.
+    let spare = Spare::new(2);
+    let lent = repo.changed_paths_at(commit, &open, Threads::Lent(&spare));
+    assert_eq!(lent.unwrap(), changed);
+    let back = [spare.borrow(), spare.borrow()];
+    assert!(
+        back.iter().all(Option::is_some),
+        "a lent core did not come back"
+    );
     changed
 }
 

@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::cores::{Spare, Threads, cores};
 use crate::git::{Repo, RepoError, WorktreeInfo};
 use crate::proof::{self, ProofState};
 use crate::snapshot::Snapshot;
@@ -340,7 +341,7 @@ fn survey_while_reading(
         let survey = scope.spawn(|| match with_fleet {
             true => survey_fleet(repo, here, (&trunk_named, now), snapshots),
             false => (
-                changed_paths(repo, here.head, (snapshots, crate::cores::cores())),
+                changed_paths(repo, here.head, (snapshots, Threads::Fixed(cores()))),
                 repo.worktrees(),
                 Vec::new(),
             ),
@@ -425,14 +426,14 @@ fn counts(
     }
 }
 
-/// The changed paths of `repo` at `head`: the in-process survey (its folders read on `threads`
-/// threads, HEAD's snapshot from `snapshots`), `git status` where it cannot tell (an unborn
+/// The changed paths of `repo` at `head`: the in-process survey (its folders read on `threads`,
+/// HEAD's snapshot from `snapshots`), `git status` where it cannot tell (an unborn
 /// HEAD, a snapshot that cannot be read, anything unusual). An error is "cannot tell", never
 /// clean.
 fn changed_paths(
     repo: &Repo,
     head: Option<gix::ObjectId>,
-    (snapshots, threads): (&Snapshots, usize),
+    (snapshots, threads): (&Snapshots, Threads),
 ) -> Result<Vec<String>, RepoError> {
     let Some(head) = head else {
         return repo.dirty_paths();
@@ -470,7 +471,7 @@ fn survey_fleet(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take()
-        .unwrap_or_else(|| changed_paths(repo, here.head, (snapshots, crate::cores::cores())));
+        .unwrap_or_else(|| changed_paths(repo, here.head, (snapshots, Threads::Fixed(cores()))));
     (surveyed, worktrees, fleet)
 }
 
@@ -526,7 +527,7 @@ impl Here<'_> {
 
     /// Survey this checkout through its row's `repo`: its changed paths, for the row, and
     /// the whole result (its error too) kept for `observe`.
-    fn survey(&self, repo: &Repo, reading: (&Snapshots, usize)) -> Result<Vec<String>, ()> {
+    fn survey(&self, repo: &Repo, reading: (&Snapshots, Threads)) -> Result<Vec<String>, ()> {
         let surveyed = changed_paths(repo, self.head, reading);
         let row = surveyed.as_ref().map(Vec::clone).map_err(|_| ());
         *self.changed.lock().unwrap_or_else(PoisonError::into_inner) = Some(surveyed);
@@ -535,8 +536,8 @@ impl Here<'_> {
 }
 
 /// Every worktree's row, observed in parallel (each row reads its own work tree and repository
-/// files; the threads share nothing but HEAD snapshots). A row whose observation panicked is
-/// unreadable.
+/// files; the threads share nothing but HEAD snapshots and idle cores). A row whose observation
+/// panicked is unreadable.
 fn fleet_rows(
     worktrees: &[WorktreeInfo],
     here: &Here,
@@ -545,11 +546,11 @@ fn fleet_rows(
     snapshots: &Snapshots,
 ) -> Vec<FleetRow> {
     let current = here.path;
-    // More threads than cores: a row spends part of its time waiting for git (check-ignore,
-    // a count). Each row reads its work tree on a thread of its own, or on more where there
-    // are fewer rows than cores: a thread per folder reader, none started per row.
-    let cores = crate::cores::cores();
-    let workers = (2 * cores).min(worktrees.len()).max(1);
+    // A row a core: a thread that finds no row left lends its core to the surveys still
+    // reading (`cores.rs`), so the last rows are read on every core.
+    let workers = cores().min(worktrees.len()).max(1);
+    let spare = Spare::new(cores() - workers);
+    let reading = (snapshots, Threads::Lent(&spare));
     let next = AtomicUsize::new(0);
     let mut rows: Vec<Option<FleetRow>> = vec![None; worktrees.len()];
     std::thread::scope(|scope| {
@@ -560,11 +561,9 @@ fn fleet_rows(
                     loop {
                         let at = next.fetch_add(1, Ordering::Relaxed);
                         let Some(w) = worktrees.get(at) else {
+                            spare.give();
                             return done;
                         };
-                        // The last rows, fewer than the cores, share the cores left idle.
-                        let threads = (cores / (worktrees.len() - at)).max(1);
-                        let reading = (snapshots, threads);
                         done.push((at, row(w, here, (trunk, now), reading)));
                     }
                 })
@@ -625,7 +624,7 @@ fn row(
     w: &WorktreeInfo,
     here: &Here,
     (trunk_once, now): (&TrunkOnce, u64),
-    reading: (&Snapshots, usize),
+    reading: (&Snapshots, Threads),
 ) -> FleetRow {
     let mut row = blank_row(w, here.path);
     if !w.path.exists() || w.prunable {

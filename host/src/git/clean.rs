@@ -26,7 +26,7 @@ use gix::index::entry::{Flags, Mode, Stat, stat, stat::Options};
 use super::lstat::{self, Listed, Lstat};
 use super::settle::{Filters, Settled, Settling};
 use super::settled::{self, Record};
-use crate::cores::{Threads, cores};
+use crate::cores::{Loan, Threads, cores};
 use crate::snapshot::{EntryKind, Snapshot};
 
 /// HEAD as the clean check holds the index to it: its tree, and the snapshot that lists it,
@@ -247,7 +247,8 @@ fn remember(file: &Path, mut fresh: Record, state: &State, survey: &Survey, old:
 
 /// Folders are independent: read them on `threads` (this one among them), each thread taking
 /// the next folder nobody took, and starting one more thread whenever a core is lent while at
-/// least two folders are left. A share that panicked is "cannot tell".
+/// least two folders are left. A thread that cannot be started leaves its folders to the
+/// others; a share that panicked is "cannot tell".
 fn survey_folders(check: &Check, folders: &[Folder], threads: Threads) -> Option<Survey> {
     let next = AtomicUsize::new(0);
     let share = |lend: &mut dyn FnMut()| {
@@ -257,15 +258,20 @@ fn survey_folders(check: &Check, folders: &[Folder], threads: Threads) -> Option
             .flatten()
     };
     std::thread::scope(|scope| {
+        let helper = |loan| {
+            std::thread::Builder::new()
+                .spawn_scoped(scope, move || {
+                    let _loan: Option<Loan> = loan;
+                    share(&mut || {})
+                })
+                .ok()
+        };
         let mut others: Vec<_> = (1..threads.at_start())
-            .map(|_| scope.spawn(move || share(&mut || {})))
+            .filter_map(|_| helper(None))
             .collect();
         let mut lend = || {
             if let Some(loan) = threads.borrow() {
-                others.push(scope.spawn(move || {
-                    let _loan = loan;
-                    share(&mut || {})
-                }));
+                others.extend(helper(Some(loan)));
             }
         };
         let mine = share(&mut lend);

@@ -546,33 +546,35 @@ fn fleet_rows(
     snapshots: &Snapshots,
 ) -> Vec<FleetRow> {
     let current = here.path;
-    // A row a core: a thread that finds no row left lends its core to the surveys still
-    // reading (`cores.rs`), so the last rows are read on every core.
+    // A row a core, this thread's among them: a thread that finds no row left lends its core
+    // to the surveys still reading (`cores.rs`), so the last rows are read on every core. A
+    // thread that cannot be started leaves its rows to the others.
     let workers = cores().min(worktrees.len()).max(1);
     let spare = Spare::new(cores() - workers);
     let reading = (snapshots, Threads::Lent(&spare));
     let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(w) = worktrees.get(at) else {
+                spare.give();
+                return done;
+            };
+            let observe = || row(w, here, (trunk, now), reading);
+            let observed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(observe));
+            done.extend(observed.ok().map(|row| (at, row)));
+        }
+    };
     let mut rows: Vec<Option<FleetRow>> = vec![None; worktrees.len()];
     std::thread::scope(|scope| {
-        let threads: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let at = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(w) = worktrees.get(at) else {
-                            spare.give();
-                            return done;
-                        };
-                        done.push((at, row(w, here, (trunk, now), reading)));
-                    }
-                })
-            })
+        let others: Vec<_> = (1..workers)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
-        for done in threads.into_iter().filter_map(|t| t.join().ok()) {
-            for (at, row) in done {
-                rows[at] = Some(row);
-            }
+        let mine = work();
+        let theirs = others.into_iter().filter_map(|t| t.join().ok()).flatten();
+        for (at, row) in mine.into_iter().chain(theirs) {
+            rows[at] = Some(row);
         }
     });
     rows.into_iter()

@@ -101,6 +101,88 @@ impl Repo {
     }
 }
 
+/// How far each side of [`Repo::linear_ahead_behind`] walks before git counts instead.
+const LINEAR_REACH: u64 = 256;
+
+impl Repo {
+    /// Commits in `head` not in `base`, and in `base` not in `head`, where both reach the
+    /// commit they meet at through commits of one parent each, within [`LINEAR_REACH`] of it:
+    /// those sets are then the two chains above that commit, exactly what `git rev-list
+    /// --left-right --count base...head` counts. `None` where history is not that plain (a
+    /// merge, a root, a shallow boundary, an unreadable commit, a longer chain): git counts it.
+    ///
+    /// The two chains are walked a step each in turn; the first commit one of them reaches that
+    /// the other has passed is where they meet (below it they are one chain).
+    pub(super) fn linear_ahead_behind(&self, base: ObjectId, head: ObjectId) -> Option<(u64, u64)> {
+        let repo = self.local();
+        let parent = |commit: ObjectId| -> Option<ObjectId> {
+            let object = repo.find_commit(commit).ok()?;
+            let mut parents = object.parent_ids();
+            let (Some(only), None) = (parents.next(), parents.next()) else {
+                return None;
+            };
+            repo.has_object(only).then(|| only.detach())
+        };
+        let mut sides = [Chain::new(head), Chain::new(base)];
+        loop {
+            let mut stepped = false;
+            for me in 0..2 {
+                let [mine, theirs] = match me {
+                    0 => [&sides[0], &sides[1]],
+                    _ => [&sides[1], &sides[0]],
+                };
+                if let Some(&at) = theirs.passed.get(&mine.at) {
+                    let (ahead, behind) = match me {
+                        0 => (mine.steps, at),
+                        _ => (at, mine.steps),
+                    };
+                    return Some((ahead, behind));
+                }
+                stepped |= sides[me].step(&parent);
+            }
+            if !stepped {
+                return None;
+            }
+        }
+    }
+}
+
+/// One side of [`Repo::linear_ahead_behind`]: the commit it is at, how many it passed, where
+/// it passed each, and whether it can go no further.
+struct Chain {
+    at: ObjectId,
+    steps: u64,
+    passed: HashMap<ObjectId, u64>,
+    stopped: bool,
+}
+
+impl Chain {
+    fn new(tip: ObjectId) -> Self {
+        Self {
+            at: tip,
+            steps: 0,
+            passed: HashMap::from([(tip, 0)]),
+            stopped: false,
+        }
+    }
+
+    /// One commit further down, if this one has exactly one parent here and the reach allows.
+    fn step(&mut self, parent: &dyn Fn(ObjectId) -> Option<ObjectId>) -> bool {
+        let next = match self.stopped || self.steps >= LINEAR_REACH {
+            true => None,
+            false => parent(self.at),
+        };
+        let Some(next) = next else {
+            self.stopped = true;
+            return false;
+        };
+        self.steps += 1;
+        self.at = next;
+        self.passed.insert(next, self.steps);
+        true
+    }
+}
+
 /// Order `commits` so that every parent in the set comes before its children (Kahn's order,
 /// ties kept in the walk's reverse order, oldest first).
 fn topological(mut commits: Vec<RangeCommit>) -> Vec<RangeCommit> {

@@ -468,6 +468,10 @@ impl Repo {
         if base == head {
             return Ok((0, 0));
         }
+        // So is an effort a few plain commits off a trunk that moved plainly.
+        if let Some(counts) = self.linear_ahead_behind(base, head) {
+            return Ok(counts);
+        }
         let out = self.git(&[
             "rev-list",
             "--left-right",

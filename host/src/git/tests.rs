@@ -474,3 +474,105 @@ fn worktrees_are_listed_in_process_as_git_lists_them() {
     let moved = both(&later);
     assert_ne!(moved, listed, "the commit moved its worktree's HEAD");
 }
+
+/// `git rev-list --left-right --count base...head`, as (ahead, behind).
+fn counted_by_git(repo: &TestRepo, base: &str, head: &str) -> (u64, u64) {
+    let out = repo.git(&[
+        "rev-list",
+        "--left-right",
+        "--count",
+        &format!("{base}...{head}"),
+    ]);
+    let counts: Vec<u64> = out.split_whitespace().map(|n| n.parse().unwrap()).collect();
+    (counts[1], counts[0])
+}
+
+/// A commit on top of `parent` (its tree), made without touching the checkout.
+fn commit_on(repo: &TestRepo, parent: &str, message: &str) -> String {
+    let tree = format!("{parent}^{{tree}}");
+    repo.git(&["commit-tree", &tree, "-p", parent, "-m", message])
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn ahead_and_behind_are_counted_as_git_rev_list_counts_them() {
+    let repo = TestRepo::new();
+    let on = |parent: &str, message: &str| commit_on(&repo, parent, message);
+    let c0 = repo.write("a", "0\n").commit("root");
+    let c1 = on(&c0, "c1");
+    let c2 = on(&c1, "c2");
+    let (c3, e1a, e4a) = (on(&c2, "c3"), on(&c2, "e1a"), on(&c2, "e4a"));
+    let (c4, e1b) = (on(&c3, "c4"), on(&e1a, "e1b"));
+    let (e1c, e2a) = (on(&e1b, "e1c"), on(&c4, "e2a"));
+    let merge = |parents: [&str; 2], message: &str| {
+        let tree = format!("{}^{{tree}}", parents[0]);
+        let args = [
+            "commit-tree",
+            &tree,
+            "-p",
+            parents[0],
+            "-p",
+            parents[1],
+            "-m",
+            message,
+        ];
+        repo.git(&args).trim().to_owned()
+    };
+    // A merge on the effort's side, and a trunk that merged an effort.
+    let e4m = merge([&e4a, &c3], "merge the trunk in");
+    let e4b = on(&e4m, "e4b");
+    let trunk_merged = merge([&c4, &e1c], "land e1");
+    let after_landing = on(&trunk_merged, "after landing");
+    // An unrelated history, and a chain longer than the in-process walk goes.
+    let orphan = repo.git(&["commit-tree", &format!("{c0}^{{tree}}"), "-m", "orphan"]);
+    let orphan = orphan.trim().to_owned();
+    let mut long = c4.clone();
+    for n in 0..260 {
+        long = on(&long, &format!("long {n}"));
+    }
+    let in_reach = repo
+        .git(&["rev-parse", &format!("{long}~10")])
+        .trim()
+        .to_owned();
+    let tips = [
+        &c0,
+        &c1,
+        &c2,
+        &c3,
+        &c4,
+        &e1a,
+        &e1c,
+        &e2a,
+        &e4b,
+        &trunk_merged,
+        &after_landing,
+        &orphan,
+        &long,
+        &in_reach,
+    ];
+    let discern = Repo::discover(repo.path()).unwrap();
+    let id = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).unwrap();
+    for base in tips {
+        for head in tips {
+            let counted = discern.ahead_behind(id(base), id(head)).unwrap();
+            assert_eq!(
+                counted,
+                counted_by_git(&repo, base, head),
+                "{base}...{head}"
+            );
+        }
+    }
+    // The plain cases are counted in-process: ahead, behind, diverged, a merge commit met.
+    let plain = |base: &str, head: &str| discern.linear_ahead_behind(id(base), id(head));
+    assert_eq!(plain(&c4, &e1c), Some((3, 2)));
+    assert_eq!(plain(&c4, &e2a), Some((1, 0)));
+    assert_eq!(plain(&c4, &c1), Some((0, 3)));
+    assert_eq!(plain(&trunk_merged, &after_landing), Some((1, 0)));
+    assert_eq!(plain(&c4, &in_reach), Some((250, 0)));
+    // Everything else is left to git: a merge on either side, unrelated roots, a long chain.
+    assert_eq!(plain(&c4, &e4b), None);
+    assert_eq!(plain(&after_landing, &e2a), None);
+    assert_eq!(plain(&c4, &orphan), None);
+    assert_eq!(plain(&c4, &long), None);
+}

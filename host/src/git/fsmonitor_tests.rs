@@ -33,7 +33,8 @@ fn require_watchman() {
 fn changed(dir: &Path) -> Vec<String> {
     let repo = Repo::discover(dir).unwrap();
     let commit = repo.head().unwrap().unwrap();
-    repo.changed_paths_at(commit, &|| repo.snapshot(commit).ok(), Threads::Fixed(2))
+    let tree = repo.tree_of(commit).unwrap();
+    repo.changed_paths_in(tree, &|| repo.snapshot(commit).ok(), Threads::Fixed(2))
         .unwrap()
 }
 

@@ -252,7 +252,7 @@ impl Repo {
     }
 
     /// The tree of `commit`.
-    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, RepoError> {
+    pub(crate) fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, RepoError> {
         let repo = self.local();
         let commit = repo
             .find_commit(commit)
@@ -270,24 +270,11 @@ impl Repo {
         self.survey(super::clean::Head::Snapshot(head), Threads::Fixed(cores()))
     }
 
-    /// [`Repo::changed_paths`] against the commit `head`, whose snapshot `open` opens only when
-    /// the index's cache-tree cannot vouch for its tree (`git status` decides when the commit
-    /// cannot be read), its folders read on `threads` (where the caller surveys many work trees
-    /// at once, each on a thread of its own, on the cores the others lend it).
-    pub(crate) fn changed_paths_at(
-        &self,
-        head: ObjectId,
-        open: &dyn Fn() -> Option<Snapshot>,
-        threads: Threads,
-    ) -> Result<Vec<String>, RepoError> {
-        match self.tree_of(head) {
-            Ok(tree) => self.changed_paths_in(tree, open, threads),
-            Err(_) => self.dirty_paths(),
-        }
-    }
-
-    /// [`Repo::changed_paths_at`] where the caller read HEAD's tree id, `tree` (a survey of
-    /// many worktrees on one commit reads it once).
+    /// [`Repo::changed_paths`] against HEAD's tree `tree` (the caller read its id: a survey of
+    /// many worktrees on one commit reads it once), whose snapshot `open` opens only when the
+    /// index's cache-tree cannot vouch for it, its folders read on `threads` (where the caller
+    /// surveys many work trees at once, each on a thread of its own, on the cores the others
+    /// lend it).
     pub(crate) fn changed_paths_in(
         &self,
         tree: ObjectId,

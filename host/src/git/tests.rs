@@ -70,12 +70,12 @@ fn changed(dir: &Path) -> Vec<String> {
     let repo = Repo::discover(dir).unwrap();
     let commit = repo.head().unwrap().unwrap();
     let head = repo.snapshot(commit).unwrap();
-    let open = || repo.snapshot(commit).ok();
+    let (tree, open) = (repo.tree_of(commit).unwrap(), || repo.snapshot(commit).ok());
     let changed = repo.changed_paths(&head).unwrap();
     // One thread (a row of a fleet) reads what every core reads.
     for threads in [1, 3] {
         assert_eq!(
-            repo.changed_paths_at(commit, &open, Threads::Fixed(threads))
+            repo.changed_paths_in(tree, &open, Threads::Fixed(threads))
                 .unwrap(),
             changed
         );
@@ -83,7 +83,7 @@ fn changed(dir: &Path) -> Vec<String> {
     // So does a row that starts alone and is lent two idle cores as it reads (the first two
     // folders each start a thread), and the cores come back when it is done.
     let spare = Spare::new(2);
-    let lent = repo.changed_paths_at(commit, &open, Threads::Lent(&spare));
+    let lent = repo.changed_paths_in(tree, &open, Threads::Lent(&spare));
     assert_eq!(lent.unwrap(), changed);
     let back = [spare.borrow(), spare.borrow()];
     assert!(

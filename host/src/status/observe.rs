@@ -438,11 +438,11 @@ fn changed_paths(
     let Some(head) = head else {
         return repo.dirty_paths();
     };
-    let open = || snapshots.of(repo, head);
-    match snapshots.tree(repo, head) {
-        Some(tree) => repo.changed_paths_in(tree, &open, threads),
-        None => repo.changed_paths_at(head, &open, threads),
-    }
+    // A commit whose tree cannot be read: `git status` decides.
+    let Some(tree) = snapshots.tree(repo, head) else {
+        return repo.dirty_paths();
+    };
+    repo.changed_paths_in(tree, &|| snapshots.of(repo, head), threads)
 }
 
 /// This checkout's changed paths, the worktrees git lists, and every worktree's row.

@@ -15,6 +15,7 @@ use crate::support::{Fixture, LANDING_CONFIG, Run};
 mod baselines;
 mod ci_protected;
 mod local;
+mod measured_first;
 mod notes_and_refs;
 
 pub(crate) const SIGNERS: &str = ".discern/allowed_signers";

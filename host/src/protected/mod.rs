@@ -9,8 +9,10 @@
 //!   (and its limit, once its meaning changed), a new Standard that runs something (a `run`
 //!   command, `needs`, a repository component); every key of every other table (`[jobs]` — a
 //!   new job too —, `[acceptance]`, `[repository]`, `[map]`, and any table this version does
-//!   not know); the allowed-signers file's content; and every file under
-//!   `[acceptance].protected`.
+//!   not know); the allowed-signers file's content; and every path under
+//!   `[acceptance].protected` by what it holds (a file's blob and executable bit, a submodule's
+//!   commit, a link's text and what its target holds; a link whose target the repository
+//!   cannot show is refused).
 //!
 //! What is protected is read from the old side — the trunk's — never from the side being judged:
 //! a branch that drops a path from `[acceptance].protected` still has that path judged, and its
@@ -18,6 +20,7 @@
 
 mod fields;
 mod files;
+mod links;
 
 pub(crate) use fields::tighter;
 
@@ -61,7 +64,13 @@ impl ProtectedChange {
     /// redefined (metric \"a\" → \"b\")"`, `"jobs.test: … → …"`, `"file:scripts/x.sh: … → …"`.
     pub fn describe(&self) -> String {
         let Some(standard) = self.standard() else {
-            return self.line();
+            return match links::refused(&self.new) {
+                Some(why) => format!(
+                    "{}: a protected link the repository cannot show the target of ({why}), so a change there cannot be compared; commit the file itself in its place",
+                    self.key
+                ),
+                None => self.line(),
+            };
         };
         if self.adds_standard() {
             let new = &self.new;
@@ -263,5 +272,7 @@ fn shown(value: &Value) -> String {
     }
 }
 
+#[cfg(test)]
+mod paths_tests;
 #[cfg(test)]
 mod tests;

@@ -86,6 +86,8 @@ pub(super) fn measure(ctx: &Context, options: &Options) -> Result<Measured, Meas
     let mut advisories = limits.advisories.clone();
     advisories.extend(not_measured);
     advisories.extend(super::unmatched::advisories(selected, &snapshot));
+    let baseline = limits.summary.baseline.as_deref();
+    advisories.extend(super::hidden::advisories(selected, &snapshot, baseline));
     advisories.extend(findings_advisories);
     advisories.extend(evidence.iter().flat_map(shared_problems));
     let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);

@@ -153,8 +153,8 @@ mod tests {
     fn an_lfs_pointer_and_a_nul_in_the_first_line_hide_a_file() {
         let pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 12345\n";
         assert_eq!(hidden(pointer), Some(Hidden::LfsPointer));
-        assert_eq!(hidden(b"\0// TODO 1\n// TODO 2\n"), Some(Hidden::Binary));
-        assert_eq!(hidden(b"// TODO\n"), None);
+        assert_eq!(hidden(b"\0// mark 1\n// mark 2\n"), Some(Hidden::Binary));
+        assert_eq!(hidden(b"// mark\n"), None);
         let mut late = vec![b'a'; 8000];
         late.push(0);
         assert_eq!(hidden(&late), None, "git grep reads 8,000 bytes");

@@ -12,17 +12,30 @@ const CONFIG: &str = "[acceptance]\nprotected = [\"scripts/**\", \"vendor/tool/*
 
 fn commit(repo: &TestRepo, message: &str) -> ObjectId {
     repo.git(&["add", "-A"]);
-    repo.commit(message).parse().unwrap()
+    repo.commit(message).parse().expect("a commit id")
+}
+
+fn head(repo: &TestRepo) -> ObjectId {
+    repo.head().parse().expect("a commit id")
+}
+
+/// A link at `path` to `target`, its folder made; a file or empty folder there replaced.
+fn link(repo: &TestRepo, target: &str, path: &str) {
+    let full = repo.path().join(path);
+    let _ = std::fs::remove_file(&full);
+    let _ = std::fs::remove_dir(&full);
+    std::fs::create_dir_all(full.parent().expect("a folder")).expect("the folder is made");
+    std::os::unix::fs::symlink(target, &full).expect("the link is made");
 }
 
 fn judged(repo: &TestRepo, old: ObjectId, new: ObjectId) -> GateChanges {
-    let config = Config::parse(CONFIG).unwrap();
-    let discovered = Repo::discover(repo.path()).unwrap();
+    let config = Config::parse(CONFIG).expect("the config parses");
+    let discovered = Repo::discover(repo.path()).expect("a repository");
     let side = |commit| Side {
         commit,
         config: &config,
     };
-    between(&discovered, side(old), side(new)).unwrap()
+    between(&discovered, side(old), side(new)).expect("both sides read")
 }
 
 fn keys(changes: &GateChanges) -> Vec<String> {
@@ -42,10 +55,10 @@ fn a_protected_submodule_bumped_is_a_change() {
     let (one, two) = (repo.commit("one"), repo.commit("two"));
     gitlink(&repo, "vendor/tool", &one);
     repo.git(&["commit", "-q", "-m", "tool"]);
-    let before: ObjectId = repo.head().parse().unwrap();
+    let before = head(&repo);
     gitlink(&repo, "vendor/tool", &two);
     repo.git(&["commit", "-q", "-m", "bump"]);
-    let after: ObjectId = repo.head().parse().unwrap();
+    let after = head(&repo);
     let found = judged(&repo, before, after);
     assert_eq!(keys(&found), ["file:vendor/tool"]);
     assert_eq!(found.protected[0].old["gitlink"], one.as_str());
@@ -53,7 +66,7 @@ fn a_protected_submodule_bumped_is_a_change() {
     // A submodule where protected scripts would be holds them too.
     gitlink(&repo, "scripts", &one);
     repo.git(&["commit", "-q", "-m", "scripts as a submodule"]);
-    let found = judged(&repo, after, repo.head().parse().unwrap());
+    let found = judged(&repo, after, head(&repo));
     assert_eq!(keys(&found), ["file:scripts"]);
 }
 
@@ -63,8 +76,7 @@ fn a_protected_links_target_edited_is_a_change_of_the_link() {
     repo.write("discern.toml", CONFIG);
     repo.write("lib/count.sh", "echo 1\n");
     repo.write("tools/run.sh", "echo run\n");
-    std::fs::create_dir_all(repo.path().join("scripts")).unwrap();
-    std::os::unix::fs::symlink("../lib/count.sh", repo.path().join("scripts/count.sh")).unwrap();
+    link(&repo, "../lib/count.sh", "scripts/count.sh");
     let before = commit(&repo, "a protected link");
     repo.write("README.md", "unrelated\n");
     let unrelated = commit(&repo, "unrelated");
@@ -78,9 +90,8 @@ fn a_protected_links_target_edited_is_a_change_of_the_link() {
     assert_eq!(change.new["target"], "lib/count.sh");
     assert_ne!(change.old["holds"], change.new["holds"]);
     // A protected folder that is a link: its target folder is what it holds.
-    std::fs::remove_file(repo.path().join("scripts/count.sh")).unwrap();
-    std::fs::remove_dir(repo.path().join("scripts")).unwrap();
-    std::os::unix::fs::symlink("tools", repo.path().join("scripts")).unwrap();
+    std::fs::remove_file(repo.path().join("scripts/count.sh")).expect("the link is removed");
+    link(&repo, "tools", "scripts");
     let folder = commit(&repo, "scripts is a link to tools");
     repo.write("tools/run.sh", "echo 0\n");
     let edited = commit(&repo, "a file behind the link edited");
@@ -93,7 +104,7 @@ fn a_protected_link_out_of_the_repository_is_refused_and_the_executable_bit_comp
     repo.write("discern.toml", CONFIG);
     repo.write("scripts/run.sh", "echo 1\n");
     let before = commit(&repo, "a script");
-    std::os::unix::fs::symlink("/tmp/count.sh", repo.path().join("scripts/count.sh")).unwrap();
+    link(&repo, "/tmp/count.sh", "scripts/count.sh");
     let linked = commit(&repo, "a link out");
     let found = judged(&repo, before, linked);
     assert_eq!(keys(&found), ["file:scripts/count.sh"]);
@@ -112,7 +123,7 @@ fn a_protected_link_out_of_the_repository_is_refused_and_the_executable_bit_comp
     );
     repo.git(&["update-index", "--chmod=+x", "scripts/run.sh"]);
     repo.git(&["commit", "-q", "-m", "executable"]);
-    let found = judged(&repo, later, repo.head().parse().unwrap());
+    let found = judged(&repo, later, head(&repo));
     assert_eq!(
         keys(&found),
         ["file:scripts/count.sh", "file:scripts/run.sh"]

@@ -236,7 +236,7 @@ mod tests {
         }
         repo.write("src/build.js", "require('./m1.js')\n");
         repo.commit("a project");
-        let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
+        let snapshot = Snapshot::open(repo.path(), "HEAD").expect("HEAD opens");
         let paths = protected_paths(&snapshot, &["npm test", "npm run build", "cargo test"]);
         assert_eq!(
             paths,

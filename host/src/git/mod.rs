@@ -8,6 +8,7 @@ mod clean;
 mod fsmonitor;
 #[cfg(test)]
 mod fsmonitor_tests;
+mod held;
 mod history;
 mod ignores;
 #[cfg(test)]
@@ -22,6 +23,7 @@ mod tests;
 pub(crate) mod worktree;
 mod worktrees;
 
+pub(crate) use held::Held;
 pub(crate) use repo::WorktreeInfo;
 pub use repo::{Repo, RepoError};
 pub(crate) use worktree::Merge;

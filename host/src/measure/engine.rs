@@ -227,6 +227,12 @@ impl<'a> BeforeJobs<'a> {
         diagnostics.extend(late_diagnostics(selected, &standards, &self.outcomes));
         let mut advisories = self.advisories;
         advisories.extend(super::unmatched::advisories(selected, &self.snapshot));
+        let baseline = self.limits.summary.baseline.as_deref();
+        advisories.extend(super::hidden::advisories(
+            selected,
+            &self.snapshot,
+            baseline,
+        ));
         if let Some(store) = &self.evidence {
             advisories.extend(shared_problems(store));
         }

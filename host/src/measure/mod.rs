@@ -13,6 +13,7 @@ mod derived;
 mod diagnostic;
 mod engine;
 mod error;
+mod hidden;
 mod judge;
 pub(crate) mod limits;
 mod options;

@@ -56,9 +56,9 @@ pub fn sign_for(namespace: &str, key: &Path, payload: &str) -> Result<String, Si
 }
 
 /// Sign `payload` for `namespace` in this process with `key`, an OpenSSH private key's text
-/// (`-----BEGIN OPENSSH PRIVATE KEY-----`, no passphrase): the armored SSHSIG `ssh-keygen -Y
-/// sign` would write (SHA-512), with no program run and no file written, so the key never meets
-/// a child process.
+/// (`-----BEGIN OPENSSH PRIVATE KEY-----`, Ed25519 or ECDSA, no passphrase): the armored SSHSIG
+/// `ssh-keygen -Y sign` would write (SHA-512), with no program run and no file written, so the
+/// key never meets a child process.
 pub fn sign_in_process(namespace: &str, key: &str, payload: &str) -> Result<String, SignError> {
     let cannot = |message: String| SignError::Sign {
         key: "the key given".to_owned(),
@@ -69,6 +69,12 @@ pub fn sign_in_process(namespace: &str, key: &str, payload: &str) -> Result<Stri
     if key.is_encrypted() {
         return Err(cannot(
             "it is protected by a passphrase; a CI signing key has none".to_owned(),
+        ));
+    }
+    // ssh-key 0.6 rebuilds an RSA key from the wrong primes and cannot sign with it.
+    if matches!(key.algorithm(), ssh_key::Algorithm::Rsa { .. }) {
+        return Err(cannot(
+            "it is an RSA key, which cannot sign here; make the CI key an Ed25519 or ECDSA one (`ssh-keygen -t ed25519`)".to_owned(),
         ));
     }
     let signature = key

@@ -68,12 +68,11 @@ pub(super) fn default_branch(
     let mut branch = None;
     let mut tip = None;
     for line in text.lines() {
-        match line.split_once('\t') {
-            Some((target, "HEAD")) => match target.strip_prefix("ref: ") {
+        if let Some((target, "HEAD")) = line.split_once('\t') {
+            match target.strip_prefix("ref: ") {
                 Some(name) => branch = name.strip_prefix("refs/heads/").map(str::to_owned),
                 None => tip = target.parse().ok(),
-            },
-            _ => {}
+            }
         }
     }
     Ok(branch.zip(tip))

@@ -404,3 +404,57 @@ fn a_branch_forked_before_a_ci_key_was_rotated_out_reuses_nothing_the_old_key_si
         "{json}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The README's publish job, and what a sealed sync refuses.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn the_readmes_publish_job_publishes_from_a_fresh_clone_and_a_local_forge_is_refused() {
+    let forge = forge(TEST_JOB, &[("scripts/test.sh", PASSING.as_bytes())]);
+    let (before, _) = forge.push_main(&[("NEWS.md", b"news\n")], &[], "news");
+    let (_, run) = measure_step(&forge, "main", Some(&before));
+    passed(&run, "the push check");
+    // The publish job: its own fresh clone, nothing measured or run there before, the key
+    // given as the secret's text.
+    let clone = forge.ci_clone("main");
+    let key = std::fs::read_to_string(&forge.second_key).unwrap();
+    let env = [("DISCERN_EVIDENCE_KEY", key.as_str())];
+    let run = ci(&forge, &clone, &["sync", "--push", "--json"], &env);
+    let json = passed(&run, "the publish job");
+    assert_eq!(json["data"]["publish"]["published"], 1, "{json}");
+    let not_measured = json["data"]["publish"]["not_measured"].to_string();
+    assert!(
+        not_measured.contains("tests (it needs a job"),
+        "the run Standard is named as not published: {json}"
+    );
+    let text = ci(&forge, &clone, &["sync", "--push"], &env).stdout;
+    assert!(text.contains("evidence: published"), "{text}");
+
+    // A clone whose config sends the forge's address to a local repository (where `main` could
+    // be anything) is refused while the key is held, naming the key and the fix.
+    let url = forge.url();
+    let fake = forge.fixture.repo.parent().join("fake.git");
+    forge.git(
+        forge.fixture.repo.parent(),
+        &["clone", "-q", "--bare", &url, fake.to_str().unwrap()],
+    );
+    forge.git(
+        &clone,
+        &["config", &format!("url.{}.insteadOf", fake.display()), &url],
+    );
+    let json = refused(
+        &ci(&forge, &clone, &["sync", "--push", "--json"], &env),
+        "a sealed sync with the forge rewritten to a local path",
+    );
+    let message = json["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("DISCERN_EVIDENCE_KEY") && message.contains("insteadof"),
+        "{json}"
+    );
+    // Without the key, the same clone syncs as the user's git would.
+    passed(
+        &ci(&forge, &clone, &["sync", "--json"], &[]),
+        "a sync without the key",
+    );
+}

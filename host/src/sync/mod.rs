@@ -87,6 +87,10 @@ pub(crate) enum SyncError {
         why: String,
         fix: String,
     },
+    #[error(
+        "this sync holds the evidence key ({KEY_VAR}) and cannot make its process undumpable ({0}), so another program of this user could read the key from it; run `discern sync --push` where prctl(PR_SET_DUMPABLE) is allowed"
+    )]
+    Undumpable(String),
 }
 
 /// `data` of `sync`.

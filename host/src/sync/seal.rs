@@ -147,11 +147,8 @@ impl Seal {
 #[cfg(target_os = "linux")]
 fn undumpable() -> Result<(), SyncError> {
     use rustix::process::{DumpableBehavior, set_dumpable_behavior};
-    set_dumpable_behavior(DumpableBehavior::NotDumpable).map_err(|e| SyncError::Unsafe {
-        key: KEY_VAR.to_owned(),
-        why: format!("this process cannot be made undumpable ({e}), so another program of this user could read the key from it"),
-        fix: "run `discern sync --push` where prctl(PR_SET_DUMPABLE) is allowed".to_owned(),
-    })
+    set_dumpable_behavior(DumpableBehavior::NotDumpable)
+        .map_err(|e| SyncError::Undumpable(e.to_string()))
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -1,10 +1,11 @@
 //! Evidence other clones measured: signed bundles read from the published ref
 //! ([`tree::REF`], which `discern sync` fetches and merges) and, where configured, a remote
 //! cache. Every source is untrusted storage. A bundle counts only when its signature verifies
-//! against the trunk tip's anchored allowed-signers file in the evidence namespace, its manifest names
-//! this repository, and its entry is for the identity asked and the commit it is filed under;
-//! the store then reuses it only where its read set is unchanged. Anything else is a miss, and
-//! the producer runs: a poisoned, replayed or foreign entry can cost a run, never a verdict.
+//! against the trunk tip's anchored allowed-signers file in the evidence namespace, its
+//! manifest names this repository, and its entry is for the identity asked and the commit it is
+//! filed under; the store then reuses it only where its read set is unchanged. Anything else is
+//! a miss, and the producer runs: a poisoned, replayed or foreign entry can cost a run, never a
+//! verdict.
 
 pub mod tree;
 

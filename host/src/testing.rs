@@ -3,7 +3,7 @@
 //! kill test stops at). Not part of discern's interface; nothing here is for a frontend.
 
 pub mod approval {
-    pub use crate::approval::{NAMESPACE, sign, sign_for, verify, verify_for};
+    pub use crate::approval::{NAMESPACE, sign, sign_for, sign_in_process, verify, verify_for};
     pub mod tree {
         pub use crate::approval::tree::{Items, LimitItem, TreeApproval, VERSION};
     }

@@ -18,7 +18,7 @@ use gix::ObjectId;
 
 pub(crate) use prompt::ask_on_terminal;
 pub(crate) use record::{Channel, Granted, NOTES_REF, Subject, VERSION, recorded};
-pub use sign::{NAMESPACE, sign, sign_for, verify, verify_for};
+pub use sign::{NAMESPACE, sign, sign_for, sign_in_process, verify, verify_for};
 pub(crate) use sign::{SignError, Signer};
 
 use crate::config::{ApprovalPolicy, Config};

@@ -7,6 +7,7 @@
 mod nearby;
 mod pathspec;
 mod prefetch;
+mod verified;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};

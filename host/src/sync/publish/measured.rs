@@ -1,7 +1,8 @@
 //! What the publish step publishes: HEAD measured here, afresh. The snapshot is HEAD's tree
 //! read from the object database; no evidence store is read (nothing another process of this
 //! clone wrote stands for a reading); no job runs (a job is repository code, and the key is in
-//! this process), so a Standard that needs one is named as not published; a repository
+//! this process), so a Standard that needs one is named as not published; the commit, its
+//! trees and every blob read are hashed against their ids (a mismatch is a refusal); a repository
 //! component is compiled here, never loaded from the per-user cache. Each execution that ran
 //! becomes an entry in memory, never written to the store.
 
@@ -31,7 +32,15 @@ pub(super) struct Batch {
 pub(super) fn measure(ws: &Workspace, config: &Config, head: ObjectId) -> Result<Batch, SyncError> {
     let repo = &ws.repo;
     let cannot = |what: String| SyncError::Publish(format!("HEAD cannot be measured: {what}"));
-    let snapshot = repo.snapshot(head).map_err(|e| cannot(e.to_string()))?;
+    // The object store may have been written by whatever ran in this clone before: the
+    // listing is checked against the commit's trees, and every blob as it is read.
+    let snapshot = repo
+        .snapshot(head)
+        .map_err(|e| cannot(e.to_string()))?
+        .verifying();
+    snapshot
+        .verify_listing()
+        .map_err(|e| cannot(e.to_string()))?;
     let (measurable, jobs): (Vec<_>, Vec<_>) = config
         .standards
         .iter()

@@ -6,6 +6,7 @@ mod abandon;
 mod agreement;
 mod approval;
 mod attacks;
+mod attacks_approval;
 mod builtin_inputs;
 mod builtins;
 mod ci_formats;

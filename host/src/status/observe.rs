@@ -724,15 +724,15 @@ fn awaiting(
         }
     };
     let policy = crate::approval::anchored_policy(repo, trunk_commit);
-    let base = repo
-        .blob_at(trunk_commit, crate::config::FILE)
-        .ok()
-        .flatten()
-        .map(|b| b.to_string());
+    let range = crate::approval::tree::Range {
+        from: trunk_commit,
+        to: head,
+    };
     let approving = crate::approval::tree::approving(
+        repo,
         &approvals,
         policy.as_ref(),
-        base.as_deref(),
+        range,
         &required.changes,
     );
     match approving {

@@ -378,3 +378,99 @@ fn moved_or_other(approval: &TreeApproval, range: Range) -> NotCounted {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn policy(repository: Option<&str>) -> Policy {
+        Policy {
+            approval: ApprovalPolicy::Signed,
+            signers: None,
+            repository: repository.map(str::to_owned),
+        }
+    }
+
+    fn change(key: &str, old: Value, new: Value) -> ProtectedChange {
+        let token = crate::protected::token("acceptance", key, &old, &new);
+        ProtectedChange {
+            kind: "acceptance".to_owned(),
+            key: key.to_owned(),
+            old,
+            new,
+            token,
+        }
+    }
+
+    fn items() -> Items {
+        Items {
+            repository: "example.com/a".to_owned(),
+            base_commit: "1".repeat(40),
+            change: "2".repeat(64),
+            limits: vec![LimitItem {
+                standard: "todo".to_owned(),
+                trunk_limit: 5.0,
+                proposed_limit: 6.0,
+                reason: "why".to_owned(),
+                token: crate::protected::limit_token("todo", 6.0, "why"),
+            }],
+            protected: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_repository_is_the_trunk_sides_or_the_one_the_change_adds() {
+        let adds = GateChanges {
+            loosened: Vec::new(),
+            protected: vec![change("acceptance.repository", Value::Null, json!("b"))],
+        };
+        let renames = GateChanges {
+            loosened: Vec::new(),
+            protected: vec![change("acceptance.repository", json!("a"), json!("b"))],
+        };
+        assert_eq!(
+            repository_for(&policy(Some("a")), &adds).as_deref(),
+            Some("a")
+        );
+        assert_eq!(repository_for(&policy(None), &adds).as_deref(), Some("b"));
+        assert_eq!(repository_for(&policy(None), &renames), None);
+        assert_eq!(repository_for(&policy(None), &GateChanges::default()), None);
+    }
+
+    #[test]
+    fn the_payload_signs_the_repository_the_change_and_each_limit() {
+        let payload = items().payload();
+        let token = crate::protected::limit_token("todo", 6.0, "why");
+        assert_eq!(
+            payload,
+            format!(
+                "discern-approval-v3\nrepository example.com/a\nbase-commit {}\nchange {}\nlimit {token} 5.0 -> 6.0\ntoken {token}\n",
+                "1".repeat(40),
+                "2".repeat(64)
+            )
+        );
+        assert!(items().consistent());
+        // No field can carry another line into the signed text, and the limits are signed.
+        let mut spaced = items();
+        spaced.repository = "a\nchange x".to_owned();
+        assert!(!spaced.consistent());
+        let mut other = items();
+        other.limits[0].trunk_limit = 4.0;
+        assert_ne!(other.payload(), items().payload());
+    }
+
+    #[test]
+    fn an_older_approval_is_refused_by_its_version() {
+        let approval = TreeApproval {
+            version: 2,
+            items: items(),
+            principal: "owner".to_owned(),
+            fingerprint: "SHA256:x".to_owned(),
+            signature: String::new(),
+        };
+        let why = approval.verify(&policy(Some("example.com/a")));
+        assert!(matches!(why, Err(NotCounted::OlderVersion(2))), "{why:?}");
+    }
+}

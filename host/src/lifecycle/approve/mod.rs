@@ -136,14 +136,14 @@ pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
         }
         return envelope;
     }
-    if let Err(refusal) = exactly(&pending.required, &request.tokens) {
+    if let Err(refusal) = exactly(&pending.required, request) {
         return *refusal;
     }
     if policy.approval == ApprovalPolicy::Signed {
         // A signature is for what the owner reviewed: the head, or the items by token.
         if request.head.is_none() && request.tokens.is_empty() {
             let target = reviewed::target(request);
-            let dry_run = dry_run_command(request);
+            let dry_run = reviewed::dry_run(request);
             return NotApproved::NotReviewed { target, dry_run }.refusal(VERB);
         }
         return match in_tree::in_tree(ws, &pending, &policy, request.key.as_deref()) {
@@ -234,7 +234,8 @@ fn lands(effort: Option<&str>, branch: Option<&str>, prefix: &str) -> String {
 }
 
 /// The owner's tokens, when given, name exactly the items awaiting approval.
-fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
+fn exactly(required: &Required, request: &ApproveRequest) -> Result<(), Box<Envelope>> {
+    let given = &request.tokens;
     if given.is_empty() {
         return Ok(());
     }
@@ -250,8 +251,8 @@ fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
                 named.insert((*one).clone());
             }
             [] => {
-                let prefix = prefix.clone();
-                return Err(NotApproved::TokenMoved { prefix }.into());
+                let (prefix, dry_run) = (prefix.clone(), reviewed::dry_run(request));
+                return Err(NotApproved::TokenMoved { prefix, dry_run }.into());
             }
             _ => {
                 let (prefix, matches) = (prefix.clone(), matches.len());
@@ -321,22 +322,6 @@ fn to_sign(
         HintId::AskOwner,
         format!("Approve exactly what is listed, at this head: `{command}`{key}."),
     ));
-}
-
-/// The dry run of the same target, which prints the command that signs what it shows.
-fn dry_run_command(request: &ApproveRequest) -> String {
-    let mut words = vec!["discern approve".to_owned()];
-    if let Some(target) = &request.target {
-        words.push(target.clone());
-    }
-    if let Some(effort) = &request.effort {
-        words.push(format!("--effort {effort}"));
-    }
-    if let Some(branch) = &request.branch {
-        words.push(format!("--branch {branch}"));
-    }
-    words.push("--dry-run".to_owned());
-    words.join(" ")
 }
 
 /// What awaits (or now has) the owner's approval, compact.

@@ -45,6 +45,7 @@ pub(super) enum NotApproved {
     )]
     MovedPast {
         target: String,
+        dry_run: String,
         at: String,
         reviewed: String,
         past: u64,
@@ -54,6 +55,7 @@ pub(super) enum NotApproved {
     )]
     Rewritten {
         target: String,
+        dry_run: String,
         at: String,
         reviewed: String,
     },
@@ -86,7 +88,7 @@ pub(super) enum NotApproved {
     #[error(
         "The token {prefix:?} names none of the items awaiting approval: what awaits approval changed since you were shown it; nothing was signed."
     )]
-    TokenMoved { prefix: String },
+    TokenMoved { prefix: String, dry_run: String },
     #[error(
         "The tokens name {named} of the {wanted} items awaiting approval; an approval covers all of them at once."
     )]
@@ -181,16 +183,26 @@ impl Refusal for NotApproved {
                 HintId::AskOwner,
                 "Give the full commit id you reviewed (the pull request's head), or run `discern approve TARGET --dry-run`: it prints the command with the head it shows.".to_owned(),
             ),
-            Self::MovedPast { target, at, reviewed, .. } => (
+            Self::MovedPast {
+                dry_run,
+                at,
+                reviewed,
+                ..
+            } => (
                 HintId::AskOwner,
                 format!(
-                    "Review what was pushed after it (`git diff {reviewed} {at}`), then run `discern approve {target} --dry-run` and the command it prints."
+                    "Review what was pushed after it (`git diff {reviewed} {at}`), then run `{dry_run}` and the command it prints."
                 ),
             ),
-            Self::Rewritten { target, at, reviewed } => (
+            Self::Rewritten {
+                dry_run,
+                at,
+                reviewed,
+                ..
+            } => (
                 HintId::AskOwner,
                 format!(
-                    "Review the branch as it now is (`git diff {reviewed} {at}`), then run `discern approve {target} --dry-run` and the command it prints."
+                    "Review the branch as it now is (`git diff {reviewed} {at}`), then run `{dry_run}` and the command it prints."
                 ),
             ),
             Self::NotReviewed { dry_run, .. } => (
@@ -199,9 +211,11 @@ impl Refusal for NotApproved {
                     "Run `{dry_run}`: it lists the items at the head it reads and prints the command that signs exactly them (`--head SHA`)."
                 ),
             ),
-            Self::TokenMoved { .. } => (
+            Self::TokenMoved { dry_run, .. } => (
                 HintId::AskOwner,
-                "Run `discern approve --dry-run` (with the same target) to see what awaits approval now, and the command that signs exactly it.".to_owned(),
+                format!(
+                    "Run `{dry_run}` to see what awaits approval now, and the command that signs exactly it."
+                ),
             ),
             Self::NoRepository => (
                 HintId::AskOwner,

@@ -31,7 +31,7 @@ pub(super) fn check(
     if reviewed == head || reviewed == beneath {
         return Ok(());
     }
-    let target = target(request);
+    let (target, dry_run) = (target(request), dry_run(request));
     let (at, reviewed_short) = (short(&head.to_string()), short(&reviewed.to_string()));
     match repo.is_ancestor(reviewed, head) {
         true => {
@@ -41,6 +41,7 @@ pub(super) fn check(
                 .unwrap_or_default();
             Err(NotApproved::MovedPast {
                 target,
+                dry_run,
                 at,
                 reviewed: reviewed_short,
                 past,
@@ -48,19 +49,37 @@ pub(super) fn check(
         }
         false => Err(NotApproved::Rewritten {
             target,
+            dry_run,
             at,
             reviewed: reviewed_short,
         }),
     }
 }
 
-/// How the request names what it approves, as the owner would type it.
+/// What the request approves, for a message: the target as written, the effort, or this
+/// checkout's branch.
 pub(super) fn target(request: &ApproveRequest) -> String {
     match (&request.target, &request.effort) {
         (Some(target), _) => target.clone(),
-        (None, Some(effort)) => format!("--effort {effort}"),
+        (None, Some(effort)) => format!("the effort {effort}"),
         (None, None) => "this checkout's branch".to_owned(),
     }
+}
+
+/// The dry run of the same target, which prints the command that signs what it shows.
+pub(super) fn dry_run(request: &ApproveRequest) -> String {
+    let mut words = vec!["discern approve".to_owned()];
+    if let Some(target) = &request.target {
+        words.push(target.clone());
+    }
+    if let Some(effort) = &request.effort {
+        words.push(format!("--effort {effort}"));
+    }
+    if let Some(branch) = &request.branch {
+        words.push(format!("--branch {branch}"));
+    }
+    words.push("--dry-run".to_owned());
+    words.join(" ")
 }
 
 /// The command that approves exactly `head` and the items a dry run listed: the same target,
@@ -101,5 +120,13 @@ mod tests {
             ..ApproveRequest::default()
         };
         assert!(command(&effort, head).starts_with("discern approve --effort fix --head "));
+        assert_eq!(
+            dry_run(&request),
+            "discern approve origin/feature --branch feature-approved --dry-run"
+        );
+        assert_eq!(
+            dry_run(&ApproveRequest::default()),
+            "discern approve --dry-run"
+        );
     }
 }

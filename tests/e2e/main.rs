@@ -6,6 +6,7 @@ mod abandon;
 mod agreement;
 mod approval;
 mod attacks;
+mod attacks_approval;
 mod attacks_evidence;
 mod attacks_protected;
 mod builtin_inputs;

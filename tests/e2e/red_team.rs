@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, LANDING_CONFIG, Run};
+use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG, Run};
 
 pub(crate) const SIGNERS: &str = ".discern/allowed_signers";
 const REASON: &str = "The new module lists four planned extension points.";
@@ -20,7 +20,7 @@ const WORKFLOW_BODY: &str = "on: [push, pull_request]\njobs:\n  standards:\n    
 
 pub(crate) fn signed_config(standards: &str, acceptance: &str) -> String {
     format!(
-        "{LANDING_CONFIG}{standards}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n{acceptance}"
+        "{LANDING_CONFIG}{standards}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n{acceptance}"
     )
 }
 
@@ -244,9 +244,12 @@ impl Forge {
             &["checkout", "-q", "-B", branch, &format!("origin/{branch}")],
         );
         let key = self.owner_key.to_str().unwrap().to_owned();
-        let run = self
-            .fixture
-            .run_in(&o, &["approve", "--key", &key, "--json"], &[]);
+        let reviewed = self.out(&o, &["rev-parse", "HEAD"]);
+        let run = self.fixture.run_in(
+            &o,
+            &["approve", "--head", &reviewed, "--key", &key, "--json"],
+            &[],
+        );
         let json = run.json();
         assert_eq!(run.code, 0, "{json}\n{}", run.stderr);
         let file = json["data"]["approval_file"].as_str().unwrap().to_owned();
@@ -601,7 +604,9 @@ fn hole_2b_an_approved_segment_hides_an_unapproved_standard_deletion_in_the_next
         .next()
         .unwrap()
         .to_owned()
-        + &format!("\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n");
+        + &format!(
+            "\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
+        );
     forge.push_main(&[("discern.toml", cut.as_bytes())], &[], "drop fixme");
     add_note(&forge, &landed, &hand_written_note(&before, &landed));
     forge.push_notes();
@@ -743,10 +748,6 @@ fn hole_3b_an_old_approval_replayed_after_the_trunk_tightened_back_fails_the_pus
 fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
     let forge = Forge::new(&signed_config("", ""), &[], true);
     let old = forge.main();
-    let old_blob = forge.out(
-        forge.owner(),
-        &["rev-parse", &format!("{old}:discern.toml")],
-    );
     // The owner removes the leaked second key, with their own approval (a PR they approve).
     let only_owner = signers_line(&forge.owner_key, "owner@example.com");
     forge.pull_request(
@@ -763,9 +764,17 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
     passed(&forge.push_ci(&before), "control: the revocation lands");
 
     // Control: a PR off the current trunk approved by the revoked key fails.
-    let items = |base: &str| discern::testing::approval::tree::Items {
+    let loose = signed_config("", "").replace("limit = 5", "limit = 9");
+    // What the loosening does to the tree, from the commit before the revocation (the PRs
+    // below change the same file the same way).
+    let a = &forge.attacker;
+    forge.git(a, &["checkout", "-q", "-B", "probe", &old]);
+    let probe = forge.commit(a, &[("discern.toml", loose.as_bytes())], &[], "probe");
+    let change = discern::testing::approval::net_change(a, &old, &probe).unwrap();
+    let items = || discern::testing::approval::tree::Items {
+        repository: APPROVAL_REPOSITORY.to_owned(),
         base_commit: old.clone(),
-        base: Some(base.to_owned()),
+        change: change.clone(),
         limits: vec![discern::testing::approval::tree::LimitItem {
             standard: "todo".to_owned(),
             trunk_limit: 5.0,
@@ -775,8 +784,7 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
         }],
         protected: vec![],
     };
-    let loose = signed_config("", "").replace("limit = 5", "limit = 9");
-    let (path, signed) = tree_approval(&forge.second_key, "second@example.com", items(&old_blob));
+    let (path, signed) = tree_approval(&forge.second_key, "second@example.com", items());
     forge.pull_request(
         "agent/now",
         &[("discern.toml", loose.as_bytes()), (path.as_str(), &signed)],

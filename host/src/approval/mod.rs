@@ -5,6 +5,7 @@
 //! channel — is read from the trunk tip's config only. Arguments a caller passes never approve.
 
 pub mod asker;
+mod change;
 mod prompt;
 mod record;
 mod sign;
@@ -12,6 +13,7 @@ pub(crate) mod signers;
 pub(crate) mod tree;
 mod trust;
 
+pub(crate) use change::net_change;
 pub(crate) use trust::anchored_policy;
 
 use gix::ObjectId;
@@ -67,6 +69,8 @@ pub struct Policy {
     pub approval: ApprovalPolicy,
     /// The allowed-signers file's path and content, as the trunk commits them.
     pub signers: Option<(String, Vec<u8>)>,
+    /// `[acceptance].repository`: the repository a signed approval must name.
+    pub repository: Option<String>,
 }
 
 /// The trunk tip's approval policy.
@@ -84,6 +88,7 @@ pub(crate) fn policy(repo: &Repo, trunk_commit: ObjectId) -> Result<Policy, Appr
     Ok(Policy {
         approval: config.approval,
         signers,
+        repository: config.approval_repository,
     })
 }
 

@@ -36,6 +36,7 @@ fn variant(table: &str, key: &str) -> Option<String> {
         ("acceptance", "approval") => table_line("approval = \"interactive\""),
         ("acceptance", "allowed_signers") => table_line("allowed_signers = \".discern/s\""),
         ("acceptance", "protected") => table_line("protected = [\"scripts/**\"]"),
+        ("acceptance", "repository") => table_line("repository = \"example.com/a\""),
         ("map", "dir") => table_line("dir = \"docs/other\""),
         ("evidence", "repository") => table_line("repository = \"example.com/a\""),
         ("evidence", "publish") => {

@@ -6,6 +6,7 @@
 mod branch;
 mod compare;
 mod fix;
+mod name;
 mod range;
 mod trunk;
 
@@ -103,6 +104,10 @@ pub struct Against {
     pub baseline: Option<String>,
     /// CI (`CI=true`), `--require-trunk` or `[repository].require_trunk`.
     pub require_trunk: bool,
+    /// A CI run (`CI=true`): the trunk is a remote-tracking ref, never a local branch over it.
+    pub ci: bool,
+    /// How the trunk side named `trunk` (what it says applies while `trunk` is that name).
+    named: name::Named,
 }
 
 impl Against {
@@ -110,51 +115,27 @@ impl Against {
     /// that requires itself cannot be relaxed by a branch: its own `require_trunk` counts too.
     pub fn new(ws: &Workspace, config: &Config, head: ObjectId) -> Self {
         let claimed = ws.trunk(Some(config));
+        let ci = ws.settings.ci;
         // `DISCERN_TRUNK` is the runner's (CI sets it from the forge); otherwise the trunk is
         // the one the trunk side names, never HEAD's own claim.
-        let trunk = match &ws.settings.trunk_override {
-            Some(_) => claimed,
-            None => trunk_side_name(&ws.repo, claimed, head),
+        let named = match &ws.settings.trunk_override {
+            Some(_) => name::Named::given(claimed),
+            None => name::trunk_side(&ws.repo, claimed, head, ci),
         };
-        let trunk_requires = ws
-            .repo
-            .trunk_commit(&trunk)
+        let trunk_requires = name::resolve(&ws.repo, &named.trunk, ci)
             .ok()
             .flatten()
-            .and_then(|t| Config::at(&ws.repo, t).ok()?)
+            .and_then(|found| Config::at(&ws.repo, found.trunk.commit).ok()?)
             .is_some_and(|c| c.require_trunk);
         Self {
-            trunk,
+            trunk: named.trunk.clone(),
             head,
             baseline: None,
             require_trunk: ws.settings.ci || config.require_trunk || trunk_requires,
+            ci,
+            named,
         }
     }
-}
-
-/// The trunk as the trunk side names it: HEAD's config only points at a candidate; the config
-/// at the candidate's merge base with HEAD (its first parent, when HEAD is the candidate's tip)
-/// says which trunk that side belongs to, and its word wins. Followed a few steps to a name
-/// that agrees with itself; a name that resolves to nothing stays (and reads as unverified).
-fn trunk_side_name(repo: &Repo, claimed: String, head: ObjectId) -> String {
-    let mut name = claimed;
-    for _ in 0..3 {
-        let Ok(Some(resolved)) = repo.resolve_ref(&name) else {
-            return name;
-        };
-        let base = match resolved.commit == head {
-            true => repo.first_parent(head).ok().flatten(),
-            false => repo.merge_base(resolved.commit, head),
-        };
-        let Some(Ok(Some(side))) = base.map(|b| Config::at(repo, b)) else {
-            return name;
-        };
-        if side.trunk == name {
-            return name;
-        }
-        name = side.trunk;
-    }
-    name
 }
 
 /// An active proposal's claim: this exact loosening is explained.
@@ -233,23 +214,8 @@ pub(crate) fn check(
         approved_by: None,
         proposed: 0,
     };
-    let trunk = match repo.resolve_trunk(&against.trunk) {
-        Ok(Some(trunk)) => trunk,
-        Ok(None) => {
-            let why = format!(
-                "the trunk {:?} names no ref in this clone (a new repository, or a clone without that branch)",
-                against.trunk
-            );
-            check.unverified(why, Some(fix::fetch(repo, &against.trunk)));
-            return check;
-        }
-        Err(e) => {
-            check.unverified(
-                format!("the trunk {:?} cannot be read: {e}", against.trunk),
-                None,
-            );
-            return check;
-        }
+    let Some(trunk) = trunk(repo, against, &mut check) else {
+        return check;
     };
     check.summary.trunk_ref = Some(trunk.reference.clone());
     check.summary.trunk_commit = Some(trunk.commit.to_string());
@@ -276,14 +242,74 @@ pub(crate) fn check(
     check
 }
 
+/// What names the trunk for a run when the repository cannot: the runner's setting.
+const RUNNER_TRUNK: &str = "DISCERN_TRUNK=<branch> discern standards";
+
+/// The trunk's ref; `None` with the check unverified, saying why and what makes it readable.
+fn trunk(repo: &Repo, against: &Against, check: &mut LimitsCheck) -> Option<name::TrunkRef> {
+    // What the trunk side said applies to the name it gave, not to one a verb chose instead.
+    let named = (against.named.trunk == against.trunk).then_some(&against.named);
+    let runner = format!(
+        "Name the trunk's branch for this run (`{RUNNER_TRUNK}`), or in `[repository].trunk` on the trunk, then measure again."
+    );
+    if let Some(why) = named.and_then(|n| n.undecided.clone()) {
+        check.unverified_as(why, runner, RUNNER_TRUNK.to_owned());
+        return None;
+    }
+    let found = match name::resolve(repo, &against.trunk, against.ci) {
+        Ok(Some(found)) => found,
+        Ok(None) if !name::branch_shaped(&against.trunk) => {
+            let why = format!(
+                "the trunk {:?} names no branch (a trunk is a branch — `main`, `origin/main`, `refs/remotes/origin/main` — never HEAD, a tag or another ref)",
+                against.trunk
+            );
+            check.unverified_as(why, runner, RUNNER_TRUNK.to_owned());
+            return None;
+        }
+        Ok(None) => {
+            let why = format!(
+                "the trunk {:?} names no ref in this clone (a new repository, or a clone without that branch)",
+                against.trunk
+            );
+            check.unverified(why, Some(fix::fetch(repo, &against.trunk)));
+            return None;
+        }
+        Err(e) => {
+            check.unverified(
+                format!("the trunk {:?} cannot be read: {e}", against.trunk),
+                None,
+            );
+            return None;
+        }
+    };
+    if let Some(renamed) = named.and_then(|n| n.renamed.clone()) {
+        check.advisories.push(renamed);
+    }
+    if let Some(local) = &found.set_aside {
+        check.advisories.push(format!(
+            "The local branch {} ({}) is not the trunk in CI: a CI clone has no local trunk, so something that ran in this clone made it. Judged against {} ({}), as fetched.",
+            local.reference,
+            short(&local.commit.to_string()),
+            found.trunk.reference,
+            short(&found.trunk.commit.to_string())
+        ));
+    }
+    Some(found.trunk)
+}
+
 impl LimitsCheck {
     /// Nothing could be compared: loud; failing where the trunk is required.
     fn unverified(&mut self, why: String, fix: Option<String>) {
-        self.summary.status = LimitsStatus::Unverified;
         let step = match &fix {
             Some(fix) => format!("Make it readable with `{fix}`, then measure again."),
             None => "Fix the repository, then measure again.".to_owned(),
         };
+        self.unverified_as(why, step, fix.unwrap_or_else(|| "git status".to_owned()));
+    }
+
+    /// [`LimitsCheck::unverified`], with the step that makes it verifiable and its command.
+    fn unverified_as(&mut self, why: String, step: String, reproduce: String) {
+        self.summary.status = LimitsStatus::Unverified;
         let consequence = if self.required {
             "this run fails because the trunk is required (CI=true, --require-trunk or [repository].require_trunk)"
         } else {
@@ -297,7 +323,7 @@ impl LimitsCheck {
                 tool: "standards".to_owned(),
                 severity: Severity::Error,
                 message: format!("Standards limits cannot be verified: {why}. {step}"),
-                reproduce_cmd: fix.unwrap_or_else(|| "git status".to_owned()),
+                reproduce_cmd: reproduce,
                 file: None,
                 line: None,
             });

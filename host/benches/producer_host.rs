@@ -139,7 +139,7 @@ fn main() {
     let (open, open_bytes) = median(runs, || {
         let snapshot = Snapshot::open(&repo, "HEAD").expect("snapshot");
         // Sizes are looked up lazily, when a producer lists entries: include them here.
-        let reader = snapshot.reader();
+        let mut reader = snapshot.reader();
         (0..snapshot.entries().len())
             .map(|i| reader.size(i).expect("size"))
             .sum::<u64>() as f64

@@ -78,6 +78,7 @@ pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         .arg("-c")
         .arg(&job.run)
         .current_dir(dir)
+        .env_remove(crate::git::EVIDENCE_KEY)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

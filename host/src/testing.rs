@@ -3,7 +3,16 @@
 //! kill test stops at). Not part of discern's interface; nothing here is for a frontend.
 
 pub mod approval {
-    pub use crate::approval::{NAMESPACE, sign, sign_for, verify, verify_for};
+    pub use crate::approval::{NAMESPACE, sign, sign_for, sign_in_process, verify, verify_for};
+
+    /// The digest of the net change from `from` to `to` (commit ids or names) in the
+    /// repository at `dir`, as a signed approval names it.
+    pub fn net_change(dir: &std::path::Path, from: &str, to: &str) -> Result<String, String> {
+        let repo = crate::git::Repo::discover(dir).map_err(|e| e.to_string())?;
+        let from = repo.rev_parse(from).map_err(|e| e.to_string())?;
+        let to = repo.rev_parse(to).map_err(|e| e.to_string())?;
+        crate::approval::net_change(&repo, from, to).map_err(|e| e.to_string())
+    }
     pub mod tree {
         pub use crate::approval::tree::{Items, LimitItem, TreeApproval, VERSION};
     }

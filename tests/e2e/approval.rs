@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG};
 
-const REASON: &str = "The new module lists four planned extension points.";
+pub(crate) const REASON: &str = "The new module lists four planned extension points.";
 const SIGNERS: &str = ".discern/allowed_signers";
 
 /// The owner's key and a stranger's, made with ssh-keygen beside the repository.
-struct Keys {
-    owner: PathBuf,
-    stranger: PathBuf,
+pub(crate) struct Keys {
+    pub(crate) owner: PathBuf,
+    pub(crate) stranger: PathBuf,
 }
 
 impl Keys {
@@ -45,11 +45,13 @@ impl Keys {
 }
 
 fn signed_config() -> String {
-    format!("{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n")
+    format!(
+        "{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
+    )
 }
 
 /// A trunk that requires signed approvals, with the owner's key listed.
-fn signed_fixture() -> (Fixture, Keys) {
+pub(crate) fn signed_fixture() -> (Fixture, Keys) {
     let fixture = Fixture::new(&signed_config());
     let keys = Keys::new(fixture.repo.parent());
     fixture
@@ -63,7 +65,7 @@ fn signed_fixture() -> (Fixture, Keys) {
 }
 
 /// An effort `name` with `files` committed; its worktree.
-fn effort(fixture: &Fixture, name: &str, files: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn effort(fixture: &Fixture, name: &str, files: &[(&str, &str)]) -> PathBuf {
     let json = fixture
         .run(&["start", "--name", name, "--title", "Attack", "--json"])
         .json();
@@ -80,7 +82,7 @@ fn effort(fixture: &Fixture, name: &str, files: &[(&str, &str)]) -> PathBuf {
 }
 
 /// An effort whose work breaches `todo` (2 → 6 against a limit of 5), proposed and proven.
-fn proposed_effort(fixture: &Fixture, name: &str) -> (PathBuf, String) {
+pub(crate) fn proposed_effort(fixture: &Fixture, name: &str) -> (PathBuf, String) {
     let path = effort(
         fixture,
         name,
@@ -114,7 +116,7 @@ fn keys_of(list: &Value) -> Vec<&str> {
         .collect()
 }
 
-fn trunk(fixture: &Fixture) -> String {
+pub(crate) fn trunk(fixture: &Fixture) -> String {
     fixture.git_out(fixture.path(), &["rev-parse", "main"])
 }
 
@@ -174,8 +176,11 @@ fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verif
 
     // A key the trunk does not list signs nothing that counts.
     let stranger = keys.stranger.to_str().unwrap();
+    let reviewed = fixture.git_out(&path, &["rev-parse", "HEAD"]);
     let json = fixture
-        .run(&["approve", "--effort", "breach", "--key", stranger, "--json"])
+        .run(&[
+            "approve", "--effort", "breach", "--head", &reviewed, "--key", stranger, "--json",
+        ])
         .json();
     assert_eq!(json["ok"], false, "{json}");
     assert!(
@@ -334,7 +339,8 @@ fn a_branch_cannot_change_its_own_approval_policy_or_grant() {
         [
             "acceptance.allowed_signers",
             "acceptance.approval",
-            "acceptance.pre_authorized"
+            "acceptance.pre_authorized",
+            "acceptance.repository"
         ]
     );
     let line = done["data"]["proof_line"].as_str().unwrap();
@@ -356,7 +362,7 @@ fn a_branch_cannot_change_its_own_approval_policy_or_grant() {
     assert_eq!(json["data"]["approval"], "signed");
     assert_eq!(
         json["data"]["protected_changes"].as_array().unwrap().len(),
-        3
+        4
     );
 }
 
@@ -677,7 +683,10 @@ fn the_owners_route_from_the_main_checkout_names_each_effort_and_who_approved() 
     );
 
     let owner = keys.owner.to_str().unwrap();
-    let approved = fixture.run(&["approve", "--effort", "route", "--key", owner]);
+    let reviewed = fixture.git_out(&path, &["rev-parse", "HEAD"]);
+    let approved = fixture.run(&[
+        "approve", "--effort", "route", "--head", &reviewed, "--key", owner,
+    ]);
     assert_eq!(approved.code, 0, "{}", approved.stdout);
     assert!(
         approved.stdout.contains("Approved by owner@example.com"),

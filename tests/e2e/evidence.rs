@@ -111,8 +111,11 @@ fn a_changed_component_and_a_corrupt_store_are_misses() {
     fixture.repo.write("discern.toml", "[standards.ok]\ndirection = \"up\"\nlimit = 1\nproducer = \"tools/p.wasm\"\nconfig = { mode = \"ok\" }\n");
     fixture.repo.commit("a path producer");
     assert_eq!(runs(&measure(&fixture)), 1);
+    assert_eq!(runs(&measure(&fixture)), 0, "the same commit: reused");
+    // This producer reads nothing: its reading says nothing about another commit.
     fixture.repo.write("NOTES.md", "x\n");
     fixture.repo.commit("unrelated");
+    assert_eq!(runs(&measure(&fixture)), 1, "a reading that read nothing");
     assert_eq!(runs(&measure(&fixture)), 0);
 
     // The same producer with a custom section appended: a new digest, a new identity.

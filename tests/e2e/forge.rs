@@ -8,36 +8,39 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG};
 
-const REASON: &str = "The new module lists four planned extension points.";
+pub(crate) const REASON: &str = "The new module lists four planned extension points.";
 const SIGNERS: &str = ".discern/allowed_signers";
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Strategy {
+pub(crate) enum Strategy {
     MergeCommit,
     Squash,
     Rebase,
 }
 
-const STRATEGIES: [Strategy; 3] = [Strategy::MergeCommit, Strategy::Squash, Strategy::Rebase];
+pub(crate) const STRATEGIES: [Strategy; 3] =
+    [Strategy::MergeCommit, Strategy::Squash, Strategy::Rebase];
 
 /// The forge and its actors' clones.
-struct Forge {
-    fixture: Fixture,
-    dir: PathBuf,
-    origin: PathBuf,
-    owner: PathBuf,
-    contributor: PathBuf,
-    key: PathBuf,
+pub(crate) struct Forge {
+    pub(crate) fixture: Fixture,
+    pub(crate) dir: PathBuf,
+    pub(crate) origin: PathBuf,
+    pub(crate) owner: PathBuf,
+    pub(crate) contributor: PathBuf,
+    pub(crate) key: PathBuf,
 }
 
 impl Forge {
     /// A trunk that requires signed approvals, with the owner's key listed, pushed to a bare
     /// origin; the owner's and the contributor's clones.
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
-        let config = format!("{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n");
+        let config = format!(
+            "{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
+        );
         let fixture = Fixture::new(&config);
         let dir = fixture.repo.parent().join("forge");
         std::fs::create_dir_all(&dir).unwrap();
@@ -84,15 +87,15 @@ impl Forge {
         forge
     }
 
-    fn git(&self, dir: &Path, args: &[&str]) {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) {
         self.fixture.git_in(dir, args);
     }
 
-    fn out(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn out(&self, dir: &Path, args: &[&str]) -> String {
         self.fixture.git_out(dir, args)
     }
 
-    fn discern(&self, dir: &Path, args: &[&str], ci: bool) -> (i32, Value) {
+    pub(crate) fn discern(&self, dir: &Path, args: &[&str], ci: bool) -> (i32, Value) {
         let env: &[(&str, &str)] = if ci { &[("CI", "true")] } else { &[] };
         let run = self.fixture.run_in(dir, args, env);
         (run.code, run.json())
@@ -100,7 +103,7 @@ impl Forge {
 
     /// The contributor's pull request on branch `name`: `files` committed, then (when
     /// `propose`) the breach proposed; pushed.
-    fn pull_request(&self, name: &str, files: &[(&str, &str)], propose: bool) {
+    pub(crate) fn pull_request(&self, name: &str, files: &[(&str, &str)], propose: bool) {
         let c = &self.contributor;
         self.git(c, &["checkout", "-q", "-B", name, "origin/main"]);
         for (file, content) in files {
@@ -122,7 +125,7 @@ impl Forge {
     }
 
     /// The owner approves the pull request from a plain clone: fetch, check out, approve, push.
-    fn approve(&self, name: &str) {
+    pub(crate) fn approve(&self, name: &str) {
         let o = &self.owner;
         self.git(o, &["fetch", "-q", "origin"]);
         self.git(
@@ -130,7 +133,12 @@ impl Forge {
             &["checkout", "-q", "-B", name, &format!("origin/{name}")],
         );
         let key = self.key.to_str().unwrap();
-        let (code, json) = self.discern(o, &["approve", "--key", key, "--json"], false);
+        let reviewed = self.out(o, &["rev-parse", "HEAD"]);
+        let (code, json) = self.discern(
+            o,
+            &["approve", "--head", &reviewed, "--key", key, "--json"],
+            false,
+        );
         assert_eq!(code, 0, "{json}");
         assert!(json["data"]["approval_file"].as_str().is_some(), "{json}");
         self.git(o, &["push", "-q", "origin", name]);
@@ -139,7 +147,7 @@ impl Forge {
 
     /// CI on a fresh clone as `actions/checkout` makes it (depth 1, one ref, detached), then the
     /// README's fetch of the trunk with a full refspec; no notes. `rev` is what it checks out.
-    fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
+    pub(crate) fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
         let clone = self.dir.join(format!("ci-{name}"));
         self.fixture
             .ci_checkout(&clone, &format!("file://{}", self.origin.display()), rev);
@@ -147,13 +155,13 @@ impl Forge {
     }
 
     /// PR CI on the pull request's head: exit code and envelope.
-    fn pr_ci(&self, name: &str) -> (i32, Value) {
+    pub(crate) fn pr_ci(&self, name: &str) -> (i32, Value) {
         let clone = self.ci_clone(name, &format!("refs/heads/{name}"));
         self.discern(&clone, &["standards", "--json"], true)
     }
 
     /// PR CI on the forge's merge ref (`refs/pull/N/merge`: the PR merged into the trunk).
-    fn merge_ref_ci(&self, name: &str) -> (i32, Value) {
+    pub(crate) fn merge_ref_ci(&self, name: &str) -> (i32, Value) {
         let bot = self.bot();
         self.git(
             &bot,
@@ -176,7 +184,7 @@ impl Forge {
     }
 
     /// A fresh clone of the trunk for the merge button.
-    fn bot(&self) -> PathBuf {
+    pub(crate) fn bot(&self) -> PathBuf {
         let bot = self.dir.join("bot");
         let _ = std::fs::remove_dir_all(&bot);
         self.git(
@@ -192,7 +200,7 @@ impl Forge {
     }
 
     /// The merge button: land `name` on main by `strategy`; the trunk's tip before it.
-    fn land(&self, name: &str, strategy: Strategy) -> String {
+    pub(crate) fn land(&self, name: &str, strategy: Strategy) -> String {
         let bot = self.bot();
         let before = self.out(&bot, &["rev-parse", "HEAD"]);
         let pr = format!("origin/{name}");
@@ -236,13 +244,13 @@ impl Forge {
     }
 
     /// Trunk CI after a push: a fresh clone of main, `--baseline` the push's `before`.
-    fn trunk_ci(&self, before: &str) -> (i32, Value) {
+    pub(crate) fn trunk_ci(&self, before: &str) -> (i32, Value) {
         let clone = self.ci_clone("trunk", "refs/heads/main");
         self.discern(&clone, &["standards", "--baseline", before, "--json"], true)
     }
 
     /// The trunk back where it started, for the next strategy.
-    fn reset_trunk(&self, to: &str) {
+    pub(crate) fn reset_trunk(&self, to: &str) {
         let bot = self.bot();
         self.git(&bot, &["reset", "-q", "--hard", to]);
         self.git(&bot, &["push", "-q", "-f", "origin", "main"]);
@@ -252,7 +260,7 @@ impl Forge {
 impl Forge {
     /// The same verdict on the pull request's head, its merge ref and the trunk after landing
     /// by `strategy` (`pass`: all pass, else all fail); PR CI's envelope.
-    fn everywhere(&self, name: &str, strategy: Strategy, pass: bool) -> Value {
+    pub(crate) fn everywhere(&self, name: &str, strategy: Strategy, pass: bool) -> Value {
         let judge = |what: &str, run: (i32, Value)| -> Value {
             let json = run.1.clone();
             match pass {
@@ -271,12 +279,12 @@ impl Forge {
     }
 }
 
-const BREACH: &[(&str, &str)] = &[(
+pub(crate) const BREACH: &[(&str, &str)] = &[(
     "src/more.rs",
     "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
 )];
 
-fn passes(what: &str, (code, json): (i32, Value)) {
+pub(crate) fn passes(what: &str, (code, json): (i32, Value)) {
     assert_eq!(
         (code, json["ok"].clone()),
         (0, Value::Bool(true)),
@@ -284,7 +292,7 @@ fn passes(what: &str, (code, json): (i32, Value)) {
     );
 }
 
-fn fails(what: &str, (code, json): (i32, Value)) -> Value {
+pub(crate) fn fails(what: &str, (code, json): (i32, Value)) -> Value {
     assert_eq!(
         (code, json["ok"].clone()),
         (1, Value::Bool(false)),
@@ -442,8 +450,9 @@ fn self_approve(forge: &Forge, name: &str, key: &Path, signers: &str) {
         })
         .collect();
     let items = Items {
+        repository: APPROVAL_REPOSITORY.to_owned(),
         base_commit: forge.out(c, &["rev-parse", "origin/main"]),
-        base: Some(forge.out(c, &["rev-parse", "origin/main:discern.toml"])),
+        change: discern::testing::approval::net_change(c, "origin/main", "HEAD").unwrap(),
         limits,
         protected: serde_json::from_value(required["protected"].clone()).unwrap(),
     };
@@ -592,7 +601,14 @@ fn a_protected_change_lands_only_with_the_owners_approval_under_every_strategy()
         forge.git(o, &["fetch", "-q", "origin"]);
         let key = forge.key.to_str().unwrap();
         let target = format!("origin/{name}");
-        let (code, json) = forge.discern(o, &["approve", &target, "--key", key, "--json"], false);
+        let reviewed = forge.out(o, &["rev-parse", &target]);
+        let (code, json) = forge.discern(
+            o,
+            &[
+                "approve", &target, "--head", &reviewed, "--key", key, "--json",
+            ],
+            false,
+        );
         assert_eq!(code, 0, "{json}");
         let push = json["data"]["push"].as_str().unwrap_or_default();
         assert!(
@@ -648,9 +664,18 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
         json["data"]["required"]["proposals"][0]["standard"], "todo",
         "{json}"
     );
+    let reviewed = forge.out(o, &["rev-parse", "refs/pull/7/head"]);
     let (code, json) = forge.discern(
         o,
-        &["approve", "refs/pull/7/head", "--key", key, "--json"],
+        &[
+            "approve",
+            "refs/pull/7/head",
+            "--head",
+            &reviewed,
+            "--key",
+            key,
+            "--json",
+        ],
         false,
     );
     assert_eq!(code, 0, "{json}");

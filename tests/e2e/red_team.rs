@@ -9,22 +9,22 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, LANDING_CONFIG, Run};
+use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG, Run};
 
-const SIGNERS: &str = ".discern/allowed_signers";
+pub(crate) const SIGNERS: &str = ".discern/allowed_signers";
 const REASON: &str = "The new module lists four planned extension points.";
 /// Four more TODOs: with the fixture's two, 6 against the limit of 5.
-const TODOS: &str = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n";
+pub(crate) const TODOS: &str = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n";
 const WORKFLOW: &str = ".github/workflows/ci.yml";
 const WORKFLOW_BODY: &str = "on: [push, pull_request]\njobs:\n  standards:\n    runs-on: ubuntu-latest\n    steps:\n      - run: discern standards --baseline \"${{ github.event.before }}\"\n";
 
-fn signed_config(standards: &str, acceptance: &str) -> String {
+pub(crate) fn signed_config(standards: &str, acceptance: &str) -> String {
     format!(
-        "{LANDING_CONFIG}{standards}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n{acceptance}"
+        "{LANDING_CONFIG}{standards}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n{acceptance}"
     )
 }
 
-fn keygen(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn keygen(dir: &Path, name: &str) -> PathBuf {
     discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
     let path = dir.join(format!("{name}-key"));
     let status = std::process::Command::new("ssh-keygen")
@@ -36,29 +36,29 @@ fn keygen(dir: &Path, name: &str) -> PathBuf {
     path
 }
 
-fn signers_line(key: &Path, principal: &str) -> String {
+pub(crate) fn signers_line(key: &Path, principal: &str) -> String {
     let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
     let mut fields = public.split_whitespace();
     let (kind, data) = (fields.next().unwrap(), fields.next().unwrap());
     format!("{principal} {kind} {data}\n")
 }
 
-type File<'a> = (&'a str, &'a [u8]);
+pub(crate) type File<'a> = (&'a str, &'a [u8]);
 
 /// origin (bare), the owner's clone (the fixture), the attacker's clone.
-struct Forge {
-    fixture: Fixture,
-    owner_key: PathBuf,
+pub(crate) struct Forge {
+    pub(crate) fixture: Fixture,
+    pub(crate) owner_key: PathBuf,
     /// A second key the trunk lists at the start (a CI key, a second maintainer).
-    second_key: PathBuf,
-    origin: PathBuf,
-    attacker: PathBuf,
+    pub(crate) second_key: PathBuf,
+    pub(crate) origin: PathBuf,
+    pub(crate) attacker: PathBuf,
 }
 
 impl Forge {
     /// `signers` decides which keys the first commit lists: the owner's always, the second
     /// key's too when `with_second`.
-    fn new(config: &str, files: &[File], with_second: bool) -> Self {
+    pub(crate) fn new(config: &str, files: &[File], with_second: bool) -> Self {
         let fixture = Fixture::new(config);
         let owner_key = keygen(fixture.repo.parent(), "owner");
         let second_key = keygen(fixture.repo.parent(), "second");
@@ -91,15 +91,15 @@ impl Forge {
         }
     }
 
-    fn owner(&self) -> &Path {
+    pub(crate) fn owner(&self) -> &Path {
         self.fixture.path()
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("file://{}", self.origin.display())
     }
 
-    fn git(&self, dir: &Path, args: &[&str]) {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) {
         let mut cmd = std::process::Command::new("git");
         cmd.args(args).current_dir(dir);
         discern_tests::hermetic(&mut cmd, self.fixture.repo.home());
@@ -111,15 +111,21 @@ impl Forge {
         );
     }
 
-    fn out(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn out(&self, dir: &Path, args: &[&str]) -> String {
         self.fixture.git_out(dir, args)
     }
 
-    fn main(&self) -> String {
+    pub(crate) fn main(&self) -> String {
         self.out(&self.origin, &["rev-parse", "refs/heads/main"])
     }
 
-    fn commit(&self, dir: &Path, files: &[File], removed: &[&str], message: &str) -> String {
+    pub(crate) fn commit(
+        &self,
+        dir: &Path,
+        files: &[File],
+        removed: &[&str],
+        message: &str,
+    ) -> String {
         for (path, content) in files {
             let full = dir.join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
@@ -134,13 +140,13 @@ impl Forge {
     }
 
     /// `dir`'s `main` = origin's.
-    fn sync_main(&self, dir: &Path) {
+    pub(crate) fn sync_main(&self, dir: &Path) {
         self.git(dir, &["fetch", "-q", "origin"]);
         self.git(dir, &["checkout", "-q", "-B", "main", "origin/main"]);
     }
 
     /// A commit in `dir` straight on origin's main, pushed: `(before, after)`.
-    fn push_main_from(
+    pub(crate) fn push_main_from(
         &self,
         dir: &Path,
         files: &[File],
@@ -154,17 +160,22 @@ impl Forge {
         (before, after)
     }
 
-    fn push_main(&self, files: &[File], removed: &[&str], message: &str) -> (String, String) {
+    pub(crate) fn push_main(
+        &self,
+        files: &[File],
+        removed: &[&str],
+        message: &str,
+    ) -> (String, String) {
         self.push_main_from(&self.attacker, files, removed, message)
     }
 
     /// Move origin's `main` to `commit` (in the attacker's clone).
-    fn push_commit(&self, commit: &str) {
+    pub(crate) fn push_commit(&self, commit: &str) {
         self.git(&self.attacker, &["checkout", "-q", "-B", "main", commit]);
         self.git(&self.attacker, &["push", "-q", "-f", "origin", "main"]);
     }
 
-    fn push_notes(&self) {
+    pub(crate) fn push_notes(&self) {
         self.git(
             &self.attacker,
             &[
@@ -179,7 +190,7 @@ impl Forge {
 
     /// The contributor's (attacker's) pull request off `from` (a commit of origin), `files`
     /// committed, then (when `propose`) the breach proposed; pushed as `branch`.
-    fn pull_request_from(
+    pub(crate) fn pull_request_from(
         &self,
         from: &str,
         branch: &str,
@@ -212,7 +223,7 @@ impl Forge {
         self.out(a, &["rev-parse", "HEAD"])
     }
 
-    fn pull_request(
+    pub(crate) fn pull_request(
         &self,
         branch: &str,
         files: &[File],
@@ -225,7 +236,7 @@ impl Forge {
 
     /// The owner, in their clone (main up to date), checks `branch` out, runs `discern approve`
     /// with their key and pushes the branch: the approval file's path.
-    fn owner_approves(&self, branch: &str) -> String {
+    pub(crate) fn owner_approves(&self, branch: &str) -> String {
         let o = self.owner().to_owned();
         self.sync_main(&o);
         self.git(
@@ -233,9 +244,12 @@ impl Forge {
             &["checkout", "-q", "-B", branch, &format!("origin/{branch}")],
         );
         let key = self.owner_key.to_str().unwrap().to_owned();
-        let run = self
-            .fixture
-            .run_in(&o, &["approve", "--key", &key, "--json"], &[]);
+        let reviewed = self.out(&o, &["rev-parse", "HEAD"]);
+        let run = self.fixture.run_in(
+            &o,
+            &["approve", "--head", &reviewed, "--key", &key, "--json"],
+            &[],
+        );
         let json = run.json();
         assert_eq!(run.code, 0, "{json}\n{}", run.stderr);
         let file = json["data"]["approval_file"].as_str().unwrap().to_owned();
@@ -246,7 +260,7 @@ impl Forge {
 
     /// A CI clone as `actions/checkout` makes it, then the README's fetch (trunk, history,
     /// Proof notes).
-    fn ci_clone(&self, branch: &str) -> PathBuf {
+    pub(crate) fn ci_clone(&self, branch: &str) -> PathBuf {
         let parent = self.fixture.repo.parent();
         let mut n = 0;
         while parent.join(format!("ci-{n}")).exists() {
@@ -300,23 +314,23 @@ impl Forge {
         clone
     }
 
-    fn ci(&self, dir: &Path, args: &[&str]) -> Run {
+    pub(crate) fn ci(&self, dir: &Path, args: &[&str]) -> Run {
         self.fixture.run_in(dir, args, &[("CI", "true")])
     }
 
-    fn pr_ci(&self, branch: &str) -> Run {
+    pub(crate) fn pr_ci(&self, branch: &str) -> Run {
         let clone = self.ci_clone(branch);
         self.ci(&clone, &["standards", "--json"])
     }
 
-    fn push_ci(&self, before: &str) -> Run {
+    pub(crate) fn push_ci(&self, before: &str) -> Run {
         let clone = self.ci_clone("main");
         self.ci(&clone, &["standards", "--baseline", before, "--json"])
     }
 }
 
 #[track_caller]
-fn refused(run: &Run, what: &str) -> Value {
+pub(crate) fn refused(run: &Run, what: &str) -> Value {
     let json = run.json();
     assert_ne!(
         run.code, 0,
@@ -332,7 +346,7 @@ fn refused(run: &Run, what: &str) -> Value {
 }
 
 #[track_caller]
-fn passed(run: &Run, what: &str) -> Value {
+pub(crate) fn passed(run: &Run, what: &str) -> Value {
     let json = run.json();
     assert_eq!(run.code, 0, "{what}:\n{}\n{}", run.stdout, run.stderr);
     assert_eq!(json["ok"], true, "{what}:\n{}", run.stdout);
@@ -590,7 +604,9 @@ fn hole_2b_an_approved_segment_hides_an_unapproved_standard_deletion_in_the_next
         .next()
         .unwrap()
         .to_owned()
-        + &format!("\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n");
+        + &format!(
+            "\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
+        );
     forge.push_main(&[("discern.toml", cut.as_bytes())], &[], "drop fixme");
     add_note(&forge, &landed, &hand_written_note(&before, &landed));
     forge.push_notes();
@@ -732,10 +748,6 @@ fn hole_3b_an_old_approval_replayed_after_the_trunk_tightened_back_fails_the_pus
 fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
     let forge = Forge::new(&signed_config("", ""), &[], true);
     let old = forge.main();
-    let old_blob = forge.out(
-        forge.owner(),
-        &["rev-parse", &format!("{old}:discern.toml")],
-    );
     // The owner removes the leaked second key, with their own approval (a PR they approve).
     let only_owner = signers_line(&forge.owner_key, "owner@example.com");
     forge.pull_request(
@@ -752,9 +764,17 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
     passed(&forge.push_ci(&before), "control: the revocation lands");
 
     // Control: a PR off the current trunk approved by the revoked key fails.
-    let items = |base: &str| discern::testing::approval::tree::Items {
+    let loose = signed_config("", "").replace("limit = 5", "limit = 9");
+    // What the loosening does to the tree, from the commit before the revocation (the PRs
+    // below change the same file the same way).
+    let a = &forge.attacker;
+    forge.git(a, &["checkout", "-q", "-B", "probe", &old]);
+    let probe = forge.commit(a, &[("discern.toml", loose.as_bytes())], &[], "probe");
+    let change = discern::testing::approval::net_change(a, &old, &probe).unwrap();
+    let items = || discern::testing::approval::tree::Items {
+        repository: APPROVAL_REPOSITORY.to_owned(),
         base_commit: old.clone(),
-        base: Some(base.to_owned()),
+        change: change.clone(),
         limits: vec![discern::testing::approval::tree::LimitItem {
             standard: "todo".to_owned(),
             trunk_limit: 5.0,
@@ -764,8 +784,7 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
         }],
         protected: vec![],
     };
-    let loose = signed_config("", "").replace("limit = 5", "limit = 9");
-    let (path, signed) = tree_approval(&forge.second_key, "second@example.com", items(&old_blob));
+    let (path, signed) = tree_approval(&forge.second_key, "second@example.com", items());
     forge.pull_request(
         "agent/now",
         &[("discern.toml", loose.as_bytes()), (path.as_str(), &signed)],

@@ -188,3 +188,49 @@ fn a_pasted_public_key_file_is_refused_with_its_line_number() {
     assert!(text.contains("line 2"), "{text}");
     assert!(text.contains("for example"), "{text}");
 }
+
+/// Evidence is signed in-process (`sign_in_process`): OpenSSH verifies what it makes, for the
+/// key types it signs with; an RSA key (which ssh-key 0.6 cannot sign with) and a key behind a
+/// passphrase are refused, saying why, rather than signing wrongly or prompting.
+#[test]
+fn in_process_signatures_verify_with_ssh_keygen() {
+    discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, kind) in [
+        ("ed", vec!["-t", "ed25519"]),
+        ("ecdsa", vec!["-t", "ecdsa", "-b", "256"]),
+    ] {
+        let key = keygen(d, name, &kind);
+        let text = std::fs::read_to_string(&key).unwrap();
+        let signature = discern::testing::approval::sign_in_process(NAMESPACE, &text, PAYLOAD)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let signers = line("ci@example.com", "", &key);
+        assert!(
+            openssh_verifies(d, &signers, "ci@example.com", &signature, PAYLOAD),
+            "{name}: ssh-keygen -Y verify refuses {signature}"
+        );
+        assert!(
+            verify_for(NAMESPACE, signers.as_bytes(), PAYLOAD, &signature).is_ok(),
+            "{name}"
+        );
+    }
+    let rsa = keygen(d, "rsa", &["-t", "rsa", "-b", "2048"]);
+    let text = std::fs::read_to_string(&rsa).unwrap();
+    let refused = discern::testing::approval::sign_in_process(NAMESPACE, &text, PAYLOAD)
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("Ed25519"), "{refused}");
+    let locked = d.join("locked");
+    let status = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "a passphrase", "-f"])
+        .arg(&locked)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&locked).unwrap();
+    let refused = discern::testing::approval::sign_in_process(NAMESPACE, &text, PAYLOAD)
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("passphrase"), "{refused}");
+}

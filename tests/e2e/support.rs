@@ -68,6 +68,10 @@ config = { pattern = "TODO", paths = ["src/**"] }
 metric = "matches"
 "#;
 
+/// The name a signed approval is bound to in the fixtures that require signed approvals
+/// (`[acceptance].repository`).
+pub const APPROVAL_REPOSITORY: &str = "example.com/acme/app";
+
 /// A repository with a `discern.toml`, run through the real binary.
 pub struct Fixture {
     pub repo: TestRepo,

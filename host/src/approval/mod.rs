@@ -5,6 +5,7 @@
 //! channel — is read from the trunk tip's config only. Arguments a caller passes never approve.
 
 pub mod asker;
+mod change;
 mod prompt;
 mod record;
 mod sign;
@@ -12,13 +13,14 @@ pub(crate) mod signers;
 pub(crate) mod tree;
 mod trust;
 
+pub(crate) use change::net_change;
 pub(crate) use trust::anchored_policy;
 
 use gix::ObjectId;
 
 pub(crate) use prompt::ask_on_terminal;
 pub(crate) use record::{Channel, Granted, NOTES_REF, Subject, VERSION, recorded};
-pub use sign::{NAMESPACE, sign, sign_for, verify, verify_for};
+pub use sign::{NAMESPACE, sign, sign_for, sign_in_process, verify, verify_for};
 pub(crate) use sign::{SignError, Signer};
 
 use crate::config::{ApprovalPolicy, Config};
@@ -67,6 +69,8 @@ pub struct Policy {
     pub approval: ApprovalPolicy,
     /// The allowed-signers file's path and content, as the trunk commits them.
     pub signers: Option<(String, Vec<u8>)>,
+    /// `[acceptance].repository`: the repository a signed approval must name.
+    pub repository: Option<String>,
 }
 
 /// The trunk tip's approval policy.
@@ -84,6 +88,7 @@ pub(crate) fn policy(repo: &Repo, trunk_commit: ObjectId) -> Result<Policy, Appr
     Ok(Policy {
         approval: config.approval,
         signers,
+        repository: config.approval_repository,
     })
 }
 

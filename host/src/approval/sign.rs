@@ -2,6 +2,8 @@
 //! `ssh-keygen -Y sign -n discern-approval`, and anyone verifies it against the trunk's
 //! allowed-signers file (git's format) in-process (SSHSIG through `ssh-key`, as `ssh-keygen -Y
 //! verify` checks it): no program found on `PATH` decides whether a signature is good.
+//! Published evidence is signed in-process ([`sign_in_process`]): CI's key never reaches a
+//! program.
 
 use std::io::Write;
 use std::path::Path;
@@ -51,6 +53,37 @@ pub fn sign_for(namespace: &str, key: &Path, payload: &str) -> Result<String, Si
         });
     }
     Ok(text)
+}
+
+/// Sign `payload` for `namespace` in this process with `key`, an OpenSSH private key's text
+/// (`-----BEGIN OPENSSH PRIVATE KEY-----`, Ed25519 or ECDSA, no passphrase): the armored SSHSIG
+/// `ssh-keygen -Y sign` would write (SHA-512), with no program run and no file written, so the
+/// key never meets a child process.
+pub fn sign_in_process(namespace: &str, key: &str, payload: &str) -> Result<String, SignError> {
+    let cannot = |message: String| SignError::Sign {
+        key: "the key given".to_owned(),
+        message,
+    };
+    let key = ssh_key::PrivateKey::from_openssh(key.trim())
+        .map_err(|e| cannot(format!("it is not an OpenSSH private key ({e})")))?;
+    if key.is_encrypted() {
+        return Err(cannot(
+            "it is protected by a passphrase; a CI signing key has none".to_owned(),
+        ));
+    }
+    // ssh-key 0.6 rebuilds an RSA key from the wrong primes and cannot sign with it.
+    if matches!(key.algorithm(), ssh_key::Algorithm::Rsa { .. }) {
+        return Err(cannot(
+            "it is an RSA key, which cannot sign here; make the CI key an Ed25519 or ECDSA one (`ssh-keygen -t ed25519`)".to_owned(),
+        ));
+    }
+    let signature = key
+        .sign(namespace, ssh_key::HashAlg::Sha512, payload.as_bytes())
+        .map_err(|e| cannot(format!("signing failed ({e})")))?;
+    signature
+        .to_pem(ssh_key::LineEnding::LF)
+        .map(|pem| format!("{}\n", pem.trim_end()))
+        .map_err(|e| cannot(format!("the signature cannot be encoded ({e})")))
 }
 
 /// Verify `signature` over `payload` against `signers` (the allowed-signers file's content)

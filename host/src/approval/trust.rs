@@ -101,7 +101,6 @@ fn approved_change(
     let Some(chain) = repo.first_parent_chain(parent, at)? else {
         return Ok(false);
     };
-    let base = repo.blob_at(parent, FILE)?.map(|b| b.to_string());
     let old = Config::at_or_absent(repo, parent).unwrap_or_else(|_| Config::absent());
     for &commit in chain.iter().skip(1) {
         let approvals = tree::added(repo, parent, commit)?;
@@ -120,7 +119,11 @@ fn approved_change(
                 config: &new,
             },
         )?;
-        if tree::approving(&approvals, Some(before), base.as_deref(), &changes).is_ok() {
+        let range = tree::Range {
+            from: parent,
+            to: commit,
+        };
+        if tree::approving(repo, &approvals, Some(before), range, &changes).is_ok() {
             return Ok(true);
         }
     }

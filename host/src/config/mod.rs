@@ -109,6 +109,10 @@ pub struct Config {
     /// `[acceptance].allowed_signers`: the trunk's file of the owner's SSH keys (git's
     /// allowed-signers format), repository-relative.
     pub allowed_signers: Option<String>,
+    /// `[acceptance].repository`: the repository a signed approval names (e.g.
+    /// `github.com/acme/app`), read from the trunk side: an approval signed for another
+    /// repository approves nothing here.
+    pub approval_repository: Option<String>,
     /// `[acceptance].protected`: pathspecs whose files define the gate too (the scripts a job
     /// runs, say): a change to one is a protected change, like CODEOWNERS.
     pub protected_paths: Vec<String>,
@@ -145,6 +149,7 @@ impl Config {
             pre_authorized: Vec::new(),
             approval: ApprovalPolicy::Interactive,
             allowed_signers: None,
+            approval_repository: None,
             protected_paths: Vec::new(),
             map_dir: DEFAULT_MAP_DIR.to_owned(),
             evidence: EvidenceSettings::default(),

@@ -26,7 +26,13 @@ const ROOT_TABLES: &[&str] = &[
     "standards",
 ];
 const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "pin_on_done"];
-const ACCEPTANCE_KEYS: &[&str] = &["pre_authorized", "approval", "allowed_signers", "protected"];
+const ACCEPTANCE_KEYS: &[&str] = &[
+    "pre_authorized",
+    "approval",
+    "allowed_signers",
+    "protected",
+    "repository",
+];
 const MAP_KEYS: &[&str] = &["dir"];
 const EVIDENCE_KEYS: &[&str] = &["repository", "publish", "remote", "keep_days"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
@@ -132,6 +138,7 @@ pub(super) fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError
         .pathspec_list(acceptance, "acceptance", "protected")
         .unwrap_or_default();
     let approval = reader.approval(acceptance, allowed_signers.as_deref());
+    let approval_repository = reader.approval_repository(acceptance);
     let map = reader.table(root.get("map"), "map", MAP_KEYS);
     let map_dir = reader
         .string(map, "map", "dir")
@@ -150,6 +157,7 @@ pub(super) fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError
             pre_authorized,
             approval,
             allowed_signers,
+            approval_repository,
             protected_paths,
             map_dir,
             evidence,
@@ -310,6 +318,23 @@ impl<'a> Reader<'a> {
                 ApprovalPolicy::Interactive
             }
         }
+    }
+
+    /// `[acceptance].repository`: the name a signed approval is bound to, one line without
+    /// spaces (e.g. `github.com/acme/app`).
+    fn approval_repository(&mut self, table: Option<&dyn TableLike>) -> Option<String> {
+        let name = self.string(table, "acceptance", "repository")?;
+        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            self.issue_at(
+                "acceptance",
+                Some("repository"),
+                span_of(table, "repository"),
+                "must name the repository on one line without spaces, e.g. \"github.com/acme/app\""
+                    .to_owned(),
+            );
+            return None;
+        }
+        Some(name)
     }
 
     /// `[evidence].remote`: the base URL of a Bazel-protocol HTTP cache (`http://` or

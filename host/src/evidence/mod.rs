@@ -6,8 +6,8 @@
 //! a listed glob, every read has the same blob id and every listing the same entries, so the
 //! reading is valid for that commit without running anything. The changed paths come from a
 //! tree diff that opens only the subtrees whose ids differ, so checking an entry costs the size
-//! of the change, not of the read set. A job-backed execution (artifacts, stdout) is valid only
-//! for the exact commit it was measured on.
+//! of the change, not of the read set. A job-backed execution (artifacts, stdout), and one that
+//! read nothing at all, is valid only for the exact commit it was measured on.
 //!
 //! The store lives in the git common dir (`discern/evidence/<identity>/<entry>.json`): one
 //! content-addressed file per entry, written atomically, so concurrent writers never lose each
@@ -15,22 +15,23 @@
 //! is a miss, never an error. An entry's findings are kept beside it ([`findings`]).
 
 pub mod bundle;
+mod entry;
 pub mod findings;
 pub(crate) mod memo;
 #[cfg(feature = "remote-cache")]
 pub mod remote;
 pub mod shared;
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
-
 use crate::runtime::{Metric, ReadSet};
 use crate::snapshot::{Pathspec, Snapshot};
+
+pub use entry::Entry;
+use entry::Header;
 
 /// Version 4: the findings beside an entry are binary (`findings.rs`), read back several times
 /// faster than JSON. Version 3: findings kept beside the entry. Version 2: read paths as one NUL-separated
@@ -39,115 +40,6 @@ use crate::snapshot::{Pathspec, Snapshot};
 pub const VERSION: u32 = 4;
 /// The store's size bound; the oldest entries are evicted beyond it.
 pub(crate) const MAX_BYTES: u64 = 256 << 20;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MetricValue {
-    pub name: String,
-    pub value: f64,
-    /// Whether the value counts the metric's findings (WIT `counted`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub counted: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
-    pub version: u32,
-    /// The execution identity (component digest, canonical config, artifact, needs).
-    pub identity: String,
-    /// The commit it was measured on.
-    pub commit: String,
-    /// Valid only on `commit` (a job-backed execution).
-    pub exact_commit: bool,
-    pub metrics: Vec<MetricValue>,
-    /// Every glob list the producer listed.
-    pub listings: Vec<Vec<String>>,
-    /// Every path it read (present or not), sorted, separated by NUL: one string loads in one
-    /// pass however many paths it holds.
-    pub reads: String,
-    /// The artifacts it was handed: name → sha256.
-    pub artifacts: BTreeMap<String, String>,
-    /// Whether its findings are kept beside it (`<entry>.findings`).
-    #[serde(default)]
-    pub has_findings: bool,
-    /// Those findings, once loaded by [`Store::lookup`] (checked, decoded only when asked for).
-    #[serde(skip)]
-    pub findings: Option<findings::Kept>,
-    /// Who published it, for an entry another clone measured and signed (`None` for one
-    /// measured here).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<shared::Source>,
-}
-
-impl Entry {
-    /// Where a reused reading came from, when another clone published it: "evidence signed by
-    /// ci@acme via refs/discern/evidence, 312 paths read".
-    pub fn provenance(&self) -> Option<String> {
-        let source = self.source.as_ref()?;
-        let reads = self.read_paths().len();
-        Some(format!(
-            "evidence signed by {} via {}, {reads} path{} read",
-            source.signer,
-            source.via,
-            if reads == 1 { "" } else { "s" }
-        ))
-    }
-
-    /// The read paths, sorted.
-    pub fn read_paths(&self) -> Vec<&str> {
-        self.reads.split('\0').filter(|p| !p.is_empty()).collect()
-    }
-
-    /// Whether `path` is one of the read paths: one of the NUL-separated names, found without
-    /// splitting them all (a change is a few paths, a read set thousands).
-    pub fn has_read(&self, path: &str) -> bool {
-        if path.is_empty() || path.contains('\0') {
-            return false;
-        }
-        let reads = self.reads.as_bytes();
-        self.reads.match_indices(path).any(|(at, _)| {
-            let end = at + path.len();
-            (at == 0 || reads[at - 1] == 0) && (end == reads.len() || reads[end] == 0)
-        })
-    }
-
-    /// The read set this entry stands for on `snapshot` (where it is valid): the recorded reads
-    /// and listings, with the snapshot's blob ids, which are the recorded ones.
-    pub fn read_set(&self, snapshot: &Snapshot) -> ReadSet {
-        let mut read_set = ReadSet::default();
-        for path in self.read_paths() {
-            read_set.reads.insert(
-                path.to_owned(),
-                snapshot.entry(path).map(|e| e.id.to_string()),
-            );
-        }
-        for globs in &self.listings {
-            let spec = Pathspec::new(globs);
-            let matched = snapshot
-                .matching(&spec)
-                .map(|e| (e.path.clone(), e.id.to_string()))
-                .collect();
-            read_set.record_listing(globs, matched);
-        }
-        read_set.artifacts = self
-            .artifacts
-            .iter()
-            .map(|(name, digest)| (name.clone(), Some(digest.clone())))
-            .collect();
-        read_set
-    }
-}
-
-/// What decides most lookups: an entry's fields before its read set, borrowed where their JSON
-/// has no escapes (every other field is skipped, not decoded).
-#[derive(Deserialize)]
-struct Header<'a> {
-    version: u32,
-    #[serde(borrow)]
-    identity: Cow<'a, str>,
-    #[serde(borrow)]
-    commit: Cow<'a, str>,
-    exact_commit: bool,
-}
 
 /// Changed paths per (recorded commit, snapshot tree), computed once per store (all identities
 /// usually share the commit they were recorded on).
@@ -346,42 +238,7 @@ impl Store {
             Some(kept) => Some(kept.bytes().to_vec()),
             None => findings::encode(metrics)?,
         };
-        let entry = Entry {
-            version: VERSION,
-            identity: identity.to_owned(),
-            commit: commit.to_owned(),
-            exact_commit: !read_set.artifacts.is_empty(),
-            metrics: metrics
-                .iter()
-                .map(|m| MetricValue {
-                    name: m.name.clone(),
-                    value: m.value,
-                    counted: m.counted,
-                })
-                .collect(),
-            listings: read_set
-                .listings
-                .iter()
-                .map(|listing| listing.globs.clone())
-                .collect(),
-            // A path with NUL cannot exist in a git tree, so its read stays absent on every
-            // commit; dropping it keeps the separator unambiguous and the list sorted.
-            reads: read_set
-                .reads
-                .keys()
-                .map(String::as_str)
-                .filter(|path| !path.contains('\0'))
-                .collect::<Vec<_>>()
-                .join("\0"),
-            artifacts: read_set
-                .artifacts
-                .iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
-                .collect(),
-            has_findings: kept.is_some(),
-            findings: None,
-            source: None,
-        };
+        let entry = Entry::measured(identity, commit, metrics, read_set, kept.is_some());
         let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
         let name = format!("{}.json", crate::digest::Digest::of(&bytes).hex());
         let path = self.identity_dir(identity).join(name);
@@ -481,10 +338,12 @@ impl Store {
     }
 
     /// Whether everything `entry` read is unchanged in `snapshot`: no path that changed since
-    /// the recorded commit was read or matches a listed glob.
+    /// the recorded commit was read or matches a listed glob. An entry that read nothing (no
+    /// path, listing or artifact) holds for its own commit only: an empty read set says nothing
+    /// about any other snapshot, and is what a hand-written entry looks like.
     pub(crate) fn valid_on(&self, entry: &Entry, snapshot: &Snapshot) -> bool {
         let same_commit = entry.commit.parse().ok() == Some(snapshot.commit());
-        if entry.exact_commit || same_commit {
+        if entry.exact_commit || same_commit || entry.reads_nothing() {
             return same_commit && !snapshot.is_worktree();
         }
         let Some(changed) = self.changed_since(&entry.commit, snapshot) else {
@@ -530,6 +389,8 @@ pub(crate) fn outside(read_set: &ReadSet, inputs: &[String]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     fn entry(reads: &[&str]) -> Entry {

@@ -8,6 +8,7 @@ mod clean;
 mod fsmonitor;
 #[cfg(test)]
 mod fsmonitor_tests;
+mod held;
 mod history;
 mod ignores;
 #[cfg(test)]
@@ -22,15 +23,22 @@ mod tests;
 pub(crate) mod worktree;
 mod worktrees;
 
+pub(crate) use held::Held;
 pub(crate) use repo::WorktreeInfo;
 pub use repo::{Repo, RepoError};
 pub(crate) use worktree::Merge;
 
+/// The environment variable holding the key that signs published evidence (`discern sync
+/// --push`): no child process discern starts inherits it.
+pub(crate) const EVIDENCE_KEY: &str = "DISCERN_EVIDENCE_KEY";
+
 /// `git` as discern runs it: replace refs off (`GIT_NO_REPLACE_OBJECTS`), so no
-/// `refs/replace/` entry an agent wrote can stand in for an object discern reads.
+/// `refs/replace/` entry an agent wrote can stand in for an object discern reads; never with
+/// the evidence key.
 pub(crate) fn command() -> std::process::Command {
     let mut cmd = std::process::Command::new("git");
-    cmd.env("GIT_NO_REPLACE_OBJECTS", "1");
+    cmd.env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env_remove(EVIDENCE_KEY);
     cmd
 }
 

@@ -187,9 +187,11 @@ fn not_crossed(base: Option<&str>, ours: &str, theirs: &str) -> Result<(), Strin
         let no_blob = |_: &str| Ok(None);
         let changes = crate::protected::compare(&base, &no_blob, &side, &no_blob)
             .map_err(|e| format!("what one side changed cannot be told ({e})"))?;
+        // A Standard a side added is not in the base: nothing of it crosses meanings.
         let redefined = changes
             .protected
             .iter()
+            .filter(|c| !c.adds_standard())
             .filter_map(|c| c.standard().map(|s| (s.to_owned(), true)));
         let loosened = changes.loosened.iter().map(|l| (l.standard.clone(), false));
         let tightened = base.standards.iter().filter_map(|b| {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::judge::{metric, per_reading};
 use super::{ComponentOrigin, Components};
 use crate::config::{Config, StandardDef};
-use crate::planner::{Outcomes, Plan, Reading};
+use crate::planner::{Outcomes, Plan, Reading, Wave};
 use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
@@ -39,7 +39,9 @@ pub(crate) fn readings(
         progress,
     );
     if let Some(store) = evidence {
-        crate::planner::save_evidence(&plan, &outcomes, store, snapshot);
+        for wave in [Wave::BeforeJobs, Wave::AfterJobs] {
+            crate::planner::save_evidence(&plan, &outcomes, store, snapshot, wave);
+        }
     }
     let mut values = BTreeMap::new();
     for reading in &plan.readings {

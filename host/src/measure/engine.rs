@@ -11,13 +11,41 @@ use super::result::{Measured, Measurement, ReadSets, StandardResult};
 use super::{Context, MeasureError, Verdict, diagnostic, judge, record, skipped};
 use crate::config::{Config, StandardDef};
 use crate::git::{Repo, short};
-use crate::planner::Plan;
+use crate::planner::{Plan, Wave};
 use crate::preflight::CleanError;
 use crate::result::{Diagnostic, Severity};
+use crate::snapshot::Snapshot;
 
 /// Measure the batch on the clean HEAD (or the work tree): never-loosen check, plan, execute,
 /// judge, record, as `options` say.
 pub(super) fn measure(ctx: &Context, options: &Options) -> Result<Measured, MeasureError> {
+    Ok(begin(ctx, options)?.finish())
+}
+
+/// A measurement with every Standard that needs no job judged — read, compared with its
+/// baseline, final — before any job of the repository has run. The Standards that need a job
+/// wait for [`BeforeJobs::finish`].
+pub(crate) struct BeforeJobs<'a> {
+    ctx: Context<'a>,
+    options: &'a Options,
+    head: gix::ObjectId,
+    snapshot: Snapshot,
+    limits: LimitsCheck,
+    plan: Plan,
+    outcomes: crate::planner::Outcomes,
+    evidence: Option<crate::evidence::Store>,
+    /// Per selected Standard: its result, or `None` while it waits for its jobs.
+    standards: Vec<Option<StandardResult>>,
+    diagnostics: Vec<Diagnostic>,
+    advisories: Vec<String>,
+}
+
+/// Pin HEAD, check the limits, plan the batch, and measure and judge every Standard that needs
+/// no job; nothing of the repository runs.
+pub(crate) fn begin<'a>(
+    ctx: &Context<'a>,
+    options: &'a Options,
+) -> Result<BeforeJobs<'a>, MeasureError> {
     let Context {
         ws,
         runtime,
@@ -49,58 +77,187 @@ pub(super) fn measure(ctx: &Context, options: &Options) -> Result<Measured, Meas
         .and_then(|t| t.parse().ok());
     let evidence = evidence_store(repo, options)
         .map(|store| shared_evidence(store, repo, options, head, trunk));
-    let outcomes = crate::planner::execute(
+    let outcomes = crate::planner::before_jobs(
         &plan,
         runtime,
         &snapshot,
-        repo.root(),
-        (!options.dry_run)
-            .then(|| repo.admin_path("jobs"))
-            .as_deref(),
-        evidence.as_ref(),
+        (repo.root(), evidence.as_ref()),
         progress,
     );
-    let (mut standards, mut diagnostics) = judge_all(selected, &plan, &outcomes, &limits, options);
-    let batch = super::swaps::Batch {
-        repo,
-        runtime,
-        plan: &plan,
-        outcomes: &outcomes,
-        snapshot: &snapshot,
-        limits: &limits,
-        head: (!options.worktree).then_some(head),
-        head_commit: head,
-        evidence: baseline_store(repo, options),
-        explain: options.explain.as_deref(),
-        progress,
-    };
-    // The evidence is written while the findings are compared: both take a while when a
-    // reading has many findings, and they share nothing.
-    let findings_advisories = std::thread::scope(|scope| {
-        if let Some(store) = &evidence {
-            scope.spawn(|| crate::planner::save_evidence(&plan, &outcomes, store, &snapshot));
-        }
-        super::swaps::attach(&batch, selected, &mut standards)
-    });
-    diagnostics.extend(late_diagnostics(selected, &standards, &outcomes));
     let mut advisories = limits.advisories.clone();
     advisories.extend(not_measured);
-    advisories.extend(super::unmatched::advisories(selected, &snapshot));
-    advisories.extend(findings_advisories);
-    advisories.extend(evidence.iter().flat_map(shared_problems));
-    let recorded = record_readings(repo, config, head, &standards, options, &mut advisories);
-    Ok(Measured {
-        commit: head.to_string(),
-        branch: repo.branch().ok().flatten(),
-        standards,
+    let mut begun = BeforeJobs {
+        ctx: *ctx,
+        options,
+        head,
+        snapshot,
         limits,
-        counts: outcomes.counts.0.clone(),
-        diagnostics,
+        plan,
+        outcomes,
+        evidence,
+        standards: vec![None; selected.len()],
+        diagnostics: Vec::new(),
         advisories,
-        recorded,
-        worktree: options.worktree,
-        read_sets: read_sets(&plan, outcomes),
-    })
+    };
+    begun.judge(Wave::BeforeJobs);
+    Ok(begun)
+}
+
+impl<'a> BeforeJobs<'a> {
+    /// Whether every Standard judged so far passes (measured, and not regressed or swapped).
+    pub(crate) fn passes(&self) -> bool {
+        self.standards
+            .iter()
+            .flatten()
+            .all(|s| s.measurement != Measurement::Failed && s.verdict.is_none_or(Verdict::passes))
+    }
+
+    /// Whether a selected Standard still waits for a job.
+    pub(crate) fn waits_for_jobs(&self) -> bool {
+        self.standards.iter().any(Option::is_none)
+    }
+
+    /// Run the jobs the waiting Standards need, measure those Standards from objects verified
+    /// as they are read, judge them, and record the readings.
+    pub(crate) fn finish(mut self) -> Measured {
+        if self.waits_for_jobs() {
+            let ws = self.ctx.ws;
+            let log_dir = (!self.options.dry_run).then(|| ws.repo.admin_path("jobs"));
+            crate::planner::after_jobs(
+                &self.plan,
+                self.ctx.runtime,
+                &self.snapshot,
+                (ws.repo.root(), log_dir.as_deref()),
+                &mut self.outcomes,
+                self.ctx.progress,
+            );
+            self.judge(Wave::AfterJobs);
+        }
+        self.measured(true)
+    }
+
+    /// The batch as judged so far, the Standards that wait for a job skipped for `why` (the
+    /// gate stopped before its jobs); nothing is recorded.
+    pub(crate) fn stop(mut self, why: &str) -> Measured {
+        for (slot, standard) in self.standards.iter_mut().zip(self.ctx.selected) {
+            if slot.is_none() {
+                *slot = Some(skipped(standard, why));
+            }
+        }
+        self.measured(false)
+    }
+
+    /// Judge the Standards of `wave` and compare their findings with the baseline's (after the
+    /// jobs, none: a reading that needs a job has no baseline, and the evidence store is not
+    /// read once the repository's code ran).
+    fn judge(&mut self, wave: Wave) {
+        let selected: Vec<&StandardDef> = self
+            .ctx
+            .selected
+            .iter()
+            .copied()
+            .filter(|s| self.plan.waits_for_jobs(&s.name) == (wave == Wave::AfterJobs))
+            .collect();
+        if selected.is_empty() {
+            return;
+        }
+        let (mut standards, diagnostics) = judge_all(
+            &selected,
+            &self.plan,
+            &self.outcomes,
+            &self.limits,
+            self.options,
+        );
+        let verified;
+        let snapshot = match wave {
+            Wave::BeforeJobs => &self.snapshot,
+            Wave::AfterJobs => {
+                verified = self.snapshot.verifying();
+                &verified
+            }
+        };
+        let repo = &self.ctx.ws.repo;
+        let batch = super::swaps::Batch {
+            repo,
+            runtime: self.ctx.runtime,
+            plan: &self.plan,
+            outcomes: &self.outcomes,
+            snapshot,
+            limits: &self.limits,
+            head: (!self.options.worktree).then_some(self.head),
+            head_commit: self.head,
+            evidence: match wave {
+                Wave::BeforeJobs => baseline_store(repo, self.options),
+                Wave::AfterJobs => None,
+            },
+            explain: self.options.explain.as_deref(),
+            progress: self.ctx.progress,
+        };
+        // The evidence is written while the findings are compared: both take a while when a
+        // reading has many findings, and they share nothing.
+        let (plan, outcomes, evidence) = (&self.plan, &self.outcomes, &self.evidence);
+        let advisories = std::thread::scope(|scope| {
+            if let Some(store) = evidence {
+                scope
+                    .spawn(|| crate::planner::save_evidence(plan, outcomes, store, snapshot, wave));
+            }
+            super::swaps::attach(&batch, &selected, &mut standards)
+        });
+        self.diagnostics.extend(diagnostics);
+        self.advisories.extend(advisories);
+        for result in standards {
+            if let Some(at) = self.ctx.selected.iter().position(|s| s.name == result.name) {
+                self.standards[at] = Some(result);
+            }
+        }
+    }
+
+    /// What was measured; the readings recorded for HEAD when `record` says so.
+    fn measured(self, record: bool) -> Measured {
+        let Context {
+            ws,
+            config,
+            selected,
+            ..
+        } = self.ctx;
+        let repo = &ws.repo;
+        let standards: Vec<StandardResult> = self.standards.into_iter().flatten().collect();
+        let mut diagnostics = self.limits.diagnostics.clone();
+        diagnostics.extend(self.diagnostics);
+        diagnostics.extend(late_diagnostics(selected, &standards, &self.outcomes));
+        let mut advisories = self.advisories;
+        advisories.extend(super::unmatched::advisories(selected, &self.snapshot));
+        let baseline = self.limits.summary.baseline.as_deref();
+        advisories.extend(super::hidden::advisories(
+            selected,
+            &self.snapshot,
+            baseline,
+        ));
+        if let Some(store) = &self.evidence {
+            advisories.extend(shared_problems(store));
+        }
+        let recorded = record
+            && record_readings(
+                repo,
+                config,
+                self.head,
+                &standards,
+                self.options,
+                &mut advisories,
+            );
+        Measured {
+            commit: self.head.to_string(),
+            branch: repo.branch().ok().flatten(),
+            standards,
+            limits: self.limits,
+            counts: self.outcomes.counts.0.clone(),
+            diagnostics,
+            advisories,
+            recorded,
+            worktree: self.options.worktree,
+            read_sets: read_sets(&self.plan, self.outcomes),
+        }
+    }
 }
 
 /// Where the batch's repository components come from, and whether a compiled one may be
@@ -253,7 +410,7 @@ fn judge_all(
     options: &Options,
 ) -> (Vec<StandardResult>, Vec<Diagnostic>) {
     let mut standards = Vec::new();
-    let mut diagnostics = limits.diagnostics.clone();
+    let mut diagnostics = Vec::new();
     for standard in selected {
         let reading = plan.readings.iter().find(|r| r.standard == standard.name);
         let result = match (limits.blocked.get(&standard.name), reading) {

@@ -13,6 +13,7 @@ mod derived;
 mod diagnostic;
 mod engine;
 mod error;
+mod hidden;
 mod judge;
 pub(crate) mod limits;
 mod options;
@@ -29,6 +30,7 @@ use crate::workspace::Workspace;
 
 pub(crate) use components::{ComponentOrigin, Components, component_configs};
 pub(crate) use diagnostic::{WHY_SHOWN, display, locate};
+pub(crate) use engine::begin;
 pub(crate) use error::MeasureError;
 pub(crate) use judge::{assess, skipped};
 pub(crate) use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};

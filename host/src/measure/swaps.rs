@@ -21,7 +21,7 @@ use crate::evidence::Store;
 use crate::evidence::findings::Of;
 use crate::findings::{self, Explained, FindingsSummary, Renames, SHOWN, SwapCheck};
 use crate::git::{Repo, short};
-use crate::planner::{ExecutionOutcome, Outcomes, Plan, Reading};
+use crate::planner::{ExecutionOutcome, Outcomes, Plan, Reading, Wave};
 use crate::runtime::{Finding, Metric, Runtime};
 
 /// What the comparison needs from the measurement.
@@ -81,10 +81,13 @@ pub(super) fn attach(
                 .iter()
                 .any(|d| d.name == reading.standard && d.per.is_none())
     };
+    // Only the readings of `selected`: the plan may hold others (measured apart, e.g. after
+    // the jobs, `engine.rs`).
     let with_findings: Vec<(&Reading, &Metric)> = batch
         .plan
         .readings
         .iter()
+        .filter(|reading| selected.iter().any(|s| s.name == reading.standard))
         .filter_map(|reading| Some((reading, head_metric(batch, reading)?)))
         .filter(|(r, m)| has_findings(&batch.outcomes.executions[r.execution], m) || regressed(r))
         .collect();
@@ -476,7 +479,7 @@ fn measure_whole<'a>(
         &progress,
     );
     if let Some(store) = &batch.evidence {
-        crate::planner::save_evidence(&sub, &outcomes, store, snapshot);
+        crate::planner::save_evidence(&sub, &outcomes, store, snapshot, Wave::BeforeJobs);
     }
     indices
         .into_iter()

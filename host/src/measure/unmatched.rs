@@ -40,7 +40,7 @@ pub(super) fn advisories(selected: &[&StandardDef], snapshot: &Snapshot) -> Vec<
     advisories
 }
 
-fn config_paths(config: &Value) -> Option<Vec<String>> {
+pub(super) fn config_paths(config: &Value) -> Option<Vec<String>> {
     match config.get("paths")? {
         Value::String(s) => Some(vec![s.clone()]),
         Value::Array(items) => items

@@ -134,15 +134,17 @@ pub(crate) struct Outcomes {
     pub executions: Vec<ExecutionOutcome>,
     pub jobs: Vec<JobRun>,
     pub counts: ExecutionCounts,
+    /// Per execution: whether it waits for its jobs ([`after_jobs`] runs it).
+    waiting: Vec<bool>,
+    /// Per execution: whether it ran after the jobs.
+    after: Vec<bool>,
+    /// How many producers started so far (the progress count goes on from there).
+    started: usize,
 }
 
-/// Run `plan`: reuse valid evidence, run the jobs the rest need in `root` (the checkout of the
-/// snapshot's commit), then the remaining executions against `snapshot`. What ran is recorded
-/// by the caller, with [`save_evidence`] (`standards` does that while it compares findings:
-/// writing a large reading's findings takes a while).
-/// `evidence` is `None` when nothing may be reused (a work-tree snapshot, a fresh
-/// measurement). `log_dir` is where job logs go, `None` in a dry run, which runs no job.
-/// `progress` hears about each step as it starts.
+/// Run `plan`: [`before_jobs`], then [`after_jobs`]. What ran is recorded by the caller, with
+/// [`save_evidence`] (`standards` does that while it compares findings: writing a large
+/// reading's findings takes a while).
 pub(crate) fn execute(
     plan: &Plan,
     runtime: &Runtime,
@@ -152,8 +154,38 @@ pub(crate) fn execute(
     evidence: Option<&Store>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
+    let mut outcomes = before_jobs(plan, runtime, snapshot, (root, evidence), progress);
+    after_jobs(
+        plan,
+        runtime,
+        snapshot,
+        (root, log_dir),
+        &mut outcomes,
+        progress,
+    );
+    outcomes
+}
+
+/// Reuse valid evidence, then run every execution that needs no job against `snapshot`:
+/// nothing of the repository has run yet, so what these read is what the commit holds. The
+/// executions that need a job wait in the outcomes for [`after_jobs`]. `root` is the
+/// checkout a declared artifact is read from; `evidence` is `None` when nothing may be reused
+/// (a work-tree snapshot, a fresh measurement). `progress` hears about each step as it starts.
+pub(crate) fn before_jobs(
+    plan: &Plan,
+    runtime: &Runtime,
+    snapshot: &Snapshot,
+    (root, evidence): (&Path, Option<&Store>),
+    progress: &(dyn Fn(&str) + Sync),
+) -> Outcomes {
     let reused = reuse_all(plan, runtime, snapshot, evidence);
-    let mut job_runs = run_jobs(plan, &reused, root, log_dir, progress);
+    let waiting: Vec<bool> = plan
+        .executions
+        .iter()
+        .zip(&reused)
+        .map(|(e, r)| r.is_none() && !e.needs.is_empty())
+        .collect();
+    let to_run = reused.iter().filter(|r| r.is_none()).count();
     let pending = Pending {
         plan,
         runtime,
@@ -162,38 +194,117 @@ pub(crate) fn execute(
         prepared: plan
             .executions
             .iter()
-            .map(|execution| prepare(execution, &job_runs, root, log_dir))
+            .map(|execution| prepare(execution, &BTreeMap::new(), root, None))
             .collect(),
-        to_run: reused.iter().filter(|r| r.is_none()).count(),
+        to_run,
         memo: evidence,
         started: AtomicUsize::new(0),
         cancel: crate::cancel::current(),
     };
-    let executions = pending.run_all(reused);
-    let counts = ExecutionCounts(
-        plan.executions
+    let slots = reused
+        .into_iter()
+        .zip(&waiting)
+        .map(|(slot, &waits)| match waits {
+            true => Some(ExecutionOutcome::ran(Err(WAITING.to_owned()), 0)),
+            false => slot,
+        })
+        .collect();
+    let executions = pending.run_all(slots);
+    Outcomes {
+        counts: counts(plan, &executions),
+        executions,
+        jobs: Vec::new(),
+        after: vec![false; waiting.len()],
+        waiting,
+        started: pending.started.into_inner(),
+    }
+}
+
+/// What an execution that needs a job holds until [`after_jobs`] runs it.
+const WAITING: &str = "this reading waits for its jobs, which have not run";
+
+/// Run the jobs the waiting executions need in `root` (the checkout of the snapshot's commit;
+/// none in a dry run, `log_dir` `None`), then those executions. The jobs are the repository's
+/// own code and may rewrite its object store: from here on every object is re-hashed as it is
+/// read (a mismatch fails the reading, never gives one), and nothing is taken from the
+/// evidence store.
+pub(crate) fn after_jobs(
+    plan: &Plan,
+    runtime: &Runtime,
+    snapshot: &Snapshot,
+    (root, log_dir): (&Path, Option<&Path>),
+    outcomes: &mut Outcomes,
+    progress: &(dyn Fn(&str) + Sync),
+) {
+    if !outcomes.waiting.iter().any(|&w| w) {
+        return;
+    }
+    let mut job_runs = run_jobs(plan, &outcomes.waiting, root, log_dir, progress);
+    let verified = snapshot.verifying();
+    let pending = Pending {
+        plan,
+        runtime,
+        snapshot: &verified,
+        progress,
+        prepared: plan
+            .executions
             .iter()
-            .zip(&executions)
-            .map(|(e, o)| (e.label.clone(), o.runs))
+            .map(|execution| prepare(execution, &job_runs, root, log_dir))
             .collect(),
-    );
-    let jobs = plan
+        to_run: outcomes.waiting.iter().filter(|&&w| w).count() + outcomes.started,
+        memo: None,
+        started: AtomicUsize::new(outcomes.started),
+        cancel: crate::cancel::current(),
+    };
+    let slots = std::mem::take(&mut outcomes.executions)
+        .into_iter()
+        .zip(&outcomes.waiting)
+        .map(|(outcome, &waits)| (!waits).then_some(outcome))
+        .collect();
+    outcomes.executions = pending.run_all(slots);
+    outcomes.counts = counts(plan, &outcomes.executions);
+    outcomes.jobs = plan
         .jobs
         .iter()
         .filter_map(|j| job_runs.remove(j.name.as_str()))
         .collect();
-    Outcomes {
-        executions,
-        jobs,
-        counts,
-    }
+    outcomes.after = std::mem::replace(&mut outcomes.waiting, vec![false; plan.executions.len()]);
 }
 
-/// Record the evidence of every execution of `plan` that ran on `snapshot` (not reused, not
-/// failed) in `store`. A failed write is a cache entry missing, never an error.
-pub(crate) fn save_evidence(plan: &Plan, outcomes: &Outcomes, store: &Store, snapshot: &Snapshot) {
+/// Which executions of a batch: those that run before any job, or those that wait for one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wave {
+    BeforeJobs,
+    AfterJobs,
+}
+
+/// How many times each execution's producer ran.
+fn counts(plan: &Plan, executions: &[ExecutionOutcome]) -> ExecutionCounts {
+    ExecutionCounts(
+        plan.executions
+            .iter()
+            .zip(executions)
+            .map(|(e, o)| (e.label.clone(), o.runs))
+            .collect(),
+    )
+}
+
+/// Record the evidence of every execution of `plan` in `wave` that ran on `snapshot` (not
+/// reused, not failed) in `store`. A failed write is a cache entry missing, never an error.
+pub(crate) fn save_evidence(
+    plan: &Plan,
+    outcomes: &Outcomes,
+    store: &Store,
+    snapshot: &Snapshot,
+    wave: Wave,
+) {
     let commit = snapshot.commit().to_string();
-    for (execution, outcome) in plan.executions.iter().zip(&outcomes.executions) {
+    let executions = plan.executions.iter().zip(&outcomes.executions);
+    for (at, (execution, outcome)) in executions.enumerate() {
+        let after = outcomes.after.get(at).copied().unwrap_or(false);
+        if after != (wave == Wave::AfterJobs) {
+            continue;
+        }
         if let (1, Ok(output)) = (outcome.runs, &outcome.result) {
             let _ = store.save(
                 &execution.identity,
@@ -295,10 +406,10 @@ pub(crate) fn reuse(
     })
 }
 
-/// Run each job that an execution still to run needs, once; none in a dry run (no `log_dir`).
+/// Run each job that a waiting execution needs, once; none in a dry run (no `log_dir`).
 fn run_jobs<'p>(
     plan: &'p Plan,
-    reused: &[Option<ExecutionOutcome>],
+    waiting: &[bool],
     root: &Path,
     log_dir: Option<&Path>,
     progress: &(dyn Fn(&str) + Sync),
@@ -308,8 +419,8 @@ fn run_jobs<'p>(
         let needed = plan
             .executions
             .iter()
-            .zip(reused)
-            .any(|(e, r)| r.is_none() && e.needs.contains(&job.name));
+            .zip(waiting)
+            .any(|(e, &waits)| waits && e.needs.contains(&job.name));
         if needed && let Some(log_dir) = log_dir {
             progress(&format!("job {}", job.name));
             job_runs.insert(job.name.as_str(), jobs::run(job, root, log_dir));

@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 use crate::config::{Config, Job, Per, ProducerRef, Stage, StandardDef};
 use crate::runtime::{Limits, ProducerComponent};
 
-pub(crate) use execute::{ExecutionOutcome, Outcomes, execute, reuse, save_evidence};
+pub(crate) use execute::{
+    ExecutionOutcome, Outcomes, Wave, after_jobs, before_jobs, execute, reuse, save_evidence,
+};
 
 /// One physical producer run.
 #[derive(Debug, Clone)]
@@ -205,6 +207,16 @@ impl Plan {
         execution.limits.timeout = execution.limits.timeout.max(timeout);
         execution.dependents.push(dependent.to_owned());
         index
+    }
+
+    /// Whether `standard`'s reading (or its `per` extent) needs a job: it is measured only after
+    /// the jobs ran ([`after_jobs`]). `false` for a Standard not in the plan.
+    pub(crate) fn waits_for_jobs(&self, standard: &str) -> bool {
+        self.readings
+            .iter()
+            .filter(|r| r.standard == standard)
+            .flat_map(|r| std::iter::once(r.execution).chain(r.per.as_ref().map(|p| p.0)))
+            .any(|at| self.executions.get(at).is_some_and(|e| !e.needs.is_empty()))
     }
 
     /// The plan as data: what would run, for whom (`--dry-run` and `data.plan`).

@@ -130,6 +130,38 @@ pub(super) fn standard(
     Ok(())
 }
 
+/// A Standard only the new side has: free (a new limit only tightens the gate) unless it runs
+/// something — a command (`run`), a job (`needs`) or a repository component — which is a
+/// protected change like an edited one: its definition, every field but the numbers a branch may
+/// move on its own (`limit`, `margin`), in one item the owner approves.
+pub(super) fn added(
+    new: &Config,
+    after: &StandardDef,
+    new_blob: BlobAt,
+    changes: &mut GateChanges,
+) -> Result<(), RepoError> {
+    if !runs_something(after) {
+        return Ok(());
+    }
+    let mut definition = fields(new, after, new_blob)?;
+    definition.remove("margin");
+    changes.protected.push(ProtectedChange::new(
+        "standard",
+        format!("standards.{}", after.name),
+        Value::Null,
+        Value::Object(definition),
+    ));
+    Ok(())
+}
+
+/// Whether measuring `standard` runs anything of the repository's besides the sandboxed
+/// built-ins: a command, a job, or a component committed there.
+pub(super) fn runs_something(standard: &StandardDef) -> bool {
+    standard.run.is_some()
+        || !standard.needs.is_empty()
+        || matches!(standard.producer, ProducerRef::Path(_))
+}
+
 /// Every field whose value differs (a field on one side only is `null` on the other), sorted.
 fn differing(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<(String, Value, Value)> {
     let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();

@@ -6,9 +6,13 @@
 //!   only as a proposal the owner approves.
 //! - A **protected change**, each with its own token: every field of every Standard, present on
 //!   either side or defaulted (a repository component's blob included), a Standard's deletion
-//!   (and its limit, once its meaning changed); every key of every other table (`[jobs]`,
-//!   `[acceptance]`, `[repository]`, `[map]`, and any table this version does not know); the
-//!   allowed-signers file's content; and every file under `[acceptance].protected`.
+//!   (and its limit, once its meaning changed), a new Standard that runs something (a `run`
+//!   command, `needs`, a repository component); every key of every other table (`[jobs]` — a
+//!   new job too —, `[acceptance]`, `[repository]`, `[map]`, and any table this version does
+//!   not know); the allowed-signers file's content; and every path under
+//!   `[acceptance].protected` by what it holds (a file's blob and executable bit, a submodule's
+//!   commit, a link's text and what its target holds; a link whose target the repository
+//!   cannot show is refused).
 //!
 //! What is protected is read from the old side — the trunk's — never from the side being judged:
 //! a branch that drops a path from `[acceptance].protected` still has that path judged, and its
@@ -16,6 +20,7 @@
 
 mod fields;
 mod files;
+mod links;
 
 pub(crate) use fields::tighter;
 
@@ -59,8 +64,32 @@ impl ProtectedChange {
     /// redefined (metric \"a\" → \"b\")"`, `"jobs.test: … → …"`, `"file:scripts/x.sh: … → …"`.
     pub fn describe(&self) -> String {
         let Some(standard) = self.standard() else {
-            return self.line();
+            return match links::refused(&self.new) {
+                Some(why) => format!(
+                    "{}: a protected link the repository cannot show the target of ({why}), so a change there cannot be compared; commit the file itself in its place",
+                    self.key
+                ),
+                None => self.line(),
+            };
         };
+        if self.adds_standard() {
+            let new = &self.new;
+            let mut runs = Vec::new();
+            if !new["run"].is_null() {
+                runs.push(format!("run {}", shown(&new["run"])));
+            }
+            if new["needs"].as_array().is_some_and(|n| !n.is_empty()) {
+                runs.push(format!("needs {}", shown(&new["needs"])));
+            }
+            if let Some(blob) = new.get("producer_blob") {
+                let producer = shown(&new["producer"]);
+                runs.push(format!("producer {producer}, blob {}", shown(blob)));
+            }
+            return format!(
+                "Standard {standard} is new and runs the repository's code ({})",
+                runs.join("; ")
+            );
+        }
         if self.deletes_standard() {
             let bound = match self.old["direction"].as_str() {
                 Some("up") => "floor",
@@ -86,6 +115,14 @@ impl ProtectedChange {
         Some(rest.split_once('.').map_or(rest, |(name, _)| name))
     }
 
+    /// Whether this change adds a Standard (one that runs something: see `fields::added`).
+    pub fn adds_standard(&self) -> bool {
+        self.old.is_null()
+            && self
+                .standard()
+                .is_some_and(|s| self.key == format!("standards.{s}"))
+    }
+
     /// Whether this change deletes a Standard.
     pub fn deletes_standard(&self) -> bool {
         self.new.is_null()
@@ -100,7 +137,9 @@ impl ProtectedChange {
 pub(crate) fn describe_all(changes: &[ProtectedChange]) -> Vec<String> {
     let mut lines: Vec<(Option<&str>, String)> = Vec::new();
     for change in changes {
-        let standard = change.standard().filter(|_| !change.deletes_standard());
+        let standard = change
+            .standard()
+            .filter(|_| !change.deletes_standard() && !change.adds_standard());
         let field = change.key.rsplit('.').next().unwrap_or_default();
         let part = format!("{field} {} → {}", shown(&change.old), shown(&change.new));
         match lines
@@ -211,6 +250,11 @@ pub(crate) fn compare(
     }
     // A side without a config protects nothing yet: adding the first one is the gate's start.
     if !old.is_empty() {
+        for after in new.standards.iter() {
+            if old.standard(&after.name).is_none() {
+                fields::added(new, after, new_blob, &mut changes)?;
+            }
+        }
         changes.protected.extend(fields::tables(old, new));
     }
     Ok(changes)
@@ -228,5 +272,7 @@ fn shown(value: &Value) -> String {
     }
 }
 
+#[cfg(test)]
+mod paths_tests;
 #[cfg(test)]
 mod tests;

@@ -36,6 +36,7 @@ fn variant(table: &str, key: &str) -> Option<String> {
         ("acceptance", "approval") => table_line("approval = \"interactive\""),
         ("acceptance", "allowed_signers") => table_line("allowed_signers = \".discern/s\""),
         ("acceptance", "protected") => table_line("protected = [\"scripts/**\"]"),
+        ("acceptance", "repository") => table_line("repository = \"example.com/a\""),
         ("map", "dir") => table_line("dir = \"docs/other\""),
         ("evidence", "repository") => table_line("repository = \"example.com/a\""),
         ("evidence", "publish") => {
@@ -131,4 +132,66 @@ fn a_redefined_standard_protects_its_limit_and_a_deleted_one_is_one_change() {
 #[test]
 fn the_first_config_protects_nothing_yet() {
     assert!(changes("", BASE).is_empty());
+}
+
+#[test]
+fn a_new_standard_that_runs_something_is_protected_and_a_new_builtin_one_is_free() {
+    let with = |table: &str| format!("{BASE}\n{table}");
+    let builtin = with(
+        "[standards.more]\ndirection = \"down\"\nlimit = 1\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"XXX\", paths = [\"src/**\"] }\nmetric = \"matches\"\n",
+    );
+    assert!(
+        changes(BASE, &builtin).is_empty(),
+        "a new built-in Standard only tightens"
+    );
+    let run = with("[standards.probe]\ndirection = \"down\"\nlimit = 1\nrun = \"sh probe.sh\"\n");
+    let needs = with(
+        "[standards.hacks]\ndirection = \"down\"\nlimit = 1\nproducer = \"builtin:discern-metric\"\nneeds = [\"jobs.count\"]\n",
+    );
+    let component = with(
+        "[standards.own]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/p.wasm\"\nmetric = \"m\"\n",
+    );
+    for (name, config, shows) in [
+        ("probe", &run, "run \"sh probe.sh\""),
+        ("hacks", &needs, "needs [\"jobs.count\"]"),
+        ("own", &component, "producer \"tools/p.wasm\""),
+    ] {
+        let found = changes(BASE, config);
+        assert!(found.loosened.is_empty());
+        assert_eq!(found.protected.len(), 1, "{name}: {found:?}");
+        let change = &found.protected[0];
+        assert_eq!(change.key, format!("standards.{name}"));
+        assert!(change.adds_standard() && !change.deletes_standard());
+        assert!(change.new.get("limit").is_none() && change.new.get("margin").is_none());
+        let described = change.describe();
+        assert!(
+            described.starts_with(&format!("Standard {name} is new and runs"))
+                && described.contains(shows),
+            "{described}"
+        );
+        assert_eq!(super::describe_all(&found.protected), [described]);
+        // A pin or a margin on the new Standard leaves the item (and its token) as it was.
+        let pinned = config.replace("limit = 1\n", "limit = 0\nmargin = 0.5\n");
+        assert_eq!(changes(BASE, &pinned).protected, found.protected);
+    }
+    // Its command changed again on the branch: another item, another token.
+    let other = run.replace("sh probe.sh", "sh other.sh");
+    assert_ne!(
+        changes(BASE, &other).protected,
+        changes(BASE, &run).protected
+    );
+}
+
+#[test]
+fn a_new_job_is_protected() {
+    let added = format!("{BASE}\n[jobs.extra]\nstage = \"test\"\nrun = \"sh extra.sh\"\n");
+    let found = changes(BASE, &added);
+    let keys: Vec<&str> = found.protected.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(keys, ["jobs.extra"]);
+    let plain = format!("{BASE}\n[jobs]\nlint = \"cargo clippy\"\n");
+    let found = changes(BASE, &plain);
+    assert!(
+        found.protected.iter().any(|c| c.key == "jobs.lint"),
+        "{found:?}"
+    );
 }

@@ -168,6 +168,9 @@ impl GuestSnapshot {
                     .insert(path.to_owned(), Some(id.to_string()));
                 Ok(Ok(bytes))
             }
+            // Not the producer's to handle: a rewritten object fails the reading whatever the
+            // producer would do with a read error (skip the file, count nothing).
+            Err(e @ ReadError::Tampered { .. }) => Err(wasmtime::Error::msg(e.to_string())),
             Err(e) => {
                 let known = self.reader.entry(path).map(|e| e.id.to_string());
                 self.read_set.reads.insert(path.to_owned(), known);
@@ -194,9 +197,8 @@ impl wit_snapshot::Host for StoreState {
         let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
         let mut indices = Vec::new();
-        for (index, entry) in snapshot
-            .reader
-            .entries()
+        let listed = snapshot.reader.shared_entries();
+        for (index, entry) in listed
             .iter()
             .enumerate()
             .filter(|(_, e)| pathspec.matches(&e.path))

@@ -7,6 +7,7 @@
 mod nearby;
 mod pathspec;
 mod prefetch;
+mod verified;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -57,6 +58,16 @@ pub enum ReadError {
         id: ObjectId,
         message: String,
     },
+    /// The bytes read back under `id` hash to another id: the object store changed under the
+    /// measurement (a job rewrote an object in place). Never a reading.
+    #[error(
+        "{path}: blob {id} reads back as content whose id is {found}: the object store was changed after the snapshot was taken (by a job?), so this reading cannot be trusted; measure again in a fresh clone, before any job runs"
+    )]
+    Tampered {
+        path: String,
+        id: ObjectId,
+        found: ObjectId,
+    },
 }
 
 /// The snapshot of one commit: its sorted entries and the repository to read blobs from.
@@ -66,6 +77,9 @@ pub struct Snapshot {
     commit: ObjectId,
     tree: ObjectId,
     worktree: bool,
+    /// Every blob read through this snapshot is hashed and compared with its id
+    /// ([`Snapshot::verifying`]).
+    verify: bool,
     entries: Arc<[Entry]>,
     /// Blob sizes, looked up (from object headers) only when a producer lists an entry: a
     /// measurement that reuses evidence never pays for them.
@@ -169,6 +183,7 @@ impl Snapshot {
             commit,
             tree,
             worktree,
+            verify: false,
             entries: entries.into(),
             sizes,
             skipped: skipped.into(),
@@ -227,10 +242,28 @@ impl Snapshot {
             commit: self.commit,
             tree: self.tree,
             worktree: self.worktree,
+            verify: self.verify,
             entries: kept().map(|&i| self.entries[i].clone()).collect(),
             sizes,
             skipped: Arc::from(Vec::new()),
         }
+    }
+
+    /// The same snapshot, whose every blob read (content and size) is hashed and compared
+    /// with the id the tree names: for reads after the repository's own code ran (a job), which
+    /// may have rewritten an object in place under the same id. A mismatch is a
+    /// [`ReadError::Tampered`]. Nothing is read ahead on other threads.
+    pub fn verifying(&self) -> Snapshot {
+        let mut verifying = self.clone();
+        verifying.verify = true;
+        // Sizes looked up from object headers before are not trusted either.
+        verifying.sizes = self.entries.iter().map(|_| OnceLock::new()).collect();
+        verifying
+    }
+
+    /// Whether blob reads are verified ([`Snapshot::verifying`]).
+    pub fn is_verifying(&self) -> bool {
+        self.verify
     }
 
     /// The advisory naming the skipped paths, if any.
@@ -283,6 +316,7 @@ impl Snapshot {
             shared: self.repo.clone(),
             entries: Arc::clone(&self.entries),
             sizes: Arc::clone(&self.sizes),
+            verify: self.verify,
             last: None,
             prefetch: None,
         }
@@ -409,6 +443,7 @@ pub struct Reader {
     shared: gix::ThreadSafeRepository,
     entries: Arc<[Entry]>,
     sizes: Arc<[OnceLock<u64>]>,
+    verify: bool,
     last: Option<(ObjectId, Arc<Vec<u8>>)>,
     prefetch: Option<prefetch::Prefetch>,
 }
@@ -418,15 +453,20 @@ impl Reader {
         &self.entries
     }
 
+    /// The entries, shared: to walk them while reading.
+    pub fn shared_entries(&self) -> Arc<[Entry]> {
+        Arc::clone(&self.entries)
+    }
+
     /// Parse the pathspecs a producer lists (see [`Snapshot::pathspec`]).
     pub fn pathspec<S: AsRef<str>>(&self, specs: &[S]) -> Result<Pathspec, PathspecError> {
         Pathspec::parse(specs, None)
     }
 
     /// The size in bytes of the blob of `entries()[index]` (0 for a submodule).
-    pub fn size(&self, index: usize) -> Result<u64, ReadError> {
-        let entry = self
-            .entries
+    pub fn size(&mut self, index: usize) -> Result<u64, ReadError> {
+        let entries = Arc::clone(&self.entries);
+        let entry = entries
             .get(index)
             .ok_or_else(|| ReadError::NotFound(format!("entry #{index}")))?;
         if let Some(size) = self.sizes[index].get() {
@@ -434,6 +474,8 @@ impl Reader {
         }
         let size = match entry.kind {
             EntryKind::Submodule => 0,
+            // A header can lie about the size as a rewritten object can about its content.
+            _ if self.verify => self.read(&entry.path)?.1.len() as u64,
             _ => self
                 .repo
                 .find_header(entry.id)
@@ -461,6 +503,9 @@ impl Reader {
     /// blobs are inflated ahead of its reads once it reads the first of them. Replaces the
     /// plan of an earlier listing.
     pub fn plan(&mut self, indices: &[usize]) {
+        if self.verify {
+            return;
+        }
         let listed = indices
             .iter()
             .filter_map(|&index| {
@@ -499,6 +544,9 @@ impl Reader {
                 Arc::new(blob.detach().data)
             }
         };
+        if self.verify {
+            verify_blob(path, id, &bytes)?;
+        }
         self.last = Some((id, Arc::clone(&bytes)));
         Ok((id, bytes))
     }
@@ -509,6 +557,25 @@ impl Reader {
         let (id, bytes) = self.read(path)?;
         self.last = None;
         Ok((id, Arc::unwrap_or_clone(bytes)))
+    }
+}
+
+/// `bytes` are the blob `id` names: hashed as git hashes a blob.
+fn verify_blob(path: &str, id: ObjectId, bytes: &[u8]) -> Result<(), ReadError> {
+    let found = gix::objs::compute_hash(id.kind(), gix::objs::Kind::Blob, bytes).map_err(|e| {
+        ReadError::Object {
+            path: path.to_owned(),
+            id,
+            message: format!("its content cannot be hashed: {e}"),
+        }
+    })?;
+    match found == id {
+        true => Ok(()),
+        false => Err(ReadError::Tampered {
+            path: path.to_owned(),
+            id,
+            found,
+        }),
     }
 }
 

@@ -66,6 +66,7 @@ impl Snapshot {
             commit,
             tree,
             worktree: false,
+            verify: self.verify,
             entries: entries.into(),
             sizes,
             skipped: self.skipped.clone(),

@@ -556,8 +556,11 @@ fn acceptance(paths: &[String]) -> String {
         return String::new();
     }
     format!(
-        "\n# Files that define the gate besides this one (the CI that runs discern, the scripts a job\n\
-         # runs): a change to any is a protected change, landed only with the owner's approval.\n\
+        "\n# Files that define the gate besides this one (the CI that runs discern, and what a job\n\
+         # runs: the manifest that defines its command, settings that can replace it, the folders\n\
+         # of its scripts and the helpers they name): a change to any is a protected change, landed\n\
+         # only with the owner's approval. Fit the list before committing it: later, changing it\n\
+         # is a protected change too.\n\
          [acceptance]\nprotected = {}\n",
         toml_list(paths)
     )

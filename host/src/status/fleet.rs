@@ -323,7 +323,7 @@ fn row(
     row
 }
 
-/// What of an effort awaits the owner's approval, or who approved it all in its tree.
+/// What of an effort awaits the owner's approval, or who approved its change (from the merge base).
 fn awaiting(
     repo: &Repo,
     trunk: &str,
@@ -358,20 +358,20 @@ fn awaiting(
         }
     };
     let policy = crate::approval::anchored_policy(repo, trunk_commit);
-    let base = repo
-        .blob_at(trunk_commit, crate::config::FILE)
-        .ok()
-        .flatten()
-        .map(|b| b.to_string());
-    let approving = crate::approval::tree::approving(
-        &approvals,
-        policy.as_ref(),
-        base.as_deref(),
-        &required.changes,
-    );
+    let approving = (!approvals.is_empty()).then(|| {
+        let from = repo.merge_base(trunk_commit, head).unwrap_or(trunk_commit);
+        let range = crate::approval::tree::Range { from, to: head };
+        crate::approval::tree::approving(
+            repo,
+            &approvals,
+            policy.as_ref(),
+            range,
+            &required.changes,
+        )
+    });
     match approving {
-        Ok(approval) => (Vec::new(), Some(approval.principal.clone())),
-        Err(_) => {
+        Some(Ok(approval)) => (Vec::new(), Some(approval.principal.clone())),
+        _ => {
             let mut lines = required.lines();
             lines.extend(required.unexplained.iter().cloned());
             (lines, None)

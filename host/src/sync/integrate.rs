@@ -5,6 +5,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use super::refs::{SYNCED, Synced, tracking};
+use super::seal::Seal;
 use super::transport::{self, Pushed, Update};
 use super::{SyncError, merge};
 use crate::commit::shared_refs::{set_ref, tree_of, write_commit};
@@ -71,14 +72,17 @@ impl RefState {
 }
 
 /// Fetch the remote's copies of the synced refs and bring each local ref up to date.
-pub(super) fn fetch_and_merge(repo: &Repo, remote: &str) -> Result<Vec<RefState>, SyncError> {
+pub(super) fn fetch_and_merge(
+    (repo, seal): (&Repo, &Seal),
+    remote: &str,
+) -> Result<Vec<RefState>, SyncError> {
     let names: Vec<&str> = SYNCED.iter().map(|s| s.name).collect();
-    let tips = transport::remote_refs(repo, remote, &names)?;
+    let tips = transport::remote_refs((repo, seal), remote, &names)?;
     let pairs: Vec<(String, String)> = tips
         .keys()
         .map(|name| (name.clone(), tracking(name, remote)))
         .collect();
-    transport::fetch(repo, remote, &pairs)?;
+    transport::fetch((repo, seal), remote, &pairs)?;
     SYNCED
         .iter()
         .map(|synced| integrate(repo, synced, tips.get(synced.name).copied()))
@@ -152,7 +156,7 @@ fn merged(
 /// remote's trunk whose tip carries a Proof note. Pushed in the same atomic push, the trunk
 /// never reaches the remote without its Proof.
 pub(super) fn trunk_update(
-    repo: &Repo,
+    (repo, seal): (&Repo, &Seal),
     remote: &str,
     trunk: &str,
 ) -> Result<Option<Update>, SyncError> {
@@ -160,7 +164,7 @@ pub(super) fn trunk_update(
         return Ok(None);
     };
     let name = format!("refs/heads/{trunk}");
-    let theirs = transport::remote_refs(repo, remote, &[name.as_str()])?.remove(&name);
+    let theirs = transport::remote_refs((repo, seal), remote, &[name.as_str()])?.remove(&name);
     let ahead = match theirs {
         Some(t) => t != local && repo.is_ancestor(t, local),
         None => false,
@@ -178,7 +182,7 @@ pub(super) fn trunk_update(
 /// Push every ref this clone has ahead of the remote (and `trunk`, a landing), atomically,
 /// each leased on the tip the remote had when it was fetched.
 pub(super) fn push(
-    repo: &Repo,
+    (repo, seal): (&Repo, &Seal),
     remote: &str,
     states: &[RefState],
     trunk: Option<&Update>,
@@ -195,7 +199,7 @@ pub(super) fn push(
         })
         .collect();
     updates.extend(trunk.cloned());
-    transport::push(repo, remote, &updates)
+    transport::push((repo, seal), remote, &updates)
 }
 
 /// Mark the refs a successful push carried, and move their tracking copies to what the

@@ -4,16 +4,18 @@
 //! Each ref is fetched into a remote-tracking copy beside it, never over the local one, then
 //! merged into the local ref three-way ([`merge`]): entries are per commit or
 //! content-addressed, so nothing conflicts and nothing either side wrote is lost. `--push`
-//! first publishes this run's evidence where the configuration says this run may
+//! first measures HEAD and publishes the readings, signed, where the trunk says this run may
 //! ([`publish`]), then pushes every ref that moved in one atomic push, each with a lease on
 //! what was fetched; when another clone pushed first, sync fetches, merges and pushes again. A
 //! per-clone lock keeps two local syncs apart. Works from a depth-1 clone: these refs have
-//! their own histories.
+//! their own histories. Every git it runs runs under the [`seal::Seal`]: never with the
+//! evidence key, never running a program the clone's config names.
 
 mod integrate;
 pub(crate) mod merge;
 pub(crate) mod publish;
 pub(crate) mod refs;
+mod seal;
 mod transport;
 
 use std::time::Duration;
@@ -28,6 +30,9 @@ use crate::workspace::Workspace;
 pub(crate) use integrate::RefState;
 
 pub(crate) const VERB: &str = "sync";
+/// The environment variable holding the private key that signs published evidence (the key's
+/// text, or the path of its file). No child process of `sync` inherits it.
+pub(crate) const KEY_VAR: &str = crate::git::EVIDENCE_KEY;
 /// How many times a push that lost a race is tried again.
 const ATTEMPTS: u32 = 20;
 /// The lock two local syncs take turns at.
@@ -74,6 +79,18 @@ pub(crate) enum SyncError {
     Lock(#[from] crate::commit::lock::LockError),
     #[error("cannot publish evidence: {0}")]
     Publish(String),
+    #[error(
+        "this sync holds the evidence key ({KEY_VAR}) and will not run git with {key}: {why}. Fix: {fix}, or publish from a fresh clone no repository code ran in"
+    )]
+    Unsafe {
+        key: String,
+        why: String,
+        fix: String,
+    },
+    #[error(
+        "this sync holds the evidence key ({KEY_VAR}) and cannot make its process undumpable ({0}), so another program of this user could read the key from it; run `discern sync --push` where prctl(PR_SET_DUMPABLE) is allowed"
+    )]
+    Undumpable(String),
 }
 
 /// `data` of `sync`.
@@ -111,24 +128,28 @@ pub(crate) fn sync(ws: &Workspace, request: &SyncRequest) -> Envelope {
 fn run(ws: &Workspace, config: &Config, request: &SyncRequest) -> Result<Synced, SyncError> {
     let repo = &ws.repo;
     let remote = remote_of(repo, request.remote.as_deref())?;
+    // Before any git runs: the key stays out of every child, and a sealed sync refuses a
+    // config that would make git run a program.
+    let seal = seal::Seal::for_process(repo)?;
+    let git = (repo, &seal);
     let _lock = crate::commit::lock::WriterLock::acquire_named(repo, LOCK)?;
     let mut synced = Synced {
         remote: remote.clone(),
         ..Synced::default()
     };
     if request.push {
-        synced.publish = Some(publish::publish(ws, config)?);
+        synced.publish = Some(publish::publish(ws, &seal, &remote, config)?);
     }
     if request.prune {
         synced.pruned = publish::prune(repo, config)?;
     }
     for attempt in 1..=ATTEMPTS {
-        synced.refs = integrate::fetch_and_merge(repo, &remote)?;
+        synced.refs = integrate::fetch_and_merge(git, &remote)?;
         if !request.push {
             return Ok(synced);
         }
-        let trunk = integrate::trunk_update(repo, &remote, config.trunk(None))?;
-        match integrate::push(repo, &remote, &synced.refs, trunk.as_ref())? {
+        let trunk = integrate::trunk_update(git, &remote, config.trunk(None))?;
+        match integrate::push(git, &remote, &synced.refs, trunk.as_ref())? {
             transport::Pushed::Done => {
                 synced.pushed = true;
                 synced.landed_trunk = trunk.map(|t| t.local.to_string());
@@ -147,7 +168,8 @@ fn run(ws: &Workspace, config: &Config, request: &SyncRequest) -> Result<Synced,
     Err(SyncError::Contended(ATTEMPTS, "no attempt left".to_owned()))
 }
 
-/// HEAD's committed config (what decides whether this run publishes), never the work tree's.
+/// HEAD's committed config, never the work tree's: the trunk a landing pushes, `keep_days`,
+/// and what can stop publishing (what allows it is the forge's trunk, `publish::trunk`).
 fn committed_config(repo: &Repo) -> Result<Config, SyncError> {
     let Some(head) = repo.head()? else {
         return Ok(Config::absent());

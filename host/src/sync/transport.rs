@@ -1,5 +1,6 @@
-//! The wire: git's own `ls-remote`, `fetch` and `push` against the remote, so every protocol,
-//! credential helper and URL rewrite git knows works here too.
+//! The wire: git's own `ls-remote`, `fetch` and `push` against the remote, so every protocol
+//! git knows works here too — each run under the [`Seal`], which keeps the evidence key and the
+//! clone's program-running config away from it.
 
 use std::collections::BTreeMap;
 use std::process::Output;
@@ -7,17 +8,23 @@ use std::process::Output;
 use gix::ObjectId;
 
 use super::SyncError;
+use super::seal::Seal;
 use crate::git::Repo;
 
 /// Which of `names` the remote has, and at which commit.
 pub(super) fn remote_refs(
-    repo: &Repo,
+    (repo, seal): (&Repo, &Seal),
     remote: &str,
     names: &[&str],
 ) -> Result<BTreeMap<String, ObjectId>, SyncError> {
-    let mut args = vec!["ls-remote", "--refs", remote];
+    let mut args = vec![
+        "ls-remote",
+        Seal::program_option("ls-remote"),
+        "--refs",
+        remote,
+    ];
     args.extend(names);
-    let output = run(repo, &args)?;
+    let output = run((repo, seal), &args)?;
     if !output.status.success() {
         return Err(SyncError::Remote {
             remote: remote.to_owned(),
@@ -36,10 +43,45 @@ pub(super) fn remote_refs(
         .collect())
 }
 
+/// The remote's default branch (what its `HEAD` names) and its tip; `None` when the remote's
+/// `HEAD` names no branch it has.
+pub(super) fn default_branch(
+    (repo, seal): (&Repo, &Seal),
+    remote: &str,
+) -> Result<Option<(String, ObjectId)>, SyncError> {
+    let args = [
+        "ls-remote",
+        Seal::program_option("ls-remote"),
+        "--symref",
+        remote,
+        "HEAD",
+    ];
+    let output = run((repo, seal), &args)?;
+    if !output.status.success() {
+        return Err(SyncError::Remote {
+            remote: remote.to_owned(),
+            action: "list the default branch of",
+            message: stderr(&output),
+        });
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut branch = None;
+    let mut tip = None;
+    for line in text.lines() {
+        if let Some((target, "HEAD")) = line.split_once('\t') {
+            match target.strip_prefix("ref: ") {
+                Some(name) => branch = name.strip_prefix("refs/heads/").map(str::to_owned),
+                None => tip = target.parse().ok(),
+            }
+        }
+    }
+    Ok(branch.zip(tip))
+}
+
 /// Fetch each (remote ref, local tracking ref) pair, forcing the tracking refs (they mirror
 /// the remote; nothing local is ever written over).
 pub(super) fn fetch(
-    repo: &Repo,
+    (repo, seal): (&Repo, &Seal),
     remote: &str,
     pairs: &[(String, String)],
 ) -> Result<(), SyncError> {
@@ -52,13 +94,14 @@ pub(super) fn fetch(
         .collect();
     let mut args = vec![
         "fetch",
+        Seal::program_option("fetch"),
         "--no-tags",
         "--no-write-fetch-head",
         "--quiet",
         remote,
     ];
     args.extend(refspecs.iter().map(String::as_str));
-    let output = run(repo, &args)?;
+    let output = run((repo, seal), &args)?;
     if output.status.success() {
         Ok(())
     } else {
@@ -89,7 +132,11 @@ pub(super) enum Pushed {
 
 /// Push `updates` all at once (`--atomic`), each with its lease: either every ref moves or
 /// none does.
-pub(super) fn push(repo: &Repo, remote: &str, updates: &[Update]) -> Result<Pushed, SyncError> {
+pub(super) fn push(
+    (repo, seal): (&Repo, &Seal),
+    remote: &str,
+    updates: &[Update],
+) -> Result<Pushed, SyncError> {
     if updates.is_empty() {
         return Ok(Pushed::Done);
     }
@@ -104,10 +151,18 @@ pub(super) fn push(repo: &Repo, remote: &str, updates: &[Update]) -> Result<Push
         .iter()
         .map(|u| format!("{}:{}", u.local, u.remote_ref))
         .collect();
-    let mut args = vec!["push", "--atomic", "--porcelain", "--no-verify", remote];
+    let mut args = vec![
+        "push",
+        Seal::program_option("push"),
+        "--atomic",
+        "--porcelain",
+        "--no-verify",
+        "--no-signed",
+        remote,
+    ];
     args.extend(leases.iter().map(String::as_str));
     args.extend(specs.iter().map(String::as_str));
-    let output = run(repo, &args)?;
+    let output = run((repo, seal), &args)?;
     if output.status.success() {
         return Ok(Pushed::Done);
     }
@@ -145,17 +200,17 @@ const RACES: [&str; 8] = [
 
 /// Run git; while a lock file stands in its way (a git another sync started, still finishing
 /// after that sync was killed), wait for it a little, then report it.
-fn run(repo: &Repo, args: &[&str]) -> Result<Output, SyncError> {
+fn run((repo, seal): (&Repo, &Seal), args: &[&str]) -> Result<Output, SyncError> {
     for _ in 0..LOCK_WAITS {
-        let output = run_once(repo, args)?;
+        let output = run_once((repo, seal), args)?;
         if output.status.success() || locked(&output).is_none() {
             return Ok(output);
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let mut output = run_once(repo, args)?;
+    let mut output = run_once((repo, seal), args)?;
     if locked(&output).is_some_and(|line| cleared_stale(repo, &line)) {
-        output = run_once(repo, args)?;
+        output = run_once((repo, seal), args)?;
     }
     if let Some(line) = locked(&output) {
         return Err(SyncError::Git(format!(
@@ -215,14 +270,13 @@ fn locked(output: &Output) -> Option<String> {
 /// One run of git, its output written to unnamed temporary files rather than pipes: a git that
 /// outlives a killed sync finishes its ref update and drops its lock, where a closed pipe
 /// would kill it on its next write (SIGPIPE) with the lock still held.
-fn run_once(repo: &Repo, args: &[&str]) -> Result<Output, SyncError> {
+fn run_once((repo, seal): (&Repo, &Seal), args: &[&str]) -> Result<Output, SyncError> {
     let cannot = |e: std::io::Error| SyncError::Git(format!("git cannot be run ({e})"));
     let mut out = tempfile::tempfile().map_err(cannot)?;
     let mut err = tempfile::tempfile().map_err(cannot)?;
-    let status = crate::git::command()
+    let status = seal
+        .git(repo)
         .args(args)
-        .current_dir(repo.root())
-        .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(std::process::Stdio::null())
         .stdout(out.try_clone().map_err(cannot)?)
         .stderr(err.try_clone().map_err(cannot)?)

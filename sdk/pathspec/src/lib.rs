@@ -96,7 +96,48 @@ impl Pathspec {
     }
 }
 
+impl Pathspec {
+    /// Whether some path strictly below the directory `dir` could match (or `dir` itself
+    /// does): never `false` for a directory that holds a match. Conservative — a glob is judged
+    /// by its literal part before the first wildcard, exclusions are ignored — so that a walk of
+    /// a tree may skip the folders this returns `false` for.
+    pub fn may_match_below(&self, dir: &str) -> bool {
+        let mut includes = self.items.iter().filter(|i| !i.exclude).peekable();
+        match includes.peek() {
+            None => self.items.iter().any(|i| i.exclude),
+            Some(_) => includes.any(|i| i.may_match_below(dir)),
+        }
+    }
+}
+
 impl Item {
+    fn may_match_below(&self, dir: &str) -> bool {
+        if self.invalid {
+            return false;
+        }
+        if self.pattern.is_empty() || self.matches(dir) {
+            return true;
+        }
+        let pattern = self.pattern.as_bytes();
+        let literal = match self.literal {
+            true => pattern,
+            false => {
+                let end = pattern
+                    .iter()
+                    .position(|b| matches!(b, b'*' | b'?' | b'[' | b'\\'))
+                    .unwrap_or(pattern.len());
+                &pattern[..end]
+            }
+        };
+        let below = format!("{}/", dir.trim_end_matches('/'));
+        let below = below.as_bytes();
+        // The literal part names something below `dir`, or stops within `dir`'s name or above
+        // it (a wildcard there may still reach below).
+        let common = literal.len().min(below.len());
+        self.equal(&literal[..common], &below[..common])
+            && (literal.len() >= below.len() || literal.len() < pattern.len())
+    }
+
     /// Git's `match_pathspec_item` for a file: the pattern names the path literally or a
     /// directory above it, or (unless literal) matches it as a wildmatch glob.
     fn matches(&self, path: &str) -> bool {

@@ -115,3 +115,44 @@ fn lenient_parse_matches_nothing_for_a_bad_spec() {
     let spec = Pathspec::new(&["**", ":(attr:x)y"]);
     assert!(spec.matches("y/z"));
 }
+
+#[test]
+fn a_walk_skips_only_folders_nothing_below_can_match() {
+    let below = |specs: &[&str], dir: &str| {
+        Pathspec::parse(specs, Some("/repo"))
+            .unwrap_or_else(|e| panic!("{specs:?}: {e}"))
+            .may_match_below(dir)
+    };
+    assert!(below(&["scripts/**"], "scripts"));
+    assert!(below(&["scripts/**"], "scripts/sub"));
+    assert!(!below(&["scripts/**"], "src"));
+    assert!(!below(&["scripts/**"], "scr"));
+    assert!(!below(&["scripts/**"], "scripts2"));
+    assert!(below(&[".github/workflows/**"], ".github"));
+    assert!(below(&["ci/run.sh"], "ci"));
+    assert!(!below(&["ci/run.sh"], "cid"));
+    assert!(!below(&["sc"], "scripts"));
+    assert!(below(&["scripts"], "scripts/sub"));
+    assert!(below(&["**/*.sh"], "anywhere/at/all"));
+    assert!(below(&["tools/*/bin/*"], "tools/x"));
+    assert!(!below(&["tools/*/bin/*"], "other"));
+    assert!(below(&[":(icase)Scripts/**"], "scripts"));
+    assert!(below(&[":!docs"], "src"));
+    assert!(below(&["."], "src"));
+    // Every folder holding a match says so.
+    for (spec, path) in [
+        ("scripts/**", "scripts/a/b.sh"),
+        ("**/x", "a/b/x"),
+        ("a/*/c", "a/b/c"),
+    ] {
+        let mut dir = String::new();
+        for part in path.split('/').take(path.split('/').count() - 1) {
+            dir = if dir.is_empty() {
+                part.to_owned()
+            } else {
+                format!("{dir}/{part}")
+            };
+            assert!(below(&[spec], &dir), "{spec} below {dir}");
+        }
+    }
+}

@@ -1,10 +1,11 @@
 //! Evidence other clones measured: signed bundles read from the published ref
 //! ([`tree::REF`], which `discern sync` fetches and merges) and, where configured, a remote
 //! cache. Every source is untrusted storage. A bundle counts only when its signature verifies
-//! against the trunk side's allowed-signers file in the evidence namespace, its manifest names
-//! this repository, and its entry is for the identity asked and the commit it is filed under;
-//! the store then reuses it only where its read set is unchanged. Anything else is a miss, and
-//! the producer runs: a poisoned, replayed or foreign entry can cost a run, never a verdict.
+//! against the trunk tip's anchored allowed-signers file in the evidence namespace, its
+//! manifest names this repository, and its entry is for the identity asked and the commit it is
+//! filed under; the store then reuses it only where its read set is unchanged. Anything else is
+//! a miss, and the producer runs: a poisoned, replayed or foreign entry can cost a run, never a
+//! verdict.
 
 pub mod tree;
 
@@ -37,11 +38,11 @@ pub struct Trust {
 }
 
 impl Trust {
-    /// The trust root at `trunk_side` (the merge base with the trunk, or the trunk's tip): its
-    /// anchored policy's signers, for `repository`. `None` when there is no anchored signers
-    /// file (then nothing published counts).
-    pub fn at(repo: &Repo, trunk_side: ObjectId, repository: &str) -> Option<Self> {
-        let policy = approval::anchored_policy(repo, trunk_side)?;
+    /// The trust root at `tip` (the trunk's tip): its anchored policy's signers, for
+    /// `repository`. `None` when there is no anchored signers file (then nothing published
+    /// counts).
+    pub fn at(repo: &Repo, tip: ObjectId, repository: &str) -> Option<Self> {
+        let policy = approval::anchored_policy(repo, tip)?;
         let (_, signers) = policy.signers?;
         Some(Self {
             repository: repository.to_owned(),
@@ -80,14 +81,18 @@ pub struct Shared {
 impl Shared {
     /// The published evidence a measurement of `head` may reuse, when the trunk (`trunk`, its
     /// tip) can be read: the bundles filed under HEAD, its merge base with the trunk and the
-    /// trunk's tip, checked against the trust root at the merge base (the trunk side). The
-    /// repository name signatures must carry is the trunk side's `[evidence].repository`;
-    /// without one, nothing published counts.
+    /// trunk's tip, checked against the trust root at the trunk's tip — its anchored signers,
+    /// as approvals are verified, so a branch forked before a key was removed from the signers
+    /// does not bring that key back. The repository name signatures must carry is the trunk
+    /// tip's `[evidence].repository`; without one, nothing published counts.
     pub fn open(repo: &Repo, head: ObjectId, trunk: Option<ObjectId>) -> Self {
-        let Some(trunk_side) = trunk.and_then(|t| repo.merge_base(head, t)) else {
+        let Some(tip) = trunk else {
             return Self::default();
         };
-        let settings = crate::config::Config::at(repo, trunk_side)
+        let Some(trunk_side) = repo.merge_base(head, tip) else {
+            return Self::default();
+        };
+        let settings = crate::config::Config::at(repo, tip)
             .ok()
             .flatten()
             .map(|config| config.evidence)
@@ -96,8 +101,7 @@ impl Shared {
         let Some(repository) = settings.repository.as_deref() else {
             return Self::default();
         };
-        let mut candidates = vec![head, trunk_side];
-        candidates.extend(trunk);
+        let mut candidates = vec![head, trunk_side, tip];
         candidates.dedup();
         let published = match repo.resolve_ref(tree::REF) {
             Ok(Some(resolved)) => tree::read(&repo.local(), resolved.commit, &candidates),
@@ -108,7 +112,7 @@ impl Shared {
             return Self::default();
         }
         Self {
-            trust: Trust::at(repo, trunk_side, repository),
+            trust: Trust::at(repo, tip, repository),
             published,
             via: tree::REF.to_owned(),
             candidates,

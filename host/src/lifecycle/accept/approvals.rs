@@ -73,8 +73,8 @@ pub(super) fn approve(
 }
 
 /// A signed approval the branch carries in its tree (`discern approve`'s approval commit),
-/// added since the trunk commit, for exactly these items against the trunk's `discern.toml`,
-/// verified under the trunk tip's policy.
+/// added since the trunk commit, for exactly these items and the net change since the trunk
+/// commit, in the repository the trunk names, verified under the trunk tip's policy.
 fn in_tree(
     repo: &crate::git::Repo,
     policy: &approval::Policy,
@@ -85,13 +85,12 @@ fn in_tree(
     if approvals.is_empty() {
         return None;
     }
-    let base = repo
-        .blob_at(landing.trunk_commit, crate::config::FILE)
-        .ok()?
-        .map(|b| b.to_string());
+    let range = approval::tree::Range {
+        from: landing.trunk_commit,
+        to: landing.head,
+    };
     let found =
-        approval::tree::approving(&approvals, Some(policy), base.as_deref(), &required.changes)
-            .ok()?;
+        approval::tree::approving(repo, &approvals, Some(policy), range, &required.changes).ok()?;
     Some(Granted {
         version: approval::VERSION,
         payload: found.items.payload(),
@@ -174,7 +173,7 @@ fn awaiting_approval(
     }
     let how = match policy.approval {
         ApprovalPolicy::Signed => format!(
-            "the owner approves with their signing key: `discern approve --effort {effort}` (from any checkout), then accept again"
+            "the owner reviews it with `discern approve --effort {effort} --dry-run` (from any checkout) and signs exactly it with the command that prints, then accept again"
         ),
         ApprovalPolicy::Interactive => format!(
             "the owner approves with `discern approve --effort {effort}` on their terminal, or answers `discern accept` there"

@@ -1,27 +1,31 @@
-//! `discern approve [BRANCH|REV|--effort ID] [--key PATH] [--dry-run] [--token T…]`: the
-//! owner's route, from any checkout (`target`). It lists what awaits the owner's approval on
-//! the named branch or revision, an effort, or the branch this checkout has out — every
-//! loosening (a live proposal) and every protected change, derived from the trunk
-//! tip's config against HEAD — and approves exactly that set. Where the trunk names allowed
-//! signers, the items and the trunk's `discern.toml` they were judged against are signed with
-//! the owner's SSH key and committed under `.discern/approvals/` on the branch
-//! (`approval::tree`), which every merge strategy carries; otherwise each item is answered at
-//! this terminal and recorded as a note on the approved commit (`refs/notes/discern-approvals`).
-//! A CLI verb only: no MCP tool can approve.
+//! `discern approve [BRANCH|REV|--effort ID] [--head SHA] [--key PATH] [--dry-run] [--token
+//! T…]`: the owner's route, from any checkout (`target`). It lists what awaits the owner's
+//! approval on the named branch or revision, an effort, or the branch this checkout has out —
+//! every loosening (a live proposal) and every protected change, derived from the trunk tip's
+//! config against HEAD — and approves exactly that set, at exactly the head the owner reviewed
+//! (`reviewed`: `--head`, or the items' `--token`s; a dry run prints the command that signs
+//! what it showed). Where the trunk names allowed signers, the change — the repository, the
+//! trunk commit, the items and what it does to the tree — is signed with the owner's SSH key
+//! and committed under `.discern/approvals/` on the branch (`in_tree`, `approval::tree`), which
+//! every merge strategy carries; otherwise each item is answered at this terminal and recorded
+//! as a note on the approved commit (`refs/notes/discern-approvals`). A CLI verb only: no MCP
+//! tool can approve.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::approval::{self, Channel, Granted, Subject, tree};
-use crate::commit::ApprovalCommit;
+use crate::approval::{self, Channel, Granted, Subject};
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, short};
 use crate::proposals::required::{self, Required};
 use crate::result::{Envelope, Hint, HintId, Refusal, Report, Section};
 use crate::workspace::Workspace;
 
+mod in_tree;
+mod key;
 mod refused;
+mod reviewed;
 mod target;
 
 use refused::NotApproved;
@@ -45,12 +49,18 @@ pub(crate) struct ApproveRequest {
     #[arg(long)]
     #[serde(default)]
     pub effort: Option<String>,
+    /// The commit the owner reviewed (its id): nothing is signed once the target moved past
+    /// it. A signed approval needs it (or `--token`); `--dry-run` prints the command with the
+    /// head it showed.
+    #[arg(long, value_name = "SHA")]
+    #[serde(default)]
+    pub head: Option<String>,
     /// The SSH key to sign with (a private key, or a public key whose private half is in the
     /// agent); default: git's `user.signingkey`.
     #[arg(long)]
     #[serde(default)]
     pub key: Option<PathBuf>,
-    /// List what awaits approval; approve nothing.
+    /// List what awaits approval and the command that approves exactly that; approve nothing.
     #[arg(long)]
     #[serde(default)]
     pub dry_run: bool,
@@ -120,13 +130,23 @@ pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
         Err(e) => return NotApproved::PolicyUnreadable { why: e.to_string() }.refusal(VERB),
     };
     if request.dry_run || pending.required.is_empty() {
-        return listing(&pending, policy.approval, None);
+        let mut envelope = listing(&pending, policy.approval, None);
+        if request.dry_run && !pending.required.is_empty() {
+            to_sign(&mut envelope, &pending, &policy, request);
+        }
+        return envelope;
     }
-    if let Err(refusal) = exactly(&pending.required, &request.tokens) {
+    if let Err(refusal) = exactly(&pending.required, request) {
         return *refusal;
     }
     if policy.approval == ApprovalPolicy::Signed {
-        return match in_tree(ws, &pending, &policy, request.key.as_deref()) {
+        // A signature is for what the owner reviewed: the head, or the items by token.
+        if request.head.is_none() && request.tokens.is_empty() {
+            let target = reviewed::target(request);
+            let dry_run = reviewed::dry_run(request);
+            return NotApproved::NotReviewed { target, dry_run }.refusal(VERB);
+        }
+        return match in_tree::in_tree(ws, &pending, &policy, request.key.as_deref()) {
             Ok(envelope) => envelope,
             Err(refusal) => *refusal,
         };
@@ -139,104 +159,6 @@ pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
         Ok(()) => listing(&pending, policy.approval, Some(&granted)),
         Err(refusal) => *refusal,
     }
-}
-
-/// The signed approval, in the tree: the items and the trunk's `discern.toml` they were judged
-/// against, signed with the owner's key, written under `.discern/approvals/` in an
-/// approval-only commit on the effort's branch, which every merge strategy carries.
-fn in_tree(
-    ws: &Workspace,
-    pending: &Pending,
-    policy: &approval::Policy,
-    key: Option<&Path>,
-) -> Result<Envelope, Box<Envelope>> {
-    let failed = |why: String| Box::<Envelope>::from(NotApproved::NotCommitted { why });
-    let base = pending
-        .repo
-        .blob_at(pending.subject.trunk_commit, crate::config::FILE)
-        .map_err(|e| failed(e.to_string()))?;
-    let items = tree::Items {
-        base_commit: pending.subject.trunk_commit.to_string(),
-        base: base.map(|b| b.to_string()),
-        limits: pending
-            .required
-            .proposals
-            .iter()
-            .map(|p| tree::LimitItem {
-                standard: p.standard.clone(),
-                trunk_limit: p.trunk_limit,
-                proposed_limit: p.proposed_limit,
-                reason: p.reason.clone(),
-                token: p.token.clone(),
-            })
-            .collect(),
-        protected: pending.required.protected.clone(),
-    };
-    let (signer, signature) = signed(pending, policy, key, &items.payload())?;
-    let approval = tree::TreeApproval::signed(items, signer, signature);
-    let Some(receiving) = &pending.branch else {
-        return Err(failed(
-            "HEAD is detached: name the branch to approve (`discern approve BRANCH`)".to_owned(),
-        ));
-    };
-    let branch = receiving.name.clone();
-    if receiving.create {
-        crate::commit::create_branch(
-            &pending.repo,
-            &branch,
-            pending.subject.head,
-            "branch: discern approve",
-        )
-        .map_err(|e| failed(e.to_string()))?;
-    }
-    let message = format!(
-        "discern: the owner approves {} change(s)\n\n{}\n",
-        pending.required.tokens().len(),
-        pending.required.lines().join("\n")
-    );
-    let commit = ApprovalCommit {
-        branch: &branch,
-        head: pending.subject.head,
-        path: &approval.path(),
-        content: &approval.to_bytes(),
-        message: &message,
-    };
-    let new = crate::commit::approval_commit(&pending.repo, &commit, &ws.settings.faults)
-        .map_err(|e| failed(e.to_string()))?;
-    let granted = Granted {
-        version: approval::VERSION,
-        payload: approval.items.payload(),
-        channel: Channel::Signed {
-            principal: approval.principal.clone(),
-            fingerprint: approval.fingerprint.clone(),
-            signature: approval.signature.clone(),
-        },
-    };
-    let push = pending
-        .push
-        .clone()
-        .unwrap_or_else(|| format!("push the branch (`git push origin {branch}`)"));
-    let mut envelope = listing(pending, policy.approval, Some(&granted));
-    if let Some(data) = envelope.data.as_mut() {
-        data["approval_commit"] = serde_json::json!(new.to_string());
-        data["approval_file"] = serde_json::json!(approval.path());
-        data["approval_branch"] = serde_json::json!(branch);
-        data["push"] = serde_json::json!(push);
-    }
-    // What comes next is carrying the approval to the pull request, not landing from here.
-    envelope.hints.insert(
-        0,
-        Hint::next_step(
-            HintId::AskOwner,
-            format!("Carry the approval to the pull request: {push}."),
-        ),
-    );
-    envelope.report.state.push_str(&format!(
-        " The approval is {} in commit {} on {branch}: {push}, so the pull request carries it.",
-        approval.path(),
-        short(&new.to_string())
-    ));
-    Ok(envelope)
 }
 
 /// The target's checkout, HEAD, trunk and what it needs approved.
@@ -252,6 +174,7 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
         request.target.as_deref(),
         request.branch.as_deref(),
     )?;
+    reviewed::check(&repo, request, head).map_err(Box::<Envelope>::from)?;
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.landing_trunk(config.as_ref());
     // The trunk as the team has it: a stale local trunk is not what CI judges against.
@@ -311,7 +234,8 @@ fn lands(effort: Option<&str>, branch: Option<&str>, prefix: &str) -> String {
 }
 
 /// The owner's tokens, when given, name exactly the items awaiting approval.
-fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
+fn exactly(required: &Required, request: &ApproveRequest) -> Result<(), Box<Envelope>> {
+    let given = &request.tokens;
     if given.is_empty() {
         return Ok(());
     }
@@ -326,6 +250,10 @@ fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
             [one] if prefix.len() >= 4 => {
                 named.insert((*one).clone());
             }
+            [] => {
+                let (prefix, dry_run) = (prefix.clone(), reviewed::dry_run(request));
+                return Err(NotApproved::TokenMoved { prefix, dry_run }.into());
+            }
             _ => {
                 let (prefix, matches) = (prefix.clone(), matches.len());
                 return Err(NotApproved::AmbiguousToken { prefix, matches }.into());
@@ -337,71 +265,6 @@ fn exactly(required: &Required, given: &[String]) -> Result<(), Box<Envelope>> {
         return Err(NotApproved::NotEveryToken { named, wanted }.into());
     }
     Ok(())
-}
-
-/// Sign `payload` with the owner's key and verify it as `accept` and CI will.
-fn signed(
-    pending: &Pending,
-    policy: &approval::Policy,
-    key: Option<&Path>,
-    payload: &str,
-) -> Result<(approval::Signer, String), Box<Envelope>> {
-    let key = match key {
-        Some(key) => Staged::Path(key.to_owned()),
-        None => signing_key(&pending.repo)?,
-    };
-    let failed = |e: approval::SignError| Box::<Envelope>::from(NotApproved::NotSigned(e));
-    let signature = approval::sign(key.path(), payload).map_err(failed)?;
-    let signers = policy
-        .signers
-        .as_ref()
-        .map(|(_, bytes)| bytes.as_slice())
-        .unwrap_or_default();
-    let signer = approval::verify(signers, payload, &signature).map_err(failed)?;
-    Ok((signer, signature))
-}
-
-/// A key file for ssh-keygen: a path, or git's `key::` literal staged in a temporary file.
-enum Staged {
-    Path(PathBuf),
-    Literal(tempfile::NamedTempFile),
-}
-
-impl Staged {
-    fn path(&self) -> &Path {
-        match self {
-            Staged::Path(path) => path,
-            Staged::Literal(file) => file.path(),
-        }
-    }
-}
-
-/// git's `user.signingkey`, as git reads it for `gpg.format = ssh` (a path, `~/` expanded,
-/// or a `key::` literal public key whose private half is in the agent).
-fn signing_key(repo: &Repo) -> Result<Staged, Box<Envelope>> {
-    let missing = || Box::<Envelope>::from(NotApproved::NoSigningKey);
-    let output = crate::git::command()
-        .arg("-C")
-        .arg(repo.root())
-        .args(["config", "--get", "user.signingkey"])
-        .output()
-        .map_err(|_| missing())?;
-    let value = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    if !output.status.success() || value.is_empty() {
-        return Err(missing());
-    }
-    if let Some(literal) = value.strip_prefix("key::") {
-        let mut file = tempfile::NamedTempFile::new().map_err(|_| missing())?;
-        std::io::Write::write_all(&mut file, format!("{literal}\n").as_bytes())
-            .map_err(|_| missing())?;
-        return Ok(Staged::Literal(file));
-    }
-    let path = match value.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME")
-            .map_or_else(|| PathBuf::from(&value), |h| PathBuf::from(h).join(rest)),
-        None => PathBuf::from(&value),
-    };
-    Ok(Staged::Path(path))
 }
 
 /// The interactive channel: yes or no to each item, on this terminal only.
@@ -438,6 +301,27 @@ fn record(pending: &Pending, granted: &Granted) -> Result<(), Box<Envelope>> {
     )
     .map(|_| ())
     .map_err(|e| failed(e.to_string()))
+}
+
+/// The dry run's last word: the command that approves exactly the head and items it listed.
+fn to_sign(
+    envelope: &mut Envelope,
+    pending: &Pending,
+    policy: &approval::Policy,
+    request: &ApproveRequest,
+) {
+    let command = reviewed::command(request, pending.subject.head);
+    let key = match policy.approval == ApprovalPolicy::Signed && !key::configured(&pending.repo) {
+        true => " (add `--key PATH`: git's user.signingkey names no key here)",
+        false => "",
+    };
+    if let Some(data) = envelope.data.as_mut() {
+        data["command"] = serde_json::json!(command);
+    }
+    envelope.hints.push(Hint::next_step(
+        HintId::AskOwner,
+        format!("Approve exactly what is listed, at this head: `{command}`{key}."),
+    ));
 }
 
 /// What awaits (or now has) the owner's approval, compact.

@@ -38,6 +38,31 @@ pub(super) enum NotApproved {
     UnknownRevision { rev: String },
     #[error("{what} cannot be read.")]
     Unreadable { what: String },
+    #[error("--head takes the id of the commit you reviewed; {given:?} names no commit here.")]
+    NotACommit { given: String },
+    #[error(
+        "{target} is at {at}, {past} commit(s) past {reviewed}, which you reviewed; nothing was signed: an approval is for what the owner reviewed."
+    )]
+    MovedPast {
+        target: String,
+        dry_run: String,
+        at: String,
+        reviewed: String,
+        past: u64,
+    },
+    #[error(
+        "{target} is at {at}, which does not contain {reviewed}, which you reviewed (the branch was rewritten since); nothing was signed."
+    )]
+    Rewritten {
+        target: String,
+        dry_run: String,
+        at: String,
+        reviewed: String,
+    },
+    #[error(
+        "Name what you reviewed: a signed approval is for exactly the head you looked at (--head SHA) or the items you were shown (--token, each), never whatever {target} holds when this runs."
+    )]
+    NotReviewed { target: String, dry_run: String },
     // What it is judged against.
     #[error("How approvals are given cannot be told: {why}.")]
     PolicyUnreadable { why: String },
@@ -49,6 +74,10 @@ pub(super) enum NotApproved {
     TrunkNotContained { head: String, trunk: String },
     #[error("What needs approval cannot be told: {why}.")]
     RequiredUnknown { why: String },
+    #[error(
+        "The trunk's discern.toml names no repository ([acceptance].repository), and a signed approval names the repository it is for, so it cannot be copied into another one."
+    )]
+    NoRepository,
     #[error("Stale proposals authorize nothing: {}.", .standards.join(", "))]
     StaleProposals { standards: Vec<String> },
     // The owner's tokens.
@@ -56,6 +85,10 @@ pub(super) enum NotApproved {
         "The token {prefix:?} names {matches} of the items awaiting approval; give a unique prefix (at least 4 characters) of one."
     )]
     AmbiguousToken { prefix: String, matches: usize },
+    #[error(
+        "The token {prefix:?} names none of the items awaiting approval: what awaits approval changed since you were shown it; nothing was signed."
+    )]
+    TokenMoved { prefix: String, dry_run: String },
     #[error(
         "The tokens name {named} of the {wanted} items awaiting approval; an approval covers all of them at once."
     )]
@@ -87,7 +120,9 @@ impl Refusal for NotApproved {
             | Self::BranchFlagOnLocalBranch { .. }
             | Self::NotABranch { .. }
             | Self::AmbiguousToken { .. }
-            | Self::NotEveryToken { .. } => ErrorSlug::InvalidArguments,
+            | Self::NotEveryToken { .. }
+            | Self::NotACommit { .. }
+            | Self::NotReviewed { .. } => ErrorSlug::InvalidArguments,
             Self::UnknownRevision { .. } => ErrorSlug::NotFound,
             Self::StaleProposals { .. } => ErrorSlug::ProposalStale,
             Self::NoTerminal | Self::NotAnsweredYes => ErrorSlug::AwaitingStandardApproval,
@@ -97,6 +132,10 @@ impl Refusal for NotApproved {
             | Self::RequiredUnknown { .. } => ErrorSlug::CannotTell,
             Self::TrunkUnreadable { .. } => ErrorSlug::TrunkUnreadable,
             Self::TrunkNotContained { .. }
+            | Self::MovedPast { .. }
+            | Self::Rewritten { .. }
+            | Self::TokenMoved { .. }
+            | Self::NoRepository
             | Self::NoSigningKey
             | Self::NotSigned(_)
             | Self::NotCommitted { .. }
@@ -139,6 +178,48 @@ impl Refusal for NotApproved {
             Self::Unreadable { .. } => (
                 HintId::CheckRepository,
                 "Check the repository (`git status`), then approve again.".to_owned(),
+            ),
+            Self::NotACommit { .. } => (
+                HintId::AskOwner,
+                "Give the full commit id you reviewed (the pull request's head), or run `discern approve TARGET --dry-run`: it prints the command with the head it shows.".to_owned(),
+            ),
+            Self::MovedPast {
+                dry_run,
+                at,
+                reviewed,
+                ..
+            } => (
+                HintId::AskOwner,
+                format!(
+                    "Review what was pushed after it (`git diff {reviewed} {at}`), then run `{dry_run}` and the command it prints."
+                ),
+            ),
+            Self::Rewritten {
+                dry_run,
+                at,
+                reviewed,
+                ..
+            } => (
+                HintId::AskOwner,
+                format!(
+                    "Review the branch as it now is (`git diff {reviewed} {at}`), then run `{dry_run}` and the command it prints."
+                ),
+            ),
+            Self::NotReviewed { dry_run, .. } => (
+                HintId::AskOwner,
+                format!(
+                    "Run `{dry_run}`: it lists the items at the head it reads and prints the command that signs exactly them (`--head SHA`)."
+                ),
+            ),
+            Self::TokenMoved { dry_run, .. } => (
+                HintId::AskOwner,
+                format!(
+                    "Run `{dry_run}` to see what awaits approval now, and the command that signs exactly it."
+                ),
+            ),
+            Self::NoRepository => (
+                HintId::AskOwner,
+                "Name the repository on the trunk: add `repository = \"HOST/OWNER/NAME\"` (e.g. \"github.com/acme/app\") under [acceptance] in discern.toml, in a change the owner approves (this verb signs the change that adds it), then approve again.".to_owned(),
             ),
             Self::PolicyUnreadable { .. } => (
                 HintId::CheckRepository,

@@ -35,6 +35,11 @@ pub(crate) struct DoneRequest {
     #[arg(long)]
     #[serde(default)]
     pub dry_run: bool,
+    /// Run the jobs even when a Standard measured before them already fails, for the full
+    /// picture (the gate still fails).
+    #[arg(long)]
+    #[serde(default)]
+    pub all: bool,
 }
 
 fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Envelope {
@@ -174,11 +179,21 @@ fn gate(
     };
     let proven = stages::merge_check(&mut run, &ws.repo, journal)
         .and_then(|()| stages::limits_check(&mut run, ws, journal))
-        .and_then(|()| stages::job_stages(&mut run, &ws.repo, journal, progress))
-        .and_then(|()| stages::standards_stage(&mut run, ws, runtime, journal, progress));
-    match proven {
-        Ok((standards, proposals)) => {
+        .and_then(|()| {
+            // Every reading is taken before a job of the repository runs (the trunk's
+            // definitions included): nothing a job does can change it.
             let by_trunk = by_trunk::judged(ws, runtime, &subject, progress);
+            let stages = stages::Stages {
+                ws,
+                runtime,
+                journal,
+                progress,
+                all: request.all,
+            };
+            stages.standards_and_jobs(&mut run).map(|p| (p, by_trunk))
+        });
+    match proven {
+        Ok(((standards, proposals), by_trunk)) => {
             record_proof(run, &ws.repo, standards, (proposals, by_trunk))
         }
         Err(failure) => *failure,
@@ -330,18 +345,24 @@ fn current_proof(proof: &Proof) -> Envelope {
 /// `--dry-run`: the steps the gate would run; nothing runs or is written.
 fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
     let config = subject.config.as_ref();
-    let plan: Vec<String> = [Stage::Fix, Stage::Build, Stage::Check, Stage::Test]
+    // The Standards that need no job are measured before any job runs; those that do, after.
+    let standards = |after_jobs: bool| {
+        config
+            .into_iter()
+            .flat_map(|c| c.standards.iter())
+            .filter(move |s| (!s.needs.is_empty() || s.run.is_some()) == after_jobs)
+            .map(|s| format!("standard:{}", s.name))
+    };
+    let jobs = [Stage::Fix, Stage::Build, Stage::Check, Stage::Test]
         .iter()
         .flat_map(|s| {
             steps::jobs_of(config, &[*s])
                 .into_iter()
                 .map(|j| format!("job:{} ({})", j.name, j.stage.as_str()))
-        })
-        .chain(
-            config
-                .iter()
-                .flat_map(|c| c.standards.iter().map(|s| format!("standard:{}", s.name))),
-        )
+        });
+    let plan: Vec<String> = standards(false)
+        .chain(jobs)
+        .chain(standards(true))
         .collect();
     let mut envelope = Envelope::ok(
         VERB,

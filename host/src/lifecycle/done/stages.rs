@@ -122,7 +122,7 @@ fn take<'a>(run: &mut Run<'a>) -> Run<'a> {
 }
 
 /// fix → build → check ∥ test; the fix stage must leave the committed tree as it is.
-pub(super) fn job_stages(
+fn job_stages(
     run: &mut Run,
     repo: &crate::git::Repo,
     journal: &Journaling,
@@ -177,44 +177,70 @@ fn fix_left_the_commit(run: &mut Run, repo: &crate::git::Repo) -> Result<(), Box
     Err(envelope)
 }
 
-/// Every Standard passes; a proposed one measures exactly its recorded value. The proven
-/// readings and the proposals awaiting the owner's approval.
-pub(super) fn standards_stage(
+/// What the Standards and the jobs run with.
+pub(super) struct Stages<'a> {
+    pub ws: &'a Workspace,
+    pub runtime: &'a Runtime,
+    pub journal: &'a Journaling,
+    pub progress: &'a (dyn Fn(&str) + Sync),
+    /// `--all`: run the jobs even when a Standard measured before them fails.
+    pub all: bool,
+}
+
+impl Stages<'_> {
+    /// Every Standard that needs no job, measured before any job runs; then the jobs; then the
+    /// Standards that need one. Every Standard passes, and a proposed one measures exactly its
+    /// recorded value: the proven readings and the proposals awaiting the owner's approval.
+    /// A Standard that fails before the jobs fails the gate there, no job run (unless `all`).
+    pub(super) fn standards_and_jobs(
+        &self,
+        run: &mut Run,
+    ) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Box<Envelope>> {
+        let (ws, repo) = (self.ws, &self.ws.repo);
+        self.journal.phase("standards");
+        let subject = run.subject;
+        let Some(config) = subject.config.as_ref().filter(|c| !c.standards.is_empty()) else {
+            job_stages(run, repo, self.journal, self.progress)?;
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let records = proposal_records(ws, &run.subject.trunk)?;
+        // Every Standard is measured fresh, trusting no evidence or compiled code an agent could
+        // have written (a proposed one's value must equal its record exactly).
+        let options = measure::Options {
+            trunk: Some(run.subject.trunk.clone()),
+            evidence: EvidenceUse::Proof,
+            ..measure::Options::default()
+        };
+        let selected: Vec<_> = config.standards.iter().collect();
+        let claims = proposals::claims(ws, config);
+        let ctx = measure::Context {
+            ws,
+            runtime: self.runtime,
+            config,
+            selected: &selected,
+            claims: &claims,
+            progress: self.progress,
+        };
+        let begun = measure::begin(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
+        if !begun.passes() && !self.all {
+            return standards_judged(run, &begun.stop(NOT_AFTER_FAILURE), &records);
+        }
+        job_stages(run, repo, self.journal, self.progress)?;
+        self.journal.phase("standards");
+        standards_judged(run, &begun.finish(), &records)
+    }
+}
+
+/// Why a Standard that needs a job was not measured when the gate stopped before its jobs.
+const NOT_AFTER_FAILURE: &str = "not measured: a Standard measured before the jobs fails, so no job ran (`discern done --all` runs them for the full picture)";
+
+/// The steps of `measured`'s Standards, and the proven readings or the gate's failure.
+fn standards_judged(
     run: &mut Run,
-    ws: &Workspace,
-    runtime: &Runtime,
-    journal: &Journaling,
-    progress: &(dyn Fn(&str) + Sync),
+    measured: &measure::Measured,
+    records: &[proposals::ProposalRecord],
 ) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Box<Envelope>> {
-    journal.phase("standards");
-    let Some(config) = run
-        .subject
-        .config
-        .as_ref()
-        .filter(|c| !c.standards.is_empty())
-    else {
-        return Ok((Vec::new(), Vec::new()));
-    };
-    let records = proposal_records(ws, &run.subject.trunk)?;
-    // Every Standard is measured fresh, trusting no evidence or compiled code an agent could
-    // have written (a proposed one's value must equal its record exactly).
-    let options = measure::Options {
-        trunk: Some(run.subject.trunk.clone()),
-        evidence: EvidenceUse::Proof,
-        ..measure::Options::default()
-    };
-    let selected: Vec<_> = config.standards.iter().collect();
-    let claims = proposals::claims(ws, config);
-    let ctx = measure::Context {
-        ws,
-        runtime,
-        config,
-        selected: &selected,
-        claims: &claims,
-        progress,
-    };
-    let measured = measure::measure(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
-    let judged = judge_readings(&measured.standards, &records);
+    let judged = judge_readings(&measured.standards, records);
     run.steps.extend(measured.standards.iter().map(|s| {
         Step::check(
             &format!("standard:{}", s.name),

@@ -91,8 +91,9 @@ pub(super) fn judge(
     )
 }
 
-/// Whether a signed approval the branch added in its tree approves exactly `changes` against
-/// the merge base's `discern.toml`, under the trunk tip's anchored policy and signers (the trunk side).
+/// Whether a signed approval the branch added in its tree approves exactly `changes` and the
+/// net change from the merge base, in the repository the trunk names, under the trunk tip's
+/// anchored policy and signers (the trunk side).
 /// One that does not count is named in an advisory, with why.
 fn approved_in_tree(
     repo: &Repo,
@@ -111,15 +112,11 @@ fn approved_in_tree(
     // The signers as the trunk has them now: a branch forked before a key's removal does not
     // bring the removed key back.
     let policy = crate::approval::anchored_policy(repo, trunk_commit);
-    let base_blob = repo
-        .blob_at(base, crate::config::FILE)?
-        .map(|b| b.to_string());
-    match crate::approval::tree::approving(
-        &approvals,
-        policy.as_ref(),
-        base_blob.as_deref(),
-        changes,
-    ) {
+    let range = crate::approval::tree::Range {
+        from: base,
+        to: head,
+    };
+    match crate::approval::tree::approving(repo, &approvals, policy.as_ref(), range, changes) {
         Ok(approval) => {
             check.approved_by = Some(format!("{} ({})", approval.principal, approval.path()));
             Ok(true)
@@ -127,8 +124,9 @@ fn approved_in_tree(
         Err(why) => {
             let why = why.map_or_else(|| "it cannot be read".to_owned(), |w| w.to_string());
             check.advisories.push(format!(
-                "The approval this branch carries in {} does not count: {why}. The owner approves again with `discern approve`.",
-                crate::approval::tree::DIR
+                "The approval this branch carries in {} does not count: {why}. {}",
+                crate::approval::tree::DIR,
+                crate::approval::tree::AGAIN
             ));
             Ok(false)
         }

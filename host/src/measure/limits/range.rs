@@ -233,13 +233,18 @@ pub(super) fn unapproved<'p>(
     policy: &dyn Fn() -> Option<&'p Policy>,
 ) -> Result<Judged, RepoError> {
     let changes = net_change(repo, segment.from, segment.to)?;
-    if !changes.is_empty()
-        && let Some(who) = approved_in_tree(repo, segment, policy(), &changes)?
-    {
-        return Ok(Judged {
-            unapproved: Vec::new(),
-            approved_by: Some(who),
-        });
+    let mut not_counted = None;
+    if !changes.is_empty() {
+        match approved_in_tree(repo, segment, policy(), &changes)? {
+            Ok(who) => {
+                return Ok(Judged {
+                    unapproved: Vec::new(),
+                    approved_by: Some(who),
+                    not_counted: None,
+                });
+            }
+            Err(why) => not_counted = why,
+        }
     }
     let mut found = Vec::new();
     for l in changes.loosened {
@@ -267,6 +272,7 @@ pub(super) fn unapproved<'p>(
     Ok(Judged {
         unapproved,
         approved_by: None,
+        not_counted,
     })
 }
 
@@ -276,25 +282,33 @@ pub(super) struct Judged {
     pub unapproved: Vec<Unapproved>,
     /// `principal (file)` of the approval in the tree that covers the whole segment.
     pub approved_by: Option<String>,
+    /// Why the approval the segment adds in its tree does not count, when it adds one.
+    pub not_counted: Option<String>,
 }
 
+/// `principal (file)` of the approval the segment adds in its tree for exactly its net change;
+/// otherwise why the one it adds does not count (`None`: it adds none).
 fn approved_in_tree(
     repo: &Repo,
     segment: &Segment,
     policy: Option<&Policy>,
     changes: &GateChanges,
-) -> Result<Option<String>, RepoError> {
+) -> Result<Result<String, Option<String>>, RepoError> {
     let approvals = crate::approval::tree::added(repo, segment.from, segment.to)?;
     if approvals.is_empty() {
-        return Ok(None);
+        return Ok(Err(None));
     }
-    let base = repo
-        .blob_at(segment.from, crate::config::FILE)?
-        .map(|b| b.to_string());
+    let range = crate::approval::tree::Range {
+        from: segment.from,
+        to: segment.to,
+    };
     Ok(
-        crate::approval::tree::approving(&approvals, policy, base.as_deref(), changes)
-            .ok()
-            .map(|a| format!("{} ({})", a.principal, a.path())),
+        match crate::approval::tree::approving(repo, &approvals, policy, range, changes) {
+            Ok(a) => Ok(format!("{} ({})", a.principal, a.path())),
+            Err(why) => Err(Some(
+                why.map_or_else(|| "it cannot be read".to_owned(), |w| w.to_string()),
+            )),
+        },
     )
 }
 

@@ -112,6 +112,12 @@ fn judge(
         }
         for found in judged.unapproved {
             let mut message = message(&found, &against.trunk, base);
+            if let Some(why) = &judged.not_counted {
+                message.push_str(&format!(
+                    " The approval this stretch carries in {} does not count: {why}.",
+                    crate::approval::tree::DIR
+                ));
+            }
             if !has_notes {
                 message.push_str(&format!(
                     " This clone has no Proof notes ({}), where an approval given when it landed is recorded: if the owner approved it then, fetch them (`git fetch origin {}:{}`) and check again.",

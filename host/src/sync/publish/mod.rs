@@ -1,29 +1,34 @@
-//! Publishing this run's evidence, and pruning what was published long ago.
+//! Publishing what this run measured, and pruning what was published long ago.
 //!
-//! Only a run the configuration names publishes: `[evidence].publish = "trunk-ci"` means a CI
-//! run (`CI` set) whose HEAD is the trunk's tip, holding the signing key
-//! `DISCERN_EVIDENCE_KEY` names. Pull-request and fork jobs are told why they did not. Each
-//! entry this clone measured on HEAD becomes a signed bundle (`ssh-keygen -Y sign -n
-//! discern-evidence`) in the published ref. What decides whether a bundle counts is the
+//! Only a run the trunk names publishes: `[evidence].publish = "trunk-ci"` means a CI run (`CI`
+//! set) holding the signing key `DISCERN_EVIDENCE_KEY` names, whose HEAD is the tip of the trunk
+//! *as the forge has it* ([`trunk`]: the branch the config at the forge's default branch names,
+//! its tip read from the remote by this sync — never a local branch, never HEAD's own claim).
+//! Pull-request and fork jobs are told why they did not.
+//!
+//! What is published is measured here, in this process ([`measured`]): HEAD's snapshot read
+//! afresh, no evidence store read, no job run (a Standard that needs a job or `run` is named as
+//! not published), and each execution's entry signed in memory with the key, in-process
+//! (`ssh-key`, namespace `discern-evidence`). Nothing in the clone's evidence store is signed: a
+//! test the measure step ran can write there. What decides whether a bundle counts is the
 //! reader's check of the signature against the trunk's allowed signers, not this gate.
 
-use std::path::{Path, PathBuf};
+mod measured;
+mod trunk;
+
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use gix::ObjectId;
 use serde::Serialize;
 
-use super::SyncError;
+use super::seal::Seal;
+use super::{KEY_VAR, SyncError};
 use crate::commit::shared_refs::{edit_tree, set_ref, tree_of, write_commit};
 use crate::config::{Config, Publish};
 use crate::evidence::bundle::{self, Bundle};
 use crate::evidence::shared::tree;
-use crate::evidence::{Entry, findings};
 use crate::git::{Repo, short};
 use crate::workspace::Workspace;
-
-/// The environment variable naming the private key that signs published evidence.
-pub(crate) const KEY_VAR: &str = "DISCERN_EVIDENCE_KEY";
 
 /// What publishing did.
 #[derive(Debug, Default, Serialize)]
@@ -42,6 +47,10 @@ pub(crate) struct Publication {
     /// Why the remote cache did not take them all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_problem: Option<String>,
+    /// The Standards whose readings were not published, each with why (`coverage: it needs a
+    /// job …`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_measured: Vec<String>,
 }
 
 impl Publication {
@@ -56,7 +65,7 @@ impl Publication {
         match (&self.not_published, &self.commit) {
             (Some(why), _) => format!("evidence: not published ({why})"),
             (None, Some(commit)) => format!(
-                "evidence: published {} signed entr{} measured on {}{}",
+                "evidence: published {} signed entr{} measured on {} by this run{}{}",
                 self.published,
                 if self.published == 1 { "y" } else { "ies" },
                 short(commit),
@@ -64,6 +73,10 @@ impl Publication {
                     (Some(why), _) => format!("; the remote cache did not take them ({why})"),
                     (None, Some(n)) => format!("; {n} stored in the remote cache"),
                     (None, None) => String::new(),
+                },
+                match self.not_measured.is_empty() {
+                    true => String::new(),
+                    false => format!("; not published: {}", self.not_measured.join("; ")),
                 }
             ),
             (None, None) => "evidence: nothing to publish".to_owned(),
@@ -71,29 +84,30 @@ impl Publication {
     }
 }
 
-/// Publish the evidence measured here on HEAD, when this run may.
-pub(crate) fn publish(ws: &Workspace, config: &Config) -> Result<Publication, SyncError> {
+/// Measure HEAD here and publish the readings, signed, when this run may (the forge's trunk
+/// tip is HEAD, read from `remote` through `seal`).
+pub(super) fn publish(
+    ws: &Workspace,
+    seal: &Seal,
+    remote: &str,
+    config: &Config,
+) -> Result<Publication, SyncError> {
     let repo = &ws.repo;
-    let (head, key, repository) = match allowed(ws, config)? {
+    let (head, repository) = match allowed(ws, seal, remote, config)? {
         Ok(allowed) => allowed,
         Err(why) => return Ok(Publication::skipped(why)),
     };
-    let entries = measured_on(&repo.shared_path("evidence"), head);
-    if entries.is_empty() {
-        return Ok(Publication::skipped(format!(
-            "nothing was measured on {} in this clone: run `discern standards` first",
-            short(&head.to_string())
-        )));
-    }
+    let key = key()?;
+    let measured = measured::measure(ws, config, head)?;
     let tip = repo.resolve_ref(tree::REF)?.map(|r| r.commit);
     let mut files = Vec::new();
     let mut published = 0;
     let mut bundles = Vec::new();
     let now = now();
-    for (identity, path) in entries {
-        let bundle = signed(&path, &key, &repository)?;
-        bundles.push((identity.clone(), bundle.clone()));
-        let dir = tree::dir(head, &identity);
+    for entry in measured.entries {
+        let bundle = signed(entry.entry, entry.findings, &key, &repository)?;
+        bundles.push((entry.identity.clone(), bundle.clone()));
+        let dir = tree::dir(head, &entry.identity);
         let id = tree::bundle_id(&bundle).hex();
         if let Some(tip) = tip
             && repo.file_at(tip, &format!("{dir}/{id}.json"))?.is_some()
@@ -118,6 +132,7 @@ pub(crate) fn publish(ws: &Workspace, config: &Config) -> Result<Publication, Sy
         not_published: None,
         cached,
         cache_problem,
+        not_measured: measured.not_measured,
     })
 }
 
@@ -163,11 +178,15 @@ fn cache(
     )
 }
 
-/// HEAD, the signing key and the repository name, or why this run does not publish.
+/// HEAD and the repository name, or why this run does not publish. `config` is HEAD's: it can
+/// only say no; what says yes is the forge's trunk tip being HEAD, and then HEAD's config is
+/// the trunk tip's.
 fn allowed(
     ws: &Workspace,
+    seal: &Seal,
+    remote: &str,
     config: &Config,
-) -> Result<Result<(ObjectId, PathBuf, String), String>, SyncError> {
+) -> Result<Result<(ObjectId, String), String>, SyncError> {
     if config.evidence.publish == Publish::Never {
         return Ok(Err("[evidence].publish is \"never\"".to_owned()));
     }
@@ -177,69 +196,47 @@ fn allowed(
     if std::env::var_os("CI").is_none_or(|v| v.is_empty() || v == "false") {
         return Ok(Err("not a CI run: CI is not set".to_owned()));
     }
-    let Some(key) = std::env::var_os(KEY_VAR).filter(|k| !k.is_empty()) else {
+    if std::env::var_os(KEY_VAR).is_none_or(|k| k.is_empty()) {
         return Ok(Err(format!("{KEY_VAR} names no signing key")));
-    };
+    }
     let Some(head) = ws.repo.head()? else {
         return Ok(Err("HEAD has no commit".to_owned()));
     };
-    // The config's trunk, never `DISCERN_TRUNK`: a job cannot name its own branch the trunk.
-    let trunk = config.trunk(None);
-    match ws.repo.trunk_commit(trunk)? {
-        Some(tip) if tip == head => Ok(Ok((head, PathBuf::from(key), repository))),
-        Some(tip) => Ok(Err(format!(
-            "HEAD {} is not the tip of the trunk {trunk} ({}): only the trunk's CI publishes",
+    // The forge's trunk, never `DISCERN_TRUNK`, HEAD's config or a local branch: a job cannot
+    // name its own commit the trunk's tip.
+    Ok(match trunk::on_forge((&ws.repo, seal), remote)? {
+        Ok((_, tip)) if tip == head => Ok((head, repository)),
+        Ok((trunk, tip)) => Err(format!(
+            "HEAD {} is not the tip of the trunk {trunk} on {remote} ({}): only the trunk's CI publishes",
             short(&head.to_string()),
             short(&tip.to_string())
-        ))),
-        None => Ok(Err(format!("the trunk {trunk} cannot be found"))),
+        )),
+        Err(why) => Err(why),
+    })
+}
+
+/// The signing key's text: the variable's value when it is a key, else the file it names.
+fn key() -> Result<String, SyncError> {
+    let value = std::env::var_os(KEY_VAR).unwrap_or_default();
+    let cannot = |why: String| SyncError::Publish(format!("the key {KEY_VAR} names {why}"));
+    if let Some(text) = value.to_str()
+        && text.trim_start().starts_with("-----BEGIN")
+    {
+        return Ok(text.to_owned());
     }
+    std::fs::read_to_string(&value).map_err(|e| cannot(format!("cannot be read ({e})")))
 }
 
-/// The entries of the local store measured on `head` in this clone (never one another clone
-/// published), with their identity and file.
-fn measured_on(store: &Path, head: ObjectId) -> Vec<(String, PathBuf)> {
-    let head = head.to_string();
-    let dirs = std::fs::read_dir(store)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok);
-    let files = dirs.flat_map(|d| {
-        std::fs::read_dir(d.path())
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-    });
-    let mut found: Vec<(String, PathBuf)> = files
-        .map(|f| f.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter_map(|path| {
-            let entry: Entry = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-            (entry.commit == head
-                && entry.source.is_none()
-                && entry.version == crate::evidence::VERSION)
-                .then_some((entry.identity, path))
-        })
-        .collect();
-    found.sort();
-    found
-}
-
-/// The entry at `path` (with its findings) as a bundle signed with `key` for `repository`.
-fn signed(path: &Path, key: &Path, repository: &str) -> Result<Bundle, SyncError> {
-    let read = |p: &Path| {
-        std::fs::read(p)
-            .map_err(|e| SyncError::Publish(format!("{} cannot be read ({e})", p.display())))
-    };
-    let entry = read(path)?;
-    let findings_path = findings::path_of(path);
-    let findings = match findings_path.exists() {
-        true => Some(read(&findings_path)?),
-        false => None,
-    };
+/// An entry measured here (with its findings) as a bundle signed with `key` for `repository`.
+fn signed(
+    entry: Vec<u8>,
+    findings: Option<Vec<u8>>,
+    key: &str,
+    repository: &str,
+) -> Result<Bundle, SyncError> {
     let manifest = Bundle::manifest(repository, &entry, findings.as_deref());
     let manifest = String::from_utf8_lossy(&manifest).into_owned();
-    let signature = crate::approval::sign_for(bundle::NAMESPACE, key, &manifest)
+    let signature = crate::approval::sign_in_process(bundle::NAMESPACE, key, &manifest)
         .map_err(|e| SyncError::Publish(format!("{e} (the key {KEY_VAR} names)")))?;
     Ok(Bundle {
         entry,

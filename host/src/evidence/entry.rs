@@ -1,0 +1,176 @@
+//! One recorded execution as the store keeps it (and a published bundle carries it): the
+//! identity, the commit it was measured on, its metrics and what it read.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{VERSION, findings, shared};
+use crate::runtime::{Metric, ReadSet};
+use crate::snapshot::{Pathspec, Snapshot};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricValue {
+    pub name: String,
+    pub value: f64,
+    /// Whether the value counts the metric's findings (WIT `counted`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub version: u32,
+    /// The execution identity (component digest, canonical config, artifact, needs).
+    pub identity: String,
+    /// The commit it was measured on.
+    pub commit: String,
+    /// Valid only on `commit` (a job-backed execution).
+    pub exact_commit: bool,
+    pub metrics: Vec<MetricValue>,
+    /// Every glob list the producer listed.
+    pub listings: Vec<Vec<String>>,
+    /// Every path it read (present or not), sorted, separated by NUL: one string loads in one
+    /// pass however many paths it holds.
+    pub reads: String,
+    /// The artifacts it was handed: name → sha256.
+    pub artifacts: BTreeMap<String, String>,
+    /// Whether its findings are kept beside it (`<entry>.findings`).
+    #[serde(default)]
+    pub has_findings: bool,
+    /// Those findings, once loaded by [`Store::lookup`] (checked, decoded only when asked for).
+    #[serde(skip)]
+    pub findings: Option<findings::Kept>,
+    /// Who published it, for an entry another clone measured and signed (`None` for one
+    /// measured here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<shared::Source>,
+}
+
+impl Entry {
+    /// Where a reused reading came from, when another clone published it: "evidence signed by
+    /// ci@acme via refs/discern/evidence, 312 paths read".
+    pub fn provenance(&self) -> Option<String> {
+        let source = self.source.as_ref()?;
+        let reads = self.read_paths().len();
+        Some(format!(
+            "evidence signed by {} via {}, {reads} path{} read",
+            source.signer,
+            source.via,
+            if reads == 1 { "" } else { "s" }
+        ))
+    }
+
+    /// The read paths, sorted.
+    pub fn read_paths(&self) -> Vec<&str> {
+        self.reads.split('\0').filter(|p| !p.is_empty()).collect()
+    }
+
+    /// Whether `path` is one of the read paths: one of the NUL-separated names, found without
+    /// splitting them all (a change is a few paths, a read set thousands).
+    pub fn has_read(&self, path: &str) -> bool {
+        if path.is_empty() || path.contains('\0') {
+            return false;
+        }
+        let reads = self.reads.as_bytes();
+        self.reads.match_indices(path).any(|(at, _)| {
+            let end = at + path.len();
+            (at == 0 || reads[at - 1] == 0) && (end == reads.len() || reads[end] == 0)
+        })
+    }
+
+    /// The read set this entry stands for on `snapshot` (where it is valid): the recorded reads
+    /// and listings, with the snapshot's blob ids, which are the recorded ones.
+    pub fn read_set(&self, snapshot: &Snapshot) -> ReadSet {
+        let mut read_set = ReadSet::default();
+        for path in self.read_paths() {
+            read_set.reads.insert(
+                path.to_owned(),
+                snapshot.entry(path).map(|e| e.id.to_string()),
+            );
+        }
+        for globs in &self.listings {
+            let spec = Pathspec::new(globs);
+            let matched = snapshot
+                .matching(&spec)
+                .map(|e| (e.path.clone(), e.id.to_string()))
+                .collect();
+            read_set.record_listing(globs, matched);
+        }
+        read_set.artifacts = self
+            .artifacts
+            .iter()
+            .map(|(name, digest)| (name.clone(), Some(digest.clone())))
+            .collect();
+        read_set
+    }
+}
+
+/// What decides most lookups: an entry's fields before its read set, borrowed where their JSON
+/// has no escapes (every other field is skipped, not decoded).
+#[derive(Deserialize)]
+pub(super) struct Header<'a> {
+    pub(super) version: u32,
+    #[serde(borrow)]
+    pub(super) identity: Cow<'a, str>,
+    #[serde(borrow)]
+    pub(super) commit: Cow<'a, str>,
+    pub(super) exact_commit: bool,
+}
+
+impl Entry {
+    /// The entry of an execution of `identity` measured on `commit`: its metrics (findings
+    /// aside) and what it read. `has_findings` says whether its findings are kept beside it.
+    pub(crate) fn measured(
+        identity: &str,
+        commit: &str,
+        metrics: &[Metric],
+        read_set: &ReadSet,
+        has_findings: bool,
+    ) -> Self {
+        Entry {
+            version: VERSION,
+            identity: identity.to_owned(),
+            commit: commit.to_owned(),
+            exact_commit: !read_set.artifacts.is_empty(),
+            metrics: metrics
+                .iter()
+                .map(|m| MetricValue {
+                    name: m.name.clone(),
+                    value: m.value,
+                    counted: m.counted,
+                })
+                .collect(),
+            listings: read_set
+                .listings
+                .iter()
+                .map(|listing| listing.globs.clone())
+                .collect(),
+            // A path with NUL cannot exist in a git tree, so its read stays absent on every
+            // commit; dropping it keeps the separator unambiguous and the list sorted.
+            reads: read_set
+                .reads
+                .keys()
+                .map(String::as_str)
+                .filter(|path| !path.contains('\0'))
+                .collect::<Vec<_>>()
+                .join("\0"),
+            artifacts: read_set
+                .artifacts
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
+                .collect(),
+            has_findings,
+            findings: None,
+            source: None,
+        }
+    }
+
+    /// Whether this entry records no input at all: no path read, no listing, no artifact.
+    /// Nothing it read can tell another commit's snapshot from its own, so it stands for its
+    /// own commit only (a measurement that read nothing is no evidence about any other).
+    pub fn reads_nothing(&self) -> bool {
+        self.read_paths().is_empty() && self.listings.is_empty() && self.artifacts.is_empty()
+    }
+}

@@ -1,0 +1,134 @@
+//! The signed approval, in the tree: the change the owner approves — the repository, the trunk
+//! commit it was judged against, the items and the digest of what it does to the tree — signed
+//! with the owner's key, checked as `accept` and CI will check it, and written under
+//! `.discern/approvals/` in an approval-only commit on the branch, which every merge strategy
+//! carries.
+
+use std::path::Path;
+
+use super::refused::NotApproved;
+use super::{Pending, listing};
+use crate::approval::{self, Channel, Granted, tree};
+use crate::commit::ApprovalCommit;
+use crate::git::short;
+use crate::result::{Envelope, Hint, HintId};
+use crate::workspace::Workspace;
+
+pub(super) fn in_tree(
+    ws: &Workspace,
+    pending: &Pending,
+    policy: &approval::Policy,
+    key: Option<&Path>,
+) -> Result<Envelope, Box<Envelope>> {
+    let failed = |why: String| Box::<Envelope>::from(NotApproved::NotCommitted { why });
+    let Some(repository) = tree::repository_for(policy, &pending.required.changes) else {
+        return Err(NotApproved::NoRepository.into());
+    };
+    let range = tree::Range {
+        from: pending.subject.trunk_commit,
+        to: pending.subject.head,
+    };
+    let change = approval::net_change(&pending.repo, range.from, range.to)
+        .map_err(|e| failed(e.to_string()))?;
+    let items = tree::Items {
+        repository,
+        base_commit: range.from.to_string(),
+        change,
+        limits: pending
+            .required
+            .proposals
+            .iter()
+            .map(|p| tree::LimitItem {
+                standard: p.standard.clone(),
+                trunk_limit: p.trunk_limit,
+                proposed_limit: p.proposed_limit,
+                reason: p.reason.clone(),
+                token: p.token.clone(),
+            })
+            .collect(),
+        protected: pending.required.protected.clone(),
+    };
+    let (signer, signature) = super::key::signed(&pending.repo, policy, key, &items.payload())?;
+    let approval = tree::TreeApproval::signed(items, signer, signature);
+    // Checked as `accept` and CI check it, before anything is committed.
+    let found = [approval];
+    tree::approving(
+        &pending.repo,
+        &found,
+        Some(policy),
+        range,
+        &pending.required.changes,
+    )
+    .map_err(|why| {
+        failed(why.map_or_else(
+            || "the approval does not verify".to_owned(),
+            |w| format!("the approval would not count: {w}"),
+        ))
+    })?;
+    let [approval] = found;
+    let Some(receiving) = &pending.branch else {
+        return Err(failed(
+            "HEAD is detached: name the branch to approve (`discern approve BRANCH`)".to_owned(),
+        ));
+    };
+    let branch = receiving.name.clone();
+    if receiving.create {
+        crate::commit::create_branch(
+            &pending.repo,
+            &branch,
+            pending.subject.head,
+            "branch: discern approve",
+        )
+        .map_err(|e| failed(e.to_string()))?;
+    }
+    let message = format!(
+        "discern: the owner approves {} change(s)\n\n{}\n",
+        pending.required.tokens().len(),
+        pending.required.lines().join("\n")
+    );
+    let commit = ApprovalCommit {
+        branch: &branch,
+        head: pending.subject.head,
+        path: &approval.path(),
+        content: &approval.to_bytes(),
+        message: &message,
+    };
+    let new = crate::commit::approval_commit(&pending.repo, &commit, &ws.settings.faults)
+        .map_err(|e| failed(e.to_string()))?;
+    let granted = Granted {
+        version: approval::VERSION,
+        payload: approval.items.payload(),
+        channel: Channel::Signed {
+            principal: approval.principal.clone(),
+            fingerprint: approval.fingerprint.clone(),
+            signature: approval.signature.clone(),
+        },
+    };
+    let push = pending
+        .push
+        .clone()
+        .unwrap_or_else(|| format!("push the branch (`git push origin {branch}`)"));
+    let mut envelope = listing(pending, policy.approval, Some(&granted));
+    if let Some(data) = envelope.data.as_mut() {
+        data["approval_commit"] = serde_json::json!(new.to_string());
+        data["approval_file"] = serde_json::json!(approval.path());
+        data["approval_branch"] = serde_json::json!(branch);
+        data["repository"] = serde_json::json!(approval.items.repository);
+        data["change"] = serde_json::json!(approval.items.change);
+        data["push"] = serde_json::json!(push);
+    }
+    // What comes next is carrying the approval to the pull request, not landing from here.
+    envelope.hints.insert(
+        0,
+        Hint::next_step(
+            HintId::AskOwner,
+            format!("Carry the approval to the pull request: {push}."),
+        ),
+    );
+    envelope.report.state.push_str(&format!(
+        " The approval is {} in commit {} on {branch}: {push}, so the pull request carries it.",
+        approval.path(),
+        short(&new.to_string())
+    ));
+    Ok(envelope)
+}

@@ -109,9 +109,12 @@ fn owner_approves(forge: &Forge, branch: &str) {
     let tracking = format!("origin/{branch}");
     forge.git(dir, &["checkout", "-q", "-B", branch, &tracking]);
     let key = forge.keys.owner.to_str().unwrap();
-    let run = forge
-        .fixture
-        .run_in(dir, &["approve", "--key", key, "--json"], &[]);
+    let head = forge.out(dir, &["rev-parse", "HEAD"]);
+    let run = forge.fixture.run_in(
+        dir,
+        &["approve", "--head", &head, "--key", key, "--json"],
+        &[],
+    );
     let json = passed(&run, "the owner's approval");
     assert!(json["data"]["approval_file"].as_str().is_some(), "{json}");
     forge.git(dir, &["push", "-q", "origin", branch]);

@@ -113,8 +113,10 @@ fn measure_the_same_values_through_discern_standards(components: &[(&str, PathBu
             BAD_CONFIG.0
         ));
     }
-    fixture.repo.write("discern.toml", &bad);
-    fixture.repo.commit("bad configs");
+    // In a repository of its own, first commit: new Standards that run a repository component
+    // are protected changes on a trunk that already has a config, refused before their
+    // configs are read.
+    let fixture = fixture_repo(components, &bad);
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["error"], "invalid_config", "{json}");
     for (language, _) in components {

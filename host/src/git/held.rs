@@ -22,20 +22,11 @@ pub(crate) enum Held {
 impl Repo {
     /// What `path` holds at `commit` (`None`: nothing there).
     pub(crate) fn held_at(&self, commit: ObjectId, path: &str) -> Result<Option<Held>, RepoError> {
-        let repo = self.local();
-        let what = format!("{path} at {commit}");
-        let tree = repo
-            .find_commit(commit)
-            .and_then(|c| c.tree())
-            .map_err(|e| read_error(&what, e))?;
-        let Some(entry) = tree
-            .lookup_entry_by_path(path)
-            .map_err(|e| read_error(&what, e))?
-        else {
+        let Some((mode, id)) = self.entry_at(commit, path)? else {
             return Ok(None);
         };
-        let (mode, id) = (entry.mode(), entry.object_id());
-        Ok(Some(held(&repo, mode, id, &what)?))
+        let what = format!("{path} at {commit}");
+        Ok(Some(held(&self.local(), mode, id, &what)?))
     }
 
     /// Every symbolic link at `commit` that `wanted` says may hold what is protected (the link's

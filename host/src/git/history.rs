@@ -61,17 +61,10 @@ impl Repo {
 
     /// The blob id `path` holds at `commit` (`None`: no such file).
     pub fn blob_at(&self, commit: ObjectId, path: &str) -> Result<Option<ObjectId>, RepoError> {
-        let repo = self.local();
-        let what = format!("{path} at {commit}");
-        let tree = repo
-            .find_commit(commit)
-            .and_then(|c| c.tree())
-            .map_err(|e| read_error(&what, e))?;
-        Ok(tree
-            .lookup_entry_by_path(path)
-            .map_err(|e| read_error(&what, e))?
-            .filter(|entry| entry.mode().is_blob_or_symlink())
-            .map(|entry| entry.object_id()))
+        Ok(self
+            .entry_at(commit, path)?
+            .filter(|(mode, _)| mode.is_blob_or_symlink())
+            .map(|(_, id)| id))
     }
 
     /// The paths whose entry differs between the trees of `from` and `to`, sorted.

@@ -146,23 +146,32 @@ impl Repo {
         Ok(None)
     }
 
-    /// The content of `path` in `commit`'s tree; `None` when the commit has no such file.
-    pub fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>, RepoError> {
+    /// The mode and id of the entry at `path` in `commit`'s tree (`None`: nothing there).
+    pub(crate) fn entry_at(
+        &self,
+        commit: ObjectId,
+        path: &str,
+    ) -> Result<Option<(gix::objs::tree::EntryMode, ObjectId)>, RepoError> {
         let repo = self.local();
         let what = format!("{path} at {commit}");
         let tree = repo
             .find_commit(commit)
             .and_then(|c| c.tree())
             .map_err(|e| read_error(&what, e))?;
-        let Some(entry) = tree
+        Ok(tree
             .lookup_entry_by_path(path)
             .map_err(|e| read_error(&what, e))?
-        else {
+            .map(|entry| (entry.mode(), entry.object_id())))
+    }
+
+    /// The content of `path` in `commit`'s tree; `None` when the commit has no such file.
+    pub fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>, RepoError> {
+        let Some((_, id)) = self.entry_at(commit, path)? else {
             return Ok(None);
         };
-        let blob = repo
-            .find_blob(entry.object_id())
-            .map_err(|e| read_error(&what, e))?;
+        let what = format!("{path} at {commit}");
+        let repo = self.local();
+        let blob = repo.find_blob(id).map_err(|e| read_error(&what, e))?;
         Ok(Some(blob.detach().data))
     }
 

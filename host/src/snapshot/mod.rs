@@ -7,6 +7,7 @@
 mod nearby;
 mod pathspec;
 mod prefetch;
+mod reader;
 mod verified;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use gix::ObjectId;
 
 pub use pathspec::Pathspec;
 pub(crate) use pathspec::PathspecError;
+pub(crate) use reader::Reader;
 
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -309,17 +311,7 @@ impl Snapshot {
 
     /// A reader for one thread: blob reads are served from this thread's repository handle.
     pub fn reader(&self) -> Reader {
-        let mut repo = self.repo.to_thread_local();
-        repo.object_cache_size_if_unset(4 << 20);
-        Reader {
-            repo,
-            shared: self.repo.clone(),
-            entries: Arc::clone(&self.entries),
-            sizes: Arc::clone(&self.sizes),
-            verify: self.verify,
-            last: None,
-            prefetch: None,
-        }
+        Reader::new(self)
     }
 }
 
@@ -433,150 +425,6 @@ fn diff_trees(
         }
     }
     Some(())
-}
-
-/// Reads blobs of one snapshot for one thread. Keeps the last blob read so that a producer
-/// streaming a large file through `read-range` inflates it once, and inflates the files of
-/// the last listing ahead of the reads on other threads ([`prefetch`]).
-pub struct Reader {
-    repo: gix::Repository,
-    shared: gix::ThreadSafeRepository,
-    entries: Arc<[Entry]>,
-    sizes: Arc<[OnceLock<u64>]>,
-    verify: bool,
-    last: Option<(ObjectId, Arc<Vec<u8>>)>,
-    prefetch: Option<prefetch::Prefetch>,
-}
-
-impl Reader {
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
-    }
-
-    /// The entries, shared: to walk them while reading.
-    pub fn shared_entries(&self) -> Arc<[Entry]> {
-        Arc::clone(&self.entries)
-    }
-
-    /// Parse the pathspecs a producer lists (see [`Snapshot::pathspec`]).
-    pub fn pathspec<S: AsRef<str>>(&self, specs: &[S]) -> Result<Pathspec, PathspecError> {
-        Pathspec::parse(specs, None)
-    }
-
-    /// The size in bytes of the blob of `entries()[index]` (0 for a submodule).
-    pub fn size(&mut self, index: usize) -> Result<u64, ReadError> {
-        let entries = Arc::clone(&self.entries);
-        let entry = entries
-            .get(index)
-            .ok_or_else(|| ReadError::NotFound(format!("entry #{index}")))?;
-        if let Some(size) = self.sizes[index].get() {
-            return Ok(*size);
-        }
-        let size = match entry.kind {
-            EntryKind::Submodule => 0,
-            // A header can lie about the size as a rewritten object can about its content.
-            _ if self.verify => self.read(&entry.path)?.1.len() as u64,
-            _ => self
-                .repo
-                .find_header(entry.id)
-                .map_err(|e| ReadError::Object {
-                    path: entry.path.clone(),
-                    id: entry.id,
-                    message: e.to_string(),
-                })?
-                .size(),
-        };
-        Ok(*self.sizes[index].get_or_init(|| size))
-    }
-
-    pub fn entry(&self, path: &str) -> Option<&Entry> {
-        self.position(path).map(|i| &self.entries[i])
-    }
-
-    fn position(&self, path: &str) -> Option<usize> {
-        self.entries
-            .binary_search_by(|e| e.path.as_str().cmp(path))
-            .ok()
-    }
-
-    /// A producer listed `indices` (entries whose sizes it was given), in this order: their
-    /// blobs are inflated ahead of its reads once it reads the first of them. Replaces the
-    /// plan of an earlier listing.
-    pub fn plan(&mut self, indices: &[usize]) {
-        if self.verify {
-            return;
-        }
-        let listed = indices
-            .iter()
-            .filter_map(|&index| {
-                let entry = self.entries.get(index)?;
-                let size = *self.sizes.get(index)?.get()?;
-                (entry.kind != EntryKind::Submodule && size > 0).then_some((index, entry.id, size))
-            })
-            .collect();
-        self.prefetch = Some(prefetch::Prefetch::new(self.shared.clone(), listed));
-    }
-
-    /// The whole content of `path`.
-    pub fn read(&mut self, path: &str) -> Result<(ObjectId, Arc<Vec<u8>>), ReadError> {
-        let index = self
-            .position(path)
-            .ok_or_else(|| ReadError::NotFound(path.to_owned()))?;
-        let entry = &self.entries[index];
-        if entry.kind == EntryKind::Submodule {
-            return Err(ReadError::Submodule(path.to_owned()));
-        }
-        let id = entry.id;
-        if let Some((last_id, bytes)) = &self.last
-            && *last_id == id
-        {
-            return Ok((id, Arc::clone(bytes)));
-        }
-        let ahead = self.prefetch.as_mut().and_then(|p| p.take(index));
-        let bytes = match ahead {
-            Some(bytes) => bytes,
-            None => {
-                let blob = self.repo.find_blob(id).map_err(|e| ReadError::Object {
-                    path: path.to_owned(),
-                    id,
-                    message: e.to_string(),
-                })?;
-                Arc::new(blob.detach().data)
-            }
-        };
-        if self.verify {
-            verify_blob(path, id, &bytes)?;
-        }
-        self.last = Some((id, Arc::clone(&bytes)));
-        Ok((id, bytes))
-    }
-
-    /// Like [`read`](Self::read), as an owned buffer: the blob is not kept for `read-range`,
-    /// so it moves to the caller without a copy when nothing else holds it.
-    pub fn read_owned(&mut self, path: &str) -> Result<(ObjectId, Vec<u8>), ReadError> {
-        let (id, bytes) = self.read(path)?;
-        self.last = None;
-        Ok((id, Arc::unwrap_or_clone(bytes)))
-    }
-}
-
-/// `bytes` are the blob `id` names: hashed as git hashes a blob.
-fn verify_blob(path: &str, id: ObjectId, bytes: &[u8]) -> Result<(), ReadError> {
-    let found = gix::objs::compute_hash(id.kind(), gix::objs::Kind::Blob, bytes).map_err(|e| {
-        ReadError::Object {
-            path: path.to_owned(),
-            id,
-            message: format!("its content cannot be hashed: {e}"),
-        }
-    })?;
-    match found == id {
-        true => Ok(()),
-        false => Err(ReadError::Tampered {
-            path: path.to_owned(),
-            id,
-            found,
-        }),
-    }
 }
 
 /// Paths whose entry differs between two snapshots (added, removed, or changed in content,

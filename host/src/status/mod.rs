@@ -1,13 +1,15 @@
 //! `discern status` (ADR 0306): observe everything once, then one projector bounds what every
 //! surface shows, and cross-effort judgments go to the owner, never to the caller's next step.
 
+mod fleet;
+pub mod observation;
 pub mod observe;
 pub mod project;
 
 use serde_json::Value;
 
 use crate::proof::ProofState;
-use observe::{FleetRow, GitCount, Location, Observation};
+use observation::{FleetRow, GitCount, Location, Observation};
 
 use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
 use crate::workspace::Workspace;

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::observe::{FleetRow, GitCount, Observation};
+use super::observation::{FleetRow, GitCount, Observation};
 use crate::proof::ProofState;
 
 /// Items any array keeps in orientation mode.

@@ -5,11 +5,12 @@
 //! MCP server builds `tools/list` (names, order, descriptions, input schemas from the same
 //! derives, annotations) and its dispatch from it. A flag that exists on one surface and not
 //! the other cannot be written, except where ADR 0405 fixes a different shape per surface
-//! (`discern_standards`, see [`table`]). Verbs return an [`Outcome`], so no frontend parses a
+//! (`discern_standards`, see [`standards`]). Verbs return an [`Outcome`], so no frontend parses a
 //! result's `data` to decide anything.
 
 mod producers;
 pub mod reference;
+mod standards;
 pub mod steps;
 mod table;
 
@@ -193,6 +194,18 @@ fn prepared(
                 root,
             }
         }
+        Err(refusal) => refusal.into(),
+    }
+}
+
+/// Run `f` with the producer runtime, or return the refusal of `verb` when it cannot start.
+fn with_runtime(
+    ctx: &Context,
+    verb: &str,
+    f: impl FnOnce(&crate::runtime::Runtime) -> Outcome,
+) -> Outcome {
+    match ctx.runtime(verb) {
+        Ok(runtime) => f(&runtime),
         Err(refusal) => refusal.into(),
     }
 }

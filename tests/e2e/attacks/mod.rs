@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, LANDING_CONFIG, Run};
+use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG, Run};
 
 mod baselines;
 mod ci_protected;
@@ -33,7 +33,7 @@ pub(crate) const TODOS: &str = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n";
 /// keys of that table).
 pub(crate) fn signed_config(standards: &str, acceptance: &str) -> String {
     format!(
-        "{LANDING_CONFIG}{standards}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n{acceptance}"
+        "{LANDING_CONFIG}{standards}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n{acceptance}"
     )
 }
 

@@ -1,0 +1,158 @@
+//! What `status` observed, once, typed: this checkout against its trunk, its Proof, the trunk's
+//! approval policy, the live proposals and the fleet's rows. The projector serializes it last.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::proof::ProofState;
+
+/// A count against the trunk: a number, `"unknown"` when it could not be computed, or null
+/// (serialized by the caller) when there is no trunk to count against. Never a made-up 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitCount {
+    Known(u64),
+    Unknown,
+}
+
+impl Serialize for GitCount {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            GitCount::Known(n) => s.serialize_u64(*n),
+            GitCount::Unknown => s.serialize_str("unknown"),
+        }
+    }
+}
+
+/// Where `status` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Location {
+    Main,
+    Worktree,
+}
+
+/// Everything `status` observed, once; the projector serializes it last.
+#[derive(Debug, Clone, Serialize)]
+pub struct Observation {
+    pub location: Location,
+    pub root: PathBuf,
+    pub git: GitFacts,
+    pub proof: ProofFacts,
+    pub standards: Vec<String>,
+    pub proposals: Vec<ProposalFacts>,
+    /// Why the proposals cannot be read, when they cannot (never shown as none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposals_unreadable: Option<String>,
+    /// Why the worktrees (the fleet) cannot be listed, when they cannot: never an empty fleet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet_unreadable: Option<String>,
+    /// discern's refs (notes, published evidence) this clone has and its remote lacks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unpushed_refs: Vec<String>,
+    /// How the trunk's owner approves loosenings and protected changes.
+    pub approval: ApprovalFacts,
+    pub task: Option<crate::task::TaskMetadata>,
+    pub fleet: Vec<FleetRow>,
+    pub unlanded_branches: Vec<String>,
+}
+
+/// This checkout against its trunk. `clean` and `changed_files` are null when git cannot say.
+#[derive(Debug, Clone, Serialize)]
+pub struct GitFacts {
+    pub branch: Option<String>,
+    pub trunk: String,
+    pub clean: Option<bool>,
+    pub changed_files: Option<usize>,
+    pub ahead_trunk: Option<GitCount>,
+    pub behind_trunk: Option<GitCount>,
+}
+
+/// This checkout's Proof.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProofFacts {
+    pub status: ProofState,
+    pub line: Option<String>,
+    pub commit: Option<String>,
+}
+
+/// The trunk's approval policy, and what it means, plainly.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalFacts {
+    /// `signed`, `interactive`, or `unknown` when the trunk cannot be read.
+    pub policy: &'static str,
+    pub note: String,
+}
+
+/// One recorded proposal of this checkout.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProposalFacts {
+    pub standard: String,
+    pub trunk_limit: f64,
+    pub proposed_limit: f64,
+    pub stale: bool,
+    pub stale_reasons: Vec<String>,
+}
+
+/// One worktree of the fleet.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetRow {
+    pub path: String,
+    pub is_main: bool,
+    pub is_current: bool,
+    pub branch: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clean: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_files: Option<usize>,
+    pub ahead: Option<GitCount>,
+    pub behind: Option<GitCount>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_activity: Option<String>,
+    #[serde(skip)]
+    pub last_activity_secs: u64,
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<RowTask>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofState>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_line: Option<String>,
+    /// Registered, but its folder is gone.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub broken: bool,
+    /// Its folder exists but git cannot read it: never reported as clean.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed_paths: Vec<String>,
+    /// Idle for a week with unlanded work.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
+    /// The effort's loosenings and protected changes that await the owner's approval (none
+    /// once a signed approval in its tree covers them, see `approved_by`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub awaiting_approval: Vec<String>,
+    /// Who approved them, when an approval in the effort's tree covers them all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
+}
+
+/// What a fleet row says of its effort's task.
+#[derive(Debug, Clone, Serialize)]
+pub struct RowTask {
+    pub title: String,
+}
+
+impl FleetRow {
+    pub fn dirty(&self) -> bool {
+        self.clean == Some(false)
+    }
+
+    /// Idle for a week with unlanded work.
+    pub fn idle_with_work(&self, now: u64) -> bool {
+        let idle = now.saturating_sub(self.last_activity_secs) >= 7 * 24 * 3600;
+        let unlanded = self.dirty() || matches!(self.ahead, Some(GitCount::Known(n)) if n > 0);
+        !self.is_main && !self.broken && idle && unlanded
+    }
+}

@@ -134,7 +134,7 @@ fn remote_tracking(repo: &Repo, branch: &str) -> Result<Option<TrunkRef>, RepoEr
 /// HEAD's claim), then checked against the branches HEAD came from. A name whose side cannot
 /// be read is kept: the check says why it cannot compare with it.
 pub(super) fn trunk_side(repo: &Repo, claimed: String, head: ObjectId, ci: bool) -> Named {
-    let mut names = Names::new(repo);
+    let mut names = Names::default();
     let mut named = Named::given(claimed.clone());
     let mut path = vec![claimed];
     let mut settled = false;
@@ -195,27 +195,17 @@ pub(super) fn trunk_side(repo: &Repo, claimed: String, head: ObjectId, ci: bool)
     named
 }
 
-/// `[repository].trunk` at commits, each `discern.toml` blob parsed once, read through one
-/// handle (its object cache serves every commit and tree).
+/// `[repository].trunk` at commits, each `discern.toml` blob parsed once.
+#[derive(Default)]
 struct Names {
-    local: gix::Repository,
     by_blob: HashMap<ObjectId, Option<String>>,
 }
 
 impl Names {
-    fn new(repo: &Repo) -> Self {
-        let mut local = repo.local();
-        local.object_cache_size_if_unset(4 << 20);
-        Self {
-            local,
-            by_blob: HashMap::new(),
-        }
-    }
-
     /// The trunk the config at `commit` names; `None` where it has none, or one that cannot be
     /// parsed.
     fn at(&mut self, repo: &Repo, commit: ObjectId) -> Result<Option<String>, RepoError> {
-        let Some(blob) = config_blob(&self.local, commit)? else {
+        let Some(blob) = repo.blob_at(commit, crate::config::FILE)? else {
             return Ok(None);
         };
         if let Some(name) = self.by_blob.get(&blob) {
@@ -244,19 +234,28 @@ impl Names {
         ci: bool,
     ) -> Result<Vec<(String, ObjectId)>, RepoError> {
         let current = resolve(repo, trunk, ci).ok().flatten();
+        // Most branches name the same trunk: each name is resolved once.
+        let mut resolved: HashMap<String, Option<String>> = HashMap::new();
         let mut left: Vec<(String, ObjectId)> = Vec::new();
-        for (reference, tip) in branches(&self.local)? {
+        for (reference, tip) in branches(&repo.local())? {
             let Some(name) = self.at(repo, tip)? else {
                 continue;
             };
-            let Ok(Some(found)) = resolve(repo, &name, ci) else {
+            let names_it = resolved
+                .entry(name.clone())
+                .or_insert_with(|| {
+                    let found = resolve(repo, &name, ci).ok().flatten();
+                    found.map(|f| f.trunk.reference)
+                })
+                .as_deref();
+            let Some(named_ref) = names_it else {
                 continue;
             };
             let same = name == trunk
                 || current
                     .as_ref()
-                    .is_some_and(|c| c.trunk.reference == found.trunk.reference);
-            if same || found.trunk.reference != reference || left.iter().any(|(n, _)| *n == name) {
+                    .is_some_and(|c| c.trunk.reference == named_ref);
+            if same || named_ref != reference || left.iter().any(|(n, _)| *n == name) {
                 continue;
             }
             let Some(base) = repo.merge_base(tip, head).filter(|base| *base != head) else {
@@ -293,23 +292,6 @@ fn branches(local: &gix::Repository) -> Result<Vec<(String, ObjectId)>, RepoErro
         }
     }
     Ok(found)
-}
-
-/// The blob `discern.toml` holds at `commit`.
-fn config_blob(local: &gix::Repository, commit: ObjectId) -> Result<Option<ObjectId>, RepoError> {
-    let failed = |e: &dyn std::fmt::Display| RepoError::Read {
-        what: format!("{} at {commit}", crate::config::FILE),
-        message: e.to_string(),
-    };
-    let tree = local
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(|e| failed(&e))?;
-    Ok(tree
-        .lookup_entry_by_path(crate::config::FILE)
-        .map_err(|e| failed(&e))?
-        .filter(|entry| entry.mode().is_blob_or_symlink())
-        .map(|entry| entry.object_id()))
 }
 
 #[cfg(test)]

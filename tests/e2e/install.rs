@@ -372,3 +372,276 @@ fn a_newer_release_replaces_an_older_one() {
         "HOME untouched"
     );
 }
+
+/// One step of `action.yml` as a composite action's runner sees it.
+struct Step {
+    name: String,
+    id: Option<String>,
+    env: Vec<(String, String)>,
+    run: String,
+}
+
+/// The steps of the repository's `action.yml`: its `name`, `id`, `env` and `run` keys (every
+/// step is a `shell: bash` run step; a key this reader does not know fails the test).
+fn action_steps() -> Vec<Step> {
+    let text = std::fs::read_to_string(workspace().join("action.yml")).expect("action.yml");
+    let after = text.split("\n  steps:\n").nth(1).expect("runs.steps");
+    let mut steps: Vec<Step> = Vec::new();
+    let mut lines = after.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix("    - name: ") {
+            steps.push(Step {
+                name: name.to_owned(),
+                id: None,
+                env: Vec::new(),
+                run: String::new(),
+            });
+            continue;
+        }
+        let step = steps.last_mut().expect("a step starts with its name");
+        let (key, value) = line
+            .strip_prefix("      ")
+            .and_then(|l| l.split_once(':'))
+            .unwrap_or_else(|| panic!("unexpected line in action.yml: {line:?}"));
+        let value = value.trim();
+        match key {
+            "id" => step.id = Some(value.to_owned()),
+            "shell" => assert_eq!(value, "bash", "{}", step.name),
+            "env" => {
+                while let Some(entry) = lines.next_if(|l| l.starts_with("        ")) {
+                    let (k, v) = entry.trim().split_once(": ").expect("KEY: value");
+                    step.env.push((k.to_owned(), v.to_owned()));
+                }
+            }
+            "run" if value == "|" => {
+                while let Some(body) =
+                    lines.next_if(|l| l.starts_with("        ") || l.trim().is_empty())
+                {
+                    step.run
+                        .push_str(body.strip_prefix("        ").unwrap_or(""));
+                    step.run.push('\n');
+                }
+            }
+            "run" => step.run = value.trim_matches('\'').to_owned(),
+            _ => panic!("action.yml: a step key this test does not run: {key}"),
+        }
+    }
+    steps
+}
+
+/// What a GitHub runner knows when it runs the action: the event and the step outputs so far.
+struct Runner<'a> {
+    workspace: &'a Path,
+    temp: PathBuf,
+    home: &'a Path,
+    event: &'a str,
+    before: &'a str,
+    release: &'a Release,
+    outputs: std::collections::BTreeMap<String, String>,
+}
+
+impl Runner<'_> {
+    /// `${{ … }}` in an `env` value, for the expressions action.yml uses (another fails).
+    fn expand(&self, value: &str) -> String {
+        let mut out = String::new();
+        let mut rest = value;
+        while let Some(start) = rest.find("${{") {
+            out.push_str(&rest[..start]);
+            let end = rest[start..].find("}}").expect("a closed expression") + start;
+            let expression = rest[start + 3..end].trim();
+            let expanded = match expression {
+                "inputs.version" => VERSION.to_owned(),
+                "inputs.install-base" => self.release.url(),
+                "inputs.output-format" => "github".to_owned(),
+                "inputs.trunk || github.event.repository.default_branch" => "main".to_owned(),
+                "runner.temp" => self.temp.display().to_string(),
+                "github.event_name" => self.event.to_owned(),
+                "github.event.before" => self.before.to_owned(),
+                other => match other.strip_prefix("steps.") {
+                    Some(output) => self.outputs.get(output).cloned().unwrap_or_default(),
+                    None => panic!("action.yml uses `{other}`, which this test does not know"),
+                },
+            };
+            out.push_str(&expanded);
+            rest = &rest[end + 2..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Run every step as the runner does (`bash -e`, GITHUB_* and RUNNER_* set, PATH without
+    /// cargo or discern); stop at the first that fails. Each step's exit code and stdout.
+    fn run_action(&mut self) -> Vec<(String, i32, String)> {
+        let mut results = Vec::new();
+        for step in action_steps() {
+            let output_file = self.temp.join(format!("output-{}", results.len()));
+            std::fs::write(&output_file, "").expect("GITHUB_OUTPUT");
+            let mut cmd = Command::new("bash");
+            cmd.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &step.run])
+                .current_dir(self.workspace);
+            discern_tests::hermetic(&mut cmd, self.home);
+            cmd.env("PATH", "/usr/bin:/bin")
+                .env("CI", "true")
+                .env("GITHUB_ACTIONS", "true")
+                .env("GITHUB_ACTION_PATH", workspace())
+                .env("GITHUB_WORKSPACE", self.workspace)
+                .env("GITHUB_EVENT_NAME", self.event)
+                .env("GITHUB_OUTPUT", &output_file)
+                .env("GITHUB_STEP_SUMMARY", self.temp.join("summary.md"))
+                .env("RUNNER_TEMP", &self.temp)
+                .env("RUNNER_OS", "Linux")
+                .env("RUNNER_ARCH", "X64");
+            for (key, value) in &step.env {
+                cmd.env(key, self.expand(value));
+            }
+            let output = cmd.output().expect("run a step");
+            let code = output.status.code().unwrap_or(-1);
+            let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+            eprintln!(
+                "step {:?}: exit {code}\n{stdout}{}",
+                step.name,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            if let Some(id) = &step.id {
+                let written = std::fs::read_to_string(&output_file).expect("GITHUB_OUTPUT");
+                for line in written.lines() {
+                    if let Some((k, v)) = line.split_once('=') {
+                        self.outputs
+                            .insert(format!("{id}.outputs.{k}"), v.to_owned());
+                    }
+                }
+            }
+            results.push((step.name, code, stdout));
+            if code != 0 {
+                break;
+            }
+        }
+        results
+    }
+}
+
+/// A forge (a bare repository) whose trunk holds the fixture's Standards, and a clone to push
+/// from.
+struct ActionForge {
+    fixture: crate::support::Fixture,
+    origin: PathBuf,
+    work: PathBuf,
+}
+
+impl ActionForge {
+    fn new() -> Self {
+        let fixture = crate::support::Fixture::new(crate::support::LANDING_CONFIG);
+        let origin = fixture.repo.parent().join("origin.git");
+        let work = fixture.repo.parent().join("work");
+        let parent = fixture.repo.parent().to_path_buf();
+        fixture.git_in(
+            &parent,
+            &["init", "-q", "--bare", "-b", "main", "origin.git"],
+        );
+        fixture.git_in(fixture.path(), &["push", "-q", path_str(&origin), "main"]);
+        fixture.git_in(&parent, &["clone", "-q", path_str(&origin), "work"]);
+        ActionForge {
+            fixture,
+            origin,
+            work,
+        }
+    }
+
+    fn commit_and_push(&self, branch: &str, file: &str, content: &str) -> String {
+        let w = &self.work;
+        std::fs::write(w.join(file), content).expect("a file");
+        self.fixture.git_in(w, &["add", "-A"]);
+        self.fixture.git_in(w, &["commit", "-q", "-m", "work"]);
+        self.fixture
+            .git_in(w, &["push", "-q", "origin", &format!("HEAD:{branch}")]);
+        self.fixture.git_out(w, &["rev-parse", "HEAD"])
+    }
+
+    /// A checkout as `actions/checkout` makes it: depth 1, one ref, detached; nothing more.
+    fn checkout(&self, name: &str, rev: &str) -> PathBuf {
+        let clone = self.fixture.repo.parent().join(name);
+        std::fs::create_dir_all(&clone).expect("the clone");
+        let url = format!("file://{}", self.origin.display());
+        for args in [
+            &["init", "-q"][..],
+            &["remote", "add", "origin", &url],
+            &["fetch", "-q", "--depth", "1", "origin", rev],
+            &["checkout", "-q", "--detach", "FETCH_HEAD"],
+        ] {
+            self.fixture.git_in(&clone, args);
+        }
+        clone
+    }
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+fn run_action_on(
+    clone: &Path,
+    release: &Release,
+    event: &str,
+    before: &str,
+) -> Vec<(String, i32, String)> {
+    let temp = tempfile::tempdir().expect("RUNNER_TEMP");
+    let home = tempfile::tempdir().expect("HOME");
+    let mut runner = Runner {
+        workspace: clone,
+        temp: temp.path().to_path_buf(),
+        home: home.path(),
+        event,
+        before,
+        release,
+        outputs: Default::default(),
+    };
+    runner.run_action()
+}
+
+#[test]
+fn the_action_measures_a_pull_request_and_a_push_with_the_prebuilt_binary() {
+    let release = Release::serve();
+    release.publish(VERSION, &packaged().current);
+    let forge = ActionForge::new();
+
+    // A pull request that adds four TODOs to a Standard held at 5 (the trunk has 2): it fails,
+    // annotated on the lines it added.
+    forge
+        .fixture
+        .git_in(&forge.work, &["checkout", "-q", "-b", "more-todos"]);
+    let todos = "// TODO: a\n// TODO: b\n// TODO: c\n// TODO: d\npub fn c() {}\n";
+    forge.commit_and_push("more-todos", "src/more.rs", todos);
+    let clone = forge.checkout("pr", "refs/heads/more-todos");
+    let steps = run_action_on(&clone, &release, "pull_request", "");
+    let names: Vec<&str> = steps.iter().map(|(name, _, _)| name.as_str()).collect();
+    assert_eq!(names.len(), 4, "every step ran: {names:?}");
+    let (_, code, stdout) = steps.last().expect("the measurement");
+    assert_eq!(*code, 1, "the regression fails the step: {stdout}");
+    assert!(
+        stdout.contains("::error file=src/more.rs,line="),
+        "{stdout}"
+    );
+    assert!(steps[..3].iter().all(|(_, code, _)| *code == 0));
+
+    // A push to the trunk with one TODO fewer: measured against the tip it replaced; passes.
+    forge
+        .fixture
+        .git_in(&forge.work, &["checkout", "-q", "main"]);
+    let before = forge.fixture.git_out(&forge.work, &["rev-parse", "HEAD"]);
+    forge.commit_and_push(
+        "main",
+        "src/lib.rs",
+        "// TODO: one\npub fn a() {}\npub fn b() {}\n",
+    );
+    let clone = forge.checkout("push", "refs/heads/main");
+    let steps = run_action_on(&clone, &release, "push", &before);
+    assert_eq!(steps.len(), 4, "every step ran");
+    assert!(
+        steps.iter().all(|(_, code, _)| *code == 0),
+        "the push passes: {:?}",
+        steps.iter().map(|(n, c, _)| (n, c)).collect::<Vec<_>>()
+    );
+}

@@ -22,6 +22,8 @@ mod forge;
 mod gains;
 mod grouped;
 mod init_fit;
+#[cfg(feature = "remote-cache")]
+mod install;
 mod kills;
 mod landing;
 mod lifecycle;

@@ -190,12 +190,14 @@ const LANDED_SEARCH: usize = 500;
 /// Where one of `branches` landed: the commit among the trunk's recent history (from
 /// `trunk_tip`, every parent: a later effort that brought the trunk in with `update` has the
 /// earlier landing as its merge's second parent) whose Proof note names it, with that branch.
-/// A landed effort has no branch or worktree left; its note is what remains.
+/// A landed effort has no branch or worktree left; its note is what remains. `Err`: a commit's
+/// parents cannot be read, so whether it landed cannot be told (never "not landed").
 pub fn landed_by_note(
     repo: &Repo,
     trunk_tip: ObjectId,
     branches: &[String],
-) -> Option<(ObjectId, String)> {
+) -> Result<Option<(ObjectId, String)>, crate::git::RepoError> {
+    let boundary = repo.shallow_boundary()?;
     let mut queue = std::collections::VecDeque::from([trunk_tip]);
     let mut seen = std::collections::HashSet::from([trunk_tip]);
     while let Some(at) = queue.pop_front() {
@@ -207,15 +209,18 @@ pub fn landed_by_note(
             && let Some(branch) = note["subject"]["branch"].as_str()
             && branches.iter().any(|b| b == branch)
         {
-            return Some((at, branch.to_owned()));
+            return Ok(Some((at, branch.to_owned())));
         }
-        for parent in repo.parents(at).unwrap_or_default() {
+        if boundary.contains(&at) {
+            continue;
+        }
+        for parent in repo.parents(at)? {
             if seen.insert(parent) {
                 queue.push_back(parent);
             }
         }
     }
-    None
+    Ok(None)
 }
 
 /// The command that brings the main checkout to the landed trunk by hand.

@@ -83,6 +83,16 @@ impl Repo {
         Ok(object.parent_ids().map(|p| p.detach()).collect())
     }
 
+    /// A shallow clone's boundary: the commits whose parents were never fetched (empty in a
+    /// complete clone). Past them the history ends; it is not an error.
+    pub(crate) fn shallow_boundary(&self) -> Result<Vec<ObjectId>, RepoError> {
+        let boundary = self
+            .local()
+            .shallow_commits()
+            .map_err(|e| read_error("the shallow boundary (.git/shallow)", e))?;
+        Ok(boundary.map_or_else(Vec::new, |b| b.iter().copied().collect()))
+    }
+
     /// The subject line of `commit`'s message.
     pub fn subject(&self, commit: ObjectId) -> Result<String, RepoError> {
         let repo = self.local();

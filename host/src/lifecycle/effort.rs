@@ -6,17 +6,17 @@ use std::path::PathBuf;
 
 use gix::ObjectId;
 
-use crate::git::Repo;
+use crate::git::{Repo, RepoError};
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
 use crate::workspace::Workspace;
 
-/// The effort `target` names: its worktree path (if it still has one) and its tip.
-pub(crate) fn find(
-    repo: &Repo,
-    prefix: &str,
-    target: &str,
-) -> Option<(Option<PathBuf>, Option<ObjectId>)> {
-    let worktrees = repo.worktrees().unwrap_or_default();
+/// An effort found: its worktree path (if it still has one) and its tip.
+pub(crate) type Found = (Option<PathBuf>, Option<ObjectId>);
+
+/// The effort `target` names (`None`: none), or why the worktrees cannot be listed (never
+/// read as "no effort").
+pub(crate) fn find(repo: &Repo, prefix: &str, target: &str) -> Result<Option<Found>, RepoError> {
+    let worktrees = repo.worktrees()?;
     let found = worktrees.iter().filter(|w| !w.is_main).find(|w| {
         w.path.file_name().is_some_and(|n| n == target)
             || w.path == std::path::Path::new(target)
@@ -29,18 +29,13 @@ pub(crate) fn find(
                 == Some(target)
     });
     if let Some(w) = found {
-        return Some((Some(w.path.clone()), w.head));
+        return Ok(Some((Some(w.path.clone()), w.head)));
     }
     let branch = target.trim_start_matches("refs/heads/");
-    [branch.to_owned(), format!("{prefix}{branch}")]
+    Ok([branch.to_owned(), format!("{prefix}{branch}")]
         .iter()
         .find_map(|b| repo.branch_commit(b).ok().flatten())
-        .map(|tip| (None, Some(tip)))
-}
-
-/// The worktree of the effort `target` names, when it has one.
-pub(crate) fn worktree(repo: &Repo, prefix: &str, target: &str) -> Option<PathBuf> {
-    find(repo, prefix, target).and_then(|(path, _)| path)
+        .map(|tip| (None, Some(tip))))
 }
 
 /// The workspace of the effort `target` names, seen from `ws` (any checkout, the main one
@@ -57,8 +52,20 @@ pub(crate) fn workspace(
             || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
             |c| c.branch_prefix,
         );
-    worktree(&ws.repo, &prefix, target)
-        .and_then(|path| Workspace::open(&path, ws.settings.clone()).ok())
+    let path = find(&ws.repo, &prefix, target)
+        .map_err(|e| {
+            Box::new(Envelope::refusal(
+                verb,
+                ErrorSlug::CannotTell,
+                format!("The efforts cannot be listed, so {target:?} cannot be found: {e}."),
+                Hint::next_step(
+                    HintId::CheckRepository,
+                    "Run `git worktree list` and fix what it reports, then run this again.",
+                ),
+            ))
+        })?
+        .and_then(|(path, _)| path);
+    path.and_then(|path| Workspace::open(&path, ws.settings.clone()).ok())
         .ok_or_else(|| {
             Box::new(Envelope::refusal(
                 verb,

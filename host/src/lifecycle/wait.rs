@@ -120,6 +120,11 @@ enum NotAwaited {
     TrunkUnreadable { trunk: String },
     #[error("No effort {effort:?}: not a worktree id, path or branch of this repository.")]
     UnknownEffort { effort: String },
+    #[error("The efforts cannot be listed, so {effort:?} cannot be found: {source}.")]
+    EffortsUnreadable {
+        effort: String,
+        source: crate::git::RepoError,
+    },
 }
 
 impl Refusal for NotAwaited {
@@ -130,6 +135,7 @@ impl Refusal for NotAwaited {
             }
             Self::UnknownHandle { .. } | Self::UnknownEffort { .. } => ErrorSlug::NotFound,
             Self::TrunkUnreadable { .. } => ErrorSlug::TrunkUnreadable,
+            Self::EffortsUnreadable { .. } => ErrorSlug::CannotTell,
         }
     }
 
@@ -142,6 +148,9 @@ impl Refusal for NotAwaited {
             }
             Self::TrunkUnreadable { .. } => "Create or fetch the trunk first.",
             Self::UnknownEffort { .. } => "Name the effort by its id, path or branch.",
+            Self::EffortsUnreadable { .. } => {
+                "Run `git worktree list` and fix what it reports, then wait again."
+            }
         };
         Hint::next_step(HintId::AwaitCondition, text)
     }
@@ -265,9 +274,14 @@ fn begin(
             // the trunk names it, and the landed commit is its tip.
             let branches = [target.clone(), format!("{prefix}{target}")];
             let landed = || crate::commit::landing::landed_by_note(repo, trunk_start, &branches);
-            match sibling(repo, prefix, target) {
+            let found =
+                sibling(repo, prefix, target).map_err(|source| NotAwaited::EffortsUnreadable {
+                    effort: target.clone(),
+                    source,
+                })?;
+            match found {
                 Some((_, tip)) => tip.map(|t| t.to_string()),
-                None if let Some((at, _)) = landed() => Some(at.to_string()),
+                None if let Ok(Some((at, _))) = landed() => Some(at.to_string()),
                 None => {
                     let effort = target.clone();
                     return Err(NotAwaited::UnknownEffort { effort }.into());
@@ -403,7 +417,10 @@ fn observe(repo: &Repo, prefix: &str, c: &Continuation) -> Observed {
             trunk_head: trunk_head.map(|t| t.to_string()),
         },
         Condition::Landed(target) => {
+            // A list that cannot be read now is no news: the tip remembered stands.
             let tip = sibling(repo, prefix, target)
+                .ok()
+                .flatten()
                 .and_then(|(_, tip)| tip)
                 .or(remembered);
             Observed {
@@ -414,7 +431,8 @@ fn observe(repo: &Repo, prefix: &str, c: &Continuation) -> Observed {
             }
         }
         Condition::Green(target) => {
-            let found = sibling(repo, prefix, target);
+            // Unreadable now: no Proof seen, the wait goes on (never "met").
+            let found = sibling(repo, prefix, target).ok().flatten();
             let proof = found
                 .as_ref()
                 .and_then(|(path, _)| path.as_ref())
@@ -431,7 +449,11 @@ fn observe(repo: &Repo, prefix: &str, c: &Continuation) -> Observed {
     }
 }
 
-fn sibling(repo: &Repo, prefix: &str, target: &str) -> Option<(Option<PathBuf>, Option<ObjectId>)> {
+fn sibling(
+    repo: &Repo,
+    prefix: &str,
+    target: &str,
+) -> Result<Option<super::effort::Found>, crate::git::RepoError> {
     super::effort::find(repo, prefix, target)
 }
 

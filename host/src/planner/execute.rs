@@ -300,8 +300,7 @@ pub(crate) fn save_evidence(
 ) {
     let commit = snapshot.commit().to_string();
     let executions = plan.executions.iter().zip(&outcomes.executions);
-    for (at, (execution, outcome)) in executions.enumerate() {
-        let after = outcomes.after.get(at).copied().unwrap_or(false);
+    for ((execution, outcome), &after) in executions.zip(&outcomes.after) {
         if after != (wave == Wave::AfterJobs) {
             continue;
         }

@@ -120,7 +120,7 @@ fn merge_entry(
         (None, kept) | (kept, None) => Ok(kept),
         (Some(o), Some(t)) => {
             merged.settled.push(path.to_owned());
-            Ok(Some(settle(repo, o, t, rule)))
+            settle(repo, o, t, rule).map(Some)
         }
     }
 }
@@ -130,20 +130,20 @@ fn settle(
     ours: (EntryMode, ObjectId),
     theirs: (EntryMode, ObjectId),
     rule: Rule,
-) -> (EntryMode, ObjectId) {
+) -> Result<(EntryMode, ObjectId), SyncError> {
     match rule {
-        Rule::Ours => ours,
+        Rule::Ours => Ok(ours),
         Rule::Smaller => {
-            let data = |id| {
+            // A blob that cannot be read is an error, never an empty side that wins.
+            let data = |id: ObjectId| {
                 repo.find_blob(id)
                     .map(|b| b.data.clone())
-                    .unwrap_or_default()
+                    .map_err(|e| SyncError::Git(format!("cannot read blob {id} to merge: {e}")))
             };
-            if data(theirs.1) < data(ours.1) {
-                theirs
-            } else {
-                ours
-            }
+            Ok(match data(theirs.1)? < data(ours.1)? {
+                true => theirs,
+                false => ours,
+            })
         }
     }
 }

@@ -60,7 +60,8 @@ pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
     );
     let branches = [name.to_owned(), format!("{prefix}{name}")];
     let tip = ws.repo.branch_commit(&trunk).ok().flatten()?;
-    let (at, branch) = landing::landed_by_note(&ws.repo, tip, &branches)?;
+    // Whether it landed cannot be told: no "already landed"; the caller's refusal stands.
+    let (at, branch) = landing::landed_by_note(&ws.repo, tip, &branches).ok()??;
     let landed = at.to_string();
     Some(Envelope::ok(
         VERB,

@@ -41,14 +41,15 @@ pub(super) enum NotApproved {
     #[error("--head takes the id of the commit you reviewed; {given:?} names no commit here.")]
     NotACommit { given: String },
     #[error(
-        "{target} is at {at}, {past} commit(s) past {reviewed}, which you reviewed; nothing was signed: an approval is for what the owner reviewed."
+        "{target} is at {at}, {past} past {reviewed}, which you reviewed; nothing was signed: an approval is for what the owner reviewed."
     )]
     MovedPast {
         target: String,
         dry_run: String,
         at: String,
         reviewed: String,
-        past: u64,
+        /// How far past: "N commit(s)", or why that cannot be told (never a guessed 0).
+        past: String,
     },
     #[error(
         "{target} is at {at}, which does not contain {reviewed}, which you reviewed (the branch was rewritten since); nothing was signed."

@@ -35,10 +35,10 @@ pub(super) fn check(
     let (at, reviewed_short) = (short(&head.to_string()), short(&reviewed.to_string()));
     match repo.is_ancestor(reviewed, head) {
         true => {
-            let past = repo
-                .ahead_behind(reviewed, head)
-                .map(|(ahead, _)| ahead)
-                .unwrap_or_default();
+            let past = match repo.ahead_behind(reviewed, head) {
+                Ok((ahead, _)) => format!("{ahead} commit(s)"),
+                Err(e) => format!("some commit(s) (how many cannot be told: {e})"),
+            };
             Err(NotApproved::MovedPast {
                 target,
                 dry_run,

@@ -369,6 +369,32 @@ fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_throu
     );
 }
 
+/// A kill inside `git worktree add` can leave its administrative folder half written (an
+/// empty `commondir`, still locked "initializing"); from then on every git worktree command
+/// dies on it, `branch -D` too. The next start unwinds it all the same and goes through.
+#[test]
+fn a_start_killed_inside_git_worktree_add_is_unwound_though_git_cannot_read_it() {
+    let fixture = Fixture::new(CONFIG);
+    let run = fixture.run_with(
+        &["start", "--name", "e", "--json"],
+        &[(
+            "DISCERN_FAULT",
+            discern::testing::commit::fork::step::WORKTREE_ADDED,
+        )],
+    );
+    assert_ne!(run.code, 0, "the fault hook stops it");
+    let admin = fixture.path().join(".git/worktrees/e");
+    std::fs::write(admin.join("commondir"), "").unwrap();
+    std::fs::write(admin.join("locked"), "initializing").unwrap();
+    let broken = std::process::Command::new("git")
+        .args(["worktree", "list"])
+        .current_dir(fixture.path())
+        .output()
+        .unwrap();
+    assert!(!broken.status.success(), "git itself cannot read it");
+    assert!(!one_effort_after(&fixture, "half-written registration"));
+}
+
 /// After an update was killed: the same update goes through (or finds the merge concluded),
 /// HEAD is exactly one merge of the trunk, no merge is left in progress, the tree is clean.
 fn merged_once_after(fixture: &Fixture, effort: &Path, before: &str, trunk: &str, round: &str) {

@@ -173,10 +173,56 @@ fn unwind(repo: &Repo, journal: &ForkJournal, from: ObjectId) {
     if registered && !removed {
         let _ = repo.git(&["worktree", "unlock", &journal.path.display().to_string()]);
     }
+    if !removed {
+        remove_own_registrations(repo, journal);
+    }
     let _ = repo.git(&["worktree", "prune"]);
     if repo.branch_commit(&journal.branch).ok().flatten() == Some(from) {
         let _ = delete_branch(repo, &journal.branch, from);
     }
+}
+
+/// Remove the administrative folders (`<common-dir>/worktrees/<name>`) this fork's `git
+/// worktree add` made for a worktree that is gone. A kill inside git can leave one half
+/// written (an empty `commondir`), and then every worktree command git runs dies on it —
+/// `unlock`, `prune`, `branch -D` and the next `add` alike — so git cannot clean it up. Only
+/// folders that are provably this fork's are touched: their `gitdir` names the journal's
+/// worktree, or they have none yet and were made after the fork began.
+fn remove_own_registrations(repo: &Repo, journal: &ForkJournal) {
+    if journal.path.exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(repo.common_dir().join("worktrees")) else {
+        return;
+    };
+    let ours = journal.path.join(".git");
+    for admin in entries.flatten().map(|e| e.path()) {
+        let gitdir = std::fs::read_to_string(admin.join("gitdir")).unwrap_or_default();
+        let gitdir = gitdir.trim();
+        let own = if gitdir.is_empty() {
+            made_by_fork(&admin, journal.since_ns)
+        } else {
+            same_place(Path::new(gitdir), &ours)
+        };
+        if own {
+            let _ = std::fs::remove_dir_all(&admin);
+        }
+    }
+}
+
+/// Whether two paths, either of which may no longer exist, name one place as the file system
+/// resolves what of them is left.
+fn same_place(a: &Path, b: &Path) -> bool {
+    resolved(a) == resolved(b)
+}
+
+/// A path as the file system resolves it, or (when it is gone) its parent's resolution joined
+/// with its name.
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| match (path.parent(), path.file_name()) {
+        (Some(up), Some(name)) => resolved(up).join(name),
+        _ => path.to_owned(),
+    })
 }
 
 /// Whether the folder at `path` exists and is no older than the fork (it did not exist when

@@ -12,6 +12,7 @@ mod merge;
 mod standard;
 mod validate;
 mod value;
+mod worktree;
 
 use std::path::Path;
 
@@ -21,6 +22,7 @@ pub(crate) use jobs::{Job, Stage};
 pub(crate) use merge::{LimitConflict, merge_limits};
 pub(crate) use standard::{Direction, FindingsMode, Per, ProducerRef, StandardDef};
 pub(crate) use value::{canonical_json, item_to_json};
+pub(crate) use worktree::WorktreeSettings;
 
 /// The config file's name at the repository root.
 pub(crate) const FILE: &str = "discern.toml";
@@ -119,6 +121,8 @@ pub struct Config {
     pub map_dir: String,
     /// `[evidence]`: where evidence is shared and who publishes it.
     pub evidence: EvidenceSettings,
+    /// `[worktree]`: how an effort's worktree is provisioned.
+    pub worktree: WorktreeSettings,
     /// In declaration order: plan order and result order.
     pub standards: Vec<StandardDef>,
     /// The editable document, for limit edits that preserve everything else byte for byte.
@@ -153,6 +157,7 @@ impl Config {
             protected_paths: Vec::new(),
             map_dir: DEFAULT_MAP_DIR.to_owned(),
             evidence: EvidenceSettings::default(),
+            worktree: WorktreeSettings::default(),
             standards: Vec::new(),
             document: toml_edit::DocumentMut::new(),
             source: String::new(),

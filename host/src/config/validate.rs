@@ -4,6 +4,7 @@
 mod evidence;
 mod jobs;
 mod standards;
+mod worktree;
 
 pub(crate) use standards::ConfigSchema;
 
@@ -24,6 +25,7 @@ const ROOT_TABLES: &[&str] = &[
     "map",
     "evidence",
     "standards",
+    "worktree",
 ];
 const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "pin_on_done"];
 const ACCEPTANCE_KEYS: &[&str] = &[
@@ -35,6 +37,7 @@ const ACCEPTANCE_KEYS: &[&str] = &[
 ];
 const MAP_KEYS: &[&str] = &["dir"];
 const EVIDENCE_KEYS: &[&str] = &["repository", "publish", "remote", "keep_days"];
+const WORKTREE_KEYS: &[&str] = &["setup", "ensure", "env_files", "ports"];
 const KNOWN_JOBS: &[&str] = &["format", "build", "lint", "typecheck", "test", "smoke"];
 /// The longest `timeout` a Standard or a job may have: one hour.
 pub const MAX_TIMEOUT_S: f64 = 3600.0;
@@ -64,6 +67,7 @@ pub(crate) const SCHEMA: &[(&str, &[&str])] = &[
     ("acceptance", ACCEPTANCE_KEYS),
     ("map", MAP_KEYS),
     ("evidence", EVIDENCE_KEYS),
+    ("worktree", WORKTREE_KEYS),
     ("jobs.*", JOB_KEYS),
     ("standards.*", STANDARD_KEYS),
 ];
@@ -144,6 +148,7 @@ pub(super) fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError
         .string(map, "map", "dir")
         .unwrap_or_else(|| DEFAULT_MAP_DIR.to_owned());
     let evidence = reader.evidence(root.get("evidence"));
+    let worktree = reader.worktree(root.get("worktree"));
     let jobs = reader.jobs(root.get("jobs"));
     let standards = reader.standards(root.get("standards"), &jobs);
 
@@ -161,6 +166,7 @@ pub(super) fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError
             protected_paths,
             map_dir,
             evidence,
+            worktree,
             standards,
             document,
             source: source.to_owned(),

@@ -44,6 +44,10 @@ fn variant(table: &str, key: &str) -> Option<String> {
         }
         ("evidence", "remote") => table_line("remote = \"http://cache.example.com/\""),
         ("evidence", "keep_days") => table_line("keep_days = 30"),
+        ("worktree", "setup") => table_line("setup = [\"npm ci\"]"),
+        ("worktree", "ensure") => table_line("ensure = [\"git submodule update --init\"]"),
+        ("worktree", "env_files") => table_line("env_files = [\".env\"]"),
+        ("worktree", "ports") => table_line("ports = [4100, 4199]"),
         ("jobs.*", "stage") => Some(BASE.replace("stage = \"test\"", "stage = \"check\"")),
         ("jobs.*", "run") => Some(BASE.replace("run = \"true\"", "run = \"false\"")),
         ("jobs.*", "artifacts") => job("artifacts = [\"out.txt\"]"),

@@ -239,6 +239,7 @@ pub(crate) fn after_jobs(
     if !outcomes.waiting.iter().any(|&w| w) {
         return;
     }
+    preload(plan, runtime, &outcomes.waiting);
     let mut job_runs = run_jobs(plan, &outcomes.waiting, root, log_dir, progress);
     let verified = snapshot.verifying();
     let pending = Pending {
@@ -269,6 +270,18 @@ pub(crate) fn after_jobs(
         .filter_map(|j| job_runs.remove(j.name.as_str()))
         .collect();
     outcomes.after = std::mem::replace(&mut outcomes.waiting, vec![false; plan.executions.len()]);
+}
+
+/// Load every component the waiting executions run — compiled, or read from the compile cache
+/// — before the first job starts: a job may write the cache (it runs as this user), and what
+/// it wrote must never become the machine code of a reading. A component that does not load
+/// is left to fail its execution with that error.
+fn preload(plan: &Plan, runtime: &Runtime, waiting: &[bool]) {
+    for (execution, _) in plan.executions.iter().zip(waiting).filter(|(_, w)| **w) {
+        if let Ok(component) = &execution.component {
+            let _ = runtime.load(component);
+        }
+    }
 }
 
 /// Which executions of a batch: those that run before any job, or those that wait for one.

@@ -347,3 +347,76 @@ fn class_10b_a_modified_component_in_the_work_tree_is_not_what_runs() {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/// Class 9d: the repository's own job poisons the compile cache in the middle of a run: a
+/// Standard measured by a repository component needs the job, and the job writes the hostile
+/// component's machine code under that component's cache key before the reading is taken.
+/// Every component a waiting reading runs is loaded before the first job starts.
+#[test]
+fn class_09d_a_job_that_poisons_the_compile_cache_changes_no_reading() {
+    let digest = |wasm: &[u8]| discern::testing::digest::Digest::of(wasm).hex();
+    let (legacy, hostile) = (
+        digest(discern_tests::LEGACY_V01_WASM),
+        digest(discern_tests::HOSTILE_WASM),
+    );
+    let poison = format!(
+        r#"
+[jobs.poison]
+stage = "test"
+run = 'cd "$DISCERN_CACHE_DIR/components" && h=$(ls {hostile}-*) && cp "$h" "{legacy}-${{h#*-}}"'
+"#
+    );
+    let needing = LEGACY.replace(
+        "metric = \"legacy_files\"",
+        "metric = \"legacy_files\"\nneeds = [\"jobs.poison\"]",
+    );
+    let fixture = Fixture::new(&format!("{LANDING_CONFIG}{needing}{poison}"));
+    fixture
+        .repo
+        .write("tools/l.wasm", discern_tests::LEGACY_V01_WASM)
+        .write("src/old.rs", "// LEGACY\n");
+    fixture.repo.commit("the component");
+    let legacy_file = "// LEGACY\n".as_bytes();
+    let path = effort(
+        &fixture,
+        "poison",
+        &[("src/a.rs", legacy_file), ("src/b.rs", legacy_file)],
+    );
+    // The hostile component's machine code is in the cache already (the job could compile it
+    // itself; this keeps the test short).
+    let cache = fixture.repo.parent().join("ci-cache");
+    let cache_env = cache.to_str().unwrap().to_owned();
+    let env = [("DISCERN_CACHE_DIR", cache_env.as_str()), ("CI", "true")];
+    let hostile_wasm = fixture.repo.parent().join("hostile.wasm");
+    std::fs::write(&hostile_wasm, discern_tests::HOSTILE_WASM).unwrap();
+    let config = r#"{"mode":"emit","emit":{"legacy_files":0}}"#;
+    let compiled = fixture.run_in(
+        &path,
+        &[
+            "producers",
+            "run",
+            hostile_wasm.to_str().unwrap(),
+            "--config",
+            config,
+            "--json",
+        ],
+        &env,
+    );
+    passed(&compiled, "the hostile component compiles into the cache");
+    let run = fixture.run_in(&path, &["standards", "--json"], &env);
+    let poisoned = std::fs::read_dir(cache.join("components"))
+        .unwrap()
+        .any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(&legacy)
+        });
+    assert!(poisoned, "the job wrote its entry: {}", run.stderr);
+    assert_eq!(
+        standard(&run.json(), "legacy")["value"],
+        3.0,
+        "the reading is the trunk component's: {}",
+        run.stdout
+    );
+}

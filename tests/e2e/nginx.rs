@@ -17,10 +17,26 @@ pub struct Nginx {
     child: Child,
     dir: tempfile::TempDir,
     port: u16,
+    https: bool,
+}
+
+/// A server certificate and its key (PEM files) for an `https://` nginx.
+pub struct Tls<'a> {
+    pub certificate: &'a Path,
+    pub key: &'a Path,
 }
 
 impl Nginx {
     pub fn start() -> Self {
+        Self::start_with(None)
+    }
+
+    /// nginx serving the same locations over HTTPS only, with `tls`'s certificate.
+    pub fn start_https(tls: &Tls) -> Self {
+        Self::start_with(Some(tls))
+    }
+
+    fn start_with(tls: Option<&Tls>) -> Self {
         let nginx = binary();
         let mut last = String::new();
         // A free port can be taken between asking for it and nginx binding it: try again.
@@ -28,7 +44,7 @@ impl Nginx {
             let dir = tempfile::tempdir().expect("a temporary folder");
             let port = free_port();
             std::fs::create_dir_all(dir.path().join("root")).expect("the storage folder");
-            std::fs::write(dir.path().join("nginx.conf"), config(dir.path(), port))
+            std::fs::write(dir.path().join("nginx.conf"), config(dir.path(), port, tls))
                 .expect("the config");
             let child = Command::new(&nginx)
                 .arg("-p")
@@ -43,7 +59,13 @@ impl Nginx {
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap_or_else(|e| panic!("{} cannot be started: {e}", nginx.display()));
-            let mut server = Nginx { child, dir, port };
+            let https = tls.is_some();
+            let mut server = Nginx {
+                child,
+                dir,
+                port,
+                https,
+            };
             match server.ready() {
                 Ok(()) => return server,
                 Err(why) => last = why,
@@ -54,12 +76,16 @@ impl Nginx {
 
     /// The cache's base URL (Bazel's `--remote_cache=http://host:port/cache`).
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/cache", self.port)
+        format!("{}://127.0.0.1:{}/cache", self.scheme(), self.port)
+    }
+
+    fn scheme(&self) -> &'static str {
+        if self.https { "https" } else { "http" }
     }
 
     /// The base URL of the location that wants [`TOKEN`].
     pub fn private_url(&self) -> String {
-        format!("http://127.0.0.1:{}/private", self.port)
+        format!("{}://127.0.0.1:{}/private", self.scheme(), self.port)
     }
 
     /// The file nginx keeps `<base>/<kind>/<hash>` in.
@@ -143,9 +169,17 @@ fn user_line(dir: &Path) -> &'static str {
     if owner == 0 { "user root;" } else { "" }
 }
 
-fn config(dir: &Path, port: u16) -> String {
+fn config(dir: &Path, port: u16, tls: Option<&Tls>) -> String {
     let d = dir.display();
     let user = user_line(dir);
+    let listen = match tls {
+        None => format!("listen 127.0.0.1:{port};"),
+        Some(tls) => format!(
+            "listen 127.0.0.1:{port} ssl;\n        ssl_certificate {};\n        ssl_certificate_key {};",
+            tls.certificate.display(),
+            tls.key.display()
+        ),
+    };
     format!(
         r#"{user}
 # One process: killing the child stops the server whole, no worker is left behind.
@@ -163,7 +197,7 @@ http {{
     scgi_temp_path {d}/scgi;
     default_type application/octet-stream;
     server {{
-        listen 127.0.0.1:{port};
+        {listen}
         # As Bazel's documentation configures nginx for an HTTP cache.
         location /cache/ {{
             root {d}/root;

@@ -358,3 +358,145 @@ fn the_authorization_header_is_sent() {
         Some(bundle("p", true))
     );
 }
+
+/// A CA and a server certificate for 127.0.0.1 it issued, made by `openssl` in `dir`:
+/// (the CA's PEM, the server's certificate, its key).
+fn team_ca(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    discern_tests::ensure_debian_tool("openssl", "openssl");
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl (Debian's openssl package)");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=discern test CA",
+                "-addext",
+                "basicConstraints=critical,CA:TRUE",
+                "-addext",
+                "keyUsage=critical,keyCertSign",
+            ],
+        ]
+        .concat(),
+    );
+    openssl(
+        &[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=127.0.0.1",
+            ],
+        ]
+        .concat(),
+    );
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("the extensions");
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    (
+        dir.join("ca.pem"),
+        dir.join("server.pem"),
+        dir.join("server.key"),
+    )
+}
+
+/// A cache behind a team's own CA over `https://`: with that CA's PEM file the bundle round-trips
+/// (and misses); without it (the web's roots only) the certificate is
+/// refused, and the error names the variable that trusts the team's CA; a file holding no
+/// certificate is refused before anything is sent.
+#[test]
+fn an_https_cache_behind_a_teams_own_ca_round_trips_with_that_ca_only() {
+    let dir = tempfile::tempdir().expect("a folder for the certificates");
+    let (ca, certificate, server_key) = team_ca(dir.path());
+    let server = Nginx::start_https(&crate::nginx::Tls {
+        certificate: &certificate,
+        key: &server_key,
+    });
+    assert!(server.url().starts_with("https://"));
+    let trusting = Client::new(
+        &server.url(),
+        Options {
+            ca_file: Some(ca.clone()),
+            ..options()
+        },
+    )
+    .expect("a client that trusts the team's CA");
+    let with = bundle("tls", true);
+    trusting.put(&key("tls"), &with).expect("stored over https");
+    assert_eq!(trusting.get(&key("tls")).expect("read"), Some(with));
+    assert_eq!(trusting.get(&key("never stored")).expect("a miss"), None);
+
+    let web_roots = connect(&server.url());
+    let refused = web_roots
+        .get(&key("tls"))
+        .expect_err("an untrusted certificate");
+    let message = refused.to_string();
+    assert!(
+        matches!(refused, RemoteError::Transport { .. })
+            && message.contains("DISCERN_REMOTE_CACHE_CA"),
+        "{message}"
+    );
+
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "not a certificate\n").expect("a file");
+    let unusable = Client::new(
+        &server.url(),
+        Options {
+            ca_file: Some(empty),
+            ..options()
+        },
+    )
+    .expect_err("a CA file without a certificate");
+    assert!(matches!(unusable, RemoteError::Trust { .. }), "{unusable}");
+    assert!(
+        unusable.to_string().contains("holds no CERTIFICATE"),
+        "{unusable}"
+    );
+}

@@ -2,13 +2,18 @@
 //! tree's root, its names read with `getdents64` into one buffer, each tracked name `lstat`ed
 //! relative to the open folder. Nothing is allocated per entry (a fleet's status reads hundreds
 //! of thousands of them; the standard library's iterator allocated each name twice).
+//!
+//! Linux reads with `statx` and `getdents64`; other Unix systems (macOS) with `fstatat` and
+//! `readdir`, the same data through the calls they have.
 
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+#[cfg(target_os = "linux")]
+use rustix::fs::{RawDir, StatxFlags};
 
 /// What a clean check needs of a file's `lstat`: all of git's stat data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +32,8 @@ pub(super) struct Lstat {
 
 impl Lstat {
     fn kind(&self) -> FileType {
-        FileType::from_raw_mode(self.mode)
+        // The type bits (`S_IFMT`) fit every system's `mode_t` (16 bits on macOS).
+        FileType::from_raw_mode((self.mode & 0o170_000) as rustix::fs::RawMode)
     }
 
     pub(super) fn is_file(&self) -> bool {
@@ -48,6 +54,7 @@ impl Lstat {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// The stat data `statx` must return for a comparison with the index; a file system that
 /// leaves any out is "cannot tell".
 const NEEDED: StatxFlags = StatxFlags::TYPE
@@ -60,6 +67,7 @@ const NEEDED: StatxFlags = StatxFlags::TYPE
     .union(StatxFlags::CTIME);
 
 /// `lstat` of `name` in the open folder `folder`.
+#[cfg(target_os = "linux")]
 pub(super) fn lstat(folder: BorrowedFd, name: &CStr) -> io::Result<Lstat> {
     let st = rustix::fs::statx(
         folder,
@@ -79,6 +87,24 @@ pub(super) fn lstat(folder: BorrowedFd, name: &CStr) -> io::Result<Lstat> {
         ino: st.stx_ino,
         uid: st.stx_uid,
         gid: st.stx_gid,
+    })
+}
+
+/// `lstat` of `name` in the open folder `folder`.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn lstat(folder: BorrowedFd, name: &CStr) -> io::Result<Lstat> {
+    let st = rustix::fs::statat(folder, name, AtFlags::SYMLINK_NOFOLLOW)?;
+    let number = |n: i64| u64::try_from(n).map_err(|_| io::Error::other("a negative stat field"));
+    let nanos = |n: i64| u32::try_from(n).map_err(|_| io::Error::other("a stat time out of range"));
+    Ok(Lstat {
+        mode: u32::from(st.st_mode),
+        size: number(st.st_size)?,
+        mtime: (st.st_mtime, nanos(st.st_mtime_nsec)?),
+        ctime: (st.st_ctime, nanos(st.st_ctime_nsec)?),
+        dev: number(i64::from(st.st_dev))?,
+        ino: st.st_ino,
+        uid: st.st_uid,
+        gid: st.st_gid,
     })
 }
 
@@ -123,6 +149,7 @@ pub(super) enum Listed {
 /// Call `each` with every name in the open `folder` but `.` and `..`, and its kind as listed;
 /// stops at the first `None` from `each` (and returns it). `buffer` (its spare capacity) is
 /// reused across calls.
+#[cfg(target_os = "linux")]
 pub(super) fn each_name(
     folder: &OwnedFd,
     buffer: &mut Vec<u8>,
@@ -138,12 +165,7 @@ pub(super) fn each_name(
         if matches!(name.to_bytes(), b"." | b"..") {
             continue;
         }
-        let listed = match entry.file_type() {
-            FileType::Directory => Listed::Folder,
-            FileType::Unknown => Listed::Unknown,
-            _ => Listed::Other,
-        };
-        if each(name, listed).is_none() {
+        if each(name, listed(entry.file_type())).is_none() {
             return Ok(None);
         }
     }
@@ -151,4 +173,36 @@ pub(super) fn each_name(
 }
 
 /// Bytes read per `getdents64` call.
+#[cfg(target_os = "linux")]
 const BUFFER: usize = 32 << 10;
+
+/// [`each_name`] where there is no `getdents64`: `readdir` on a duplicate of the folder's
+/// descriptor (`buffer` is not needed).
+#[cfg(not(target_os = "linux"))]
+pub(super) fn each_name(
+    folder: &OwnedFd,
+    _buffer: &mut Vec<u8>,
+    mut each: impl FnMut(&CStr, Listed) -> Option<()>,
+) -> io::Result<Option<()>> {
+    let mut names = rustix::fs::Dir::read_from(folder.as_fd())?;
+    while let Some(entry) = names.read() {
+        let entry = entry?;
+        let name = entry.file_name();
+        if matches!(name.to_bytes(), b"." | b"..") {
+            continue;
+        }
+        if each(name, listed(entry.file_type())).is_none() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(()))
+}
+
+/// A listed kind from the file type a folder listing gives.
+fn listed(kind: FileType) -> Listed {
+    match kind {
+        FileType::Directory => Listed::Folder,
+        FileType::Unknown => Listed::Unknown,
+        _ => Listed::Other,
+    }
+}

@@ -88,7 +88,7 @@ pub(crate) enum SyncError {
         fix: String,
     },
     #[error(
-        "this sync holds the evidence key ({KEY_VAR}) and cannot make its process undumpable ({0}), so another program of this user could read the key from it; run `discern sync --push` where prctl(PR_SET_DUMPABLE) is allowed"
+        "this sync holds the evidence key ({KEY_VAR}) and cannot make its process undumpable ({0}), so another program of this user could read the key from it; publish from a Linux runner (the README's publish job), where prctl(PR_SET_DUMPABLE) is allowed"
     )]
     Undumpable(String),
 }

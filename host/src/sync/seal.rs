@@ -151,9 +151,13 @@ fn undumpable() -> Result<(), SyncError> {
         .map_err(|e| SyncError::Undumpable(e.to_string()))
 }
 
+/// Elsewhere (macOS) a program of the same user can read this process's environment, the key
+/// with it (`sysctl` `KERN_PROCARGS2`), and there is no call that stops it: refused.
 #[cfg(not(target_os = "linux"))]
 fn undumpable() -> Result<(), SyncError> {
-    Ok(())
+    Err(SyncError::Undumpable(
+        "this system lets a program of the same user read a process's environment".to_owned(),
+    ))
 }
 
 /// The `(scope, key, value)` entries of `git config --list -z --show-scope`.

@@ -1,5 +1,6 @@
 //! The HTTP side: one blocking agent, bounded in time and in every body it reads or sends.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use prost::Message;
@@ -32,6 +33,8 @@ pub struct Options {
     pub authorization: Option<String>,
     /// Whether `HTTP_PROXY`/`NO_PROXY` and their kin apply.
     pub proxy_from_env: bool,
+    /// A PEM file of the only CAs an `https://` cache is trusted by (default: the web's roots).
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -43,17 +46,22 @@ impl Default for Options {
             max_action_result_bytes: 1 << 20,
             authorization: None,
             proxy_from_env: true,
+            ca_file: None,
         }
     }
 }
 
 impl Options {
-    /// The defaults, with the `Authorization` header from [`AUTHORIZATION_ENV`].
+    /// The defaults, with the `Authorization` header from [`AUTHORIZATION_ENV`] and the CA
+    /// file from [`super::CA_ENV`].
     pub fn from_env() -> Self {
         Self {
             authorization: std::env::var(AUTHORIZATION_ENV)
                 .ok()
                 .filter(|v| !v.is_empty()),
+            ca_file: std::env::var_os(super::CA_ENV)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
             ..Self::default()
         }
     }
@@ -68,6 +76,7 @@ impl std::fmt::Debug for Options {
             .field("max_action_result_bytes", &self.max_action_result_bytes)
             .field("authorization", &self.authorization.as_ref().map(|_| "…"))
             .field("proxy_from_env", &self.proxy_from_env)
+            .field("ca_file", &self.ca_file)
             .finish()
     }
 }
@@ -93,6 +102,10 @@ impl Client {
             .user_agent(concat!("discern/", env!("CARGO_PKG_VERSION")));
         if !options.proxy_from_env {
             config = config.proxy(None);
+        }
+        #[cfg(feature = "remote-cache-tls")]
+        if let Some(file) = &options.ca_file {
+            config = config.tls_config(super::trust::only(file)?);
         }
         Ok(Self {
             base,
@@ -229,8 +242,8 @@ impl Client {
             }
             ureq::Error::BodyExceedsLimit(limit) => RemoteError::TooLarge { url, limit },
             other => RemoteError::Transport {
+                why: super::trust::hint(&url, &other.to_string(), self.options.ca_file.is_some()),
                 url,
-                why: other.to_string(),
             },
         }
     }

@@ -20,10 +20,12 @@
 mod action_result;
 mod client;
 mod layout;
+mod trust;
 
 pub use action_result::{ActionResult, Digest as BlobDigest, OutputFile};
 pub use client::{AUTHORIZATION_ENV, Client, Options};
 pub use layout::{ENTRY, FINDINGS, SIGNATURE};
+pub use trust::CA_ENV;
 
 /// Why a remote cache could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +39,9 @@ pub enum RemoteError {
     /// The server could not be reached or the exchange broke off.
     #[error("remote cache {url}: {why}")]
     Transport { url: String, why: String },
+    /// The CA file an `https://` cache is to be trusted by cannot be used.
+    #[error("remote cache CA file {file} ({}): {why}", trust::CA_ENV)]
+    Trust { file: String, why: String },
     /// The server answered with a status other than success or 404.
     #[error("remote cache {url} answered HTTP {status}")]
     Status { url: String, status: u16 },

@@ -154,6 +154,96 @@ fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
     );
 }
 
+/// A landing killed at a random moment — every other round with its whole process group (its
+/// git children die too), else alone — and then the same `accept` again, from the worktree if
+/// it is still there, else from the main checkout: it lands exactly once, and leaves no
+/// journal, no lock and a clean main checkout behind.
+#[test]
+fn a_landing_killed_with_its_git_children_is_settled_by_the_next_accept() {
+    let (mut killed, mut landed) = (0, 0);
+    for round in 0..rounds() {
+        let fixture = Fixture::new(CONFIG);
+        let (effort, head) = fixture.proven_effort("kill");
+        killed += usize::from(kill_as(
+            &fixture,
+            &effort,
+            &["accept", "--confirmed"],
+            jitter(round, 300),
+            round % 2 == 0,
+        ));
+        // Killed alone, its git children run to their end (as a forge's would): the next call
+        // is made once they have.
+        wait_for_git_under(fixture.repo.parent());
+        landed += usize::from(fixture.git_out(fixture.path(), &["rev-parse", "main"]) == head);
+        let again = match effort.exists() {
+            true => fixture.run_in(&effort, &["accept", "--confirmed", "--json"], &[]),
+            false => fixture.run(&["accept", "--effort", "kill", "--confirmed", "--json"]),
+        };
+        let json = again.json();
+        let already = json["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already landed"));
+        assert!(json["ok"] == true || already, "round {round}: {json}");
+        let main = fixture.path();
+        assert_eq!(
+            fixture.git_out(main, &["rev-parse", "main"]),
+            head,
+            "round {round}"
+        );
+        assert_eq!(
+            fixture.git_out(main, &["rev-parse", "HEAD"]),
+            head,
+            "round {round}"
+        );
+        assert_eq!(
+            fixture.git_out(main, &["status", "--porcelain"]),
+            "",
+            "round {round}: {json}"
+        );
+        assert!(!main.join(".git/index.lock").exists(), "round {round}");
+        let journals: Vec<String> = std::fs::read_dir(main.join(".git/discern/landings"))
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(
+            journals.is_empty(),
+            "round {round}: a landing journal is left: {journals:?}; {json}"
+        );
+        assert!(
+            !effort.exists(),
+            "round {round}: the worktree is gone: {json}; {}; holds {:?}",
+            fixture.git_out(main, &["worktree", "list", "--porcelain"]),
+            std::fs::read_dir(&effort)
+                .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+        );
+    }
+    eprintln!(
+        "accept again: {} rounds, {killed} killed, {landed} landed before the next accept",
+        rounds()
+    );
+}
+
+/// Wait (up to 10 s) until no `git` process works in a folder under `dir`.
+fn wait_for_git_under(dir: &Path) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let busy = || {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|p| {
+                let comm = std::fs::read_to_string(p.path().join("comm")).unwrap_or_default();
+                let cwd = std::fs::read_link(p.path().join("cwd")).unwrap_or_default();
+                comm.trim() == "git" && cwd.starts_with(dir)
+            })
+    };
+    while busy() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// A job past its timeout is killed with its whole process group, and nothing else: an
 /// unrelated process survives (`kill -KILL -<pgid>` through procps-ng would kill everything).
 #[test]

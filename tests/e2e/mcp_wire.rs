@@ -264,7 +264,8 @@ fn the_issues_hostile_lines_each_get_one_answer_and_the_session_goes_on() {
     let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
     let big = format!("/{}", "x".repeat(2 << 20));
     let nul = format!("/{}", "\u{0}".repeat(64 << 10));
-    let cases: Vec<(Vec<u8>, Expect)> = vec![
+    let cases: Vec<(Vec<u8>, Expect)> =
+        vec![
         (
             b"\xff\xfe\x00\x01".to_vec(),
             Expect::Error(Value::Null, -32700),
@@ -290,7 +291,14 @@ fn the_issues_hostile_lines_each_get_one_answer_and_the_session_goes_on() {
                     &(r#"{"action":"propose","proposals":"#.to_owned() + &deep + "}}}"),
                 )
                 .into_bytes(),
-            Expect::Error(Value::Null, -32700),
+            // Too deep to parse, but its id is in its first bytes: answered with it.
+            Expect::Error(json!(6), -32700),
+        ),
+        (
+            // Over the 8 MiB cap: read and dropped past the cap, answered with its id.
+            call(json!(14), "discern_status", json!({ "path": "x".repeat(9 << 20) }))
+                .into_bytes(),
+            Expect::Error(json!(14), -32600),
         ),
         (
             call(
@@ -397,7 +405,8 @@ fn the_issues_hostile_lines_each_get_one_answer_and_the_session_goes_on() {
             Expect::Nothing => {}
         }
     }
-    assert_eq!(nulls(-32700), 2, "{answers:#.300?}");
+    // Only the line that is not UTF-8 before its id is answered without one.
+    assert_eq!(nulls(-32700), 1, "{answers:#.300?}");
     assert_eq!(nulls(-32600), 2, "{answers:#.300?}");
     for answer in &answers {
         assert!(answer.to_string().len() < 64 << 10, "{}", short(answer));

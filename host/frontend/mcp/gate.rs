@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use discern::mcp_wire::{self, ledger::Dispatch, ledger::Ledger};
 use rmcp::model::ClientJsonRpcMessage;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 /// How often a gate whose input ended looks whether the service still owes an answer.
@@ -84,7 +84,7 @@ pub async fn read(
     let mut bytes = Vec::new();
     'lines: loop {
         bytes.clear();
-        match input.read_until(b'\n', &mut bytes).await {
+        match read_line_capped(&mut input, &mut bytes, mcp_wire::MAX_REQUEST).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
@@ -106,6 +106,34 @@ pub async fn read(
     gate.input_ended.0.store(true, Ordering::SeqCst);
     gate.settled().await;
     let _ = service.shutdown().await;
+}
+
+/// One line of `input` into `bytes`, at most `cap` + 1 bytes of it kept: the rest is read and
+/// dropped, so a line over the cap holds no more memory than that (and its first bytes still
+/// show its id). How many bytes were read; 0 at the end of the input.
+async fn read_line_capped(
+    input: &mut (impl AsyncBufRead + Unpin),
+    bytes: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let buffer = input.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok(read);
+        }
+        let (taken, ends) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(newline) => (newline + 1, true),
+            None => (buffer.len(), false),
+        };
+        let room = (cap + 1).saturating_sub(bytes.len());
+        bytes.extend_from_slice(&buffer[..taken.min(room)]);
+        input.consume(taken);
+        read += taken;
+        if ends {
+            return Ok(read);
+        }
+    }
 }
 
 /// Copy the service's lines to `output` through the ledger (bounded, batches assembled),

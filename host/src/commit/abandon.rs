@@ -128,10 +128,14 @@ fn parse(id: &str) -> Result<ObjectId, CommitError> {
 
 /// Finish every abandon a crash interrupted; what was done, one line each.
 pub(crate) fn recover(main: &Repo) -> Result<Vec<String>, CommitError> {
-    if pending(main).map_err(CommitError::Git)?.is_empty() {
+    let dir = main.shared_path(DIR);
+    if pending(main).map_err(CommitError::Git)?.is_empty()
+        && super::journal_file::orphans(&dir).is_empty()
+    {
         return Ok(Vec::new());
     }
     let _lock = WriterLock::acquire(main).map_err(|e| CommitError::Git(e.to_string()))?;
+    super::journal_file::remove_orphans(&dir);
     let mut done = Vec::new();
     for (path, journal) in pending(main).map_err(CommitError::Git)? {
         if let Some(lock) = super::owned_lock::still_held(&journal.locks) {

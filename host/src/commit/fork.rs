@@ -130,10 +130,12 @@ pub fn fork(
 /// Unwind every fork a crash interrupted; what was done, one line each.
 pub fn recover(repo: &Repo) -> Result<Vec<String>, CommitError> {
     let journals = pending(repo).map_err(CommitError::Git)?;
-    if journals.is_empty() {
+    let dir = repo.shared_path(DIR);
+    if journals.is_empty() && journal_file::orphans(&dir).is_empty() {
         return Ok(Vec::new());
     }
     let _lock = WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
+    journal_file::remove_orphans(&dir);
     let mut done = Vec::new();
     // Under the lock, only journals that are still there (a live fork holds the lock).
     for (path, journal) in pending(repo).map_err(CommitError::Git)? {

@@ -25,6 +25,31 @@ pub(crate) fn remove(path: &Path, what: &str) -> Result<(), CommitError> {
     std::fs::remove_file(path).map_err(|e| git_error(&format!("cannot remove {what}"), e))
 }
 
+/// The temp files in the journal folder `dir` that a writer killed between writing its journal
+/// and renaming it into place left: that journal never existed, so its transaction never began.
+pub(crate) fn orphans(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(crate::fsutil::TEMP_PREFIX)
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Remove [`orphans`] of `dir`. Only under the writer lock: every writer of a journal folder
+/// holds it while it writes, so no temp file there belongs to a live one.
+pub(crate) fn remove_orphans(dir: &Path) {
+    for orphan in orphans(dir) {
+        let _ = std::fs::remove_file(orphan);
+    }
+}
+
 /// Every `*.json` journal in `dir` a crash left, read as `T`; `advice` says what to do with an
 /// unreadable one, `version` reads a journal's format, newer than `max` is refused.
 pub(crate) fn read_all<T: DeserializeOwned>(

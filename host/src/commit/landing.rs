@@ -233,10 +233,12 @@ pub fn follow_command(main: &Path, from: &str, to: &str) -> String {
 /// (it did not). What was done, one line each.
 pub fn recover(repo: &Repo, faults: &Faults, here: Here) -> Result<Vec<Recovered>, CommitError> {
     let journals = pending(repo).map_err(CommitError::Git)?;
-    if journals.is_empty() {
+    let dir = repo.shared_path(DIR);
+    if journals.is_empty() && journal_file::orphans(&dir).is_empty() {
         return Ok(Vec::new());
     }
     let _lock = WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
+    journal_file::remove_orphans(&dir);
     let mut done = Vec::new();
     // Under the lock, only journals that are still there: one read before it may be a live
     // landing's (it holds the lock while its journal exists) or one another call recovered.

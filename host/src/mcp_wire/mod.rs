@@ -11,7 +11,9 @@
 //!
 //! The rules: a line that is not UTF-8 or not JSON gets `-32700`; JSON that is not a request
 //! (not an object, no `"jsonrpc": "2.0"` and string `method`, an `id` that is not a string
-//! or an integer, a key given twice) `-32600`, with `"id": null` when the id cannot be read;
+//! or an integer, a key given twice, a line over [`MAX_REQUEST`]) `-32600`. Every answer
+//! carries the request's id where its bytes show one, even when the line cannot be parsed
+//! (nested too deep, cut at the cap); `"id": null` only where none can be found;
 //! `params` that is not an object, nesting deeper than [`MAX_DEPTH`] or a message the service
 //! cannot read `-32602` with the request's id. Every answer quotes at most
 //! [`crate::result::echo::MAX_ECHO`] bytes of any input, so an `id` or a progress token
@@ -20,6 +22,7 @@
 mod batch;
 pub mod ledger;
 mod message;
+mod scan;
 mod unique;
 
 use serde_json::{Value, json};
@@ -124,25 +127,32 @@ pub fn judge(line: &[u8], session: Session<'_>, reads: Reads<'_>) -> Verdict {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Verdict::Skip;
     }
+    // A line that cannot be read whole is answered with the id its bytes show, if they show
+    // one (null only where none can be found: `scan`).
+    let refuse = |code, text: &str| {
+        Verdict::Answer(error(scan::id(line).unwrap_or(Value::Null), code, text))
+    };
     if line.len() > MAX_REQUEST {
         let text = format!("invalid request: the request line is over {MAX_REQUEST} bytes");
-        return Verdict::Answer(error(Value::Null, -32600, &text));
+        return refuse(-32600, &text);
     }
-    let Ok(line) = std::str::from_utf8(line) else {
-        let text = "parse error: the line is not UTF-8";
-        return Verdict::Answer(error(Value::Null, -32700, text));
+    let Ok(text) = std::str::from_utf8(line) else {
+        return refuse(-32700, "parse error: the line is not UTF-8");
     };
-    let value: Value = match serde_json::from_str(line) {
+    let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
-        Err(e) => return Verdict::Answer(error(Value::Null, -32700, &format!("parse error: {e}"))),
+        Err(e) => return refuse(-32700, &format!("parse error: {e}")),
     };
-    // A key given twice (two `id`s, say) leaves what the message means to the parser: refused,
-    // its id unreadable. In a batch, the whole line is refused: its elements cannot be told
-    // apart by what they mean.
-    if !unique::keys_unique(line) {
-        let text = "invalid request: a key appears twice in the message";
-        return Verdict::Answer(error(Value::Null, -32600, text));
+    // A key given twice leaves what the message means to the parser: refused. Its id is still
+    // the client's to correlate by, unless the key given twice is `id` itself. In a batch, the
+    // whole line is refused: its elements cannot be told apart by what they mean.
+    if !unique::keys_unique(text) {
+        return refuse(
+            -32600,
+            "invalid request: a key appears twice in the message",
+        );
     }
+    let line = text;
     match value {
         Value::Array(items) => batch::split(items, session, reads),
         value => message::judge(value, Some(line), session, reads),

@@ -65,7 +65,7 @@ fn the_hostile_lines_of_the_issue_are_each_judged_once() {
         (call(json!(6), json!({ "path": null })).into_bytes(), NEW, None),
         (call(json!(7), json!({ "verbose": { "unknown": { "deeper": 1 } } })).into_bytes(), NEW, None),
         (call(json!(8), nested(40)).into_bytes(), NEW, Some((json!(8), -32602))),
-        (call(json!(9), json!({})).replace("\"arguments\":{}", &format!("\"arguments\":{deep}")).into_bytes(), NEW, Some((Value::Null, -32700))),
+        (call(json!(9), json!({})).replace("\"arguments\":{}", &format!("\"arguments\":{deep}")).into_bytes(), NEW, Some((json!(9), -32700))),
         (json!({"jsonrpc":"2.0","id":1.5,"method":"ping"}).to_string().into_bytes(), NEW, Some((json!(1.5), -32600))),
         (json!({"jsonrpc":"2.0","id":"i".repeat(MAX_ECHO + 1),"method":"ping"}).to_string().into_bytes(), NEW, Some((Value::Null, -32600))),
         (json!({"jsonrpc":"2.0","id":10,"method":"ping","params":{"_meta":{"progressToken":huge}}}).to_string().into_bytes(), NEW, Some((json!(10), -32602))),
@@ -275,4 +275,77 @@ fn only_the_handshake_lets_notifications_through() {
     ledger.dispatch(judge(init.as_bytes(), ledger.session(), &reads_all));
     let verdict = judge(note.as_bytes(), ledger.session(), &reads_all);
     assert!(matches!(verdict, Verdict::Forward(_)), "{verdict:?}");
+}
+
+/// A line the parser cannot read whole is answered with the id its bytes show; null only where
+/// none can be found.
+#[test]
+fn an_unreadable_line_is_answered_with_the_id_its_bytes_show() {
+    let deep = |id: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{}{}}}",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        )
+    };
+    let long = format!(
+        "{{\"id\":\"long\",\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}",
+        "y".repeat(MAX_REQUEST)
+    );
+    let after_deep = format!(
+        "{{\"params\":{}{},\"id\":\"late\",\"jsonrpc\":\"2.0\"}}",
+        "{\"a\":".repeat(4000),
+        "}".repeat(4000)
+    );
+    let cases: Vec<(Vec<u8>, Value)> = vec![
+        (deep("7").into_bytes(), json!(7)),
+        (deep("\"a\\\"b\"").into_bytes(), json!("a\"b")),
+        (deep("-3").into_bytes(), json!(-3)),
+        (long.into_bytes(), json!("long")),
+        (after_deep.into_bytes(), json!("late")),
+        (
+            br#"{"jsonrpc":"2.0","\u0069d":14,"method":"ping","method":"x"}"#.to_vec(),
+            json!(14),
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"\xff\"}".to_vec(),
+            json!(15),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":3,"id":4,"method":"tools/list"}"#.to_vec(),
+            Value::Null,
+        ),
+        (
+            br#"{"params":{"id":5},"method":"ping","method":"x"}"#.to_vec(),
+            Value::Null,
+        ),
+        (
+            br#"{"id":null,"method":"ping","method":"x"}"#.to_vec(),
+            Value::Null,
+        ),
+        (
+            br#"{"id":{"n":1},"method":"ping","method":"x"}"#.to_vec(),
+            Value::Null,
+        ),
+        (
+            format!(
+                "{{\"id\":\"{}\",\"method\":\"ping\",\"method\":\"x\"}}",
+                "i".repeat(MAX_ECHO + 1)
+            )
+            .into_bytes(),
+            Value::Null,
+        ),
+        (
+            br#"[{"jsonrpc":"2.0","id":11,"method":"ping"},"#.to_vec(),
+            Value::Null,
+        ),
+        (br#"{"jsonrpc":"2.0","id":12"#.to_vec(), Value::Null),
+        (br#"{"jsonrpc":"2.0","id":"cut"#.to_vec(), Value::Null),
+    ];
+    for (n, (line, id)) in cases.into_iter().enumerate() {
+        match judge(&line, NEW, &reads_all) {
+            Verdict::Answer(answer) => assert_eq!(answer["id"], id, "case {n}: {answer}"),
+            other => panic!("case {n}: {other:?}"),
+        }
+    }
 }

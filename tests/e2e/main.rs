@@ -25,6 +25,7 @@ mod init_fit;
 #[cfg(feature = "remote-cache")]
 mod install;
 mod kills;
+mod kills_approval;
 mod landing;
 mod lifecycle;
 mod limit_changes;

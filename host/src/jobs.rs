@@ -50,7 +50,8 @@ impl JobRun {
     }
 }
 
-/// Run `job` with `sh -c` in `dir`, writing its full output to `log_dir/<name>.log`.
+/// Run `job` with `sh -c` in `dir` (with the checkout's identity, `crate::identity`), writing
+/// its full output to `log_dir/<name>.log`.
 pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
     let started = Instant::now();
     let log_path = log_dir.join(format!("{}.log", job.name.replace(['/', '.'], "_")));
@@ -82,6 +83,7 @@ pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    crate::identity::Identity::of(dir).apply(&mut command);
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = match command.spawn() {

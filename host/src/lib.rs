@@ -32,6 +32,7 @@ mod evidence;
 mod findings;
 mod fsutil;
 mod git;
+mod identity;
 #[cfg(test)]
 mod import_graph;
 mod jobs;

@@ -3,8 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use super::Moved;
+use super::provision::{self, marker::SetupLock};
+use super::setup;
 use crate::commit;
-use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX, WorktreeSettings};
 use crate::git::Repo;
 use crate::preflight::{self, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
@@ -97,7 +99,11 @@ pub(crate) fn worktree_root(main: &Path) -> PathBuf {
 
 /// `start`, once the table's preflight has finished the landings a crash interrupted (from the
 /// main checkout too, before forking; never on a dry run).
-pub(crate) fn start(ws: &Workspace, request: &StartRequest) -> Moved {
+pub(crate) fn start(
+    ws: &Workspace,
+    request: &StartRequest,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Moved {
     let plan = match plan(ws, request) {
         Ok(plan) => plan,
         Err(refusal) => return (*refusal).into(),
@@ -134,10 +140,60 @@ pub(crate) fn start(ws: &Workspace, request: &StartRequest) -> Moved {
         envelope.dry_run = Some(true);
         return envelope.into();
     }
-    if let Err(refusal) = create(&ws.repo, request, &plan, &ws.settings.faults) {
-        return (*refusal).into();
+    let lock = match create(&ws.repo, request, &plan, &ws.settings.faults) {
+        Ok(lock) => lock,
+        Err(refusal) => return (*refusal).into(),
+    };
+    let provisioned = provisioned(ws, &plan, lock.as_ref(), progress);
+    started(&ws.repo, plan, data, provisioned)
+}
+
+/// The new effort provisioned (`[worktree]`): nothing to do without the table; the reply of a
+/// failed step otherwise.
+fn provisioned(
+    ws: &Workspace,
+    plan: &Plan,
+    lock: Option<&SetupLock>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Option<Envelope> {
+    if plan.worktree.is_empty() {
+        return None;
     }
-    started(&ws.repo, plan, data)
+    ws.settings.faults.point(provision::marker::SETUP_BEGUN);
+    let effort = match Repo::discover(&plan.path) {
+        Ok(effort) => effort,
+        Err(e) => {
+            let failure = provision::env_failure(&format!("the new worktree cannot be read: {e}"));
+            return Some(setup::failed(
+                VERB,
+                &plan.path,
+                &failure,
+                serde_json::Value::Null,
+            ));
+        }
+    };
+    // Without setup steps there is no record and no lock: env files and ensure only.
+    let own_lock;
+    let lock = match lock {
+        Some(lock) => lock,
+        None => match provision::marker::lock(effort.git_dir()) {
+            Ok(lock) => {
+                own_lock = lock;
+                &own_lock
+            }
+            Err(e) => {
+                let failure = provision::env_failure(&e.to_string());
+                return Some(setup::failed(
+                    VERB,
+                    &plan.path,
+                    &failure,
+                    serde_json::Value::Null,
+                ));
+            }
+        },
+    };
+    let done = setup::provision(ws.repo.root(), &effort, &plan.worktree, lock, progress);
+    Some(setup::reply(VERB, &plan.path, &plan.worktree, &done))
 }
 
 /// `data` of a `start` result: the effort, where it forked from, its task.
@@ -170,6 +226,8 @@ struct Plan {
     path: PathBuf,
     from_ref: String,
     from_commit: gix::ObjectId,
+    /// `[worktree]`: how the new worktree is provisioned.
+    worktree: WorktreeSettings,
 }
 
 /// Where the new effort goes and what it forks from, refused when it cannot be created: not
@@ -226,6 +284,7 @@ fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Box<Envelope>> {
         id,
         from_ref,
         from_commit,
+        worktree: config.map(|c| c.worktree).unwrap_or_default(),
     })
 }
 
@@ -269,20 +328,23 @@ fn effort_id(
     Ok(name.to_owned())
 }
 
-/// Create the branch, the worktree and the task metadata, removing only what this call
-/// created if a later step fails.
+/// Create the branch, the worktree and the task metadata (with the effort's port), removing
+/// only what this call created if a later step fails. With setup steps configured, the setup
+/// lock is taken and the setup recorded `running` inside the fork, so a kill from here on
+/// leaves an effort whose setup the next verb finishes as interrupted; the lock is returned.
 fn create(
     repo: &Repo,
     request: &StartRequest,
     plan: &Plan,
     faults: &commit::Faults,
-) -> Result<(), Box<Envelope>> {
+) -> Result<Option<SetupLock>, Box<Envelope>> {
     let Plan {
         id,
         branch,
         path,
         from_ref,
         from_commit,
+        worktree,
     } = plan;
     let metadata = TaskMetadata {
         version: task::VERSION,
@@ -293,11 +355,30 @@ fn create(
             reference: from_ref.clone(),
             commit: from_commit.to_string(),
         },
+        port: None,
     };
+    let held = std::cell::RefCell::new(None);
     let record = |path: &Path| {
-        Repo::discover(path)
-            .map_err(|e| e.to_string())
-            .and_then(|effort| task::save(effort.git_dir(), &metadata).map_err(|e| e.to_string()))
+        let effort = Repo::discover(path).map_err(|e| e.to_string())?;
+        let git_dir = effort.git_dir();
+        let port = provision::choose_port(&repo.common_dir(), worktree.ports, git_dir)?;
+        let metadata = TaskMetadata {
+            port,
+            ..metadata.clone()
+        };
+        task::save(git_dir, &metadata).map_err(|e| e.to_string())?;
+        if !worktree.setup.is_empty() {
+            let lock = provision::marker::lock(git_dir).map_err(|e| e.to_string())?;
+            let running = provision::marker::SetupRecord {
+                version: provision::marker::VERSION,
+                state: provision::marker::SetupState::Running,
+                steps: worktree.setup.len(),
+                at: None,
+            };
+            provision::marker::save(git_dir, &running).map_err(|e| e.to_string())?;
+            *held.borrow_mut() = Some(lock);
+        }
+        Ok(())
     };
     let journal = commit::fork::ForkJournal::new(repo, id, branch, path, *from_commit);
     commit::fork::fork(repo, &journal, &record, faults).map_err(|e| {
@@ -311,7 +392,8 @@ fn create(
             format!("{}. Nothing was left behind.", upper_first(&e.to_string())),
             hint,
         ))
-    })
+    })?;
+    Ok(held.into_inner())
 }
 
 fn upper_first(text: &str) -> String {
@@ -323,14 +405,26 @@ fn upper_first(text: &str) -> String {
 }
 
 /// The result of a started effort; the caller works in it from now on.
-fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
+fn started(
+    repo: &Repo,
+    plan: Plan,
+    data: serde_json::Value,
+    provisioned: Option<Envelope>,
+) -> Moved {
     let Plan {
         id,
         branch,
         path,
         from_ref,
         from_commit,
+        worktree: _,
     } = plan;
+    if let Some(failed) = provisioned.as_ref().filter(|p| !p.ok) {
+        return Moved {
+            envelope: provision_failed(&id, failed.clone(), data),
+            root: Some(path),
+        };
+    }
     let mut envelope = Envelope::ok(
         VERB,
         data,
@@ -365,10 +459,41 @@ fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
         Ok(dirty) => envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("The main checkout has uncommitted changes ({}); they stay there and are not in the new effort.", dirty.len()))),
         Err(e) => envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("Whether the main checkout has uncommitted changes cannot be told ({e}); whatever it has stays there and is not in the new effort."))),
     }
+    if let Some(provisioned) = provisioned {
+        with_provisioning(&mut envelope, provisioned);
+    }
     Moved {
         envelope,
         root: Some(path),
     }
+}
+
+/// `start`'s refusal when provisioning failed: the effort exists (its data says where), and the
+/// step's refusal says what failed and how to run it again.
+fn provision_failed(id: &str, mut failed: Envelope, data: serde_json::Value) -> Envelope {
+    let mut data = data;
+    if let (Some(all), Some(serde_json::Value::Object(extra))) =
+        (data.as_object_mut(), failed.data.take())
+    {
+        all.extend(extra);
+    }
+    failed.data = Some(data);
+    failed.message = failed
+        .message
+        .map(|m| format!("Started effort {id}, but its provisioning failed: {m}"));
+    failed
+}
+
+/// The steps, advisories and data of a provisioning that passed, added to `start`'s result.
+fn with_provisioning(envelope: &mut Envelope, provisioned: Envelope) {
+    if let (Some(serde_json::Value::Object(all)), Some(serde_json::Value::Object(extra))) =
+        (envelope.data.as_mut(), provisioned.data)
+    {
+        all.extend(extra);
+    }
+    envelope.steps = provisioned.steps;
+    envelope.report.sections.extend(provisioned.report.sections);
+    envelope.advisories.extend(provisioned.advisories);
 }
 
 fn taken(repo: &Repo, root: &Path, prefix: &str, id: &str) -> bool {

@@ -136,6 +136,10 @@ pub struct FleetRow {
     /// Who approved them, when an approval in the effort's tree covers them all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approved_by: Option<String>,
+    /// Its `[worktree]` setup failed or was interrupted: what happened (`discern setup` in the
+    /// worktree runs it again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
 }
 
 /// What a fleet row says of its effort's task.

@@ -49,6 +49,7 @@ mod proposals;
 mod props;
 mod protected;
 mod runtime;
+mod setup_record;
 mod snapshot;
 mod standards;
 mod sync;

@@ -329,7 +329,7 @@ pub(crate) fn finish_landings_from(
     };
     done.extend(forks.into_iter().map(other));
     // A start killed during its setup: the effort is kept, its setup recorded as interrupted.
-    let setups = crate::lifecycle::provision::marker::recover(&repo.common_dir());
+    let setups = crate::setup_record::recover(&repo.common_dir());
     done.extend(setups.into_iter().map(other));
     done.extend(merge.into_iter().map(other));
     done.extend(abandons.into_iter().map(other));

@@ -28,7 +28,7 @@ pub mod commit {
 
 /// The fault point inside `start` once the effort exists, before its setup runs.
 pub mod provision {
-    pub use crate::lifecycle::provision::marker::SETUP_BEGUN;
+    pub use crate::setup_record::SETUP_BEGUN;
 }
 
 pub mod config {

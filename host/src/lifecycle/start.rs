@@ -3,13 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use super::Moved;
-use super::provision::{self, marker::SetupLock};
-use super::setup;
+use super::provision;
+use super::provision::reply as setup;
 use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX, WorktreeSettings};
 use crate::git::Repo;
 use crate::preflight::{self, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::setup_record::{self, SetupLock};
 use crate::task::{self, CreatedFrom, TaskMetadata};
 use crate::workspace::Workspace;
 
@@ -159,7 +160,7 @@ fn provisioned(
     if plan.worktree.is_empty() {
         return None;
     }
-    ws.settings.faults.point(provision::marker::SETUP_BEGUN);
+    ws.settings.faults.point(setup_record::SETUP_BEGUN);
     let effort = match Repo::discover(&plan.path) {
         Ok(effort) => effort,
         Err(e) => {
@@ -176,7 +177,7 @@ fn provisioned(
     let own_lock;
     let lock = match lock {
         Some(lock) => lock,
-        None => match provision::marker::lock(effort.git_dir()) {
+        None => match setup_record::lock(effort.git_dir()) {
             Ok(lock) => {
                 own_lock = lock;
                 &own_lock
@@ -368,14 +369,14 @@ fn create(
         };
         task::save(git_dir, &metadata).map_err(|e| e.to_string())?;
         if !worktree.setup.is_empty() {
-            let lock = provision::marker::lock(git_dir).map_err(|e| e.to_string())?;
-            let running = provision::marker::SetupRecord {
-                version: provision::marker::VERSION,
-                state: provision::marker::SetupState::Running,
+            let lock = setup_record::lock(git_dir).map_err(|e| e.to_string())?;
+            let running = setup_record::SetupRecord {
+                version: setup_record::VERSION,
+                state: setup_record::SetupState::Running,
                 steps: worktree.setup.len(),
                 at: None,
             };
-            provision::marker::save(git_dir, &running).map_err(|e| e.to_string())?;
+            setup_record::save(git_dir, &running).map_err(|e| e.to_string())?;
             *held.borrow_mut() = Some(lock);
         }
         Ok(())
@@ -394,6 +395,14 @@ fn create(
         ))
     })?;
     Ok(held.into_inner())
+}
+
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 fn upper_first(text: &str) -> String {
@@ -480,7 +489,8 @@ fn provision_failed(id: &str, mut failed: Envelope, data: serde_json::Value) -> 
     failed.data = Some(data);
     failed.message = failed
         .message
-        .map(|m| format!("Started effort {id}, but its provisioning failed: {m}"));
+        .map(|m| format!("Started effort {id}, but {}", lower_first(&m)));
+    failed.report.state = failed.message.clone().unwrap_or_default();
     failed
 }
 

@@ -313,7 +313,7 @@ fn row(
         .and_then(|t| t.title)
         .map(|title| RowTask { title });
     if !w.is_main {
-        row.setup = crate::lifecycle::provision::marker::attention(repo.git_dir());
+        row.setup = crate::setup_record::attention(repo.git_dir());
         let (state, proof) = proof::state_known_clean(&repo, row.clean == Some(true));
         row.proof = Some(state);
         row.proof_line = proof.map(|p| p.line);

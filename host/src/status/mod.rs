@@ -296,7 +296,7 @@ fn setup_note(row: &FleetRow) -> String {
     row.setup.as_ref().map_or_else(String::new, |setup| {
         format!(
             "; needs attention: {setup} — run `{}` in {}",
-            crate::lifecycle::provision::marker::RETRY,
+            crate::setup_record::RETRY,
             row.path
         )
     })
@@ -382,14 +382,13 @@ fn owner_hints(observation: &Observation, rows: &[&FleetRow]) -> Vec<Hint> {
 
 /// The next step of an effort whose own setup failed or was interrupted: run it again.
 fn setup_hint(observation: &Observation) -> Option<Hint> {
-    let row = observation.fleet.iter().find(|r| r.is_current)?;
-    let setup = row.setup.as_ref()?;
+    let setup = observation.setup.as_ref()?;
     Some(
         Hint::next_step(
             HintId::RetrySetup,
             format!("This effort's {setup}; fix the step, then run its setup again"),
         )
-        .with_action(Action::new(crate::lifecycle::setup::VERB)),
+        .with_action(Action::new(crate::setup_record::VERB)),
     )
 }
 

@@ -53,6 +53,9 @@ pub struct Observation {
     /// How the trunk's owner approves loosenings and protected changes.
     pub approval: ApprovalFacts,
     pub task: Option<crate::task::TaskMetadata>,
+    /// This effort's `[worktree]` setup failed or was interrupted: what happened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
     pub fleet: Vec<FleetRow>,
     pub unlanded_branches: Vec<String>,
 }

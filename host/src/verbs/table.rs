@@ -356,7 +356,7 @@ impl Verb for Setup {
             name: lifecycle::setup::VERB,
             tool: Some("discern_setup"),
             summary: "Provision this effort's worktree again: missing env files, the [worktree] setup steps, then ensure",
-            tool_description: "Run this effort's [worktree] setup again (env files, setup steps, ensure steps) after a setup that failed or was interrupted at start, once the step is fixed.",
+            tool_description: "Run this effort's [worktree] setup again once a step that failed at start is fixed.",
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
             writes: true,

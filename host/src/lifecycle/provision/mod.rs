@@ -6,8 +6,8 @@
 //! file and the effort's `DISCERN_*` identity), and stops at the first failure.
 
 pub(crate) mod env_files;
-pub(crate) mod marker;
 mod port;
+pub(crate) mod reply;
 
 pub(crate) use port::choose as choose_port;
 
@@ -16,7 +16,7 @@ use crate::config::{Job, Stage, WorktreeSettings};
 use crate::git::Repo;
 use crate::jobs::{self, JobRun};
 use crate::result::{Diagnostic, Severity};
-use marker::{SetupLock, SetupRecord, SetupState, StoppedAt};
+use crate::setup_record::{self as marker, SetupLock, SetupRecord, SetupState, StoppedAt};
 
 /// Which list of `[worktree]` a step comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +114,7 @@ pub(crate) fn ensured(
     );
     if let Some(failure) = ran.failure {
         let data = envelope.data.take().unwrap_or(serde_json::Value::Null);
-        let mut failed = super::setup::failed(verb, repo.root(), &failure, data);
+        let mut failed = reply::failed(verb, repo.root(), &failure, data);
         failed.advisories = envelope.advisories;
         envelope = failed;
     }

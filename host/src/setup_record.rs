@@ -19,7 +19,9 @@ const LOCK: &str = "setup.lock";
 pub(crate) const VERSION: u32 = 1;
 /// The fault point a test kills `start` at: the effort exists, its setup not yet begun.
 pub const SETUP_BEGUN: &str = "start-setup-begun";
-/// The command that runs a failed or interrupted setup again, in the effort's worktree.
+/// The verb that runs a failed or interrupted setup again, in the effort's worktree.
+pub(crate) const VERB: &str = "setup";
+/// That verb on the command line.
 pub(crate) const RETRY: &str = "discern setup";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

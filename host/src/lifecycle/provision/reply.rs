@@ -127,6 +127,11 @@ pub(crate) fn failed(
         Kind::Setup => " The effort is kept, marked setup failed (`discern status` shows it).",
         Kind::Ensure => "",
     };
+    // An ensure step runs again with the verb it failed (`start`'s, with the setup).
+    let (retry, again) = match failure.kind {
+        Kind::Ensure if verb != "start" => (verb, format!("run `discern {verb}` again")),
+        _ => (marker::VERB, "run the setup again".to_owned()),
+    };
     let mut envelope = Envelope::refusal(
         verb,
         ErrorSlug::SetupFailed,
@@ -138,12 +143,11 @@ pub(crate) fn failed(
         Hint::next_step(
             HintId::RetrySetup,
             format!(
-                "Fix the step (its output is in the diagnostic; the command is in [worktree] of discern.toml), then run `{}` in {}",
-                marker::RETRY,
+                "Fix what the step's output names (the step itself is in discern.toml's [worktree]), then {again} in {}",
                 worktree.display()
             ),
         )
-        .with_action(Action::new(marker::VERB)),
+        .with_action(Action::new(retry)),
     );
     envelope.data = Some(data);
     envelope.diagnostics.push(failure.diagnostic.clone());

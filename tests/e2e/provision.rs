@@ -310,3 +310,82 @@ fn the_provisioning_replies_are_snapshotted() {
         insta::assert_snapshot!("start_setup_failed", failed);
     });
 }
+
+const DOCTOR: &str = r#"
+[repository]
+pin_on_done = false
+
+[jobs]
+test = "test -f .setup-ran && test -f .env && test -n \"$DISCERN_PORT\""
+
+[worktree]
+setup = ["touch .setup-ran"]
+env_files = [".env"]
+ports = [4100, 4199]
+
+[standards.todo]
+direction = "down"
+limit = 5
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["src/**"] }
+metric = "matches"
+"#;
+
+/// `doctor` provisions a throwaway worktree, runs the jobs and Standards in it, reports each
+/// step with its time, records nothing and leaves no worktree; an uncommitted discern.toml is
+/// what it checks.
+#[test]
+fn doctor_proves_the_gate_in_a_throwaway_worktree_and_leaves_nothing() {
+    let fixture = fixture(DOCTOR);
+    let run = fixture.run(&["doctor", "--json"]);
+    let json = run.json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["passed"], true, "{json}");
+    assert_eq!(
+        json["hints"][0]["text"], "Start an effort",
+        "committed: {json}"
+    );
+    let labels: Vec<&str> = json["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["setup:1", "job:test", "standards"], "{json}");
+    assert!(
+        json["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["duration_s"].is_number()),
+        "every step is timed: {json}"
+    );
+    let worktrees = fixture.git_out(fixture.path(), &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+    assert!(!fixture.path().join(".git/discern/gate-proof").exists());
+    // A throwaway a killed check left is removed by the next one.
+    let leftover = fixture.repo.parent().join("repo.worktrees/.doctor-1");
+    let at = leftover.to_str().unwrap();
+    fixture.git_in(
+        fixture.path(),
+        &["worktree", "add", "-q", "--detach", at, "HEAD"],
+    );
+    let json = fixture.run(&["doctor", "--json"]).json();
+    assert!(
+        advisories(&json).contains("an interrupted check left"),
+        "{json}"
+    );
+    assert!(!leftover.exists());
+    // An uncommitted discern.toml whose job cannot pass in a fresh worktree fails the check.
+    let broken = DOCTOR.replace("touch .setup-ran", "true");
+    std::fs::write(fixture.path().join("discern.toml"), broken).unwrap();
+    let run = fixture.run(&["doctor", "--json"]);
+    let json = run.json();
+    assert_eq!(run.code, 1, "{json}");
+    assert_eq!(json["error"], "gate_failed", "{json}");
+    assert_eq!(json["data"]["failed_step"], "job:test", "{json}");
+    let human = fixture.run(&["doctor"]).stdout;
+    assert!(human.contains("FAILED job:test"), "{human}");
+    let worktrees = fixture.git_out(fixture.path(), &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+}

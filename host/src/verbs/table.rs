@@ -33,6 +33,7 @@ pub static TABLE: &[&dyn Entry] = &[
     &super::standards::Standards,
     &Setup,
     &Init,
+    &Doctor,
     &Abandon,
     &Sync,
     &Resolve,
@@ -345,6 +346,33 @@ impl Verb for Test {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
         lifecycle::stage_verbs::test(&prepared.ws, ctx.progress).into()
+    }
+}
+
+struct Doctor;
+impl Verb for Doctor {
+    type Request = lifecycle::doctor::DoctorRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::doctor::VERB,
+            tool: None,
+            summary: "Prove the gate runs in a fresh worktree: provision a throwaway one, run the jobs and Standards, report each step (nothing recorded)",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+            journal: true,
+        }
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _request: lifecycle::doctor::DoctorRequest,
+    ) -> Outcome {
+        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
+            lifecycle::doctor::doctor(&prepared.ws, runtime, ctx.progress).into()
+        })
     }
 }
 

@@ -364,7 +364,7 @@ fn doctor_proves_the_gate_in_a_throwaway_worktree_and_leaves_nothing() {
     assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
     assert!(!fixture.path().join(".git/discern/gate-proof").exists());
     // A throwaway a killed check left is removed by the next one.
-    let leftover = fixture.repo.parent().join("repo.worktrees/.doctor-1");
+    let leftover = fixture.repo.parent().join("repo.worktrees/.doctor-4294967");
     let at = leftover.to_str().unwrap();
     fixture.git_in(
         fixture.path(),

@@ -3,7 +3,8 @@
 //! provisions as `start` does (env files, port, setup, ensure), then runs the gate's checks —
 //! fix → build → check ∥ test, every Standard measured on the work tree — records nothing (no
 //! Proof, no evidence), reports each step with its result and time, and removes the worktree.
-//! A throwaway a kill left behind (`<repo>.worktrees/.doctor-*`) is removed by the next run.
+//! A throwaway a kill left behind (`<repo>.worktrees/.doctor-<pid>`, its process gone) is removed
+//! by the next run.
 
 use std::path::Path;
 use std::time::Instant;
@@ -119,9 +120,13 @@ fn remove_leftovers(repo: &Repo, main: &Path) -> Vec<String> {
         .iter()
         .filter(|w| w.path.parent() == Some(root.as_path()))
         .filter(|w| {
-            w.path
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(PREFIX))
+            // Another check's, while the process that made it lives, is left alone.
+            let pid = w.path.file_name().and_then(|n| {
+                let name = n.to_string_lossy();
+                name.strip_prefix(PREFIX)
+                    .and_then(|p| p.parse::<u32>().ok())
+            });
+            pid.is_some_and(|pid| !crate::commit::owned_lock::alive(pid))
         })
         .filter(|w| worktree::remove(repo, &w.path, Removal::DiscardLocked).is_ok())
         .map(|w| {

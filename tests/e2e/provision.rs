@@ -384,6 +384,11 @@ fn doctor_proves_the_gate_in_a_throwaway_worktree_and_leaves_nothing() {
     assert_eq!(run.code, 1, "{json}");
     assert_eq!(json["error"], "gate_failed", "{json}");
     assert_eq!(json["data"]["failed_step"], "job:test", "{json}");
+    let log = json["steps"][1]["output_path"].as_str().unwrap();
+    assert!(
+        Path::new(log).is_file(),
+        "the failed step's log outlives the throwaway: {log}"
+    );
     let human = fixture.run(&["doctor"]).stdout;
     assert!(human.contains("FAILED job:test"), "{human}");
     let worktrees = fixture.git_out(fixture.path(), &["worktree", "list", "--porcelain"]);

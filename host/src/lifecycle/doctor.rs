@@ -81,7 +81,8 @@ pub(crate) fn doctor(
             "Commit something first (the check runs on HEAD), then run it again",
         );
     }
-    let checked = check(&main, &path, ws, runtime, &config, progress);
+    let mut checked = check(&main, &path, ws, runtime, &config, progress);
+    checked.keep_logs(&repo.admin_path(VERB));
     let removed = worktree::remove(repo, &path, Removal::Discard);
     let _ = repo.git(&["worktree", "prune"]);
     if let Err(e) = removed {
@@ -143,6 +144,34 @@ struct Checked {
     steps: Vec<Step>,
     diagnostics: Vec<crate::result::Diagnostic>,
     failed: Option<String>,
+    /// The throwaway's log folder, once it exists.
+    logs: Option<std::path::PathBuf>,
+}
+
+impl Checked {
+    /// Keep the steps' full output past the throwaway: its logs moved to `to`, and every path
+    /// naming them rewritten.
+    fn keep_logs(&mut self, to: &Path) {
+        let Some(from) = self.logs.take().filter(|f| f.is_dir()) else {
+            return;
+        };
+        let _ = std::fs::remove_dir_all(to);
+        if std::fs::create_dir_all(to).is_err() {
+            return;
+        }
+        for entry in std::fs::read_dir(&from).into_iter().flatten().flatten() {
+            let _ = std::fs::copy(entry.path(), to.join(entry.file_name()));
+        }
+        let (from, to) = (from.display().to_string(), to.display().to_string());
+        for step in &mut self.steps {
+            if let Some(path) = step.output_path.as_mut() {
+                *path = path.replace(&from, &to);
+            }
+        }
+        for diagnostic in &mut self.diagnostics {
+            diagnostic.message = diagnostic.message.replace(&from, &to);
+        }
+    }
 }
 
 /// Provision the throwaway at `path`, then run the gate's jobs and Standards in it.
@@ -158,6 +187,7 @@ fn check(
         steps: Vec::new(),
         diagnostics: Vec::new(),
         failed: None,
+        logs: None,
     };
     let throwaway = match Workspace::open(path, ws.settings.clone()) {
         Ok(throwaway) => throwaway,
@@ -170,6 +200,7 @@ fn check(
         }
     };
     let repo = &throwaway.repo;
+    checked.logs = Some(repo.admin_path("jobs"));
     if let Err(why) = identity(repo, main, config) {
         checked.failed = Some("port".to_owned());
         checked.steps.push(Step::check("port", false, why));

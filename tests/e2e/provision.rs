@@ -103,6 +103,15 @@ fn start_copies_the_env_file_runs_setup_with_the_identity_and_the_gate_passes() 
     assert_eq!(read(&effort.join(".job-identity")).trim(), "e1 4100");
     let committed = fixture.git_out(&effort, &["ls-tree", "-r", "--name-only", "HEAD"]);
     assert!(!committed.contains(".env"), "{committed}");
+    // It lands, and its worktree (env file and setup traces in it) goes.
+    let accepted = fixture
+        .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(accepted["ok"], true, "{accepted}");
+    assert!(
+        !effort.exists(),
+        "the provisioned worktree is removed on landing"
+    );
 }
 
 #[test]

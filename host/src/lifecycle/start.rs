@@ -141,23 +141,23 @@ pub(crate) fn start(
         envelope.dry_run = Some(true);
         return envelope.into();
     }
-    let lock = match create(&ws.repo, request, &plan, &ws.settings.faults) {
-        Ok(lock) => lock,
+    let (lock, worktree) = match create(&ws.repo, request, &plan, &ws.settings.faults) {
+        Ok(created) => created,
         Err(refusal) => return (*refusal).into(),
     };
-    let provisioned = provisioned(ws, &plan, lock.as_ref(), progress);
+    let provisioned = provisioned(ws, &plan, (&worktree, lock.as_ref()), progress);
     started(&ws.repo, plan, data, provisioned)
 }
 
-/// The new effort provisioned (`[worktree]`): nothing to do without the table; the reply of a
-/// failed step otherwise.
+/// The new effort provisioned as its own `[worktree]` says: nothing to do without the table;
+/// the reply of a failed step otherwise.
 fn provisioned(
     ws: &Workspace,
     plan: &Plan,
-    lock: Option<&SetupLock>,
+    (worktree, lock): (&WorktreeSettings, Option<&SetupLock>),
     progress: &(dyn Fn(&str) + Sync),
 ) -> Option<Envelope> {
-    if plan.worktree.is_empty() {
+    if worktree.is_empty() {
         return None;
     }
     ws.settings.faults.point(setup_record::SETUP_BEGUN);
@@ -193,8 +193,8 @@ fn provisioned(
             }
         },
     };
-    let done = setup::provision(ws.repo.root(), &effort, &plan.worktree, lock, progress);
-    Some(setup::reply(VERB, &plan.path, &plan.worktree, &done))
+    let done = setup::provision(ws.repo.root(), &effort, worktree, lock, progress);
+    Some(setup::reply(VERB, &plan.path, worktree, &done))
 }
 
 /// `data` of a `start` result: the effort, where it forked from, its task.
@@ -227,8 +227,6 @@ struct Plan {
     path: PathBuf,
     from_ref: String,
     from_commit: gix::ObjectId,
-    /// `[worktree]`: how the new worktree is provisioned.
-    worktree: WorktreeSettings,
 }
 
 /// Where the new effort goes and what it forks from, refused when it cannot be created: not
@@ -285,7 +283,6 @@ fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Box<Envelope>> {
         id,
         from_ref,
         from_commit,
-        worktree: config.map(|c| c.worktree).unwrap_or_default(),
     })
 }
 
@@ -330,22 +327,23 @@ fn effort_id(
 }
 
 /// Create the branch, the worktree and the task metadata (with the effort's port), removing
-/// only what this call created if a later step fails. With setup steps configured, the setup
-/// lock is taken and the setup recorded `running` inside the fork, so a kill from here on
-/// leaves an effort whose setup the next verb finishes as interrupted; the lock is returned.
+/// only what this call created if a later step fails. The new worktree's own `discern.toml`
+/// (the commit it forks from) says how it is provisioned; one that cannot be read refuses the
+/// start. With setup steps configured, the setup lock is taken and the setup recorded
+/// `running` inside the fork, so a kill from here on leaves an effort whose setup the next verb
+/// finishes as interrupted; the lock and the settings are returned.
 fn create(
     repo: &Repo,
     request: &StartRequest,
     plan: &Plan,
     faults: &commit::Faults,
-) -> Result<Option<SetupLock>, Box<Envelope>> {
+) -> Result<(Option<SetupLock>, WorktreeSettings), Box<Envelope>> {
     let Plan {
         id,
         branch,
         path,
         from_ref,
         from_commit,
-        worktree,
     } = plan;
     let metadata = TaskMetadata {
         version: task::VERSION,
@@ -359,8 +357,13 @@ fn create(
         port: None,
     };
     let held = std::cell::RefCell::new(None);
+    let settings = std::cell::RefCell::new(WorktreeSettings::default());
     let record = |path: &Path| {
         let effort = Repo::discover(path).map_err(|e| e.to_string())?;
+        let worktree = Config::load(path)
+            .map_err(|e| format!("the effort's discern.toml cannot be read: {e}"))?
+            .map(|c| c.worktree)
+            .unwrap_or_default();
         let git_dir = effort.git_dir();
         let port = provision::choose_port(&repo.common_dir(), worktree.ports, git_dir)?;
         let metadata = TaskMetadata {
@@ -379,6 +382,7 @@ fn create(
             setup_record::save(git_dir, &running).map_err(|e| e.to_string())?;
             *held.borrow_mut() = Some(lock);
         }
+        *settings.borrow_mut() = worktree;
         Ok(())
     };
     let journal = commit::fork::ForkJournal::new(repo, id, branch, path, *from_commit);
@@ -394,7 +398,7 @@ fn create(
             hint,
         ))
     })?;
-    Ok(held.into_inner())
+    Ok((held.into_inner(), settings.into_inner()))
 }
 
 fn lower_first(text: &str) -> String {
@@ -426,7 +430,6 @@ fn started(
         path,
         from_ref,
         from_commit,
-        worktree: _,
     } = plan;
     if let Some(failed) = provisioned.as_ref().filter(|p| !p.ok) {
         return Moved {

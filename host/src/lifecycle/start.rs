@@ -390,6 +390,8 @@ fn create(
         let hint = match e {
             commit::fork::ForkError::Branch { .. } => "Choose another --name.",
             commit::fork::ForkError::Worktree { .. } => "Check the folder and try again.",
+            // The effort's own config, its port band or the repository's permissions.
+            commit::fork::ForkError::Metadata(_) => "Fix what the message names, then start again.",
             _ => "Check the repository's permissions and try again.",
         };
         Box::new(refuse(

@@ -50,8 +50,11 @@ impl JobRun {
     }
 }
 
-/// Run `job` with `sh -c` in `dir`, writing its full output to `log_dir/<name>.log`.
+/// Run `job` with `sh -c` in `dir` (with the checkout's identity, `crate::identity`), writing
+/// its full output to `log_dir/<name>.log`.
 pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
+    // Read before the clock starts: a job's time is its command's.
+    let identity = crate::identity::Identity::of(dir);
     let started = Instant::now();
     let log_path = log_dir.join(format!("{}.log", job.name.replace(['/', '.'], "_")));
     let reproduce_cmd = job.run.clone();
@@ -82,6 +85,7 @@ pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    identity.apply(&mut command);
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = match command.spawn() {

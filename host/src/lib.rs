@@ -32,6 +32,7 @@ mod evidence;
 mod findings;
 mod fsutil;
 mod git;
+mod identity;
 #[cfg(test)]
 mod import_graph;
 mod jobs;
@@ -48,6 +49,7 @@ mod proposals;
 mod props;
 mod protected;
 mod runtime;
+mod setup_record;
 mod snapshot;
 mod standards;
 mod sync;

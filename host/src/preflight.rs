@@ -328,6 +328,9 @@ pub(crate) fn finish_landings_from(
         message,
     };
     done.extend(forks.into_iter().map(other));
+    // A start killed during its setup: the effort is kept, its setup recorded as interrupted.
+    let setups = crate::setup_record::recover(&repo.common_dir());
+    done.extend(setups.into_iter().map(other));
     done.extend(merge.into_iter().map(other));
     done.extend(abandons.into_iter().map(other));
     Ok(done)

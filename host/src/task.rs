@@ -25,6 +25,9 @@ pub struct TaskMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub brief: Option<String>,
     pub created_from: CreatedFrom,
+    /// The port `[worktree].ports` gave the effort at `start` (stable for its life).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
 }
 
 /// Why `text` cannot be a title/brief of at most `max` characters, if it cannot.
@@ -44,7 +47,12 @@ pub(crate) fn problem(what: &str, text: &str, max: usize) -> Option<String> {
 }
 
 pub(crate) fn load(repo: &Repo) -> Option<TaskMetadata> {
-    serde_json::from_slice(&std::fs::read(repo.admin_path(FILE)).ok()?).ok()
+    load_from(repo.git_dir())
+}
+
+/// The metadata of the worktree whose git dir is `git_dir`, if it has any.
+pub(crate) fn load_from(git_dir: &std::path::Path) -> Option<TaskMetadata> {
+    serde_json::from_slice(&std::fs::read(git_dir.join("discern").join(FILE)).ok()?).ok()
 }
 
 /// Write the metadata of the worktree whose git dir is `git_dir`.

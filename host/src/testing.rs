@@ -26,6 +26,11 @@ pub mod commit {
     pub use crate::commit::{fork, landing, lock, merging, shared_refs, step};
 }
 
+/// The fault point inside `start` once the effort exists, before its setup runs.
+pub mod provision {
+    pub use crate::setup_record::SETUP_BEGUN;
+}
+
 pub mod config {
     pub use crate::config::{Config, MAX_TIMEOUT_S};
 }

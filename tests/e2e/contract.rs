@@ -23,7 +23,7 @@ margin = 0
 "#;
 
 /// Values that differ between runs by nature, written as placeholders.
-fn filters(fixture: &Fixture) -> Vec<(String, String)> {
+pub(crate) fn filters(fixture: &Fixture) -> Vec<(String, String)> {
     [
         (
             regex::escape(fixture.repo.parent().to_str().unwrap()),

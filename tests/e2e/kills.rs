@@ -708,6 +708,8 @@ fn every_writing_verb_settles_an_interrupted_transaction_first() {
         ("init", &["init"]),
         ("abandon", &["abandon", "nobody"]),
         ("sync", &["sync"]),
+        ("setup", &["setup"]),
+        ("doctor", &["doctor"]),
     ];
     let exempt = ["accept", "resolve", "merge-driver"];
     let writing: std::collections::BTreeSet<&str> = discern::verbs::TABLE

@@ -37,6 +37,7 @@ mod merging;
 mod nginx;
 mod producer_kit;
 mod proposal_commits;
+mod provision;
 mod races;
 mod ratchet;
 mod red_team;

@@ -112,11 +112,12 @@ async fn the_tool_surface_is_ordered_strict_and_snapshotted() {
         serde_json::to_string(&tools).unwrap().len()
     );
     insta::assert_snapshot!("mcp_tools_list", listing);
-    // Agents pay for the listing in every session: it stays within 12 KB on the wire.
+    // Agents pay for the listing in every session: it stays within 13 KB on the wire (12 KB
+    // until discern_setup, which an effort whose setup failed needs on both surfaces).
     let wire = serde_json::to_string(&json!({ "tools": tools }))
         .unwrap()
         .len();
-    assert!(wire <= 12_000, "tools/list is {wire} bytes on the wire");
+    assert!(wire <= 13_000, "tools/list is {wire} bytes on the wire");
 
     // An unknown key is refused as a tool result with its slug, not a protocol error.
     let (is_error, envelope, text) =

@@ -544,6 +544,7 @@ async fn every_tool_answers_exactly_as_its_cli_verb() {
             json!({ "name": "e2", "dry_run": true }),
         ),
         (true, vec!["prepare"], "discern_prepare", json!({})),
+        (true, vec!["setup"], "discern_setup", json!({})),
         (true, vec!["done"], "discern_done", json!({})),
         (
             true,

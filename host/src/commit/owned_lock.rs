@@ -75,7 +75,7 @@ fn left_by_crash(claim: &Claim) -> bool {
 }
 
 /// Whether a process `pid` exists (a zombie counts as gone).
-fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // The state follows the parenthesised command name.
         Ok(stat) => stat

@@ -5,9 +5,12 @@
 pub(crate) mod abandon;
 pub(crate) mod accept;
 pub(crate) mod approve;
+pub(crate) mod doctor;
 pub(crate) mod done;
 pub(crate) mod effort;
+pub(crate) mod provision;
 pub(crate) mod resolve;
+pub(crate) mod setup;
 pub(crate) mod stage_verbs;
 pub(crate) mod start;
 pub(crate) mod steps;

@@ -39,7 +39,14 @@ fn run_stages(
     };
     let mut all = Vec::new();
     let mut diagnostics = Vec::new();
-    for stage in stages {
+    let ensured = config
+        .as_ref()
+        .map(|c| super::provision::ensure(&ws.repo, &c.worktree, progress))
+        .unwrap_or_default();
+    all.extend(ensured.steps);
+    let ensure_failed = ensured.failure.is_some();
+    diagnostics.extend(ensured.failure.map(|f| f.diagnostic));
+    for stage in stages.iter().filter(|_| !ensure_failed) {
         let jobs = steps::jobs_of(config.as_ref(), stage);
         let (steps, failures) = steps::run(&jobs, &ws.repo, false, progress);
         let ok = steps::all_ok(&steps);

@@ -3,11 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use super::Moved;
+use super::provision;
+use super::provision::reply as setup;
 use crate::commit;
-use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
+use crate::config::{Config, DEFAULT_BRANCH_PREFIX, WorktreeSettings};
 use crate::git::Repo;
 use crate::preflight::{self, Cleanliness};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::setup_record::{self, SetupLock};
 use crate::task::{self, CreatedFrom, TaskMetadata};
 use crate::workspace::Workspace;
 
@@ -97,7 +100,11 @@ pub(crate) fn worktree_root(main: &Path) -> PathBuf {
 
 /// `start`, once the table's preflight has finished the landings a crash interrupted (from the
 /// main checkout too, before forking; never on a dry run).
-pub(crate) fn start(ws: &Workspace, request: &StartRequest) -> Moved {
+pub(crate) fn start(
+    ws: &Workspace,
+    request: &StartRequest,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Moved {
     let plan = match plan(ws, request) {
         Ok(plan) => plan,
         Err(refusal) => return (*refusal).into(),
@@ -134,10 +141,60 @@ pub(crate) fn start(ws: &Workspace, request: &StartRequest) -> Moved {
         envelope.dry_run = Some(true);
         return envelope.into();
     }
-    if let Err(refusal) = create(&ws.repo, request, &plan, &ws.settings.faults) {
-        return (*refusal).into();
+    let (lock, worktree) = match create(&ws.repo, request, &plan, &ws.settings.faults) {
+        Ok(created) => created,
+        Err(refusal) => return (*refusal).into(),
+    };
+    let provisioned = provisioned(ws, &plan, (&worktree, lock.as_ref()), progress);
+    started(&ws.repo, plan, data, provisioned)
+}
+
+/// The new effort provisioned as its own `[worktree]` says: nothing to do without the table;
+/// the reply of a failed step otherwise.
+fn provisioned(
+    ws: &Workspace,
+    plan: &Plan,
+    (worktree, lock): (&WorktreeSettings, Option<&SetupLock>),
+    progress: &(dyn Fn(&str) + Sync),
+) -> Option<Envelope> {
+    if worktree.is_empty() {
+        return None;
     }
-    started(&ws.repo, plan, data)
+    ws.settings.faults.point(setup_record::SETUP_BEGUN);
+    let effort = match Repo::discover(&plan.path) {
+        Ok(effort) => effort,
+        Err(e) => {
+            let failure = provision::env_failure(&format!("the new worktree cannot be read: {e}"));
+            return Some(setup::failed(
+                VERB,
+                &plan.path,
+                &failure,
+                serde_json::Value::Null,
+            ));
+        }
+    };
+    // Without setup steps there is no record and no lock: env files and ensure only.
+    let own_lock;
+    let lock = match lock {
+        Some(lock) => lock,
+        None => match setup_record::lock(effort.git_dir()) {
+            Ok(lock) => {
+                own_lock = lock;
+                &own_lock
+            }
+            Err(e) => {
+                let failure = provision::env_failure(&e.to_string());
+                return Some(setup::failed(
+                    VERB,
+                    &plan.path,
+                    &failure,
+                    serde_json::Value::Null,
+                ));
+            }
+        },
+    };
+    let done = setup::provision(ws.repo.root(), &effort, worktree, lock, progress);
+    Some(setup::reply(VERB, &plan.path, worktree, &done))
 }
 
 /// `data` of a `start` result: the effort, where it forked from, its task.
@@ -269,14 +326,18 @@ fn effort_id(
     Ok(name.to_owned())
 }
 
-/// Create the branch, the worktree and the task metadata, removing only what this call
-/// created if a later step fails.
+/// Create the branch, the worktree and the task metadata (with the effort's port), removing
+/// only what this call created if a later step fails. The new worktree's own `discern.toml`
+/// (the commit it forks from) says how it is provisioned; one that cannot be read refuses the
+/// start. With setup steps configured, the setup lock is taken and the setup recorded
+/// `running` inside the fork, so a kill from here on leaves an effort whose setup the next verb
+/// finishes as interrupted; the lock and the settings are returned.
 fn create(
     repo: &Repo,
     request: &StartRequest,
     plan: &Plan,
     faults: &commit::Faults,
-) -> Result<(), Box<Envelope>> {
+) -> Result<(Option<SetupLock>, WorktreeSettings), Box<Envelope>> {
     let Plan {
         id,
         branch,
@@ -293,17 +354,44 @@ fn create(
             reference: from_ref.clone(),
             commit: from_commit.to_string(),
         },
+        port: None,
     };
+    let held = std::cell::RefCell::new(None);
+    let settings = std::cell::RefCell::new(WorktreeSettings::default());
     let record = |path: &Path| {
-        Repo::discover(path)
-            .map_err(|e| e.to_string())
-            .and_then(|effort| task::save(effort.git_dir(), &metadata).map_err(|e| e.to_string()))
+        let effort = Repo::discover(path).map_err(|e| e.to_string())?;
+        let worktree = Config::load(path)
+            .map_err(|e| format!("the effort's discern.toml cannot be read: {e}"))?
+            .map(|c| c.worktree)
+            .unwrap_or_default();
+        let git_dir = effort.git_dir();
+        let port = provision::choose_port(&repo.common_dir(), worktree.ports, git_dir)?;
+        let metadata = TaskMetadata {
+            port,
+            ..metadata.clone()
+        };
+        task::save(git_dir, &metadata).map_err(|e| e.to_string())?;
+        if !worktree.setup.is_empty() {
+            let lock = setup_record::lock(git_dir).map_err(|e| e.to_string())?;
+            let running = setup_record::SetupRecord {
+                version: setup_record::VERSION,
+                state: setup_record::SetupState::Running,
+                steps: worktree.setup.len(),
+                at: None,
+            };
+            setup_record::save(git_dir, &running).map_err(|e| e.to_string())?;
+            *held.borrow_mut() = Some(lock);
+        }
+        *settings.borrow_mut() = worktree;
+        Ok(())
     };
     let journal = commit::fork::ForkJournal::new(repo, id, branch, path, *from_commit);
     commit::fork::fork(repo, &journal, &record, faults).map_err(|e| {
         let hint = match e {
             commit::fork::ForkError::Branch { .. } => "Choose another --name.",
             commit::fork::ForkError::Worktree { .. } => "Check the folder and try again.",
+            // The effort's own config, its port band or the repository's permissions.
+            commit::fork::ForkError::Metadata(_) => "Fix what the message names, then start again.",
             _ => "Check the repository's permissions and try again.",
         };
         Box::new(refuse(
@@ -311,7 +399,16 @@ fn create(
             format!("{}. Nothing was left behind.", upper_first(&e.to_string())),
             hint,
         ))
-    })
+    })?;
+    Ok((held.into_inner(), settings.into_inner()))
+}
+
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 fn upper_first(text: &str) -> String {
@@ -323,7 +420,12 @@ fn upper_first(text: &str) -> String {
 }
 
 /// The result of a started effort; the caller works in it from now on.
-fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
+fn started(
+    repo: &Repo,
+    plan: Plan,
+    data: serde_json::Value,
+    provisioned: Option<Envelope>,
+) -> Moved {
     let Plan {
         id,
         branch,
@@ -331,6 +433,12 @@ fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
         from_ref,
         from_commit,
     } = plan;
+    if let Some(failed) = provisioned.as_ref().filter(|p| !p.ok) {
+        return Moved {
+            envelope: provision_failed(&id, failed.clone(), data),
+            root: Some(path),
+        };
+    }
     let mut envelope = Envelope::ok(
         VERB,
         data,
@@ -365,10 +473,42 @@ fn started(repo: &Repo, plan: Plan, data: serde_json::Value) -> Moved {
         Ok(dirty) => envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("The main checkout has uncommitted changes ({}); they stay there and are not in the new effort.", dirty.len()))),
         Err(e) => envelope.hints.push(Hint::new(HintId::MainCheckoutDirty, format!("Whether the main checkout has uncommitted changes cannot be told ({e}); whatever it has stays there and is not in the new effort."))),
     }
+    if let Some(provisioned) = provisioned {
+        with_provisioning(&mut envelope, provisioned);
+    }
     Moved {
         envelope,
         root: Some(path),
     }
+}
+
+/// `start`'s refusal when provisioning failed: the effort exists (its data says where), and the
+/// step's refusal says what failed and how to run it again.
+fn provision_failed(id: &str, mut failed: Envelope, data: serde_json::Value) -> Envelope {
+    let mut data = data;
+    if let (Some(all), Some(serde_json::Value::Object(extra))) =
+        (data.as_object_mut(), failed.data.take())
+    {
+        all.extend(extra);
+    }
+    failed.data = Some(data);
+    failed.message = failed
+        .message
+        .map(|m| format!("Started effort {id}, but {}", lower_first(&m)));
+    failed.report.state = failed.message.clone().unwrap_or_default();
+    failed
+}
+
+/// The steps, advisories and data of a provisioning that passed, added to `start`'s result.
+fn with_provisioning(envelope: &mut Envelope, provisioned: Envelope) {
+    if let (Some(serde_json::Value::Object(all)), Some(serde_json::Value::Object(extra))) =
+        (envelope.data.as_mut(), provisioned.data)
+    {
+        all.extend(extra);
+    }
+    envelope.steps = provisioned.steps;
+    envelope.report.sections.extend(provisioned.report.sections);
+    envelope.advisories.extend(provisioned.advisories);
 }
 
 fn taken(repo: &Repo, root: &Path, prefix: &str, id: &str) -> bool {

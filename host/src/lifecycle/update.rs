@@ -149,7 +149,29 @@ impl Refusal for NotUpdated {
     }
 }
 
-pub(crate) fn update(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
+/// `update`: the trunk merged, then (unless a dry run or refused) `[worktree].ensure` run in the
+/// worktree; a failing ensure step fails the verb with its output (the merge stays).
+pub(crate) fn update(
+    prepared: &Prepared,
+    runtime: &Runtime,
+    request: &UpdateRequest,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    let envelope = merged_trunk(prepared, runtime, request);
+    let ensure = prepared.config().map(|c| &c.worktree.ensure);
+    if request.dry_run || !envelope.ok || ensure.is_none_or(Vec::is_empty) {
+        return envelope;
+    }
+    super::provision::ensured(
+        VERB,
+        envelope,
+        &prepared.ws.repo,
+        prepared.config(),
+        progress,
+    )
+}
+
+fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     // The preflight refused an unreadable config: the trunk it names is what is merged.

@@ -87,6 +87,7 @@ hint_ids! {
     UnlandedBranches,
     SyncRefs,
     MainCheckoutBehind,
+    RetrySetup,
 }
 
 impl HintId {
@@ -136,7 +137,8 @@ impl HintId {
             | ContinueEffort
             | CommitChanges
             | RunDone
-            | SyncRefs => Category::NextStep,
+            | SyncRefs
+            | RetrySetup => Category::NextStep,
         }
     }
 }

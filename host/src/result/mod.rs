@@ -52,6 +52,9 @@ pub enum ErrorSlug {
     /// Standards were measured and some regressed.
     StandardsFailed,
     GateFailed,
+    /// A `[worktree]` setup or ensure step failed (the effort is kept; `discern setup` runs a
+    /// failed setup again).
+    SetupFailed,
     NotFound,
     Internal,
 }

@@ -253,6 +253,7 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
         stale: false,
         awaiting_approval: Vec::new(),
         approved_by: None,
+        setup: None,
     }
 }
 
@@ -312,6 +313,7 @@ fn row(
         .and_then(|t| t.title)
         .map(|title| RowTask { title });
     if !w.is_main {
+        row.setup = crate::setup_record::attention(repo.git_dir());
         let (state, proof) = proof::state_known_clean(&repo, row.clean == Some(true));
         row.proof = Some(state);
         row.proof_line = proof.map(|p| p.line);

@@ -257,6 +257,7 @@ fn fleet_lines(
                     distance(row, verbose),
                     row.proof.map_or("missing", ProofState::as_str)
                 ) + &approval_note(row)
+                    + &setup_note(row)
             };
             let detail = match verbose {
                 true => row_detail(row),
@@ -288,6 +289,17 @@ fn distance(row: &FleetRow, verbose: bool) -> String {
         (Some(GitCount::Known(0)), Some(GitCount::Known(0))) if !verbose => String::new(),
         (ahead, behind) => format!(", {} ahead, {} behind", count(ahead), count(behind)),
     }
+}
+
+/// A fleet row whose setup needs attention: what happened and the command that runs it again.
+fn setup_note(row: &FleetRow) -> String {
+    row.setup.as_ref().map_or_else(String::new, |setup| {
+        format!(
+            "; needs attention: {setup} — run `{}` in {}",
+            crate::setup_record::RETRY,
+            row.path
+        )
+    })
 }
 
 /// What of a fleet row awaits the owner, or who approved it: `; awaiting the owner: limit …`.
@@ -368,6 +380,18 @@ fn owner_hints(observation: &Observation, rows: &[&FleetRow]) -> Vec<Hint> {
     hints
 }
 
+/// The next step of an effort whose own setup failed or was interrupted: run it again.
+fn setup_hint(observation: &Observation) -> Option<Hint> {
+    let setup = observation.setup.as_ref()?;
+    Some(
+        Hint::next_step(
+            HintId::RetrySetup,
+            format!("This effort's {setup}; fix the step, then run its setup again"),
+        )
+        .with_action(Action::new(crate::setup_record::VERB)),
+    )
+}
+
 /// Whether a fleet row's effort is ready to land: clean, ahead, not behind, Proof honored.
 fn ready(r: &FleetRow) -> bool {
     r.clean == Some(true)
@@ -379,6 +403,10 @@ fn ready(r: &FleetRow) -> bool {
 /// The caller's own next step, from this checkout's state.
 fn own_hints(observation: &Observation, alone: bool) -> Vec<Hint> {
     let mut hints = Vec::new();
+    if let Some(retry) = setup_hint(observation) {
+        hints.push(retry);
+        return hints;
+    }
     let git = &observation.git;
     if observation.location == Location::Main {
         hints.push(Hint::next_step(

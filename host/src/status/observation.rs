@@ -53,6 +53,9 @@ pub struct Observation {
     /// How the trunk's owner approves loosenings and protected changes.
     pub approval: ApprovalFacts,
     pub task: Option<crate::task::TaskMetadata>,
+    /// This effort's `[worktree]` setup failed or was interrupted: what happened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
     pub fleet: Vec<FleetRow>,
     pub unlanded_branches: Vec<String>,
 }
@@ -136,6 +139,10 @@ pub struct FleetRow {
     /// Who approved them, when an approval in the effort's tree covers them all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approved_by: Option<String>,
+    /// Its `[worktree]` setup failed or was interrupted: what happened (`discern setup` in the
+    /// worktree runs it again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
 }
 
 /// What a fleet row says of its effort's task.

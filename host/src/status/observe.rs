@@ -135,6 +135,9 @@ pub fn observe(
         unpushed_refs: crate::sync::unpushed(repo),
         approval: approval_facts(repo, trunk_commit),
         task: crate::task::load(repo),
+        setup: (!repo.is_main_checkout())
+            .then(|| crate::setup_record::attention(repo.git_dir()))
+            .flatten(),
         fleet,
         unlanded_branches: unlanded,
     })

@@ -26,6 +26,7 @@ const ROW_FIELDS: &[&str] = &[
     "proof",
     "awaiting_approval",
     "approved_by",
+    "setup",
     "broken",
     "unreadable",
 ];
@@ -184,7 +185,7 @@ fn fleet_rows(data: &Map<String, Value>) -> Vec<Value> {
 /// the current checkout, then the most recent activity, then by path. Indices into `rows`.
 fn sample_fleet(rows: &[FleetRow]) -> Vec<usize> {
     let rank = |r: &FleetRow| -> u8 {
-        let dirty = r.clean == Some(false) || r.unreadable || r.broken;
+        let dirty = r.clean == Some(false) || r.unreadable || r.broken || r.setup.is_some();
         let ahead = matches!(r.ahead, Some(GitCount::Known(n)) if n > 0);
         let ready = r.clean == Some(true) && ahead && r.proof == Some(ProofState::Honored);
         let stale = matches!(r.proof, Some(ProofState::Stale | ProofState::Dirty));
@@ -262,6 +263,7 @@ mod tests {
             stale: false,
             awaiting_approval: Vec::new(),
             approved_by: None,
+            setup: None,
         }
     }
 

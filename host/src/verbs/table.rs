@@ -31,7 +31,9 @@ pub static TABLE: &[&dyn Entry] = &[
     &Progress,
     &Test,
     &super::standards::Standards,
+    &Setup,
     &Init,
+    &Doctor,
     &Abandon,
     &Sync,
     &Resolve,
@@ -117,8 +119,8 @@ impl Verb for Start {
     fn preflight(&self, request: &StartRequest) -> Preflight {
         Verb::info(self).preflight().dry_run(request.dry_run)
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: StartRequest) -> Outcome {
-        let started = lifecycle::start::start(&prepared.ws, &request);
+    fn run(&self, ctx: &Context, prepared: &Prepared, request: StartRequest) -> Outcome {
+        let started = lifecycle::start::start(&prepared.ws, &request, ctx.progress);
         Outcome::from(started.envelope).with_root(started.root)
     }
 }
@@ -194,7 +196,7 @@ impl Verb for Update {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: UpdateRequest) -> Outcome {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::update::update(prepared, runtime, &request).into()
+            lifecycle::update::update(prepared, runtime, &request, ctx.progress).into()
         })
     }
 }
@@ -344,6 +346,61 @@ impl Verb for Test {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
         lifecycle::stage_verbs::test(&prepared.ws, ctx.progress).into()
+    }
+}
+
+struct Doctor;
+impl Verb for Doctor {
+    type Request = lifecycle::doctor::DoctorRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::doctor::VERB,
+            tool: None,
+            summary: "Prove the gate runs in a fresh worktree: provision a throwaway one, run the jobs and Standards, report each step (nothing recorded)",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+            journal: true,
+        }
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _request: lifecycle::doctor::DoctorRequest,
+    ) -> Outcome {
+        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
+            lifecycle::doctor::doctor(&prepared.ws, runtime, ctx.progress).into()
+        })
+    }
+}
+
+struct Setup;
+impl Verb for Setup {
+    type Request = lifecycle::setup::SetupRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: lifecycle::setup::VERB,
+            tool: Some("discern_setup"),
+            summary: "Provision this effort's worktree again: missing env files, the [worktree] setup steps, then ensure",
+            tool_description: "Run this effort's [worktree] setup again once a step that failed at start is fixed.",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+            journal: true,
+        }
+    }
+    fn preflight(&self, _request: &lifecycle::setup::SetupRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _request: lifecycle::setup::SetupRequest,
+    ) -> Outcome {
+        lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).into()
     }
 }
 

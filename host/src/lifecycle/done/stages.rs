@@ -129,6 +129,7 @@ fn job_stages(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(), Box<Envelope>> {
     let config = run.subject.config.as_ref();
+    ensure(run, repo, journal, progress)?;
     for (stage, name, parallel) in [
         (&[Stage::Fix][..], "fix", false),
         (&[Stage::Build][..], "build", false),
@@ -149,6 +150,33 @@ fn job_stages(
         }
     }
     Ok(())
+}
+
+/// `[worktree].ensure`, run before the gate's jobs; a failing step fails the gate there.
+fn ensure(
+    run: &mut Run,
+    repo: &crate::git::Repo,
+    journal: &Journaling,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(), Box<Envelope>> {
+    let Some(settings) = run.subject.config.as_ref().map(|c| &c.worktree) else {
+        return Ok(());
+    };
+    if settings.ensure.is_empty() {
+        return Ok(());
+    }
+    journal.phase("ensure");
+    let ensured = crate::lifecycle::provision::ensure(repo, settings, progress);
+    run.steps.extend(ensured.steps);
+    let Some(failure) = ensured.failure else {
+        return Ok(());
+    };
+    run.diagnostics.push(failure.diagnostic.clone());
+    let message = format!(
+        "The gate failed at the ensure stage: {}.",
+        failure.sentence()
+    );
+    Err(take(run).fail("ensure", message, Found::default()))
 }
 
 /// The fix jobs changed nothing committed (fail closed: an unknown state is a change).

@@ -1,0 +1,401 @@
+//! `discern doctor`: prove the gate runs in a fresh worktree before the owner commits anything.
+//! In a throwaway worktree of HEAD (with the work tree's `discern.toml`, committed or not) it
+//! provisions as `start` does (env files, port, setup, ensure), then runs the gate's checks —
+//! fix → build → check ∥ test, every Standard measured on the work tree — records nothing (no
+//! Proof, no evidence), reports each step with its result and time, and removes the worktree.
+//! A throwaway a kill left behind (`<repo>.worktrees/.doctor-<pid>`, its process gone) is removed
+//! by the next run.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::provision::reply::provision;
+use super::steps::{self, Outcome, Step};
+use crate::config::{Config, Stage};
+use crate::git::Repo;
+use crate::git::worktree::{self, Removal};
+use crate::measure::{self, EvidenceUse, Measurement};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::runtime::Runtime;
+use crate::workspace::Workspace;
+
+pub(crate) const VERB: &str = "doctor";
+const PREFIX: &str = ".doctor-";
+
+/// `discern doctor` takes no arguments: it checks the repository it runs in.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DoctorRequest {}
+
+#[derive(Debug, serde::Serialize)]
+struct DoctorData {
+    passed: bool,
+    duration_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed_step: Option<String>,
+}
+
+fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Envelope {
+    Envelope::refusal(
+        VERB,
+        slug,
+        message,
+        Hint::next_step(HintId::FixConfig, hint),
+    )
+}
+
+pub(crate) fn doctor(
+    ws: &Workspace,
+    runtime: &Runtime,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Envelope {
+    let repo = &ws.repo;
+    let config = match Config::load(repo.root()) {
+        Ok(Some(config)) => config,
+        Ok(None) => {
+            return refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("{} has no discern.toml to check.", repo.root().display()),
+                "Write one with `discern init`, then run `discern doctor`",
+            );
+        }
+        Err(e) => return crate::preflight::config_refusal(VERB, &e),
+    };
+    let Some(main) = crate::identity::main_checkout(repo) else {
+        return refuse(
+            ErrorSlug::WrongCheckout,
+            "The main checkout of this repository cannot be found.".to_owned(),
+            "Run it in a repository with a work tree",
+        );
+    };
+    let mut advisories = remove_leftovers(repo, &main);
+    let started = Instant::now();
+    let path = super::start::worktree_root(&main).join(format!("{PREFIX}{}", std::process::id()));
+    if let Err(e) = throwaway(repo, &path) {
+        return refuse(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "Cannot make a throwaway worktree at {}: {e}.",
+                path.display()
+            ),
+            "Commit something first (the check runs on HEAD), then run it again",
+        );
+    }
+    let mut checked = check(&main, &path, ws, runtime, &config, progress);
+    checked.keep_logs(&repo.admin_path(VERB));
+    let removed = worktree::remove(repo, &path, Removal::Discard);
+    let _ = repo.git(&["worktree", "prune"]);
+    if let Err(e) = removed {
+        advisories.push(format!(
+            "The throwaway worktree {} could not be removed ({e}); remove it with `git worktree remove --force {}`.",
+            path.display(),
+            path.display()
+        ));
+    }
+    let uncommitted = repo
+        .git(&["status", "--porcelain", "--", crate::config::FILE])
+        .map_or(true, |s| !s.is_empty());
+    let mut envelope = reply(checked, started.elapsed().as_secs_f64(), uncommitted);
+    envelope.advisories.extend(advisories);
+    envelope
+}
+
+/// A detached worktree of HEAD at `path`, with the work tree's `discern.toml` (committed or not).
+fn throwaway(repo: &Repo, path: &Path) -> Result<(), String> {
+    let at = path.display().to_string();
+    repo.git(&["worktree", "add", "--detach", &at, "HEAD"])
+        .map_err(|e| e.to_string())?;
+    let config = repo.root().join(crate::config::FILE);
+    std::fs::copy(&config, path.join(crate::config::FILE))
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy discern.toml into it: {e}"))
+}
+
+/// Throwaway worktrees an earlier, killed check left: removed; one line each.
+fn remove_leftovers(repo: &Repo, main: &Path) -> Vec<String> {
+    let root = super::start::worktree_root(main);
+    let Ok(listed) = repo.worktrees() else {
+        return Vec::new();
+    };
+    listed
+        .iter()
+        .filter(|w| w.path.parent() == Some(root.as_path()))
+        .filter(|w| {
+            // Another check's, while the process that made it lives, is left alone.
+            let pid = w.path.file_name().and_then(|n| {
+                let name = n.to_string_lossy();
+                name.strip_prefix(PREFIX)
+                    .and_then(|p| p.parse::<u32>().ok())
+            });
+            pid.is_some_and(|pid| !crate::commit::owned_lock::alive(pid))
+        })
+        .filter(|w| worktree::remove(repo, &w.path, Removal::DiscardLocked).is_ok())
+        .map(|w| {
+            format!(
+                "A throwaway worktree an interrupted check left ({}) was removed.",
+                w.path.display()
+            )
+        })
+        .collect()
+}
+
+/// What the check did: every step, and the label of the one that failed.
+struct Checked {
+    steps: Vec<Step>,
+    diagnostics: Vec<crate::result::Diagnostic>,
+    failed: Option<String>,
+    /// The throwaway's log folder, once it exists.
+    logs: Option<std::path::PathBuf>,
+}
+
+impl Checked {
+    /// Keep the steps' full output past the throwaway: its logs moved to `to`, and every path
+    /// naming them rewritten.
+    fn keep_logs(&mut self, to: &Path) {
+        let Some(from) = self.logs.take().filter(|f| f.is_dir()) else {
+            return;
+        };
+        let _ = std::fs::remove_dir_all(to);
+        if std::fs::create_dir_all(to).is_err() {
+            return;
+        }
+        for entry in std::fs::read_dir(&from).into_iter().flatten().flatten() {
+            let _ = std::fs::copy(entry.path(), to.join(entry.file_name()));
+        }
+        let (from, to) = (from.display().to_string(), to.display().to_string());
+        for step in &mut self.steps {
+            if let Some(path) = step.output_path.as_mut() {
+                *path = path.replace(&from, &to);
+            }
+        }
+        for diagnostic in &mut self.diagnostics {
+            diagnostic.message = diagnostic.message.replace(&from, &to);
+        }
+    }
+}
+
+/// Provision the throwaway at `path`, then run the gate's jobs and Standards in it.
+fn check(
+    main: &Path,
+    path: &Path,
+    ws: &Workspace,
+    runtime: &Runtime,
+    config: &Config,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Checked {
+    let mut checked = Checked {
+        steps: Vec::new(),
+        diagnostics: Vec::new(),
+        failed: None,
+        logs: None,
+    };
+    let throwaway = match Workspace::open(path, ws.settings.clone()) {
+        Ok(throwaway) => throwaway,
+        Err(e) => {
+            checked.failed = Some("worktree".to_owned());
+            checked
+                .steps
+                .push(Step::check("worktree", false, e.to_string()));
+            return checked;
+        }
+    };
+    let repo = &throwaway.repo;
+    checked.logs = Some(repo.admin_path("jobs"));
+    if let Err(why) = identity(repo, main, config) {
+        checked.failed = Some("port".to_owned());
+        checked.steps.push(Step::check("port", false, why));
+        return checked;
+    }
+    let provisioned = match crate::setup_record::lock(repo.git_dir()) {
+        Ok(lock) => provision(main, repo, &config.worktree, &lock, progress),
+        Err(e) => {
+            checked.failed = Some("setup".to_owned());
+            checked
+                .steps
+                .push(Step::check("setup", false, e.to_string()));
+            return checked;
+        }
+    };
+    checked.steps.extend(provisioned.ran.steps);
+    if let Some(failure) = provisioned.ran.failure {
+        checked.failed = Some(format!(
+            "{}:{}",
+            failure.kind.as_str(),
+            failure.stopped.index
+        ));
+        checked.diagnostics.push(failure.diagnostic);
+        return checked;
+    }
+    for (stage, parallel) in [
+        (&[Stage::Fix][..], false),
+        (&[Stage::Build][..], false),
+        (&[Stage::Check, Stage::Test][..], true),
+    ] {
+        let (steps, failures) = steps::run(
+            &steps::jobs_of(Some(config), stage),
+            repo,
+            parallel,
+            progress,
+        );
+        checked.failed = steps
+            .iter()
+            .find(|s| s.outcome == Outcome::Failed)
+            .map(|s| s.label.clone());
+        checked.steps.extend(steps);
+        checked.diagnostics.extend(failures);
+        if checked.failed.is_some() {
+            return checked;
+        }
+    }
+    standards(&throwaway, runtime, config, progress, &mut checked);
+    checked
+}
+
+/// The throwaway's identity, as an effort's: a name and a port of the band (task metadata).
+fn identity(repo: &Repo, main: &Path, config: &Config) -> Result<(), String> {
+    let git_dir = repo.git_dir();
+    let common = Repo::discover(main)
+        .map_err(|e| e.to_string())?
+        .common_dir();
+    let port = super::provision::choose_port(&common, config.worktree.ports, git_dir)?;
+    let head = repo.head().ok().flatten().map(|h| h.to_string());
+    let metadata = crate::task::TaskMetadata {
+        version: crate::task::VERSION,
+        id: repo
+            .root()
+            .file_name()
+            .map_or_else(|| VERB.to_owned(), |n| n.to_string_lossy().into_owned()),
+        title: Some("discern doctor".to_owned()),
+        brief: None,
+        created_from: crate::task::CreatedFrom {
+            reference: "HEAD".to_owned(),
+            commit: head.unwrap_or_default(),
+        },
+        port,
+    };
+    crate::task::save(git_dir, &metadata).map_err(|e| e.to_string())
+}
+
+/// Every Standard measured on the throwaway's work tree (nothing recorded), as one step.
+fn standards(
+    ws: &Workspace,
+    runtime: &Runtime,
+    config: &Config,
+    progress: &(dyn Fn(&str) + Sync),
+    checked: &mut Checked,
+) {
+    if config.standards.is_empty() {
+        return;
+    }
+    let started = Instant::now();
+    let selected: Vec<_> = config.standards.iter().collect();
+    let ctx = measure::Context {
+        ws,
+        runtime,
+        config,
+        selected: &selected,
+        claims: &[],
+        progress,
+    };
+    let options = measure::Options {
+        worktree: true,
+        evidence: EvidenceUse::Fresh,
+        ..measure::Options::default()
+    };
+    let (ok, note) = match measure::measure(&ctx, &options) {
+        Ok(measured) => {
+            let failing: Vec<&str> = measured
+                .standards
+                .iter()
+                .filter(|s| {
+                    s.measurement == Measurement::Failed || s.verdict.is_some_and(|v| !v.passes())
+                })
+                .map(|s| s.name.as_str())
+                .collect();
+            checked.diagnostics.extend(measured.diagnostics);
+            match failing.is_empty() {
+                true => (
+                    true,
+                    format!("{} Standard(s) pass", measured.standards.len()),
+                ),
+                false => (false, format!("failing: {}", failing.join(", "))),
+            }
+        }
+        Err(e) => (false, e.to_string()),
+    };
+    let mut step = Step::check("standards", ok, note);
+    step.duration_s = Some((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
+    if !ok {
+        checked.failed = Some("standards".to_owned());
+    }
+    checked.steps.push(step);
+}
+
+fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Envelope {
+    let data = serde_json::to_value(DoctorData {
+        passed: checked.failed.is_none(),
+        duration_s: (duration_s * 10.0).round() / 10.0,
+        failed_step: checked.failed.clone(),
+    })
+    .unwrap_or(serde_json::Value::Null);
+    let section = Section {
+        table: None,
+        title: "Steps".to_owned(),
+        lines: checked.steps.iter().map(line).collect(),
+    };
+    let mut envelope = match &checked.failed {
+        None => {
+            let mut ok = Envelope::ok(
+                VERB,
+                data,
+                Report {
+                    state: format!(
+                        "The gate passes in a fresh worktree: {} step(s) in {duration_s:.1} s; nothing was recorded.",
+                        checked.steps.len()
+                    ),
+                    sections: Vec::new(),
+                },
+            );
+            let next = match uncommitted {
+                true => "Commit discern.toml, then start an effort",
+                false => "Start an effort",
+            };
+            ok.hints
+                .push(Hint::next_step(HintId::InitCommit, next).with_action(Action::new("start")));
+            ok
+        }
+        Some(step) => {
+            let mut failed = Envelope::refusal(
+                VERB,
+                ErrorSlug::GateFailed,
+                format!("The gate fails in a fresh worktree at {step}; nothing was recorded."),
+                Hint::next_step(
+                    HintId::FixConfig,
+                    "Fix what the failing step reports (its command is in discern.toml), then run `discern doctor` again",
+                )
+                .with_action(Action::new(VERB)),
+            );
+            failed.data = Some(data);
+            failed
+        }
+    };
+    envelope.report.sections.push(section);
+    envelope.steps = serde_json::to_value(&checked.steps).ok();
+    envelope.diagnostics = checked.diagnostics;
+    envelope
+}
+
+fn line(step: &Step) -> String {
+    let outcome = match step.outcome {
+        Outcome::Ok => "ok    ",
+        Outcome::Failed => "FAILED",
+    };
+    let time = step
+        .duration_s
+        .map_or_else(String::new, |s| format!(" ({s:.1} s)"));
+    format!(
+        "{outcome} {}{time}: {}",
+        step.label,
+        step.note.clone().unwrap_or_default()
+    )
+}

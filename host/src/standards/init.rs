@@ -1,9 +1,12 @@
 //! `discern init`: find the built-in Standards that fit this repository, measure them on the
 //! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
 
+mod ecosystem;
 mod jobs;
+mod node;
 mod paths;
 mod protect;
+mod python;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -241,14 +244,9 @@ fn write(
         None => ws.repo.default_trunk().ok_or(NotWritten::NoTrunk)?,
     };
     let candidates = candidates(&snapshot);
-    let jobs = jobs::proposed(&snapshot);
-    // The CI definitions, and the files the enabled jobs' commands name.
-    let commands: Vec<&str> = jobs
-        .iter()
-        .filter(|j| j.enabled)
-        .map(|j| j.run.as_str())
-        .collect();
-    let protected = protect::protected_paths(&snapshot, &commands);
+    let plan = ecosystem::proposed(&snapshot, &on_path);
+    // The CI definitions, and the files the setup steps and enabled jobs name.
+    let protected = protect::protected_paths(&snapshot, &plan.commands());
     let draft = render(&trunk, &candidates, &|_| 0.0, head.to_string());
     let values = todays_limits(ws, runtime, &snapshot, &draft, progress)?;
     let kept: Vec<Candidate> = candidates
@@ -261,13 +259,25 @@ fn write(
         &|name| values.get(name).copied().unwrap_or(0.0),
         head.to_string(),
     );
-    text.push_str(&jobs::render(&jobs));
+    text.push_str(&plan.render());
     text.push_str(&acceptance(&protected));
     write_new(&path, &text).map_err(|source| NotWritten::Write {
         path: path.clone(),
         source,
     })?;
     Ok(wrote(&path, &head.to_string(), &trunk, &kept, &values))
+}
+
+/// Whether `tool` is an executable file on this process's `PATH` (where two lockfiles disagree,
+/// the tool the owner has wins).
+fn on_path(tool: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(tool))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
 }
 
 /// The merge driver for `discern.toml`: the `.gitattributes` line (to commit, so every clone
@@ -481,9 +491,11 @@ fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
 /// The largest tracked file that is not source (the source files have their longest-file
 /// Standard): no two Standards read the same file.
 fn largest_other_file(snapshot: &Snapshot, sources: &[String]) -> Option<Candidate> {
+    // discern's own files (the signers file, approvals) are the gate's, not the project's.
     let mut specs = vec![
         "**".to_owned(),
         format!(":(exclude){}", crate::config::FILE),
+        ":(exclude).discern/**".to_owned(),
     ];
     specs.extend(sources.iter().map(|g| format!(":(exclude){g}")));
     if paths::count(snapshot, &specs) == 0 {
@@ -498,7 +510,7 @@ fn largest_other_file(snapshot: &Snapshot, sources: &[String]) -> Option<Candida
     Some(Candidate {
         name: "largest_file_bytes".to_owned(),
         comment: format!(
-            "The size of the largest file, in bytes, of {what}; discern.toml itself aside."
+            "The size of the largest file, in bytes, of {what}; discern.toml and .discern/ aside."
         ),
         direction: Direction::Down,
         body: format!(

@@ -27,11 +27,22 @@ pub(crate) struct AllowedSigner {
 /// Why the file cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "line {line} of the allowed-signers file is not an allowed-signers line ({why}); write `principal [options] keytype key`, for example: {EXAMPLE}"
+    "line {line} of {} is not an allowed-signers line ({why}); write `principal [options] keytype key`, for example: {EXAMPLE}",
+    .file.as_deref().map_or("the allowed-signers file".to_owned(), |f| format!("the allowed-signers file {f}"))
 )]
 pub(crate) struct Malformed {
+    /// The file's path in the repository, where the caller knows it.
+    pub file: Option<String>,
     pub line: usize,
     pub why: String,
+}
+
+impl Malformed {
+    /// The same refusal, naming the file it is in.
+    pub(crate) fn in_file(mut self, path: &str) -> Self {
+        self.file = Some(path.to_owned());
+        self
+    }
 }
 
 /// Every line of `text` (blank lines and `#` comments skipped).
@@ -43,6 +54,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<AllowedSigner>, Malformed> {
             continue;
         }
         let malformed = |why: &str| Malformed {
+            file: None,
             line: index + 1,
             why: why.to_owned(),
         };

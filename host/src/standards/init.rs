@@ -4,6 +4,7 @@
 mod ecosystem;
 mod jobs;
 mod node;
+mod owner;
 mod paths;
 mod protect;
 mod python;
@@ -51,6 +52,41 @@ pub(crate) struct InitRequest {
     #[arg(long)]
     #[serde(default)]
     pub merge_driver: bool,
+    /// The owner's SSH public key (a `.pub` file): signed approval from the first commit —
+    /// written as the allowed-signers file's line, with `[acceptance]` `approval = "signed"`.
+    #[arg(long, value_name = "PATH")]
+    #[serde(default)]
+    pub owner_key: Option<std::path::PathBuf>,
+    /// The repository a signed approval names (`github.com/acme/app`; default: `origin`'s);
+    /// only with --owner-key.
+    #[arg(long, value_name = "NAME", requires = "owner_key")]
+    #[serde(default)]
+    pub repository: Option<String>,
+}
+
+impl InitRequest {
+    /// Refuse flags that do not combine, on both surfaces.
+    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+        let problem = match (self.merge_driver, &self.owner_key, &self.repository) {
+            (true, Some(_), _) | (true, _, Some(_)) => Some(
+                "--merge-driver installs the merge driver only; it writes no config, so --owner-key and --repository do not apply.",
+            ),
+            (false, None, Some(_)) => Some(
+                "--repository names the repository a signed approval is bound to: it needs --owner-key.",
+            ),
+            _ => None,
+        };
+        match problem {
+            Some(problem) => Err(Box::new(Envelope::refusal(
+                VERB,
+                ErrorSlug::InvalidArguments,
+                problem,
+                Hint::next_step(HintId::SeeHelp, "Pass the flags that go together")
+                    .with_action(Action::new("init").arg("owner_key", "PATH")),
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Why `init` wrote nothing.
@@ -68,6 +104,8 @@ enum NotWritten {
     Snapshot(String),
     #[error("init drafted an invalid config: {0}")]
     Draft(String),
+    #[error("{0}")]
+    Owner(#[from] owner::NoOwner),
     #[error("cannot write {}: {source}", .path.display())]
     Write {
         path: std::path::PathBuf,
@@ -122,6 +160,23 @@ impl NotWritten {
                     "Check the file and its directory, then write it again",
                 )
                 .with_action(Action::new("init")),
+            ),
+            NotWritten::Owner(owner::NoOwner::NoRepository(_)) => (
+                ErrorSlug::InvalidArguments,
+                Hint::next_step(HintId::SeeHelp, "Name the repository a signed approval is bound to")
+                    .with_action(
+                        Action::new("init")
+                            .arg("owner_key", "PATH")
+                            .arg("repository", "HOST/OWNER/NAME"),
+                    ),
+            ),
+            NotWritten::Owner(_) => (
+                ErrorSlug::InvalidArguments,
+                Hint::next_step(
+                    HintId::SeeHelp,
+                    "Pass the public key you sign approvals with (`ssh-keygen -t ed25519` makes one)",
+                )
+                .with_action(Action::new("init").arg("owner_key", "~/.ssh/id_ed25519.pub")),
             ),
             NotWritten::Snapshot(_) | NotWritten::Draft(_) => (
                 ErrorSlug::Internal,
@@ -219,6 +274,9 @@ pub(crate) fn init(
     request: &InitRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
+    if let Err(refusal) = request.validate() {
+        return *refusal;
+    }
     if request.merge_driver {
         return install_driver(ws);
     }
@@ -239,6 +297,14 @@ fn write(
         return Err(NotWritten::Exists(path));
     }
     let (head, snapshot) = committed(ws)?;
+    let owner = match &request.owner_key {
+        Some(key) => Some(owner::owner(ws, key, request.repository.as_deref())?),
+        None => None,
+    };
+    let signers_path = ws.root().join(owner::SIGNERS);
+    if owner.is_some() && signers_path.exists() {
+        return Err(NotWritten::Exists(signers_path));
+    }
     let trunk = match &request.trunk {
         Some(trunk) => trunk.clone(),
         None => ws.repo.default_trunk().ok_or(NotWritten::NoTrunk)?,
@@ -260,12 +326,28 @@ fn write(
         head.to_string(),
     );
     text.push_str(&plan.render());
-    text.push_str(&acceptance(&protected));
+    text.push_str(&acceptance(&protected, owner.as_ref()));
+    Config::parse(&text).map_err(|e| NotWritten::Draft(e.to_string()))?;
+    if let Some(owner) = &owner {
+        write_signers(&signers_path, &owner.signers)?;
+    }
     write_new(&path, &text).map_err(|source| NotWritten::Write {
         path: path.clone(),
         source,
     })?;
-    Ok(wrote(&path, &head.to_string(), &trunk, &kept, &values))
+    let envelope = wrote(&path, &head.to_string(), &trunk, &kept, &values);
+    Ok(match &owner {
+        Some(owner) => envelope.with_hint(Hint::new(
+            HintId::InitCommit,
+            format!(
+                "Signed approval from the first commit: commit {} with discern.toml; only a signature by {}'s key (`discern approve`) approves a loosened limit or a change to the gate of {}.",
+                owner::SIGNERS,
+                owner.principal,
+                owner.repository
+            ),
+        )),
+        None => envelope.with_hint(Hint::new(HintId::InitCommit, owner::LATER)),
+    })
 }
 
 /// Whether `tool` is an executable file on this process's `PATH` (where two lockfiles disagree,
@@ -369,6 +451,18 @@ fn todays_limits(
     Ok(crate::measure::at::readings(
         ws, runtime, &config, &selected, snapshot, None, progress,
     ))
+}
+
+/// The allowed-signers file, in its folder, never over an existing one.
+fn write_signers(path: &Path, text: &str) -> Result<(), NotWritten> {
+    let failed = |source| NotWritten::Write {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).map_err(failed)?;
+    }
+    write_new(path, text).map_err(failed)
 }
 
 /// Create `path` with `text`, never over an existing file.
@@ -562,20 +656,28 @@ fn render(
     text
 }
 
-/// The `[acceptance]` table protecting `paths` (nothing when there are none).
-fn acceptance(paths: &[String]) -> String {
-    if paths.is_empty() {
+/// The `[acceptance]` table: signed approval by the owner's key (with `--owner-key`) and the
+/// files protected besides `discern.toml` (nothing when there is neither).
+fn acceptance(paths: &[String], owner: Option<&owner::Owner>) -> String {
+    if paths.is_empty() && owner.is_none() {
         return String::new();
     }
-    format!(
-        "\n# Files that define the gate besides this one (the CI that runs discern, and what a job\n\
-         # runs: the manifest that defines its command, settings that can replace it, the folders\n\
-         # of its scripts and the helpers they name): a change to any is a protected change, landed\n\
-         # only with the owner's approval. Fit the list before committing it: later, changing it\n\
-         # is a protected change too.\n\
-         [acceptance]\nprotected = {}\n",
-        toml_list(paths)
-    )
+    let mut text = String::from("\n[acceptance]\n");
+    if let Some(owner) = owner {
+        text.push_str(&owner::acceptance_keys(owner));
+    }
+    if !paths.is_empty() {
+        text.push_str(&format!(
+            "# Files that define the gate besides this one (the CI that runs discern, and what a job\n\
+             # runs: the manifest that defines its command, settings that can replace it, the folders\n\
+             # of its scripts and the helpers they name): a change to any is a protected change, landed\n\
+             # only with the owner's approval. Fit the list before committing it: later, changing it\n\
+             # is a protected change too.\n\
+             protected = {}\n",
+            toml_list(paths)
+        ));
+    }
+    text
 }
 
 fn toml_number(value: f64) -> String {

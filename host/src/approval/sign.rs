@@ -178,3 +178,24 @@ fn last_line(bytes: &[u8]) -> String {
         .unwrap_or("no reason given")
         .to_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_signers_file_that_cannot_be_read_is_named_in_the_refusal() {
+        let refused = super::verify_file(
+            (
+                ".discern/allowed_signers",
+                b"owner ssh-ed25519 AAAA-not-base64\n",
+            ),
+            "payload",
+            "not a signature",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            refused.contains("line 1 of the allowed-signers file .discern/allowed_signers"),
+            "{refused}"
+        );
+    }
+}

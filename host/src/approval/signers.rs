@@ -278,6 +278,21 @@ mod tests {
     }
 
     #[test]
+    fn a_malformed_line_is_named_with_its_file_and_number() {
+        let err = parse(&format!(
+            "# the owner\nowner@example.com {KEY}\nowner@example.com ssh-ed25519\n"
+        ))
+        .unwrap_err()
+        .in_file(".discern/allowed_signers");
+        assert_eq!(err.line, 3);
+        let text = err.to_string();
+        assert!(
+            text.starts_with("line 3 of the allowed-signers file .discern/allowed_signers is not an allowed-signers line (its key has no data)"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn garbage_keys_and_options_are_refused() {
         assert!(parse("owner ssh-ed25519 notbase64").is_err());
         assert!(parse(&format!("owner sudo=\"yes\" {KEY}")).is_err());

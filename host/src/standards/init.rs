@@ -338,7 +338,7 @@ fn write(
     let envelope = wrote(&path, &head.to_string(), &trunk, &kept, &values);
     Ok(match &owner {
         Some(owner) => envelope.with_hint(Hint::new(
-            HintId::InitCommit,
+            HintId::InitSignedApproval,
             format!(
                 "Signed approval from the first commit: commit {} with discern.toml; only a signature by {}'s key (`discern approve`) approves a loosened limit or a change to the gate of {}.",
                 owner::SIGNERS,
@@ -346,7 +346,7 @@ fn write(
                 owner.repository
             ),
         )),
-        None => envelope.with_hint(Hint::new(HintId::InitCommit, owner::LATER)),
+        None => envelope.with_hint(Hint::new(HintId::InitSignedApproval, owner::LATER)),
     })
 }
 

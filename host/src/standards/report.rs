@@ -469,7 +469,7 @@ fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Sect
 fn trunk_routes(first: &crate::measure::UnapprovedChange) -> Hint {
     let commit = short(&first.commit);
     Hint::next_step(
-        HintId::StandardsRestoreDefinition,
+        HintId::StandardsGateChangedOnTrunk,
         format!(
             "The trunk changed its own gate in {commit} without the owner's approval. Undo it (`git revert {commit}`: restoring what was there is no change) and make the change in an effort instead (`discern start`, commit it there, `discern done`, `discern accept`, where the owner approves it); or, as the owner who made it here on purpose, judge the trunk from that commit on (`discern standards --baseline {commit}`): CI's check of the push that brought it still fails it"
         ),

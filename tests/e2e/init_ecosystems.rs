@@ -127,8 +127,9 @@ fn init_on_bun_and_npm_lockfiles_writes_a_setup_its_jobs_pass_after_in_a_fresh_w
     let (text, config) = generated(&repo);
     insta::assert_snapshot!(text);
     assert_eq!(config.worktree.setup, ["npm ci"], "{text}");
-    // Without --owner-key, init says how signed approval is added.
+    // Without --owner-key, init says how signed approval is added; node_modules/ is ignored.
     assert!(init["hints"].to_string().contains("--owner-key"), "{init}");
+    assert!(!init["hints"].to_string().contains("Ignore what"), "{init}");
 
     repo.commit("add discern.toml");
     let fresh = repo.parent().join("fresh");
@@ -163,7 +164,15 @@ fn init_on_a_bun_repository_installs_with_bun() {
     .write("bun.lock", "{}\n")
     .write("src/a.ts", "export const a = 1;\n");
     repo.commit("a bun project");
-    assert_eq!(discern(&repo, &["init", "--json"], None)["ok"], true);
+    let init = discern(&repo, &["init", "--json"], None);
+    assert_eq!(init["ok"], true, "{init}");
+    // No .gitignore: the install would leave every worktree dirty, and init says so.
+    assert!(
+        init["hints"]
+            .to_string()
+            .contains("Ignore what the setup installs (node_modules/"),
+        "{init}"
+    );
     let (text, config) = generated(&repo);
     assert_eq!(
         config.worktree.setup,

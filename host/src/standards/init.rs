@@ -335,7 +335,26 @@ fn write(
         path: path.clone(),
         source,
     })?;
-    let envelope = wrote(&path, &head.to_string(), &trunk, &kept, &values);
+    let mut envelope = wrote(&path, &head.to_string(), &trunk, &kept, &values);
+    let unignored: Vec<&str> = plan
+        .creates
+        .iter()
+        .filter(|folder| {
+            ws.repo
+                .git(&["check-ignore", "-q", "--no-index", folder])
+                .is_err()
+        })
+        .map(String::as_str)
+        .collect();
+    if !unignored.is_empty() {
+        envelope = envelope.with_hint(Hint::next_step(
+            HintId::InitCommit,
+            format!(
+                "Ignore what the setup installs ({}: add it to .gitignore and commit that with discern.toml): a worktree holding files git does not ignore is not clean, and the gate proves only clean commits",
+                unignored.join(", ")
+            ),
+        ));
+    }
     Ok(match &owner {
         Some(owner) => envelope.with_hint(Hint::new(
             HintId::InitSignedApproval,

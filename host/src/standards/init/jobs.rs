@@ -38,6 +38,9 @@ pub(super) struct Plan {
     pub(super) setup: Vec<String>,
     pub(super) jobs: Vec<Job>,
     pub(super) notes: Vec<String>,
+    /// The folders the setup steps fill (`node_modules/`, `.venv/`): unless git ignores them,
+    /// every effort's worktree is dirty once they ran.
+    pub(super) creates: Vec<String>,
 }
 
 impl Plan {
@@ -133,6 +136,7 @@ mod tests {
             setup: vec!["cd web && bun install --frozen-lockfile".to_owned()],
             jobs: vec![job("web_bun_test", "test", "cd web && bun run test")],
             notes: vec!["a note".to_owned()],
+            creates: vec!["web/node_modules/".to_owned()],
         };
         let config = crate::config::Config::parse(&plan.render()).expect("valid");
         assert_eq!(config.worktree.setup, plan.setup);

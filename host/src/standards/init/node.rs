@@ -149,6 +149,7 @@ pub(super) fn add(
     let (tool, note) = tool(files, folder, &package, installed);
     let locked = tool.lockfiles().iter().any(|f| files.has(&folder.path(f)));
     plan.setup.push(folder.command(tool.install(locked)));
+    plan.creates.push(folder.path("node_modules/"));
     plan.notes.extend(note);
     if !locked {
         plan.notes.push(format!(

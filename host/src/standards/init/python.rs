@@ -66,6 +66,10 @@ fn environment(files: &Files, folder: Folder) -> Environment {
 pub(super) fn add(plan: &mut Plan, files: &Files, folder: Folder) {
     let env = environment(files, folder);
     plan.setup.push(folder.command(&env.install));
+    // poetry keeps its environments outside the project unless told otherwise.
+    if env.run != "poetry run " {
+        plan.creates.push(folder.path(".venv/"));
+    }
     let test = job(
         &folder.name("pytest"),
         "test",

@@ -1,6 +1,8 @@
 //! `discern init`: find the built-in Standards that fit this repository, measure them on the
 //! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
 
+mod candidates;
+mod driver;
 mod ecosystem;
 mod jobs;
 mod node;
@@ -14,6 +16,8 @@ use std::io::Write;
 use std::path::Path;
 
 use gix::ObjectId;
+
+use candidates::{Candidate, candidates, toml_list};
 
 use crate::config::{Config, Direction};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
@@ -186,88 +190,6 @@ impl NotWritten {
     }
 }
 
-struct Language {
-    key: &'static str,
-    name: &'static str,
-    globs: &'static [&'static str],
-    /// A regex for lint suppressions in this language, and what it catches.
-    suppressions: Option<(&'static str, &'static str)>,
-}
-
-const LANGUAGES: &[Language] = &[
-    Language {
-        key: "rust",
-        name: "Rust",
-        globs: &["**/*.rs"],
-        suppressions: Some((
-            r"#!?\[allow\(",
-            "each `#[allow(` or `#![allow(` attribute (one per attribute, however many lints it names)",
-        )),
-    },
-    Language {
-        key: "typescript",
-        name: "TypeScript/JavaScript",
-        globs: &[
-            "**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts", "**/*.js", "**/*.jsx", "**/*.mjs",
-            "**/*.cjs",
-        ],
-        suppressions: Some((
-            r"eslint-disable|@ts-ignore|@ts-expect-error",
-            "each `eslint-disable` (also `-line` and `-next-line`), `@ts-ignore` and `@ts-expect-error`",
-        )),
-    },
-    Language {
-        key: "python",
-        name: "Python",
-        globs: &["**/*.py"],
-        suppressions: Some((
-            r"#\s*(type:\s*ignore|noqa)",
-            "each `# type: ignore` and `# noqa` comment (with or without codes)",
-        )),
-    },
-    Language {
-        key: "go",
-        name: "Go",
-        globs: &["**/*.go"],
-        suppressions: Some((
-            r"//\s*nolint",
-            "each `//nolint` comment (with or without linters)",
-        )),
-    },
-    Language {
-        key: "java",
-        name: "Java/Kotlin",
-        globs: &["**/*.java", "**/*.kt"],
-        suppressions: Some((
-            r"@SuppressWarnings",
-            "each `@SuppressWarnings` annotation (one per annotation, however many warnings)",
-        )),
-    },
-    Language {
-        key: "c",
-        name: "C/C++",
-        globs: &["**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.hpp"],
-        suppressions: None,
-    },
-    Language {
-        key: "ruby",
-        name: "Ruby",
-        globs: &["**/*.rb"],
-        suppressions: Some((
-            r"rubocop:disable",
-            "each `rubocop:disable` comment (one per comment, however many cops)",
-        )),
-    },
-];
-
-/// One Standard `init` proposes.
-struct Candidate {
-    name: String,
-    comment: String,
-    direction: Direction,
-    body: String,
-}
-
 pub(crate) fn init(
     ws: &Workspace,
     runtime: &Runtime,
@@ -278,7 +200,7 @@ pub(crate) fn init(
         return *refusal;
     }
     if request.merge_driver {
-        return install_driver(ws);
+        return driver::install_driver(ws);
     }
     match write(ws, runtime, request, progress) {
         Ok(envelope) => envelope,
@@ -381,67 +303,6 @@ fn on_path(tool: &str) -> bool {
     })
 }
 
-/// The merge driver for `discern.toml`: the `.gitattributes` line (to commit, so every clone
-/// asks for it) and this clone's `merge.discern.*` config (each clone runs it once), naming
-/// what changed.
-fn install_driver(ws: &Workspace) -> Envelope {
-    const LINE: &str = "discern.toml merge=discern";
-    let mut changed = Vec::new();
-    let attributes = ws.root().join(".gitattributes");
-    let existing = std::fs::read_to_string(&attributes).unwrap_or_default();
-    if !existing.lines().any(|l| l.trim() == LINE) {
-        let separator = if existing.is_empty() || existing.ends_with('\n') {
-            ""
-        } else {
-            "\n"
-        };
-        let text = format!("{existing}{separator}{LINE}\n");
-        if let Err(e) = std::fs::write(&attributes, text) {
-            return refusal(&NotWritten::Write {
-                path: attributes,
-                source: e,
-            });
-        }
-        changed.push(format!(".gitattributes: added `{LINE}` (commit it)"));
-    }
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "discern".to_owned());
-    let driver = format!("'{}' merge-driver %O %A %B %P", exe.replace('\'', "'\\''"));
-    for (key, value) in [
-        (
-            "merge.discern.name",
-            "discern: discern.toml merged by meaning",
-        ),
-        ("merge.discern.driver", driver.as_str()),
-    ] {
-        if let Err(e) = ws.repo.git(&["config", key, value]) {
-            return Envelope::refusal(
-                VERB,
-                ErrorSlug::PreconditionFailed,
-                format!("This clone's git config cannot be written ({key}): {e}."),
-                Hint::next_step(
-                    HintId::CheckRepository,
-                    "Fix the repository's config, then install again",
-                ),
-            );
-        }
-        changed.push(format!("this clone's git config: {key} = {value}"));
-    }
-    Envelope::ok(
-        VERB,
-        serde_json::json!({ "merge_driver": driver, "changed": changed }),
-        Report {
-            state: "discern's merge driver is installed: git merges discern.toml by meaning in this clone (forges run no driver: use `discern resolve` there).".to_owned(),
-            sections: vec![Section {
-                table: None,
-                title: "Changed".to_owned(),
-                lines: changed,
-            }],
-        },
-    )
-}
-
 /// The committed HEAD and its snapshot: what `init` measures.
 fn committed(ws: &Workspace) -> Result<(ObjectId, Snapshot), NotWritten> {
     let Ok(Some(head)) = ws.repo.head() else {
@@ -533,115 +394,6 @@ fn wrote(
         HintId::InitCommit,
         "Review discern.toml, commit it (`git add discern.toml && git commit -m \"Add discern Standards\"`), then measure",
     ).with_action(Action::new("standards")))
-}
-
-/// The languages with enough files to be this repository's, each with its paths (its globs
-/// and the exclusions every starter Standard carries).
-fn languages(snapshot: &Snapshot, exclusions: &[String]) -> Vec<(&'static Language, Vec<String>)> {
-    let found: Vec<(&Language, Vec<String>, usize)> = LANGUAGES
-        .iter()
-        .map(|language| {
-            let mut specs: Vec<String> = language.globs.iter().map(|g| (*g).to_owned()).collect();
-            specs.extend_from_slice(exclusions);
-            let files = paths::count(snapshot, &specs);
-            (language, specs, files)
-        })
-        .filter(|(_, _, files)| *files > 0)
-        .collect();
-    let most = found.iter().map(|(_, _, files)| *files).max();
-    found
-        .into_iter()
-        .filter(|(_, _, files)| *files >= paths::MIN_FILES || Some(*files) == most)
-        .map(|(language, specs, _)| (language, specs))
-        .collect()
-}
-
-fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
-    let mut out = Vec::new();
-    let mut source_globs: Vec<String> = Vec::new();
-    let exclusions = paths::exclusions(snapshot);
-    for (language, specs) in languages(snapshot, &exclusions) {
-        source_globs.extend(language.globs.iter().map(|g| (*g).to_owned()));
-        let paths = toml_list(&specs);
-        out.push(Candidate {
-            name: format!("{}_longest_file_lines", language.key),
-            comment: format!("The longest {} file, in lines (newlines, plus a last line without one).", language.name),
-            direction: Direction::Down,
-            body: format!("producer = \"builtin:extent\"\nconfig = {{ paths = {paths} }}\nmetric = \"max_lines\"\n"),
-        });
-        if let Some((pattern, what)) = language.suppressions {
-            out.push(Candidate {
-                name: format!("{}_suppressions", language.key),
-                comment: format!("Lint suppressions in {} code: counts {what}; every match of the pattern, as `git grep -P -o` prints them.", language.name),
-                direction: Direction::Down,
-                body: format!(
-                    "producer = \"builtin:pattern\"\nconfig = {{ pattern = '{pattern}', paths = {paths} }}\nmetric = \"matches\"\n"
-                ),
-            });
-        }
-    }
-    let sources = source_globs.clone();
-    if !source_globs.is_empty() {
-        source_globs.extend(exclusions);
-        let paths = toml_list(&source_globs);
-        // A count, not a rate: a rate per line would rise when code without markers is
-        // deleted, failing the gate for work that made nothing worse.
-        out.push(Candidate {
-            name: "todo_markers".to_owned(),
-            comment: "TODO and FIXME markers in source: counts each whole word TODO or FIXME (case-sensitive), one per occurrence, as `git grep -P -o` prints them. A count, not a rate, so deleting code never raises it.".to_owned(),
-            direction: Direction::Down,
-            body: format!(
-                "producer = \"builtin:pattern\"\nconfig = {{ pattern = '\\b(TODO|FIXME)\\b', paths = {paths} }}\nmetric = \"matches\"\n"
-            ),
-        });
-    }
-    if let Some(candidate) = largest_other_file(snapshot, &sources) {
-        out.push(candidate);
-    }
-    out
-}
-
-/// The largest tracked file that is not source (the source files have their longest-file
-/// Standard): no two Standards read the same file.
-fn largest_other_file(snapshot: &Snapshot, sources: &[String]) -> Option<Candidate> {
-    // discern's own files (the signers file, approvals) are the gate's, not the project's.
-    let mut specs = vec![
-        "**".to_owned(),
-        format!(":(exclude){}", crate::config::FILE),
-        ":(exclude).discern/**".to_owned(),
-    ];
-    specs.extend(sources.iter().map(|g| format!(":(exclude){g}")));
-    if paths::count(snapshot, &specs) == 0 {
-        return None;
-    }
-    let what = match sources.is_empty() {
-        true => "any tracked file",
-        false => {
-            "a tracked file that is not source (each language's longest-file Standard holds those)"
-        }
-    };
-    Some(Candidate {
-        name: "largest_file_bytes".to_owned(),
-        comment: format!(
-            "The size of the largest file, in bytes, of {what}; discern.toml and .discern/ aside."
-        ),
-        direction: Direction::Down,
-        body: format!(
-            "producer = \"builtin:file-size\"\nconfig = {{ paths = {} }}\nmetric = \"max_bytes\"\n",
-            toml_list(&specs)
-        ),
-    })
-}
-
-fn toml_list<S: AsRef<str>>(items: &[S]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|i| format!("{:?}", i.as_ref()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }
 
 fn render(

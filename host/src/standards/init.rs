@@ -190,6 +190,80 @@ impl NotWritten {
     }
 }
 
+struct Language {
+    key: &'static str,
+    name: &'static str,
+    globs: &'static [&'static str],
+    /// A regex for lint suppressions in this language, and what it catches.
+    suppressions: Option<(&'static str, &'static str)>,
+}
+
+const LANGUAGES: &[Language] = &[
+    Language {
+        key: "rust",
+        name: "Rust",
+        globs: &["**/*.rs"],
+        suppressions: Some((
+            r"#!?\[allow\(",
+            "each `#[allow(` or `#![allow(` attribute (one per attribute, however many lints it names)",
+        )),
+    },
+    Language {
+        key: "typescript",
+        name: "TypeScript/JavaScript",
+        globs: &[
+            "**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts", "**/*.js", "**/*.jsx", "**/*.mjs",
+            "**/*.cjs",
+        ],
+        suppressions: Some((
+            r"eslint-disable|@ts-ignore|@ts-expect-error",
+            "each `eslint-disable` (also `-line` and `-next-line`), `@ts-ignore` and `@ts-expect-error`",
+        )),
+    },
+    Language {
+        key: "python",
+        name: "Python",
+        globs: &["**/*.py"],
+        suppressions: Some((
+            r"#\s*(type:\s*ignore|noqa)",
+            "each `# type: ignore` and `# noqa` comment (with or without codes)",
+        )),
+    },
+    Language {
+        key: "go",
+        name: "Go",
+        globs: &["**/*.go"],
+        suppressions: Some((
+            r"//\s*nolint",
+            "each `//nolint` comment (with or without linters)",
+        )),
+    },
+    Language {
+        key: "java",
+        name: "Java/Kotlin",
+        globs: &["**/*.java", "**/*.kt"],
+        suppressions: Some((
+            r"@SuppressWarnings",
+            "each `@SuppressWarnings` annotation (one per annotation, however many warnings)",
+        )),
+    },
+    Language {
+        key: "c",
+        name: "C/C++",
+        globs: &["**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.hpp"],
+        suppressions: None,
+    },
+    Language {
+        key: "ruby",
+        name: "Ruby",
+        globs: &["**/*.rb"],
+        suppressions: Some((
+            r"rubocop:disable",
+            "each `rubocop:disable` comment (one per comment, however many cops)",
+        )),
+    },
+];
+
 pub(crate) fn init(
     ws: &Workspace,
     runtime: &Runtime,

@@ -107,6 +107,8 @@ fn a_job_edited_on_the_trunk_is_refused_as_a_protected_change_with_every_route_n
         )
         .json();
     assert_eq!(ci["ok"], true, "{ci}");
+    assert_eq!(ci["data"]["limits"]["baseline_kind"], "given", "{ci}");
+    assert_eq!(ci["data"]["limits"]["baseline"], edited.as_str(), "{ci}");
 }
 
 #[test]
@@ -143,4 +145,35 @@ fn a_loosened_limit_on_the_trunk_is_a_loosening_and_its_revert_no_change() {
     fixture.git_in(fixture.path(), &["revert", "--no-edit", &loosened]);
     let reverted = fixture.run(&["standards", "--json"]).json();
     assert_eq!(reverted["ok"], true, "{reverted}");
+}
+
+/// What the owner approved when it landed is in force: undoing it straight on the trunk is a
+/// change of its own, never a free revert.
+#[test]
+fn undoing_an_approved_change_on_the_trunk_is_a_change_not_a_revert() {
+    use crate::support::LANDING_CONFIG;
+    let fixture = Fixture::new(LANDING_CONFIG);
+    let stronger = LANDING_CONFIG.replace("test = \"true\"", "test = \"exit 0\"");
+    let path = crate::approval::effort(&fixture, "stronger", &[("discern.toml", &stronger)]);
+    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let approved = fixture.on_terminal(
+        fixture.path(),
+        &["approve", "--effort", "stronger"],
+        "yes\n",
+    );
+    assert_eq!(approved.code, 0, "{}", approved.stdout);
+    let landed = fixture
+        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
+        .json();
+    assert_eq!(landed["ok"], true, "{landed}");
+    assert_eq!(fixture.run(&["standards", "--json"]).json()["ok"], true);
+
+    std::fs::write(fixture.path().join("discern.toml"), LANDING_CONFIG).unwrap();
+    fixture.repo.commit("back to the weaker job");
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(json["ok"], false, "{json}");
+    assert_eq!(json["data"]["limits"]["status"], "unapproved", "{json}");
+    assert_eq!(json["data"]["limits"]["baseline_kind"], "landing", "{json}");
+    assert!(!json.to_string().contains("restores the gate"), "{json}");
 }

@@ -115,7 +115,11 @@ fn judge(
                 short(&base.to_string()),
                 repo.subject(base)?
             ));
-            (judged, base, kind) = (again, restored, BaselineKind::Restored);
+            judged = again;
+            // A baseline the runner gave stays the one named (the findings compare with it).
+            if kind != BaselineKind::Given {
+                (base, kind) = (restored, BaselineKind::Restored);
+            }
         }
     }
     check.summary.baseline = Some(base.to_string());

@@ -13,17 +13,18 @@ struct Environment {
     run: &'static str,
 }
 
-/// Whether `folder` holds a Python project.
+/// Whether `folder` holds a Python project: a lockfile, requirements, `setup.py`, or a
+/// `pyproject.toml` that defines a package (one holding only tools' settings — ruff, black — in
+/// another language's repository is no project).
 pub(super) fn present(files: &Files, folder: Folder) -> bool {
-    [
-        "uv.lock",
-        "poetry.lock",
-        "requirements.txt",
-        "pyproject.toml",
-        "setup.py",
-    ]
-    .iter()
-    .any(|f| files.has(&folder.path(f)))
+    ["uv.lock", "poetry.lock", "requirements.txt", "setup.py"]
+        .iter()
+        .any(|f| files.has(&folder.path(f)))
+        || files.text(&folder.path("pyproject.toml")).is_some_and(|t| {
+            ["[project]", "[tool.poetry]", "[build-system]"]
+                .iter()
+                .any(|table| t.contains(table))
+        })
 }
 
 fn environment(files: &Files, folder: Folder) -> Environment {
@@ -62,22 +63,24 @@ fn environment(files: &Files, folder: Folder) -> Environment {
     }
 }
 
-/// The setup step and the test job of the Python project in `folder`.
+/// The setup step and the test job of the Python project in `folder`; nothing where no job
+/// would use the environment (a folder of documentation's requirements, say).
 pub(super) fn add(plan: &mut Plan, files: &Files, folder: Folder) {
     let env = environment(files, folder);
-    plan.setup.push(folder.command(&env.install));
-    // poetry keeps its environments outside the project unless told otherwise.
-    if env.run != "poetry run " {
-        plan.creates.push(folder.path(".venv/"));
-    }
     let test = job(
         &folder.name("pytest"),
         "test",
         &folder.command(&format!("{}pytest", env.run)),
     );
-    if let Some(test) = pytest(files, folder, test) {
-        plan.jobs.push(test);
+    let Some(test) = pytest(files, folder, test) else {
+        return;
+    };
+    plan.setup.push(folder.command(&env.install));
+    // poetry keeps its environments outside the project unless told otherwise.
+    if env.run != "poetry run " {
+        plan.creates.push(folder.path(".venv/"));
     }
+    plan.jobs.push(test);
 }
 
 /// pytest at the root of a repository with no Python project there (no environment to make).

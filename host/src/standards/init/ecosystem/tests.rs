@@ -180,10 +180,30 @@ fn python_installs_by_its_lockfile_and_runs_pytest_in_that_environment() {
             &[]
         )
     );
-    // No configuration and no tests: no pytest job, the install all the same.
+    // A package with tests but no requirements installs itself.
+    let package = written(
+        &[
+            ("pyproject.toml", "[project]\nname = \"x\"\n"),
+            ("tests/test_x.py", "def test_x():\n    pass\n"),
+        ],
+        &[],
+    );
+    assert!(package.contains("pip install -e ."), "{package}");
+    // No tests: no job would use an environment, so none is made.
     let bare = written(&[("pyproject.toml", "[project]\nname = \"x\"\n")], &[]);
-    assert!(bare.contains("pip install -e ."), "{bare}");
-    assert!(!bare.contains("pytest"), "{bare}");
+    assert_eq!(bare, "", "{bare}");
+    // A pyproject.toml of tools' settings beside JavaScript is no Python project.
+    let tools = written(
+        &[
+            ("package.json", BUILD_AND_TEST),
+            ("pyproject.toml", "[tool.ruff]\nline-length = 100\n"),
+        ],
+        &[],
+    );
+    assert!(
+        !tools.contains("python") && !tools.contains("venv"),
+        "{tools}"
+    );
 }
 
 #[test]

@@ -109,6 +109,14 @@ fn a_job_edited_on_the_trunk_is_refused_as_a_protected_change_with_every_route_n
     assert_eq!(ci["ok"], true, "{ci}");
     assert_eq!(ci["data"]["limits"]["baseline_kind"], "given", "{ci}");
     assert_eq!(ci["data"]["limits"]["baseline"], edited.as_str(), "{ci}");
+
+    // Applying the edit again restores a gate that never had approval: a change, no revert.
+    let reverted_head = fixture.git_out(fixture.path(), &["rev-parse", "HEAD"]);
+    fixture.git_in(fixture.path(), &["revert", "--no-edit", &reverted_head]);
+    let again = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(again["ok"], false, "{again}");
+    assert_eq!(again["data"]["limits"]["status"], "unapproved", "{again}");
+    assert!(!again.to_string().contains("restores the gate"), "{again}");
 }
 
 #[test]

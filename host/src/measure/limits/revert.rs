@@ -3,7 +3,9 @@
 //! before the change — the tip changes nothing: it is judged from that ancestor, never as a
 //! second change against the unapproved one. Only what was never in force may be undone so: the
 //! stretch undone carries no approval (no landing's Proof note, no approval in the tree), and
-//! going back to the ancestor loosens no limit and deletes nothing the stretch did not add.
+//! going back to the ancestor loosens no limit and deletes nothing the stretch did not add; and
+//! the ancestor's gate itself got there legitimately (`trunk::legitimate`), so re-applying a
+//! change after its revert is no revert.
 
 use gix::ObjectId;
 
@@ -33,6 +35,19 @@ pub(super) fn restored(
             return Ok(undoes_only_unapproved(repo, candidate, base)?.then_some(candidate));
         }
         stepped = candidate;
+    }
+    Ok(None)
+}
+
+/// The commit that made `at`'s gate what it is: walking back the first-parent chain while the
+/// gate stays the same, the last commit reached (`None` past [`SEARCH`] commits).
+pub(super) fn establishing(repo: &Repo, at: ObjectId) -> Result<Option<ObjectId>, RepoError> {
+    let mut commit = at;
+    for _ in 0..SEARCH {
+        match repo.first_parent(commit)? {
+            Some(parent) if same_gate(repo, parent, commit)? => commit = parent,
+            _ => return Ok(Some(commit)),
+        }
     }
     Ok(None)
 }

@@ -101,7 +101,7 @@ fn judge(
         && let Some(restored) = super::revert::restored(repo, base, against.head)?
     {
         let again = judged_from(repo, restored, against.head)?;
-        if again.unapproved.is_empty() {
+        if again.unapproved.is_empty() && legitimate(repo, restored, LEGITIMACY_DEPTH)? {
             let mut keys: Vec<String> = judged
                 .unapproved
                 .iter()
@@ -159,6 +159,34 @@ fn judge(
         check.forbid(what, message, &show);
     }
     Ok(())
+}
+
+/// How many reverts back a restored gate's legitimacy is followed before it counts as not.
+const LEGITIMACY_DEPTH: usize = 4;
+
+/// Whether the gate at `at` got there legitimately: the commit that established it was approved
+/// (or changed nothing only the owner may change, or is the history's start), or itself
+/// restored a gate that got there legitimately — followed `depth` reverts back, else not.
+fn legitimate(repo: &Repo, at: ObjectId, depth: usize) -> Result<bool, RepoError> {
+    let Some(established) = super::revert::establishing(repo, at)? else {
+        return Ok(false);
+    };
+    let Some(parent) = repo.first_parent(established)? else {
+        return Ok(true);
+    };
+    if judged_from(repo, parent, established)?
+        .unapproved
+        .is_empty()
+    {
+        return Ok(true);
+    }
+    if depth == 0 {
+        return Ok(false);
+    }
+    match super::revert::restored(repo, parent, established)? {
+        Some(restored) => legitimate(repo, restored, depth - 1),
+        None => Ok(false),
+    }
 }
 
 /// `base..head` judged: each change no approval covers (with why an approval the stretch

@@ -155,7 +155,7 @@ fn invalid_config_names_table_key_and_line() {
         .iter()
         .map(|d| d["message"].as_str().unwrap())
         .collect();
-    assert!(messages.contains(&"discern.toml:7: unknown table [jobz] (allowed tables: repository, jobs, acceptance, map, evidence, standards)"), "{messages:#?}");
+    assert!(messages.contains(&"discern.toml:7: unknown table [jobz] (allowed tables: repository, jobs, acceptance, map, evidence, standards, worktree)"), "{messages:#?}");
     assert!(
         messages.iter().any(|m| m.starts_with(
             "discern.toml:2: [standards.todo] direction: unknown direction \"sideways\""

@@ -21,6 +21,7 @@ mod findings;
 mod forge;
 mod gains;
 mod grouped;
+mod init_ecosystems;
 mod init_fit;
 #[cfg(feature = "remote-cache")]
 mod install;
@@ -35,6 +36,7 @@ mod mcp_wire;
 mod merging;
 #[cfg(feature = "remote-cache")]
 mod nginx;
+mod owner_gate;
 mod producer_kit;
 mod proposal_commits;
 mod provision;

@@ -147,9 +147,9 @@ pub(crate) fn check(
                 principal,
                 fingerprint,
             },
-            Some((_, signers)),
+            Some((path, signers)),
         ) => {
-            let signer = verify(signers, &granted.payload, signature)
+            let signer = sign::verify_file((path, signers), &granted.payload, signature)
                 .map_err(|e| NotApproved::BadSignature(e.to_string()))?;
             if &signer.principal != principal || &signer.fingerprint != fingerprint {
                 return Err(NotApproved::BadSignature(

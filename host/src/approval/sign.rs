@@ -92,6 +92,16 @@ pub fn verify(signers: &[u8], payload: &str, signature: &str) -> Result<Signer, 
     verify_for(NAMESPACE, signers, payload, signature)
 }
 
+/// [`verify`] against the allowed-signers file at `path` (its content `signers`): a malformed
+/// line is refused naming the file and the line.
+pub(crate) fn verify_file(
+    (path, signers): (&str, &[u8]),
+    payload: &str,
+    signature: &str,
+) -> Result<Signer, SignError> {
+    verify_listed(NAMESPACE, Some(path), signers, payload, signature)
+}
+
 /// Verify `signature` over `payload`, made for `namespace`, against `signers`: the signature
 /// must be an SSHSIG for exactly that namespace, by a key a line of the file lists, and that
 /// line must allow the namespace now (`namespaces=`, `valid-after`, `valid-before`; a
@@ -102,9 +112,25 @@ pub fn verify_for(
     payload: &str,
     signature: &str,
 ) -> Result<Signer, SignError> {
+    verify_listed(namespace, None, signers, payload, signature)
+}
+
+fn verify_listed(
+    namespace: &str,
+    path: Option<&str>,
+    signers: &[u8],
+    payload: &str,
+    signature: &str,
+) -> Result<Signer, SignError> {
     let text = std::str::from_utf8(signers)
         .map_err(|_| SignError::Invalid("the allowed-signers file is not UTF-8".to_owned()))?;
-    let listed = super::signers::parse(text).map_err(|e| SignError::Invalid(e.to_string()))?;
+    let listed = super::signers::parse(text).map_err(|e| {
+        let e = match path {
+            Some(path) => e.in_file(path),
+            None => e,
+        };
+        SignError::Invalid(e.to_string())
+    })?;
     let sig = ssh_key::SshSig::from_pem(signature.trim())
         .map_err(|e| SignError::Invalid(format!("it is not an SSH signature ({e})")))?;
     let lines: Vec<_> = listed
@@ -151,4 +177,25 @@ fn last_line(bytes: &[u8]) -> String {
         .rfind(|l| !l.is_empty() && !l.starts_with("Signing data"))
         .unwrap_or("no reason given")
         .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_signers_file_that_cannot_be_read_is_named_in_the_refusal() {
+        let refused = super::verify_file(
+            (
+                ".discern/allowed_signers",
+                b"owner ssh-ed25519 AAAA-not-base64\n",
+            ),
+            "payload",
+            "not a signature",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            refused.contains("line 1 of the allowed-signers file .discern/allowed_signers"),
+            "{refused}"
+        );
+    }
 }

@@ -27,11 +27,22 @@ pub(crate) struct AllowedSigner {
 /// Why the file cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "line {line} of the allowed-signers file is not an allowed-signers line ({why}); write `principal [options] keytype key`, for example: {EXAMPLE}"
+    "line {line} of {} is not an allowed-signers line ({why}); write `principal [options] keytype key`, for example: {EXAMPLE}",
+    .file.as_deref().map_or("the allowed-signers file".to_owned(), |f| format!("the allowed-signers file {f}"))
 )]
 pub(crate) struct Malformed {
+    /// The file's path in the repository, where the caller knows it.
+    pub file: Option<String>,
     pub line: usize,
     pub why: String,
+}
+
+impl Malformed {
+    /// The same refusal, naming the file it is in.
+    pub(crate) fn in_file(mut self, path: &str) -> Self {
+        self.file = Some(path.to_owned());
+        self
+    }
 }
 
 /// Every line of `text` (blank lines and `#` comments skipped).
@@ -43,6 +54,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<AllowedSigner>, Malformed> {
             continue;
         }
         let malformed = |why: &str| Malformed {
+            file: None,
             line: index + 1,
             why: why.to_owned(),
         };
@@ -263,6 +275,21 @@ mod tests {
         let err = parse(&format!("\n{KEY} owner@laptop\n")).unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.to_string().contains("for example"), "{err}");
+    }
+
+    #[test]
+    fn a_malformed_line_is_named_with_its_file_and_number() {
+        let err = parse(&format!(
+            "# the owner\nowner@example.com {KEY}\nowner@example.com ssh-ed25519\n"
+        ))
+        .unwrap_err()
+        .in_file(".discern/allowed_signers");
+        assert_eq!(err.line, 3);
+        let text = err.to_string();
+        assert!(
+            text.starts_with("line 3 of the allowed-signers file .discern/allowed_signers is not an allowed-signers line (its key has no data)"),
+            "{text}"
+        );
     }
 
     #[test]

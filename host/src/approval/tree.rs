@@ -174,12 +174,13 @@ impl TreeApproval {
         if self.version != VERSION || !self.items.consistent() {
             return Err(NotCounted::Malformed);
         }
-        let (ApprovalPolicy::Signed, Some((_, signers))) = (policy.approval, &policy.signers)
+        let (ApprovalPolicy::Signed, Some((path, signers))) = (policy.approval, &policy.signers)
         else {
             return Err(NotCounted::NotSigned);
         };
-        let signer = super::verify(signers, &self.items.payload(), &self.signature)
-            .map_err(NotCounted::Signature)?;
+        let signer =
+            super::sign::verify_file((path, signers), &self.items.payload(), &self.signature)
+                .map_err(NotCounted::Signature)?;
         match signer.fingerprint == self.fingerprint {
             true => Ok(()),
             false => Err(NotCounted::OtherSigner),

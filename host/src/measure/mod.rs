@@ -33,7 +33,9 @@ pub(crate) use diagnostic::{WHY_SHOWN, display, locate};
 pub(crate) use engine::begin;
 pub(crate) use error::MeasureError;
 pub(crate) use judge::{assess, skipped};
-pub(crate) use limits::{LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim};
+pub(crate) use limits::{
+    LimitsCheck, LimitsStatus, LimitsSummary, ProposalClaim, UnapprovedChange,
+};
 pub use options::{EvidenceUse, Options};
 pub(crate) use reading::{EPSILON, Verdict, pin_eligible, pin_target};
 pub use result::Measured;

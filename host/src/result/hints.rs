@@ -50,6 +50,7 @@ hint_ids! {
     StandardsMoveMetricBack,
     StandardsNeverMoveLimit,
     StandardsRestoreDefinition,
+    StandardsGateChangedOnTrunk,
     StandardsFixProducer,
     StandardsForceNotRecorded,
     StandardsHeadMoved,
@@ -60,6 +61,7 @@ hint_ids! {
     ProposalAwaitsOwner,
     InitExists,
     InitCommit,
+    InitSignedApproval,
     StartFromMain,
     WorkInEffort,
     MainCheckoutDirty,
@@ -95,7 +97,7 @@ impl HintId {
         use HintId::*;
         match self {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
-            StandardsHeadMoved | StandardsPinNoSlack => Category::Notice,
+            StandardsHeadMoved | StandardsPinNoSlack | InitSignedApproval => Category::Notice,
             ProposalAwaitsOwner | FleetDirty | FleetReady | FleetStale | FleetAwaitsApproval
             | FleetBroken | FleetUnreadable | UnlandedBranches | MainCheckoutBehind => {
                 Category::OwnerAttention
@@ -116,6 +118,7 @@ impl HintId {
             | StandardsLimitsUnverified
             | StandardsMoveMetricBack
             | StandardsRestoreDefinition
+            | StandardsGateChangedOnTrunk
             | StandardsFixProducer
             | StandardsMeasure
             | StandardsPinNeedsDone

@@ -1,15 +1,23 @@
 //! `discern init`: find the built-in Standards that fit this repository, measure them on the
 //! committed HEAD, and write a commented `discern.toml` with each limit at today's value.
 
+mod candidates;
+mod driver;
+mod ecosystem;
 mod jobs;
+mod node;
+mod owner;
 mod paths;
 mod protect;
+mod python;
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use gix::ObjectId;
+
+use candidates::{Candidate, candidates, toml_list};
 
 use crate::config::{Config, Direction};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
@@ -48,6 +56,41 @@ pub(crate) struct InitRequest {
     #[arg(long)]
     #[serde(default)]
     pub merge_driver: bool,
+    /// The owner's SSH public key (a `.pub` file): signed approval from the first commit —
+    /// written as the allowed-signers file's line, with `[acceptance]` `approval = "signed"`.
+    #[arg(long, value_name = "PATH")]
+    #[serde(default)]
+    pub owner_key: Option<std::path::PathBuf>,
+    /// The repository a signed approval names (`github.com/acme/app`; default: `origin`'s);
+    /// only with --owner-key.
+    #[arg(long, value_name = "NAME", requires = "owner_key")]
+    #[serde(default)]
+    pub repository: Option<String>,
+}
+
+impl InitRequest {
+    /// Refuse flags that do not combine, on both surfaces.
+    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+        let problem = match (self.merge_driver, &self.owner_key, &self.repository) {
+            (true, Some(_), _) | (true, _, Some(_)) => Some(
+                "--merge-driver installs the merge driver only; it writes no config, so --owner-key and --repository do not apply.",
+            ),
+            (false, None, Some(_)) => Some(
+                "--repository names the repository a signed approval is bound to: it needs --owner-key.",
+            ),
+            _ => None,
+        };
+        match problem {
+            Some(problem) => Err(Box::new(Envelope::refusal(
+                VERB,
+                ErrorSlug::InvalidArguments,
+                problem,
+                Hint::next_step(HintId::SeeHelp, "Pass the flags that go together")
+                    .with_action(Action::new("init").arg("owner_key", "PATH")),
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Why `init` wrote nothing.
@@ -65,6 +108,8 @@ enum NotWritten {
     Snapshot(String),
     #[error("init drafted an invalid config: {0}")]
     Draft(String),
+    #[error("{0}")]
+    Owner(#[from] owner::NoOwner),
     #[error("cannot write {}: {source}", .path.display())]
     Write {
         path: std::path::PathBuf,
@@ -119,6 +164,23 @@ impl NotWritten {
                     "Check the file and its directory, then write it again",
                 )
                 .with_action(Action::new("init")),
+            ),
+            NotWritten::Owner(owner::NoOwner::NoRepository(_)) => (
+                ErrorSlug::InvalidArguments,
+                Hint::next_step(HintId::SeeHelp, "Name the repository a signed approval is bound to")
+                    .with_action(
+                        Action::new("init")
+                            .arg("owner_key", "PATH")
+                            .arg("repository", "HOST/OWNER/NAME"),
+                    ),
+            ),
+            NotWritten::Owner(_) => (
+                ErrorSlug::InvalidArguments,
+                Hint::next_step(
+                    HintId::SeeHelp,
+                    "Pass the public key you sign approvals with (`ssh-keygen -t ed25519` makes one)",
+                )
+                .with_action(Action::new("init").arg("owner_key", "~/.ssh/id_ed25519.pub")),
             ),
             NotWritten::Snapshot(_) | NotWritten::Draft(_) => (
                 ErrorSlug::Internal,
@@ -202,22 +264,17 @@ const LANGUAGES: &[Language] = &[
     },
 ];
 
-/// One Standard `init` proposes.
-struct Candidate {
-    name: String,
-    comment: String,
-    direction: Direction,
-    body: String,
-}
-
 pub(crate) fn init(
     ws: &Workspace,
     runtime: &Runtime,
     request: &InitRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
+    if let Err(refusal) = request.validate() {
+        return *refusal;
+    }
     if request.merge_driver {
-        return install_driver(ws);
+        return driver::install_driver(ws);
     }
     match write(ws, runtime, request, progress) {
         Ok(envelope) => envelope,
@@ -236,19 +293,22 @@ fn write(
         return Err(NotWritten::Exists(path));
     }
     let (head, snapshot) = committed(ws)?;
+    let owner = match &request.owner_key {
+        Some(key) => Some(owner::owner(ws, key, request.repository.as_deref())?),
+        None => None,
+    };
+    let signers_path = ws.root().join(owner::SIGNERS);
+    if owner.is_some() && signers_path.exists() {
+        return Err(NotWritten::Exists(signers_path));
+    }
     let trunk = match &request.trunk {
         Some(trunk) => trunk.clone(),
         None => ws.repo.default_trunk().ok_or(NotWritten::NoTrunk)?,
     };
     let candidates = candidates(&snapshot);
-    let jobs = jobs::proposed(&snapshot);
-    // The CI definitions, and the files the enabled jobs' commands name.
-    let commands: Vec<&str> = jobs
-        .iter()
-        .filter(|j| j.enabled)
-        .map(|j| j.run.as_str())
-        .collect();
-    let protected = protect::protected_paths(&snapshot, &commands);
+    let plan = ecosystem::proposed(&snapshot, &on_path);
+    // The CI definitions, and the files the setup steps and enabled jobs name.
+    let protected = protect::protected_paths(&snapshot, &plan.commands());
     let draft = render(&trunk, &candidates, &|_| 0.0, head.to_string());
     let values = todays_limits(ws, runtime, &snapshot, &draft, progress)?;
     let kept: Vec<Candidate> = candidates
@@ -261,74 +321,60 @@ fn write(
         &|name| values.get(name).copied().unwrap_or(0.0),
         head.to_string(),
     );
-    text.push_str(&jobs::render(&jobs));
-    text.push_str(&acceptance(&protected));
+    text.push_str(&plan.render());
+    text.push_str(&acceptance(&protected, owner.as_ref()));
+    Config::parse(&text).map_err(|e| NotWritten::Draft(e.to_string()))?;
+    if let Some(owner) = &owner {
+        write_signers(&signers_path, &owner.signers)?;
+    }
     write_new(&path, &text).map_err(|source| NotWritten::Write {
         path: path.clone(),
         source,
     })?;
-    Ok(wrote(&path, &head.to_string(), &trunk, &kept, &values))
+    let mut envelope = wrote(&path, &head.to_string(), &trunk, &kept, &values);
+    let unignored: Vec<&str> = plan
+        .creates
+        .iter()
+        .filter(|folder| {
+            ws.repo
+                .git(&["check-ignore", "-q", "--no-index", folder])
+                .is_err()
+        })
+        .map(String::as_str)
+        .collect();
+    if !unignored.is_empty() {
+        envelope = envelope.with_hint(Hint::next_step(
+            HintId::InitCommit,
+            format!(
+                "Ignore what the setup installs ({}: add it to .gitignore and commit that with discern.toml): a worktree holding files git does not ignore is not clean, and the gate proves only clean commits",
+                unignored.join(", ")
+            ),
+        ));
+    }
+    Ok(match &owner {
+        Some(owner) => envelope.with_hint(Hint::new(
+            HintId::InitSignedApproval,
+            format!(
+                "Signed approval from the first commit: commit {} with discern.toml; only a signature by {}'s key (`discern approve`) approves a loosened limit or a change to the gate of {}.",
+                owner::SIGNERS,
+                owner.principal,
+                owner.repository
+            ),
+        )),
+        None => envelope.with_hint(Hint::new(HintId::InitSignedApproval, owner::LATER)),
+    })
 }
 
-/// The merge driver for `discern.toml`: the `.gitattributes` line (to commit, so every clone
-/// asks for it) and this clone's `merge.discern.*` config (each clone runs it once), naming
-/// what changed.
-fn install_driver(ws: &Workspace) -> Envelope {
-    const LINE: &str = "discern.toml merge=discern";
-    let mut changed = Vec::new();
-    let attributes = ws.root().join(".gitattributes");
-    let existing = std::fs::read_to_string(&attributes).unwrap_or_default();
-    if !existing.lines().any(|l| l.trim() == LINE) {
-        let separator = if existing.is_empty() || existing.ends_with('\n') {
-            ""
-        } else {
-            "\n"
-        };
-        let text = format!("{existing}{separator}{LINE}\n");
-        if let Err(e) = std::fs::write(&attributes, text) {
-            return refusal(&NotWritten::Write {
-                path: attributes,
-                source: e,
-            });
-        }
-        changed.push(format!(".gitattributes: added `{LINE}` (commit it)"));
-    }
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "discern".to_owned());
-    let driver = format!("'{}' merge-driver %O %A %B %P", exe.replace('\'', "'\\''"));
-    for (key, value) in [
-        (
-            "merge.discern.name",
-            "discern: discern.toml merged by meaning",
-        ),
-        ("merge.discern.driver", driver.as_str()),
-    ] {
-        if let Err(e) = ws.repo.git(&["config", key, value]) {
-            return Envelope::refusal(
-                VERB,
-                ErrorSlug::PreconditionFailed,
-                format!("This clone's git config cannot be written ({key}): {e}."),
-                Hint::next_step(
-                    HintId::CheckRepository,
-                    "Fix the repository's config, then install again",
-                ),
-            );
-        }
-        changed.push(format!("this clone's git config: {key} = {value}"));
-    }
-    Envelope::ok(
-        VERB,
-        serde_json::json!({ "merge_driver": driver, "changed": changed }),
-        Report {
-            state: "discern's merge driver is installed: git merges discern.toml by meaning in this clone (forges run no driver: use `discern resolve` there).".to_owned(),
-            sections: vec![Section {
-                table: None,
-                title: "Changed".to_owned(),
-                lines: changed,
-            }],
-        },
-    )
+/// Whether `tool` is an executable file on this process's `PATH` (where two lockfiles disagree,
+/// the tool the owner has wins).
+fn on_path(tool: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(tool))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
 }
 
 /// The committed HEAD and its snapshot: what `init` measures.
@@ -359,6 +405,18 @@ fn todays_limits(
     Ok(crate::measure::at::readings(
         ws, runtime, &config, &selected, snapshot, None, progress,
     ))
+}
+
+/// The allowed-signers file, in its folder, never over an existing one.
+fn write_signers(path: &Path, text: &str) -> Result<(), NotWritten> {
+    let failed = |source| NotWritten::Write {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).map_err(failed)?;
+    }
+    write_new(path, text).map_err(failed)
 }
 
 /// Create `path` with `text`, never over an existing file.
@@ -412,113 +470,6 @@ fn wrote(
     ).with_action(Action::new("standards")))
 }
 
-/// The languages with enough files to be this repository's, each with its paths (its globs
-/// and the exclusions every starter Standard carries).
-fn languages(snapshot: &Snapshot, exclusions: &[String]) -> Vec<(&'static Language, Vec<String>)> {
-    let found: Vec<(&Language, Vec<String>, usize)> = LANGUAGES
-        .iter()
-        .map(|language| {
-            let mut specs: Vec<String> = language.globs.iter().map(|g| (*g).to_owned()).collect();
-            specs.extend_from_slice(exclusions);
-            let files = paths::count(snapshot, &specs);
-            (language, specs, files)
-        })
-        .filter(|(_, _, files)| *files > 0)
-        .collect();
-    let most = found.iter().map(|(_, _, files)| *files).max();
-    found
-        .into_iter()
-        .filter(|(_, _, files)| *files >= paths::MIN_FILES || Some(*files) == most)
-        .map(|(language, specs, _)| (language, specs))
-        .collect()
-}
-
-fn candidates(snapshot: &Snapshot) -> Vec<Candidate> {
-    let mut out = Vec::new();
-    let mut source_globs: Vec<String> = Vec::new();
-    let exclusions = paths::exclusions(snapshot);
-    for (language, specs) in languages(snapshot, &exclusions) {
-        source_globs.extend(language.globs.iter().map(|g| (*g).to_owned()));
-        let paths = toml_list(&specs);
-        out.push(Candidate {
-            name: format!("{}_longest_file_lines", language.key),
-            comment: format!("The longest {} file, in lines (newlines, plus a last line without one).", language.name),
-            direction: Direction::Down,
-            body: format!("producer = \"builtin:extent\"\nconfig = {{ paths = {paths} }}\nmetric = \"max_lines\"\n"),
-        });
-        if let Some((pattern, what)) = language.suppressions {
-            out.push(Candidate {
-                name: format!("{}_suppressions", language.key),
-                comment: format!("Lint suppressions in {} code: counts {what}; every match of the pattern, as `git grep -P -o` prints them.", language.name),
-                direction: Direction::Down,
-                body: format!(
-                    "producer = \"builtin:pattern\"\nconfig = {{ pattern = '{pattern}', paths = {paths} }}\nmetric = \"matches\"\n"
-                ),
-            });
-        }
-    }
-    let sources = source_globs.clone();
-    if !source_globs.is_empty() {
-        source_globs.extend(exclusions);
-        let paths = toml_list(&source_globs);
-        // A count, not a rate: a rate per line would rise when code without markers is
-        // deleted, failing the gate for work that made nothing worse.
-        out.push(Candidate {
-            name: "todo_markers".to_owned(),
-            comment: "TODO and FIXME markers in source: counts each whole word TODO or FIXME (case-sensitive), one per occurrence, as `git grep -P -o` prints them. A count, not a rate, so deleting code never raises it.".to_owned(),
-            direction: Direction::Down,
-            body: format!(
-                "producer = \"builtin:pattern\"\nconfig = {{ pattern = '\\b(TODO|FIXME)\\b', paths = {paths} }}\nmetric = \"matches\"\n"
-            ),
-        });
-    }
-    if let Some(candidate) = largest_other_file(snapshot, &sources) {
-        out.push(candidate);
-    }
-    out
-}
-
-/// The largest tracked file that is not source (the source files have their longest-file
-/// Standard): no two Standards read the same file.
-fn largest_other_file(snapshot: &Snapshot, sources: &[String]) -> Option<Candidate> {
-    let mut specs = vec![
-        "**".to_owned(),
-        format!(":(exclude){}", crate::config::FILE),
-    ];
-    specs.extend(sources.iter().map(|g| format!(":(exclude){g}")));
-    if paths::count(snapshot, &specs) == 0 {
-        return None;
-    }
-    let what = match sources.is_empty() {
-        true => "any tracked file",
-        false => {
-            "a tracked file that is not source (each language's longest-file Standard holds those)"
-        }
-    };
-    Some(Candidate {
-        name: "largest_file_bytes".to_owned(),
-        comment: format!(
-            "The size of the largest file, in bytes, of {what}; discern.toml itself aside."
-        ),
-        direction: Direction::Down,
-        body: format!(
-            "producer = \"builtin:file-size\"\nconfig = {{ paths = {} }}\nmetric = \"max_bytes\"\n",
-            toml_list(&specs)
-        ),
-    })
-}
-
-fn toml_list<S: AsRef<str>>(items: &[S]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|i| format!("{:?}", i.as_ref()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
 fn render(
     trunk: &str,
     candidates: &[Candidate],
@@ -550,20 +501,28 @@ fn render(
     text
 }
 
-/// The `[acceptance]` table protecting `paths` (nothing when there are none).
-fn acceptance(paths: &[String]) -> String {
-    if paths.is_empty() {
+/// The `[acceptance]` table: signed approval by the owner's key (with `--owner-key`) and the
+/// files protected besides `discern.toml` (nothing when there is neither).
+fn acceptance(paths: &[String], owner: Option<&owner::Owner>) -> String {
+    if paths.is_empty() && owner.is_none() {
         return String::new();
     }
-    format!(
-        "\n# Files that define the gate besides this one (the CI that runs discern, and what a job\n\
-         # runs: the manifest that defines its command, settings that can replace it, the folders\n\
-         # of its scripts and the helpers they name): a change to any is a protected change, landed\n\
-         # only with the owner's approval. Fit the list before committing it: later, changing it\n\
-         # is a protected change too.\n\
-         [acceptance]\nprotected = {}\n",
-        toml_list(paths)
-    )
+    let mut text = String::from("\n[acceptance]\n");
+    if let Some(owner) = owner {
+        text.push_str(&owner::acceptance_keys(owner));
+    }
+    if !paths.is_empty() {
+        text.push_str(&format!(
+            "# Files that define the gate besides this one (the CI that runs discern, and what a job\n\
+             # runs: the manifest that defines its command, settings that can replace it, the folders\n\
+             # of its scripts and the helpers they name): a change to any is a protected change, landed\n\
+             # only with the owner's approval. Fit the list before committing it: later, changing it\n\
+             # is a protected change too.\n\
+             protected = {}\n",
+            toml_list(paths)
+        ));
+    }
+    text
 }
 
 fn toml_number(value: f64) -> String {

@@ -295,9 +295,21 @@ fn state(measured: &Measured, tally: &Tally) -> String {
     if unverified_blocks(measured, tally) {
         parts.push(limits("unverified"));
     }
-    if tally.skipped > 0
+    let status = measured.limits.summary.status;
+    if status == LimitsStatus::Unapproved && tally.blocking {
+        // The changes themselves: no Standard is at fault, so nothing else would name them.
+        parts.push(
+            measured
+                .limits
+                .summary
+                .reason
+                .clone()
+                .unwrap_or_else(|| "the gate changed without the owner's approval".to_owned()),
+        );
+    } else if tally.skipped > 0
         || !measured.limits.deleted.is_empty()
-        || measured.limits.summary.status == LimitsStatus::ParseFailed
+        || status == LimitsStatus::ParseFailed
+        || (status == LimitsStatus::Loosened && tally.blocking)
     {
         parts.push(limits("blocked"));
     }
@@ -399,6 +411,10 @@ fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Sect
                 ),
             ),
         )
+    } else if tally.blocking
+        && let Some(first) = measured.limits.unapproved.first()
+    {
+        (ErrorSlug::PreconditionFailed, trunk_routes(first))
     } else if tally.blocking {
         (
             ErrorSlug::PreconditionFailed,
@@ -445,6 +461,20 @@ fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Sect
         ));
     }
     envelope
+}
+
+/// The ways past a change the trunk made to its own gate without the owner's approval: undo
+/// it (a revert is judged as no change), make it through an effort the owner approves, or —
+/// the owner, having made it on purpose — judge the trunk from that commit on.
+fn trunk_routes(first: &crate::measure::UnapprovedChange) -> Hint {
+    let commit = short(&first.commit);
+    Hint::next_step(
+        HintId::StandardsGateChangedOnTrunk,
+        format!(
+            "The trunk changed its own gate in {commit} without the owner's approval. Undo it (`git revert {commit}`: restoring what was there is no change) and make the change in an effort instead (`discern start`, commit it there, `discern done`, `discern accept`, where the owner approves it); or, as the owner who made it here on purpose, judge the trunk from that commit on (`discern standards --baseline {commit}`): CI's check of the push that brought it still fails it"
+        ),
+    )
+    .with_action(Action::new("standards").arg("baseline", commit))
 }
 
 /// The next step when some limits could be pinned tighter.

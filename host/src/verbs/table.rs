@@ -531,6 +531,9 @@ impl Verb for Init {
             journal: false,
         }
     }
+    fn validate(&self, request: &InitRequest) -> Result<(), Box<Envelope>> {
+        request.validate()
+    }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: InitRequest) -> Outcome {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
             standards::init::init(&prepared.ws, runtime, &request, ctx.progress).into()

@@ -8,6 +8,7 @@ mod compare;
 mod fix;
 mod name;
 mod range;
+mod revert;
 mod trunk;
 
 use std::collections::BTreeMap;
@@ -32,9 +33,12 @@ pub enum LimitsStatus {
     /// Some limits are looser, each explained by an active proposal, or Standards are
     /// redefined or deleted: each awaits the owner's approval.
     Proposed,
-    /// A limit is loosened without a proposal (a branch), or a Standard is redefined,
-    /// loosened or deleted without a recorded approval (the trunk): blocked.
+    /// A limit is loosened without a proposal (a branch) or without a recorded approval (the
+    /// trunk): blocked.
     Loosened,
+    /// The trunk changed the gate's definition (a Standard redefined or deleted, a job, a
+    /// protected file) without a recorded approval, and loosened no limit: blocked.
+    Unapproved,
     /// The trunk ref is missing: nothing could be compared (loud, not blocking).
     Unverified,
     /// Trunk's config exists but cannot be parsed: blocking.
@@ -49,6 +53,7 @@ impl LimitsStatus {
             LimitsStatus::Approved => "approved",
             LimitsStatus::Proposed => "proposed",
             LimitsStatus::Loosened => "loosened",
+            LimitsStatus::Unapproved => "unapproved",
             LimitsStatus::Unverified => "unverified",
             LimitsStatus::ParseFailed => "parse_failed",
         }
@@ -69,6 +74,9 @@ pub enum BaselineKind {
     FirstParent,
     /// The trunk's root commit: nothing before it to loosen.
     Root,
+    /// The trunk: the ancestor whose gate HEAD restores exactly, undoing an unapproved change
+    /// made after it (a revert is judged as no change).
+    Restored,
 }
 
 /// `data.limits`.
@@ -171,15 +179,19 @@ pub struct LimitsCheck {
     /// Protected changes outside any Standard (a table key, a file) the trunk made without an
     /// approval: blocking.
     pub forbidden_elsewhere: Vec<String>,
+    /// Each change the trunk made without an approval.
+    pub unapproved: Vec<UnapprovedChange>,
     /// Loosenings an active proposal explains.
     proposed: usize,
+    /// Limits loosened without a proposal or approval.
+    loosened: usize,
 }
 
 impl LimitsCheck {
     /// Whether anything blocks (a blocked or deleted Standard, or an unparsable trunk config).
     pub fn blocking(&self) -> bool {
         match self.summary.status {
-            LimitsStatus::Loosened | LimitsStatus::ParseFailed => true,
+            LimitsStatus::Loosened | LimitsStatus::Unapproved | LimitsStatus::ParseFailed => true,
             LimitsStatus::Unverified => self.required,
             LimitsStatus::Verified | LimitsStatus::Approved | LimitsStatus::Proposed => false,
         }
@@ -212,7 +224,9 @@ pub(crate) fn check(
         protected: Vec::new(),
         forbidden_elsewhere: Vec::new(),
         approved_by: None,
+        unapproved: Vec::new(),
         proposed: 0,
+        loosened: 0,
     };
     let Some(trunk) = trunk(repo, against, &mut check) else {
         return check;
@@ -356,6 +370,7 @@ impl LimitsCheck {
             .push(diagnostic(message.clone(), reproduce));
         match what {
             Forbidden::Loosened(l) => {
+                self.loosened += 1;
                 self.blocked.insert(l.standard.clone(), message);
             }
             Forbidden::Protected(p) if p.deletes_standard() => {
@@ -394,10 +409,21 @@ impl LimitsCheck {
             }
             _ => self.summary.trunk.clone(),
         };
-        if blocked > 0 {
-            self.summary.status = LimitsStatus::Loosened;
+        if blocked > 0 && self.loosened == 0 && !self.unapproved.is_empty() {
+            self.summary.status = LimitsStatus::Unapproved;
             self.summary.reason = Some(format!(
-                "{blocked} Standard(s) or protected setting(s) redefined, loosened or deleted versus {against}"
+                "{} change(s) of the gate's definition without the owner's approval versus {against}: {}",
+                self.unapproved.len(),
+                listed(&self.unapproved)
+            ));
+        } else if blocked > 0 {
+            self.summary.status = LimitsStatus::Loosened;
+            let listed = match self.unapproved.is_empty() {
+                true => String::new(),
+                false => format!(": {}", listed(&self.unapproved)),
+            };
+            self.summary.reason = Some(format!(
+                "{blocked} Standard(s) or protected setting(s) redefined, loosened or deleted versus {against}{listed}"
             ));
         } else if self.proposed > 0 || !self.protected.is_empty() {
             self.summary.status = LimitsStatus::Proposed;
@@ -420,11 +446,44 @@ impl LimitsCheck {
     }
 }
 
+/// A change the trunk made without the owner's approval, as the refusal names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnapprovedChange {
+    /// `standards.todo.limit`, `jobs.test`, `file:scripts/test.sh`.
+    pub key: String,
+    /// "a loosened limit" or "a protected change".
+    pub what: &'static str,
+    /// The first commit whose tree shows it, and its subject.
+    pub commit: String,
+    pub subject: String,
+}
+
+impl std::fmt::Display for UnapprovedChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}, in {} {:?})",
+            self.key,
+            self.what,
+            short(&self.commit),
+            self.subject
+        )
+    }
+}
+
 /// A change only the owner may make.
 #[derive(Debug, Clone, Copy)]
 enum Forbidden<'a> {
     Loosened(&'a Loosening),
     Protected(&'a ProtectedChange),
+}
+
+fn listed(changes: &[UnapprovedChange]) -> String {
+    changes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn diagnostic(message: String, reproduce: &str) -> Diagnostic {

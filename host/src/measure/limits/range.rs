@@ -75,6 +75,25 @@ pub(super) enum Unapprovable {
     Protected(ProtectedChange),
 }
 
+impl Unapprovable {
+    /// What changed, as a key of `discern.toml` (`standards.todo.limit`, `jobs.test`) or a
+    /// protected file (`file:scripts/test.sh`).
+    pub(super) fn key(&self) -> String {
+        match self {
+            Unapprovable::Loosened(l) => format!("standards.{}.limit", l.standard),
+            Unapprovable::Protected(p) => p.key.clone(),
+        }
+    }
+
+    /// What kind of change it is.
+    pub(super) fn what(&self) -> &'static str {
+        match self {
+            Unapprovable::Loosened(_) => "a loosened limit",
+            Unapprovable::Protected(_) => "a protected change",
+        }
+    }
+}
+
 fn landed_note(repo: &Repo, commit: ObjectId) -> Result<Option<LandedNote>, RepoError> {
     let Some(bytes) = repo.note(crate::commit::NOTES_REF, commit)? else {
         return Ok(None);
@@ -318,7 +337,11 @@ fn covers(a: &Approval, l: &Loosening) -> bool {
 
 /// The protected set from `from`'s tree and config to `to`'s. A config that cannot be parsed
 /// at either end reads as none: its Standards deleted, which only the owner may do.
-fn net_change(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<GateChanges, RepoError> {
+pub(super) fn net_change(
+    repo: &Repo,
+    from: ObjectId,
+    to: ObjectId,
+) -> Result<GateChanges, RepoError> {
     let (old, new) = (config(repo, from)?, config(repo, to)?);
     protected::between(
         repo,

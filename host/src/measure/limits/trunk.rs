@@ -6,7 +6,7 @@
 use gix::ObjectId;
 
 use super::range::{self, Unapprovable, Unapproved};
-use super::{Against, BaselineKind, Forbidden, LimitsCheck, fix};
+use super::{Against, BaselineKind, Forbidden, LimitsCheck, UnapprovedChange, fix};
 use crate::git::{Repo, RepoError, short};
 
 /// How far back a landing is looked for before the first parent is taken instead.
@@ -86,7 +86,8 @@ pub(super) fn landed(
 }
 
 /// Every forbidden change in `base..HEAD` needs an approval a landing in the range recorded,
-/// verified under the baseline's policy: never one a commit being judged sets.
+/// verified under the baseline's policy: never one a commit being judged sets. A tip that
+/// restores the gate from before an unapproved change is judged from there (`revert`).
 fn judge(
     repo: &Repo,
     against: &Against,
@@ -94,57 +95,149 @@ fn judge(
     kind: BaselineKind,
     check: &mut LimitsCheck,
 ) -> Result<(), RepoError> {
+    let mut judged = judged_from(repo, base, against.head)?;
+    let (mut base, mut kind) = (base, kind);
+    if !judged.unapproved.is_empty()
+        && let Some(restored) = super::revert::restored(repo, base, against.head)?
+    {
+        let again = judged_from(repo, restored, against.head)?;
+        if again.unapproved.is_empty() && legitimate(repo, restored, LEGITIMACY_DEPTH)? {
+            let mut keys: Vec<String> = judged
+                .unapproved
+                .iter()
+                .map(|(u, _)| u.change.key())
+                .collect();
+            keys.dedup();
+            check.advisories.push(format!(
+                "HEAD restores the gate of {} exactly: it undoes {}, changed without the owner's approval since then (up to {} {:?}), so it is judged as no change.",
+                short(&restored.to_string()),
+                keys.join(", "),
+                short(&base.to_string()),
+                repo.subject(base)?
+            ));
+            judged = again;
+            // A baseline the runner gave stays the one named (the findings compare with it).
+            if kind != BaselineKind::Given {
+                (base, kind) = (restored, BaselineKind::Restored);
+            }
+        }
+    }
     check.summary.baseline = Some(base.to_string());
     check.summary.baseline_kind = Some(kind);
-    // The baseline's policy, anchored (read once, and only when an approval must be checked).
+    if judged.approved_by.is_some() {
+        check.approved_by = judged.approved_by;
+    }
+    // Approvals given at landing are Proof notes: a clone without them cannot see those.
+    let has_notes = repo.resolve_ref(crate::commit::NOTES_REF)?.is_some();
+    for (found, not_counted) in judged.unapproved {
+        let mut message = message(&found, &against.trunk, base);
+        if let Some(why) = &not_counted {
+            message.push_str(&format!(
+                " The approval this stretch carries in {} does not count: {why}.",
+                crate::approval::tree::DIR
+            ));
+        }
+        if !has_notes {
+            message.push_str(&format!(
+                " This clone has no Proof notes ({}), where an approval given when it landed is recorded: if the owner approved it then, fetch them (`git fetch origin {}:{}`) and check again.",
+                crate::commit::NOTES_REF,
+                crate::commit::NOTES_REF,
+                crate::commit::NOTES_REF
+            ));
+        }
+        let show = format!("git show {}", short(&found.commit.to_string()));
+        check.unapproved.push(UnapprovedChange {
+            key: found.change.key(),
+            what: found.change.what(),
+            commit: found.commit.to_string(),
+            subject: found.subject.clone(),
+        });
+        let what = match &found.change {
+            Unapprovable::Loosened(l) => Forbidden::Loosened(l),
+            Unapprovable::Protected(p) => Forbidden::Protected(p),
+        };
+        check.forbid(what, message, &show);
+    }
+    Ok(())
+}
+
+/// How many reverts back a restored gate's legitimacy is followed before it counts as not.
+const LEGITIMACY_DEPTH: usize = 4;
+
+/// Whether the gate at `at` got there legitimately: the commit that established it was approved
+/// (or changed nothing only the owner may change, or is the history's start), or itself
+/// restored a gate that got there legitimately — followed `depth` reverts back, else not.
+fn legitimate(repo: &Repo, at: ObjectId, depth: usize) -> Result<bool, RepoError> {
+    let Some(established) = super::revert::establishing(repo, at)? else {
+        return Ok(false);
+    };
+    let Some(parent) = repo.first_parent(established)? else {
+        return Ok(true);
+    };
+    if judged_from(repo, parent, established)?
+        .unapproved
+        .is_empty()
+    {
+        return Ok(true);
+    }
+    if depth == 0 {
+        return Ok(false);
+    }
+    match super::revert::restored(repo, parent, established)? {
+        Some(restored) => legitimate(repo, restored, depth - 1),
+        None => Ok(false),
+    }
+}
+
+/// `base..head` judged: each change no approval covers (with why an approval the stretch
+/// carries does not count), and who approved in the tree.
+struct RangeJudged {
+    unapproved: Vec<(Unapproved, Option<String>)>,
+    approved_by: Option<String>,
+}
+
+/// `base..head` judged under `base`'s anchored policy (read once, and only when an approval
+/// must be checked).
+fn judged_from(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<RangeJudged, RepoError> {
     let anchored = std::cell::OnceCell::new();
     let policy = || {
         anchored
             .get_or_init(|| crate::approval::anchored_policy(repo, base))
             .as_ref()
     };
-    // Approvals given at landing are Proof notes: a clone without them cannot see those.
-    let has_notes = repo.resolve_ref(crate::commit::NOTES_REF)?.is_some();
-    for segment in range::segments(repo, base, against.head, &policy)? {
+    let mut out = RangeJudged {
+        unapproved: Vec::new(),
+        approved_by: None,
+    };
+    for segment in range::segments(repo, base, head, &policy)? {
         let judged = range::unapproved(repo, &segment, &policy)?;
         if judged.approved_by.is_some() {
-            check.approved_by = judged.approved_by;
+            out.approved_by = judged.approved_by;
         }
-        for found in judged.unapproved {
-            let mut message = message(&found, &against.trunk, base);
-            if let Some(why) = &judged.not_counted {
-                message.push_str(&format!(
-                    " The approval this stretch carries in {} does not count: {why}.",
-                    crate::approval::tree::DIR
-                ));
-            }
-            if !has_notes {
-                message.push_str(&format!(
-                    " This clone has no Proof notes ({}), where an approval given when it landed is recorded: if the owner approved it then, fetch them (`git fetch origin {}:{}`) and check again.",
-                    crate::commit::NOTES_REF,
-                    crate::commit::NOTES_REF,
-                    crate::commit::NOTES_REF
-                ));
-            }
-            let show = format!("git show {}", short(&found.commit.to_string()));
-            let what = match &found.change {
-                Unapprovable::Loosened(l) => Forbidden::Loosened(l),
-                Unapprovable::Protected(p) => Forbidden::Protected(p),
-            };
-            check.forbid(what, message, &show);
-        }
+        out.unapproved.extend(
+            judged
+                .unapproved
+                .into_iter()
+                .map(|u| (u, judged.not_counted.clone())),
+        );
     }
-    Ok(())
+    Ok(out)
 }
 
 fn message(found: &Unapproved, trunk: &str, base: ObjectId) -> String {
-    let what = match &found.change {
-        Unapprovable::Loosened(l) => l.describe(),
-        Unapprovable::Protected(p) => format!("{} (a protected change)", p.describe()),
+    let commit = short(&found.commit.to_string());
+    let (what, rule) = match &found.change {
+        Unapprovable::Loosened(l) => (
+            l.describe(),
+            "A limit loosens only through a proposal the owner approves when it lands",
+        ),
+        Unapprovable::Protected(p) => (
+            format!("{} (a protected change)", p.describe()),
+            "The gate's definition changes only through the owner's approval of exactly that change",
+        ),
     };
     format!(
-        "{what} on the trunk {trunk} in {} ({:?}), since {}, with no owner approval recorded for it. A limit loosens, and the gate's definition changes, only through an approval the owner gives when it lands; restore it in a new commit.",
-        short(&found.commit.to_string()),
+        "{what} on the trunk {trunk} in {commit} ({:?}), since {}, with no owner approval recorded for it. {rule}: make it in an effort (`discern start`, commit it there, `discern done`, then `discern accept`, where the owner approves it), or undo it on the trunk (`git revert {commit}`: restoring what was there before is no change).",
         found.subject,
         short(&base.to_string())
     )

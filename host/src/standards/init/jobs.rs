@@ -1,22 +1,21 @@
-//! The build and test jobs `init` proposes for the ecosystems it recognises at the top of the
-//! repository: Cargo, npm / pnpm / yarn, pytest and Go. A job whose command is certain to
-//! exist is written; one discern cannot be sure of (no test script, no pytest configuration)
-//! is written commented out, for the owner to enable.
-
-use crate::snapshot::Snapshot;
+//! What `init` proposes to run: each job of the gate (its name, stage and command), and the
+//! `[worktree].setup` steps that make a fresh worktree able to run them (an effort's worktree
+//! has nothing installed). A job whose command is certain to exist is written; one discern
+//! cannot be sure of (no test script, no pytest configuration) is written commented out, for
+//! the owner to enable. The ecosystems themselves are told in `ecosystem`.
 
 /// One proposed job: its name, stage and command, and whether it is written enabled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Job {
-    pub name: String,
-    pub stage: &'static str,
-    pub run: String,
-    pub enabled: bool,
+    pub(super) name: String,
+    pub(super) stage: &'static str,
+    pub(super) run: String,
+    pub(super) enabled: bool,
     /// Why it is commented out, for the comment above it.
-    pub why: Option<&'static str>,
+    pub(super) why: Option<&'static str>,
 }
 
-fn job(name: &str, stage: &'static str, run: &str) -> Job {
+pub(super) fn job(name: &str, stage: &'static str, run: &str) -> Job {
     Job {
         name: name.to_owned(),
         stage,
@@ -26,91 +25,63 @@ fn job(name: &str, stage: &'static str, run: &str) -> Job {
     }
 }
 
-fn unsure(mut job: Job, why: &'static str) -> Job {
+pub(super) fn unsure(mut job: Job, why: &'static str) -> Job {
     job.enabled = false;
     job.why = Some(why);
     job
 }
 
-/// The jobs of every ecosystem found, in a stable order.
-pub(super) fn proposed(snapshot: &Snapshot) -> Vec<Job> {
-    let has = |path: &str| snapshot.entry(path).is_some();
-    let mut jobs = Vec::new();
-    if has("Cargo.toml") {
-        jobs.push(job("cargo_build", "build", "cargo build --all-targets"));
-        jobs.push(job("cargo_test", "test", "cargo test"));
-    }
-    if has("package.json") {
-        jobs.extend(node(snapshot));
-    }
-    if has("go.mod") {
-        jobs.push(job("go_build", "build", "go build ./..."));
-        jobs.push(job("go_test", "test", "go test ./..."));
-    }
-    if let Some(pytest) = pytest(snapshot) {
-        jobs.push(pytest);
-    }
-    jobs
+/// Everything `init` proposes to run: the install steps of `[worktree].setup`, the jobs, and
+/// the notes that explain a choice (which of two lockfiles won, say).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Plan {
+    pub(super) setup: Vec<String>,
+    pub(super) jobs: Vec<Job>,
+    pub(super) notes: Vec<String>,
+    /// The folders the setup steps fill (`node_modules/`, `.venv/`): unless git ignores them,
+    /// every effort's worktree is dirty once they ran.
+    pub(super) creates: Vec<String>,
 }
 
-/// npm, pnpm or yarn by the lockfile; `test` and `build` from the package's scripts.
-fn node(snapshot: &Snapshot) -> Vec<Job> {
-    let tool = if snapshot.entry("pnpm-lock.yaml").is_some() {
-        "pnpm"
-    } else if snapshot.entry("yarn.lock").is_some() {
-        "yarn"
-    } else {
-        "npm"
-    };
-    let scripts = content(snapshot, "package.json")
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .map(|package| package["scripts"].clone())
-        .unwrap_or_default();
-    let script = |name: &str| scripts[name].as_str().map(str::to_owned);
-    let mut jobs = Vec::new();
-    if script("build").is_some() {
-        jobs.push(job(
-            &format!("{tool}_build"),
-            "build",
-            &format!("{tool} run build"),
-        ));
+impl Plan {
+    /// The commands that run in the gate: every setup step and every enabled job.
+    pub(super) fn commands(&self) -> Vec<&str> {
+        self.setup
+            .iter()
+            .map(String::as_str)
+            .chain(
+                self.jobs
+                    .iter()
+                    .filter(|j| j.enabled)
+                    .map(|j| j.run.as_str()),
+            )
+            .collect()
     }
-    let test = job(&format!("{tool}_test"), "test", &format!("{tool} test"));
-    // npm's placeholder fails on purpose ("Error: no test specified").
-    match script("test") {
-        Some(t) if !t.contains("no test specified") => jobs.push(test),
-        _ => jobs.push(unsure(test, "package.json has no test script yet")),
+
+    /// `[worktree]` and `[jobs]` as `discern.toml` text (nothing when nothing is proposed).
+    pub(super) fn render(&self) -> String {
+        let mut text = render_setup(&self.setup, &self.notes);
+        text.push_str(&render(&self.jobs));
+        text
     }
-    jobs
 }
 
-/// The committed content of `path`, if it is a readable file.
-fn content(snapshot: &Snapshot, path: &str) -> Option<Vec<u8>> {
-    snapshot.entry(path)?;
-    let (_, bytes) = snapshot.reader().read(path).ok()?;
-    Some(bytes.as_ref().clone())
-}
-
-/// pytest where the repository configures it or has test files it would collect.
-fn pytest(snapshot: &Snapshot) -> Option<Job> {
-    let configured = ["pytest.ini", "conftest.py", "tests/conftest.py", "tox.ini"]
-        .iter()
-        .any(|p| snapshot.entry(p).is_some())
-        || content(snapshot, "pyproject.toml")
-            .is_some_and(|b| String::from_utf8_lossy(&b).contains("[tool.pytest"));
-    let collected = snapshot.entries().iter().any(|e| {
-        let name = e.path.rsplit('/').next().unwrap_or(&e.path);
-        name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
-    });
-    let test = job("pytest", "test", "python -m pytest");
-    match (configured, collected) {
-        (true, _) => Some(test),
-        (false, true) => Some(unsure(
-            test,
-            "test files are there, but no pytest configuration says pytest runs them",
-        )),
-        (false, false) => None,
+/// `[worktree]` with its `setup` steps, and the notes above it.
+fn render_setup(setup: &[String], notes: &[String]) -> String {
+    if setup.is_empty() {
+        return String::new();
     }
+    let mut text = String::from(
+        "\n# How an effort's worktree is made ready for the gate: a worktree `discern start` makes\n\
+         # is a fresh checkout with nothing installed, so `setup` runs there once, in order, before\n\
+         # any job. Part of the gate's definition: a change to it is a protected change.\n",
+    );
+    for note in notes {
+        text.push_str(&format!("# {note}\n"));
+    }
+    let steps: Vec<String> = setup.iter().map(|s| format!("{s:?}")).collect();
+    text.push_str(&format!("[worktree]\nsetup = [{}]\n", steps.join(", ")));
+    text
 }
 
 /// The `[jobs]` tables for `jobs`, the unsure ones commented out.
@@ -120,8 +91,8 @@ pub(super) fn render(jobs: &[Job]) -> String {
     }
     let mut text = String::from(
         "\n# Jobs the gate runs before measuring (host commands, not sandboxed), proposed for the\n\
-         # ecosystems found here. Each is part of the gate's definition: a change to one is a\n\
-         # protected change.\n",
+         # ecosystems found here; each runs from the worktree's root. Each is part of the gate's\n\
+         # definition: a change to one is a protected change.\n",
     );
     for job in jobs {
         let table = format!(
@@ -157,5 +128,24 @@ mod tests {
         assert!(text.contains("\n[jobs.cargo_test]\nstage = \"test\"\nrun = \"cargo test\"\n"));
         assert!(text.contains("# [jobs.npm_test]\n# stage = \"test\"\n# run = \"npm test\"\n"));
         assert!(crate::config::Config::parse(&text).is_ok(), "{text}");
+    }
+
+    #[test]
+    fn setup_is_written_as_the_worktree_table_the_config_reads() {
+        let plan = Plan {
+            setup: vec!["cd web && bun install --frozen-lockfile".to_owned()],
+            jobs: vec![job("web_bun_test", "test", "cd web && bun run test")],
+            notes: vec!["a note".to_owned()],
+            creates: vec!["web/node_modules/".to_owned()],
+        };
+        let config = crate::config::Config::parse(&plan.render()).expect("valid");
+        assert_eq!(config.worktree.setup, plan.setup);
+        assert_eq!(
+            plan.commands(),
+            [
+                "cd web && bun install --frozen-lockfile",
+                "cd web && bun run test"
+            ]
+        );
     }
 }

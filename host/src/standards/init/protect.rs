@@ -27,6 +27,38 @@ const TOOL_SETTINGS: &[(&str, &[&str])] = &[
         "yarn",
         &["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"],
     ),
+    ("bun", &["package.json", ".npmrc", "bunfig.toml"]),
+    ("uv", &["pyproject.toml", "uv.toml"]),
+    ("poetry", &["pyproject.toml", "poetry.toml"]),
+    ("pytest", PYTEST_SETTINGS),
+    ("mvn", MAVEN_SETTINGS),
+    ("mvnw", MAVEN_SETTINGS),
+    ("gradle", GRADLE_SETTINGS),
+    ("gradlew", GRADLE_SETTINGS),
+];
+
+const PYTEST_SETTINGS: &[&str] = &[
+    "pytest.ini",
+    "conftest.py",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+];
+
+const MAVEN_SETTINGS: &[&str] = &[
+    "pom.xml",
+    ".mvn/maven.config",
+    ".mvn/jvm.config",
+    ".mvn/wrapper/maven-wrapper.properties",
+];
+
+const GRADLE_SETTINGS: &[&str] = &[
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "gradle.properties",
+    "gradle/wrapper/gradle-wrapper.properties",
 ];
 
 /// A folder holding more tracked files than this is the project's code, not a folder of
@@ -52,23 +84,31 @@ pub(super) fn protected_paths(snapshot: &Snapshot, commands: &[&str]) -> Vec<Str
         })
         .map(|(_, spec)| (*spec).to_owned())
         .collect();
-    let mut run: Vec<String> = Vec::new();
+    // Each command with the folder it runs in (`cd web && …` runs in `web/`).
+    let mut run: Vec<(&str, String)> = Vec::new();
     for command in commands {
-        run.push((*command).to_owned());
-        let tool = command.split_whitespace().next().unwrap_or_default();
-        for (_, files) in TOOL_SETTINGS.iter().filter(|(name, _)| *name == tool) {
+        let (folder, command) = in_folder(command);
+        run.push((folder, command.to_owned()));
+        for (_, files) in TOOL_SETTINGS
+            .iter()
+            .filter(|(name, _)| tools(command).contains(name))
+        {
             paths.extend(
                 files
                     .iter()
-                    .filter(|f| snapshot.entry(f).is_some())
-                    .map(|f| (*f).to_owned()),
+                    .map(|f| joined(folder, f).unwrap_or_default())
+                    .filter(|f| snapshot.entry(f).is_some()),
             );
         }
-        run.extend(package_scripts(snapshot, command));
+        run.extend(
+            package_scripts(snapshot, folder, command)
+                .into_iter()
+                .map(|script| (folder, script)),
+        );
     }
     let mut scripts: Vec<String> = run
         .iter()
-        .flat_map(|command| named_files(command, ""))
+        .flat_map(|(folder, command)| named_files(command, folder))
         .filter(|path| snapshot.entry(path).is_some())
         .collect();
     scripts.sort();
@@ -89,6 +129,34 @@ pub(super) fn protected_paths(snapshot: &Snapshot, commands: &[&str]) -> Vec<Str
             .any(|f| p.starts_with(f.as_str()) && *p != format!("{f}**"))
     });
     paths
+}
+
+/// The folder a setup step or job runs in (`"web"` for `cd web && bun run build`, `""` at the
+/// root) and the command it runs there.
+fn in_folder(command: &str) -> (&str, &str) {
+    command
+        .strip_prefix("cd ")
+        .and_then(|rest| rest.split_once(" && "))
+        .filter(|(dir, _)| !dir.contains(char::is_whitespace))
+        .unwrap_or(("", command))
+}
+
+/// The tools `command` runs whose settings matter: its program (`./mvnw` as `mvnw`, the script
+/// `sh` runs), and pytest wherever it is named.
+fn tools(command: &str) -> Vec<&str> {
+    let mut words = command.split_whitespace();
+    let mut found = Vec::new();
+    let program = match words.next() {
+        Some("sh") => words.next(),
+        other => other,
+    };
+    if let Some(program) = program {
+        found.push(program.trim_start_matches("./"));
+    }
+    if command.split_whitespace().any(|w| w == "pytest") {
+        found.push("pytest");
+    }
+    found
 }
 
 /// `scripts` and every tracked file they name (`source lib.sh`, `. ./lib.sh`, `node x.js`),
@@ -141,21 +209,24 @@ fn covering(snapshot: &Snapshot, script: &str) -> String {
     }
 }
 
-/// The `package.json` scripts an npm, pnpm or yarn command runs (`npm test` runs `pretest`,
-/// `test` and `posttest`; `npm run build` runs `build` and its hooks).
-fn package_scripts(snapshot: &Snapshot, command: &str) -> Vec<String> {
+/// The `package.json` scripts (of `folder`'s) an npm, pnpm, yarn or bun command runs (`npm
+/// test` runs `pretest`, `test` and `posttest`; `bun run build` runs `build` and its hooks).
+fn package_scripts(snapshot: &Snapshot, folder: &str, command: &str) -> Vec<String> {
     let mut words = command.split_whitespace();
     let (Some(tool), Some(verb)) = (words.next(), words.next()) else {
         return Vec::new();
     };
-    if !["npm", "pnpm", "yarn"].contains(&tool) {
+    if !["npm", "pnpm", "yarn", "bun"].contains(&tool) {
         return Vec::new();
     }
     let name = match verb {
         "run" | "run-script" => words.next().unwrap_or_default(),
+        // `bun test` is bun's own runner, not a script.
+        _ if tool == "bun" => return Vec::new(),
         other => other,
     };
-    let scripts = content(snapshot, "package.json")
+    let manifest = joined(folder, "package.json").unwrap_or_default();
+    let scripts = content(snapshot, &manifest)
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
         .map(|package| package["scripts"].clone())
         .unwrap_or_default();

@@ -50,5 +50,6 @@ mod snapshot;
 mod soak;
 mod standards;
 mod status;
+mod status_lagging;
 mod surfaces;
 mod sync;

@@ -257,6 +257,7 @@ fn fleet_lines(
                     distance(row, verbose),
                     row.proof.map_or("missing", ProofState::as_str)
                 ) + &approval_note(row)
+                    + &lag_note(row, &observation.git.trunk)
             };
             let detail = match verbose {
                 true => row_detail(row),
@@ -296,6 +297,17 @@ fn approval_note(row: &FleetRow) -> String {
         (Some(by), _) => format!("; approved by {by}"),
         (None, []) => String::new(),
         (None, items) => format!("; awaiting the owner's approval: {}", items.join("; ")),
+    }
+}
+
+/// How far a fleet row's effort lags the trunk, and how it catches up: its own changes are
+/// judged from where it forked, so the trunk's changes since are never listed as its own.
+fn lag_note(row: &FleetRow, trunk: &str) -> String {
+    match row.behind {
+        Some(GitCount::Known(n)) if n > 0 => format!(
+            "; lags {trunk} by {n} commit(s): `discern update` in its worktree brings them in"
+        ),
+        _ => String::new(),
     }
 }
 

@@ -18,6 +18,7 @@ mod elicitation;
 mod evidence;
 mod examples;
 mod findings;
+mod findings_maxima;
 mod forge;
 mod gains;
 mod grouped;

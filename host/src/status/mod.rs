@@ -181,8 +181,9 @@ fn facts(observation: &Observation, verbose: bool) -> Vec<String> {
     }
     if !observation.unpushed_refs.is_empty() {
         facts.push(format!(
-            "Unpushed: {} (share them: `discern sync --push`)",
-            observation.unpushed_refs.join(", ")
+            "Unpushed: {} (share them: `{}`)",
+            observation.unpushed_refs.join(", "),
+            crate::verbs::steps::spell(&Action::new("sync").flag("push"))
         ));
     }
     let shown = if verbose { usize::MAX } else { CAP };
@@ -305,7 +306,8 @@ fn approval_note(row: &FleetRow) -> String {
 fn lag_note(row: &FleetRow, trunk: &str) -> String {
     match row.behind {
         Some(GitCount::Known(n)) if n > 0 => format!(
-            "; lags {trunk} by {n} commit(s): `discern update` in its worktree brings them in"
+            "; lags {trunk} by {n} commit(s): `{}` in its worktree brings them in",
+            crate::verbs::steps::spell(&Action::new("update"))
         ),
         _ => String::new(),
     }

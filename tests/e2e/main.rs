@@ -54,3 +54,4 @@ mod status;
 mod status_lagging;
 mod surfaces;
 mod sync;
+mod wording;

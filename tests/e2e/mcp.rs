@@ -411,3 +411,33 @@ async fn a_server_started_with_c_follows_its_effort_to_the_main_checkout() {
         client.cancel().await.unwrap();
     }
 }
+
+/// A step a result names in prose is spelled for the surface that called: a tool call over MCP,
+/// a command line on the CLI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_name_tool_calls_over_mcp_and_commands_on_the_cli() {
+    let fixture = Fixture::new(CONFIG);
+    fixture.repo.write("src/more.rs", "// TODO: three\n");
+    fixture.repo.commit("a third TODO");
+    let client = connect(&fixture, fixture.path()).await;
+    let (error, data, text) =
+        call(&client, "discern_standards", json!({"action": "measure"})).await;
+    assert!(error, "the ceiling is breached: {text}");
+    let reproduce = |data: &Value| {
+        data["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["tool"] == "standard:todo")
+            .map(|d| d["reproduce_cmd"].clone())
+            .unwrap_or_else(|| panic!("{data}"))
+    };
+    assert_eq!(
+        reproduce(&data),
+        r#"discern_standards {"explain":"todo","action":"measure"}"#
+    );
+    assert!(!text.contains("discern standards --explain"), "{text}");
+    client.cancel().await.unwrap();
+    let cli = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(reproduce(&cli), "discern standards --explain todo");
+}

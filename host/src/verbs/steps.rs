@@ -139,7 +139,7 @@ mod tests {
         let mcp = within(Surface::Mcp, || spell(&explain));
         assert_eq!(
             mcp,
-            r#"discern_standards {"action":"measure","explain":"longest"}"#
+            r#"discern_standards {"explain":"longest","action":"measure"}"#
         );
         let nested = within(Surface::Mcp, || within(Surface::Cli, || spell(&explain)));
         assert_eq!(nested, "discern standards --explain longest");

@@ -10,7 +10,7 @@ fn a_mistyped_component_path_is_named_as_missing_with_close_names() {
     let fixture = Fixture::new(
         "[standards.lic]\ndirection = \"down\"\nlimit = 3\nproducer = \"tools/lisence.wasm\"\nmetric = \"m\"\n",
     );
-    fixture.repo.write("tools/license.wasm", b"\0asm".to_vec());
+    fixture.repo.write("tools/license.wasm", b"\0asm");
     fixture.repo.commit("the component");
     for args in [&["standards"][..], &["standards", "--force"][..]] {
         let run = fixture.run(args);

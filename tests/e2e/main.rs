@@ -36,6 +36,7 @@ mod merging;
 #[cfg(feature = "remote-cache")]
 mod nginx;
 mod producer_kit;
+mod progress;
 mod proposal_commits;
 mod races;
 mod ratchet;

@@ -220,6 +220,52 @@ pub fn serve(settings: Settings) -> i32 {
     })
 }
 
+/// How often a long step is said to be still running.
+const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// Forward each step of a call as a progress notification for `token`, and between steps a
+/// heartbeat every [`HEARTBEAT`] naming the step still running and for how long. Progress only
+/// grows: a step is the next whole number (or its `[done/total]`), a heartbeat a fraction
+/// beyond the step it repeats.
+async fn forward_progress(
+    peer: rmcp::Peer<RoleServer>,
+    token: rmcp::model::ProgressToken,
+    mut receiver: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    let (mut step, mut total) = (0.0_f64, None);
+    let mut current: Option<(String, std::time::Instant)> = None;
+    let mut beats = 0u32;
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    loop {
+        let (progress, message) = tokio::select! {
+            received = receiver.recv() => {
+                let Some(message) = received else { return };
+                (step, total) = match counted(&message) {
+                    Some((done, of)) => (done, Some(of)),
+                    None => (step.floor() + 1.0, None),
+                };
+                beats = 0;
+                ticks.reset();
+                current = Some((message.clone(), std::time::Instant::now()));
+                (step, message)
+            }
+            _ = ticks.tick() => {
+                let Some((what, since)) = &current else { continue };
+                beats += 1;
+                let secs = since.elapsed().as_secs();
+                let beyond = 1.0 - 1.0 / f64::from(beats + 1);
+                (step + beyond, format!("{what} (still running, {secs} s)"))
+            }
+        };
+        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+        // A heartbeat past the last step of a known total says no total rather than a wrong one.
+        if let Some(of) = total.filter(|of| progress <= *of) {
+            param = param.with_total(of);
+        }
+        let _ = peer.notify_progress(param.with_message(message)).await;
+    }
+}
+
 /// `(3, 7)` from a progress message that starts with `[3/7]`.
 fn counted(message: &str) -> Option<(f64, f64)> {
     let inner = message.strip_prefix('[')?.split(']').next()?;
@@ -280,23 +326,11 @@ impl ServerHandler for Server {
             ));
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        // Progress: forward each step to the client if it asked for it.
-        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
+        // Progress: forward each step to the client if it asked for it, and between steps say
+        // every few seconds that the step is still running (a job can take minutes).
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
         if let Some(token) = context.meta.get_progress_token() {
-            let peer = context.peer.clone();
-            tokio::spawn(async move {
-                let mut step = 0.0;
-                while let Some(message) = receiver.recv().await {
-                    step += 1.0;
-                    let mut param = ProgressNotificationParam::new(token.clone(), step);
-                    // "[3/7] producer …": the step of a known total.
-                    if let Some((done, total)) = counted(&message) {
-                        param =
-                            ProgressNotificationParam::new(token.clone(), done).with_total(total);
-                    }
-                    let _ = peer.notify_progress(param.with_message(message)).await;
-                }
-            });
+            tokio::spawn(forward_progress(context.peer.clone(), token, receiver));
         }
         // `notifications/cancelled` for this call stops its work: the verb runs in the cancel
         // scope, so measurement stops between producers and a running job's group is killed.

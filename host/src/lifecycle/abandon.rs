@@ -14,8 +14,8 @@ use crate::commit::abandon::{self, AbandonJournal};
 use crate::config::Config;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness};
+use crate::result::spelled::spell;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report};
-use crate::verbs::steps::spell;
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "abandon";

@@ -75,7 +75,7 @@ pub(crate) fn workspace(
                     HintId::AskOwner,
                     format!(
                         "Name an effort by its id, branch or worktree path (`{}` lists them).",
-                        crate::verbs::steps::spell(
+                        crate::result::spelled::spell(
                             &crate::result::Action::new("status").flag("all")
                         )
                     ),

@@ -7,9 +7,9 @@ use crate::config::Config;
 use crate::git;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness, Preflight, Prepared};
+use crate::result::spelled::spell;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
-use crate::verbs::steps::spell;
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "update";

@@ -53,7 +53,7 @@ pub(super) fn standard_diagnostic(standard: &StandardDef, result: &StandardResul
         tool: format!("standard:{}", standard.name),
         severity: Severity::Error,
         message,
-        reproduce_cmd: crate::verbs::steps::spell(
+        reproduce_cmd: crate::result::spelled::spell(
             &crate::result::Action::new("standards").arg("explain", standard.name.as_str()),
         ),
         file,

@@ -4,7 +4,7 @@
 use crate::git::short;
 use crate::measure::{Measurement, StandardResult, Verdict, WHY_SHOWN, display, locate};
 use crate::result::Action;
-use crate::verbs::steps::spell;
+use crate::result::spelled::spell;
 
 /// Under a failing Standard: its first new findings (`path:line  message`), or without a
 /// baseline its first findings, and where the rest are.

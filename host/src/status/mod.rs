@@ -183,7 +183,7 @@ fn facts(observation: &Observation, verbose: bool) -> Vec<String> {
         facts.push(format!(
             "Unpushed: {} (share them: `{}`)",
             observation.unpushed_refs.join(", "),
-            crate::verbs::steps::spell(&Action::new("sync").flag("push"))
+            crate::result::spelled::spell(&Action::new("sync").flag("push"))
         ));
     }
     let shown = if verbose { usize::MAX } else { CAP };
@@ -307,7 +307,7 @@ fn lag_note(row: &FleetRow, trunk: &str) -> String {
     match row.behind {
         Some(GitCount::Known(n)) if n > 0 => format!(
             "; lags {trunk} by {n} commit(s): `{}` in its worktree brings them in",
-            crate::verbs::steps::spell(&Action::new("update"))
+            crate::result::spelled::spell(&Action::new("update"))
         ),
         _ => String::new(),
     }

@@ -2,38 +2,21 @@
 //! clap command (flags, values, positionals), MCP as a call of the verb's tool with its JSON
 //! arguments. Both read the verb table, so a step can only name what a verb really takes.
 
-use std::cell::Cell;
-
 use serde_json::{Value, json};
 
 use super::{Entry, Surface, by_name};
 use crate::result::Action;
+use crate::result::spelled::{self, Spellers};
 
-thread_local! {
-    static SURFACE: Cell<Option<Surface>> = const { Cell::new(None) };
-}
-
-/// Run `work` on this thread with the steps its result names in prose (a report line, a
-/// refusal's message, a diagnostic's command) spelled for `surface`.
+/// Run `work` with the steps its result names in prose (a report line, a refusal's message, a
+/// diagnostic's command) spelled for `surface` ([`spelled::spell`]).
 pub(crate) fn within<R>(surface: Surface, work: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Surface>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            SURFACE.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(SURFACE.with(|s| s.replace(Some(surface))));
-    work()
-}
-
-/// `action` as the surface of the call running on this thread spells it: an MCP tool call
-/// for an MCP call, else (the CLI, and outside any call) a command line. For the steps a
-/// message names in its text; a hint's own step is an [`Action`] each renderer spells.
-pub fn spell(action: &Action) -> String {
-    match SURFACE.with(Cell::get) {
-        Some(Surface::Mcp) => tool_call(action),
-        Some(Surface::Cli) | None => command_line(action),
-    }
+    let here: spelled::Speller = match surface {
+        Surface::Cli => command_line,
+        Surface::Mcp => tool_call,
+    };
+    let spellers = Spellers { here, command_line };
+    spelled::within(spellers, work)
 }
 
 /// The row and (for `standards propose`) subcommand an action names.
@@ -134,6 +117,7 @@ mod tests {
 
     #[test]
     fn prose_spells_a_step_for_the_surface_of_the_call() {
+        use crate::result::spelled::spell;
         let explain = Action::new("standards").arg("explain", "longest");
         assert_eq!(spell(&explain), "discern standards --explain longest");
         let mcp = within(Surface::Mcp, || spell(&explain));

@@ -9,8 +9,8 @@ use crate::config::Config;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Prepared};
 use crate::proof::{self, ProofState};
+use crate::result::spelled::{command_line, spell};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
-use crate::verbs::steps::{command_line, spell};
 use crate::workspace::Workspace;
 
 /// The preconditions: an effort worktree on a branch, clean, with honored Proof for its HEAD,

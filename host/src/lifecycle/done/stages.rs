@@ -233,7 +233,7 @@ impl Stages<'_> {
 
 /// Why a Standard that needs a job was not measured when the gate stopped before its jobs.
 fn not_after_failure() -> String {
-    let all = crate::verbs::steps::spell(&crate::result::Action::new("done").flag("all"));
+    let all = crate::result::spelled::spell(&crate::result::Action::new("done").flag("all"));
     format!(
         "not measured: a Standard measured before the jobs fails, so no job ran (`{all}` runs them for the full picture)"
     )

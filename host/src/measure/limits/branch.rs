@@ -10,7 +10,7 @@ use crate::config::{AtError, Config, Direction};
 use crate::git::{Repo, RepoError, short};
 use crate::protected::{Loosening, Side};
 use crate::result::Action;
-use crate::verbs::steps::spell;
+use crate::result::spelled::spell;
 
 /// How to see what the check sees, for a redefinition or a loosening.
 const DRY_RUN: &str = "discern standards --dry-run";

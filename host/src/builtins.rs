@@ -56,6 +56,18 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|b| b.name)
 }
 
+/// The built-ins' maxima whose one finding names the file that holds them (`producers/extent`,
+/// `producers/file-size`): what such a reading is, is that file alone.
+const MAXIMA_NAMING_THEIR_FILE: &[(&str, &str)] = &[
+    ("builtin:extent", "max_lines"),
+    ("builtin:file-size", "max_bytes"),
+];
+
+/// Whether `metric` of `producer` (its label) is a maximum whose finding names its file.
+pub(crate) fn names_its_file(producer: &str, metric: &str) -> bool {
+    MAXIMA_NAMING_THEIR_FILE.contains(&(producer, metric))
+}
+
 /// `builtin:pattern`'s default `max_findings` (the producer's own, `producers/pattern`).
 const PATTERN_MAX_FINDINGS: usize = 100_000;
 

@@ -134,3 +134,17 @@ fn the_main_checkout_is_never_abandoned() {
     assert_eq!(json["ok"], false, "{json}");
     assert!(json.to_string().contains("discern abandon ID"), "{json}");
 }
+
+#[test]
+fn the_effort_is_named_with_effort_as_approve_and_accept_name_it() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    let path = started(&fixture, "flagged");
+    let both = fixture.run(&["abandon", "flagged", "--effort", "flagged", "--json"]);
+    assert_eq!(both.code, 2, "one name, not two: {}", both.stderr);
+    assert!(path.exists());
+    let json = fixture
+        .run(&["abandon", "--effort", "flagged", "--json"])
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert!(!path.exists() && !branch_exists(&fixture, "agent/flagged"));
+}

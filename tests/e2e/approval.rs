@@ -627,7 +627,7 @@ fn done_names_a_stale_proposal_as_stale() {
     assert!(
         message.contains("proposal to loosen its ceiling 5 -> 6 is stale (HEAD is")
             && message.contains(&format!(
-                "discern standards propose todo --reason \"{REASON}\""
+                "discern standards propose todo --reason '{REASON}'"
             )),
         "{json}"
     );

@@ -83,7 +83,7 @@ fn readings(fixture: &Fixture, args: &[&str]) -> Value {
 /// `--explain` runs reuse what the first grouped run recorded), then the same commit measured
 /// whole by `--fresh` runs.
 fn assert_same(fixture: &Fixture, step: &str) {
-    let variants = [None, Some("todo"), Some("todo_capped")];
+    let variants = [None, Some("todo"), Some("todo_capped"), Some("longest")];
     let args = |explain: Option<&'static str>, fresh: bool| {
         let mut args = vec!["standards", "--json"];
         args.extend(

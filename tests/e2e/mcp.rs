@@ -362,3 +362,83 @@ async fn a_server_in_an_effort_follows_its_landing_to_the_main_checkout() {
     assert_eq!(data["data"]["location"], "main", "{data}");
     client.cancel().await.unwrap();
 }
+
+/// A server started elsewhere with `-C <worktree>` follows its effort the same way once it is
+/// landed from the main checkout, and once it is abandoned from there, even when something
+/// wrote into the worktree's folder after git removed it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_started_with_c_follows_its_effort_to_the_main_checkout() {
+    let fixture = Fixture::new(CONFIG);
+    for (name, land) in [("landed", true), ("dropped", false)] {
+        let json = fixture
+            .run(&["start", "--name", name, "--title", name, "--json"])
+            .json();
+        let effort = PathBuf::from(json["data"]["path"].as_str().unwrap());
+        std::fs::write(effort.join(format!("src/{name}.rs")), "pub fn f() {}\n").unwrap();
+        git_in(&fixture, &effort, &["add", "-A"]);
+        git_in(&fixture, &effort, &["commit", "-q", "-m", name]);
+        let home = fixture.repo.home().to_owned();
+        let elsewhere = fixture.repo.parent().to_owned();
+        let transport = TokioChildProcess::new(
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_discern")).configure(|cmd| {
+                cmd.arg("-C")
+                    .arg(&effort)
+                    .arg("mcp")
+                    .current_dir(&elsewhere);
+                cmd.env_clear()
+                    .envs(discern_tests::hermetic_env(&home))
+                    .env("DISCERN_CACHE_DIR", cache_dir());
+            }),
+        )
+        .unwrap();
+        let client = ().serve(transport).await.unwrap();
+        let (error, data, text) = call(&client, "discern_done", json!({})).await;
+        assert!(!error, "{text}");
+        assert_eq!(data["ok"], true, "{data}");
+        let args: &[&str] = match land {
+            true => &["accept", "--effort", name, "--confirmed", "--json"],
+            false => &["abandon", name, "--force", "--json"],
+        };
+        let ended = fixture.run(args).json();
+        assert_eq!(ended["ok"], true, "{ended}");
+        assert!(!effort.exists(), "{name}: the worktree is gone");
+        // What the effort's dev server or editor writes there afterwards makes a folder that
+        // is no work tree: the server follows all the same.
+        std::fs::create_dir_all(effort.join(".cache")).unwrap();
+        std::fs::write(effort.join(".cache/late"), "written after the landing\n").unwrap();
+        let (error, data, text) = call(&client, "discern_status", json!({})).await;
+        assert!(!error, "{name}: {text}");
+        assert_eq!(data["data"]["location"], "main", "{name}: {data}");
+        client.cancel().await.unwrap();
+    }
+}
+
+/// A step a result names in prose is spelled for the surface that called: a tool call over MCP,
+/// a command line on the CLI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_name_tool_calls_over_mcp_and_commands_on_the_cli() {
+    let fixture = Fixture::new(CONFIG);
+    fixture.repo.write("src/more.rs", "// TODO: three\n");
+    fixture.repo.commit("a third TODO");
+    let client = connect(&fixture, fixture.path()).await;
+    let (error, data, text) =
+        call(&client, "discern_standards", json!({"action": "measure"})).await;
+    assert!(error, "the ceiling is breached: {text}");
+    let reproduce = |data: &Value| {
+        data["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["tool"] == "standard:todo")
+            .map(|d| d["reproduce_cmd"].clone())
+            .unwrap_or_else(|| panic!("{data}"))
+    };
+    assert_eq!(
+        reproduce(&data),
+        r#"discern_standards {"explain":"todo","action":"measure"}"#
+    );
+    assert!(!text.contains("discern standards --explain"), "{text}");
+    client.cancel().await.unwrap();
+    let cli = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(reproduce(&cli), "discern standards --explain todo");
+}

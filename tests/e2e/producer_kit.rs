@@ -306,7 +306,9 @@ fn producers_lists_the_repository_components_and_a_broken_one_is_a_row() {
     let missing = &rows[builtins];
     assert_eq!(missing["name"], "tools/missing.wasm");
     assert!(
-        missing["error"].as_str().unwrap().contains("cannot read"),
+        missing["error"].as_str().unwrap().contains(
+            "tools/missing.wasm does not exist in the measured commit nor in the work tree"
+        ),
         "{missing}"
     );
     assert_kit_snapshot!("list_json", run.stdout, fixture.path());

@@ -263,3 +263,21 @@ fn garbage_and_plain_modules_are_refused() {
         .unwrap_err();
     assert!(matches!(err.kind, ProducerErrorKind::Malformed(_)), "{err}");
 }
+
+/// A glob of the Standard's own config that is no pathspec is named with its key and what is
+/// wrong with it, never as a broken sandbox contract.
+#[test]
+fn a_bad_glob_in_the_config_names_its_key_and_the_problem() {
+    let (_repo, snapshot) = snapshot();
+    let config = json!({"paths": ["dir/**", "/home/me/repo/src/**"]});
+    let err = run(&builtin("extent"), config, &snapshot, &Limits::default())
+        .expect_err("an absolute path is no pathspec");
+    let message = err.to_string();
+    assert!(
+        matches!(&err.kind, ProducerErrorKind::BadPathspec { key: Some(k), .. } if k == "config.paths[1]"),
+        "{message}"
+    );
+    assert!(message.contains("`config.paths[1]`"), "{message}");
+    assert!(message.contains("is an absolute path"), "{message}");
+    assert!(!message.contains("sandbox contract"), "{message}");
+}

@@ -208,7 +208,7 @@ pub fn main() -> i32 {
     };
     let outcome = match std::env::current_dir() {
         Ok(dir) => {
-            let progress = progress::Progress::new(settings.progress);
+            let progress = progress::Progress::new(settings.progress, entry.info().journal);
             let step = |what: &str| progress.step(what);
             let ctx = Context {
                 dir: &dir,

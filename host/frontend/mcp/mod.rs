@@ -30,50 +30,73 @@ pub const STATUS_URI: &str = "discern://status";
 /// The server: a working root that `start` and `accept` move, and the process settings.
 #[derive(Clone)]
 pub struct Server {
-    root: Arc<Mutex<PathBuf>>,
-    /// The main checkout the root belongs to, read while the root exists: where the server
-    /// follows to once the root's worktree is gone.
-    main: Arc<Mutex<Option<PathBuf>>>,
+    place: Arc<Mutex<Place>>,
     settings: Settings,
     /// Whether the client's input ended: nobody is left to answer an elicitation.
     input_ended: gate::Ended,
 }
 
+/// Where the server works: the root, the top of the work tree it is in, and the main checkout
+/// that work tree belongs to, read while the root exists: where the server follows to once the
+/// root's worktree is gone (its effort landed or abandoned, from here or from elsewhere).
+struct Place {
+    root: PathBuf,
+    top: Option<PathBuf>,
+    main: Option<PathBuf>,
+}
+
+impl Place {
+    fn of(root: &Path) -> Self {
+        let repo = discern::Repo::discover(root).ok();
+        Place {
+            root: root.to_owned(),
+            top: repo.as_ref().map(|r| r.root().to_owned()),
+            main: repo.as_ref().and_then(main_checkout_of),
+        }
+    }
+
+    /// Whether the root's work tree is gone: its folder, or its `.git` link (git removed the
+    /// worktree, and something wrote into the folder since: a dev server, an editor).
+    fn gone(&self) -> bool {
+        !self.root.exists() || self.top.as_ref().is_some_and(|t| !t.join(".git").exists())
+    }
+}
+
 impl Server {
     pub fn new(root: PathBuf, settings: Settings, input_ended: gate::Ended) -> Self {
-        let main = main_checkout_of(&root);
         Self {
-            root: Arc::new(Mutex::new(root)),
-            main: Arc::new(Mutex::new(main)),
+            place: Arc::new(Mutex::new(Place::of(&root))),
             settings,
             input_ended,
         }
     }
 
-    /// The working root; when it is gone (the effort it was landed or was abandoned from
-    /// elsewhere), the main checkout it belonged to, which becomes the root.
+    /// The working root; when its work tree is gone (the effort it was landed or was abandoned
+    /// from elsewhere), the main checkout it belonged to, which becomes the root. However the
+    /// server was started (in the worktree, or `-C` it), the process's own directory follows:
+    /// git (and gix) cannot work from a directory that no longer exists.
     fn root(&self) -> PathBuf {
-        let root = self.root.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if root.exists() {
-            return root;
+        let mut place = self.place.lock().unwrap_or_else(|e| e.into_inner());
+        if place.gone()
+            && let Some(main) = place.main.clone().filter(|m| m.join(".git").exists())
+        {
+            *place = Place::of(&main);
+            place.main.get_or_insert(main);
         }
-        let main = self.main.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        match main.filter(|m| m.exists()) {
-            Some(main) => {
-                // The process's own directory was that worktree too: git (and gix) cannot
-                // work from a directory that no longer exists.
-                let _ = std::env::set_current_dir(&main);
-                self.set_root(&main);
-                main
-            }
-            None => root,
+        let root = place.root.clone();
+        drop(place);
+        if std::env::current_dir().is_err() || !cwd_is_live() {
+            let _ = std::env::set_current_dir(&root);
         }
+        root
     }
 
     fn set_root(&self, root: &Path) {
-        *self.root.lock().unwrap_or_else(|e| e.into_inner()) = root.to_owned();
-        if let Some(main) = main_checkout_of(root) {
-            *self.main.lock().unwrap_or_else(|e| e.into_inner()) = Some(main);
+        let mut place = self.place.lock().unwrap_or_else(|e| e.into_inner());
+        let main = place.main.take();
+        *place = Place::of(root);
+        if place.main.is_none() {
+            place.main = main;
         }
     }
 
@@ -87,9 +110,11 @@ impl Server {
         let Value::Object(mut arguments) = arguments else {
             return verbs::invalid_arguments(verb, "Invalid arguments: expected an object.").into();
         };
+        // Read first, even when `path` is given: it moves the process out of a removed folder.
+        let root = self.root();
         // `path` is a string where given (the schema says so; `null` is not one).
         let dir = match arguments.remove(tools::PATH) {
-            None => self.root(),
+            None => root,
             Some(Value::String(p)) if Path::new(&p).is_absolute() => PathBuf::from(p),
             Some(other) => {
                 let shown: String = other.to_string().chars().take(200).collect();
@@ -114,11 +139,23 @@ impl Server {
     }
 }
 
-/// The main checkout of the repository `dir` is in (`None` outside one).
-fn main_checkout_of(dir: &Path) -> Option<PathBuf> {
-    let repo = discern::Repo::discover(dir).ok()?;
+/// The main checkout of the repository `repo` is in.
+fn main_checkout_of(repo: &discern::Repo) -> Option<PathBuf> {
     let worktrees = repo.worktrees().ok()?;
     worktrees.into_iter().find(|w| w.is_main).map(|w| w.path)
+}
+
+/// Whether the process's directory is still the folder its path names (not a removed folder
+/// that something made again at the same path).
+fn cwd_is_live() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(here), Ok(named)) = (
+        std::fs::metadata("."),
+        std::env::current_dir().and_then(std::fs::metadata),
+    ) else {
+        return false;
+    };
+    (here.dev(), here.ino()) == (named.dev(), named.ino())
 }
 
 /// Serve MCP on stdin/stdout until the client disconnects; the process exit code.
@@ -183,6 +220,52 @@ pub fn serve(settings: Settings) -> i32 {
     })
 }
 
+/// How often a long step is said to be still running.
+const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// Forward each step of a call as a progress notification for `token`, and between steps a
+/// heartbeat every [`HEARTBEAT`] naming the step still running and for how long. Progress only
+/// grows: a step is the next whole number (or its `[done/total]`), a heartbeat a fraction
+/// beyond the step it repeats.
+async fn forward_progress(
+    peer: rmcp::Peer<RoleServer>,
+    token: rmcp::model::ProgressToken,
+    mut receiver: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    let (mut step, mut total) = (0.0_f64, None);
+    let mut current: Option<(String, std::time::Instant)> = None;
+    let mut beats = 0u32;
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    loop {
+        let (progress, message) = tokio::select! {
+            received = receiver.recv() => {
+                let Some(message) = received else { return };
+                (step, total) = match counted(&message) {
+                    Some((done, of)) => (done, Some(of)),
+                    None => (step.floor() + 1.0, None),
+                };
+                beats = 0;
+                ticks.reset();
+                current = Some((message.clone(), std::time::Instant::now()));
+                (step, message)
+            }
+            _ = ticks.tick() => {
+                let Some((what, since)) = &current else { continue };
+                beats += 1;
+                let secs = since.elapsed().as_secs();
+                let beyond = 1.0 - 1.0 / f64::from(beats + 1);
+                (step + beyond, format!("{what} (still running, {secs} s)"))
+            }
+        };
+        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+        // A heartbeat past the last step of a known total says no total rather than a wrong one.
+        if let Some(of) = total.filter(|of| progress <= *of) {
+            param = param.with_total(of);
+        }
+        let _ = peer.notify_progress(param.with_message(message)).await;
+    }
+}
+
 /// `(3, 7)` from a progress message that starts with `[3/7]`.
 fn counted(message: &str) -> Option<(f64, f64)> {
     let inner = message.strip_prefix('[')?.split(']').next()?;
@@ -243,23 +326,11 @@ impl ServerHandler for Server {
             ));
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        // Progress: forward each step to the client if it asked for it.
-        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
+        // Progress: forward each step to the client if it asked for it, and between steps say
+        // every few seconds that the step is still running (a job can take minutes).
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
         if let Some(token) = context.meta.get_progress_token() {
-            let peer = context.peer.clone();
-            tokio::spawn(async move {
-                let mut step = 0.0;
-                while let Some(message) = receiver.recv().await {
-                    step += 1.0;
-                    let mut param = ProgressNotificationParam::new(token.clone(), step);
-                    // "[3/7] producer …": the step of a known total.
-                    if let Some((done, total)) = counted(&message) {
-                        param =
-                            ProgressNotificationParam::new(token.clone(), done).with_total(total);
-                    }
-                    let _ = peer.notify_progress(param.with_message(message)).await;
-                }
-            });
+            tokio::spawn(forward_progress(context.peer.clone(), token, receiver));
         }
         // `notifications/cancelled` for this call stops its work: the verb runs in the cancel
         // scope, so measurement stops between producers and a running job's group is killed.

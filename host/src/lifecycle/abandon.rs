@@ -14,7 +14,8 @@ use crate::commit::abandon::{self, AbandonJournal};
 use crate::config::Config;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::result::spelled::spell;
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "abandon";
@@ -26,6 +27,12 @@ pub(crate) struct AbandonRequest {
     /// checkout is).
     #[serde(default)]
     pub effort: Option<String>,
+    /// The effort to abandon, named as `approve --effort` and `accept --effort` name it (the
+    /// same as the positional EFFORT).
+    #[arg(long = "effort", value_name = "EFFORT", conflicts_with = "effort")]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub effort_flag: Option<String>,
     /// Discard what would be lost: uncommitted changes, and commits on no remote and not on
     /// the trunk.
     #[arg(long)]
@@ -113,16 +120,25 @@ pub(crate) fn abandon(ws: &Workspace, request: &AbandonRequest) -> Moved {
     }
 }
 
+/// The step that names the effort to abandon, and where the efforts are listed.
+fn name_one() -> String {
+    format!(
+        "Run `{}` (`{}` lists the efforts).",
+        spell(&Action::new("abandon").arg("effort", "ID")),
+        spell(&Action::new("status").flag("all"))
+    )
+}
+
 /// The named effort (or this checkout's), its branch, HEAD and what abandoning would lose.
 fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
-    let effort_ws = match &request.effort {
+    let effort_ws = match request.effort.as_ref().or(request.effort_flag.as_ref()) {
         Some(id) => super::effort::workspace(ws, VERB, id)?,
         None if ws.repo.is_main_checkout() => {
             return Err(refuse(
                 ErrorSlug::WrongCheckout,
                 "This is the main checkout; name the effort to abandon.",
                 HintId::AskOwner,
-                "Run `discern abandon ID` (`discern status` lists the efforts).",
+                &name_one(),
             ));
         }
         None => ws.clone(),
@@ -133,7 +149,7 @@ fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
             ErrorSlug::WrongCheckout,
             "The main checkout is no effort; abandon removes an effort's worktree and branch.",
             HintId::AskOwner,
-            "Run `discern abandon ID` (`discern status` lists the efforts).",
+            &name_one(),
         ));
     }
     let unreadable = |what: &str| {
@@ -226,8 +242,13 @@ fn nothing_lost(effort: &Effort, force: bool) -> Result<(), Refused> {
         ),
         HintId::AskOwner,
         &format!(
-            "Keep the work (`git push origin {}`, or commit it), or discard it with `discern abandon {} --force`.",
-            effort.branch, effort.id
+            "Keep the work (`git push origin {}`, or commit it), or discard it with `{}`.",
+            effort.branch,
+            spell(
+                &Action::new("abandon")
+                    .arg("effort", effort.id.as_str())
+                    .flag("force")
+            )
         ),
     ))
 }

@@ -73,7 +73,12 @@ pub(crate) fn workspace(
                 format!("No effort worktree is named {target:?}."),
                 Hint::next_step(
                     HintId::AskOwner,
-                    "Name an effort by its id, branch or worktree path (`discern status --all` lists them).",
+                    format!(
+                        "Name an effort by its id, branch or worktree path (`{}` lists them).",
+                        crate::result::spelled::spell(
+                            &crate::result::Action::new("status").flag("all")
+                        )
+                    ),
                 ),
             ))
         })

@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::git;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness, Preflight, Prepared};
+use crate::result::spelled::spell;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
@@ -133,7 +134,10 @@ impl Refusal for NotUpdated {
                 Some("update"),
             ),
             Self::Unsettled { .. } => (
-                "Withdraw the proposal (`discern standards withdraw`), update, then measure and propose again against the trunk's new limit".to_owned(),
+                format!(
+                    "Withdraw the proposal (`{}`), update, then measure and propose again against the trunk's new limit",
+                    spell(&Action::new("standards withdraw"))
+                ),
                 Some("standards withdraw"),
             ),
             Self::Failed { .. } | Self::Conflicts { .. } => (
@@ -332,7 +336,10 @@ fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
         progress: &|_| (),
     };
     let Ok(measured) = crate::measure::measure(&ctx, &options) else {
-        return vec!["The merged tree could not be measured against the settled limits; run `discern standards`.".to_owned()];
+        let measure = spell(&Action::new("standards"));
+        return vec![format!(
+            "The merged tree could not be measured against the settled limits; run `{measure}`."
+        )];
     };
     measured
         .standards
@@ -345,11 +352,15 @@ fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
         })
         .map(|s| {
             format!(
-                "The merged tree breaches the settled limit of {} ({} against {}): move the metric back, or propose the change with a technical reason (`discern standards propose {} --reason …`).",
+                "The merged tree breaches the settled limit of {} ({} against {}): move the metric back, or propose the change with a technical reason (`{}`).",
                 s.name,
                 s.value.map_or("?".to_owned(), |v| v.to_string()),
                 s.limit,
-                s.name
+                spell(
+                    &Action::new("standards propose")
+                        .arg("name", s.name.as_str())
+                        .arg("reason", "…")
+                )
             )
         })
         .collect()

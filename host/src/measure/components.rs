@@ -56,9 +56,21 @@ impl Components<'_> {
                 .map_err(|e| format!("cannot read the producer {path}: {e}"))?;
             return Ok(ProducerComponent::new(path.to_owned(), bytes.to_vec()));
         }
-        if self.origin != ComponentOrigin::WorkTree {
+        let in_work_tree = self.repo.root().join(path).is_file();
+        if self.origin != ComponentOrigin::WorkTree && in_work_tree {
             return Err(format!(
                 "the producer component {path} is not in the measured commit (a component is loaded only from the commit's tree, never from the work tree); commit it, or measure the work tree with --force while you author it"
+            ));
+        }
+        if !in_work_tree {
+            return Err(format!(
+                "the producer component {path} does not exist in the measured commit{}; fix `producer` (a path relative to the repository root){}",
+                match self.origin {
+                    ComponentOrigin::WorkTree => " nor in the work tree",
+                    _ => "",
+                },
+                self.snapshot
+                    .map_or(String::new(), |s| close_names(s, path))
             ));
         }
         ProducerComponent::from_file(path.to_owned(), &self.repo.root().join(path)).map_err(|e| {
@@ -66,6 +78,25 @@ impl Components<'_> {
                 "cannot read the producer component {path}: {e}; build it, or fix `producer` (a path relative to the repository root)"
             )
         })
+    }
+}
+
+/// `; did you mean a.wasm or b.wasm?`: the components `snapshot` holds whose path is close to
+/// the mistyped `path` (at most three), or nothing.
+fn close_names(snapshot: &crate::snapshot::Snapshot, path: &str) -> String {
+    let most = (path.chars().count() / 3).max(2);
+    let mut close: Vec<(usize, &str)> = snapshot
+        .entries()
+        .iter()
+        .filter(|e| e.path.ends_with(".wasm"))
+        .map(|e| (strsim::levenshtein(path, &e.path), e.path.as_str()))
+        .filter(|(distance, _)| *distance <= most)
+        .collect();
+    close.sort();
+    let names: Vec<&str> = close.iter().take(3).map(|(_, p)| *p).collect();
+    match names.is_empty() {
+        true => String::new(),
+        false => format!("; did you mean {}?", names.join(" or ")),
     }
 }
 

@@ -53,7 +53,9 @@ pub(super) fn standard_diagnostic(standard: &StandardDef, result: &StandardResul
         tool: format!("standard:{}", standard.name),
         severity: Severity::Error,
         message,
-        reproduce_cmd: format!("discern standards --explain {}", standard.name),
+        reproduce_cmd: crate::result::spelled::spell(
+            &crate::result::Action::new("standards").arg("explain", standard.name.as_str()),
+        ),
         file,
         line,
     }

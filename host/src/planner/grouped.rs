@@ -9,7 +9,9 @@
 //! which is their share of a whole run for these built-ins (each file's counts and findings
 //! depend on that file alone, the findings come file by file in listing order, every metric is
 //! a sum or, where [`MAXED`] says, a maximum). The findings are the parts' in order, cut where
-//! a whole run cuts them (the producer's `max_findings`, then the host's cap); the read set is
+//! a whole run cuts them (the producer's `max_findings`, then the host's cap), except a
+//! maximum's, which names the file behind it: the finding of the part that holds the maximum
+//! (the first such part, as a whole run names the first file by path); the read set is
 //! the parts' reads and the listings matched on the whole snapshot. Anything else — a part that
 //! listed other globs than `paths` or read outside its group, wrote to stderr, disagrees on its
 //! metrics, a budget the parts together exceed — runs the execution whole instead.
@@ -79,13 +81,18 @@ impl Grouped<'_> {
         }
         let mut memo = store.memo(&self.execution.identity);
         let keys: Vec<String> = groups.iter().map(|g| key(entries, g)).collect();
-        let mut combined = Combined::new(cap);
+        let producer = self.execution.producer.as_str();
+        let mut combined = Combined::new(cap, producer);
         let mut parts = Vec::with_capacity(groups.len());
         let mut ran = HashSet::new();
         for (group, key) in groups.iter().zip(&keys) {
             let need = cap.saturating_sub(combined.listed);
             let part = match memo.parts.remove(key) {
-                Some(part) if part.listings == [globs.clone()] && suffices(&part, need) => part,
+                Some(part)
+                    if part.listings == [globs.clone()] && suffices(&part, need, producer) =>
+                {
+                    part
+                }
                 _ => {
                     ran.insert(key.clone());
                     self.part(group, need, cap)?
@@ -95,7 +102,7 @@ impl Grouped<'_> {
                 return None;
             }
             combined.add(&part, need)?;
-            parts.push(strip(part, need));
+            parts.push(strip(part, need, producer));
         }
         let output = combined.output(self, &parts)?;
         // The parts of the groups that ran are written, and those of groups gone removed: the
@@ -155,37 +162,53 @@ impl Grouped<'_> {
     }
 }
 
-/// The findings a part listed, over all its metrics.
-fn listed(part: &Part) -> usize {
-    part.metrics.iter().map(|m| m.kept + m.dropped).sum()
+/// Whether `producer`'s metric `name` is the largest part rather than the sum of the parts.
+fn maxed(producer: &str, name: &str) -> bool {
+    MAXED.contains(&(producer, name))
+}
+
+/// The findings a part listed, over all its summed metrics.
+fn listed(part: &Part, producer: &str) -> usize {
+    part.metrics
+        .iter()
+        .filter(|m| !maxed(producer, &m.name))
+        .map(|m| m.kept + m.dropped)
+        .sum()
 }
 
 /// Whether `part` gives the `need` findings a whole run lists from its group: it listed every
-/// finding its group has (fewer than its room), or at least `need`, and holds those it kept.
-fn suffices(part: &Part, need: usize) -> bool {
-    if need == 0 {
-        return true;
-    }
-    let all_listed = listed(part) < part.room || part.room >= need;
-    let held = part
+/// finding its group has (fewer than its room), or at least `need`, and holds those it kept;
+/// and it holds its maximum's finding, which every run may need.
+fn suffices(part: &Part, need: usize, producer: &str) -> bool {
+    let held = |m: &PartMetric| m.kept == 0 || m.records.is_some();
+    let maxima_held = part
         .metrics
         .iter()
-        .all(|m| m.kept == 0 || m.records.is_some());
-    all_listed && held
+        .filter(|m| maxed(producer, &m.name))
+        .all(held);
+    if need == 0 {
+        return maxima_held;
+    }
+    let all_listed = listed(part, producer) < part.room || part.room >= need;
+    all_listed && maxima_held && part.metrics.iter().all(held)
 }
 
-/// `part` as remembered: without findings when the whole run needed none of them.
-fn strip(mut part: Part, need: usize) -> Part {
+/// `part` as remembered: without the findings of its sums when the whole run needed none of
+/// them (a maximum's finding is kept: a later run may find the maximum in this part).
+fn strip(mut part: Part, need: usize, producer: &str) -> Part {
     if need == 0 {
         for metric in &mut part.metrics {
-            metric.records = None;
+            if !maxed(producer, &metric.name) {
+                metric.records = None;
+            }
         }
     }
     part
 }
 
 /// The parts added so far, in order.
-struct Combined {
+struct Combined<'a> {
+    producer: &'a str,
     /// The producer's findings cap.
     cap: usize,
     /// The findings the whole run lists from the parts so far (at most `cap`).
@@ -193,26 +216,32 @@ struct Combined {
     /// The findings kept (at most the host's cap), and the metric they belong to.
     kept: Records,
     column: Option<usize>,
+    /// Each maximum's largest part so far (the first on a tie) and its findings, by column.
+    maxima: std::collections::BTreeMap<usize, (f64, Records)>,
 }
 
-impl Combined {
-    fn new(cap: usize) -> Self {
+impl<'a> Combined<'a> {
+    fn new(cap: usize, producer: &'a str) -> Self {
         Self {
+            producer,
             cap,
             listed: 0,
             kept: Records::default(),
             column: None,
+            maxima: std::collections::BTreeMap::new(),
         }
     }
 
     /// Add the findings of `part` a whole run lists (`need` at most); `None` where more than
-    /// one metric has findings, or a producer that lists none lists some.
+    /// one summed metric has findings, or a producer that lists none lists some.
     fn add(&mut self, part: &Part, need: usize) -> Option<()> {
+        self.add_maxima(part)?;
+        let producer = self.producer;
         let mut with = part
             .metrics
             .iter()
             .enumerate()
-            .filter(|(_, m)| m.kept + m.dropped > 0);
+            .filter(|(_, m)| !maxed(producer, &m.name) && m.kept + m.dropped > 0);
         let Some((column, metric)) = with.next() else {
             return Some(());
         };
@@ -230,6 +259,31 @@ impl Combined {
             }
         }
         self.listed += take;
+        Some(())
+    }
+
+    /// Keep the findings of each maximum `part` holds when it is larger than every part before
+    /// it; `None` where a part names more than one file behind a maximum, or lost its finding.
+    fn add_maxima(&mut self, part: &Part) -> Option<()> {
+        let producer = self.producer;
+        let maxima = part
+            .metrics
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| maxed(producer, &m.name) && m.kept + m.dropped > 0);
+        for (column, metric) in maxima {
+            if metric.kept != 1 || metric.dropped != 0 {
+                return None;
+            }
+            let records = metric.records.as_ref()?;
+            let larger = self
+                .maxima
+                .get(&column)
+                .is_none_or(|(most, _)| metric.value > *most);
+            if larger {
+                self.maxima.insert(column, (metric.value, records.clone()));
+            }
+        }
         Some(())
     }
 
@@ -271,13 +325,21 @@ impl Combined {
                 counted: head.counted,
             });
         }
-        let columns: Vec<(&str, usize, &Records)> = match self.column {
+        let mut columns: Vec<(&str, usize, &Records)> = match self.column {
             Some(column) => {
                 let metric = metrics.get(column)?;
                 vec![(metric.name.as_str(), metric.findings_dropped, &self.kept)]
             }
             None => Vec::new(),
         };
+        for (column, (value, records)) in &self.maxima {
+            let metric = metrics.get(*column)?;
+            // The part that holds the maximum is the one whose finding names it.
+            if metric.value != *value || self.column == Some(*column) {
+                return None;
+            }
+            columns.push((metric.name.as_str(), 0, records));
+        }
         let findings = Kept::of_records(&columns).ok()?;
         let output = RunOutput {
             read_set: read_set(parts, grouped.snapshot)?,

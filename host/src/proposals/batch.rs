@@ -294,6 +294,7 @@ fn measure_records(
         };
         let read_set = measured.read_sets.of(&request.name);
         let evidence = evidence_paths(&changed, &read_set, standard.inputs.as_deref());
+        let evidence = behind_the_maximum(standard, result, evidence);
         let trunk_limit = target.trunk_limits[&request.name];
         let (value, proposed) = breach(standard, result, trunk_limit, &evidence)?;
         records.push(ProposalRecord {
@@ -314,6 +315,35 @@ fn measure_records(
         });
     }
     Ok((head, records))
+}
+
+/// For a maximum whose finding names its file (the longest file, the largest): the changed
+/// files its new findings name, the one file the reading is; else `evidence` as it is.
+fn behind_the_maximum(
+    standard: &crate::config::StandardDef,
+    result: &measure::StandardResult,
+    evidence: Vec<String>,
+) -> Vec<String> {
+    if !crate::builtins::names_its_file(&standard.producer.label(), &standard.metric) {
+        return evidence;
+    }
+    let Some(findings) = &result.findings else {
+        return evidence;
+    };
+    let named: Vec<String> = evidence
+        .iter()
+        .filter(|p| {
+            findings
+                .new
+                .iter()
+                .any(|f| f.path.as_deref() == Some(p.as_str()))
+        })
+        .cloned()
+        .collect();
+    match named.is_empty() {
+        true => evidence,
+        false => named,
+    }
 }
 
 /// The measured value of a real breach this work caused and the limit that admits it, or why it

@@ -8,6 +8,7 @@ pub mod echo;
 mod hints;
 mod refusal;
 mod render;
+pub mod spelled;
 
 use serde::Serialize;
 use serde_json::Value;

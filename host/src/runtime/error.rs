@@ -69,10 +69,55 @@ pub enum ProducerErrorKind {
     Trap(String),
     #[error("broke the sandbox contract: {0}")]
     Violation(String),
+    #[error("cannot list files: {}", bad_pathspec(.glob, .key.as_deref(), .why))]
+    BadPathspec {
+        glob: String,
+        why: String,
+        /// Where the glob is in the Standard's `config` (`config.paths[1]`), when it is there.
+        key: Option<String>,
+    },
     #[error("reported an error: {0}")]
     Reported(String),
     #[error("returned invalid output: {0}")]
     InvalidOutput(String),
+}
+
+fn bad_pathspec(glob: &str, key: Option<&str>, why: &str) -> String {
+    match key {
+        Some(key) => format!(
+            "the glob {glob:?} at `{key}` in the Standard's config is no pathspec: {why}; fix `{key}`"
+        ),
+        None => format!(
+            "it asked for a glob that is no pathspec ({why}); the Standard's config does not hold it, so the producer made it: fix the producer, or the config value it builds the glob from"
+        ),
+    }
+}
+
+impl ProducerError {
+    /// A bad pathspec located in the Standard's `config_json`: the key that holds the glob.
+    pub(crate) fn with_config_key(mut self, config_json: &str) -> Self {
+        if let ProducerErrorKind::BadPathspec { glob, key, .. } = &mut self.kind
+            && let Ok(config) = serde_json::from_str::<serde_json::Value>(config_json)
+        {
+            *key = key_of(&config, glob, "config");
+        }
+        self
+    }
+}
+
+/// Where `value` holds the string `wanted`, as `config.paths[1]`.
+fn key_of(value: &serde_json::Value, wanted: &str, at: &str) -> Option<String> {
+    match value {
+        serde_json::Value::String(s) => (s == wanted).then(|| at.to_owned()),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| key_of(v, wanted, &format!("{at}[{i}]"))),
+        serde_json::Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| key_of(v, wanted, &format!("{at}.{k}"))),
+        _ => None,
+    }
 }
 
 fn secs(d: &Duration) -> String {

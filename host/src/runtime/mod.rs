@@ -42,7 +42,7 @@ pub(crate) use version::{
 use crate::digest::Digest;
 use crate::snapshot::Snapshot;
 use bindings::{v1, v2};
-use sandbox::{GuestSnapshot, Limiter, SleepAttempt, StoreState, Violation};
+use sandbox::{BadPathspec, GuestSnapshot, Limiter, SleepAttempt, StoreState, Violation};
 
 /// Fuel granted per second of a Standard's `timeout`: a deterministic CPU budget (roughly
 /// one unit per wasm instruction), the same on every machine.
@@ -323,10 +323,11 @@ impl Runtime {
             .as_ref()
             .map(|t| (Arc::clone(t), component.label().to_owned()));
         let guest = GuestSnapshot::new(snapshot.reader(), artifacts, trace);
-        let (result, mut finished) =
-            self.call(component, Some(guest), limits, |producer, store| {
+        let (result, mut finished) = self
+            .call(component, Some(guest), limits, |producer, store| {
                 producer.run(store, config_json)
-            })?;
+            })
+            .map_err(|e| e.with_config_key(config_json))?;
         let stderr = finished.stderr.clone();
         let fail = |kind| ProducerError {
             producer: component.label().to_owned(),
@@ -462,6 +463,13 @@ fn classify(error: &wasmtime::Error, state: &StoreState, limits: &Limits) -> Pro
     }
     if error.downcast_ref::<SleepAttempt>().is_some() {
         return ProducerErrorKind::Sleep;
+    }
+    if let Some(bad) = error.downcast_ref::<BadPathspec>() {
+        return ProducerErrorKind::BadPathspec {
+            glob: bad.glob.clone(),
+            why: bad.why.clone(),
+            key: None,
+        };
     }
     if let Some(violation) = error.downcast_ref::<Violation>() {
         return ProducerErrorKind::Violation(violation.0.clone());

@@ -37,6 +37,22 @@ impl std::fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
+/// A trap raised when the guest lists a pathspec that cannot be parsed: most often a glob of
+/// the Standard's own config, which the message names, never the sandbox contract.
+#[derive(Debug)]
+pub(super) struct BadPathspec {
+    pub glob: String,
+    pub why: String,
+}
+
+impl std::fmt::Display for BadPathspec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.why)
+    }
+}
+
+impl std::error::Error for BadPathspec {}
+
 /// A trap raised when the guest tries to sleep or wait on a clock.
 #[derive(Debug)]
 pub(super) struct SleepAttempt;
@@ -190,10 +206,16 @@ impl wit_snapshot::Host for StoreState {
         }
         let snapshot = self.snapshot()?;
         snapshot.trace("files", serde_json::json!(globs));
-        let pathspec = snapshot
-            .reader
-            .pathspec(&globs)
-            .map_err(|e| wasmtime::Error::new(Violation(format!("listed a bad pathspec: {e}"))))?;
+        let pathspec = snapshot.reader.pathspec(&globs).map_err(|e| {
+            // The glob that fails, checked alone (the error names it too).
+            let glob = globs
+                .iter()
+                .find(|g| discern_pathspec::Pathspec::check(g).is_err())
+                .cloned()
+                .unwrap_or_default();
+            let why = e.to_string();
+            wasmtime::Error::new(BadPathspec { glob, why })
+        })?;
         let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
         let mut indices = Vec::new();

@@ -24,10 +24,8 @@ pub(super) fn explain(measured: &Measured, name: &str) -> Envelope {
             VERB,
             ErrorSlug::UnknownStandard,
             format!("There is no Standard {name} in this measurement."),
-            Hint::next_step(
-                HintId::SeeHelp,
-                "List the Standards with `discern standards`.",
-            ),
+            Hint::next_step(HintId::SeeHelp, "List the Standards")
+                .with_action(crate::result::Action::new("standards")),
         );
     };
     let report = Report {

@@ -3,6 +3,8 @@
 
 use crate::git::short;
 use crate::measure::{Measurement, StandardResult, Verdict, WHY_SHOWN, display, locate};
+use crate::result::Action;
+use crate::result::spelled::spell;
 
 /// Under a failing Standard: its first new findings (`path:line  message`), or without a
 /// baseline its first findings, and where the rest are.
@@ -22,10 +24,11 @@ pub(super) fn why(result: &StandardResult) -> Vec<String> {
     };
     let total = findings.new_total.unwrap_or(findings.total);
     if total > out.len() {
+        let explain = Action::new("standards").arg("explain", result.name.as_str());
         out.push(format!(
-            "… {} more: `discern standards --explain {}`",
+            "… {} more: `{}`",
             total - out.len(),
-            result.name
+            spell(&explain)
         ));
     }
     out

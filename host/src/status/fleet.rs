@@ -325,7 +325,10 @@ fn row(
     row
 }
 
-/// What of an effort awaits the owner's approval, or who approved its change (from the merge base).
+/// What of an effort awaits the owner's approval, or who approved its change: what the effort
+/// itself changed, judged from its merge base with the trunk. A lagging effort (forked from an
+/// older trunk) is never blamed for the trunk's own changes since: those are not its own, and
+/// `update` brings them in.
 fn awaiting(
     repo: &Repo,
     trunk: &str,
@@ -338,7 +341,17 @@ fn awaiting(
         return (Vec::new(), None);
     }
     // What cannot be told is shown as such, never as nothing awaiting the owner.
-    let required = match crate::proposals::required::required(repo, trunk, trunk_commit, head) {
+    let Some(base) = repo.merge_base(trunk_commit, head) else {
+        let why = format!(
+            "what awaits approval cannot be told: it shares no history with {trunk} that can be read (`git merge-base {trunk} HEAD` in its worktree)"
+        );
+        return (vec![why], None);
+    };
+    // An effort with no commit of its own since it forked (a trunk that only moved on).
+    if head == base {
+        return (Vec::new(), None);
+    }
+    let required = match crate::proposals::required::required(repo, trunk, base, head) {
         Ok(required) => required,
         Err(e) => {
             return (
@@ -350,7 +363,7 @@ fn awaiting(
     if required.changes.is_empty() {
         return (Vec::new(), None);
     }
-    let approvals = match crate::approval::tree::added(repo, trunk_commit, head) {
+    let approvals = match crate::approval::tree::added(repo, base, head) {
         Ok(approvals) => approvals,
         Err(e) => {
             return (
@@ -361,8 +374,10 @@ fn awaiting(
     };
     let policy = crate::approval::anchored_policy(repo, trunk_commit);
     let approving = (!approvals.is_empty()).then(|| {
-        let from = repo.merge_base(trunk_commit, head).unwrap_or(trunk_commit);
-        let range = crate::approval::tree::Range { from, to: head };
+        let range = crate::approval::tree::Range {
+            from: base,
+            to: head,
+        };
         crate::approval::tree::approving(
             repo,
             &approvals,

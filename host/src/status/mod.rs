@@ -181,8 +181,9 @@ fn facts(observation: &Observation, verbose: bool) -> Vec<String> {
     }
     if !observation.unpushed_refs.is_empty() {
         facts.push(format!(
-            "Unpushed: {} (share them: `discern sync --push`)",
-            observation.unpushed_refs.join(", ")
+            "Unpushed: {} (share them: `{}`)",
+            observation.unpushed_refs.join(", "),
+            crate::result::spelled::spell(&Action::new("sync").flag("push"))
         ));
     }
     let shown = if verbose { usize::MAX } else { CAP };
@@ -258,6 +259,7 @@ fn fleet_lines(
                     row.proof.map_or("missing", ProofState::as_str)
                 ) + &approval_note(row)
                     + &setup_note(row)
+                    + &lag_note(row, &observation.git.trunk)
             };
             let detail = match verbose {
                 true => row_detail(row),
@@ -308,6 +310,18 @@ fn approval_note(row: &FleetRow) -> String {
         (Some(by), _) => format!("; approved by {by}"),
         (None, []) => String::new(),
         (None, items) => format!("; awaiting the owner's approval: {}", items.join("; ")),
+    }
+}
+
+/// How far a fleet row's effort lags the trunk, and how it catches up: its own changes are
+/// judged from where it forked, so the trunk's changes since are never listed as its own.
+fn lag_note(row: &FleetRow, trunk: &str) -> String {
+    match row.behind {
+        Some(GitCount::Known(n)) if n > 0 => format!(
+            "; lags {trunk} by {n} commit(s): `{}` in its worktree brings them in",
+            crate::result::spelled::spell(&Action::new("update"))
+        ),
+        _ => String::new(),
     }
 }
 

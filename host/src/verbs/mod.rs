@@ -178,6 +178,16 @@ fn prepared(
     preflight: Preflight,
     f: impl FnOnce(&Prepared) -> Outcome,
 ) -> Outcome {
+    steps::within(ctx.surface, || prepared_here(ctx, verb, preflight, f))
+}
+
+/// [`prepared`], its steps spelled for the caller's surface.
+fn prepared_here(
+    ctx: &Context,
+    verb: &str,
+    preflight: Preflight,
+    f: impl FnOnce(&Prepared) -> Outcome,
+) -> Outcome {
     let opened = ctx.workspace(verb);
     match opened.and_then(|ws| crate::preflight::prepare(verb, ws, preflight)) {
         Ok(mut prepared) => {

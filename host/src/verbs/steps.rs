@@ -4,8 +4,20 @@
 
 use serde_json::{Value, json};
 
-use super::{Entry, by_name};
+use super::{Entry, Surface, by_name};
 use crate::result::Action;
+use crate::result::spelled::{self, Spellers};
+
+/// Run `work` with the steps its result names in prose (a report line, a refusal's message, a
+/// diagnostic's command) spelled for `surface` ([`spelled::spell`]).
+pub(crate) fn within<R>(surface: Surface, work: impl FnOnce() -> R) -> R {
+    let here: spelled::Speller = match surface {
+        Surface::Cli => command_line,
+        Surface::Mcp => tool_call,
+    };
+    let spellers = Spellers { here, command_line };
+    spelled::within(spellers, work)
+}
 
 /// The row and (for `standards propose`) subcommand an action names.
 fn row(action: &Action) -> Option<(&'static dyn Entry, Option<&str>)> {
@@ -102,6 +114,21 @@ fn quoted(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_spells_a_step_for_the_surface_of_the_call() {
+        use crate::result::spelled::spell;
+        let explain = Action::new("standards").arg("explain", "longest");
+        assert_eq!(spell(&explain), "discern standards --explain longest");
+        let mcp = within(Surface::Mcp, || spell(&explain));
+        assert_eq!(
+            mcp,
+            r#"discern_standards {"explain":"longest","action":"measure"}"#
+        );
+        let nested = within(Surface::Mcp, || within(Surface::Cli, || spell(&explain)));
+        assert_eq!(nested, "discern standards --explain longest");
+        assert_eq!(spell(&explain), "discern standards --explain longest");
+    }
 
     #[test]
     fn a_step_is_a_command_line_on_the_cli_and_a_tool_call_over_mcp() {

@@ -255,7 +255,7 @@ impl Verb for Accept {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: AcceptRequest) -> Outcome {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let accepted = lifecycle::accept::accept(prepared, runtime, &request);
+            let accepted = lifecycle::accept::accept(prepared, runtime, &request, ctx.progress);
             Outcome::from(accepted.envelope).with_root(accepted.root)
         })
     }

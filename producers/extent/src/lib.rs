@@ -6,9 +6,14 @@
 //! `LC_ALL=C.UTF-8` (see `discern_sdk::is_word_separator` for the separator set: the ASCII
 //! space, `\t`, `\n`, `\v`, `\f`, `\r` and the Unicode spaces glibc's `iswspace` and
 //! coreutils' no-break spaces name); `bytes` are the committed blobs' sizes, as `wc -c`.
+//! The longest text file is also reported as a finding on `max_lines` (the first by path
+//! among equally long ones), so a reading over its limit names the file behind it. Its
+//! identity is the file and its line count: a longest file that grows is a new finding.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
-use discern_sdk::{Config, Error, Info, Metric, Producer, Snapshot, TextCounter, is_binary};
+use discern_sdk::{
+    Config, Error, Finding, Info, Metric, Producer, Snapshot, TextCounter, is_binary,
+};
 
 /// Files larger than this are streamed through ranged reads.
 const CHUNK: u64 = 8 << 20;
@@ -28,7 +33,9 @@ impl Producer for Extent {
     fn run(snapshot: &dyn Snapshot, config: &Config) -> Result<Vec<Metric>, Error> {
         config.allow_only(&["paths"])?;
         let globs = config.globs("paths")?;
-        let (mut files, mut lines, mut words, mut bytes, mut max_lines) = (0u64, 0, 0, 0, 0);
+        let (mut files, mut lines, mut words, mut bytes) = (0u64, 0, 0, 0);
+        // The longest text file so far: listed by path, a later one only when it is longer.
+        let mut longest: Option<(String, u64)> = None;
         for entry in snapshot.files(&globs) {
             files += 1;
             bytes += entry.size;
@@ -48,15 +55,27 @@ impl Producer for Extent {
                 let stats = counter.finish();
                 lines += stats.lines;
                 words += stats.words;
-                max_lines = max_lines.max(stats.lines);
+                if longest.as_ref().is_none_or(|(_, most)| stats.lines > *most) {
+                    longest = Some((entry.path.clone(), stats.lines));
+                }
             }
+        }
+        let mut max_lines = Metric::new("max_lines", longest.as_ref().map_or(0, |l| l.1) as f64);
+        if let Some((path, n)) = longest {
+            max_lines = max_lines.with_findings(vec![Finding::new(
+                "longest-file",
+                &path,
+                &n.to_string(),
+                0,
+                format!("{path}: {n} lines"),
+            )]);
         }
         Ok(vec![
             Metric::new("files", files as f64),
             Metric::new("lines", lines as f64),
             Metric::new("words", words as f64),
             Metric::new("bytes", bytes as f64),
-            Metric::new("max_lines", max_lines as f64),
+            max_lines,
         ])
     }
 }
@@ -85,7 +104,24 @@ mod tests {
         assert_eq!(value(&m, "lines"), 4.0);
         assert_eq!(value(&m, "words"), 9.0);
         assert_eq!(value(&m, "max_lines"), 3.0);
+        let max = m.iter().find(|m| m.name == "max_lines").unwrap();
+        assert_eq!(max.findings.len(), 1);
+        assert_eq!(max.findings[0].path.as_deref(), Some("src/a.rs"));
+        assert_eq!(max.findings[0].message, "src/a.rs: 3 lines");
         assert_eq!(value(&m, "bytes"), 34.0 + 24.0 + 14.0);
+    }
+
+    #[test]
+    fn the_longest_file_is_named_once_the_first_by_path_on_a_tie() {
+        let snapshot = MemorySnapshot::new()
+            .file("a/short.rs", "1\n")
+            .file("b/tie.rs", "1\n2\n")
+            .file("c/tie.rs", "1\n2\n");
+        let config = Config::parse(r#"{"paths": ["**"]}"#).unwrap();
+        let m = Extent::run(&snapshot, &config).unwrap();
+        let findings: Vec<_> = m.iter().flat_map(|m| &m.findings).collect();
+        assert_eq!(findings.len(), 1, "one finding, on max_lines only");
+        assert_eq!(findings[0].path.as_deref(), Some("b/tie.rs"));
     }
 
     #[test]

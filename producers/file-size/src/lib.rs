@@ -3,7 +3,8 @@
 //!
 //! Config: exactly one of `path` (one snapshot file), `paths` (pathspec globs) or `artifact`.
 //! Metrics: `bytes` (total), `max_bytes` (largest file), `files`. The largest file is also
-//! reported as a finding on `max_bytes`.
+//! reported as a finding on `max_bytes` (the first by path among equally large ones); its
+//! identity is the file and its size, so a largest file that grows is a new finding.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 use discern_sdk::{Config, Error, Finding, Info, Metric, Producer, Snapshot};
@@ -58,7 +59,7 @@ impl Producer for FileSize {
             max = max.with_findings(vec![Finding::new(
                 "largest-file",
                 path,
-                "",
+                &size.to_string(),
                 0,
                 format!("{path}: {size} bytes"),
             )]);

@@ -154,6 +154,10 @@ fn asked(
     }
 }
 
+/// The title of the items the owner approves, which the next step names (it is printed after
+/// them on the CLI, so it cannot say "below").
+const AWAITING: &str = "Awaiting the owner's exact approval";
+
 /// The refusal that lists what awaits the owner's approval, and how the owner gives it.
 fn awaiting_approval(
     ws: &Workspace,
@@ -187,7 +191,7 @@ fn awaiting_approval(
             problems.join("; ")
         ),
         HintId::AskOwner,
-        &format!("Show the owner each item below; {how}"),
+        &format!("Show the owner each item under \"{AWAITING}\"; {how}"),
     )
     .with_next(Action::new("accept").flag("confirmed"));
     e.data = Some(json!({
@@ -197,7 +201,7 @@ fn awaiting_approval(
     }));
     e.report.sections = vec![Section {
         table: None,
-        title: "Awaiting the owner's exact approval".to_owned(),
+        title: AWAITING.to_owned(),
         lines: required.lines(),
     }];
     Box::new(e)

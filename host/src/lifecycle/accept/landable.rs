@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Prepared};
 use crate::proof::{self, ProofState};
+use crate::result::spelled::{command_line, spell};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
 use crate::workspace::Workspace;
 
@@ -121,8 +122,10 @@ impl Refusal for NotLandable {
         let (id, hint, step) = match self {
             NotLandable::MainCheckout => (
                 HintId::WorkInEffort,
-                "Land from inside the effort worktree, or name it (`discern accept --effort ID`)"
-                    .to_owned(),
+                format!(
+                    "Land from inside the effort worktree, or name it (`{}`)",
+                    command_line(&Action::new("accept").arg("effort", "ID"))
+                ),
                 Some("accept"),
             ),
             NotLandable::LocalTrunkBehind { trunk, upstream } => {
@@ -199,6 +202,12 @@ fn ready_to_land(ws: &Workspace) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The exact command that lands effort `id`, with the owner's consent: the owner's route,
+/// a command line on every surface (`accept --effort` is CLI only).
+fn land(id: &str) -> String {
+    command_line(&Action::new("accept").arg("effort", id).flag("confirmed"))
+}
+
 /// From a checkout with the trunk out: the efforts ready to land, each with its exact command.
 fn owners_route(ws: &Workspace) -> Box<Envelope> {
     let mut envelope = *refusal(&NotLandable::MainCheckout);
@@ -207,22 +216,21 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
         Ok(ready) => ready,
         Err(why) => {
             let message = format!(
-                "{} Which efforts are ready to land cannot be told ({why}); `discern status` shows each one's state.",
-                NotLandable::MainCheckout
+                "{} Which efforts are ready to land cannot be told ({why}); `{}` shows each one's state.",
+                NotLandable::MainCheckout,
+                spell(&Action::new("status"))
             );
             envelope.report.state = message.clone();
             envelope.message = Some(message);
             return Box::new(envelope);
         }
     };
-    let commands: Vec<String> = ready
-        .iter()
-        .map(|id| format!("discern accept --effort {id} --confirmed"))
-        .collect();
+    let commands: Vec<String> = ready.iter().map(|id| land(id)).collect();
     let message = match commands.as_slice() {
         [] => format!(
-            "{} No effort is ready to land (clean, proven, containing the trunk): `discern status` shows each one's state.",
-            NotLandable::MainCheckout
+            "{} No effort is ready to land (clean, proven, containing the trunk): `{}` shows each one's state.",
+            NotLandable::MainCheckout,
+            spell(&Action::new("status"))
         ),
         [one] => format!(
             "{} One effort is ready to land: `{one}`.",
@@ -243,14 +251,15 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
     envelope.data = Some(serde_json::json!({ "ready_to_land": ready, "commands": commands }));
     // The next step with the real effort ids, never a placeholder.
     let hint = match ready.as_slice() {
-        [] => "Land from inside an effort's worktree once it is proven; `discern status` shows each effort's state".to_owned(),
-        [id] => format!(
-            "With the owner's consent, land it: `discern accept --effort {id} --confirmed`"
+        [] => format!(
+            "Land from inside an effort's worktree once it is proven; `{}` shows each effort's state",
+            spell(&Action::new("status"))
         ),
+        [id] => format!("With the owner's consent, land it: `{}`", land(id)),
         many => format!(
             "With the owner's consent, land each: {}",
             many.iter()
-                .map(|id| format!("`discern accept --effort {id} --confirmed`"))
+                .map(|id| format!("`{}`", land(id)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -125,7 +125,16 @@ pub(crate) fn preflight(request: &AcceptRequest) -> Preflight {
     }
 }
 
-pub(crate) fn accept(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+/// Where `accept` says which phase it is in: a landing measures the proven commit again and
+/// waits for the writer lock, which takes a while on a big repository.
+pub(crate) type Say<'a> = &'a (dyn Fn(&str) + Sync);
+
+pub(crate) fn accept(
+    prepared: &Prepared,
+    runtime: &Runtime,
+    request: &AcceptRequest,
+    say: Say,
+) -> Moved {
     let ws = &prepared.ws;
     if let Some(effort) = &request.effort {
         // The named effort's own landing, cut short after the trunk moved (its worktree may be
@@ -152,7 +161,7 @@ pub(crate) fn accept(prepared: &Prepared, runtime: &Runtime, request: &AcceptReq
         {
             Ok(effort) => {
                 // The effort's own journal records this landing (the caller's has none).
-                let moved = accept(&effort, runtime, &request);
+                let moved = accept(&effort, runtime, &request, say);
                 Moved {
                     envelope: effort.finish(moved.envelope),
                     root: moved.root,
@@ -163,7 +172,7 @@ pub(crate) fn accept(prepared: &Prepared, runtime: &Runtime, request: &AcceptReq
         };
     }
     // The table journals it for `progress` (a dry run records nothing).
-    land(prepared, runtime, request)
+    land(prepared, runtime, request, say)
 }
 
 /// What `accept` established about the effort before deciding anything.
@@ -193,7 +202,7 @@ struct MainCheckout {
     on_trunk: bool,
 }
 
-fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest, say: Say) -> Moved {
     let ws = &prepared.ws;
     // A landing a crash interrupted is finished (or unwound) before another is decided; this
     // effort's own, once its trunk moved, is finished whole — worktree and branch removed, as
@@ -230,7 +239,7 @@ fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Move
     {
         return preflight::recovery_refusal(VERB, &e).into();
     }
-    let mut moved = decide_and_land(prepared, runtime, request);
+    let mut moved = decide_and_land(prepared, runtime, request, say);
     moved
         .envelope
         .advisories
@@ -238,10 +247,18 @@ fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Move
     moved
 }
 
-fn decide_and_land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest) -> Moved {
+fn decide_and_land(
+    prepared: &Prepared,
+    runtime: &Runtime,
+    request: &AcceptRequest,
+    say: Say,
+) -> Moved {
     let ws = &prepared.ws;
+    say("accept: reading the Proof, the trunk and the effort");
     let decided = landing(prepared).and_then(|landing| {
-        verify::standards_hold(ws, runtime, &landing)?;
+        say("accept: measuring the proven commit's Standards again");
+        verify::standards_hold(ws, runtime, &landing, say)?;
+        say("accept: checking the owner's consent and approvals");
         let authority = authority(ws, request, &landing)?;
         Ok((landing, authority))
     });
@@ -276,7 +293,13 @@ fn decide_and_land(prepared: &Prepared, runtime: &Runtime, request: &AcceptReque
         return (*refusal(&NotLandable::TrunkMoved { trunk, branch })).into();
     }
     match main_checkout(&ws.repo, &landing.trunk) {
-        Ok(main) => landed::fast_forward(ws, &landing, &authority, &main, &lock),
+        Ok(main) => {
+            say(&format!(
+                "accept: landing on {}: the trunk moves, the main checkout follows, the worktree and branch are removed",
+                landing.trunk
+            ));
+            landed::fast_forward(ws, &landing, &authority, &main, &lock)
+        }
         Err(refusal) => (*refusal).into(),
     }
 }

@@ -15,12 +15,13 @@ pub(super) fn standards_hold(
     ws: &Workspace,
     runtime: &Runtime,
     landing: &Landing,
+    say: super::Say,
 ) -> Result<(), Box<Envelope>> {
     let Some(config) = landing.config.as_ref() else {
         return Ok(());
     };
     let what =
-        failing(ws, runtime, config, &landing.trunk).map_err(|e| Box::new(e.refusal(VERB)))?;
+        failing(ws, runtime, config, &landing.trunk, say).map_err(|e| Box::new(e.refusal(VERB)))?;
     let Some(what) = what else {
         return Ok(());
     };
@@ -45,6 +46,7 @@ pub(crate) fn failing(
     runtime: &Runtime,
     config: &crate::config::Config,
     trunk: &str,
+    progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Option<String>, MeasureError> {
     if config.standards.is_empty() {
         return Ok(None);
@@ -62,7 +64,7 @@ pub(crate) fn failing(
         config,
         selected: &selected,
         claims: &claims,
-        progress: &|_| (),
+        progress,
     };
     let measured = measure::measure(&ctx, &options)?;
     let fails: Vec<String> = measured

@@ -157,7 +157,7 @@ fn gate(
         && let (ProofState::Honored, Some(proof)) = proof::state(&ws.repo)
         && let Some(config) = subject.config.as_ref()
         && matches!(
-            crate::lifecycle::accept::failing(ws, runtime, config, &subject.trunk),
+            crate::lifecycle::accept::failing(ws, runtime, config, &subject.trunk, progress),
             Ok(None)
         )
     {

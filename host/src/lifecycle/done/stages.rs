@@ -251,7 +251,7 @@ impl Stages<'_> {
         };
         let begun = measure::begin(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
         if !begun.passes() && !self.all {
-            return standards_judged(run, &begun.stop(NOT_AFTER_FAILURE), &records);
+            return standards_judged(run, &begun.stop(&not_after_failure()), &records);
         }
         job_stages(run, repo, self.journal, self.progress)?;
         self.journal.phase("standards");
@@ -260,7 +260,12 @@ impl Stages<'_> {
 }
 
 /// Why a Standard that needs a job was not measured when the gate stopped before its jobs.
-const NOT_AFTER_FAILURE: &str = "not measured: a Standard measured before the jobs fails, so no job ran (`discern done --all` runs them for the full picture)";
+fn not_after_failure() -> String {
+    let all = crate::result::spelled::spell(&crate::result::Action::new("done").flag("all"));
+    format!(
+        "not measured: a Standard measured before the jobs fails, so no job ran (`{all}` runs them for the full picture)"
+    )
+}
 
 /// The steps of `measured`'s Standards, and the proven readings or the gate's failure.
 fn standards_judged(

@@ -9,6 +9,8 @@ use super::{Against, BaselineKind, Forbidden, LimitsCheck, ProposalClaim, fix};
 use crate::config::{AtError, Config, Direction};
 use crate::git::{Repo, RepoError, short};
 use crate::protected::{Loosening, Side};
+use crate::result::Action;
+use crate::result::spelled::spell;
 
 /// How to see what the check sees, for a redefinition or a loosening.
 const DRY_RUN: &str = "discern standards --dry-run";
@@ -149,14 +151,16 @@ fn explained<'a>(l: &Loosening, proposals: &'a [ProposalClaim]) -> Option<&'a Pr
 /// A loosening whose proposal went stale: what made it stale, and the renewal.
 fn renew(l: &Loosening, claim: &ProposalClaim) -> String {
     let why = claim.stale.as_deref().unwrap_or_default();
-    let reason = claim.reason.replace('"', "\\\"");
+    let renewal = Action::new("standards propose")
+        .arg("name", l.standard.as_str())
+        .arg("reason", claim.reason.as_str());
     format!(
-        "Standard {}'s proposal to loosen its {} {} -> {} is stale ({why}), so it authorizes nothing. Renew it on this commit: `discern standards propose {} --reason \"{reason}\"`, then run the gate again.",
+        "Standard {}'s proposal to loosen its {} {} -> {} is stale ({why}), so it authorizes nothing. Renew it on this commit: `{}`, then run the gate again.",
         l.standard,
         l.direction.bound(),
         l.from,
         l.to,
-        l.standard
+        spell(&renewal)
     )
 }
 
@@ -213,8 +217,9 @@ fn behind(
         Err(AtError::Unreadable(e)) => return Err(e),
         Err(_) => {
             check.advisories.push(format!(
-                "This branch is {behind} commit(s) behind the trunk {trunk}, whose {} cannot be parsed; bring the trunk in (`discern update`) once it is fixed there.",
-                crate::config::FILE
+                "This branch is {behind} commit(s) behind the trunk {trunk}, whose {} cannot be parsed; bring the trunk in (`{}`) once it is fixed there.",
+                crate::config::FILE,
+                spell(&Action::new("update"))
             ));
             return Ok(());
         }
@@ -222,9 +227,10 @@ fn behind(
     let arrived = compare::arrived(base_config, &trunk_config)?;
     if !arrived.is_empty() {
         check.advisories.push(format!(
-            "This branch is {behind} commit(s) behind the trunk {trunk}, whose Standards changed since it forked at {} ({}); they apply when it lands: `discern update` brings in its limits.",
+            "This branch is {behind} commit(s) behind the trunk {trunk}, whose Standards changed since it forked at {} ({}); they apply when it lands: `{}` brings in its limits.",
             short(&base.to_string()),
-            arrived.join("; ")
+            arrived.join("; "),
+            spell(&Action::new("update"))
         ));
     }
     Ok(())

@@ -25,8 +25,14 @@ pub(super) fn baseline_commit(batch: &Batch) -> Result<Option<ObjectId>, String>
             .clone()
             .unwrap_or_else(|| "the trunk cannot be read".to_owned()));
     };
-    let on_trunk = batch.head == Some(batch.head_commit) && trunk == &batch.head_commit.to_string();
+    let at_trunk_tip = trunk == &batch.head_commit.to_string();
+    let on_trunk = batch.head == Some(batch.head_commit) && at_trunk_tip;
     let given = summary.baseline_kind == Some(BaselineKind::Given);
+    // The work tree on the trunk's tip (`--force` there): what it changes is compared with the
+    // commit it sits on; the trunk needs no merge base with itself.
+    if batch.head.is_none() && at_trunk_tip && !given {
+        return Ok(Some(batch.head_commit));
+    }
     // A required trunk check without --baseline fails as unverified and names the one fix;
     // the findings wait for the same baseline instead of asking for history of their own.
     if on_trunk && !given && summary.status == crate::measure::LimitsStatus::Unverified {

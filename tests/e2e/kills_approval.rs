@@ -64,7 +64,9 @@ fn an_approval_killed_at_a_random_moment_is_committed_once_and_lands() {
         let (path, _) = proposed_effort(&fixture, "kill");
         let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
         let owner = keys.owner.to_str().unwrap();
-        let approve = ["approve", "--effort", "kill", "--head", &head, "--key", owner];
+        let approve = [
+            "approve", "--effort", "kill", "--head", &head, "--key", owner,
+        ];
         killed += usize::from(kill(
             &fixture,
             fixture.path(),

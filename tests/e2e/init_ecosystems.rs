@@ -153,6 +153,73 @@ fn init_on_bun_and_npm_lockfiles_writes_a_setup_its_jobs_pass_after_in_a_fresh_w
     assert_eq!(run["ok"], true, "{run}");
 }
 
+/// The newcomer's path end to end, with nothing edited by hand: init on the JavaScript project
+/// above, `doctor` proves the gate in a provisioned throwaway worktree, the config is
+/// committed, `start` provisions an effort (its `npm ci` ran: `node_modules` is there), and
+/// the agent's first change passes `done` there with the jobs init wrote.
+#[test]
+fn a_newcomer_reaches_a_passing_done_with_what_init_wrote() {
+    let repo = TestRepo::new();
+    repo.write(
+        "package.json",
+        r#"{"name": "app", "version": "1.0.0", "dependencies": {"helper": "file:./helper"},
+ "scripts": {"build": "node build.js", "test": "node test.js"}}
+"#,
+    )
+    .write("package-lock.json", LOCK)
+    .write("bun.lock", "{\n  \"lockfileVersion\": 1\n}\n")
+    .write(
+        "helper/package.json",
+        r#"{"name": "helper", "version": "1.0.0", "main": "index.js"}"#,
+    )
+    .write("helper/index.js", "module.exports = 42;\n")
+    .write("build.js", "require('helper');\n")
+    .write(
+        "test.js",
+        "if (require('helper') !== 42) process.exit(1);\n",
+    )
+    .write("src/a.js", "// TODO one\nexports.a = 1;\n")
+    .write(".gitignore", "node_modules/\n");
+    repo.commit("a JavaScript project");
+    let path = path_without("bun");
+    let init = discern(&repo, &["init", "--json"], Some(&path));
+    assert_eq!(init["ok"], true, "{init}");
+    let doctor = discern(&repo, &["doctor", "--json"], Some(&path));
+    assert_eq!(doctor["ok"], true, "doctor proves the gate first: {doctor}");
+    repo.commit("add discern.toml");
+    let start = discern(
+        &repo,
+        &[
+            "start",
+            "--name",
+            "first",
+            "--title",
+            "First change",
+            "--json",
+        ],
+        Some(&path),
+    );
+    assert_eq!(start["ok"], true, "{start}");
+    let effort = PathBuf::from(start["data"]["path"].as_str().unwrap());
+    assert!(
+        effort.join("node_modules/helper").exists(),
+        "setup ran: {start}"
+    );
+    std::fs::write(effort.join("src/b.js"), "exports.b = 2;\n").unwrap();
+    runs(
+        &repo,
+        &effort,
+        "git add -A && git commit -q -m 'a second module'",
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_discern"));
+    cmd.args(["done", "--json"]).current_dir(&effort);
+    discern_tests::hermetic(&mut cmd, repo.home());
+    cmd.env("DISCERN_CACHE_DIR", cache_dir()).env("PATH", &path);
+    let out = cmd.output().unwrap();
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(done["ok"], true, "the first done passes: {done}");
+}
+
 /// A bun project alone writes bun's frozen install whether bun is here or not.
 #[test]
 fn init_on_a_bun_repository_installs_with_bun() {

@@ -492,7 +492,8 @@ const VOLATILE: &[&str] = &[
     "age_s",
 ];
 
-/// `text` with every resume or operation handle (`C1-XXXX-XXXX`, `R1-XXXX-XXXX-XX`) masked.
+/// `text` with every resume or operation handle (`C1-XXXX-XXXX`, `R1-XXXX-XXXX-XX`) and every
+/// time in seconds masked.
 fn masked_handles(text: &str) -> String {
     static HANDLE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
@@ -500,7 +501,11 @@ fn masked_handles(text: &str) -> String {
         )
         .expect("a valid pattern")
     });
-    HANDLE.replace_all(text, "<handle>").into_owned()
+    // A step's time in a note ("passed in 0.1 s"), which differs between two runs by nature.
+    static SECONDS: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\.\d+ s\b").expect("a valid pattern"));
+    let text = HANDLE.replace_all(text, "<handle>");
+    SECONDS.replace_all(&text, "<seconds> s").into_owned()
 }
 
 /// `value` with `root` written as `<TMP>` and volatile values masked.

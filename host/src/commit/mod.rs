@@ -148,13 +148,27 @@ pub(crate) fn preflight(repo: &Repo) -> Result<String, CommitError> {
             return Err(CommitError::InProgress(what));
         }
     }
-    let staged = repo
-        .staged_paths()
-        .map_err(|e| git_error("cannot read the index", e))?;
+    let staged = staged_when_settled(repo)?;
     if !staged.is_empty() {
         return Err(CommitError::Staged(staged.join(", ")));
     }
     Ok(branch)
+}
+
+/// The paths the index stages against HEAD, read again under the writer lock when there are
+/// any: another writer's transaction moves the branch before it brings the index along, and
+/// what shows between the two is that writer's, not the caller's.
+fn staged_when_settled(repo: &Repo) -> Result<Vec<String>, CommitError> {
+    let read = || {
+        repo.staged_paths()
+            .map_err(|e| git_error("cannot read the index", e))
+    };
+    let staged = read()?;
+    if staged.is_empty() {
+        return Ok(staged);
+    }
+    let _settled = lock::WriterLock::acquire(repo).map_err(|e| CommitError::Git(e.to_string()))?;
+    read()
 }
 
 /// Write blob, tree and commit for `content` as the new `discern.toml` on top of `parent`.

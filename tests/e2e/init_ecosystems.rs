@@ -95,10 +95,8 @@ const LOCK: &str = r#"{
 "#;
 
 /// A JavaScript project whose test needs `node_modules` (a local package, so no network),
-/// with both a bun and an npm lockfile: on a machine without bun, init writes `npm ci`, and
-/// the setup and every job it wrote pass in a fresh worktree of the commit.
-#[test]
-fn init_on_bun_and_npm_lockfiles_writes_a_setup_its_jobs_pass_after_in_a_fresh_worktree() {
+/// with both a bun and an npm lockfile, committed.
+fn javascript_project() -> TestRepo {
     let repo = TestRepo::new();
     repo.write(
         "package.json",
@@ -121,6 +119,15 @@ fn init_on_bun_and_npm_lockfiles_writes_a_setup_its_jobs_pass_after_in_a_fresh_w
     .write("src/a.js", "// TODO one\nexports.a = 1;\n")
     .write(".gitignore", "node_modules/\n");
     repo.commit("a JavaScript project");
+    repo
+}
+
+/// A JavaScript project whose test needs `node_modules` (a local package, so no network),
+/// with both a bun and an npm lockfile: on a machine without bun, init writes `npm ci`, and
+/// the setup and every job it wrote pass in a fresh worktree of the commit.
+#[test]
+fn init_on_bun_and_npm_lockfiles_writes_a_setup_its_jobs_pass_after_in_a_fresh_worktree() {
+    let repo = javascript_project();
     let path = path_without("bun");
     let init = discern(&repo, &["init", "--json"], Some(&path));
     assert_eq!(init["ok"], true, "{init}");
@@ -159,28 +166,7 @@ fn init_on_bun_and_npm_lockfiles_writes_a_setup_its_jobs_pass_after_in_a_fresh_w
 /// the agent's first change passes `done` there with the jobs init wrote.
 #[test]
 fn a_newcomer_reaches_a_passing_done_with_what_init_wrote() {
-    let repo = TestRepo::new();
-    repo.write(
-        "package.json",
-        r#"{"name": "app", "version": "1.0.0", "dependencies": {"helper": "file:./helper"},
- "scripts": {"build": "node build.js", "test": "node test.js"}}
-"#,
-    )
-    .write("package-lock.json", LOCK)
-    .write("bun.lock", "{\n  \"lockfileVersion\": 1\n}\n")
-    .write(
-        "helper/package.json",
-        r#"{"name": "helper", "version": "1.0.0", "main": "index.js"}"#,
-    )
-    .write("helper/index.js", "module.exports = 42;\n")
-    .write("build.js", "require('helper');\n")
-    .write(
-        "test.js",
-        "if (require('helper') !== 42) process.exit(1);\n",
-    )
-    .write("src/a.js", "// TODO one\nexports.a = 1;\n")
-    .write(".gitignore", "node_modules/\n");
-    repo.commit("a JavaScript project");
+    let repo = javascript_project();
     let path = path_without("bun");
     let init = discern(&repo, &["init", "--json"], Some(&path));
     assert_eq!(init["ok"], true, "{init}");

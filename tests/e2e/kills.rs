@@ -10,7 +10,7 @@ use crate::support::{Fixture, cache_dir};
 
 use crate::support::LANDING_CONFIG as CONFIG;
 
-fn rounds() -> usize {
+pub(crate) fn rounds() -> usize {
     std::env::var("DISCERN_KILL_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -18,7 +18,7 @@ fn rounds() -> usize {
 }
 
 /// A delay in `0..max_ms` that differs from round to round.
-fn jitter(round: usize, max_ms: u64) -> Duration {
+pub(crate) fn jitter(round: usize, max_ms: u64) -> Duration {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos() as u64);
@@ -37,7 +37,13 @@ fn kill_process_after(fixture: &Fixture, args: &[&str], after: Duration) -> bool
     kill_as(fixture, fixture.path(), args, after, false)
 }
 
-fn kill_as(fixture: &Fixture, dir: &Path, args: &[&str], after: Duration, group: bool) -> bool {
+pub(crate) fn kill_as(
+    fixture: &Fixture,
+    dir: &Path,
+    args: &[&str],
+    after: Duration,
+    group: bool,
+) -> bool {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
     cmd.args(args).current_dir(dir);
     if group {
@@ -226,7 +232,7 @@ fn a_landing_killed_with_its_git_children_is_settled_by_the_next_accept() {
 }
 
 /// Wait (up to 10 s) until no `git` process works in a folder under `dir`.
-fn wait_for_git_under(dir: &Path) {
+pub(crate) fn wait_for_git_under(dir: &Path) {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let busy = || {
         std::fs::read_dir("/proc")

@@ -5,56 +5,9 @@
 //! worktree clean, no journal or lock left, and the effort lands.
 
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::approval::{proposed_effort, signed_fixture};
-use crate::support::{Fixture, cache_dir};
-
-fn rounds() -> usize {
-    std::env::var("DISCERN_KILL_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3)
-}
-
-/// SIGKILL `discern args` (run in `dir`) after `after`, with its process group or alone.
-fn kill(fixture: &Fixture, dir: &Path, args: &[&str], after: Duration, group: bool) -> bool {
-    use std::os::unix::process::CommandExt;
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
-    cmd.args(args).current_dir(dir);
-    if group {
-        cmd.process_group(0);
-    }
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    cmd.env("DISCERN_CACHE_DIR", cache_dir())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    std::thread::sleep(after);
-    if child.try_wait().unwrap().is_some() {
-        return false;
-    }
-    match group {
-        true => {
-            let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("a child pid");
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        false => {
-            let _ = child.kill();
-        }
-    }
-    let _ = child.wait();
-    // Killed alone, its git children run to their end before the next call.
-    std::thread::sleep(Duration::from_millis(300));
-    true
-}
-
-fn jitter(round: usize, max_ms: u64) -> Duration {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::from(d.subsec_nanos()));
-    Duration::from_millis((nanos / 1000 + round as u64 * 53) % max_ms)
-}
+use crate::kills::{jitter, kill_as, rounds, wait_for_git_under};
 
 #[test]
 fn an_approval_killed_at_a_random_moment_is_committed_once_and_lands() {
@@ -67,13 +20,15 @@ fn an_approval_killed_at_a_random_moment_is_committed_once_and_lands() {
         let approve = [
             "approve", "--effort", "kill", "--head", &head, "--key", owner,
         ];
-        killed += usize::from(kill(
+        killed += usize::from(kill_as(
             &fixture,
             fixture.path(),
             &approve,
             jitter(round, 400),
             round % 2 == 0,
         ));
+        // Killed alone, its git children run to their end before the next call.
+        wait_for_git_under(fixture.repo.parent());
         let on_top = fixture.git_out(&path, &["rev-list", "--count", &format!("{head}..HEAD")]);
         committed += usize::from(on_top == "1");
         let again = fixture.run(&[&approve[..], &["--json"]].concat()).json();

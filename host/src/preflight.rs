@@ -510,7 +510,11 @@ pub(crate) fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
             tool: "config".to_owned(),
             severity: Severity::Error,
             message: issue.to_string(),
-            reproduce_cmd: format!("discern {verb} --dry-run"),
+            // The config is read alike by every verb; a measuring dry run reads it and
+            // writes nothing (not every verb has a dry run).
+            reproduce_cmd: crate::result::spelled::spell(
+                &crate::result::Action::new("standards").flag("dry_run"),
+            ),
             file: Some(crate::config::FILE.to_owned()),
             line: issue.line.map(|l| l as u64),
         });

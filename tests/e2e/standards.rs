@@ -175,6 +175,15 @@ fn invalid_config_names_table_key_and_line() {
         "{messages:#?}"
     );
     assert_eq!(json["diagnostics"][0]["line"], 7);
+    // Each diagnostic's command reproduces it, whatever verb met the config: `status` has no
+    // dry run, and is sent to one that has.
+    let status = fixture.run(&["status", "--json"]).json();
+    assert_eq!(status["error"], "invalid_config", "{status}");
+    let command = status["diagnostics"][0]["reproduce_cmd"].as_str().unwrap();
+    assert_eq!(command, "discern standards --dry-run", "{status}");
+    let reproduced = fixture.run(&["standards", "--dry-run", "--json"]).json();
+    assert_eq!(reproduced["error"], "invalid_config", "{reproduced}");
+    assert_eq!(reproduced["diagnostics"], json["diagnostics"]);
 }
 
 #[test]

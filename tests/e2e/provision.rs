@@ -92,6 +92,15 @@ fn start_copies_the_env_file_runs_setup_with_the_identity_and_the_gate_passes() 
     std::fs::write(effort.join("src/new.rs"), "pub fn n() {}\n").unwrap();
     fixture.git_in(&effort, &["add", "-A"]);
     fixture.git_in(&effort, &["commit", "-q", "-m", "work"]);
+    // Its dry run lists the ensure step where the gate runs it, and runs nothing.
+    let plan = fixture
+        .run_in(&effort, &["done", "--dry-run", "--json"], &[])
+        .json();
+    let planned = plan["plan"]["steps"].to_string();
+    assert!(
+        planned.find("ensure:1 (echo ensured >> .ensure-log)") < planned.find("job:test"),
+        "{plan}"
+    );
     let done = fixture.run_in(&effort, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
     let steps = done["steps"].to_string();

@@ -360,7 +360,13 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
                 .into_iter()
                 .map(|j| format!("job:{} ({})", j.name, j.stage.as_str()))
         });
+    // `[worktree].ensure` runs right before the jobs, each step as the gate labels it.
+    let ensure = config
+        .into_iter()
+        .flat_map(|c| c.worktree.ensure.iter().enumerate())
+        .map(|(at, command)| format!("ensure:{} ({command})", at + 1));
     let plan: Vec<String> = standards(false)
+        .chain(ensure)
         .chain(jobs)
         .chain(standards(true))
         .collect();

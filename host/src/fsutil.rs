@@ -21,6 +21,15 @@ pub(crate) fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_via(path, bytes, parent(path)?, Sync::Unsynced)
 }
 
+/// The text of `path`, empty when there is no such file; any other failure is an error (a
+/// file that is rewritten from what was read must never be read as empty by mistake).
+pub(crate) fn read_or_empty(path: &Path) -> std::io::Result<String> {
+    match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        other => other,
+    }
+}
+
 fn parent(path: &Path) -> std::io::Result<&Path> {
     path.parent()
         .ok_or_else(|| std::io::Error::other(format!("{} has no parent", path.display())))

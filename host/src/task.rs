@@ -55,6 +55,20 @@ pub(crate) fn load_from(git_dir: &std::path::Path) -> Option<TaskMetadata> {
     serde_json::from_slice(&std::fs::read(git_dir.join("discern").join(FILE)).ok()?).ok()
 }
 
+/// The metadata of the worktree whose git dir is `git_dir`: `Ok(None)` when it has none, an
+/// error when it has one that cannot be read (what it holds cannot be told).
+pub(crate) fn read_from(git_dir: &std::path::Path) -> Result<Option<TaskMetadata>, String> {
+    let path = git_dir.join("discern").join(FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| format!("{} is unreadable: {e}", path.display()))
+}
+
 /// Write the metadata of the worktree whose git dir is `git_dir`.
 pub(crate) fn save(git_dir: &std::path::Path, task: &TaskMetadata) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(task).map_err(std::io::Error::other)?;

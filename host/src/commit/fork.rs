@@ -199,7 +199,10 @@ fn remove_own_registrations(repo: &Repo, journal: &ForkJournal) {
     };
     let ours = journal.path.join(".git");
     for admin in entries.flatten().map(|e| e.path()) {
-        let gitdir = std::fs::read_to_string(admin.join("gitdir")).unwrap_or_default();
+        // A `gitdir` that cannot be read says nothing about whose folder it is: kept.
+        let Ok(gitdir) = crate::fsutil::read_or_empty(&admin.join("gitdir")) else {
+            continue;
+        };
         let gitdir = gitdir.trim();
         let own = if gitdir.is_empty() {
             made_by_fork(&admin, journal.since_ns)

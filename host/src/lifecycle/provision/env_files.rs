@@ -106,7 +106,8 @@ fn exclude(effort: &Repo, file: &str) -> Result<Option<String>, EnvFileError> {
         _ => return Err(failed(format!("git check-ignore {file} failed ({status})"))),
     }
     let path = effort.common_dir().join("info").join("exclude");
-    let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut text = crate::fsutil::read_or_empty(&path)
+        .map_err(|e| failed(format!("cannot read {}: {e}", path.display())))?;
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }

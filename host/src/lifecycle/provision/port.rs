@@ -36,12 +36,15 @@ fn held(common_dir: &Path, own: &Path) -> Result<Vec<u16>, String> {
         Err(e) => return Err(format!("cannot list {}: {e}", admin.display())),
     };
     let own = std::fs::canonicalize(own).unwrap_or_else(|_| own.to_owned());
-    Ok(entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|git_dir| std::fs::canonicalize(git_dir).map_or(true, |d| d != own))
-        .filter_map(|git_dir| crate::task::load_from(&git_dir)?.port)
-        .collect())
+    // A sibling whose metadata cannot be read may hold any port: refused, never counted free.
+    let mut held = Vec::new();
+    for git_dir in entries.flatten().map(|e| e.path()) {
+        if std::fs::canonicalize(&git_dir).is_ok_and(|d| d == own) {
+            continue;
+        }
+        held.extend(crate::task::read_from(&git_dir)?.and_then(|task| task.port));
+    }
+    Ok(held)
 }
 
 #[cfg(test)]

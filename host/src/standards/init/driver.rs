@@ -11,7 +11,16 @@ pub(super) fn install_driver(ws: &Workspace) -> Envelope {
     const LINE: &str = "discern.toml merge=discern";
     let mut changed = Vec::new();
     let attributes = ws.root().join(".gitattributes");
-    let existing = std::fs::read_to_string(&attributes).unwrap_or_default();
+    // Rewritten from what is read: a file that cannot be read is never taken as empty.
+    let existing = match crate::fsutil::read_or_empty(&attributes) {
+        Ok(text) => text,
+        Err(e) => {
+            return refusal(&NotWritten::Write {
+                path: attributes,
+                source: e,
+            });
+        }
+    };
     if !existing.lines().any(|l| l.trim() == LINE) {
         let separator = if existing.is_empty() || existing.ends_with('\n') {
             ""

@@ -308,23 +308,7 @@ async fn long_calls_report_progress_when_asked() {
     )
     .unwrap();
     let client = counter.clone().serve(transport).await.unwrap();
-    let Value::Object(arguments) = json!({ "action": "measure" }) else {
-        unreachable!()
-    };
-    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
-        CallToolRequestParams::new("discern_standards").with_arguments(arguments),
-    ));
-    let options =
-        rmcp::service::PeerRequestOptions::with_timeout(std::time::Duration::from_secs(120))
-            .reset_timeout_on_progress();
-    let response = client
-        .send_request_with_option(request, options)
-        .await
-        .unwrap()
-        .await_response()
-        .await;
-    assert!(response.is_ok(), "{response:?}");
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    call_with_progress(&client, "discern_standards", json!({ "action": "measure" })).await;
     let seen = counter.seen.lock().unwrap().clone();
     assert!(
         seen.iter()
@@ -441,4 +425,30 @@ async fn results_name_tool_calls_over_mcp_and_commands_on_the_cli() {
     client.cancel().await.unwrap();
     let cli = fixture.run(&["standards", "--json"]).json();
     assert_eq!(reproduce(&cli), "discern standards --explain todo");
+}
+
+/// Call `tool` with `arguments` asking for progress (a token; the timeout reset by each
+/// notification), wait for its answer, then a moment for late notifications to arrive.
+pub(crate) async fn call_with_progress<S: rmcp::Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
+    tool: &str,
+    arguments: Value,
+) {
+    let Value::Object(arguments) = arguments else {
+        panic!("tool arguments are an object")
+    };
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
+    ));
+    let options =
+        rmcp::service::PeerRequestOptions::with_timeout(std::time::Duration::from_secs(120))
+            .reset_timeout_on_progress();
+    let response = client
+        .send_request_with_option(request, options)
+        .await
+        .unwrap()
+        .await_response()
+        .await;
+    assert!(response.is_ok(), "{response:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
 }

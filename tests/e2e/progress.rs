@@ -3,9 +3,8 @@
 //! that sent a progress token.
 
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::{Fixture, LANDING_CONFIG, cache_dir};
 
@@ -74,23 +73,7 @@ async fn a_long_job_is_said_to_be_running_every_few_seconds_over_mcp() {
     )
     .unwrap();
     let client = heard.clone().serve(transport).await.unwrap();
-    let Value::Object(arguments) = json!({}) else {
-        unreachable!()
-    };
-    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
-        CallToolRequestParams::new("discern_done").with_arguments(arguments),
-    ));
-    let options =
-        rmcp::service::PeerRequestOptions::with_timeout(std::time::Duration::from_secs(120))
-            .reset_timeout_on_progress();
-    let response = client
-        .send_request_with_option(request, options)
-        .await
-        .unwrap()
-        .await_response()
-        .await;
-    assert!(response.is_ok(), "{response:?}");
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    crate::mcp::call_with_progress(&client, "discern_done", json!({})).await;
     let said = heard.said.lock().unwrap().clone();
     let running = said
         .iter()

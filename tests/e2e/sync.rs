@@ -671,3 +671,49 @@ fn the_sync_envelope_and_text_are_snapshotted() {
         insta::assert_snapshot!("sync_json_pushed", pushed);
     });
 }
+
+/// Push CI reuses what the previous push published: its candidates are the new tip, its merge
+/// base and the trunk's tip (all the new tip on a push), and `--baseline` (the previous tip,
+/// which the publish job of the last push filed its entries under). A reading whose inputs the
+/// push did not touch runs no producer; the one whose inputs changed is measured.
+#[test]
+fn push_ci_reuses_what_the_previous_push_published_where_its_inputs_did_not_change() {
+    let team = Team::new();
+    let (_, published) = team.trunk_ci();
+    assert_eq!(published["data"]["publish"]["published"], 2, "{published}");
+    let before = team.out(&team.origin, &["rev-parse", "main"]);
+
+    let dev = team.dir.join("dev-push");
+    team.git(
+        &team.dir,
+        &["clone", "-q", &team.url(), dev.to_str().unwrap()],
+    );
+    std::fs::write(dev.join("docs/guide.md"), "# Guide\nWritten.\n").unwrap();
+    team.git(&dev, &["commit", "-qam", "docs"]);
+    team.git(&dev, &["push", "-q", "origin", "main"]);
+
+    // The push job as the README writes it: checkout, sync, standards --baseline BEFORE.
+    let push = team.ci_clone("push", "refs/heads/main");
+    let (code, sync) = team.discern(&push, &["sync", "--json"], &[("CI", "true")]);
+    assert_eq!(code, 0, "{sync}");
+    let (code, json) = team.discern(
+        &push,
+        &["standards", "--baseline", &before, "--json"],
+        &[("CI", "true")],
+    );
+    assert_eq!(code, 0, "{json}");
+    let todo = standard(&json, "todo");
+    assert_eq!(todo["measurement"], "reused", "{json}");
+    assert!(
+        todo["reused_evidence"]
+            .as_str()
+            .is_some_and(|from| from.contains("signed by ci@example.com")),
+        "{json}"
+    );
+    assert_eq!(
+        standard(&json, "doc_todo")["measurement"],
+        "measured",
+        "{json}"
+    );
+    assert_eq!(standard(&json, "doc_todo")["value"].as_f64(), Some(0.0));
+}

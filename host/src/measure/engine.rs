@@ -75,8 +75,13 @@ pub(crate) fn begin<'a>(
         .trunk_commit
         .as_deref()
         .and_then(|t| t.parse().ok());
+    let baseline = limits
+        .summary
+        .baseline
+        .as_deref()
+        .and_then(|b| b.parse().ok());
     let evidence = evidence_store(repo, options)
-        .map(|store| shared_evidence(store, repo, options, head, trunk));
+        .map(|store| shared_evidence(store, repo, options, head, [trunk, baseline]));
     let outcomes = crate::planner::before_jobs(
         &plan,
         runtime,
@@ -521,12 +526,12 @@ fn shared_evidence(
     repo: &Repo,
     options: &Options,
     head: gix::ObjectId,
-    trunk: Option<gix::ObjectId>,
+    [trunk, baseline]: [Option<gix::ObjectId>; 2],
 ) -> crate::evidence::Store {
     if options.no_remote {
         return store.local_only();
     }
-    let shared = crate::evidence::shared::Shared::open(repo, head, trunk);
+    let shared = crate::evidence::shared::Shared::open(repo, head, trunk, baseline);
     if !shared.consults_anything() {
         return store;
     }

@@ -85,7 +85,18 @@ impl Shared {
     /// as approvals are verified, so a branch forked before a key was removed from the signers
     /// does not bring that key back. The repository name signatures must carry is the trunk
     /// tip's `[evidence].repository`; without one, nothing published counts.
-    pub fn open(repo: &Repo, head: ObjectId, trunk: Option<ObjectId>) -> Self {
+    ///
+    /// `baseline` (the commit the limits were judged from: a push's previous tip, named by
+    /// `--baseline`) is a candidate too, after the others: on a push HEAD, its merge base and
+    /// the trunk's tip are all the new tip, and what the last push published is filed under
+    /// the previous one. Which commit an entry is filed under decides nothing about its trust
+    /// (its signature does) or its validity on HEAD (its read set does).
+    pub fn open(
+        repo: &Repo,
+        head: ObjectId,
+        trunk: Option<ObjectId>,
+        baseline: Option<ObjectId>,
+    ) -> Self {
         let Some(tip) = trunk else {
             return Self::default();
         };
@@ -102,7 +113,9 @@ impl Shared {
             return Self::default();
         };
         let mut candidates = vec![head, trunk_side, tip];
-        candidates.dedup();
+        candidates.extend(baseline);
+        let mut seen = std::collections::HashSet::new();
+        candidates.retain(|commit| seen.insert(*commit));
         let published = match repo.resolve_ref(tree::REF) {
             Ok(Some(resolved)) => tree::read(&repo.local(), resolved.commit, &candidates),
             _ => HashMap::new(),

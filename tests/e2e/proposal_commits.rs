@@ -290,3 +290,29 @@ fn a_proposal_whose_metric_moved_again_names_withdraw_as_the_way_out() {
     assert_eq!(json["ok"], true, "{json}");
     assert_eq!(json["data"]["proposal_batch"]["status"], "recorded");
 }
+
+/// `withdraw` restores the limit the branch is judged against today — the trunk's at its merge
+/// base — not the one the proposal remembers: after the trunk tightened (2 → 1) and the branch
+/// merged it, restoring the remembered 2 would be a loosening nobody approved.
+#[test]
+fn withdraw_restores_the_trunks_limit_at_todays_merge_base() {
+    let fixture = breaching();
+    assert_eq!(propose(&fixture, "todo", TODO_REASON)["ok"], true);
+    fixture.repo.git(&["checkout", "-q", "main"]);
+    let tightened = std::fs::read_to_string(fixture.path().join("discern.toml"))
+        .unwrap()
+        .replace("limit = 2\n", "limit = 1\n");
+    fixture.repo.write("discern.toml", tightened);
+    fixture.repo.commit("tighten todo");
+    fixture.repo.git(&["checkout", "-q", "agent/x"]);
+    // The branch takes the trunk in, keeping its own proposed limit.
+    fixture
+        .repo
+        .git(&["merge", "-q", "--no-edit", "-s", "ours", "main"]);
+    let json = fixture.run(&["standards", "withdraw", "--json"]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(json["data"]["reverted"][0]["from"], 5.0, "{json}");
+    assert_eq!(json["data"]["reverted"][0]["to"], 1.0, "{json}");
+    let message = fixture.repo.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("todo: 5 -> 1 (the trunk's)"), "{message}");
+}

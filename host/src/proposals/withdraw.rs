@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{LiveError, ProposalRecord, live, store, trailers};
 use crate::commit::{self, CommitError, ConfigCommit};
-use crate::config::Direction;
+use crate::config::{Config, Direction};
 use crate::preflight::Prepared;
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
 use crate::standards::pin::{Pinned, edit_limits};
@@ -50,6 +50,8 @@ enum NotWithdrawn {
     NoCommit,
     #[error("Nothing was withdrawn: {0}.")]
     Commit(CommitError),
+    #[error("The trunk's limits at the merge base cannot be read: {0}.")]
+    BaseUnreadable(String),
     #[error("{0}")]
     Internal(String),
 }
@@ -67,6 +69,7 @@ impl Refusal for NotWithdrawn {
                 ErrorSlug::PreconditionFailed
             }
             NotWithdrawn::LiveUnreadable(_) => ErrorSlug::ProposalStale,
+            NotWithdrawn::BaseUnreadable(_) => ErrorSlug::PreconditionFailed,
             NotWithdrawn::StoreUncleared(_) | NotWithdrawn::Commit(_) => ErrorSlug::ProposalFailed,
             NotWithdrawn::Internal(_) => ErrorSlug::Internal,
         }
@@ -76,7 +79,9 @@ impl Refusal for NotWithdrawn {
         let hint = match self {
             NotWithdrawn::NoConfig | NotWithdrawn::NoCommit => "Nothing to do.",
             NotWithdrawn::NotCommittable(_) => "Withdraw on the effort branch with a clean tree.",
-            NotWithdrawn::LiveUnreadable(_) => "Fix what the message names, then withdraw again.",
+            NotWithdrawn::LiveUnreadable(_) | NotWithdrawn::BaseUnreadable(_) => {
+                "Fix what the message names, then withdraw again."
+            }
             NotWithdrawn::StoreUncleared(_) => {
                 "Check the git admin directory's permissions, then withdraw again."
             }
@@ -107,7 +112,8 @@ fn withdrawal(prepared: &Prepared, request: &WithdrawRequest) -> Result<Envelope
     if records.is_empty() {
         return Ok(nothing(&branch));
     }
-    let reverts = reverts(&config, &live.records);
+    let judged = base_config(repo, &trunk).map_err(|e| refusal(&e))?;
+    let reverts = reverts(&config, judged.as_ref(), &live.records);
     if request.dry_run {
         let mut envelope = result(&live.records, &reverts, None, &branch);
         envelope.dry_run = Some(true);
@@ -123,21 +129,42 @@ fn withdrawal(prepared: &Prepared, request: &WithdrawRequest) -> Result<Envelope
     Ok(result(&live.records, &reverts, Some(commit), &branch))
 }
 
-/// Every live proposal's Standard whose limit is looser than the trunk's it started from, back
-/// to that limit.
-fn reverts(config: &crate::config::Config, records: &[ProposalRecord]) -> Vec<Pinned> {
+/// The config the branch is judged against today: the trunk's at its merge base with HEAD
+/// (after the branch took the trunk in, the trunk's tip). `None` when there is no trunk or
+/// merge base to read (the proposals' remembered limits stand); a config that is there but
+/// cannot be read is a refusal, never the remembered limits.
+fn base_config(repo: &crate::git::Repo, trunk: &str) -> Result<Option<Config>, NotWithdrawn> {
+    let unreadable = |e: &dyn std::fmt::Display| NotWithdrawn::BaseUnreadable(e.to_string());
+    let head = repo.head().map_err(|e| unreadable(&e))?;
+    let trunk_commit = repo.trunk_commit(trunk).map_err(|e| unreadable(&e))?;
+    let Some(base) = head
+        .zip(trunk_commit)
+        .and_then(|(head, tip)| repo.merge_base(tip, head))
+    else {
+        return Ok(None);
+    };
+    Config::at(repo, base).map_err(|e| unreadable(&e))
+}
+
+/// Every live proposal's Standard whose limit is looser than the trunk's, back to that limit:
+/// the trunk's at today's merge base (`judged`) where it has the Standard, else the one the
+/// proposal started from.
+fn reverts(config: &Config, judged: Option<&Config>, records: &[ProposalRecord]) -> Vec<Pinned> {
     records
         .iter()
         .filter_map(|r| {
             let standard = config.standard(&r.standard)?;
+            let trunk_limit = judged
+                .and_then(|c| c.standard(&r.standard))
+                .map_or(r.trunk_limit, |s| s.limit);
             let looser = match standard.direction {
-                Direction::Up => standard.limit < r.trunk_limit,
-                Direction::Down => standard.limit > r.trunk_limit,
+                Direction::Up => standard.limit < trunk_limit,
+                Direction::Down => standard.limit > trunk_limit,
             };
             looser.then(|| Pinned {
                 name: r.standard.clone(),
                 from: standard.limit,
-                to: r.trunk_limit,
+                to: trunk_limit,
                 measured: r.measurement,
             })
         })
@@ -146,7 +173,7 @@ fn reverts(config: &crate::config::Config, records: &[ProposalRecord]) -> Vec<Pi
 
 fn commit_withdrawal(
     ws: &Workspace,
-    config: &crate::config::Config,
+    config: &Config,
     branch: &str,
     records: &[ProposalRecord],
     reverts: &[Pinned],

@@ -362,11 +362,21 @@ fn a_batch_is_one_commit_and_the_rules_for_existing_state_hold() {
         json["data"]["proposal_batch"]["status"], "rebound",
         "{json}"
     );
+    // Renewed by a commit that changes nothing and carries the proposals, so every clone
+    // sees them live on it (the owner's too, not only this worktree's store).
     let new_head = fixture.repo.head();
-    assert_eq!(commits(&fixture), before + 2, "no new commit");
+    assert_eq!(commits(&fixture), before + 3, "one renewal commit");
+    let diff = fixture.repo.git(&["diff", "--name-only", "HEAD~1", "HEAD"]);
+    assert_eq!(diff.trim(), "", "the renewal changes no file");
+    let message = fixture.repo.git(&["log", "-1", "--format=%B"]);
+    assert!(
+        message.starts_with("discern: renew 3 Standard limits"),
+        "{message}"
+    );
+    assert!(message.contains("Discern-Proposal: "), "{message}");
     for record in records(&fixture)["proposals"].as_array().unwrap() {
         assert_eq!(record["bound_commit"], new_head.as_str());
-        assert_eq!(record["commit"], head.as_str());
+        assert_eq!(record["commit"], new_head.as_str());
     }
     assert_eq!(
         fixture.run(&["standards", "--json"]).json()["data"]["limits"]["status"],

@@ -29,7 +29,7 @@ mod transaction;
 
 pub(crate) use approval::{ApprovalCommit, approval_commit};
 pub(crate) use transaction::{
-    ConfigCommit, Recovery, StateFile, check_shape, config_only_commit, pending, recover,
+    ConfigCommit, RENEWAL, Recovery, StateFile, check_shape, config_only_commit, pending, recover,
 };
 
 /// Named steps where a test build can stop the process (see [`Faults`]).

@@ -10,8 +10,12 @@ use crate::config::FILE;
 use crate::git::Repo;
 
 /// What a config-only commit needs.
+/// The one kind of config-only commit that changes nothing: a proposal renewal, whose message
+/// carries the proposals again so that every clone sees them bound to the new HEAD.
+pub(crate) const RENEWAL: &str = "renewal";
+
 pub(crate) struct ConfigCommit<'a> {
-    /// `pin` or `proposal`: what the journal says it was doing.
+    /// `pin`, `proposal`, [`RENEWAL`], …: what the journal says it was doing.
     pub kind: &'a str,
     pub branch: &'a str,
     /// The HEAD that was measured: the parent, and the ref's expected value.
@@ -129,7 +133,7 @@ pub(crate) fn config_only_commit(
     if committed.as_deref() != Some(commit.base) {
         return Err(CommitError::ConfigChanged);
     }
-    if commit.content == commit.base {
+    if commit.content == commit.base && commit.kind != RENEWAL {
         return Err(CommitError::Unchanged);
     }
     let (new, blob) = write_objects(repo, commit.head, commit.content, commit.message)?;

@@ -1,9 +1,12 @@
 //! Renewing a stale proposal set (`rebound`): re-measure, require exactly the recorded values,
-//! move the binding to HEAD; no new commit.
+//! and bind them to HEAD with a commit that changes nothing and carries the proposals again
+//! (`Discern-Proposal:` trailers), so every clone — the owner's, CI's — sees them live on the
+//! new HEAD, not only this worktree's store.
 
-use super::report::batch_result;
+use super::report::{batch_result, renewal_message};
 use super::why::{NotProposed, refusal};
 use super::{BatchStatus, ProposalRecord, ProposalRequest, VERB, store};
+use crate::commit::ConfigCommit;
 use crate::config::Config;
 use crate::measure::{self, EvidenceUse};
 use crate::result::Envelope;
@@ -91,6 +94,9 @@ pub(super) fn rebind(
         return *refusal(&NotProposed::HeadMovedRenewing);
     }
     let mut renewed = Vec::new();
+    let Ok(measured_commit) = head.parse::<gix::ObjectId>() else {
+        return *refusal(&NotProposed::HeadMovedRenewing);
+    };
     for record in existing {
         let value = measured
             .standards
@@ -105,14 +111,51 @@ pub(super) fn rebind(
             });
         }
         let mut record = record.clone();
-        record.bound_commit = head.clone();
+        record.measured_commit = head.clone();
         record.trunk = trunk.to_owned();
         record.trunk_commit = trunk_commit.to_string();
         renewed.push(record);
     }
-    if let Err(e) = store::save(repo, &renewed) {
-        return *refusal(&NotProposed::StoreUnwritten(e));
+    match commit_renewal(ws, config, branch, measured_commit, &renewed) {
+        Ok(records) => batch_result(BatchStatus::Rebound, &records, branch, None),
+        Err(refused) => *refused,
     }
-    crate::proof::clear(repo);
-    batch_result(BatchStatus::Rebound, &renewed, branch, None)
+}
+
+/// The renewal commit on `head`: the config unchanged, the proposals in its message, the
+/// records bound to it (through the journal, as a proposal commit's are).
+fn commit_renewal(
+    ws: &Workspace,
+    config: &Config,
+    branch: &str,
+    head: gix::ObjectId,
+    renewed: &[ProposalRecord],
+) -> Result<Vec<ProposalRecord>, Box<Envelope>> {
+    let message = renewal_message(renewed);
+    let bound = |commit: gix::ObjectId| {
+        let mut records = renewed.to_vec();
+        for record in &mut records {
+            record.commit = commit.to_string();
+            record.bound_commit = commit.to_string();
+        }
+        store::state_file(&records).map(|file| vec![file])
+    };
+    let source = config.source.as_bytes();
+    let commit = ConfigCommit {
+        kind: crate::commit::RENEWAL,
+        branch,
+        head,
+        base: source,
+        content: source,
+        message: &message,
+        files: &bound,
+    };
+    crate::commit::config_only_commit(&ws.repo, &commit, &ws.settings.faults)
+        .map_err(|e| refusal(&NotProposed::Commit(e)))?;
+    crate::proof::clear(&ws.repo);
+    store::load(&ws.repo).map_err(|e| {
+        refusal(&NotProposed::Internal(format!(
+            "the renewal commit was made, but its records cannot be read back ({e}); `discern status` lists the live proposals from the commits"
+        )))
+    })
 }

@@ -27,8 +27,21 @@ struct Proposal<'a> {
 }
 
 pub(super) fn proposal_message(records: &[ProposalRecord]) -> String {
+    message_with(records, "propose", "for owner approval")
+}
+
+/// The message of a renewal commit: the same proposals, measured again on its parent.
+pub(super) fn renewal_message(records: &[ProposalRecord]) -> String {
+    message_with(
+        records,
+        "renew",
+        "(measured the same on this commit's parent)",
+    )
+}
+
+fn message_with(records: &[ProposalRecord], verb: &str, what: &str) -> String {
     let mut message = format!(
-        "discern: propose {} Standard limit{} for owner approval\n\n",
+        "discern: {verb} {} Standard limit{} {what}\n\n",
         records.len(),
         if records.len() == 1 { "" } else { "s" }
     );

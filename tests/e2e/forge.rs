@@ -686,8 +686,69 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
     forge.git(o, &["push", "-q", "origin", "pr-7:from-fork"]);
     passes("PR CI with the approval", forge.pr_ci("from-fork"));
 
+    // The author pulls the approval and builds on it: the proposal is renewed on the new
+    // HEAD by a commit that carries it (the owner's clone sees it live there), the net change
+    // moved, so the owner approves again with the same command, and pr-7 (behind, checked out
+    // nowhere) is fast-forwarded to what was reviewed — no `git branch -f`.
+    forge.git(c, &["pull", "-q", "--no-rebase", "origin", "from-fork"]);
+    std::fs::write(c.join("README.md"), "# more work\n").unwrap();
+    forge.git(c, &["commit", "-q", "-am", "more work"]);
+    let (code, json) = forge.discern(
+        c,
+        &["standards", "propose", "todo", "--reason", REASON, "--json"],
+        false,
+    );
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(
+        json["data"]["proposal_batch"]["status"], "rebound",
+        "{json}"
+    );
+    forge.git(c, &["push", "-q", "origin", "from-fork"]);
+    forge.git(
+        c,
+        &["push", "-q", "-f", "origin", "from-fork:refs/pull/7/head"],
+    );
+    fails("PR CI after more work", forge.pr_ci("from-fork"));
+    forge.git(
+        o,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/pull/7/head:refs/pull/7/head",
+        ],
+    );
+    let reviewed = forge.out(o, &["rev-parse", "refs/pull/7/head"]);
+    let (code, json) = forge.discern(
+        o,
+        &[
+            "approve",
+            "refs/pull/7/head",
+            "--head",
+            &reviewed,
+            "--key",
+            key,
+            "--json",
+        ],
+        false,
+    );
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(forge.out(o, &["rev-parse", "pr-7^"]), reviewed);
+    forge.git(o, &["push", "-q", "origin", "pr-7:from-fork"]);
+    passes("PR CI re-approved", forge.pr_ci("from-fork"));
+
     // A local pr-7 somewhere else is never moved: refused with the fix.
-    forge.git(c, &["commit", "-q", "--allow-empty", "-m", "more work"]);
+    forge.git(
+        c,
+        &[
+            "commit",
+            "-q",
+            "--amend",
+            "--allow-empty",
+            "-m",
+            "rewritten",
+        ],
+    );
     forge.git(
         c,
         &["push", "-q", "-f", "origin", "from-fork:refs/pull/7/head"],

@@ -81,6 +81,16 @@ pub(super) fn in_tree(
         )
         .map_err(|e| failed(e.to_string()))?;
     }
+    if let Some(from) = receiving.forward {
+        crate::commit::move_branch(
+            &pending.repo,
+            &branch,
+            from,
+            pending.subject.head,
+            "branch: discern approve (fast-forward to the approved commit)",
+        )
+        .map_err(|e| failed(e.to_string()))?;
+    }
     let message = format!(
         "discern: the owner approves {} change(s)\n\n{}\n",
         pending.required.tokens().len(),

@@ -3,7 +3,9 @@
 //! `refs/pull/7/head`, a commit id) — from any checkout, no worktree needed. A signed approval
 //! lands as a commit on a local branch: the named branch itself, or for a remote or
 //! pull-request ref the local branch of the same name (`feature`, `pr-7`, or `--branch NAME`),
-//! created at the approved commit when absent and never moved from anywhere else.
+//! created at the approved commit when absent, fast-forwarded to it when the branch is behind
+//! it and checked out nowhere (an earlier approval the author pulled and built on), and never
+//! moved from anywhere else.
 
 use gix::ObjectId;
 
@@ -25,10 +27,12 @@ pub(super) struct Target {
     pub push: Option<String>,
 }
 
-/// A local branch for the approval commit; `create` when it does not exist yet.
+/// A local branch for the approval commit; `create` when it does not exist yet, `forward`
+/// from the commit it is at when it is behind the approved one.
 pub(super) struct Receiving {
     pub name: String,
     pub create: bool,
+    pub forward: Option<ObjectId>,
 }
 
 type Refused = Box<Envelope>;
@@ -72,6 +76,7 @@ fn checked_out(repo: Repo) -> Result<Target, Refused> {
     let branch = repo.branch().ok().flatten().map(|name| Receiving {
         name,
         create: false,
+        forward: None,
     });
     Ok(Target {
         repo,
@@ -112,10 +117,26 @@ fn named(ws: &Workspace, rev: &str, branch: Option<&str>) -> Result<Target, Refu
         None => Ok(Target {
             repo: ws.repo.clone(),
             head,
-            branch: Some(Receiving { name, create: true }),
+            branch: Some(Receiving {
+                name,
+                create: true,
+                forward: None,
+            }),
             push,
         }),
         Some(at) if at == head => on_local_branch(ws, &name, at, push),
+        Some(at) if ws.repo.is_ancestor(at, head) && !checked_out_anywhere(ws, &name)? => {
+            Ok(Target {
+                repo: ws.repo.clone(),
+                head,
+                branch: Some(Receiving {
+                    name,
+                    create: false,
+                    forward: Some(at),
+                }),
+                push,
+            })
+        }
         Some(at) => Err(NotApproved::BranchElsewhere {
             name,
             at: short(&at.to_string()),
@@ -124,6 +145,15 @@ fn named(ws: &Workspace, rev: &str, branch: Option<&str>) -> Result<Target, Refu
         }
         .into()),
     }
+}
+
+/// Whether a worktree of this repository has `name` out (its files would have to move too).
+fn checked_out_anywhere(ws: &Workspace, name: &str) -> Result<bool, Refused> {
+    let worktrees = ws
+        .repo
+        .worktrees()
+        .map_err(|_| unreadable("The list of worktrees"))?;
+    Ok(worktrees.iter().any(|w| w.branch.as_deref() == Some(name)))
 }
 
 /// A local branch at `at`: approved in the worktree that has it out, else as a ref alone.
@@ -152,6 +182,7 @@ fn on_local_branch(
         branch: Some(Receiving {
             name: name.to_owned(),
             create: false,
+            forward: None,
         }),
         push,
     })

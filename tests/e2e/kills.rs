@@ -44,6 +44,16 @@ pub(crate) fn kill_as(
     after: Duration,
     group: bool,
 ) -> bool {
+    kill_with(fixture, (dir, args, &[]), after, group)
+}
+
+/// [`kill_as`] with `env` set for the killed process.
+pub(crate) fn kill_with(
+    fixture: &Fixture,
+    (dir, args, env): (&Path, &[&str], &[(&str, &str)]),
+    after: Duration,
+    group: bool,
+) -> bool {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
     cmd.args(args).current_dir(dir);
     if group {
@@ -51,6 +61,7 @@ pub(crate) fn kill_as(
     }
     discern_tests::hermetic(&mut cmd, fixture.repo.home());
     cmd.env("DISCERN_CACHE_DIR", cache_dir())
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut child = cmd.spawn().unwrap();

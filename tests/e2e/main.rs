@@ -28,6 +28,7 @@ mod init_fit;
 mod install;
 mod kills;
 mod kills_approval;
+mod kills_publish;
 mod landing;
 mod lifecycle;
 mod limit_changes;

@@ -20,18 +20,18 @@ config = { pattern = "TODO", paths = ["docs/**"] }
 metric = "matches"
 "#;
 
-struct Team {
-    fixture: Fixture,
-    dir: PathBuf,
-    origin: PathBuf,
-    ci_key: PathBuf,
+pub(crate) struct Team {
+    pub(crate) fixture: Fixture,
+    pub(crate) dir: PathBuf,
+    pub(crate) origin: PathBuf,
+    pub(crate) ci_key: PathBuf,
     owner_key: PathBuf,
 }
 
 impl Team {
     /// A trunk whose signers file lists the owner (approvals only) and CI (evidence only), and
     /// whose config publishes evidence from trunk CI; pushed to a bare origin.
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with("")
     }
 
@@ -80,29 +80,29 @@ impl Team {
         format!("file://{}", self.origin.display())
     }
 
-    fn git(&self, dir: &Path, args: &[&str]) {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) {
         self.fixture.git_in(dir, args);
     }
 
-    fn out(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn out(&self, dir: &Path, args: &[&str]) -> String {
         self.fixture.git_out(dir, args)
     }
 
-    fn discern(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
+    pub(crate) fn discern(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
         let run = self.fixture.run_in(dir, args, env);
         (run.code, run.json())
     }
 
     /// A CI clone as `actions/checkout` makes it (depth 1, detached at `rev`), then the trunk
     /// with its history.
-    fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
+    pub(crate) fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
         let clone = self.dir.join(format!("ci-{name}"));
         self.fixture.ci_checkout(&clone, &self.url(), rev);
         clone
     }
 
     /// A developer's clone, depth 1 (the most a laptop may have).
-    fn shallow_clone(&self, name: &str) -> PathBuf {
+    pub(crate) fn shallow_clone(&self, name: &str) -> PathBuf {
         let clone = self.dir.join(name);
         let _ = std::fs::remove_dir_all(&clone);
         self.git(
@@ -160,7 +160,7 @@ fn public(key: &Path) -> String {
 }
 
 /// How many producer runs a measurement made.
-fn runs(json: &Value) -> u64 {
+pub(crate) fn runs(json: &Value) -> u64 {
     json["data"]["producer_executions"]
         .as_object()
         .unwrap_or_else(|| panic!("no producer_executions: {json}"))

@@ -147,7 +147,9 @@ impl Refusal for NotAwaited {
                 "Start a new wait with --green, --landed or --trunk-moved."
             }
             Self::TrunkUnreadable { .. } => "Create or fetch the trunk first.",
-            Self::UnknownEffort { .. } => "Name the effort by its id, path or branch.",
+            Self::UnknownEffort { .. } => {
+                "Name the effort by its id, path or branch; `discern status` lists the efforts (an abandoned one is gone, and one that landed is found by its Proof note)."
+            }
             Self::EffortsUnreadable { .. } => {
                 "Run `git worktree list` and fix what it reports, then wait again."
             }

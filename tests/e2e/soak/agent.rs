@@ -78,7 +78,7 @@ impl Agent {
             // The next call in that checkout is a writing one: mostly the same call again,
             // sometimes another (every writing verb settles what a kill left).
             let act = match pending.act {
-                Act::Start(_) | Act::Accept => pending.act,
+                Act::Start(_) | Act::Accept | Act::SyncPush | Act::Abandon => pending.act,
                 _ if self.effort.is_some() && self.rng.percent(40) => {
                     let others = [Act::Done, Act::Update, Act::Pin, Act::Withdraw, Act::Accept];
                     others[self.rng.below(others.len() as u64) as usize].clone()
@@ -100,7 +100,7 @@ impl Agent {
 
     fn choose(&mut self, sh: &Shared<'_>) -> Act {
         let Some(effort) = &self.effort else {
-            return match self.rng.pick(&[75, 8, 6, 6, 5]) {
+            return match self.rng.pick(&[70, 8, 6, 6, 5, 5]) {
                 0 => {
                     self.efforts_made += 1;
                     Act::Start(format!("a{}-{}", self.id, self.efforts_made))
@@ -108,6 +108,7 @@ impl Agent {
                 1 => Act::Status,
                 2 => Act::AwaitTrunk,
                 3 => Act::Measure,
+                4 => Act::SyncPush,
                 // A verb in the wrong place: its refusal must name the way.
                 _ => Act::Done,
             };
@@ -120,7 +121,10 @@ impl Agent {
         {
             return suggested;
         }
-        match self.rng.pick(&[22, 20, 10, 16, 4, 4, 3, 7, 5, 3, 3, 3]) {
+        match self
+            .rng
+            .pick(&[22, 20, 10, 16, 4, 4, 3, 7, 5, 3, 3, 3, 3, 1])
+        {
             0 => Act::Commit,
             1 => Act::Done,
             2 => Act::Update,
@@ -140,7 +144,9 @@ impl Agent {
                     }
                 }
             }
-            _ => Act::AwaitTrunk,
+            11 => Act::AwaitTrunk,
+            12 => Act::SyncPush,
+            _ => Act::Abandon,
         }
     }
 
@@ -160,9 +166,17 @@ impl Agent {
             Act::Approve => return self.approve(sh),
             _ => {}
         }
+        if act == Act::Abandon
+            && let Some(effort) = &self.effort
+        {
+            // The owner decided to discard this effort's work: it is no longer owed.
+            sh.ledger().given_up.insert(effort.name.clone());
+        }
         let dir = self.dir(sh);
-        // An accept whose worktree a finished landing removed goes on from the main checkout.
-        let (dir, owner_route) = if act == Act::Accept && !dir.exists() {
+        // An accept whose worktree a finished landing removed goes on from the main checkout;
+        // the owner's verbs run there, on the CLI.
+        let owners = matches!(act, Act::SyncPush | Act::Abandon);
+        let (dir, owner_route) = if (act == Act::Accept && !dir.exists()) || owners {
             (sh.main().to_owned(), true)
         } else {
             (dir, false)
@@ -261,6 +275,12 @@ impl Agent {
                     self.effort = None;
                     self.suggested = None;
                 }
+            }
+            // Given up by the owner: its worktree and branch are gone with its work.
+            Act::Abandon => {
+                self.effort = None;
+                sh.ledger().abandoned += 1;
+                self.suggested = None;
             }
             _ => {}
         }

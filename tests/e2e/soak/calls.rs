@@ -72,6 +72,13 @@ pub(super) fn cli_args(act: &Act, name: Option<String>, owner_route: bool) -> Ve
             "--timeout".into(),
             "1".into(),
         ],
+        Act::SyncPush => vec!["sync".into(), "--push".into()],
+        Act::Abandon => vec![
+            "abandon".into(),
+            "--effort".into(),
+            name.unwrap_or_default(),
+            "--force".into(),
+        ],
         Act::Commit | Act::Approve => unreachable!("not a discern call"),
     }
 }
@@ -115,7 +122,9 @@ pub(super) fn tool_call(act: &Act, path: &str, name: Option<String>) -> (&'stati
             "discern_await",
             json!({ "trunk_moved": true, "timeout": 1, "path": path }),
         ),
-        Act::Commit | Act::Approve => unreachable!("not a discern call"),
+        Act::Commit | Act::Approve | Act::SyncPush | Act::Abandon => {
+            unreachable!("not an MCP call")
+        }
     }
 }
 

@@ -84,10 +84,13 @@ pub(super) fn violations(sh: &Shared<'_>, root: &str) -> Vec<String> {
         .lines()
         .map(str::to_owned)
         .collect();
-    let work = sh.ledger().work.clone();
+    let (work, given_up) = {
+        let ledger = sh.ledger();
+        (ledger.work.clone(), ledger.given_up.clone())
+    };
     let mut branches: HashMap<String, HashSet<String>> = HashMap::new();
     for (effort, sha) in work {
-        if on_trunk.contains(&sha) {
+        if on_trunk.contains(&sha) || given_up.contains(&effort) {
             continue;
         }
         let reachable = branches.entry(effort.clone()).or_insert_with(|| {
@@ -118,7 +121,9 @@ pub(super) fn violations(sh: &Shared<'_>, root: &str) -> Vec<String> {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         let in_worktree_admin = rel.starts_with("worktrees") && rel.components().count() == 3;
-        let left = (name.ends_with(".lock") && name != discern::testing::commit::lock::FILE)
+        // discern's own lock files stay; the kernel releases their locks with the process.
+        let os_lock = name == discern::testing::commit::lock::FILE || name == "sync.lock";
+        let left = (name.ends_with(".lock") && !os_lock)
             || name == "config-transaction.json"
             || name == "merge-transaction.json"
             || name == "MERGE_HEAD"
@@ -128,7 +133,7 @@ pub(super) fn violations(sh: &Shared<'_>, root: &str) -> Vec<String> {
             let content = std::fs::read_to_string(file).unwrap_or_default();
             found.push(format!("left behind: .git/{} {content}", rel.display()));
         }
-        if name == discern::testing::commit::lock::FILE {
+        if os_lock {
             let held = std::fs::OpenOptions::new()
                 .write(true)
                 .open(file)
@@ -151,6 +156,59 @@ pub(super) fn violations(sh: &Shared<'_>, root: &str) -> Vec<String> {
         if block.contains("\nprunable") {
             found.push(format!("a worktree lost its folder: {block}"));
         }
+    }
+    found.extend(forge_violations(sh));
+    found
+}
+
+/// The forge the owner publishes to: sound, its trunk and notes never ahead of or beside the
+/// main checkout's (a push only ever fast-forwards them to what was landed), and no ref lock
+/// left on it.
+fn forge_violations(sh: &Shared<'_>) -> Vec<String> {
+    let forge = sh.forge();
+    let git = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(args).current_dir(&forge);
+        discern_tests::hermetic(&mut cmd, sh.fixture.repo.home());
+        cmd.output().expect("git runs")
+    };
+    let mut found = Vec::new();
+    let fsck = git(&["fsck", "--no-progress", "--no-dangling"]);
+    if !fsck.status.success() {
+        found.push(format!(
+            "forge: git fsck: {}",
+            String::from_utf8_lossy(&fsck.stderr)
+        ));
+    }
+    for name in ["refs/heads/main", "refs/notes/discern"] {
+        let there = String::from_utf8_lossy(&git(&["rev-parse", "-q", "--verify", name]).stdout)
+            .trim()
+            .to_owned();
+        if there.is_empty() {
+            continue;
+        }
+        let here = sh
+            .fixture
+            .git_out(sh.main(), &["rev-parse", "-q", "--verify", name]);
+        let mut is_ancestor = std::process::Command::new("git");
+        is_ancestor
+            .args(["merge-base", "--is-ancestor", &there, &here])
+            .current_dir(sh.main());
+        discern_tests::hermetic(&mut is_ancestor, sh.fixture.repo.home());
+        let ancestor = is_ancestor.status().is_ok_and(|s| s.success());
+        if here.is_empty() || !ancestor {
+            found.push(format!(
+                "forge: {name} is at {there}, which the main checkout's {name} ({here}) does not contain"
+            ));
+        }
+    }
+    let mut files = Vec::new();
+    walk(&forge.join("refs"), &mut files);
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "lock"))
+    {
+        found.push(format!("forge: left behind: {}", file.display()));
     }
     found
 }

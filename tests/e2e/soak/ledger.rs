@@ -29,6 +29,8 @@ pub(super) struct Ledger {
     /// Every effort started, landed or not.
     pub(super) names: Vec<String>,
     pub(super) abandoned: u64,
+    /// Efforts the owner abandoned with `--force`: their work was discarded on purpose.
+    pub(super) given_up: std::collections::BTreeSet<String>,
     pub(super) failures: Vec<String>,
     /// Refusals that named no step past them.
     pub(super) wayless: Vec<String>,
@@ -49,6 +51,11 @@ impl Shared<'_> {
 
     pub(super) fn main(&self) -> &Path {
         self.fixture.path()
+    }
+
+    /// The bare repository the owner publishes to (`origin` of the main checkout).
+    pub(super) fn forge(&self) -> PathBuf {
+        self.fixture.repo.parent().join("forge.git")
     }
 
     pub(super) fn worktree(&self, name: &str) -> PathBuf {

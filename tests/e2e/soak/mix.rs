@@ -49,6 +49,10 @@ pub(super) enum Act {
     AwaitLanded(String),
     AwaitTrunk,
     Approve,
+    /// The owner publishes from the main checkout: the trunk and its Proof notes to the forge.
+    SyncPush,
+    /// The owner gives an effort up from the main checkout, discarding its work (`--force`).
+    Abandon,
 }
 
 impl Act {
@@ -66,6 +70,8 @@ impl Act {
             Act::Measure => "standards",
             Act::AwaitGreen | Act::AwaitLanded(_) | Act::AwaitTrunk => "await",
             Act::Approve => "approve (owner)",
+            Act::SyncPush => "sync --push (owner)",
+            Act::Abandon => "abandon (owner)",
         }
     }
 }

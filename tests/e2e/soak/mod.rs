@@ -136,6 +136,7 @@ fn run() -> Soak {
     let setup = Instant::now();
     let fixture = Fixture::new(CONFIG);
     let root = fixture.repo.head();
+    with_forge(&fixture);
     let scratch = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -255,12 +256,25 @@ fn run() -> Soak {
     }
 }
 
+/// A bare repository beside the fixture as its `origin`, holding the trunk: the forge the
+/// owner's `sync --push` publishes to.
+fn with_forge(fixture: &Fixture) {
+    let forge = fixture.repo.parent().join("forge.git");
+    let forge = forge.to_str().unwrap();
+    fixture
+        .repo
+        .git(&["init", "-q", "--bare", "-b", "main", forge]);
+    fixture.repo.git(&["remote", "add", "origin", forge]);
+    fixture.repo.git(&["push", "-q", "-u", "origin", "main"]);
+}
+
 /// The checks can fail: each kind of damage they guard against, made by hand on a quiet
 /// repository, is named.
 #[test]
 fn the_soak_checks_name_each_kind_of_damage() {
     let fixture = Fixture::new(CONFIG);
     let root = fixture.repo.head();
+    with_forge(&fixture);
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -303,6 +317,19 @@ fn the_soak_checks_name_each_kind_of_damage() {
         )
         .unwrap();
     writer.lock().unwrap();
+    // The forge's trunk rewritten under the owner, and a ref lock left on it.
+    let forge = fixture.repo.parent().join("forge.git");
+    fixture
+        .repo
+        .git(&["push", "-q", "-f", "origin", "HEAD~1:refs/heads/main"]);
+    fixture
+        .repo
+        .git(&["commit", "-q", "--allow-empty", "-m", "elsewhere"]);
+    fixture
+        .repo
+        .git(&["push", "-q", "-f", "origin", "HEAD:refs/heads/main"]);
+    fixture.repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    std::fs::write(forge.join("refs/heads/main.lock"), "").unwrap();
 
     let found = violations(&shared, &root).join("\n");
     for expected in [
@@ -312,6 +339,8 @@ fn the_soak_checks_name_each_kind_of_damage() {
         "left behind: .git/packed-refs.lock",
         "left behind: .git/discern/landings/agent.x.json",
         "the writer lock",
+        "forge: refs/heads/main is at",
+        "forge: left behind:",
     ] {
         assert!(found.contains(expected), "{expected:?} in {found}");
     }

@@ -37,9 +37,14 @@ impl Forge {
     /// A trunk that requires signed approvals, with the owner's key listed, pushed to a bare
     /// origin; the owner's and the contributor's clones.
     pub(crate) fn new() -> Self {
+        Self::with_config("")
+    }
+
+    /// [`Forge::new`] with `extra` appended to its `discern.toml` (another Standard, say).
+    pub(crate) fn with_config(extra: &str) -> Self {
         discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
         let config = format!(
-            "{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
+            "{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n{extra}"
         );
         let fixture = Fixture::new(&config);
         let dir = fixture.repo.parent().join("forge");

@@ -347,6 +347,12 @@ pub(crate) fn approving<'a>(
                 });
                 match net {
                     Ok(net) if *net == approval.items.change => Ok(()),
+                    Ok(_)
+                        if super::merged::lands_approved_head(repo, approval, range)
+                            .unwrap_or(false) =>
+                    {
+                        Ok(())
+                    }
                     Ok(_) => Err(moved_or_other(approval, range)),
                     Err(e) => Err(NotCounted::Unreadable(e.clone())),
                 }

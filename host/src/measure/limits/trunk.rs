@@ -210,7 +210,7 @@ fn judged_from(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<RangeJudge
         approved_by: None,
     };
     for segment in range::segments(repo, base, head, &policy)? {
-        let judged = range::unapproved(repo, &segment, &policy)?;
+        let judged = judged_segment(repo, &segment, &policy)?;
         if judged.approved_by.is_some() {
             out.approved_by = judged.approved_by;
         }
@@ -222,6 +222,37 @@ fn judged_from(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<RangeJudge
         );
     }
     Ok(out)
+}
+
+/// `segment` judged by its net change; when that leaves a change unapproved and no landing's
+/// note approves the stretch, judged again merge by merge (several pull requests a merge queue
+/// or one push brought, each approved for its own change): it passes as they would one by
+/// one, and otherwise stands as judged whole.
+fn judged_segment<'p>(
+    repo: &Repo,
+    segment: &range::Segment,
+    policy: &dyn Fn() -> Option<&'p crate::approval::Policy>,
+) -> Result<range::Judged, RepoError> {
+    let whole = range::unapproved(repo, segment, policy)?;
+    if whole.unapproved.is_empty() || segment.approvals != range::Approvals::default() {
+        return Ok(whole);
+    }
+    let Some(pieces) = range::by_merges(repo, segment)? else {
+        return Ok(whole);
+    };
+    let mut approved_by = None;
+    for piece in &pieces {
+        let judged = range::unapproved(repo, piece, policy)?;
+        if !judged.unapproved.is_empty() {
+            return Ok(whole);
+        }
+        approved_by = judged.approved_by.or(approved_by);
+    }
+    Ok(range::Judged {
+        unapproved: Vec::new(),
+        approved_by,
+        not_counted: None,
+    })
 }
 
 fn message(found: &Unapproved, trunk: &str, base: ObjectId) -> String {

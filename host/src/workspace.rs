@@ -12,6 +12,8 @@ pub struct Settings {
     pub trunk_override: Option<String>,
     /// `CI=true` (or `1`): a trunk or merge base that cannot be read fails the run.
     pub ci: bool,
+    /// `GITHUB_EVENT_NAME=merge_group`: HEAD is a merge queue's entry, judged as what it lands.
+    pub merge_queue: bool,
     /// `DISCERN_CACHE_DIR` / XDG: where compiled components are cached.
     pub cache_dir: Option<PathBuf>,
     /// Whether progress may be drawn on stderr (a terminal).
@@ -74,6 +76,7 @@ impl Settings {
                 .ok()
                 .filter(|t| !t.is_empty()),
             ci: std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1"),
+            merge_queue: std::env::var("GITHUB_EVENT_NAME").is_ok_and(|v| v == "merge_group"),
             cache_dir: crate::runtime::CompileCache::default_dir(),
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             terminal: std::io::IsTerminal::is_terminal(&std::io::stdin())

@@ -67,12 +67,16 @@ fn enqueue(forge: &Forge, bot: &Path, pr: &str, number: u32) -> String {
 /// CI on a queue entry as the README writes it: checkout, the trunk's fetch, `discern sync`,
 /// then `standards --baseline` the queue's base (`merge_group.base_sha`).
 fn queue_ci(forge: &Forge, entry: &str, base: &str) -> (i32, Value) {
+    queue_run(forge, entry, &["standards", "--baseline", base, "--json"])
+}
+
+/// `args` on a fresh CI clone of the queue's entry, after the README's fetches.
+fn queue_run(forge: &Forge, entry: &str, args: &[&str]) -> (i32, Value) {
     let clone = forge.ci_clone("queue", entry);
     let env = [("CI", "true"), ("GITHUB_EVENT_NAME", "merge_group")];
     let synced = forge.fixture.run_in(&clone, &["sync", "--json"], &env);
     assert_eq!(synced.code, 0, "{}", synced.stdout);
-    let args = ["standards", "--baseline", base, "--json"];
-    let run = forge.fixture.run_in(&clone, &args, &env);
+    let run = forge.fixture.run_in(&clone, args, &env);
     (run.code, run.json())
 }
 
@@ -93,6 +97,11 @@ fn two_approved_loosenings_in_one_merge_queue_pass_each_entry_and_the_trunk() {
         let (code, json) = queue_ci(&forge, &entry, &base);
         assert_eq!(code, 0, "the queue's entry for {pr}: {json}");
         assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
+        // Without --baseline, the queue's entry is still judged as what it will land.
+        let (code, json) = queue_run(&forge, &entry, &["standards", "--json"]);
+        assert_eq!(code, 0, "the queue's entry for {pr}, no --baseline: {json}");
+        assert_eq!(json["data"]["limits"]["baseline"], base.as_str(), "{json}");
+        assert!(json.to_string().contains("merge_group.base_sha"), "{json}");
     }
     // The queue lands: the trunk fast-forwarded to its last entry, then push CI.
     forge.git(&bot, &["push", "-q", "origin", "HEAD:refs/heads/main"]);

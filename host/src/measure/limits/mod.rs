@@ -114,6 +114,8 @@ pub struct Against {
     pub require_trunk: bool,
     /// A CI run (`CI=true`): the trunk is a remote-tracking ref, never a local branch over it.
     pub ci: bool,
+    /// A merge queue's entry (`GITHUB_EVENT_NAME=merge_group`): judged as what it will land.
+    pub queue: bool,
     /// How the trunk side named `trunk` (what it says applies while `trunk` is that name).
     named: name::Named,
 }
@@ -141,6 +143,7 @@ impl Against {
             baseline: None,
             require_trunk: ws.settings.ci || config.require_trunk || trunk_requires,
             ci,
+            queue: ws.settings.merge_queue,
             named,
         }
     }
@@ -235,6 +238,8 @@ pub(crate) fn check(
     check.summary.trunk_commit = Some(trunk.commit.to_string());
     let judged = if let Some(rev) = &against.baseline {
         trunk::given(repo, against, rev, &mut check)
+    } else if against.queue && against.head != trunk.commit {
+        trunk::queued(repo, against, trunk.commit, &mut check)
     } else if against.head == trunk.commit && against.require_trunk {
         // A landing note or a first parent is a claim, not an anchor: where the trunk is
         // required, its check judges from the commit it verified before, named by the runner.

@@ -45,6 +45,31 @@ pub(super) fn given(
     judge(repo, against, base, BaselineKind::Given, check)
 }
 
+/// A merge queue's entry with no `--baseline`: what it will land is every commit since its merge
+/// base with the trunk (the queue's base, where the trunk has not moved since), each pull
+/// request's merge judged as the trunk judges it.
+pub(super) fn queued(
+    repo: &Repo,
+    against: &Against,
+    trunk: ObjectId,
+    check: &mut LimitsCheck,
+) -> Result<(), RepoError> {
+    let Some(base) = repo.merge_base(trunk, against.head) else {
+        check.required = true;
+        check.unverified(
+            "this merge queue entry has no merge base with the trunk in this clone".to_owned(),
+            Some(fix::fetch(repo, &against.trunk)),
+        );
+        return Ok(());
+    };
+    check.advisories.push(format!(
+        "A merge queue's entry (GITHUB_EVENT_NAME=merge_group): judged as what it will land on the trunk {}, every commit since {}, each pull request's merge against its own predecessor. Name the queue's base: `--baseline ${{{{ github.event.merge_group.base_sha }}}}`.",
+        against.trunk,
+        short(&base.to_string())
+    ));
+    given(repo, against, &base.to_string(), check)
+}
+
 /// HEAD is the trunk: judge it since its last landing (or its first parent).
 pub(super) fn landed(
     repo: &Repo,

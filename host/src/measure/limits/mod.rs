@@ -6,10 +6,13 @@
 mod branch;
 mod compare;
 mod fix;
+mod line;
 mod name;
 mod range;
 mod revert;
 mod trunk;
+
+pub(crate) use line::{landing_line, release_line};
 
 use std::collections::BTreeMap;
 
@@ -128,10 +131,23 @@ impl Against {
         let ci = ws.settings.ci;
         // `DISCERN_TRUNK` is the runner's (CI sets it from the forge); otherwise the trunk is
         // the one the trunk side names, never HEAD's own claim.
-        let named = match &ws.settings.trunk_override {
+        let mut named = match &ws.settings.trunk_override {
             Some(_) => name::Named::given(claimed),
             None => name::trunk_side(&ws.repo, claimed, head, ci),
         };
+        // A release line HEAD came from is its trunk (the runner's `DISCERN_TRUNK` aside).
+        if ws.settings.trunk_override.is_none()
+            && named.undecided.is_none()
+            && let Some(line) = release_line(
+                &ws.repo,
+                &named.trunk,
+                head,
+                ci,
+                ws.settings.base_ref.as_deref(),
+            )
+        {
+            named = name::Named::given(line);
+        }
         let trunk_requires = name::resolve(&ws.repo, &named.trunk, ci)
             .ok()
             .flatten()

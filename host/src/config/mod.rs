@@ -302,6 +302,27 @@ run = "./count.sh"
     }
 
     #[test]
+    fn release_lines_are_branch_name_patterns() {
+        let config = Config::parse("[repository]\nrelease = [\"release/*\", \"maint-**\"]\n")
+            .expect("valid patterns");
+        assert_eq!(config.release, ["release/*", "maint-**"]);
+        assert!(Config::parse("").expect("empty").release.is_empty());
+        for bad in [
+            "\"release *\"",
+            "\"!release/*\"",
+            "\"release/..\"",
+            "\"\"",
+            "3",
+        ] {
+            let found = issues(&format!("[repository]\nrelease = [{bad}]\n"));
+            assert!(
+                found.iter().any(|i| i.contains("[repository] release:")),
+                "{bad}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
     fn every_problem_is_reported_with_its_line() {
         let found = issues(
             "[repository]\ntrunk = \"bad name\"\n\n[standards.x]\ndirection = \"up\"\nlimit = nan\nproducer = \"builtin:extent\"\nscale = 0\nper = { lines = [] }\nmargin = -1\n",

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::forge::{BREACH, Forge, REASON, passes};
+use crate::support::{Fixture, LANDING_CONFIG};
 
 const RELEASE: &str = "release = [\"release/*\"]\n";
 const LINE: &str = "release/1.x";
@@ -160,4 +161,39 @@ fn a_backport_cherry_picked_onto_a_release_line_passes_pr_and_push_ci() {
     assert_eq!(code, 0, "PR CI of the backport: {json}");
     assert_eq!(json["data"]["limits"]["trunk"], LINE, "{json}");
     passes("push CI on the line", land_on_line(&forge, "backport-fix"));
+}
+
+#[test]
+fn an_effort_started_from_a_release_line_is_proven_against_it_and_lands_on_it() {
+    let config = LANDING_CONFIG.replace("[repository]\n", &format!("[repository]\n{RELEASE}"));
+    let fixture = Fixture::new(&config);
+    fixture.repo.git(&["branch", LINE]);
+    fixture
+        .repo
+        .write("src/main.rs", "fn main() {\n    lib::b();\n}\n");
+    let main = fixture.repo.commit("the trunk moves on");
+    let start = [
+        "start",
+        "--name",
+        "rel",
+        "--title",
+        "Release work",
+        "--from",
+        LINE,
+        "--json",
+    ];
+    let json = fixture.run(&start).json();
+    assert_eq!(json["ok"], true, "{json}");
+    let effort = PathBuf::from(json["data"]["path"].as_str().unwrap());
+    std::fs::write(effort.join("src/rel.rs"), "pub fn r() {}\n").unwrap();
+    fixture.git_in(&effort, &["add", "-A"]);
+    fixture.git_in(&effort, &["commit", "-q", "-m", "release work"]);
+    let head = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
+    let done = fixture.run_in(&effort, &["done", "--json"], &[]).json();
+    assert_eq!(done["ok"], true, "{done}");
+    let accept = ["accept", "--confirmed", "--json"];
+    let landed = fixture.run_in(&effort, &accept, &[]).json();
+    assert_eq!(landed["ok"], true, "{landed}");
+    assert_eq!(fixture.repo.git(&["rev-parse", LINE]).trim(), head);
+    assert_eq!(fixture.repo.git(&["rev-parse", "main"]).trim(), main);
 }

@@ -5,9 +5,11 @@
 //! the change touches too (two approved loosenings both edit `discern.toml`), the merge's net
 //! change is another digest, yet what lands is exactly the approved change brought onto the
 //! moved trunk. It counts when the merge's second parent is a head whose net change is the
-//! approved one, its first parent is the range's start, and its tree is the one git's own merge
-//! of the two gives — the merge adds nothing of its own. The items are judged as before: exactly
-//! the range's changes to the gate, against the moved trunk's limits.
+//! approved one, its first parent is the range's start, outside `discern.toml` the merge does to
+//! the tree exactly what the approved change does (the trunk moved on no other path the change
+//! touches: other code would not be what the owner approved), and its tree is the one git's own
+//! merge of the two gives — the merge adds nothing of its own. `discern.toml` is judged by its
+//! items, as before: exactly the range's changes to the gate, against the moved trunk's limits.
 
 use gix::ObjectId;
 
@@ -28,6 +30,11 @@ pub(crate) fn lands_approved_head(
         return Ok(false);
     };
     if first != range.from || super::net_change(repo, base, head)? != approval.items.change {
+        return Ok(false);
+    }
+    let config = Some(crate::config::FILE);
+    let approved = super::change::net_change_outside(repo, base, head, config)?;
+    if super::change::net_change_outside(repo, range.from, range.to, config)? != approved {
         return Ok(false);
     }
     Ok(merged_tree(repo, first, head)? == Some(repo.tree_of(range.to)?))

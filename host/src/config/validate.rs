@@ -233,7 +233,8 @@ fn ref_name_problem(name: &str) -> Option<String> {
 }
 
 impl<'a> Reader<'a> {
-    /// `[repository].release`: branch-name patterns (`*` within one part, `**` across parts).
+    /// `[repository].release`: branch-name patterns, read as pathspecs are (`*` within one part,
+    /// `**` across parts; a name also names the branches below it: `release` is `release/…`).
     fn release(&mut self, repository: Option<&dyn TableLike>) -> Vec<String> {
         let patterns = self
             .string_list(repository, "repository", "release", true)

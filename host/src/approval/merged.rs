@@ -13,31 +13,37 @@
 
 use gix::ObjectId;
 
-use super::tree::{Range, TreeApproval};
 use crate::git::{Repo, RepoError};
 
-/// Whether `range` is a merge of the head `approval` approved onto `range.from`, adding
-/// nothing of its own.
+/// What an approval names: the trunk commit it was judged against, and the digest of the net
+/// change from there to the head it approved.
+pub(crate) struct Approved<'a> {
+    pub base_commit: &'a str,
+    pub change: &'a str,
+}
+
+/// Whether `from..to` is a merge of the head `approved` names onto `from`, adding nothing of
+/// its own.
 pub(crate) fn lands_approved_head(
     repo: &Repo,
-    approval: &TreeApproval,
-    range: Range,
+    approved: Approved<'_>,
+    (from, to): (ObjectId, ObjectId),
 ) -> Result<bool, RepoError> {
-    let [first, head] = repo.parents(range.to)?[..] else {
+    let [first, head] = repo.parents(to)?[..] else {
         return Ok(false);
     };
-    let Ok(base) = approval.items.base_commit.parse::<ObjectId>() else {
+    let Ok(base) = approved.base_commit.parse::<ObjectId>() else {
         return Ok(false);
     };
-    if first != range.from || super::net_change(repo, base, head)? != approval.items.change {
+    if first != from || super::change::net_change(repo, base, head)? != approved.change {
         return Ok(false);
     }
     let config = Some(crate::config::FILE);
-    let approved = super::change::net_change_outside(repo, base, head, config)?;
-    if super::change::net_change_outside(repo, range.from, range.to, config)? != approved {
+    let outside = super::change::net_change_outside(repo, base, head, config)?;
+    if super::change::net_change_outside(repo, from, to, config)? != outside {
         return Ok(false);
     }
-    Ok(merged_tree(repo, first, head)? == Some(repo.tree_of(range.to)?))
+    Ok(merged_tree(repo, first, head)? == Some(repo.tree_of(to)?))
 }
 
 /// The tree git's merge of `ours` and `theirs` gives (`git merge-tree --write-tree`); `None`

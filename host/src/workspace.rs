@@ -12,6 +12,11 @@ pub struct Settings {
     pub trunk_override: Option<String>,
     /// `CI=true` (or `1`): a trunk or merge base that cannot be read fails the run.
     pub ci: bool,
+    /// `GITHUB_EVENT_NAME=merge_group`: HEAD is a merge queue's entry, judged as what it lands.
+    pub merge_queue: bool,
+    /// The branch the forge says HEAD lands on (CI only): a pull request's `GITHUB_BASE_REF`, or
+    /// the line a merge queue's branch `gh-readonly-queue/<line>/pr-…` (`GITHUB_REF`) is for.
+    pub base_ref: Option<String>,
     /// `DISCERN_CACHE_DIR` / XDG: where compiled components are cached.
     pub cache_dir: Option<PathBuf>,
     /// Whether progress may be drawn on stderr (a terminal).
@@ -74,6 +79,11 @@ impl Settings {
                 .ok()
                 .filter(|t| !t.is_empty()),
             ci: std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1"),
+            merge_queue: std::env::var("GITHUB_EVENT_NAME").is_ok_and(|v| v == "merge_group"),
+            base_ref: forge_base(
+                std::env::var("GITHUB_BASE_REF").ok(),
+                std::env::var("GITHUB_REF").ok(),
+            ),
             cache_dir: crate::runtime::CompileCache::default_dir(),
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             terminal: std::io::IsTerminal::is_terminal(&std::io::stdin())
@@ -87,6 +97,17 @@ impl Settings {
             faults: crate::commit::Faults::from_env(),
         }
     }
+}
+
+/// The branch a pull request (`GITHUB_BASE_REF`) or a merge queue's entry
+/// (`GITHUB_REF=refs/heads/gh-readonly-queue/<line>/pr-…`) lands on.
+fn forge_base(base_ref: Option<String>, git_ref: Option<String>) -> Option<String> {
+    base_ref.filter(|b| !b.is_empty()).or_else(|| {
+        let entry = git_ref?;
+        let queued = entry.strip_prefix("refs/heads/gh-readonly-queue/")?;
+        let (line, _) = queued.rsplit_once("/pr-")?;
+        (!line.is_empty()).then(|| line.to_owned())
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -128,5 +149,20 @@ impl Workspace {
                 .clone()
                 .unwrap_or_else(|| crate::config::DEFAULT_TRUNK.to_owned()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::forge_base;
+
+    #[test]
+    fn the_forge_names_the_base_of_a_pull_request_and_of_a_queue_entry() {
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(forge_base(some("release/1.x"), None), some("release/1.x"));
+        let entry = some("refs/heads/gh-readonly-queue/release/1.x/pr-7-0123abcd");
+        assert_eq!(forge_base(some(""), entry), some("release/1.x"));
+        assert_eq!(forge_base(None, some("refs/heads/main")), None);
+        assert_eq!(forge_base(None, some("refs/pull/7/merge")), None);
     }
 }

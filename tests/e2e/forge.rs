@@ -37,9 +37,20 @@ impl Forge {
     /// A trunk that requires signed approvals, with the owner's key listed, pushed to a bare
     /// origin; the owner's and the contributor's clones.
     pub(crate) fn new() -> Self {
+        Self::with_config("")
+    }
+
+    /// [`Forge::new`] with `extra` appended to its `discern.toml` (another Standard, say).
+    pub(crate) fn with_config(extra: &str) -> Self {
+        Self::with_repository("", extra)
+    }
+
+    /// [`Forge::with_config`], with `keys` added to its `[repository]` table.
+    pub(crate) fn with_repository(keys: &str, extra: &str) -> Self {
         discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
+        let landing = LANDING_CONFIG.replace("[repository]\n", &format!("[repository]\n{keys}"));
         let config = format!(
-            "{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
+            "{landing}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n{extra}"
         );
         let fixture = Fixture::new(&config);
         let dir = fixture.repo.parent().join("forge");

@@ -20,6 +20,8 @@ mod examples;
 mod findings;
 mod findings_maxima;
 mod forge;
+mod forge_queue;
+mod forge_release;
 mod gains;
 mod grouped;
 mod init_ecosystems;

@@ -22,6 +22,17 @@ type Side = Option<(EntryKind, ObjectId)>;
 
 /// The digest of the net change from `from`'s tree to `to`'s (hex sha256).
 pub(crate) fn net_change(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<String, RepoError> {
+    net_change_outside(repo, from, to, None)
+}
+
+/// [`net_change`], leaving out the file `skip` too (`discern.toml`, whose changes an approval
+/// names item by item).
+pub(crate) fn net_change_outside(
+    repo: &Repo,
+    from: ObjectId,
+    to: ObjectId,
+    skip: Option<&str>,
+) -> Result<String, RepoError> {
     let what = format!(
         "the change {}..{}",
         crate::git::short(&from.to_string()),
@@ -50,6 +61,7 @@ pub(crate) fn net_change(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<St
         &mut entries,
     )
     .map_err(failed)?;
+    entries.retain(|(path, _, _)| skip.is_none_or(|skip| path.as_slice() != skip.as_bytes()));
     Ok(digest(entries))
 }
 

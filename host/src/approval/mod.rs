@@ -6,6 +6,7 @@
 
 pub mod asker;
 mod change;
+mod merged;
 mod prompt;
 mod record;
 mod sign;

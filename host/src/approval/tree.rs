@@ -347,6 +347,7 @@ pub(crate) fn approving<'a>(
                 });
                 match net {
                     Ok(net) if *net == approval.items.change => Ok(()),
+                    Ok(_) if lands_approved_head(repo, approval, range) => Ok(()),
                     Ok(_) => Err(moved_or_other(approval, range)),
                     Err(e) => Err(NotCounted::Unreadable(e.clone())),
                 }
@@ -366,6 +367,16 @@ pub(crate) fn approving<'a>(
         }
     }
     Err(why)
+}
+
+/// Whether `range` merges the head `approval` approved onto its start, adding nothing
+/// (`approval::merged`); `false` when that cannot be read.
+fn lands_approved_head(repo: &Repo, approval: &TreeApproval, range: Range) -> bool {
+    let approved = super::merged::Approved {
+        base_commit: &approval.items.base_commit,
+        change: &approval.items.change,
+    };
+    super::merged::lands_approved_head(repo, approved, (range.from, range.to)).unwrap_or(false)
 }
 
 /// Why an approval's net change is not the range's: the trunk moved under it (the range is

@@ -98,6 +98,9 @@ pub struct EvidenceSettings {
 pub struct Config {
     /// `[repository].trunk` as written (see [`Config::trunk`] for the effective one).
     pub trunk: String,
+    /// `[repository].release`: patterns of the release branches (`release/*`), protected lines
+    /// of their own, each judged against itself; read from the trunk's tip only.
+    pub release: Vec<String>,
     pub branch_prefix: String,
     /// `[repository].require_trunk`: a trunk or merge base that cannot be read fails the
     /// run (as in CI) instead of being a loud advisory.
@@ -146,6 +149,7 @@ impl Config {
     pub fn absent() -> Self {
         Config {
             trunk: DEFAULT_TRUNK.to_owned(),
+            release: Vec::new(),
             branch_prefix: DEFAULT_BRANCH_PREFIX.to_owned(),
             require_trunk: false,
             pin_on_done: true,
@@ -295,6 +299,27 @@ run = "./count.sh"
             found[0].contains("unknown key (allowed keys: repository, publish, remote, keep_days)"),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn release_lines_are_branch_name_patterns() {
+        let config = Config::parse("[repository]\nrelease = [\"release/*\", \"maint-**\"]\n")
+            .expect("valid patterns");
+        assert_eq!(config.release, ["release/*", "maint-**"]);
+        assert!(Config::parse("").expect("empty").release.is_empty());
+        for bad in [
+            "\"release *\"",
+            "\"!release/*\"",
+            "\"release/..\"",
+            "\"\"",
+            "3",
+        ] {
+            let found = issues(&format!("[repository]\nrelease = [{bad}]\n"));
+            assert!(
+                found.iter().any(|i| i.contains("[repository] release:")),
+                "{bad}: {found:?}"
+            );
+        }
     }
 
     #[test]

@@ -27,7 +27,13 @@ const ROOT_TABLES: &[&str] = &[
     "standards",
     "worktree",
 ];
-const REPOSITORY_KEYS: &[&str] = &["trunk", "branch_prefix", "require_trunk", "pin_on_done"];
+const REPOSITORY_KEYS: &[&str] = &[
+    "trunk",
+    "release",
+    "branch_prefix",
+    "require_trunk",
+    "pin_on_done",
+];
 const ACCEPTANCE_KEYS: &[&str] = &[
     "pre_authorized",
     "approval",
@@ -124,6 +130,7 @@ pub(super) fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError
             problem,
         );
     }
+    let release = reader.release(repository);
     let branch_prefix = reader
         .string(repository, "repository", "branch_prefix")
         .unwrap_or_else(|| DEFAULT_BRANCH_PREFIX.to_owned());
@@ -155,6 +162,7 @@ pub(super) fn parse_with(source: &str, mode: Mode) -> Result<Config, ConfigError
     if reader.issues.is_empty() {
         Ok(Config {
             trunk,
+            release,
             branch_prefix,
             require_trunk,
             pin_on_done,
@@ -225,6 +233,33 @@ fn ref_name_problem(name: &str) -> Option<String> {
 }
 
 impl<'a> Reader<'a> {
+    /// `[repository].release`: branch-name patterns, read as pathspecs are (`*` within one part,
+    /// `**` across parts; a name also names the branches below it: `release` is `release/…`).
+    fn release(&mut self, repository: Option<&dyn TableLike>) -> Vec<String> {
+        let patterns = self
+            .string_list(repository, "repository", "release", true)
+            .unwrap_or_default();
+        for pattern in &patterns {
+            let plain = pattern.replace('*', "x");
+            let problem = ref_name_problem(&plain)
+                .or_else(|| pattern.starts_with('!').then(|| "an exclusion".to_owned()))
+                .or_else(|| {
+                    discern_pathspec::Pathspec::check(pattern)
+                        .err()
+                        .map(|e| e.to_string())
+                });
+            if let Some(problem) = problem {
+                self.issue_at(
+                    "repository",
+                    Some("release"),
+                    span_of(repository, "release"),
+                    format!("{pattern:?} is not a branch-name pattern (`release/*`): {problem}"),
+                );
+            }
+        }
+        patterns
+    }
+
     fn issue_at(
         &mut self,
         table: &str,

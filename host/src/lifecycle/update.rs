@@ -181,6 +181,8 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
     // The preflight refused an unreadable config: the trunk it names is what is merged.
     let config = prepared.config();
     let trunk = ws.trunk(config);
+    // A branch of a release line brings in that line.
+    let trunk = crate::measure::limits::landing_line(ws, trunk, repo.head().ok().flatten());
     // Any checkout of a branch that is not the trunk: an effort's worktree, or a plain clone
     // with a pull request's branch out.
     let on_trunk = repo.branch().ok().flatten().is_none_or(|b| b == trunk);

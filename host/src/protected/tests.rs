@@ -29,6 +29,7 @@ fn variant(table: &str, key: &str) -> Option<String> {
     let table_line = |line: &str| Some(format!("{BASE}\n[{table}]\n{line}\n"));
     match (table, key) {
         ("repository", "trunk") => table_line("trunk = \"develop\""),
+        ("repository", "release") => table_line("release = [\"release/*\"]"),
         ("repository", "branch_prefix") => table_line("branch_prefix = \"work/\""),
         ("repository", "require_trunk") => table_line("require_trunk = true"),
         ("repository", "pin_on_done") => table_line("pin_on_done = false"),

@@ -17,6 +17,7 @@ mod ci_protected;
 mod local;
 mod measured_first;
 mod notes_and_refs;
+mod release_lines;
 mod trunk_names;
 
 pub(crate) const SIGNERS: &str = ".discern/allowed_signers";

@@ -110,6 +110,8 @@ impl Runner<'_> {
                 "runner.temp" => self.temp.display().to_string(),
                 "github.event_name" => self.event.to_owned(),
                 "github.event.before" => self.before.to_owned(),
+                "github.base_ref" | "github.event.merge_group.base_ref" => String::new(),
+                "github.event.merge_group.base_sha" => String::new(),
                 other => match other.strip_prefix("steps.") {
                     Some(output) => self.outputs.get(output).cloned().unwrap_or_default(),
                     None => panic!("action.yml uses `{other}`, which this test does not know"),

@@ -20,8 +20,11 @@ pub(super) fn landing(prepared: &Prepared) -> Result<Landing, Box<Envelope>> {
     // Read after this verb's recovery; an unreadable config is refused: the trunk it names
     // is where the landing goes.
     let config = preflight::load_config(ws, VERB)?;
-    // DISCERN_TRUNK never changes what the gate and the landing trust.
-    let trunk = ws.landing_trunk(config.as_ref());
+    // DISCERN_TRUNK never changes what the gate and the landing trust; a branch of a release
+    // line the trunk's tip declares lands on that line.
+    let declared = ws.landing_trunk(config.as_ref());
+    let trunk =
+        crate::measure::limits::landing_line(ws, declared.clone(), repo.head().ok().flatten());
     let branch = repo.branch().ok().flatten();
     // A plain checkout (the main one) lands the branch it has out; never the trunk itself.
     if repo.is_main_checkout() && branch.as_deref().is_none_or(|b| b == trunk) {
@@ -47,7 +50,13 @@ pub(super) fn landing(prepared: &Prepared) -> Result<Landing, Box<Envelope>> {
             .to_owned();
         return Err(refusal(&NotLandable::LocalTrunkBehind { trunk, upstream }));
     }
-    if let Err(why) = approval::trunk_agrees(repo, &trunk, trunk_commit, &branch) {
+    // A release line is the trunk tip's declaration, never this branch's: its own config names
+    // the trunk, not itself.
+    let agrees = match trunk == declared || trunk == branch {
+        true => approval::trunk_agrees(repo, &trunk, trunk_commit, &branch),
+        false => Ok(()),
+    };
+    if let Err(why) = agrees {
         return Err(refusal(&NotLandable::NotATrunk { why }));
     }
     let (state, proof) = proof::state(repo);

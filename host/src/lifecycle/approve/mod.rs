@@ -177,6 +177,8 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
     reviewed::check(&repo, request, head).map_err(Box::<Envelope>::from)?;
     let config = Config::load(repo.root()).ok().flatten();
     let trunk = ws.landing_trunk(config.as_ref());
+    // A branch of a release line is approved against that line, as CI judges it.
+    let trunk = crate::measure::limits::landing_line(ws, trunk, Some(head));
     // The trunk as the team has it: a stale local trunk is not what CI judges against.
     let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
         return Err(NotApproved::TrunkUnreadable { trunk }.into());

@@ -280,8 +280,10 @@ impl Refusal for NotProvable {
 pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Box<Envelope>> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let config = prepared.config().cloned();
-    // DISCERN_TRUNK never changes what the gate and the landing trust.
+    // DISCERN_TRUNK never changes what the gate and the landing trust; a branch of a release
+    // line the trunk declares is proven against that line.
     let trunk = ws.landing_trunk(config.as_ref());
+    let trunk = crate::measure::limits::landing_line(ws, trunk, repo.head().ok().flatten());
     let Some(branch) = repo.branch().ok().flatten() else {
         return Err(refusal(&NotProvable::Detached));
     };

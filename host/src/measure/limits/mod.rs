@@ -6,10 +6,13 @@
 mod branch;
 mod compare;
 mod fix;
+mod line;
 mod name;
 mod range;
 mod revert;
 mod trunk;
+
+pub(crate) use line::{landing_line, release_line};
 
 use std::collections::BTreeMap;
 
@@ -114,6 +117,8 @@ pub struct Against {
     pub require_trunk: bool,
     /// A CI run (`CI=true`): the trunk is a remote-tracking ref, never a local branch over it.
     pub ci: bool,
+    /// A merge queue's entry (`GITHUB_EVENT_NAME=merge_group`): judged as what it will land.
+    pub queue: bool,
     /// How the trunk side named `trunk` (what it says applies while `trunk` is that name).
     named: name::Named,
 }
@@ -126,10 +131,23 @@ impl Against {
         let ci = ws.settings.ci;
         // `DISCERN_TRUNK` is the runner's (CI sets it from the forge); otherwise the trunk is
         // the one the trunk side names, never HEAD's own claim.
-        let named = match &ws.settings.trunk_override {
+        let mut named = match &ws.settings.trunk_override {
             Some(_) => name::Named::given(claimed),
             None => name::trunk_side(&ws.repo, claimed, head, ci),
         };
+        // A release line HEAD came from is its trunk (the runner's `DISCERN_TRUNK` aside).
+        if ws.settings.trunk_override.is_none()
+            && named.undecided.is_none()
+            && let Some(line) = release_line(
+                &ws.repo,
+                &named.trunk,
+                head,
+                ci,
+                ws.settings.base_ref.as_deref(),
+            )
+        {
+            named = name::Named::given(line);
+        }
         let trunk_requires = name::resolve(&ws.repo, &named.trunk, ci)
             .ok()
             .flatten()
@@ -141,6 +159,7 @@ impl Against {
             baseline: None,
             require_trunk: ws.settings.ci || config.require_trunk || trunk_requires,
             ci,
+            queue: ws.settings.merge_queue,
             named,
         }
     }
@@ -235,6 +254,8 @@ pub(crate) fn check(
     check.summary.trunk_commit = Some(trunk.commit.to_string());
     let judged = if let Some(rev) = &against.baseline {
         trunk::given(repo, against, rev, &mut check)
+    } else if against.queue && against.head != trunk.commit {
+        trunk::queued(repo, against, trunk.commit, &mut check)
     } else if against.head == trunk.commit && against.require_trunk {
         // A landing note or a first parent is a claim, not an anchor: where the trunk is
         // required, its check judges from the commit it verified before, named by the runner.

@@ -271,7 +271,7 @@ impl Names {
 
 /// Every branch (`refs/heads/…`, `refs/remotes/…`; not a symbolic ref such as `origin/HEAD`)
 /// with the commit it points at.
-fn branches(local: &gix::Repository) -> Result<Vec<(String, ObjectId)>, RepoError> {
+pub(super) fn branches(local: &gix::Repository) -> Result<Vec<(String, ObjectId)>, RepoError> {
     let failed = |e: &dyn std::fmt::Display| RepoError::Read {
         what: "the branches".to_owned(),
         message: e.to_string(),

@@ -181,6 +181,29 @@ pub(super) fn segments<'p>(
     Ok(found)
 }
 
+/// `segment` cut after each merge commit on its first-parent chain: each pull request a merge
+/// queue or the merge button landed, judged against its own predecessor (`None`: no merge
+/// cuts it, or the chain cannot be read). The pieces cover the chain end to end, so every
+/// change along it is judged in one of them; a piece carries no landing's approvals.
+pub(super) fn by_merges(repo: &Repo, segment: &Segment) -> Result<Option<Vec<Segment>>, RepoError> {
+    let Some(chain) = repo.first_parent_chain(segment.from, segment.to)? else {
+        return Ok(None);
+    };
+    let mut pieces = Vec::new();
+    let mut start = chain[0];
+    for &commit in chain.iter().skip(1) {
+        if commit != segment.to && repo.parents(commit)?.len() > 1 {
+            pieces.push(unapproved_segment(start, commit));
+            start = commit;
+        }
+    }
+    if pieces.is_empty() {
+        return Ok(None);
+    }
+    pieces.push(unapproved_segment(start, segment.to));
+    Ok(Some(pieces))
+}
+
 fn unapproved_segment(from: ObjectId, to: ObjectId) -> Segment {
     Segment {
         from,

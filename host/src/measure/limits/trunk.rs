@@ -45,6 +45,31 @@ pub(super) fn given(
     judge(repo, against, base, BaselineKind::Given, check)
 }
 
+/// A merge queue's entry with no `--baseline`: what it will land is every commit since its merge
+/// base with the trunk (the queue's base, where the trunk has not moved since), each pull
+/// request's merge judged as the trunk judges it.
+pub(super) fn queued(
+    repo: &Repo,
+    against: &Against,
+    trunk: ObjectId,
+    check: &mut LimitsCheck,
+) -> Result<(), RepoError> {
+    let Some(base) = repo.merge_base(trunk, against.head) else {
+        check.required = true;
+        check.unverified(
+            "this merge queue entry has no merge base with the trunk in this clone".to_owned(),
+            Some(fix::fetch(repo, &against.trunk)),
+        );
+        return Ok(());
+    };
+    check.advisories.push(format!(
+        "A merge queue's entry (GITHUB_EVENT_NAME=merge_group): judged as what it will land on the trunk {}, every commit since {}, each pull request's merge against its own predecessor. Name the queue's base: `--baseline ${{{{ github.event.merge_group.base_sha }}}}`.",
+        against.trunk,
+        short(&base.to_string())
+    ));
+    given(repo, against, &base.to_string(), check)
+}
+
 /// HEAD is the trunk: judge it since its last landing (or its first parent).
 pub(super) fn landed(
     repo: &Repo,
@@ -210,7 +235,7 @@ fn judged_from(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<RangeJudge
         approved_by: None,
     };
     for segment in range::segments(repo, base, head, &policy)? {
-        let judged = range::unapproved(repo, &segment, &policy)?;
+        let judged = judged_segment(repo, &segment, &policy)?;
         if judged.approved_by.is_some() {
             out.approved_by = judged.approved_by;
         }
@@ -222,6 +247,37 @@ fn judged_from(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<RangeJudge
         );
     }
     Ok(out)
+}
+
+/// `segment` judged by its net change; when that leaves a change unapproved and no landing's
+/// note approves the stretch, judged again merge by merge (several pull requests a merge queue
+/// or one push brought, each approved for its own change): it passes as they would one by
+/// one, and otherwise stands as judged whole.
+fn judged_segment<'p>(
+    repo: &Repo,
+    segment: &range::Segment,
+    policy: &dyn Fn() -> Option<&'p crate::approval::Policy>,
+) -> Result<range::Judged, RepoError> {
+    let whole = range::unapproved(repo, segment, policy)?;
+    if whole.unapproved.is_empty() || segment.approvals != range::Approvals::default() {
+        return Ok(whole);
+    }
+    let Some(pieces) = range::by_merges(repo, segment)? else {
+        return Ok(whole);
+    };
+    let mut approved_by = None;
+    for piece in &pieces {
+        let judged = range::unapproved(repo, piece, policy)?;
+        if !judged.unapproved.is_empty() {
+            return Ok(whole);
+        }
+        approved_by = judged.approved_by.or(approved_by);
+    }
+    Ok(range::Judged {
+        unapproved: Vec::new(),
+        approved_by,
+        not_counted: None,
+    })
 }
 
 fn message(found: &Unapproved, trunk: &str, base: ObjectId) -> String {

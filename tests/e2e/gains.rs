@@ -373,3 +373,49 @@ metric = "lines"
         );
     }
 }
+
+/// A branch that pinned its gain meets the trunk's landed loosening of the same limit: `update`
+/// takes the trunk's limit (never looser than the trunk), says so, and the branch's `done` pins
+/// its gain again from there — no `git checkout --theirs` and no new pin by hand.
+#[test]
+fn update_takes_the_trunks_loosening_over_the_branchs_pin_and_done_pins_again() {
+    let fixture = Fixture::new(CONFIG);
+    fixture
+        .repo
+        .write("src/extra.rs", "// TODO: x\n// TODO: y\n");
+    fixture.repo.commit("two more TODOs");
+    let pinned = start(&fixture, "pinned");
+    commit_in(&fixture, &pinned, "src/lib.rs", &lib_with(1), "drop a TODO");
+    let json = done(&fixture, &pinned);
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(limit_in(&pinned), "limit = 4", "{json}");
+
+    // The trunk lands a loosening 5 -> 8 with three more TODOs (the owner's, on the trunk).
+    let config = std::fs::read_to_string(fixture.path().join("discern.toml")).unwrap();
+    fixture
+        .repo
+        .write("discern.toml", config.replace("limit = 5", "limit = 8"));
+    fixture
+        .repo
+        .write("src/more.rs", "// TODO: a\n// TODO: b\n// TODO: c\n");
+    fixture
+        .repo
+        .commit("the owner loosens todo for planned work");
+
+    let json = fixture.run_in(&pinned, &["update", "--json"], &[]).json();
+    assert_eq!(json["ok"], true, "{json}");
+    assert!(
+        json.to_string().contains("the trunk loosened"),
+        "the advisory says what happened: {json}"
+    );
+    assert_eq!(limit_in(&pinned), "limit = 8");
+    assert_eq!(fixture.git_out(&pinned, &["status", "--porcelain"]), "");
+    // 6 TODOs under the trunk's 8, one fewer than the trunk's 7: done pins that gain again.
+    let json = done(&fixture, &pinned);
+    assert_eq!(json["ok"], true, "{json}");
+    assert_eq!(
+        limit_in(&pinned),
+        "limit = 7",
+        "8 less its gain of 1: {json}"
+    );
+}

@@ -4,6 +4,11 @@
 //! rule is symmetric (a rebase swaps the sides and gets the same result), and the result is
 //! never looser than either side. Only limit values are merged: anything else that differs is
 //! a conflict for a person (`None` reason: not a limits-only conflict).
+//!
+//! `update` brings the trunk into a branch and knows which side is the trunk: there a limit the
+//! trunk loosened (a landed, approved change) takes the trunk's value even where the branch
+//! tightened it (its pin of a gain, measured before the trunk's work came in): the result is the
+//! trunk's own limit, never looser than the trunk, and `done` pins the branch's gain again.
 
 use super::{Config, Direction};
 
@@ -16,8 +21,36 @@ pub(crate) enum LimitConflict {
     Limit(String),
 }
 
+/// Which side, if any, is the trunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sides {
+    /// A merge of two branches (git's merge driver, `resolve`): symmetric.
+    Peers,
+    /// `theirs` is the trunk (`update`).
+    TheirsIsTrunk,
+}
+
 /// `ours` and `theirs` merged against `base` (`None`: the file was added on both sides).
 pub(crate) fn merge_limits(
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> Result<String, LimitConflict> {
+    merge_with(Sides::Peers, base, ours, theirs)
+}
+
+/// [`merge_limits`] where `theirs` is the trunk brought into a branch: a limit the trunk
+/// loosened takes the trunk's value, whatever the branch did to it.
+pub(crate) fn merge_limits_from_trunk(
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> Result<String, LimitConflict> {
+    merge_with(Sides::TheirsIsTrunk, base, ours, theirs)
+}
+
+fn merge_with(
+    sides: Sides,
     base: Option<&str>,
     ours: &str,
     theirs: &str,
@@ -34,7 +67,13 @@ pub(crate) fn merge_limits(
             .as_ref()
             .and_then(|b| b.standard(&mine.name))
             .map(|s| s.limit);
-        let limit = settle(&mine.name, mine.direction, was, mine.limit, their.limit)?;
+        let limit = settle(
+            sides,
+            (&mine.name, mine.direction),
+            was,
+            mine.limit,
+            their.limit,
+        )?;
         limits.push((mine.name.as_str(), limit));
     }
     let merged = t
@@ -51,8 +90,8 @@ pub(crate) fn merge_limits(
 
 /// One limit: `was` on the base, `ours` and `theirs` on the two sides.
 fn settle(
-    name: &str,
-    direction: Direction,
+    sides: Sides,
+    (name, direction): (&str, Direction),
     was: Option<f64>,
     ours: f64,
     theirs: f64,
@@ -69,6 +108,9 @@ fn settle(
         return Ok(tighter(ours, theirs));
     };
     let loosens = |side: f64| tighter(side, was) == was && side != was;
+    if sides == Sides::TheirsIsTrunk && loosens(theirs) && !loosens(ours) {
+        return Ok(theirs);
+    }
     let conflict = |side: &str, to: f64| {
         LimitConflict::Limit(format!(
             "{name}: {side} loosens its {} {was} -> {to} while the other side changed it too; a loosening is the owner's to approve against the merged limit",

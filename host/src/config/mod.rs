@@ -19,7 +19,7 @@ use std::path::Path;
 pub(crate) use at::AtError;
 pub(crate) use error::{ConfigError, ConfigIssue};
 pub(crate) use jobs::{Job, Stage};
-pub(crate) use merge::{LimitConflict, merge_limits};
+pub(crate) use merge::{LimitConflict, merge_limits, merge_limits_from_trunk};
 pub(crate) use standard::{Direction, FindingsMode, Per, ProducerRef, StandardDef};
 pub(crate) use value::{canonical_json, item_to_json};
 pub(crate) use worktree::WorktreeSettings;

@@ -368,10 +368,10 @@ fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
         .collect()
 }
 
-/// Two efforts changed the same limits: settled by meaning against the base
-/// (`config::merge_limits`), or refused with why.
+/// The branch and the trunk changed the same limits: settled by meaning against the base, the
+/// incoming side being the trunk (`config::merge_limits_from_trunk`), or refused with why.
 fn settle_limits(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, String> {
-    crate::config::merge_limits(base, ours, theirs).map_err(|e| e.to_string())
+    crate::config::merge_limits_from_trunk(base, ours, theirs).map_err(|e| e.to_string())
 }
 
 /// Whether the tracked files are committed, as a merge needs them (the table's preflight
@@ -443,7 +443,7 @@ impl Merge<'_> {
             git::Merge::Resolved(path) => {
                 let mut e = self.merged(repo);
                 e.advisories.push(format!(
-                    "{path} conflicted only in limit values, settled by meaning: a limit one side changed took that side, and one both sides tightened took the tighter value."
+                    "{path} conflicted only in limit values, settled by meaning: a limit one side changed took that side, one both sides tightened took the tighter value, and one the trunk loosened (an approved landing) took the trunk's — `discern done` pins this branch's gains again."
                 ));
                 e
             }

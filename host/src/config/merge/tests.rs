@@ -58,3 +58,37 @@ fn the_merge_is_symmetric_and_never_looser_than_either_side() {
         }
     }
 }
+
+#[test]
+fn from_the_trunk_a_loosening_the_trunk_landed_takes_the_trunks_value() {
+    // The branch pinned its gain 10 -> 8; the trunk landed an approved loosening 10 -> 12.
+    let merged = merge_limits_from_trunk(Some(&config(10.0)), &config(8.0), &config(12.0));
+    assert_eq!(merged.map(|m| limit(&m)), Ok(12.0));
+    // The branch left it alone: the trunk's.
+    let merged = merge_limits_from_trunk(Some(&config(10.0)), &config(10.0), &config(12.0));
+    assert_eq!(merged.map(|m| limit(&m)), Ok(12.0));
+    // Between branches it stays a conflict for the owner.
+    assert!(merge_limits(Some(&config(10.0)), &config(8.0), &config(12.0)).is_err());
+    // The branch's own loosening is still the owner's to approve against the merged limit.
+    assert!(merge_limits_from_trunk(Some(&config(10.0)), &config(11.0), &config(12.0)).is_err());
+    assert!(merge_limits_from_trunk(Some(&config(10.0)), &config(11.0), &config(9.0)).is_err());
+    // Tightenings on both sides: the tighter, as between peers.
+    let merged = merge_limits_from_trunk(Some(&config(10.0)), &config(8.0), &config(9.0));
+    assert_eq!(merged.map(|m| limit(&m)), Ok(8.0));
+}
+
+#[test]
+fn from_the_trunk_the_result_is_never_looser_than_the_trunk() {
+    let values = [1.0, 3.0, 5.0, 7.0, 9.0];
+    for base in values {
+        for ours in values {
+            for theirs in values {
+                let merged =
+                    merge_limits_from_trunk(Some(&config(base)), &config(ours), &config(theirs));
+                if let Ok(merged) = merged {
+                    assert!(limit(&merged) <= theirs, "{base} {ours} {theirs}");
+                }
+            }
+        }
+    }
+}

@@ -675,10 +675,10 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
         json["data"]["required"]["proposals"][0]["standard"], "todo",
         "{json}"
     );
-    let reviewed = forge.out(o, &["rev-parse", "refs/pull/7/head"]);
-    let (code, json) = forge.discern(
-        o,
-        &[
+    // The owner approves the head the pull ref holds: what they reviewed.
+    let approve_pull_ref = || {
+        let reviewed = forge.out(o, &["rev-parse", "refs/pull/7/head"]);
+        let args = [
             "approve",
             "refs/pull/7/head",
             "--head",
@@ -686,10 +686,12 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
             "--key",
             key,
             "--json",
-        ],
-        false,
-    );
-    assert_eq!(code, 0, "{json}");
+        ];
+        let (code, json) = forge.discern(o, &args, false);
+        assert_eq!(code, 0, "{json}");
+        (reviewed, json)
+    };
+    let (_, json) = approve_pull_ref();
     assert_eq!(json["data"]["approval_branch"], "pr-7", "{json}");
     let push = json["data"]["push"].as_str().unwrap_or_default();
     assert!(push.contains("pr-7:BRANCH"), "{json}");
@@ -720,30 +722,14 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
         &["push", "-q", "-f", "origin", "from-fork:refs/pull/7/head"],
     );
     fails("PR CI after more work", forge.pr_ci("from-fork"));
-    forge.git(
-        o,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "+refs/pull/7/head:refs/pull/7/head",
-        ],
-    );
-    let reviewed = forge.out(o, &["rev-parse", "refs/pull/7/head"]);
-    let (code, json) = forge.discern(
-        o,
-        &[
-            "approve",
-            "refs/pull/7/head",
-            "--head",
-            &reviewed,
-            "--key",
-            key,
-            "--json",
-        ],
-        false,
-    );
-    assert_eq!(code, 0, "{json}");
+    let fetch = [
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/pull/7/head:refs/pull/7/head",
+    ];
+    forge.git(o, &fetch);
+    let (reviewed, _) = approve_pull_ref();
     assert_eq!(forge.out(o, &["rev-parse", "pr-7^"]), reviewed);
     forge.git(o, &["push", "-q", "origin", "pr-7:from-fork"]);
     passes("PR CI re-approved", forge.pr_ci("from-fork"));

@@ -20,6 +20,7 @@ mod examples;
 mod findings;
 mod findings_maxima;
 mod forge;
+mod forge_second;
 mod gains;
 mod grouped;
 mod init_ecosystems;

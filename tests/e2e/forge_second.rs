@@ -1,0 +1,114 @@
+//! The forge, second round (issue 47): what broke when a team used the forge for a day — the
+//! index after an approval commit, a push that did not happen, a baseline judged by another
+//! limit, several landings in one push, a branch-creating push, init's own Standards.
+
+use std::path::Path;
+
+use crate::forge::{BREACH, Forge, passes};
+
+/// `git fsck` is clean in `dir` and the tree of HEAD lists `path` once.
+fn sound(forge: &Forge, dir: &Path, path: &str) {
+    let fsck = forge
+        .fixture
+        .git_out(dir, &["fsck", "--no-progress", "--no-dangling"]);
+    assert_eq!(fsck, "", "git fsck");
+    let mut fsck = std::process::Command::new("git");
+    fsck.args(["fsck", "--no-progress", "--no-dangling"])
+        .current_dir(dir);
+    discern_tests::hermetic(&mut fsck, forge.fixture.repo.home());
+    let out = fsck.output().unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "git fsck: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = forge.out(dir, &["ls-tree", "-r", "--name-only", "HEAD"]);
+    let hits = tree.lines().filter(|l| *l == path).count();
+    assert_eq!(hits, 1, "{path} once in HEAD's tree:\n{tree}");
+}
+
+/// The approval file `approve` committed on `branch` in `dir`.
+fn approval_file(forge: &Forge, dir: &Path) -> String {
+    forge.out(
+        dir,
+        &[
+            "diff",
+            "--name-only",
+            "HEAD~1",
+            "HEAD",
+            "--",
+            ".discern/approvals",
+        ],
+    )
+}
+
+/// The owner approves the pull request `name` on its checked-out branch (`git checkout`,
+/// `discern approve`), and stays on it.
+fn approve_checked_out(forge: &Forge, name: &str) -> String {
+    let o = &forge.owner;
+    forge.git(o, &["fetch", "-q", "origin"]);
+    forge.git(
+        o,
+        &["checkout", "-q", "-B", name, &format!("origin/{name}")],
+    );
+    // The index as a reset (or a commit, a merge) leaves it: with git's cache of trees.
+    forge.git(o, &["reset", "-q", "--hard"]);
+    let key = forge.key.to_str().unwrap();
+    let head = forge.out(o, &["rev-parse", "HEAD"]);
+    let args = ["approve", "--head", &head, "--key", key, "--json"];
+    let (code, json) = forge.discern(o, &args, false);
+    assert_eq!(code, 0, "{json}");
+    let file = approval_file(forge, o);
+    assert!(!file.is_empty(), "{json}");
+    file
+}
+
+/// The index matches HEAD: what `git commit` would write now is HEAD's tree.
+fn index_is_head(forge: &Forge, dir: &Path) {
+    let written = forge.out(dir, &["write-tree"]);
+    assert_eq!(written, forge.out(dir, &["rev-parse", "HEAD^{tree}"]));
+}
+
+#[test]
+fn a_commit_after_an_approval_commit_keeps_the_approval_and_the_tree_sound() {
+    let forge = Forge::new();
+    forge.pull_request("reviewed", BREACH, true);
+    let file = approve_checked_out(&forge, "reviewed");
+    let o = &forge.owner;
+    sound(&forge, o, &file);
+    index_is_head(&forge, o);
+    // A commit of nothing writes the index's cached root tree as it is.
+    forge.git(o, &["commit", "-q", "--allow-empty", "-m", "a note"]);
+    sound(&forge, o, &file);
+    forge.git(o, &["push", "-q", "-f", "origin", "reviewed"]);
+    passes("PR CI", forge.pr_ci("reviewed"));
+    let more = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n\n";
+    std::fs::write(o.join("src/more.rs"), more).unwrap();
+    forge.git(o, &["commit", "-q", "-am", "a blank line"]);
+    sound(&forge, o, &file);
+    assert_eq!(forge.out(o, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn the_owners_pull_after_accepting_an_approved_loosening_keeps_the_approval() {
+    let forge = Forge::new();
+    forge.pull_request("reviewed", BREACH, true);
+    let file = approve_checked_out(&forge, "reviewed");
+    let o = &forge.owner;
+    let before = forge.out(o, &["rev-parse", "origin/main"]);
+    let (code, json) = forge.discern(o, &["done", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    let (code, json) = forge.discern(o, &["accept", "--confirmed", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    index_is_head(&forge, o);
+    forge.git(o, &["checkout", "-q", "main"]);
+    index_is_head(&forge, o);
+    forge.git(o, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    forge.git(
+        o,
+        &["commit", "-q", "--allow-empty", "-m", "after the pull"],
+    );
+    sound(&forge, o, &file);
+    forge.git(o, &["push", "-q", "origin", "main"]);
+    passes("trunk CI", forge.trunk_ci(&before));
+}

@@ -112,3 +112,63 @@ fn the_owners_pull_after_accepting_an_approved_loosening_keeps_the_approval() {
     forge.git(o, &["push", "-q", "origin", "main"]);
     passes("trunk CI", forge.trunk_ci(&before));
 }
+
+/// The team pushes a commit to the forge's trunk from the contributor's clone.
+fn team_moves_on(forge: &Forge, text: &str) {
+    let c = &forge.contributor;
+    forge.git(c, &["fetch", "-q", "origin"]);
+    forge.git(c, &["checkout", "-q", "-B", "main", "origin/main"]);
+    std::fs::write(c.join("README.md"), text).unwrap();
+    forge.git(c, &["commit", "-q", "-am", "the team moves on"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+}
+
+#[test]
+fn sync_push_says_a_landing_the_forges_moved_trunk_refuses_and_how_to_push_it() {
+    let forge = Forge::new();
+    forge.pull_request("feature", &[("src/work.rs", "pub fn w() {}\n")], false);
+    let o = &forge.owner;
+    let before = forge.out(o, &["rev-parse", "origin/main"]);
+    forge.git(o, &["fetch", "-q", "origin"]);
+    forge.git(o, &["checkout", "-q", "-B", "feature", "origin/feature"]);
+    let (code, json) = forge.discern(o, &["done", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    let (code, json) = forge.discern(o, &["accept", "--confirmed", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    let landing = forge.out(o, &["rev-parse", "main"]);
+    team_moves_on(&forge, "# moved on after the landing\n");
+    let theirs = forge.out(&forge.origin, &["rev-parse", "main"]);
+
+    let (code, sync) = forge.discern(o, &["sync", "--push", "--json"], false);
+    assert_eq!(code, 1, "{sync}");
+    let text = sync.to_string();
+    assert!(text.contains("was not pushed"), "{sync}");
+    assert!(
+        text.contains("git checkout main && git pull --no-rebase origin main"),
+        "{sync}"
+    );
+    assert!(sync["data"].get("landed_trunk").is_none(), "{sync}");
+    assert_eq!(forge.out(&forge.origin, &["rev-parse", "main"]), theirs);
+    let (_, status) = forge.discern(o, &["status", "--json"], false);
+    let unpushed = status["data"]["unpushed_refs"].to_string();
+    assert!(unpushed.contains(&landing[..7]), "{status}");
+
+    // The commands the refusal names push it.
+    forge.git(o, &["checkout", "-q", "main"]);
+    forge.git(o, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    let (code, sync) = forge.discern(o, &["sync", "--push", "--json"], false);
+    assert_eq!(code, 0, "{sync}");
+    let tip = forge.out(o, &["rev-parse", "main"]);
+    assert_eq!(forge.out(&forge.origin, &["rev-parse", "main"]), tip);
+    assert!(
+        forge
+            .out(
+                &forge.origin,
+                &["merge-base", "--is-ancestor", &landing, "main"]
+            )
+            .is_empty()
+    );
+    let (_, status) = forge.discern(o, &["status", "--json"], false);
+    assert!(status["data"].get("unpushed_refs").is_none(), "{status}");
+    passes("trunk CI", forge.trunk_ci(&before));
+}

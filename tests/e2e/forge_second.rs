@@ -172,3 +172,58 @@ fn sync_push_says_a_landing_the_forges_moved_trunk_refuses_and_how_to_push_it() 
     assert!(status["data"].get("unpushed_refs").is_none(), "{status}");
     passes("trunk CI", forge.trunk_ci(&before));
 }
+
+/// `discern.toml` of the trunk with the todo limit `limit`.
+fn with_limit(forge: &Forge, limit: u32) -> String {
+    let c = &forge.contributor;
+    forge.git(c, &["fetch", "-q", "origin"]);
+    let config = forge.out(c, &["show", "origin/main:discern.toml"]);
+    format!(
+        "{}\n",
+        config.replace("limit = 5", &format!("limit = {limit}"))
+    )
+}
+
+#[test]
+fn a_branch_over_its_own_tightened_limit_is_not_inherited_after_the_trunk_loosened_it() {
+    let forge = Forge::new();
+    // The trunk at its limit: 5 TODOs under a ceiling of 5.
+    team_moves_on(&forge, "# three more\n");
+    let c = &forge.contributor;
+    std::fs::write(c.join("src/t.rs"), "// TODO a\n// TODO b\n// TODO c\n").unwrap();
+    forge.git(c, &["add", "-A"]);
+    forge.git(c, &["commit", "-q", "-m", "three TODOs"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    // Two branches make the same fix and pin it: 5 → 4.
+    let fix = [
+        ("src/t.rs", "// TODO a\n// TODO b\n".to_owned()),
+        ("discern.toml", with_limit(&forge, 4)),
+    ];
+    let fix: Vec<(&str, &str)> = fix.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    forge.pull_request("fix-a", &fix, false);
+    forge.pull_request("fix-b", &fix, false);
+    passes("PR CI of fix-b", forge.pr_ci("fix-b"));
+    forge.land("fix-a", crate::forge::Strategy::MergeCommit);
+    // An approved loosening lands: 4 → 5.
+    forge.git(c, &["fetch", "-q", "origin"]);
+    forge.pull_request("loosen", &[("src/more.rs", "// TODO more\n")], true);
+    forge.approve("loosen");
+    forge.land("loosen", crate::forge::Strategy::MergeCommit);
+
+    // fix-b brings the trunk in: a clean merge keeps its 4, with 5 TODOs.
+    forge.git(c, &["fetch", "-q", "origin"]);
+    forge.git(c, &["checkout", "-q", "fix-b"]);
+    let (code, json) = forge.discern(c, &["update", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    let config = std::fs::read_to_string(c.join("discern.toml")).unwrap();
+    assert!(config.contains("limit = 4"), "{config}");
+    forge.git(c, &["push", "-q", "origin", "fix-b"]);
+    let json = crate::forge::fails("PR CI of fix-b after update", forge.pr_ci("fix-b"));
+    assert_eq!(
+        json["data"]["standards"][0]["verdict"], "regressed",
+        "{json}"
+    );
+    let text = json.to_string();
+    assert!(text.contains("holds its own ceiling 5"), "{json}");
+    assert!(text.contains("`limit = 5` in [standards.todo]"), "{json}");
+}

@@ -227,3 +227,39 @@ fn a_branch_over_its_own_tightened_limit_is_not_inherited_after_the_trunk_loosen
     assert!(text.contains("holds its own ceiling 5"), "{json}");
     assert!(text.contains("`limit = 5` in [standards.todo]"), "{json}");
 }
+
+const NO_PREVIOUS_TIP: &str = "0000000000000000000000000000000000000000";
+
+#[test]
+fn a_push_that_creates_the_branch_is_judged_from_the_root_commit() {
+    let forge = Forge::new();
+    let root = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
+    // The repository's first push, as the forge sees it: `before` is the all-zero id.
+    let (code, json) = forge.trunk_ci(NO_PREVIOUS_TIP);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["data"]["limits"]["baseline_kind"], "root", "{json}");
+    // A first push of several commits: each judged from the root on.
+    team_moves_on(&forge, "# a second commit\n");
+    let tightened = with_limit(&forge, 4);
+    let c = &forge.contributor;
+    std::fs::write(c.join("discern.toml"), &tightened).unwrap();
+    forge.git(c, &["commit", "-q", "-am", "tighten"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    let (code, json) = forge.trunk_ci(NO_PREVIOUS_TIP);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["data"]["limits"]["status"], "verified", "{json}");
+    assert_eq!(json["data"]["limits"]["baseline"], root.as_str(), "{json}");
+    assert!(
+        !json.to_string().contains("git fetch origin 0000"),
+        "{json}"
+    );
+    // An unapproved loosening anywhere in it fails.
+    let loosened = tightened.replace("limit = 4", "limit = 6");
+    std::fs::write(c.join("discern.toml"), loosened).unwrap();
+    forge.git(c, &["commit", "-q", "-am", "loosen"]);
+    std::fs::write(c.join("README.md"), "# after\n").unwrap();
+    forge.git(c, &["commit", "-q", "-am", "after"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    let json = crate::forge::fails("the first push", forge.trunk_ci(NO_PREVIOUS_TIP));
+    assert_eq!(json["data"]["limits"]["status"], "loosened", "{json}");
+}

@@ -263,3 +263,90 @@ fn a_push_that_creates_the_branch_is_judged_from_the_root_commit() {
     let json = crate::forge::fails("the first push", forge.trunk_ci(NO_PREVIOUS_TIP));
     assert_eq!(json["data"]["limits"]["status"], "loosened", "{json}");
 }
+
+#[test]
+fn a_signed_approval_file_does_not_breach_inits_own_file_size_standard() {
+    let forge = Forge::new();
+    // The owner starts the repository with `init` and their key: its first commit is the gate's.
+    let o = &forge.owner;
+    forge.git(o, &["checkout", "-q", "--orphan", "fresh"]);
+    forge.git(
+        o,
+        &[
+            "rm",
+            "-q",
+            "--cached",
+            "discern.toml",
+            ".discern/allowed_signers",
+        ],
+    );
+    std::fs::remove_file(o.join("discern.toml")).unwrap();
+    std::fs::remove_dir_all(o.join(".discern")).unwrap();
+    forge.git(o, &["commit", "-q", "-m", "the project"]);
+    let public = forge.key.with_extension("pub");
+    let public = public.to_str().unwrap();
+    let args = [
+        "init",
+        "--owner-key",
+        public,
+        "--repository",
+        crate::support::APPROVAL_REPOSITORY,
+        "--json",
+    ];
+    let (code, json) = forge.discern(o, &args, false);
+    assert_eq!(code, 0, "{json}");
+    let config = std::fs::read_to_string(o.join("discern.toml")).unwrap();
+    assert!(
+        config.contains("[standards.largest_file_bytes]"),
+        "{config}"
+    );
+    forge.git(o, &["add", "-A"]);
+    forge.git(o, &["commit", "-q", "-m", "discern init"]);
+    forge.git(o, &["push", "-q", "-f", "origin", "fresh:main"]);
+    forge.git(o, &["fetch", "-q", "origin"]);
+    forge.git(o, &["checkout", "-q", "-B", "main", "origin/main"]);
+
+    // A pull request grows the largest file, proposed; the owner approves it in the tree.
+    let c = &forge.contributor;
+    forge.git(c, &["fetch", "-q", "origin"]);
+    forge.git(c, &["checkout", "-q", "-B", "main", "origin/main"]);
+    forge.git(c, &["checkout", "-q", "-B", "bigger", "origin/main"]);
+    std::fs::write(
+        c.join("README.md"),
+        format!("# app\n{}\n", "words ".repeat(60)),
+    )
+    .unwrap();
+    forge.git(c, &["commit", "-q", "-am", "a longer README"]);
+    let reason = crate::forge::REASON;
+    let args = [
+        "standards",
+        "propose",
+        "largest_file_bytes",
+        "--reason",
+        reason,
+        "--json",
+    ];
+    let (code, json) = forge.discern(c, &args, false);
+    assert_eq!(code, 0, "{json}");
+    forge.git(c, &["push", "-q", "origin", "bigger"]);
+    forge.approve("bigger");
+    forge.git(c, &["fetch", "-q", "origin"]);
+    let approval = forge.out(
+        c,
+        &[
+            "diff",
+            "--name-only",
+            "origin/main",
+            "origin/bigger",
+            "--",
+            ".discern/approvals",
+        ],
+    );
+    let size = forge.out(c, &["cat-file", "-s", &format!("origin/bigger:{approval}")]);
+    let limit = forge.out(c, &["show", "origin/bigger:discern.toml"]);
+    assert!(size.parse::<u64>().unwrap() > 500, "{size}: {limit}");
+    let (code, json) = forge.pr_ci("bigger");
+    assert_eq!(code, 0, "{json}");
+    let before = forge.land("bigger", crate::forge::Strategy::MergeCommit);
+    passes("trunk CI", forge.trunk_ci(&before));
+}

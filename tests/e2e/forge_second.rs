@@ -350,3 +350,63 @@ fn a_signed_approval_file_does_not_breach_inits_own_file_size_standard() {
     let before = forge.land("bigger", crate::forge::Strategy::MergeCommit);
     passes("trunk CI", forge.trunk_ci(&before));
 }
+
+/// On the contributor's `main`: a branch `name` with `files` written (empty text: removed) and
+/// committed, merged with a merge commit (a landing), not pushed.
+fn land_locally(forge: &Forge, name: &str, files: &[(&str, &str)]) {
+    let c = &forge.contributor;
+    forge.git(c, &["checkout", "-q", "-b", name, "main"]);
+    for (file, text) in files {
+        match text.is_empty() {
+            true => std::fs::remove_file(c.join(file)).unwrap(),
+            false => std::fs::write(c.join(file), text).unwrap(),
+        }
+    }
+    forge.git(c, &["add", "-A"]);
+    forge.git(c, &["commit", "-q", "-m", name]);
+    forge.git(c, &["checkout", "-q", "main"]);
+    let message = format!("Merge {name}");
+    forge.git(c, &["merge", "-q", "--no-ff", "-m", &message, name]);
+}
+
+#[test]
+fn one_push_of_several_landings_is_judged_landing_by_landing() {
+    let forge = Forge::new();
+    let c = &forge.contributor;
+    forge.git(c, &["checkout", "-q", "main"]);
+    for file in ["a", "b", "c"] {
+        std::fs::write(c.join(format!("src/{file}.rs")), "// TODO one\n").unwrap();
+    }
+    forge.git(c, &["add", "-A"]);
+    forge.git(c, &["commit", "-q", "-m", "5 TODOs at the ceiling 5"]);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    let before = forge.out(c, &["rev-parse", "HEAD"]);
+    // Two fixes, a tightening to 3, a loosening to 4 with a new TODO: one push.
+    land_locally(&forge, "fix-a", &[("src/a.rs", "")]);
+    land_locally(&forge, "fix-b", &[("src/b.rs", "")]);
+    let config = std::fs::read_to_string(c.join("discern.toml")).unwrap();
+    let tightened = config.replace("limit = 5", "limit = 3");
+    land_locally(&forge, "tighten", &[("discern.toml", &tightened)]);
+    let loosened = config.replace("limit = 5", "limit = 4");
+    let more = [
+        ("discern.toml", loosened.as_str()),
+        ("src/d.rs", "// TODO new\n"),
+    ];
+    land_locally(&forge, "loosen", &more);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    let (code, json) = forge.trunk_ci(&before);
+    assert_eq!(code, 0, "{json}");
+    let todo = &json["data"]["standards"][0];
+    assert_eq!(todo["verdict"], "held", "{json}");
+    assert_eq!(todo["findings"]["swap_check"], "passed", "{json}");
+    assert!(todo["note"].to_string().contains("4 landings"), "{json}");
+
+    // A landing that swaps is still a swap in a push of several.
+    let before = forge.out(c, &["rev-parse", "HEAD"]);
+    land_locally(&forge, "docs", &[("README.md", "# docs\n")]);
+    let swap = [("src/c.rs", ""), ("src/e.rs", "// TODO hidden\n")];
+    land_locally(&forge, "swap", &swap);
+    forge.git(c, &["push", "-q", "origin", "main"]);
+    let json = crate::forge::fails("a swap in one landing", forge.trunk_ci(&before));
+    assert_eq!(json["data"]["standards"][0]["verdict"], "swapped", "{json}");
+}

@@ -27,6 +27,7 @@ use crate::runtime::{Finding, Metric, Runtime};
 mod baseline;
 mod compare;
 mod inherited;
+mod landings;
 
 use baseline::*;
 use compare::*;
@@ -155,7 +156,9 @@ pub(super) fn attach(
                 outcome,
                 keep_all,
             };
+            let before = result.verdict;
             compare_reading(&compare, result, base, &comparing);
+            landings::judge_each(batch, standard, reading, before, result);
         }
     }
     advisories.extend(rebaseline_all(&rebaselines));

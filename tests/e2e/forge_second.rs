@@ -410,3 +410,44 @@ fn one_push_of_several_landings_is_judged_landing_by_landing() {
     let json = crate::forge::fails("a swap in one landing", forge.trunk_ci(&before));
     assert_eq!(json["data"]["standards"][0]["verdict"], "swapped", "{json}");
 }
+
+#[test]
+fn every_verb_on_a_diverged_local_trunk_names_the_rebase() {
+    let forge = Forge::new();
+    team_moves_on(&forge, "# moved\n");
+    forge.pull_request("later", BREACH, false);
+    // The contributor's `main` has a commit of its own; the team's moved on without it.
+    let c = &forge.contributor;
+    forge.git(c, &["checkout", "-q", "main"]);
+    forge.git(c, &["reset", "-q", "--hard", "HEAD~1"]);
+    std::fs::write(c.join("NOTES.md"), "local\n").unwrap();
+    forge.git(c, &["add", "-A"]);
+    forge.git(c, &["commit", "-q", "-m", "a local trunk commit"]);
+    forge.git(c, &["checkout", "-q", "later"]);
+    let rebase = "git rebase origin/main main";
+    let propose = [
+        "standards",
+        "propose",
+        "todo",
+        "--reason",
+        crate::forge::REASON,
+    ];
+    for args in [
+        &propose[..],
+        &["update"],
+        &["done"],
+        &["approve", "--dry-run"],
+    ] {
+        let args = [args, &["--json"]].concat();
+        let (code, json) = forge.discern(c, &args, false);
+        assert_eq!(code, 1, "{args:?}: {json}");
+        assert_eq!(json["error"], "trunk_unreadable", "{args:?}: {json}");
+        assert!(json["message"].to_string().contains("diverged"), "{json}");
+        assert!(
+            json["hints"].to_string().contains(rebase),
+            "{args:?}: {json}"
+        );
+    }
+    let (_, json) = forge.discern(c, &["standards", "--json"], false);
+    assert!(json.to_string().contains(rebase), "{json}");
+}

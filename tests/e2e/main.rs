@@ -22,6 +22,7 @@ mod findings_maxima;
 mod forge;
 mod forge_queue;
 mod forge_release;
+mod forge_second;
 mod gains;
 mod grouped;
 mod init_ecosystems;

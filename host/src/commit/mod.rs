@@ -10,7 +10,6 @@
 use std::process::Command;
 
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use crate::config::FILE;
@@ -26,11 +25,13 @@ pub mod merging;
 pub(crate) mod owned_lock;
 pub mod shared_refs;
 mod transaction;
+mod worktree_file;
 
 pub(crate) use approval::{ApprovalCommit, approval_commit};
 pub(crate) use transaction::{
     ConfigCommit, RENEWAL, Recovery, StateFile, check_shape, config_only_commit, pending, recover,
 };
+pub(crate) use worktree_file::{sync_file, sync_worktree, unstage};
 
 /// Named steps where a test build can stop the process (see [`Faults`]).
 pub mod step {
@@ -413,91 +414,9 @@ pub(crate) fn write_note_on(
     Ok(id)
 }
 
-/// Make the work-tree file and its index entry match `content` (whose blob is `blob`).
-pub(crate) fn sync_worktree(
-    repo: &Repo,
-    content: &[u8],
-    blob: ObjectId,
-) -> Result<(), CommitError> {
-    sync_file(repo, FILE, content, blob)
-}
-
-/// Make the work-tree file `file` and its index entry match `content` (whose blob is `blob`).
-pub(crate) fn sync_file(
-    repo: &Repo,
-    file: &str,
-    content: &[u8],
-    blob: ObjectId,
-) -> Result<(), CommitError> {
-    let path = repo.root().join(file);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| git_error(&format!("cannot write {file}"), e))?;
-    }
-    crate::fsutil::write_atomic_via(&path, content, &repo.admin_path("tmp"))
-        .map_err(|e| git_error(&format!("cannot write {file}"), e))?;
-    let local = repo.local();
-    let mut index = local
-        .open_index()
-        .map_err(|e| git_error("cannot read the index", e))?;
-    let position = index.entry_index_by_path(file.as_bytes().as_bstr());
-    let metadata = gix::index::fs::Metadata::from_path_no_follow(&path)
-        .map_err(|e| git_error(&format!("cannot stat {file}"), e))?;
-    let stat = gix::index::entry::Stat::from_fs(&metadata)
-        .map_err(|e| git_error(&format!("cannot stat {file}"), e))?;
-    match position {
-        Ok(position) => {
-            let entry = &mut index.entries_mut()[position];
-            entry.id = blob;
-            entry.stat = stat;
-        }
-        Err(_) => {
-            index.dangerously_push_entry(
-                stat,
-                blob,
-                gix::index::entry::Flags::empty(),
-                gix::index::entry::Mode::FILE,
-                file.as_bytes().as_bstr(),
-            );
-            index.sort_entries();
-        }
-    }
-    index
-        .write(gix::index::write::Options::default())
-        .map_err(|e| {
-            locked_or(
-                repo.git_dir().join("index.lock"),
-                git_error("cannot write the index", e),
-            )
-        })?;
-    Ok(())
-}
-
-/// Take `path` out of the index and the work tree (an approval commit unwound before its
-/// branch moved leaves no file behind).
-pub(crate) fn unstage(repo: &Repo, path: &str) -> Result<(), CommitError> {
-    let local = repo.local();
-    let mut index = local
-        .open_index()
-        .map_err(|e| git_error("cannot read the index", e))?;
-    let before = index.entries().len();
-    index.remove_entries(|_, entry_path, _| entry_path == path.as_bytes());
-    if index.entries().len() != before {
-        index
-            .write(gix::index::write::Options::default())
-            .map_err(|e| git_error("cannot write the index", e))?;
-    }
-    match std::fs::remove_file(repo.root().join(path)) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(git_error(&format!("cannot remove {path}"), e))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// `error`, unless the git lock file `lock` exists: then that is what stopped the write.
 /// discern never deletes a lock file it did not create; the refusal says how to check it.
-fn locked_or(lock: std::path::PathBuf, error: CommitError) -> CommitError {
+pub(super) fn locked_or(lock: std::path::PathBuf, error: CommitError) -> CommitError {
     match lock.exists() {
         true => CommitError::Locked(lock),
         false => error,

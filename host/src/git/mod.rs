@@ -24,6 +24,7 @@ pub(crate) mod worktree;
 mod worktrees;
 
 pub(crate) use held::Held;
+pub(crate) use refs::DivergedTrunk;
 pub(crate) use repo::WorktreeInfo;
 pub use repo::{Repo, RepoError};
 pub(crate) use worktree::Merge;

@@ -202,3 +202,42 @@ impl Repo {
             .collect()
     }
 }
+
+/// A local trunk with commits of its own while its upstream moved on: which one the team is on
+/// cannot be told, and every verb that needs the trunk says so with the rebase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DivergedTrunk {
+    pub(crate) branch: String,
+    pub(crate) upstream: String,
+}
+
+impl DivergedTrunk {
+    /// The divergence `error` reports, if that is what it is.
+    pub(crate) fn of(error: &RepoError) -> Option<Self> {
+        match error {
+            RepoError::TrunkDiverged { branch, upstream } => Some(Self {
+                branch: branch.clone(),
+                upstream: upstream.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The commands past it, then `then` (what to run again).
+    pub(crate) fn hint(&self, then: &str) -> String {
+        let (branch, upstream) = (&self.branch, &self.upstream);
+        format!(
+            "Put the local trunk's own commits on top of the team's: `git fetch`, then `git rebase {upstream} {branch}` (or drop them: `git branch -f {branch} {upstream}`), then {then}."
+        )
+    }
+}
+
+impl std::fmt::Display for DivergedTrunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the local trunk {} and {} have diverged, so which one the team is on cannot be told",
+            self.branch, self.upstream
+        )
+    }
+}

@@ -80,6 +80,8 @@ enum NotUpdated {
     Detached,
     #[error("{incoming:?} does not name a commit.")]
     NoCommit { incoming: String },
+    #[error("Which trunk to bring in cannot be told: {0}.")]
+    TrunkDiverged(crate::git::DivergedTrunk),
     #[error("Whether {branch} already contains {incoming} cannot be told: {why}.")]
     DistanceUnknown {
         branch: String,
@@ -111,6 +113,7 @@ impl Refusal for NotUpdated {
             Self::TrackedDirty { .. } => ErrorSlug::DirtyWorktree,
             Self::TrunkCheckedOut | Self::Detached => ErrorSlug::WrongCheckout,
             Self::DistanceUnknown { .. } => ErrorSlug::CannotTell,
+            Self::TrunkDiverged(_) => ErrorSlug::TrunkUnreadable,
             _ => ErrorSlug::PreconditionFailed,
         }
     }
@@ -123,6 +126,7 @@ impl Refusal for NotUpdated {
             ),
             Self::Detached => ("Check out the effort branch first.".to_owned(), None),
             Self::NoCommit { .. } => ("Pass --from with a branch, tag or commit.".to_owned(), None),
+            Self::TrunkDiverged(diverged) => (diverged.hint("update again"), Some("update")),
             Self::DistanceUnknown { incoming, .. } => (
                 format!(
                     "Run `git rev-list --count HEAD..{incoming}` and fix what it reports, then update again"
@@ -199,7 +203,12 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
     // The trunk as the team has it (a branch, never a tag; the newer of a stale local trunk
     // and its upstream); `--from` as written.
     let incoming = match from {
-        None => repo.trunk_commit(&trunk).ok().flatten(),
+        None => match repo.trunk_commit(&trunk) {
+            Err(e) if let Some(diverged) = crate::git::DivergedTrunk::of(&e) => {
+                return NotUpdated::TrunkDiverged(diverged).refusal(VERB);
+            }
+            found => found.ok().flatten(),
+        },
         Some(rev) => super::start::resolve(repo, rev),
     };
     let (Some(head), Some(incoming)) = (repo.head().ok().flatten(), incoming) else {

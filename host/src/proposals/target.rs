@@ -88,8 +88,12 @@ pub(super) fn target(
         return Err(refusal(&NotProposed::OnTrunk { branch }));
     }
     prepared.require_clean(VERB)?;
-    let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
-        return Err(refusal(&NotProposed::TrunkUnreadable { trunk }));
+    let trunk_commit = match repo.trunk_commit(&trunk) {
+        Ok(Some(commit)) => commit,
+        Err(e) if let Some(diverged) = crate::git::DivergedTrunk::of(&e) => {
+            return Err(refusal(&NotProposed::TrunkDiverged(diverged)));
+        }
+        _ => return Err(refusal(&NotProposed::TrunkUnreadable { trunk })),
     };
     // A branch is judged on what it changed: the limit it loosens is its merge base's.
     let Some(base) = repo

@@ -34,6 +34,8 @@ pub(super) enum NotProposed {
     OnTrunk { branch: String },
     #[error("The trunk {trunk} cannot be read, so no trunk limit can be verified.")]
     TrunkUnreadable { trunk: String },
+    #[error("No trunk limit can be verified: {0}.")]
+    TrunkDiverged(crate::git::DivergedTrunk),
     #[error(
         "The merge base of HEAD and the trunk {trunk} cannot be read, so no trunk limit can be verified."
     )]
@@ -140,6 +142,10 @@ impl Refusal for NotProposed {
     }
 
     fn hint(&self) -> Hint {
+        if let NotProposed::TrunkDiverged(diverged) = self {
+            let text = diverged.hint("propose again");
+            return Hint::next_step(HintId::StandardsPropose, text);
+        }
         let hint = Hint::next_step(HintId::StandardsPropose, self.step());
         match self.next() {
             Some(step) => hint.with_action(Action::new(step)),
@@ -155,7 +161,9 @@ impl NotProposed {
             EmptyBatch | Duplicates(_) | InvalidReasons(_) => ErrorSlug::InvalidValue,
             NoConfig | UnknownStandards { .. } => ErrorSlug::UnknownStandard,
             OnTrunk { .. } => ErrorSlug::WrongCheckout,
-            TrunkUnreadable { .. } | NoMergeBase { .. } => ErrorSlug::TrunkUnreadable,
+            TrunkUnreadable { .. } | TrunkDiverged(_) | NoMergeBase { .. } => {
+                ErrorSlug::TrunkUnreadable
+            }
             ChangesUnreadable(_) => ErrorSlug::CannotTell,
             NotCommittable(_)
             | NoTrunkConfig { .. }
@@ -190,6 +198,9 @@ impl NotProposed {
             NotCommittable(_) => "Propose from an effort branch with a clean tree.",
             OnTrunk { .. } => "Start an effort or check out your work branch, then propose there",
             TrunkUnreadable { .. } => "Fetch the trunk or set DISCERN_TRUNK, then propose again.",
+            TrunkDiverged(_) => {
+                "Rebase the local trunk's own commits onto the team's, then propose again."
+            }
             NoMergeBase { .. } => {
                 "Fetch the trunk's history (`discern standards` names the command for this clone), then propose again."
             }

@@ -47,7 +47,8 @@ pub struct Observation {
     /// Why the worktrees (the fleet) cannot be listed, when they cannot: never an empty fleet.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fleet_unreadable: Option<String>,
-    /// discern's refs (notes, published evidence) this clone has and its remote lacks.
+    /// discern's refs (notes, published evidence) this clone has and its remote lacks, and a
+    /// landing on the local trunk its remote's trunk lacks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unpushed_refs: Vec<String>,
     /// How the trunk's owner approves loosenings and protected changes.

@@ -109,6 +109,7 @@ pub fn observe(
             (Vec::new(), Some(why))
         }
     };
+    let unpushed_refs = crate::sync::unpushed(repo, &trunk);
     Ok(Observation {
         location,
         root: repo.root().to_owned(),
@@ -132,7 +133,7 @@ pub fn observe(
         proposals,
         proposals_unreadable,
         fleet_unreadable,
-        unpushed_refs: crate::sync::unpushed(repo),
+        unpushed_refs,
         approval: approval_facts(repo, trunk_commit),
         task: crate::task::load(repo),
         setup: (!repo.is_main_checkout())

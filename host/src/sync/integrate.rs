@@ -152,33 +152,6 @@ fn merged(
     Ok((commit, result.settled))
 }
 
-/// The local trunk, when it is a landing to push with its notes: a fast-forward of the
-/// remote's trunk whose tip carries a Proof note. Pushed in the same atomic push, the trunk
-/// never reaches the remote without its Proof.
-pub(super) fn trunk_update(
-    (repo, seal): (&Repo, &Seal),
-    remote: &str,
-    trunk: &str,
-) -> Result<Option<Update>, SyncError> {
-    let Some(local) = repo.local_branch_commit(trunk)? else {
-        return Ok(None);
-    };
-    let name = format!("refs/heads/{trunk}");
-    let theirs = transport::remote_refs((repo, seal), remote, &[name.as_str()])?.remove(&name);
-    let ahead = match theirs {
-        Some(t) => t != local && repo.is_ancestor(t, local),
-        None => false,
-    };
-    if !ahead || repo.note(crate::commit::NOTES_REF, local)?.is_none() {
-        return Ok(None);
-    }
-    Ok(Some(Update {
-        local,
-        remote_ref: name,
-        expected: theirs,
-    }))
-}
-
 /// Push every ref this clone has ahead of the remote (and `trunk`, a landing), atomically,
 /// each leased on the tip the remote had when it was fetched.
 pub(super) fn push(

@@ -12,6 +12,7 @@
 //! evidence key, never running a program the clone's config names.
 
 mod integrate;
+pub(crate) mod landing;
 pub(crate) mod merge;
 pub(crate) mod publish;
 pub(crate) mod refs;
@@ -108,11 +109,17 @@ struct Synced {
     /// The local trunk's landing pushed with its Proof note, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     landed_trunk: Option<String>,
+    /// A landing on the local trunk this push could not carry: the forge's trunk moved on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unpushed_landing: Option<landing::Unpushed>,
 }
 
 pub(crate) fn sync(ws: &Workspace, request: &SyncRequest) -> Envelope {
     match committed_config(&ws.repo).and_then(|config| run(ws, &config, request)) {
-        Ok(synced) => envelope(&synced),
+        Ok(synced) => match &synced.unpushed_landing {
+            Some(unpushed) => landing_refused(&synced, unpushed),
+            None => envelope(&synced),
+        },
         Err(e) => Envelope::refusal(
             VERB,
             ErrorSlug::PreconditionFailed,
@@ -148,7 +155,14 @@ fn run(ws: &Workspace, config: &Config, request: &SyncRequest) -> Result<Synced,
         if !request.push {
             return Ok(synced);
         }
-        let trunk = integrate::trunk_update(git, &remote, config.trunk(None))?;
+        let trunk = match landing::trunk_landing(git, &remote, config.trunk(None))? {
+            landing::TrunkLanding::Push(update) => Some(update),
+            landing::TrunkLanding::Diverged(unpushed) => {
+                synced.unpushed_landing = Some(unpushed);
+                None
+            }
+            landing::TrunkLanding::Nothing => None,
+        };
         match integrate::push(git, &remote, &synced.refs, trunk.as_ref())? {
             transport::Pushed::Done => {
                 synced.pushed = true;
@@ -251,16 +265,47 @@ fn envelope(synced: &Synced) -> Envelope {
     e
 }
 
+/// The notes went, the landing did not: a refusal (exit 1) that says why and what pushes it,
+/// with what was synced.
+fn landing_refused(synced: &Synced, unpushed: &landing::Unpushed) -> Envelope {
+    let mut e = Envelope::refusal(
+        VERB,
+        ErrorSlug::PreconditionFailed,
+        format!(
+            "Synced with {}, but {}.",
+            synced.remote,
+            unpushed.message(&synced.remote)
+        ),
+        Hint::next_step(
+            HintId::SyncRefs,
+            format!(
+                "`git checkout {trunk} && git pull --no-rebase {remote} {trunk}`, then `discern sync --push`.",
+                trunk = unpushed.trunk,
+                remote = synced.remote
+            ),
+        ),
+    );
+    e.data = serde_json::to_value(synced).ok();
+    e
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "y" } else { "ies" }
 }
 
 /// The synced refs this clone has that the remote it syncs with does not (as of the last
-/// fetch): what `discern sync --push` would push. Empty without a remote.
-pub(crate) fn unpushed(repo: &Repo) -> Vec<String> {
+/// fetch), and a landing on the local `trunk` the remote's lacks: what `discern sync --push`
+/// would push. Empty without a remote.
+pub(crate) fn unpushed(repo: &Repo, trunk: &str) -> Vec<String> {
     let Ok(remote) = remote_of(repo, None) else {
         return Vec::new();
     };
+    let landing = landing::unpushed_landing(repo, &remote, trunk).map(|landing| {
+        format!(
+            "the landing {} on {trunk}",
+            crate::git::short(&landing.to_string())
+        )
+    });
     refs::SYNCED
         .iter()
         .filter(|synced| {
@@ -281,5 +326,6 @@ pub(crate) fn unpushed(repo: &Repo) -> Vec<String> {
             }
         })
         .map(|synced| synced.name.to_owned())
+        .chain(landing)
         .collect()
 }

@@ -180,8 +180,12 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
     // A branch of a release line is approved against that line, as CI judges it.
     let trunk = crate::measure::limits::landing_line(ws, trunk, Some(head));
     // The trunk as the team has it: a stale local trunk is not what CI judges against.
-    let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
-        return Err(NotApproved::TrunkUnreadable { trunk }.into());
+    let trunk_commit = match repo.trunk_commit(&trunk) {
+        Ok(Some(commit)) => commit,
+        Err(e) if let Some(diverged) = crate::git::DivergedTrunk::of(&e) => {
+            return Err(NotApproved::TrunkDiverged(diverged).into());
+        }
+        _ => return Err(NotApproved::TrunkUnreadable { trunk }.into()),
     };
     if !repo.is_ancestor(trunk_commit, head) {
         let head = short(&head.to_string());

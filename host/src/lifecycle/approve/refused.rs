@@ -69,6 +69,8 @@ pub(super) enum NotApproved {
     PolicyUnreadable { why: String },
     #[error("The trunk {trunk} cannot be read.")]
     TrunkUnreadable { trunk: String },
+    #[error("What the trunk is cannot be told: {0}.")]
+    TrunkDiverged(crate::git::DivergedTrunk),
     #[error(
         "{head} does not contain the trunk {trunk}; an approval is for the commit that lands, which must contain it."
     )]
@@ -131,7 +133,7 @@ impl Refusal for NotApproved {
             Self::Unreadable { .. }
             | Self::PolicyUnreadable { .. }
             | Self::RequiredUnknown { .. } => ErrorSlug::CannotTell,
-            Self::TrunkUnreadable { .. } => ErrorSlug::TrunkUnreadable,
+            Self::TrunkUnreadable { .. } | Self::TrunkDiverged(_) => ErrorSlug::TrunkUnreadable,
             Self::TrunkNotContained { .. }
             | Self::MovedPast { .. }
             | Self::Rewritten { .. }
@@ -230,6 +232,9 @@ impl Refusal for NotApproved {
                 HintId::CheckRepository,
                 "Fetch it (`git fetch origin`), then approve again.".to_owned(),
             ),
+            Self::TrunkDiverged(diverged) => {
+                (HintId::CheckRepository, diverged.hint("approve again"))
+            }
             Self::TrunkNotContained { .. } => (
                 HintId::UpdateFromTrunk,
                 "Bring in the trunk (`discern update` on the branch), run the gate, then approve."

@@ -214,6 +214,8 @@ enum NotProvable {
         "The trunk {trunk} cannot be read, so the gate cannot check that this work contains it."
     )]
     TrunkUnreadable { trunk: String },
+    #[error("The gate cannot check that this work contains the trunk: {0}.")]
+    TrunkDiverged(crate::git::DivergedTrunk),
     #[error("How far {branch} is ahead of {trunk} cannot be told: {source}.")]
     AheadUnknown {
         branch: String,
@@ -234,7 +236,9 @@ impl Refusal for NotProvable {
         match self {
             NotProvable::Detached | NotProvable::OnTrunk { .. } => ErrorSlug::WrongCheckout,
             NotProvable::NoCommit | NotProvable::NothingAhead { .. } => ErrorSlug::NothingCommitted,
-            NotProvable::TrunkUnreadable { .. } => ErrorSlug::TrunkUnreadable,
+            NotProvable::TrunkUnreadable { .. } | NotProvable::TrunkDiverged(_) => {
+                ErrorSlug::TrunkUnreadable
+            }
             NotProvable::AheadUnknown { .. } => ErrorSlug::CannotTell,
         }
     }
@@ -260,6 +264,11 @@ impl Refusal for NotProvable {
             NotProvable::TrunkUnreadable { .. } => (
                 HintId::UpdateFromTrunk,
                 "Fetch the trunk or set DISCERN_TRUNK, then run the gate again".to_owned(),
+                VERB,
+            ),
+            NotProvable::TrunkDiverged(diverged) => (
+                HintId::UpdateFromTrunk,
+                diverged.hint("run the gate again"),
                 VERB,
             ),
             NotProvable::AheadUnknown { trunk, .. } => (
@@ -294,8 +303,12 @@ pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Box<Envelope>> {
     let Some(head) = repo.head().ok().flatten() else {
         return Err(refusal(&NotProvable::NoCommit));
     };
-    let Some(trunk_commit) = repo.trunk_commit(&trunk).ok().flatten() else {
-        return Err(refusal(&NotProvable::TrunkUnreadable { trunk }));
+    let trunk_commit = match repo.trunk_commit(&trunk) {
+        Ok(Some(commit)) => commit,
+        Err(e) if let Some(diverged) = crate::git::DivergedTrunk::of(&e) => {
+            return Err(refusal(&NotProvable::TrunkDiverged(diverged)));
+        }
+        _ => return Err(refusal(&NotProvable::TrunkUnreadable { trunk })),
     };
     let (ahead, behind) = match repo.ahead_behind(trunk_commit, head) {
         Ok(counts) => counts,

@@ -21,6 +21,9 @@ pub(super) fn given(
 ) -> Result<(), RepoError> {
     // An explicit baseline is always required: what was asked for is checked or the run fails.
     check.required = true;
+    if no_previous_tip(rev) {
+        return first_push(repo, against, check);
+    }
     let Ok(base) = repo.rev_parse(rev) else {
         let fix = match repo.is_shallow() {
             true => fix::fetch(repo, &against.trunk),
@@ -68,6 +71,37 @@ pub(super) fn queued(
         short(&base.to_string())
     ));
     given(repo, against, &base.to_string(), check)
+}
+
+/// The all-zero id a forge gives as `before` of a push that created the branch (GitHub's
+/// `github.event.before`): there was no previous tip.
+fn no_previous_tip(rev: &str) -> bool {
+    matches!(rev.len(), 40 | 64) && rev.bytes().all(|b| b == b'0')
+}
+
+/// A push that created the branch: everything it brings is new, so every commit of HEAD's
+/// first-parent chain is judged, from its root commit (whose config is the trust root) on.
+fn first_push(repo: &Repo, against: &Against, check: &mut LimitsCheck) -> Result<(), RepoError> {
+    let mut root = against.head;
+    while let Some(parent) = repo.first_parent(root)? {
+        root = parent;
+    }
+    if repo.parent_missing(root) {
+        check.unverified(
+            "the push created the branch (--baseline is the all-zero id: no previous tip), so every commit down to the root is judged, and this shallow clone lacks some".to_owned(),
+            Some(fix::fetch(repo, &against.trunk)),
+        );
+        return Ok(());
+    }
+    if root == against.head {
+        check.summary.baseline_kind = Some(BaselineKind::Root);
+        return Ok(());
+    }
+    check.advisories.push(format!(
+        "The push created the branch (--baseline is the all-zero id: no previous tip): every commit since the root commit {} is judged.",
+        short(&root.to_string())
+    ));
+    judge(repo, against, root, BaselineKind::Given, check)
 }
 
 /// HEAD is the trunk: judge it since its last landing (or its first parent).

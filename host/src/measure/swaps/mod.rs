@@ -26,9 +26,12 @@ use crate::runtime::{Finding, Metric, Runtime};
 
 mod baseline;
 mod compare;
+mod inherited;
+mod landings;
 
 use baseline::*;
 use compare::*;
+use inherited::{Inheritance, inherited, rebaseline_all};
 
 /// What the comparison needs from the measurement.
 pub(super) struct Batch<'a> {
@@ -136,11 +139,13 @@ pub(super) fn attach(
             .as_ref()
             .map(|(base, _, outputs)| reading_base(batch, reading, *base, outputs));
         let values = base.as_ref().map(|base| base_values(outcome, base));
-        if let Some((why, rebaseline)) =
-            inherited(batch, standard, result, reading, values.as_ref())
-        {
-            advisories.push(why);
-            rebaselines.push(rebaseline);
+        match inherited(batch, standard, result, reading, values.as_ref()) {
+            Some(Inheritance::Inherited(why, rebaseline)) => {
+                advisories.push(why);
+                rebaselines.push(rebaseline);
+            }
+            Some(Inheritance::HeldItsOwn(why)) => advisories.push(why),
+            None => {}
         }
         if has_findings(outcome, metric) {
             let keep_all = batch.explain == Some(standard.name.as_str());
@@ -151,7 +156,9 @@ pub(super) fn attach(
                 outcome,
                 keep_all,
             };
+            let before = result.verdict;
             compare_reading(&compare, result, base, &comparing);
+            landings::judge_each(batch, standard, reading, before, result);
         }
     }
     advisories.extend(rebaseline_all(&rebaselines));
@@ -203,20 +210,6 @@ fn renames_of(
     })
 }
 
-/// One command that re-baselines every inherited breach in one config-only commit, when there
-/// are several: the proposal batch (ADR 0405) on standard input.
-fn rebaseline_all(rebaselines: &[serde_json::Value]) -> Option<String> {
-    if rebaselines.len() < 2 {
-        return None;
-    }
-    let batch = serde_json::Value::Array(rebaselines.to_vec()).to_string();
-    Some(format!(
-        "{} Standards inherit their breach; the owner re-baselines them all in one config-only commit from an effort: `echo '{}' | discern standards propose --batch -`, then `discern approve` and `discern accept`.",
-        rebaselines.len(),
-        batch.replace('\'', r"'\''"),
-    ))
-}
-
 /// Whether `metric` of `outcome` has findings to compare (a counted one always does).
 fn has_findings(outcome: &ExecutionOutcome, metric: &Metric) -> bool {
     let (kept, dropped) = match outcome.kept(&metric.name) {
@@ -224,72 +217,6 @@ fn has_findings(outcome: &ExecutionOutcome, metric: &Metric) -> bool {
         None => (metric.findings.len(), metric.findings_dropped),
     };
     metric.counted || kept > 0 || dropped > 0
-}
-
-/// A breach the baseline has too, measured by the same producer, and no worse here: not this
-/// branch's doing (a producer whose reading moved in a new version, or a trunk that already
-/// breached). The verdict becomes `inherited` (not failing), and the advisory names the
-/// producer and the owner's way to re-baseline the limit; with it, that limit's entry of a
-/// proposal batch (`{"name", "reason"}`).
-fn inherited(
-    batch: &Batch,
-    standard: &StandardDef,
-    result: &mut StandardResult,
-    reading: &Reading,
-    base: Option<&Base>,
-) -> Option<(String, serde_json::Value)> {
-    // Only a branch inherits: the trunk holds its own limits, so a merge base that breaches
-    // under this producer means the producer's reading moved (or the trunk broke). On the trunk
-    // a breach is always a regression, or one commit after it would pass.
-    let on_branch = batch.limits.summary.baseline_kind == Some(BaselineKind::MergeBase);
-    if result.verdict != Some(Verdict::Regressed) || standard.per.is_some() || !on_branch {
-        return None;
-    }
-    let (base, Ok(metrics)) = base? else {
-        return None;
-    };
-    let base_value = metrics.iter().find(|m| m.name == reading.metric)?.value;
-    let value = result.value?;
-    let (direction, limit) = (standard.direction, standard.limit);
-    if Verdict::judge(direction, limit, base_value) != Verdict::Regressed
-        || Verdict::judge(direction, base_value, value) == Verdict::Regressed
-    {
-        return None;
-    }
-    let producer = producer_version(batch, reading);
-    let base = base.map_or("(none: the first commit)".to_owned(), |b| {
-        short(&b.to_string())
-    });
-    result.verdict = Some(Verdict::Inherited);
-    result.note = Some(format!(
-        "{value} {} breaches the {} {limit}, as the baseline {base} does ({base_value}) under the same producer {producer}: not this branch's doing",
-        standard.metric,
-        direction.bound(),
-    ));
-    let reason = format!("{producer} reads {base_value} at {base}");
-    let advisory = format!(
-        "Standard {}: the baseline {base} breaches its {} {limit} too ({base_value} under {producer}), so the breach is inherited: the producer's reading moved (see the release notes) or the trunk already breached. The owner re-baselines it in one config-only commit from an effort: `discern standards propose {} --reason \"{reason}\"`, then `discern approve` and `discern accept`.",
-        standard.name,
-        direction.bound(),
-        standard.name,
-    );
-    let entry = serde_json::json!({ "name": standard.name, "reason": reason });
-    Some((advisory, entry))
-}
-
-/// `builtin:pattern 0.2.0`: the producer and the version its `describe()` declares.
-fn producer_version(batch: &Batch, reading: &Reading) -> String {
-    let execution = &batch.plan.executions[reading.execution];
-    let version = execution
-        .component
-        .as_ref()
-        .ok()
-        .and_then(|c| batch.runtime.describe(c).ok())
-        .map(|info| info.version);
-    match version {
-        Some(version) => format!("{} {version}", execution.producer),
-        None => execution.producer.clone(),
-    }
 }
 
 /// The metric a reading reads, from HEAD's execution, if it ran. A reused execution's findings

@@ -1,7 +1,9 @@
 //! `discern.toml` merged by meaning: pairs of branches editing it in every combination, each
 //! through git's merge with discern's driver installed (`init --merge-driver`), through a plain
 //! `git merge` settled by `discern resolve` (a forge runs no driver), and through `discern
-//! update`. A settled result is never looser than either side; anything else is a conflict.
+//! update`. A settled result is never looser than either side — except in `update`, where the
+//! trunk's landed loosening takes the trunk's value over the branch's tightening (never looser
+//! than the trunk); anything else is a conflict.
 
 use std::path::Path;
 
@@ -24,6 +26,7 @@ metric = "lines"
 
 /// One pair: what each side does to `CONFIG`, and the limits the merge must settle on
 /// (`None`: a conflict).
+#[derive(Clone, Copy)]
 struct Pair {
     name: &'static str,
     ours: fn() -> String,
@@ -177,8 +180,19 @@ fn pairs_merge_by_meaning_through_the_driver_resolve_and_update() {
         fixture.git_in(&effort, &["commit", "-q", "-am", "ours"]);
         fixture.git_in(&dir, &["merge", "-q", "--ff-only", "theirs"]);
         let json = fixture.run_in(&effort, &["update", "--json"], &[]).json();
-        check(pair, "update", &effort, json["ok"] == true);
+        check(&from_trunk(pair), "update", &effort, json["ok"] == true);
     }
+}
+
+/// What `update` settles `pair` on, where theirs is the trunk: a limit the trunk loosened (a
+/// landed, approved change) takes the trunk's value over the branch's tightening; every other
+/// pair as between peers.
+fn from_trunk(pair: &Pair) -> Pair {
+    let settled = match pair.name {
+        "tighten/loosen" => Some(("limit = 12", "limit = 100")),
+        _ => pair.settled,
+    };
+    Pair { settled, ..*pair }
 }
 
 /// A limit `update` settles is measured on the merged tree, and a breach is named with the way

@@ -751,3 +751,28 @@ metric = "line_percent"
         );
     }
 }
+
+/// A config read on another checkout's behalf is refused when it cannot be read, never taken
+/// as "no config" (the default trunk and prefix): abandoning an effort reads the main
+/// checkout's `discern.toml`, approving one reads the effort's.
+#[test]
+fn a_config_another_checkout_holds_is_refused_when_invalid_never_read_as_none() {
+    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let run = fixture.run(&["start", "--name", "e", "--title", "Invalid", "--json"]);
+    let effort = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap());
+    let main_config = fixture.path().join("discern.toml");
+    let good = std::fs::read_to_string(&main_config).unwrap();
+    std::fs::write(&main_config, "[repository\n").unwrap();
+    let json = fixture
+        .run_in(&effort, &["abandon", "--force", "--json"], &[])
+        .json();
+    assert_eq!(json["error"], "invalid_config", "{json}");
+    assert!(effort.exists(), "nothing was abandoned");
+
+    std::fs::write(&main_config, good).unwrap();
+    std::fs::write(effort.join("discern.toml"), "[repository\n").unwrap();
+    let json = fixture
+        .run(&["approve", "--effort", "e", "--dry-run", "--json"])
+        .json();
+    assert_eq!(json["error"], "invalid_config", "{json}");
+}

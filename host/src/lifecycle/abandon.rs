@@ -176,7 +176,8 @@ fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
         .map_or_else(|| branch.clone(), |n| n.to_string_lossy().into_owned());
     let changes = preflight::dirty_paths(repo, Cleanliness::Full)
         .map_err(|e| unreadable(&format!("Whether {id} has uncommitted changes ({e})")))?;
-    let config = Config::load(main.root()).ok().flatten();
+    let config = Config::load(main.root())
+        .map_err(|e| Box::new(crate::preflight::config_refusal(VERB, &e)))?;
     let trunk = ws.landing_trunk(config.as_ref());
     let unpushed = unpushed(&main, head, &trunk)
         .ok_or_else(|| unreadable(&format!("Which commits of {branch} are on no remote")))?;

@@ -284,7 +284,11 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
 /// so `done`, `status` and the hints agree on one next step. When one cannot be renewed, that
 /// refusal and its step are the next step.
 fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> {
-    let config = Config::load(ws.repo.root()).ok().flatten()?;
+    // The merge rewrote the file: read again, and an unreadable merged config is said.
+    let config = match Config::load(ws.repo.root()) {
+        Ok(config) => config?,
+        Err(e) => return Some((unreadable_merged(&e, "no proposal was renewed"), None)),
+    };
     let trunk = ws.trunk(Some(&config));
     let records = crate::proposals::live(&ws.repo, &trunk).ok()?.records;
     let stale = records
@@ -324,12 +328,23 @@ fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> 
     Some((advisory, result.hints.into_iter().next()))
 }
 
+/// What an update says when the merged `discern.toml` cannot be read (`skipped`: what it
+/// therefore did not do).
+fn unreadable_merged(e: &crate::config::ConfigError, skipped: &str) -> String {
+    format!(
+        "The merged {} cannot be read ({e}), so {skipped}; `discern standards --dry-run` names what is wrong.",
+        crate::config::FILE
+    )
+}
+
 /// The merged tree measured against the limits the merge settled: each it breaches, with the
 /// way out (a settled limit is no looser than either side, but the two sides' work together
 /// may read worse than either alone).
 fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
-    let Some(config) = Config::load(ws.repo.root()).ok().flatten() else {
-        return Vec::new();
+    let config = match Config::load(ws.repo.root()) {
+        Ok(Some(config)) => config,
+        Ok(None) => return Vec::new(),
+        Err(e) => return vec![unreadable_merged(&e, "the merged tree was not measured")],
     };
     let selected: Vec<_> = config
         .standards

@@ -195,7 +195,12 @@ pub(crate) fn await_condition(
 
 fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
     let repo = &ws.repo;
-    let config = Config::load(repo.root()).ok().flatten();
+    // The branch prefix names the efforts: a config that cannot be read is refused, never
+    // read as the default prefix.
+    let config = match crate::preflight::load_config(ws, VERB) {
+        Ok(config) => config,
+        Err(refusal) => return (*refusal, false),
+    };
     let prefix = config
         .as_ref()
         .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {

@@ -189,7 +189,7 @@ impl Refusal for NotLandable {
 /// The ids of the efforts ready to land: a worktree on a branch, its Proof honored (clean,
 /// for exactly its HEAD), containing the trunk and ahead of it.
 fn ready_to_land(ws: &Workspace) -> Result<Vec<String>, String> {
-    let config = Config::load(ws.repo.root()).ok().flatten();
+    let config = Config::load(ws.repo.root()).map_err(|e| e.to_string())?;
     let trunk = ws.landing_trunk(config.as_ref());
     let trunk_commit = ws
         .repo

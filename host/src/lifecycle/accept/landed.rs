@@ -52,7 +52,11 @@ struct LandingFacts {
 /// The landing of the effort `name` (its id or branch) on the trunk, found by its Proof note
 /// within the trunk's recent history: "already landed at <commit>".
 pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
-    let config = crate::config::Config::load(ws.root()).ok().flatten();
+    // Whether it landed cannot be told without the config (its trunk and branch prefix): no
+    // "already landed"; the caller's refusal stands.
+    let Ok(config) = crate::config::Config::load(ws.root()) else {
+        return None;
+    };
     let trunk = ws.landing_trunk(config.as_ref());
     let prefix = config.map_or_else(
         || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),

@@ -175,7 +175,10 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
         request.branch.as_deref(),
     )?;
     reviewed::check(&repo, request, head).map_err(Box::<Envelope>::from)?;
-    let config = Config::load(repo.root()).ok().flatten();
+    // The approved checkout's own config (an effort's worktree, or this one): unreadable is a
+    // refusal, never the default trunk.
+    let config = Config::load(repo.root())
+        .map_err(|e| Box::new(crate::preflight::config_refusal(VERB, &e)))?;
     let trunk = ws.landing_trunk(config.as_ref());
     // A branch of a release line is approved against that line, as CI judges it.
     let trunk = crate::measure::limits::landing_line(ws, trunk, Some(head));

@@ -11,7 +11,6 @@ use gix::ObjectId;
 
 use super::VERB;
 use super::refused::NotApproved;
-use crate::config::Config;
 use crate::git::{Repo, short};
 use crate::result::Envelope;
 use crate::workspace::Workspace;
@@ -58,7 +57,7 @@ pub(super) fn target(
 /// This checkout, when it has a branch other than the trunk out (an effort's worktree, or a
 /// plain clone with a pull request's branch checked out).
 fn this_checkout(ws: &Workspace) -> Result<Target, Refused> {
-    let config = Config::load(ws.repo.root()).ok().flatten();
+    let config = crate::preflight::load_config(ws, VERB)?;
     let trunk = ws.landing_trunk(config.as_ref());
     let branch = ws.repo.branch().ok().flatten();
     let on_trunk = branch.is_none() || branch.as_deref() == Some(trunk.as_str());

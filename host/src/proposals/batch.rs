@@ -414,14 +414,7 @@ fn commit_batch(
         .map_err(|e| refusal(&NotProposed::Internal(e)))?;
     let message = proposal_message(records);
     // The records are bound to the proposal commit once it exists; the journal carries them.
-    let bound = |commit: gix::ObjectId| {
-        let mut records = records.to_vec();
-        for record in &mut records {
-            record.commit = commit.to_string();
-            record.bound_commit = commit.to_string();
-        }
-        store::state_file(&records).map(|file| vec![file])
-    };
+    let bound = |commit: gix::ObjectId| store::bound_to(records, commit);
     let commit = ConfigCommit {
         kind: "proposal",
         branch,

@@ -132,14 +132,7 @@ fn commit_renewal(
     renewed: &[ProposalRecord],
 ) -> Result<Vec<ProposalRecord>, Box<Envelope>> {
     let message = renewal_message(renewed);
-    let bound = |commit: gix::ObjectId| {
-        let mut records = renewed.to_vec();
-        for record in &mut records {
-            record.commit = commit.to_string();
-            record.bound_commit = commit.to_string();
-        }
-        store::state_file(&records).map(|file| vec![file])
-    };
+    let bound = |commit: gix::ObjectId| store::bound_to(renewed, commit);
     let source = config.source.as_bytes();
     let commit = ConfigCommit {
         kind: crate::commit::RENEWAL,

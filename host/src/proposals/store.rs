@@ -82,6 +82,20 @@ pub(crate) fn load(repo: &Repo) -> Result<Vec<ProposalRecord>, StoreError> {
 
 /// The store file holding exactly `proposals`, for a transaction to write once its commit
 /// exists (no proposals: the file is removed).
+/// The store's state file with `records` bound to `commit` (the proposal or renewal commit,
+/// once it exists): what the transaction's journal carries.
+pub(crate) fn bound_to(
+    records: &[ProposalRecord],
+    commit: gix::ObjectId,
+) -> Result<Vec<crate::commit::StateFile>, String> {
+    let mut records = records.to_vec();
+    for record in &mut records {
+        record.commit = commit.to_string();
+        record.bound_commit = commit.to_string();
+    }
+    state_file(&records).map(|file| vec![file])
+}
+
 pub(crate) fn state_file(proposals: &[ProposalRecord]) -> Result<crate::commit::StateFile, String> {
     let content = match proposals.is_empty() {
         true => None,

@@ -102,9 +102,19 @@ pub(crate) fn landing_beyond(
 
 /// The landing the local trunk holds and the remote's trunk (as last fetched into its
 /// tracking ref) lacks: what `status` names as unpushed.
-pub(crate) fn unpushed_landing(repo: &Repo, remote: &str, trunk: &str) -> Option<ObjectId> {
-    let local = repo.local_branch_commit(trunk).ok()??;
+/// `Ok(None)` without a local trunk or a tracking ref; what cannot be read is an error, never
+/// "nothing unpushed".
+pub(crate) fn unpushed_landing(
+    repo: &Repo,
+    remote: &str,
+    trunk: &str,
+) -> Result<Option<ObjectId>, RepoError> {
+    let Some(local) = repo.local_branch_commit(trunk)? else {
+        return Ok(None);
+    };
     let tracking = format!("refs/remotes/{remote}/{trunk}");
-    let theirs = repo.resolve_ref(&tracking).ok()??.commit;
-    landing_beyond(repo, local, theirs).ok()?
+    let Some(theirs) = repo.resolve_ref(&tracking)? else {
+        return Ok(None);
+    };
+    landing_beyond(repo, local, theirs.commit)
 }

@@ -300,12 +300,18 @@ pub(crate) fn unpushed(repo: &Repo, trunk: &str) -> Vec<String> {
     let Ok(remote) = remote_of(repo, None) else {
         return Vec::new();
     };
-    let landing = landing::unpushed_landing(repo, &remote, trunk).map(|landing| {
-        format!(
-            "the landing {} on {trunk}",
-            crate::git::short(&landing.to_string())
-        )
-    });
+    let landing = match landing::unpushed_landing(repo, &remote, trunk) {
+        Ok(landing) => landing.map(|landing| {
+            format!(
+                "the landing {} on {trunk}",
+                crate::git::short(&landing.to_string())
+            )
+        }),
+        // Never "nothing unpushed" when it cannot be told.
+        Err(e) => Some(format!(
+            "perhaps a landing on {trunk} (it cannot be told: {e})"
+        )),
+    };
     refs::SYNCED
         .iter()
         .filter(|synced| {

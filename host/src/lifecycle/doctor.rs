@@ -258,7 +258,11 @@ fn identity(repo: &Repo, main: &Path, config: &Config) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .common_dir();
     let port = super::provision::choose_port(&common, config.worktree.ports, git_dir)?;
-    let head = repo.head().ok().flatten().map(|h| h.to_string());
+    let head = repo
+        .head()
+        .map_err(|e| e.to_string())?
+        .ok_or("the throwaway worktree has no HEAD")?
+        .to_string();
     let metadata = crate::task::TaskMetadata {
         version: crate::task::VERSION,
         id: repo
@@ -269,7 +273,7 @@ fn identity(repo: &Repo, main: &Path, config: &Config) -> Result<(), String> {
         brief: None,
         created_from: crate::task::CreatedFrom {
             reference: "HEAD".to_owned(),
-            commit: head.unwrap_or_default(),
+            commit: head,
         },
         port,
     };

@@ -396,7 +396,10 @@ fn create(
         };
         Box::new(refuse(
             ErrorSlug::PreconditionFailed,
-            format!("{}. Nothing was left behind.", upper_first(&e.to_string())),
+            format!(
+                "{}. Nothing was left behind.",
+                super::provision::reply::upper_first(&e.to_string())
+            ),
             hint,
         ))
     })?;
@@ -408,14 +411,6 @@ fn lower_first(text: &str) -> String {
     chars
         .next()
         .map(|c| c.to_lowercase().chain(chars).collect())
-        .unwrap_or_default()
-}
-
-fn upper_first(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
 }
 

@@ -84,19 +84,13 @@ pub(super) fn rebind(
         Ok(measured) => measured,
         Err(error) => return error.refusal(VERB),
     };
-    let head = repo
-        .head()
-        .ok()
-        .flatten()
-        .map(|h| h.to_string())
-        .unwrap_or_default();
-    if head != measured.commit {
-        return *refusal(&NotProposed::HeadMovedRenewing);
-    }
-    let mut renewed = Vec::new();
-    let Ok(measured_commit) = head.parse::<gix::ObjectId>() else {
-        return *refusal(&NotProposed::HeadMovedRenewing);
+    // HEAD unreadable or moved since the measurement: nothing is renewed.
+    let measured_commit = match repo.head() {
+        Ok(Some(head)) if measured.commit.parse::<gix::ObjectId>().ok() == Some(head) => head,
+        _ => return *refusal(&NotProposed::HeadMovedRenewing),
     };
+    let head = measured_commit.to_string();
+    let mut renewed = Vec::new();
     for record in existing {
         let value = measured
             .standards

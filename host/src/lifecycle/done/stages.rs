@@ -328,9 +328,15 @@ fn judge_readings(
             ));
             continue;
         }
+        // A Proof names what was read: a passing reading without a value is not proven, never
+        // recorded as 0.
+        let Some(value) = result.value else {
+            bad.push(format!("{} passed without a measured value", result.name));
+            continue;
+        };
         proven.push(ProvenStandard {
             name: result.name.clone(),
-            value: result.value.unwrap_or_default(),
+            value,
             limit: result.limit,
             verdict: result
                 .verdict

@@ -154,7 +154,8 @@ pub(crate) fn failed(
     envelope
 }
 
-fn upper_first(text: &str) -> String {
+/// `text` with its first character upper-cased (a clause opening a sentence).
+pub(crate) fn upper_first(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()

@@ -314,24 +314,22 @@ pub(crate) fn unpushed(repo: &Repo, trunk: &str) -> Vec<String> {
     };
     refs::SYNCED
         .iter()
-        .filter(|synced| {
-            let local = repo
-                .resolve_ref(synced.name)
-                .ok()
-                .flatten()
-                .map(|r| r.commit);
+        .filter_map(|synced| {
+            let local = repo.resolve_ref(synced.name).map(|r| r.map(|r| r.commit));
             let tracking = repo
                 .resolve_ref(&refs::tracking(synced.name, &remote))
-                .ok()
-                .flatten()
-                .map(|r| r.commit);
+                .map(|r| r.map(|r| r.commit));
+            let name = synced.name.to_owned();
             match (local, tracking) {
-                (None, _) => false,
-                (Some(_), None) => true,
-                (Some(l), Some(t)) => l != t && !repo.is_ancestor(l, t),
+                // Never "nothing unpushed" when it cannot be told.
+                (Err(e), _) | (_, Err(e)) => {
+                    Some(format!("perhaps {name} (it cannot be told: {e})"))
+                }
+                (Ok(None), _) => None,
+                (Ok(Some(_)), Ok(None)) => Some(name),
+                (Ok(Some(l)), Ok(Some(t))) => (l != t && !repo.is_ancestor(l, t)).then_some(name),
             }
         })
-        .map(|synced| synced.name.to_owned())
         .chain(landing)
         .collect()
 }

@@ -451,3 +451,35 @@ fn every_verb_on_a_diverged_local_trunk_names_the_rebase() {
     let (_, json) = forge.discern(c, &["standards", "--json"], false);
     assert!(json.to_string().contains(rebase), "{json}");
 }
+
+/// Proven against a local trunk that was only ahead, the landing waits when the team's moved
+/// on meanwhile: it would land on a trunk the team is not on.
+#[test]
+fn accept_on_a_diverged_local_trunk_names_the_rebase_and_lands_nothing() {
+    let forge = Forge::new();
+    forge.pull_request("feature", &[("src/work.rs", "pub fn w() {}\n")], false);
+    let o = &forge.owner;
+    forge.git(o, &["fetch", "-q", "origin"]);
+    forge.git(o, &["checkout", "-q", "main"]);
+    std::fs::write(o.join("NOTES.md"), "local\n").unwrap();
+    forge.git(o, &["add", "-A"]);
+    forge.git(o, &["commit", "-q", "-m", "a local trunk commit"]);
+    forge.git(o, &["checkout", "-q", "-B", "feature", "origin/feature"]);
+    forge.git(o, &["merge", "-q", "--no-edit", "main"]);
+    let (code, json) = forge.discern(o, &["done", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    team_moves_on(&forge, "# moved\n");
+    forge.git(o, &["fetch", "-q", "origin"]);
+    let main = forge.out(o, &["rev-parse", "main"]);
+    let (code, json) = forge.discern(o, &["accept", "--confirmed", "--json"], false);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"], "trunk_unreadable", "{json}");
+    assert!(json["message"].to_string().contains("diverged"), "{json}");
+    assert!(
+        json["hints"]
+            .to_string()
+            .contains("git rebase origin/main main"),
+        "{json}"
+    );
+    assert_eq!(forge.out(o, &["rev-parse", "main"]), main, "nothing landed");
+}

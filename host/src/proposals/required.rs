@@ -22,8 +22,8 @@ pub(crate) enum RequiredError {
     TrunkConfig(String),
     #[error("HEAD's discern.toml cannot be parsed: {0}")]
     HeadConfig(String),
-    #[error("the proposal commits cannot be read: {0}")]
-    Proposals(String),
+    #[error(transparent)]
+    Proposals(#[from] proposals::LiveError),
 }
 
 /// Everything the owner must approve before HEAD lands on the trunk.
@@ -119,8 +119,7 @@ pub(crate) fn required(
         .map_err(|e| RequiredError::TrunkConfig(e.to_string()))?;
     let new =
         Config::at_or_absent(repo, head).map_err(|e| RequiredError::HeadConfig(e.to_string()))?;
-    let live = proposals::live_at(repo, Some(head), trunk)
-        .map_err(|e| RequiredError::Proposals(e.to_string()))?;
+    let live = proposals::live_at(repo, Some(head), trunk)?;
     let changes = protected::between(
         repo,
         Side {

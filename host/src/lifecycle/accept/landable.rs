@@ -40,15 +40,23 @@ pub(super) fn landing(prepared: &Prepared) -> Result<Landing, Box<Envelope>> {
     ) else {
         return Err(refusal(&NotLandable::Unreadable { trunk }));
     };
-    // The local trunk branch is what moves; left behind its upstream, it is not the team's.
-    if let Ok(Some(team)) = repo.resolve_trunk(&trunk)
-        && team.commit != trunk_commit
-    {
-        let upstream = team
-            .reference
-            .trim_start_matches("refs/remotes/")
-            .to_owned();
-        return Err(refusal(&NotLandable::LocalTrunkBehind { trunk, upstream }));
+    // The local trunk branch is what moves; left behind its upstream, it is not the team's;
+    // diverged from it, which one the team is on cannot be told.
+    match repo.resolve_trunk(&trunk) {
+        Ok(Some(team)) if team.commit != trunk_commit => {
+            let upstream = team
+                .reference
+                .trim_start_matches("refs/remotes/")
+                .to_owned();
+            return Err(refusal(&NotLandable::LocalTrunkBehind { trunk, upstream }));
+        }
+        Ok(_) => {}
+        Err(e) => {
+            return Err(refusal(&match crate::git::DivergedTrunk::of(&e) {
+                Some(diverged) => NotLandable::TrunkDiverged(diverged),
+                None => NotLandable::Unreadable { trunk },
+            }));
+        }
     }
     // A release line is the trunk tip's declaration, never this branch's: its own config names
     // the trunk, not itself.
@@ -94,6 +102,8 @@ pub(super) enum NotLandable {
         "The local {trunk} is behind {upstream}; a landing fast-forwards the trunk as the team has it."
     )]
     LocalTrunkBehind { trunk: String, upstream: String },
+    #[error("Where the landing goes cannot be told: {0}.")]
+    TrunkDiverged(crate::git::DivergedTrunk),
     #[error("HEAD is detached.")]
     Detached,
     #[error("HEAD or the trunk {trunk} cannot be read.")]
@@ -122,6 +132,7 @@ impl Refusal for NotLandable {
         match self {
             NotLandable::MainCheckout | NotLandable::Detached => ErrorSlug::WrongCheckout,
             NotLandable::Unreadable { .. } => ErrorSlug::CannotTell,
+            NotLandable::TrunkDiverged(_) => ErrorSlug::TrunkUnreadable,
             _ => ErrorSlug::PreconditionFailed,
         }
     }
@@ -147,6 +158,11 @@ impl Refusal for NotLandable {
                     None,
                 )
             }
+            NotLandable::TrunkDiverged(diverged) => (
+                HintId::UpdateFromTrunk,
+                diverged.hint("accept again"),
+                None,
+            ),
             NotLandable::Detached => (
                 HintId::WorkInEffort,
                 "Check out the effort branch.".to_owned(),

@@ -45,9 +45,9 @@ pub(crate) fn workspace(
     verb: &str,
     target: &str,
 ) -> Result<Workspace, Box<Envelope>> {
+    // The branch prefix names the efforts: an unreadable config is refused, never the default.
     let prefix = crate::config::Config::load(ws.root())
-        .ok()
-        .flatten()
+        .map_err(|e| Box::new(crate::preflight::config_refusal(verb, &e)))?
         .map_or_else(
             || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
             |c| c.branch_prefix,

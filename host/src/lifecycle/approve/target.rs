@@ -48,7 +48,7 @@ pub(super) fn target(
         (Some(rev), None) => named(ws, rev, branch),
         (None, Some(effort)) => {
             let repo = super::super::effort::workspace(ws, VERB, effort)?.repo;
-            checked_out(repo)
+            checked_out(recovered(repo)?)
         }
         (None, None) => this_checkout(ws),
     }
@@ -83,6 +83,16 @@ fn checked_out(repo: Repo) -> Result<Target, Refused> {
         branch,
         push: None,
     })
+}
+
+/// Another checkout, with the config transaction a kill interrupted there (an approval commit
+/// killed after its branch moved) finished or unwound first: the preflight recovers only the
+/// checkout the verb runs in, and its index and file must follow the branch before anything
+/// is read or committed there.
+fn recovered(repo: Repo) -> Result<Repo, Refused> {
+    crate::commit::recover(&repo)
+        .map_err(|e| Box::new(crate::preflight::recovery_refusal(VERB, &e)))?;
+    Ok(repo)
 }
 
 fn unreadable(what: &str) -> Refused {
@@ -170,9 +180,9 @@ fn on_local_branch(
         .iter()
         .find(|w| w.branch.as_deref() == Some(name) && !w.prunable)
     {
-        Some(w) => {
-            Repo::discover(&w.path).map_err(|_| unreadable(&format!("The worktree of {name}")))?
-        }
+        Some(w) => recovered(
+            Repo::discover(&w.path).map_err(|_| unreadable(&format!("The worktree of {name}")))?,
+        )?,
         None => ws.repo.clone(),
     };
     Ok(Target {

@@ -464,6 +464,7 @@ fn self_approve(forge: &Forge, name: &str, key: &Path, signers: &str) {
         repository: APPROVAL_REPOSITORY.to_owned(),
         base_commit: forge.out(c, &["rev-parse", "origin/main"]),
         change: discern::testing::approval::net_change(c, "origin/main", "HEAD").unwrap(),
+        change_outside: None,
         limits,
         protected: serde_json::from_value(required["protected"].clone()).unwrap(),
     };

@@ -64,6 +64,38 @@ fn enqueue(forge: &Forge, bot: &Path, pr: &str, number: u32) -> String {
     branch
 }
 
+/// How the queue builds an entry from the pull request: GitHub's merge queue honours the
+/// repository's merge method.
+#[derive(Clone, Copy, Debug)]
+enum Method {
+    Squash,
+    Rebase,
+}
+
+/// [`enqueue`] for a queue whose merge method is `method`: the pull request squashed into one
+/// commit, or its commits replayed, on the previous entry.
+fn enqueue_as(forge: &Forge, bot: &Path, pr: &str, number: u32, method: Method) -> String {
+    forge.git(bot, &["fetch", "-q", "origin"]);
+    let head = forge.out(bot, &["rev-parse", &format!("origin/{pr}")]);
+    let fork = forge.out(bot, &["merge-base", "HEAD", &head]);
+    match method {
+        Method::Squash => {
+            forge.git(bot, &["merge", "-q", "--squash", &head]);
+            let message = format!("{pr} (#{number})");
+            forge.git(bot, &["commit", "-q", "-m", &message]);
+        }
+        Method::Rebase => {
+            forge.git(
+                bot,
+                &["cherry-pick", "--allow-empty", &format!("{fork}..{head}")],
+            );
+        }
+    }
+    let branch = format!("refs/heads/gh-readonly-queue/main/pr-{number}-{head}");
+    forge.git(bot, &["push", "-q", "origin", &format!("HEAD:{branch}")]);
+    branch
+}
+
 /// CI on a queue entry as the README writes it: checkout, the trunk's fetch, `discern sync`,
 /// then `standards --baseline` the queue's base (`merge_group.base_sha`).
 fn queue_ci(forge: &Forge, entry: &str, base: &str) -> (i32, Value) {
@@ -164,4 +196,49 @@ fn a_queue_entry_that_adds_to_the_approved_merge_or_brings_an_unapproved_looseni
         "the approved entry",
         queue_ci(&forge, "refs/heads/queue-head", &base),
     );
+}
+
+/// A squash or rebase queue lands each approved loosening as the merge button would: the second
+/// entry's `discern.toml` already holds the first one's loosening, so only the change outside it
+/// is the approved one, and the items are judged against the moved limits.
+#[test]
+fn two_approved_loosenings_pass_a_squash_and_a_rebase_merge_queue() {
+    for method in [Method::Squash, Method::Rebase] {
+        let forge = Forge::with_config(FIXME);
+        loosening(&forge, "pr-1", BREACH, "todo");
+        loosening(&forge, "pr-2", FIXES, "fixme");
+        forge.approve("pr-1");
+        forge.approve("pr-2");
+        let bot = forge.bot();
+        let base = forge.out(&bot, &["rev-parse", "HEAD"]);
+        for (number, pr) in [(1, "pr-1"), (2, "pr-2")] {
+            let entry = enqueue_as(&forge, &bot, pr, number, method);
+            let (code, json) = queue_ci(&forge, &entry, &base);
+            assert_eq!(code, 0, "{method:?}: the queue's entry for {pr}: {json}");
+            assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
+        }
+        forge.git(&bot, &["push", "-q", "origin", "HEAD:refs/heads/main"]);
+        let (code, json) = forge.trunk_ci(&base);
+        assert_eq!(
+            code, 0,
+            "{method:?}: push CI after the queue landed: {json}"
+        );
+        // One more line of code in the squashed entry is not the approved change.
+        let bot = forge.bot();
+        forge.git(&bot, &["reset", "-q", "--hard", &base]);
+        enqueue_as(&forge, &bot, "pr-1", 1, method);
+        forge.git(&bot, &["fetch", "-q", "origin"]);
+        forge.git(&bot, &["merge", "-q", "--squash", "origin/pr-2"]);
+        std::fs::write(bot.join("src/main.rs"), "fn main() {}\n").unwrap();
+        forge.git(&bot, &["add", "-A"]);
+        forge.git(&bot, &["commit", "-q", "-m", "pr-2 (#2), and more"]);
+        let branch = "refs/heads/gh-readonly-queue/main/pr-2-tampered";
+        forge.git(
+            &bot,
+            &["push", "-q", "-f", "origin", &format!("HEAD:{branch}")],
+        );
+        let (code, json) = queue_ci(&forge, branch, &base);
+        assert_eq!(code, 1, "{method:?}: a tampered entry: {json}");
+        assert_eq!(json["data"]["limits"]["status"], "loosened", "{json}");
+    }
 }

@@ -775,6 +775,7 @@ fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
         repository: APPROVAL_REPOSITORY.to_owned(),
         base_commit: old.clone(),
         change: change.clone(),
+        change_outside: None,
         limits: vec![discern::testing::approval::tree::LimitItem {
             standard: "todo".to_owned(),
             trunk_limit: 5.0,

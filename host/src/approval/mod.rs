@@ -14,7 +14,7 @@ pub(crate) mod signers;
 pub(crate) mod tree;
 mod trust;
 
-pub(crate) use change::net_change;
+pub(crate) use change::{net_change, net_change_outside};
 pub(crate) use trust::anchored_policy;
 
 use gix::ObjectId;

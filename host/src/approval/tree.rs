@@ -59,6 +59,12 @@ pub struct Items {
     /// (`approval::change`).
     #[serde(default)]
     pub change: String,
+    /// The digest of that net change outside `discern.toml`, whose changes the items name one
+    /// by one: what lets the change count where a squash or a rebase lands it on a trunk whose
+    /// `discern.toml` moved meanwhile (a merge queue's later entry). Absent in approvals older
+    /// discerns wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_outside: Option<String>,
     pub limits: Vec<LimitItem>,
     pub protected: Vec<ProtectedChange>,
 }
@@ -80,6 +86,9 @@ impl Items {
             "discern-approval-v{VERSION}\nrepository {}\nbase-commit {}\nchange {}\n",
             self.repository, self.base_commit, self.change
         );
+        if let Some(outside) = &self.change_outside {
+            text.push_str(&format!("change-outside {outside}\n"));
+        }
         let mut limits: Vec<&LimitItem> = self.limits.iter().collect();
         limits.sort_by(|a, b| a.token.cmp(&b.token));
         for l in limits {
@@ -106,6 +115,7 @@ impl Items {
         word(&self.repository)
             && hex(&self.base_commit, 40)
             && hex(&self.change, 64)
+            && self.change_outside.as_deref().is_none_or(|c| hex(c, 64))
             && self.limits.iter().all(|l| {
                 l.token == crate::protected::limit_token(&l.standard, l.proposed_limit, &l.reason)
             })
@@ -348,6 +358,7 @@ pub(crate) fn approving<'a>(
                 match net {
                     Ok(net) if *net == approval.items.change => Ok(()),
                     Ok(_) if lands_approved_head(repo, approval, range) => Ok(()),
+                    Ok(_) if replays_approved_change(repo, approval, range) => Ok(()),
                     Ok(_) => Err(moved_or_other(approval, range)),
                     Err(e) => Err(NotCounted::Unreadable(e.clone())),
                 }
@@ -367,6 +378,18 @@ pub(crate) fn approving<'a>(
         }
     }
     Err(why)
+}
+
+/// Whether `range` does outside `discern.toml` exactly what the approved change does there:
+/// the change a squash or a rebase replayed onto a trunk whose `discern.toml` moved meanwhile,
+/// its gate changes judged by the items (already matched); `false` when that cannot be read.
+fn replays_approved_change(repo: &Repo, approval: &TreeApproval, range: Range) -> bool {
+    let Some(outside) = approval.items.change_outside.as_deref() else {
+        return false;
+    };
+    let config = Some(crate::config::FILE);
+    super::change::net_change_outside(repo, range.from, range.to, config)
+        .is_ok_and(|net| net == outside)
 }
 
 /// Whether `range` merges the head `approval` approved onto its start, adding nothing
@@ -421,6 +444,7 @@ mod tests {
             repository: "example.com/a".to_owned(),
             base_commit: "1".repeat(40),
             change: "2".repeat(64),
+            change_outside: None,
             limits: vec![LimitItem {
                 standard: "todo".to_owned(),
                 trunk_limit: 5.0,

@@ -30,10 +30,14 @@ pub(super) fn in_tree(
     };
     let change = approval::net_change(&pending.repo, range.from, range.to)
         .map_err(|e| failed(e.to_string()))?;
+    let config = Some(crate::config::FILE);
+    let change_outside = approval::net_change_outside(&pending.repo, range.from, range.to, config)
+        .map_err(|e| failed(e.to_string()))?;
     let items = tree::Items {
         repository,
         base_commit: range.from.to_string(),
         change,
+        change_outside: Some(change_outside),
         limits: pending
             .required
             .proposals

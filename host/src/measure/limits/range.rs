@@ -181,8 +181,9 @@ pub(super) fn segments<'p>(
     Ok(found)
 }
 
-/// `segment` cut after each merge commit on its first-parent chain: each pull request a merge
-/// queue or the merge button landed, judged against its own predecessor (`None`: no merge
+/// `segment` cut after each merge commit on its first-parent chain, and after each commit that
+/// adds an approval (a squash's one commit, a rebased pull request's last): each pull request a
+/// merge queue or the merge button landed, judged against its own predecessor (`None`: nothing
 /// cuts it, or the chain cannot be read). The pieces cover the chain end to end, so every
 /// change along it is judged in one of them; a piece carries no landing's approvals.
 pub(super) fn by_merges(repo: &Repo, segment: &Segment) -> Result<Option<Vec<Segment>>, RepoError> {
@@ -191,8 +192,10 @@ pub(super) fn by_merges(repo: &Repo, segment: &Segment) -> Result<Option<Vec<Seg
     };
     let mut pieces = Vec::new();
     let mut start = chain[0];
-    for &commit in chain.iter().skip(1) {
-        if commit != segment.to && repo.parents(commit)?.len() > 1 {
+    for (i, &commit) in chain.iter().enumerate().skip(1) {
+        if commit != segment.to
+            && (repo.parents(commit)?.len() > 1 || adds_approval(repo, chain[i - 1], commit)?)
+        {
             pieces.push(unapproved_segment(start, commit));
             start = commit;
         }
@@ -202,6 +205,17 @@ pub(super) fn by_merges(repo: &Repo, segment: &Segment) -> Result<Option<Vec<Seg
     }
     pieces.push(unapproved_segment(start, segment.to));
     Ok(Some(pieces))
+}
+
+/// Whether `commit` adds a file under the approvals' folder to its first parent's tree.
+fn adds_approval(repo: &Repo, parent: ObjectId, commit: ObjectId) -> Result<bool, RepoError> {
+    let prefix = format!("{}/", crate::approval::tree::DIR);
+    for path in repo.changed_between(parent, commit)? {
+        if path.starts_with(&prefix) && repo.blob_at(parent, &path)?.is_none() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn unapproved_segment(from: ObjectId, to: ObjectId) -> Segment {

@@ -14,8 +14,9 @@ pub struct Settings {
     pub ci: bool,
     /// `GITHUB_EVENT_NAME=merge_group`: HEAD is a merge queue's entry, judged as what it lands.
     pub merge_queue: bool,
-    /// The branch the forge says HEAD lands on (CI only): a pull request's `GITHUB_BASE_REF`, or
-    /// the line a merge queue's branch `gh-readonly-queue/<line>/pr-…` (`GITHUB_REF`) is for.
+    /// The branch the forge says HEAD lands on (CI only): a pull request's `GITHUB_BASE_REF`,
+    /// the line a merge queue's branch `gh-readonly-queue/<line>/pr-…` (`GITHUB_REF`) is for, or
+    /// the branch a push moved (`GITHUB_EVENT_NAME=push`, `GITHUB_REF=refs/heads/<branch>`).
     pub base_ref: Option<String>,
     /// `DISCERN_CACHE_DIR` / XDG: where compiled components are cached.
     pub cache_dir: Option<PathBuf>,
@@ -83,6 +84,7 @@ impl Settings {
             base_ref: forge_base(
                 std::env::var("GITHUB_BASE_REF").ok(),
                 std::env::var("GITHUB_REF").ok(),
+                std::env::var("GITHUB_EVENT_NAME").is_ok_and(|v| v == "push"),
             ),
             cache_dir: crate::runtime::CompileCache::default_dir(),
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
@@ -100,11 +102,15 @@ impl Settings {
 }
 
 /// The branch a pull request (`GITHUB_BASE_REF`) or a merge queue's entry
-/// (`GITHUB_REF=refs/heads/gh-readonly-queue/<line>/pr-…`) lands on.
-fn forge_base(base_ref: Option<String>, git_ref: Option<String>) -> Option<String> {
+/// (`GITHUB_REF=refs/heads/gh-readonly-queue/<line>/pr-…`) lands on, or a push (`push`) moved
+/// (`GITHUB_REF=refs/heads/<branch>`): where the line cannot be told from the history alone
+/// (a release branch just cut, at the trunk's own commit).
+fn forge_base(base_ref: Option<String>, git_ref: Option<String>, push: bool) -> Option<String> {
     base_ref.filter(|b| !b.is_empty()).or_else(|| {
-        let entry = git_ref?;
-        let queued = entry.strip_prefix("refs/heads/gh-readonly-queue/")?;
+        let branch = git_ref?.strip_prefix("refs/heads/")?.to_owned();
+        let Some(queued) = branch.strip_prefix("gh-readonly-queue/") else {
+            return (push && !branch.is_empty()).then_some(branch);
+        };
         let (line, _) = queued.rsplit_once("/pr-")?;
         (!line.is_empty()).then(|| line.to_owned())
     })
@@ -159,10 +165,21 @@ mod tests {
     #[test]
     fn the_forge_names_the_base_of_a_pull_request_and_of_a_queue_entry() {
         let some = |s: &str| Some(s.to_owned());
-        assert_eq!(forge_base(some("release/1.x"), None), some("release/1.x"));
+        assert_eq!(
+            forge_base(some("release/1.x"), None, false),
+            some("release/1.x")
+        );
         let entry = some("refs/heads/gh-readonly-queue/release/1.x/pr-7-0123abcd");
-        assert_eq!(forge_base(some(""), entry), some("release/1.x"));
-        assert_eq!(forge_base(None, some("refs/heads/main")), None);
-        assert_eq!(forge_base(None, some("refs/pull/7/merge")), None);
+        assert_eq!(
+            forge_base(some(""), entry.clone(), false),
+            some("release/1.x")
+        );
+        assert_eq!(forge_base(some(""), entry, true), some("release/1.x"));
+        assert_eq!(forge_base(None, some("refs/heads/main"), false), None);
+        assert_eq!(forge_base(None, some("refs/pull/7/merge"), false), None);
+        // A push names the branch it moved; a tag's push names none.
+        let pushed = some("refs/heads/release/2.x");
+        assert_eq!(forge_base(None, pushed, true), some("release/2.x"));
+        assert_eq!(forge_base(None, some("refs/tags/v1"), true), None);
     }
 }

@@ -197,3 +197,34 @@ fn an_effort_started_from_a_release_line_is_proven_against_it_and_lands_on_it() 
     assert_eq!(fixture.repo.git(&["rev-parse", LINE]).trim(), head);
     assert_eq!(fixture.repo.git(&["rev-parse", "main"]).trim(), main);
 }
+
+/// A release line just cut, at the trunk's own commit, cannot be told from the trunk by its
+/// history: its first push CI is judged against it because the push names it.
+#[test]
+fn a_release_lines_first_push_is_judged_against_the_line_the_push_names() {
+    let forge = Forge::with_repository(RELEASE, "");
+    let o = &forge.owner;
+    let line = "release/2.x";
+    forge.git(
+        o,
+        &["push", "-q", "origin", &format!("main:refs/heads/{line}")],
+    );
+    let clone = ci_for(&forge, "first-push", &format!("refs/heads/{line}"), line);
+    let zero = "0".repeat(40);
+    let args = ["standards", "--baseline", &zero, "--json"];
+    let git_ref = format!("refs/heads/{line}");
+    let pushed = [
+        ("CI", "true"),
+        ("GITHUB_EVENT_NAME", "push"),
+        ("GITHUB_REF", git_ref.as_str()),
+    ];
+    let run = forge.fixture.run_in(&clone, &args, &pushed);
+    let json = run.json();
+    assert_eq!(run.code, 0, "{json}");
+    assert_eq!(json["data"]["limits"]["trunk"], line, "{json}");
+    // Without the push's name, the same commit is the trunk's.
+    let run = forge.fixture.run_in(&clone, &args, &[("CI", "true")]);
+    let json = run.json();
+    assert_eq!(run.code, 0, "{json}");
+    assert_eq!(json["data"]["limits"]["trunk"], "main", "{json}");
+}

@@ -228,3 +228,42 @@ fn a_release_lines_first_push_is_judged_against_the_line_the_push_names() {
     assert_eq!(run.code, 0, "{json}");
     assert_eq!(json["data"]["limits"]["trunk"], "main", "{json}");
 }
+
+/// A branch of a line proposes and withdraws against the line's limit, not the trunk's: the
+/// line tightened after it was cut.
+#[test]
+fn a_branch_of_a_release_line_proposes_and_withdraws_against_the_lines_limit() {
+    let (forge, _) = released();
+    let o = &forge.owner;
+    forge.git(
+        o,
+        &["checkout", "-q", "-B", LINE, &format!("origin/{LINE}")],
+    );
+    let config = std::fs::read_to_string(o.join("discern.toml")).unwrap();
+    let tightened = config.replacen("limit = 5", "limit = 3", 1);
+    assert_ne!(config, tightened);
+    std::fs::write(o.join("discern.toml"), tightened).unwrap();
+    forge.git(o, &["commit", "-q", "-am", "Tighten todo on the line"]);
+    forge.git(o, &["push", "-q", "origin", LINE]);
+    branch_of_line(&forge, "rel-loose", BREACH);
+    let c = &forge.contributor;
+    let propose = ["standards", "propose", "todo", "--reason", REASON, "--json"];
+    let (code, json) = forge.discern(c, &propose, false);
+    assert_eq!(code, 0, "{json}");
+    let text = std::fs::read_to_string(c.join("discern.toml")).unwrap();
+    assert!(text.contains("limit = 6"), "{text}");
+    let message = forge.out(c, &["log", "-1", "--format=%B"]);
+    let trailer = message
+        .lines()
+        .find_map(|l| l.strip_prefix("Discern-Proposal: "))
+        .unwrap_or_else(|| panic!("{message}"));
+    let trailer: Value = serde_json::from_str(trailer).unwrap();
+    assert_eq!(trailer["trunk_limit"], 3.0, "the line's limit: {message}");
+    let (code, json) = forge.discern(c, &["standards", "withdraw", "--json"], false);
+    assert_eq!(code, 0, "{json}");
+    let text = std::fs::read_to_string(c.join("discern.toml")).unwrap();
+    assert!(
+        text.contains("limit = 3"),
+        "back to the line's limit: {text}"
+    );
+}

@@ -83,6 +83,8 @@ pub(super) fn target(
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
         .to_owned();
+    // A branch of a release line proposes against the line's limits.
+    let trunk = crate::measure::limits::landing_line(ws, trunk, repo.head().ok().flatten());
     let branch = commit::preflight(repo).map_err(|e| refusal(&NotProposed::NotCommittable(e)))?;
     if branch == trunk {
         return Err(refusal(&NotProposed::OnTrunk { branch }));

@@ -106,7 +106,12 @@ fn withdrawal(prepared: &Prepared, request: &WithdrawRequest) -> Result<Envelope
         .ok_or_else(|| refusal(&NotWithdrawn::NoConfig))?;
     let branch = commit::preflight(repo).map_err(|e| refusal(&NotWithdrawn::NotCommittable(e)))?;
     prepared.require_clean(VERB)?;
-    let trunk = ws.trunk(Some(&config));
+    // A branch of a release line goes back to the line's limits.
+    let trunk = crate::measure::limits::landing_line(
+        ws,
+        ws.trunk(Some(&config)),
+        repo.head().ok().flatten(),
+    );
     let live = live(repo, &trunk).map_err(|e| refusal(&NotWithdrawn::LiveUnreadable(e)))?;
     let records: Vec<&ProposalRecord> = live.records.iter().chain(&live.orphans).collect();
     if records.is_empty() {

@@ -42,6 +42,7 @@ mod merging;
 #[cfg(feature = "remote-cache")]
 mod nginx;
 mod owner_gate;
+mod partial_clone;
 mod producer_kit;
 mod progress;
 mod proposal_commits;

@@ -338,7 +338,13 @@ fn pinned_snapshot(
     if !dirty.is_empty() && !options.tolerate_dirty {
         return Err(MeasureError::unclean(repo.root(), CleanError::Dirty(dirty)));
     }
-    Ok((head, snapshot.map_err(unreadable)?, dirty))
+    let snapshot = snapshot.map_err(unreadable)?;
+    // Offline, blobs a partial clone lacks are named, never fetched.
+    let snapshot = match options.no_remote {
+        true => snapshot.offline(),
+        false => snapshot,
+    };
+    Ok((head, snapshot, dirty))
 }
 
 /// HEAD's snapshot, and the paths where the index or work tree differ from it. The snapshot is

@@ -178,7 +178,8 @@ pub(crate) fn before_jobs(
     (root, evidence): (&Path, Option<&Store>),
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
-    let reused = reuse_all(plan, runtime, snapshot, evidence);
+    let mut reused = reuse_all(plan, runtime, snapshot, evidence);
+    fetch_missing(snapshot, &mut reused, progress);
     let waiting: Vec<bool> = plan
         .executions
         .iter()
@@ -217,6 +218,24 @@ pub(crate) fn before_jobs(
         after: vec![false; waiting.len()],
         waiting,
         started: pending.started.into_inner(),
+    }
+}
+
+/// The blobs a partial clone lacks fetched in one request before any producer runs on
+/// `snapshot` (none when every execution was reused); when they cannot be had, every execution
+/// that would run fails with why, naming the fetch.
+fn fetch_missing(
+    snapshot: &Snapshot,
+    reused: &mut [Option<ExecutionOutcome>],
+    progress: &(dyn Fn(&str) + Sync),
+) {
+    if reused.iter().all(Option::is_some) {
+        return;
+    }
+    if let Err(e) = snapshot.fetch_missing(progress) {
+        for slot in reused.iter_mut().filter(|r| r.is_none()) {
+            *slot = Some(ExecutionOutcome::ran(Err(e.to_string()), 0));
+        }
     }
 }
 

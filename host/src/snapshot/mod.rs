@@ -7,6 +7,7 @@
 mod nearby;
 mod pathspec;
 mod prefetch;
+mod promisor;
 mod reader;
 mod verified;
 
@@ -89,6 +90,8 @@ pub struct Snapshot {
     /// Tracked paths whose names are not UTF-8, escaped: they cannot cross the WIT (`string`),
     /// so they are left out of the snapshot and named in an advisory.
     skipped: Arc<[String]>,
+    /// Blobs a partial clone lacks may not be fetched (`--no-remote`; `promisor.rs`).
+    offline: bool,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -189,6 +192,7 @@ impl Snapshot {
             entries: entries.into(),
             sizes,
             skipped: skipped.into(),
+            offline: false,
         })
     }
 
@@ -248,6 +252,7 @@ impl Snapshot {
             entries: kept().map(|&i| self.entries[i].clone()).collect(),
             sizes,
             skipped: Arc::from(Vec::new()),
+            offline: self.offline,
         }
     }
 

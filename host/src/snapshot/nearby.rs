@@ -70,6 +70,7 @@ impl Snapshot {
             entries: entries.into(),
             sizes,
             skipped: self.skipped.clone(),
+            offline: self.offline,
         })
     }
 }

@@ -96,6 +96,19 @@ fn enqueue_as(forge: &Forge, bot: &Path, pr: &str, number: u32, method: Method) 
     branch
 }
 
+/// Two pull requests loosening two limits, both approved; the bot's clone at the trunk, and
+/// the queue's base.
+fn two_approved() -> (Forge, std::path::PathBuf, String) {
+    let forge = Forge::with_config(FIXME);
+    loosening(&forge, "pr-1", BREACH, "todo");
+    loosening(&forge, "pr-2", FIXES, "fixme");
+    forge.approve("pr-1");
+    forge.approve("pr-2");
+    let bot = forge.bot();
+    let base = forge.out(&bot, &["rev-parse", "HEAD"]);
+    (forge, bot, base)
+}
+
 /// CI on a queue entry as the README writes it: checkout, the trunk's fetch, `discern sync`,
 /// then `standards --baseline` the queue's base (`merge_group.base_sha`).
 fn queue_ci(forge: &Forge, entry: &str, base: &str) -> (i32, Value) {
@@ -144,13 +157,7 @@ fn two_approved_loosenings_in_one_merge_queue_pass_each_entry_and_the_trunk() {
 
 #[test]
 fn a_queue_entry_that_adds_to_the_approved_merge_or_brings_an_unapproved_loosening_fails() {
-    let forge = Forge::with_config(FIXME);
-    loosening(&forge, "pr-1", BREACH, "todo");
-    loosening(&forge, "pr-2", FIXES, "fixme");
-    forge.approve("pr-1");
-    forge.approve("pr-2");
-    let bot = forge.bot();
-    let base = forge.out(&bot, &["rev-parse", "HEAD"]);
+    let (forge, bot, base) = two_approved();
     enqueue(&forge, &bot, "pr-1", 1);
     // A merge that also changes code of its own is not the approved change brought in.
     forge.git(&bot, &["fetch", "-q", "origin"]);
@@ -204,13 +211,7 @@ fn a_queue_entry_that_adds_to_the_approved_merge_or_brings_an_unapproved_looseni
 #[test]
 fn two_approved_loosenings_pass_a_squash_and_a_rebase_merge_queue() {
     for method in [Method::Squash, Method::Rebase] {
-        let forge = Forge::with_config(FIXME);
-        loosening(&forge, "pr-1", BREACH, "todo");
-        loosening(&forge, "pr-2", FIXES, "fixme");
-        forge.approve("pr-1");
-        forge.approve("pr-2");
-        let bot = forge.bot();
-        let base = forge.out(&bot, &["rev-parse", "HEAD"]);
+        let (forge, bot, base) = two_approved();
         for (number, pr) in [(1, "pr-1"), (2, "pr-2")] {
             let entry = enqueue_as(&forge, &bot, pr, number, method);
             let (code, json) = queue_ci(&forge, &entry, &base);

@@ -38,8 +38,14 @@ fn the_desk_refuses_where_it_cannot_be_interactive_naming_status_and_writing_not
     let bare = fixture.run(&[]);
     assert_eq!(bare.code, 2, "{}", bare.stdout);
     assert_eq!(fixture.git_out(fixture.path(), &["for-each-ref"]), before);
-    assert_eq!(fixture.git_out(fixture.path(), &["status", "--porcelain"]), "");
-    assert!(!fixture.path().join(".git/discern").exists(), "nothing written");
+    assert_eq!(
+        fixture.git_out(fixture.path(), &["status", "--porcelain"]),
+        ""
+    );
+    assert!(
+        !fixture.path().join(".git/discern").exists(),
+        "nothing written"
+    );
 }
 
 #[test]
@@ -47,13 +53,20 @@ fn no_mcp_tool_reaches_the_desk() {
     let tools = discern::verbs::tool_names();
     assert!(tools.iter().all(|t| !t.contains("desk")), "{tools:?}");
     assert!(discern::verbs::by_tool("discern_desk").is_none());
-    assert!(discern::verbs::by_name("desk").is_none(), "the desk is no verb of the table");
+    assert!(
+        discern::verbs::by_name("desk").is_none(),
+        "the desk is no verb of the table"
+    );
 }
 
 #[test]
 fn two_efforts_changing_one_file_each_name_the_other_in_status() {
     let fixture = Fixture::new(LANDING_CONFIG);
-    effort(&fixture, "left", &[("src/shared.rs", "pub fn l() {}\n"), ("src/l.rs", "\n")]);
+    effort(
+        &fixture,
+        "left",
+        &[("src/shared.rs", "pub fn l() {}\n"), ("src/l.rs", "\n")],
+    );
     effort(&fixture, "right", &[("src/shared.rs", "pub fn r() {}\n")]);
     effort(&fixture, "apart", &[("src/apart.rs", "pub fn a() {}\n")]);
     let json = fixture.run(&["status", "--json"]).json();
@@ -73,16 +86,25 @@ fn two_efforts_changing_one_file_each_name_the_other_in_status() {
     );
     assert!(row(&json, "apart").get("collisions").is_none(), "{json}");
     let owner = json["hints"].to_string();
-    assert!(owner.contains("change the same files as another effort: "), "{owner}");
+    assert!(
+        owner.contains("change the same files as another effort: "),
+        "{owner}"
+    );
     let full = fixture.run(&["status", "--verbose", "--json"]).json();
     assert_eq!(
         row(&full, "left")["collisions"],
         serde_json::json!([{ "effort": "right", "files": 1, "paths": ["src/shared.rs"] }])
     );
     let human = fixture.run(&["status"]).stdout;
-    assert!(human.contains("changes the same files as right (1 file(s))"), "{human}");
+    assert!(
+        human.contains("changes the same files as right (1 file(s))"),
+        "{human}"
+    );
     let verbose = fixture.run(&["status", "--verbose"]).stdout;
-    assert!(verbose.contains("changes the same files as left: src/shared.rs"), "{verbose}");
+    assert!(
+        verbose.contains("changes the same files as left: src/shared.rs"),
+        "{verbose}"
+    );
 }
 
 /// A tmux server of its own (its socket beside the repository), running the desk in a
@@ -103,7 +125,17 @@ impl Screen {
         let cache = crate::support::cache_dir();
         let desk = format!("DISCERN_CACHE_DIR='{}' '{bin}' desk", cache.display());
         let dir = fixture.path().to_str().unwrap();
-        screen.tmux(&["new-session", "-d", "-x", "100", "-y", "30", "-c", dir, &desk]);
+        screen.tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-c",
+            dir,
+            &desk,
+        ]);
         screen
     }
 
@@ -113,7 +145,11 @@ impl Screen {
         discern_tests::hermetic(&mut cmd, &self.home);
         cmd.env("TERM", "xterm-256color");
         let out = cmd.output().expect("tmux runs");
-        assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -146,8 +182,14 @@ impl Screen {
     /// The efforts' ids on the list, top to bottom, and the selected one's index.
     fn selected(&self) -> String {
         let screen = self.capture();
-        let line = screen.lines().find(|l| l.contains(" > ")).unwrap_or_default();
-        line.split_whitespace().nth(2).unwrap_or_default().to_owned()
+        let line = screen
+            .lines()
+            .find(|l| l.contains(" > "))
+            .unwrap_or_default();
+        line.split_whitespace()
+            .nth(2)
+            .unwrap_or_default()
+            .to_owned()
     }
 
     /// Move the selection to `id`.
@@ -217,7 +259,11 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
     // Approve: the exact items first, then the owner's key signs them.
     screen.select("gated");
     screen.keys(&["a"]);
-    screen.expect(&["Approve gated", "todo", "It runs: discern approve --effort gated --head"]);
+    screen.expect(&[
+        "Approve gated",
+        "todo",
+        "It runs: discern approve --effort gated --head",
+    ]);
     screen.keys(&["y"]);
     screen.expect(&["Ran: approve", "Approved by owner@example.com"]);
     screen.keys(&["Escape"]);
@@ -249,7 +295,10 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
     assert!(!branch_exists(&fixture, "agent/fresh") && !fresh.exists());
     assert!(branch_exists(&fixture, "agent/gone"));
     let approval = fixture.git_out(fixture.path(), &["rev-parse", "agent/gated^"]);
-    assert_eq!(approval, gated_head, "one approval commit on the reviewed head");
+    assert_eq!(
+        approval, gated_head,
+        "one approval commit on the reviewed head"
+    );
     let added = fixture.git_out(
         fixture.path(),
         &["diff", "--name-only", &gated_head, "agent/gated"],

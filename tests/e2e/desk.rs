@@ -312,3 +312,53 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
     assert_eq!(row["approved_by"], "owner@example.com", "{status}");
     let _ = Path::new(&gone);
 }
+
+#[test]
+fn status_names_the_verb_running_in_an_effort_and_how_long_it_has_run() {
+    // The gate's test job holds `done` until the test removes the file it waits on.
+    let hold = tempfile::tempdir().unwrap();
+    let gate = hold.path().join("hold");
+    std::fs::write(&gate, "").unwrap();
+    let config = LANDING_CONFIG.replace(
+        "test = \"true\"",
+        &format!(
+            "test = \"while [ -e '{}' ]; do sleep 0.1; done\"",
+            gate.display()
+        ),
+    );
+    let fixture = Fixture::new(&config);
+    let path = effort(&fixture, "busy", &[("src/busy.rs", "pub fn b() {}\n")]);
+    let mut done = Command::new(env!("CARGO_BIN_EXE_discern"));
+    done.args(["done", "--json"]).current_dir(&path);
+    discern_tests::hermetic(&mut done, fixture.repo.home());
+    done.env("DISCERN_CACHE_DIR", crate::support::cache_dir());
+    let mut child = done.stdout(std::process::Stdio::null()).spawn().unwrap();
+    let start = Instant::now();
+    let row = loop {
+        let json = fixture.run(&["status", "--json"]).json();
+        let row = json["data"]["fleet"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["id"] == "busy").cloned())
+            .unwrap_or_default();
+        if row.get("running").is_some() {
+            break row;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "never running: {json}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(row["running"]["verb"], "done", "{row}");
+    assert!(row["running"]["seconds"].as_u64().is_some(), "{row}");
+    let human = fixture.run(&["status"]).stdout;
+    assert!(human.contains("running done ("), "{human}");
+    std::fs::remove_file(&gate).unwrap();
+    assert!(child.wait().unwrap().success());
+    let json = fixture.run(&["status", "--json"]).json();
+    let after = json["data"]["fleet"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["id"] == "busy").cloned())
+        .unwrap_or_default();
+    assert!(after.get("running").is_none(), "finished: {after}");
+}

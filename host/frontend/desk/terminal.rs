@@ -33,6 +33,18 @@ fn failed(message: String) -> Refused {
     ))
 }
 
+fn outside(message: String) -> Refused {
+    Box::new(Envelope::refusal(
+        VERB,
+        ErrorSlug::WrongCheckout,
+        message,
+        Hint::next_step(
+            HintId::RunFromRepository,
+            "Run discern from inside a git work tree.",
+        ),
+    ))
+}
+
 /// The fleet as `status` observes it, as a board.
 fn observed(ws: &Workspace) -> Result<Board, String> {
     discern::status::observe::observe(ws, true)
@@ -41,8 +53,7 @@ fn observed(ws: &Workspace) -> Result<Board, String> {
 }
 
 pub fn run(dir: &Path, settings: &Settings) -> Result<i32, Refused> {
-    let ws = Workspace::open(dir, settings.clone())
-        .map_err(|e| failed(format!("{e}; run the desk inside a git work tree")))?;
+    let ws = Workspace::open(dir, settings.clone()).map_err(|e| outside(e.to_string()))?;
     let board = observed(&ws).map_err(failed)?;
     let root = ws.repo.root().to_owned();
     let mut desk = Desk::new(board);
@@ -86,17 +97,22 @@ pub fn run(dir: &Path, settings: &Settings) -> Result<i32, Refused> {
                 }
             }
             Effect::Run(command) => {
+                // On the terminal as given back: a prompt the verb asks is answered as on the CLI.
                 ratatui::restore();
                 println!("$ {}", command.line());
                 let envelope = command.run(settings, &root);
-                terminal = ratatui::init();
+                if let Err(e) = resume(&mut terminal) {
+                    break Err(e);
+                }
                 desk.ran(&command, human(&envelope));
                 refresh(&ws, &mut desk);
             }
             Effect::Shell(path) => {
                 ratatui::restore();
                 shell(&path);
-                terminal = ratatui::init();
+                if let Err(e) = resume(&mut terminal) {
+                    break Err(e);
+                }
                 refresh(&ws, &mut desk);
             }
         }
@@ -105,6 +121,15 @@ pub fn run(dir: &Path, settings: &Settings) -> Result<i32, Refused> {
     ended
         .map(|()| 0)
         .map_err(|e| failed(format!("the terminal failed: {e}")))
+}
+
+/// Take the terminal back after a command or a shell had it: raw mode, the alternate screen,
+/// a full redraw.
+fn resume(terminal: &mut ratatui::DefaultTerminal) -> std::io::Result<()> {
+    use ratatui::crossterm::{execute, terminal as term};
+    term::enable_raw_mode()?;
+    execute!(std::io::stdout(), term::EnterAlternateScreen)?;
+    terminal.clear()
 }
 
 fn refresh(ws: &Workspace, desk: &mut Desk) {

@@ -331,3 +331,28 @@ fn the_selection_follows_its_effort_across_a_refresh_and_keys_stay_in_bounds() {
     assert_eq!(desk.item().map(|i| i.id.as_str()), Some("fresh"));
     assert_eq!(desk.key(Key::Char('q')), Effect::Quit);
 }
+
+#[test]
+fn the_selected_efforts_detail_says_why_it_needs_attention() {
+    let mut desk = desk();
+    for _ in 0..3 {
+        desk.key(Key::Down);
+    }
+    insta::assert_snapshot!("list_attention_80x24", frame(&desk, 80, 24));
+}
+
+#[test]
+fn a_long_fleet_scrolls_so_the_selection_stays_on_screen() {
+    let mut many = observation();
+    many.fleet
+        .extend((0..30).map(|i| row(&format!("e{i:02}"), 0, 0, ProofState::Missing)));
+    let mut desk = Desk::new(board(&many));
+    for _ in 0..40 {
+        desk.key(Key::Char('j'));
+    }
+    let last = desk.item().map(|i| i.id.clone()).unwrap_or_default();
+    assert!(
+        frame(&desk, 80, 24).contains(&format!("> {last}")),
+        "{last}"
+    );
+}

@@ -110,14 +110,14 @@ fn text(frame: &mut Frame, area: Rect, title: &str, lines: &[String], scroll: us
     frame.render_widget(paragraph, area);
 }
 
-/// The grouped list above, the selected effort's detail below.
+/// The grouped list above, as tall as its rows (the detail keeps at least five lines), the
+/// selected effort's detail in the rest.
 fn list(frame: &mut Frame, area: Rect, desk: &Desk) {
-    let detail_lines = desk.item().map(detail).unwrap_or_default();
-    let wanted = u16::try_from(detail_lines.len() + 2).unwrap_or(u16::MAX);
-    let detail_height = wanted.min(area.height / 2).max(3);
-    let [top, bottom] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(detail_height)]).areas(area);
     let (lines, at) = grouped(desk);
+    let rows = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let list_height = rows.min(area.height.saturating_sub(5)).max(3);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(list_height), Constraint::Min(3)]).areas(area);
     let visible = usize::from(top.height.saturating_sub(2)).max(1);
     let offset = at.saturating_sub(visible - 1);
     let paragraph = Paragraph::new(lines)
@@ -127,6 +127,7 @@ fn list(frame: &mut Frame, area: Rect, desk: &Desk) {
     let title = desk
         .item()
         .map_or_else(|| " Detail ".to_owned(), |i| format!(" {} ", i.id));
+    let detail_lines = desk.item().map(detail).unwrap_or_default();
     let detail = Paragraph::new(detail_lines.into_iter().map(Line::from).collect::<Vec<_>>())
         .block(Block::bordered().title(title))
         .wrap(Wrap { trim: false });

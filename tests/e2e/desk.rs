@@ -4,7 +4,7 @@
 //! the CLI verbs leave. Where it cannot be interactive it refuses, naming `discern status`,
 //! and no MCP tool reaches it. And `status` names the efforts that change the same files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -115,7 +115,13 @@ struct Screen {
 }
 
 impl Screen {
+    /// The desk as `discern desk`.
     fn open(fixture: &Fixture) -> Self {
+        Self::running(fixture, "desk")
+    }
+
+    /// `discern ARGS` in the terminal.
+    fn running(fixture: &Fixture, args: &str) -> Self {
         discern_tests::ensure_debian_tool("tmux", "tmux");
         let screen = Self {
             socket: fixture.repo.parent().join("tmux.sock"),
@@ -123,7 +129,7 @@ impl Screen {
         };
         let bin = env!("CARGO_BIN_EXE_discern");
         let cache = crate::support::cache_dir();
-        let desk = format!("DISCERN_CACHE_DIR='{}' '{bin}' desk", cache.display());
+        let desk = format!("DISCERN_CACHE_DIR='{}' '{bin}' {args}", cache.display());
         let dir = fixture.path().to_str().unwrap();
         screen.tmux(&[
             "new-session",
@@ -151,6 +157,16 @@ impl Screen {
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Whether the desk still runs (its session ends with it).
+    fn alive(&self) -> bool {
+        let mut cmd = Command::new("tmux");
+        cmd.arg("-S")
+            .arg(&self.socket)
+            .args(["has-session", "-t", "0"]);
+        discern_tests::hermetic(&mut cmd, &self.home);
+        cmd.output().is_ok_and(|out| out.status.success())
     }
 
     fn keys(&self, keys: &[&str]) {
@@ -286,6 +302,14 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
     screen.keys(&["Escape"]);
     screen.expect(&["Working (0)"]);
     screen.keys(&["q"]);
+    let start = Instant::now();
+    while screen.alive() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "q quits the desk"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 
     // What the CLI verbs leave: the trunk at ready's proven head, its branch and worktree
     // gone; gated's branch one signed approval commit past what the owner reviewed; fresh
@@ -310,7 +334,6 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
         .and_then(|rows| rows.iter().find(|r| r["id"] == "gated").cloned())
         .unwrap_or_default();
     assert_eq!(row["approved_by"], "owner@example.com", "{status}");
-    let _ = Path::new(&gone);
 }
 
 #[test]
@@ -332,7 +355,8 @@ fn status_names_the_verb_running_in_an_effort_and_how_long_it_has_run() {
     done.args(["done", "--json"]).current_dir(&path);
     discern_tests::hermetic(&mut done, fixture.repo.home());
     done.env("DISCERN_CACHE_DIR", crate::support::cache_dir());
-    let mut child = done.stdout(std::process::Stdio::null()).spawn().unwrap();
+    let quiet = || std::process::Stdio::null();
+    let mut child = done.stdout(quiet()).stderr(quiet()).spawn().unwrap();
     let start = Instant::now();
     let row = loop {
         let json = fixture.run(&["status", "--json"]).json();
@@ -361,4 +385,23 @@ fn status_names_the_verb_running_in_an_effort_and_how_long_it_has_run() {
         .and_then(|rows| rows.iter().find(|r| r["id"] == "busy").cloned())
         .unwrap_or_default();
     assert!(after.get("running").is_none(), "finished: {after}");
+}
+
+#[test]
+fn bare_discern_on_a_terminal_opens_the_desk_and_q_quits() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    effort(&fixture, "one", &[("src/one.rs", "\n")]);
+    let screen = Screen::running(&fixture, "");
+    screen.expect(&["discern desk · trunk main · 1 effort(s)", "> one", "? help"]);
+    screen.keys(&["?"]);
+    screen.expect(&["The owner's desk: every effort, grouped for deciding."]);
+    screen.keys(&["Escape", "q"]);
+    let start = Instant::now();
+    while screen.alive() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "q quits the desk"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

@@ -388,14 +388,22 @@ fn status_names_the_verb_running_in_an_effort_and_how_long_it_has_run() {
 }
 
 #[test]
-fn bare_discern_on_a_terminal_opens_the_desk_and_q_quits() {
+fn bare_discern_on_a_terminal_opens_the_desk_with_a_shell_in_an_effort_and_q_quits() {
     let fixture = Fixture::new(LANDING_CONFIG);
     effort(&fixture, "one", &[("src/one.rs", "\n")]);
     let screen = Screen::running(&fixture, "");
     screen.expect(&["discern desk · trunk main · 1 effort(s)", "> one", "? help"]);
     screen.keys(&["?"]);
     screen.expect(&["The owner's desk: every effort, grouped for deciding."]);
-    screen.keys(&["Escape", "q"]);
+    screen.keys(&["Escape"]);
+    // A shell in the effort's worktree, on the terminal given back; exit returns to the desk.
+    screen.keys(&["s"]);
+    screen.expect(&["exit the shell to return to the desk"]);
+    screen.keys(&["echo \"in $(basename \"$PWD\")\"", "Enter"]);
+    screen.expect(&["in one"]);
+    screen.keys(&["exit", "Enter"]);
+    screen.expect(&["discern desk · trunk main · 1 effort(s)", "> one"]);
+    screen.keys(&["q"]);
     let start = Instant::now();
     while screen.alive() {
         assert!(

@@ -142,6 +142,8 @@ impl Screen {
             dir,
             &desk,
         ]);
+        // An escape key is sent at once, never held back to be read as Alt with the next key.
+        screen.tmux(&["set-option", "-s", "escape-time", "0"]);
         screen
     }
 
@@ -292,6 +294,12 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
     screen.keys(&["y"]);
     screen.expect(&["Ran: accept", "$ discern accept --effort ready --confirmed"]);
     screen.keys(&["Escape"]);
+    // The trunk moved: the other efforts now lag it.
+    screen.expect(&[
+        "Efforts",
+        "Ready to land (Proof honoured) (0)",
+        "Needs attention (3)",
+    ]);
 
     // Abandon: the effort holds a commit the trunk lacks, so its name is typed back.
     screen.select("fresh");
@@ -300,7 +308,7 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
     screen.keys(&["f", "r", "e", "s", "h", "Enter"]);
     screen.expect(&["Ran: abandon", "$ discern abandon fresh --force"]);
     screen.keys(&["Escape"]);
-    screen.expect(&["Working (0)"]);
+    screen.expect(&["Efforts", "Needs attention (2)"]);
     screen.keys(&["q"]);
     let start = Instant::now();
     while screen.alive() {
@@ -396,6 +404,7 @@ fn bare_discern_on_a_terminal_opens_the_desk_with_a_shell_in_an_effort_and_q_qui
     screen.keys(&["?"]);
     screen.expect(&["The owner's desk: every effort, grouped for deciding."]);
     screen.keys(&["Escape"]);
+    screen.expect(&["Working (1)"]);
     // A shell in the effort's worktree, on the terminal given back; exit returns to the desk.
     screen.keys(&["s"]);
     screen.expect(&["exit the shell to return to the desk"]);

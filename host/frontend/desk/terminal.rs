@@ -3,7 +3,7 @@
 //! command runs with the terminal given back (a prompt it asks is answered as on the CLI),
 //! then its result is shown on the desk.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
@@ -13,7 +13,7 @@ use discern::workspace::{Settings, Workspace};
 
 use super::board::{self, Board};
 use super::command::{Command, human};
-use super::state::{Desk, Effect, Key};
+use super::state::{Desk, Effect, Key, Screen};
 use super::{VERB, inspect, view};
 
 /// How long the desk waits for a key before it reads the fleet again.
@@ -55,72 +55,110 @@ fn observed(ws: &Workspace) -> Result<Board, String> {
 pub fn run(dir: &Path, settings: &Settings) -> Result<i32, Refused> {
     let ws = Workspace::open(dir, settings.clone()).map_err(|e| outside(e.to_string()))?;
     let board = observed(&ws).map_err(failed)?;
-    let root = ws.repo.root().to_owned();
-    let mut desk = Desk::new(board);
-    let mut terminal = ratatui::init();
-    let ended = loop {
-        if let Err(e) = terminal.draw(|frame| view::render(frame, &desk)) {
-            break Err(e);
-        }
-        let key = match event::poll(REFRESH) {
-            Ok(true) => match event::read() {
-                Ok(Event::Key(k)) if k.kind == KeyEventKind::Press => key(k.code, k.modifiers),
-                Ok(_) => None,
-                Err(e) => break Err(e),
-            },
-            Ok(false) => {
-                if desk.screen == super::state::Screen::List {
-                    refresh(&ws, &mut desk);
+    let mut session = Session {
+        root: ws.repo.root().to_owned(),
+        ws: &ws,
+        settings,
+        desk: Desk::new(board),
+        terminal: ratatui::init(),
+    };
+    let ended = session.serve();
+    ratatui::restore();
+    ended
+        .map(|()| 0)
+        .map_err(|e| failed(format!("the terminal failed: {e}")))
+}
+
+/// What the loop does after a key's effect.
+enum Flow {
+    Go,
+    Quit,
+}
+
+/// The desk on its terminal, in its repository.
+struct Session<'a> {
+    ws: &'a Workspace,
+    settings: &'a Settings,
+    root: PathBuf,
+    desk: Desk,
+    terminal: ratatui::DefaultTerminal,
+}
+
+impl Session<'_> {
+    /// Draw, read keys (or refresh after two idle seconds), carry out their effects, until
+    /// the owner quits.
+    fn serve(&mut self) -> std::io::Result<()> {
+        loop {
+            self.terminal
+                .draw(|frame| view::render(frame, &self.desk))?;
+            if !event::poll(REFRESH)? {
+                if self.desk.screen == Screen::List {
+                    self.refresh();
                 }
-                None
+                continue;
             }
-            Err(e) => break Err(e),
-        };
-        let Some(key) = key else { continue };
-        match desk.key(key) {
+            let Event::Key(k) = event::read()? else {
+                continue;
+            };
+            if k.kind != KeyEventKind::Press {
+                continue;
+            }
+            for key in keys(k.code, k.modifiers) {
+                let effect = self.desk.key(key);
+                if let Flow::Quit = self.carry(effect)? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn carry(&mut self, effect: Effect) -> std::io::Result<Flow> {
+        let (settings, root) = (self.settings, self.root.as_path());
+        match effect {
             Effect::None => {}
-            Effect::Quit => break Ok(()),
-            Effect::Refresh => refresh(&ws, &mut desk),
+            Effect::Quit => return Ok(Flow::Quit),
+            Effect::Refresh => self.refresh(),
             Effect::Inspect(item) => {
-                let lines = inspect::inspect(&item, (&root, &desk.board.trunk.clone()), settings);
-                desk.show(format!("Inspect {}", item.id), lines);
+                let trunk = self.desk.board.trunk.clone();
+                let lines = inspect::inspect(&item, (root, &trunk), settings);
+                self.desk.show(format!("Inspect {}", item.id), lines);
             }
             Effect::Preview(item, preview) => {
-                let listed = preview.run(settings, &root);
+                let listed = preview.run(settings, root);
                 let head = listed.data.as_ref().and_then(|d| d["head"].as_str());
                 match (listed.ok, head) {
                     (true, Some(head)) if !item.awaiting.is_empty() => {
                         let sign = Command::new("approve", &["--effort", &item.id, "--head", head]);
-                        desk.approving(&item, human(&listed), sign);
+                        self.desk.approving(&item, human(&listed), sign);
                     }
-                    _ => desk.ran(&preview, human(&listed)),
+                    _ => self.desk.ran(&preview, human(&listed)),
                 }
             }
             Effect::Run(command) => {
                 // On the terminal as given back: a prompt the verb asks is answered as on the CLI.
                 ratatui::restore();
                 println!("$ {}", command.line());
-                let envelope = command.run(settings, &root);
-                if let Err(e) = resume(&mut terminal) {
-                    break Err(e);
-                }
-                desk.ran(&command, human(&envelope));
-                refresh(&ws, &mut desk);
+                let envelope = command.run(settings, root);
+                resume(&mut self.terminal)?;
+                self.desk.ran(&command, human(&envelope));
+                self.refresh();
             }
             Effect::Shell(path) => {
                 ratatui::restore();
                 shell(&path);
-                if let Err(e) = resume(&mut terminal) {
-                    break Err(e);
-                }
-                refresh(&ws, &mut desk);
+                resume(&mut self.terminal)?;
+                self.refresh();
             }
         }
-    };
-    ratatui::restore();
-    ended
-        .map(|()| 0)
-        .map_err(|e| failed(format!("the terminal failed: {e}")))
+        Ok(Flow::Go)
+    }
+
+    fn refresh(&mut self) {
+        match observed(self.ws) {
+            Ok(board) => self.desk.refresh(board),
+            Err(why) => self.desk.note = Some(format!("The fleet cannot be read: {why}")),
+        }
+    }
 }
 
 /// Take the terminal back after a command or a shell had it: raw mode, the alternate screen,
@@ -130,13 +168,6 @@ fn resume(terminal: &mut ratatui::DefaultTerminal) -> std::io::Result<()> {
     term::enable_raw_mode()?;
     execute!(std::io::stdout(), term::EnterAlternateScreen)?;
     terminal.clear()
-}
-
-fn refresh(ws: &Workspace, desk: &mut Desk) {
-    match observed(ws) {
-        Ok(board) => desk.refresh(board),
-        Err(why) => desk.note = Some(format!("The fleet cannot be read: {why}")),
-    }
 }
 
 /// `$SHELL` (else `sh`) in `path`, on the restored terminal, until it exits.
@@ -153,19 +184,24 @@ fn shell(path: &Path) {
     }
 }
 
-/// A crossterm key as the desk reads it; Ctrl-C is Esc (raw mode catches it): it cancels a
-/// confirmation, and quits from the list.
-fn key(code: KeyCode, modifiers: KeyModifiers) -> Option<Key> {
+/// A crossterm key as the desk reads it. Ctrl-C is Esc (raw mode catches it): it cancels a
+/// confirmation, and quits from the list. Alt with a key is what a terminal sends for Esc
+/// typed just before that key: both, in order.
+fn keys(code: KeyCode, modifiers: KeyModifiers) -> Vec<Key> {
     if modifiers.contains(KeyModifiers::CONTROL) && code == KeyCode::Char('c') {
-        return Some(Key::Esc);
+        return vec![Key::Esc];
     }
-    Some(match code {
+    let key = match code {
         KeyCode::Up => Key::Up,
         KeyCode::Down => Key::Down,
         KeyCode::Enter => Key::Enter,
         KeyCode::Esc => Key::Esc,
         KeyCode::Backspace => Key::Backspace,
         KeyCode::Char(c) => Key::Char(c),
-        _ => return None,
-    })
+        _ => return Vec::new(),
+    };
+    match modifiers.contains(KeyModifiers::ALT) {
+        true => vec![Key::Esc, key],
+        false => vec![key],
+    }
 }

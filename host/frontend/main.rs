@@ -5,6 +5,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 mod cli;
+mod desk;
 mod mcp;
 
 fn main() {

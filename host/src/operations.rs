@@ -153,6 +153,26 @@ fn prune(repo: &Repo) {
     }
 }
 
+/// The journalled operations of this repository still running: not finished, their process
+/// alive. Every checkout's, for `status` to say what each effort is doing now.
+pub(crate) fn running(repo: &Repo) -> Vec<Operation> {
+    std::fs::read_dir(dir(repo))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| load(&e.path()))
+        .filter(|op| op.finished_at.is_none() && alive(op.pid))
+        .collect()
+}
+
+/// Whether process `pid` still runs (Linux's `/proc`; elsewhere an unfinished record counts).
+fn alive(pid: u32) -> bool {
+    match cfg!(target_os = "linux") {
+        true => PathBuf::from(format!("/proc/{pid}")).exists(),
+        false => true,
+    }
+}
+
 fn load(path: &std::path::Path) -> Option<Operation> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }

@@ -14,6 +14,7 @@ mod builtins;
 mod ci_formats;
 mod cli;
 mod contract;
+mod desk;
 mod elicitation;
 mod evidence;
 mod examples;

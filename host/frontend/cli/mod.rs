@@ -85,7 +85,7 @@ const GROUPS: [(&str, &[&str]); 5] = [
         "Effort",
         &["start", "prepare", "done", "update", "await", "abandon"],
     ),
-    ("Owner", &["approve", "accept"]),
+    ("Owner", &["desk", "approve", "accept"]),
     ("Integrate", &["mcp", "sync", "merge-driver", "resolve"]),
 ];
 
@@ -151,7 +151,10 @@ fn commands() -> clap::Command {
     for entry in verbs::TABLE {
         cli = cli.subcommand(with_output_flags(entry.command()));
     }
-    cli.subcommand(
+    cli.subcommand(with_output_flags(clap::Command::new(crate::desk::VERB).about(
+        "The owner's desk: every effort grouped for deciding, land, approve, update, abandon (a terminal UI; no MCP tool)",
+    )))
+    .subcommand(
         clap::Command::new("mcp")
             .about("Serve the Model Context Protocol on stdin/stdout for coding agents"),
     )
@@ -170,6 +173,15 @@ fn with_output_flags(command: clap::Command) -> clap::Command {
 
 /// Run the CLI and return the process exit code.
 pub fn main() -> i32 {
+    // Bare `discern` on a terminal where a discern.toml is opens the owner's desk.
+    if std::env::args_os().len() == 1
+        && let Ok(dir) = std::env::current_dir()
+    {
+        let settings = Settings::from_env();
+        if crate::desk::wanted(&dir, &settings) {
+            return desk(&dir, &settings, OutputFormat::Human);
+        }
+    }
     let matches = match command().try_get_matches() {
         Ok(matches) => matches,
         Err(e) => {
@@ -190,6 +202,22 @@ pub fn main() -> i32 {
     };
     if name == "mcp" {
         return crate::mcp::serve(settings);
+    }
+    if name == crate::desk::VERB {
+        let format = OutputArgs::from_arg_matches(sub)
+            .map_err(|e| e.to_string())
+            .and_then(OutputArgs::format);
+        return match (format, std::env::current_dir()) {
+            (Ok(format), Ok(dir)) => desk(&dir, &settings, format),
+            (Err(message), _) => {
+                eprintln!("error: {message}");
+                2
+            }
+            (_, Err(e)) => {
+                eprintln!("error: cannot read the current directory: {e}");
+                2
+            }
+        };
     }
     // The output flags sit on the innermost subcommand (`standards propose --json`).
     let output = match sub.subcommand() {
@@ -239,6 +267,18 @@ pub fn main() -> i32 {
     };
     print(&outcome.envelope, format, &settings);
     outcome.exit_code
+}
+
+/// The owner's desk in `dir`, or its refusal printed in `format` (a machine format is itself a
+/// reason to refuse: the desk is for people).
+fn desk(dir: &std::path::Path, settings: &Settings, format: OutputFormat) -> i32 {
+    match crate::desk::run(dir, settings, format == OutputFormat::Human) {
+        Ok(code) => code,
+        Err(refusal) => {
+            print(&refusal, format, settings);
+            refusal.exit_code()
+        }
+    }
 }
 
 /// The call's cancellation, set by the first SIGINT (Ctrl-C) or SIGTERM: measurement stops

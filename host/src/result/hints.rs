@@ -84,6 +84,7 @@ hint_ids! {
     FleetReady,
     FleetStale,
     FleetAwaitsApproval,
+    FleetCollides,
     FleetBroken,
     FleetUnreadable,
     UnlandedBranches,
@@ -99,9 +100,8 @@ impl HintId {
             StandardsNeverMoveLimit | StandardsForceNotRecorded => Category::Guardrail,
             StandardsHeadMoved | StandardsPinNoSlack | InitSignedApproval => Category::Notice,
             ProposalAwaitsOwner | FleetDirty | FleetReady | FleetStale | FleetAwaitsApproval
-            | FleetBroken | FleetUnreadable | UnlandedBranches | MainCheckoutBehind => {
-                Category::OwnerAttention
-            }
+            | FleetCollides | FleetBroken | FleetUnreadable | UnlandedBranches
+            | MainCheckoutBehind => Category::OwnerAttention,
             MainCheckoutDirty | StatusFullDetail => Category::Notice,
             FleetOwnership => Category::Guardrail,
             SeeHelp
@@ -174,6 +174,10 @@ impl HintId {
         (
             HintId::FleetStale,
             "{total} other effort(s) have been idle for a week with unlanded work: {names}. Whether to resume or discard them is the owner's decision.",
+        ),
+        (
+            HintId::FleetCollides,
+            "{total} other effort(s) change the same files as another effort: {names}. Which lands first is the owner's decision; the other then brings the trunk in.",
         ),
         (
             HintId::FleetBroken,

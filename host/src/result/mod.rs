@@ -57,6 +57,9 @@ pub enum ErrorSlug {
     /// failed setup again).
     SetupFailed,
     NotFound,
+    /// The command is interactive (the owner's desk) and stdin or stdout is not a terminal,
+    /// `CI` is set or a machine format was asked for: `discern status` reads the same state.
+    NotInteractive,
     Internal,
 }
 

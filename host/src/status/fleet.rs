@@ -254,6 +254,9 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
         awaiting_approval: Vec::new(),
         approved_by: None,
         setup: None,
+        committed_paths: Vec::new(),
+        collisions: Vec::new(),
+        running: None,
     }
 }
 
@@ -295,6 +298,9 @@ fn row(
     let (ahead, behind) = counts(&repo, trunk, w.head);
     row.ahead = ahead;
     row.behind = behind;
+    if !w.is_main && matches!(ahead, Some(GitCount::Known(n)) if n > 0) {
+        row.committed_paths = committed(&repo, trunk, w.head);
+    }
     let git_dir = repo.git_dir();
     let activity = [
         git_dir.join("index"),
@@ -394,6 +400,21 @@ fn awaiting(
             (lines, None)
         }
     }
+}
+
+/// The files an effort's commits changed since it forked from the trunk (merge base to HEAD);
+/// none when that cannot be read (collisions are then not claimed, in either direction).
+fn committed(
+    repo: &Repo,
+    trunk: Option<gix::ObjectId>,
+    head: Option<gix::ObjectId>,
+) -> Vec<String> {
+    let (Some(trunk), Some(head)) = (trunk, head) else {
+        return Vec::new();
+    };
+    repo.merge_base(trunk, head)
+        .and_then(|base| repo.changed_between(base, head).ok())
+        .unwrap_or_default()
 }
 
 fn mtime(path: &Path) -> Option<u64> {

@@ -1,6 +1,8 @@
 //! `discern status` (ADR 0306): observe everything once, then one projector bounds what every
 //! surface shows, and cross-effort judgments go to the owner, never to the caller's next step.
 
+mod activity;
+mod collisions;
 mod fleet;
 pub mod observation;
 pub mod observe;
@@ -260,6 +262,8 @@ fn fleet_lines(
                 ) + &approval_note(row)
                     + &setup_note(row)
                     + &lag_note(row, &observation.git.trunk)
+                    + &collisions::note(row, verbose)
+                    + &activity::note(row)
             };
             let detail = match verbose {
                 true => row_detail(row),
@@ -378,6 +382,7 @@ fn owner_hints(observation: &Observation, rows: &[&FleetRow]) -> Vec<Hint> {
         HintId::FleetAwaitsApproval,
         names(&|r| !r.awaiting_approval.is_empty()),
     );
+    owner(HintId::FleetCollides, names(&|r| !r.collisions.is_empty()));
     owner(HintId::FleetBroken, names(&|r| r.broken));
     owner(HintId::FleetUnreadable, names(&|r| r.unreadable));
     owner(

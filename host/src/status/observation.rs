@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::proof::ProofState;
+pub use crate::proof::ProofState;
 
 /// A count against the trunk: a number, `"unknown"` when it could not be computed, or null
 /// (serialized by the caller) when there is no trunk to count against. Never a made-up 0.
@@ -144,6 +144,34 @@ pub struct FleetRow {
     /// worktree runs it again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub setup: Option<String>,
+    /// The files its commits changed since it forked from the trunk (merge base to HEAD, what
+    /// collisions compare); empty when it has no commit of its own or they cannot be read.
+    #[serde(skip)]
+    pub committed_paths: Vec<String>,
+    /// The other efforts whose committed changes touch the same files (ADR 0306 bounds it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub collisions: Vec<Collision>,
+    /// A journalled verb running in it now (the operation journal), and for how long.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running: Option<Running>,
+}
+
+/// Another effort whose committed changes overlap this one's: its id, how many files both
+/// changed, and which (the orientation projection keeps the count, full mode the paths).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Collision {
+    pub effort: String,
+    pub files: usize,
+    pub paths: Vec<String>,
+}
+
+/// A verb running in an effort's worktree now, read from the operation journal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Running {
+    pub verb: String,
+    pub phase: String,
+    /// Seconds since it started.
+    pub seconds: u64,
 }
 
 /// What a fleet row says of its effort's task.

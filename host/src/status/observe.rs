@@ -110,6 +110,9 @@ pub fn observe(
         }
     };
     let unpushed_refs = crate::sync::unpushed(repo, &trunk);
+    let mut fleet = fleet;
+    super::collisions::mark(&mut fleet);
+    super::activity::mark(repo, &mut fleet, now);
     Ok(Observation {
         location,
         root: repo.root().to_owned(),

@@ -27,6 +27,8 @@ const ROW_FIELDS: &[&str] = &[
     "awaiting_approval",
     "approved_by",
     "setup",
+    "collisions",
+    "running",
     "broken",
     "unreadable",
 ];
@@ -167,11 +169,25 @@ fn reduced(row: &Value) -> Value {
                 .filter(|(k, _)| own || !SIBLING_HIDES.contains(&k.as_str()))
                 .filter(|(k, _)| !current || !CURRENT_HIDES.contains(&k.as_str()))
                 .filter(|(k, v)| !(ROW_FLAGS.contains(&k.as_str()) && **v == false))
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (k.clone(), counted(k, v)))
                 .collect()
         })
         .unwrap_or_default();
     Value::Object(fields)
+}
+
+/// A row's field as orientation shows it: a collision names the other effort and how many
+/// files both changed; the paths are full mode's.
+fn counted(key: &str, value: &Value) -> Value {
+    match (key, value) {
+        ("collisions", Value::Array(items)) => Value::Array(
+            items
+                .iter()
+                .map(|c| json!({ "effort": c["effort"], "files": c["files"] }))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
 }
 
 fn fleet_rows(data: &Map<String, Value>) -> Vec<Value> {
@@ -264,6 +280,9 @@ mod tests {
             awaiting_approval: Vec::new(),
             approved_by: None,
             setup: None,
+            committed_paths: Vec::new(),
+            collisions: Vec::new(),
+            running: None,
         }
     }
 

@@ -37,7 +37,8 @@ pub fn markdown() -> String {
         );
     }
     page.push_str(
-        "| [`discern mcp`](#discern-mcp) | — | Serve the Model Context Protocol on stdin/stdout for coding agents |\n",
+        "| [`discern desk`](#discern-desk) | — | The owner's desk: every effort grouped for deciding (a terminal UI; no MCP tool) |\n\
+         | [`discern mcp`](#discern-mcp) | — | Serve the Model Context Protocol on stdin/stdout for coding agents |\n",
     );
     for entry in TABLE {
         let info = entry.info();
@@ -49,6 +50,14 @@ pub fn markdown() -> String {
             page.push_str(&section(sub, &path, 3));
         }
     }
+    page.push_str(
+        "\n## `discern desk`\n\nThe owner's desk, a full-screen terminal UI (also bare `discern` on a terminal where a\n\
+         `discern.toml` is): the fleet `status` observes, grouped for deciding, and per effort the\n\
+         actions its state allows (inspect, approve, land, update, abandon, a shell), each showing\n\
+         the command it runs through the verb table. No MCP tool; off a terminal, under `CI` or\n\
+         with `--json` it refuses (`not_interactive`), naming `discern status`.\n\n\
+         ```text\ndiscern [-C DIR] desk\n```\n",
+    );
     page.push_str(
         "\n## `discern mcp`\n\nServe the Model Context Protocol on stdin/stdout for coding agents: one tool per verb\n\
          that has one (the table above), each taking exactly its CLI verb's arguments as JSON and\n\

@@ -3,6 +3,7 @@
 //! followed by the verbs only the CLI has.
 
 use super::{Annotations, Context, Entry, Info, Outcome, Surface, Verb};
+use crate::agents::{self, AgentsRequest};
 use crate::lifecycle::{
     self, accept::AcceptRequest, approve::ApproveRequest, done::DoneRequest,
     stage_verbs::StageRequest, start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
@@ -33,6 +34,7 @@ pub static TABLE: &[&dyn Entry] = &[
     &super::standards::Standards,
     &Setup,
     &Init,
+    &Agents,
     &Doctor,
     &Abandon,
     &Sync,
@@ -538,5 +540,34 @@ impl Verb for Init {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
             standards::init::init(&prepared.ws, runtime, &request, ctx.progress).into()
         })
+    }
+}
+
+struct Agents;
+impl Verb for Agents {
+    type Request = AgentsRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: agents::VERB,
+            // The owner's setup: it writes what starts the agent's own server, so no agent
+            // rewires itself (and the MCP tools are fixed, ADR 0405).
+            tool: None,
+            summary: "Wire the agent clients (Claude Code, Codex, Cursor, Gemini, VS Code, Copilot CLI) to discern's MCP server, each in its own project file",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+            journal: false,
+        }
+    }
+    fn validate(&self, request: &AgentsRequest) -> Result<(), Box<Envelope>> {
+        request.validate()
+    }
+    fn preflight(&self, request: &AgentsRequest) -> Preflight {
+        // `--check` writes nothing: no recovery, as a dry run.
+        Verb::info(self).preflight().dry_run(request.check)
+    }
+    fn run(&self, _ctx: &Context, prepared: &Prepared, request: AgentsRequest) -> Outcome {
+        agents::agents(&prepared.ws, &request).into()
     }
 }

@@ -1,0 +1,249 @@
+//! `discern agents`: each client's file written in its own format beside the team's content,
+//! parsed by that format's own library, and the server started exactly as each entry says by a
+//! real MCP client (the Python MCP SDK) that lists discern's tools.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::LazyLock;
+
+use crate::support::{Fixture, LANDING_CONFIG};
+
+/// The Python MCP SDK the suite starts servers with, pinned.
+const MCP_SDK: &str = "mcp==2.3.0";
+
+/// Every client, as `--client` names them, with its file and where its servers sit.
+const CLIENTS: &[(&str, &str, &str)] = &[
+    ("claude", ".mcp.json", "mcpServers"),
+    ("codex", ".codex/config.toml", "mcp_servers"),
+    ("cursor", ".cursor/mcp.json", "mcpServers"),
+    ("gemini", ".gemini/settings.json", "mcpServers"),
+    ("vscode", ".vscode/mcp.json", "servers"),
+    ("copilot", ".github/mcp.json", "mcpServers"),
+];
+
+const TEAM_MCP_JSON: &str = r#"{
+  "mcpServers": {
+    "search": {
+      "command": "npx",
+      "args": ["-y", "@acme/search-mcp"],
+      "env": { "SEARCH_KEY": "${SEARCH_KEY}" }
+    }
+  }
+}
+"#;
+
+const TEAM_CODEX_TOML: &str = r#"# The team's Codex settings: reviewed like code.
+model = "o3" # the model we pay for
+
+[mcp_servers.search]
+command = "npx"
+args = ["-y", "@acme/search-mcp"]
+
+# Faster answers for small edits.
+[profiles.quick]
+model = "o4-mini"
+"#;
+
+/// A venv under the target dir with the Python MCP SDK, made on first use (pip from PyPI).
+static PYTHON: LazyLock<PathBuf> = LazyLock::new(|| {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target dir")
+        .join("agent-clients/python");
+    let python = venv.join("bin/python");
+    let pinned = MCP_SDK.trim_start_matches("mcp==");
+    let check = format!("import importlib.metadata as m; assert m.version('mcp') == '{pinned}'");
+    if Command::new(&python)
+        .args(["-c", &check])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        return python;
+    }
+    let _ = std::fs::remove_dir_all(&venv);
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status();
+    assert!(
+        made.is_ok_and(|s| s.success()),
+        "python3 -m venv failed: install python3 and python3-venv (Debian), as scripts/test does"
+    );
+    let pip = Command::new(venv.join("bin/pip"))
+        .args(["install", "--disable-pip-version-check", "--quiet", MCP_SDK])
+        .status();
+    assert!(
+        pip.is_ok_and(|s| s.success()),
+        "pip install {MCP_SDK} failed"
+    );
+    python
+});
+
+/// The tools a real MCP client lists from the server `file`'s entry starts (command, args,
+/// `${workspaceFolder}` and the working directory as the client gives them).
+fn tools_listed(root: &Path, file: &str, key: &str) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/agents/list_tools.py");
+    let mut cmd = Command::new(&*PYTHON);
+    cmd.arg(script)
+        .arg(root)
+        .args([file, key])
+        .current_dir(root);
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed["server"], "discern", "{file}: {listed}");
+    serde_json::from_value(listed["tools"].clone()).unwrap()
+}
+
+fn every_client() -> Vec<&'static str> {
+    CLIENTS
+        .iter()
+        .flat_map(|(name, _, _)| ["--client", *name])
+        .collect()
+}
+
+/// `discern agents` with a PATH of git alone, so no client is found on the machine's PATH.
+fn agents(fixture: &Fixture, extra: &[&str]) -> crate::support::Run {
+    let mut args = vec!["agents"];
+    args.extend_from_slice(extra);
+    let bin = git_only(fixture);
+    fixture.run_with(&args, &[("PATH", bin.to_str().unwrap())])
+}
+
+/// A folder holding only `git`, for PATH.
+fn git_only(fixture: &Fixture) -> PathBuf {
+    let bin = fixture.repo.parent().join("bin");
+    if !bin.join("git").exists() {
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(which("git"), bin.join("git")).unwrap();
+    }
+    bin
+}
+
+fn read(fixture: &Fixture, file: &str) -> String {
+    std::fs::read_to_string(fixture.path().join(file)).unwrap()
+}
+
+/// The issue's "done when": beside a team's `.mcp.json` and commented `.codex/config.toml`,
+/// every client is wired, each file parses in its own format with the team's content intact,
+/// a real MCP client started from each entry lists discern's tools; a second run changes
+/// nothing; `--check` fails on a hand edit and passes after a re-run; `--remove` restores the
+/// team's files byte for byte and deletes the ones discern made.
+#[test]
+fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_tools() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    fixture.repo.write(".mcp.json", TEAM_MCP_JSON);
+    fixture.repo.write(".codex/config.toml", TEAM_CODEX_TOML);
+    let clients = every_client();
+    let first = agents(&fixture, &clients);
+    assert_eq!(first.code, 0, "{}{}", first.stdout, first.stderr);
+    snapshot("agents_wired", &fixture, &first.stdout);
+
+    let claude: serde_json::Value = serde_json::from_str(&read(&fixture, ".mcp.json")).unwrap();
+    let team: serde_json::Value = serde_json::from_str(TEAM_MCP_JSON).unwrap();
+    assert_eq!(claude["mcpServers"]["search"], team["mcpServers"]["search"]);
+    let codex = read(&fixture, ".codex/config.toml");
+    assert!(codex.starts_with(TEAM_CODEX_TOML.split("\n# Faster").next().unwrap()));
+    assert!(codex.contains("# Faster answers for small edits.\n[profiles.quick]"));
+    assert!(codex.contains("tool_timeout_sec = 1800"), "{codex}");
+    let expected: Vec<String> = discern::verbs::tool_names()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    for (client, file, key) in CLIENTS {
+        assert_eq!(
+            tools_listed(fixture.path(), file, key),
+            expected,
+            "{client}"
+        );
+    }
+
+    let before: Vec<String> = CLIENTS.iter().map(|(_, f, _)| read(&fixture, f)).collect();
+    let second = agents(&fixture, &[&clients[..], &["--json"]].concat()).json();
+    assert_eq!(second["data"]["changed"], false, "{second}");
+    let after: Vec<String> = CLIENTS.iter().map(|(_, f, _)| read(&fixture, f)).collect();
+    assert_eq!(before, after, "a second run writes nothing");
+    assert_eq!(agents(&fixture, &["--check"]).code, 0);
+
+    let cursor = read(&fixture, ".cursor/mcp.json").replace("\"mcp\"]", "\"mcp\", \"--x\"]");
+    fixture.repo.write(".cursor/mcp.json", &cursor);
+    let drifted = agents(&fixture, &["--check"]);
+    assert_ne!(drifted.code, 0);
+    snapshot("agents_check_drifted", &fixture, &drifted.stdout);
+    assert_eq!(agents(&fixture, &clients).code, 0);
+    assert_eq!(agents(&fixture, &["--check"]).code, 0, "a re-run mends it");
+
+    let removed = agents(&fixture, &["--remove"]);
+    assert_eq!(removed.code, 0, "{}", removed.stdout);
+    assert_eq!(read(&fixture, ".mcp.json"), TEAM_MCP_JSON);
+    assert_eq!(read(&fixture, ".codex/config.toml"), TEAM_CODEX_TOML);
+    for (_, file, _) in &CLIENTS[2..] {
+        assert!(!fixture.path().join(file).exists(), "{file} is gone");
+    }
+    assert_eq!(
+        fixture.git_out(fixture.path(), &["status", "--porcelain"]),
+        "?? .codex/\n?? .mcp.json",
+        "only the team's own files are left"
+    );
+}
+
+/// Without `--client`, the clients found on PATH are wired and named; with none found, the
+/// refusal names `--client`.
+#[test]
+fn without_a_client_named_those_on_path_are_wired_and_none_found_is_refused() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    let bin = git_only(&fixture);
+    let none = agents(&fixture, &["--json"]).json();
+    assert_eq!(none["ok"], false, "{none}");
+    assert!(
+        none["message"].as_str().unwrap().contains("--client"),
+        "{none}"
+    );
+
+    let gemini = bin.join("gemini");
+    std::fs::write(&gemini, "#!/bin/sh\n").unwrap();
+    let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&gemini, executable).unwrap();
+    let found = agents(&fixture, &["--json"]).json();
+    assert_eq!(
+        found["data"]["found_on_path"],
+        serde_json::json!(["gemini"])
+    );
+    assert_eq!(found["data"]["files"][0]["file"], ".gemini/settings.json");
+    assert!(fixture.path().join(".gemini/settings.json").exists());
+    assert!(!fixture.path().join(".mcp.json").exists());
+}
+
+#[test]
+fn check_and_remove_together_are_refused() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    let run = agents(&fixture, &["--check", "--remove", "--json"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.json()["error"], "invalid_arguments");
+}
+
+fn which(program: &str) -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{program} on PATH"))
+}
+
+fn snapshot(name: &str, fixture: &Fixture, output: &str) {
+    let mut filters = crate::contract::filters(fixture);
+    filters.push((
+        regex::escape(env!("CARGO_BIN_EXE_discern")),
+        "[discern]".to_owned(),
+    ));
+    let filters: Vec<(&str, &str)> = filters
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    insta::with_settings!({ filters => filters }, {
+        insta::assert_snapshot!(name, output);
+    });
+}

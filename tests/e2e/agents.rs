@@ -44,6 +44,9 @@ args = ["-y", "@acme/search-mcp"]
 model = "o4-mini"
 "#;
 
+const TEAM_AGENTS_MD: &str = "# How we work\n\nSmall commits, one concern each.\n";
+const TEAM_CLAUDE_MD: &str = "# Claude\n\nRun the tests before you commit.\n";
+
 /// A venv under the target dir with the Python MCP SDK, made on first use (pip from PyPI).
 static PYTHON: LazyLock<PathBuf> = LazyLock::new(|| {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -138,6 +141,8 @@ fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_too
     let fixture = Fixture::new(LANDING_CONFIG);
     fixture.repo.write(".mcp.json", TEAM_MCP_JSON);
     fixture.repo.write(".codex/config.toml", TEAM_CODEX_TOML);
+    fixture.repo.write("AGENTS.md", TEAM_AGENTS_MD);
+    fixture.repo.write("CLAUDE.md", TEAM_CLAUDE_MD);
     let clients = every_client();
     let first = agents(&fixture, &clients);
     assert_eq!(first.code, 0, "{}{}", first.stdout, first.stderr);
@@ -146,6 +151,11 @@ fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_too
     let claude: serde_json::Value = serde_json::from_str(&read(&fixture, ".mcp.json")).unwrap();
     let team: serde_json::Value = serde_json::from_str(TEAM_MCP_JSON).unwrap();
     assert_eq!(claude["mcpServers"]["search"], team["mcpServers"]["search"]);
+    let agents_md = read(&fixture, "AGENTS.md");
+    assert!(agents_md.starts_with(TEAM_AGENTS_MD), "{agents_md}");
+    snapshot("agents_md", &fixture, &agents_md);
+    assert_eq!(read(&fixture, "CLAUDE.md"), format!("{TEAM_CLAUDE_MD}\n@AGENTS.md\n"));
+    assert_eq!(read(&fixture, "GEMINI.md"), "@AGENTS.md\n");
     let codex = read(&fixture, ".codex/config.toml");
     assert!(codex.starts_with(TEAM_CODEX_TOML.split("\n# Faster").next().unwrap()));
     assert!(codex.contains("# Faster answers for small edits.\n[profiles.quick]"));
@@ -181,12 +191,14 @@ fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_too
     assert_eq!(removed.code, 0, "{}", removed.stdout);
     assert_eq!(read(&fixture, ".mcp.json"), TEAM_MCP_JSON);
     assert_eq!(read(&fixture, ".codex/config.toml"), TEAM_CODEX_TOML);
+    assert_eq!(read(&fixture, "AGENTS.md"), TEAM_AGENTS_MD);
+    assert_eq!(read(&fixture, "CLAUDE.md"), TEAM_CLAUDE_MD);
     for (_, file, _) in &CLIENTS[2..] {
         assert!(!fixture.path().join(file).exists(), "{file} is gone");
     }
     assert_eq!(
         fixture.git_out(fixture.path(), &["status", "--porcelain"]),
-        "?? .codex/\n?? .mcp.json",
+        "?? .codex/\n?? .mcp.json\n?? AGENTS.md\n?? CLAUDE.md",
         "only the team's own files are left"
     );
 }
@@ -216,6 +228,28 @@ fn without_a_client_named_those_on_path_are_wired_and_none_found_is_refused() {
     assert_eq!(found["data"]["files"][0]["file"], ".gemini/settings.json");
     assert!(fixture.path().join(".gemini/settings.json").exists());
     assert!(!fixture.path().join(".mcp.json").exists());
+}
+
+/// `status` says when `AGENTS.md`'s section no longer matches the repository (a job added),
+/// and stops once `discern agents` wrote it again.
+#[test]
+fn status_says_when_the_guidance_is_out_of_date() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    let stale = |fixture: &Fixture| {
+        let status = fixture.run(&["status", "--json"]).json();
+        status["advisories"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|l| l.as_str().unwrap().contains("AGENTS.md")))
+    };
+    assert!(!stale(&fixture), "no section, no advisory");
+    assert_eq!(agents(&fixture, &["--client", "codex"]).code, 0);
+    assert!(!stale(&fixture));
+    let config = LANDING_CONFIG.replace("test = \"true\"", "test = \"true\"\nlint = \"true\"");
+    fixture.repo.write("discern.toml", &config);
+    assert!(stale(&fixture), "a job was added");
+    assert_ne!(agents(&fixture, &["--check"]).code, 0);
+    assert_eq!(agents(&fixture, &["--client", "codex"]).code, 0);
+    assert!(!stale(&fixture));
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! server (what it runs, with which timeouts), which an agent does not rewire for itself.
 
 pub(crate) mod clients;
+pub(crate) mod guidance;
 mod json_file;
 pub(crate) mod launch;
 mod plan;
@@ -16,6 +17,7 @@ mod toml_file;
 use std::path::Path;
 
 use clients::{Client, Format};
+use plan::Item;
 use serde_json::Value;
 
 use crate::result::{Envelope, ErrorSlug, Hint, HintId};
@@ -42,14 +44,9 @@ pub(crate) struct AgentsRequest {
 }
 
 impl AgentsRequest {
-    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
-        match self.check && self.remove {
-            true => Err(Box::new(crate::verbs::invalid_arguments(
-                VERB,
-                "--check and --remove do not combine: check the entries, or remove them.",
-            ))),
-            false => Ok(()),
-        }
+    /// Whether the flags combine (`--check` and `--remove` do not).
+    pub(crate) fn conflicting(&self) -> bool {
+        self.check && self.remove
     }
 
     fn mode(&self) -> Mode {
@@ -80,11 +77,19 @@ pub(crate) enum FileError {
     Io(String),
 }
 
-pub(crate) fn agents(ws: &Workspace, request: &AgentsRequest) -> Envelope {
+pub(crate) fn agents(
+    ws: &Workspace,
+    request: &AgentsRequest,
+    tools: &[guidance::Tool],
+) -> Envelope {
     let root = ws.repo.root();
     let command = match launch::command() {
         Ok(command) => command,
         Err(why) => return refuse(ErrorSlug::Internal, why),
+    };
+    let config = match crate::config::Config::load(root) {
+        Ok(config) => config,
+        Err(e) => return crate::preflight::config_refusal(VERB, &e),
     };
     let found: Vec<Client> = Client::ALL
         .into_iter()
@@ -95,15 +100,21 @@ pub(crate) fn agents(ws: &Workspace, request: &AgentsRequest) -> Envelope {
         Ok(clients) => clients,
         Err(refusal) => return *refusal,
     };
-    let planned = match plan::plan(root, &clients, mode, &command) {
+    let section = guidance::section(config.as_ref(), tools);
+    let wanted = plan::Wanted {
+        command: &command,
+        section: &section,
+    };
+    let items = items(root, &clients, mode);
+    let planned = match plan::plan(root, &items, mode, &wanted) {
         Ok(planned) => planned,
-        Err((client, e)) => {
+        Err((item, e)) => {
             return refuse(
                 ErrorSlug::InvalidValue,
                 format!(
                     "{} ({}) was left as it is, and so was every other file: {e}. Fix it by hand, or name the other clients with --client.",
-                    client.file(),
-                    client.as_str()
+                    item.file(),
+                    item.label()
                 ),
             );
         }
@@ -114,6 +125,40 @@ pub(crate) fn agents(ws: &Workspace, request: &AgentsRequest) -> Envelope {
         return refuse(ErrorSlug::PreconditionFailed, message);
     }
     reply::reply(mode, &command, &found, &planned)
+}
+
+/// The files the call looks after for `clients`: their entries, the `@AGENTS.md` import for
+/// the clients that need one, and `AGENTS.md`'s section (taken out only once no client is left
+/// wired).
+fn items(root: &Path, clients: &[Client], mode: Mode) -> Vec<Item> {
+    let mut items: Vec<Item> = clients.iter().map(|c| Item::Client(*c)).collect();
+    let guided = match mode {
+        Mode::Remove => Client::ALL
+            .into_iter()
+            .all(|c| clients.contains(&c) || !wired(root, c)),
+        _ => !clients.is_empty(),
+    };
+    if guided {
+        items.push(Item::Guidance);
+    }
+    items.extend(
+        [Client::Claude, Client::Gemini]
+            .into_iter()
+            .filter(|c| clients.contains(c))
+            .map(Item::Import),
+    );
+    items
+}
+
+/// `status`'s advisory when `AGENTS.md` holds discern's section and it is out of date (one file
+/// read and the config parsed: nothing when there is no section).
+pub(crate) fn stale_guidance(root: &Path, tools: &[guidance::Tool]) -> Option<String> {
+    let text = read(&root.join(guidance::FILE)).ok()??;
+    let current = guidance::current(&text)?;
+    let config = crate::config::Config::load(root).ok()?;
+    (current != guidance::section(config.as_ref(), tools)).then(|| {
+        "AGENTS.md's discern section is out of date with the verb table, Standards or jobs: the owner's `discern agents` writes it again.".to_owned()
+    })
 }
 
 /// The clients this call acts on: the ones named; else, to write, those found on PATH; to

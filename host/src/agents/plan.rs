@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::clients::Client;
-use super::{FileError, Mode};
+use super::{FileError, Mode, guidance};
 
 /// What became, or would become, of one client's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -59,10 +59,43 @@ impl State {
     }
 }
 
-/// One client's file: its state, why (when it fails a check), and what to write.
+/// A file the call looks after: a client's MCP entry, the guidance section of `AGENTS.md`, or
+/// the import of it a client's own instructions file needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Item {
+    Client(Client),
+    Guidance,
+    Import(Client),
+}
+
+impl Item {
+    pub(crate) fn file(self) -> &'static str {
+        match self {
+            Item::Client(client) => client.file(),
+            Item::Guidance => guidance::FILE,
+            Item::Import(Client::Gemini) => "GEMINI.md",
+            Item::Import(_) => "CLAUDE.md",
+        }
+    }
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Item::Client(client) | Item::Import(client) => client.as_str(),
+            Item::Guidance => "guidance",
+        }
+    }
+}
+
+/// What the files should hold: the entry's command and the guidance section.
+pub(crate) struct Wanted<'a> {
+    pub command: &'a str,
+    pub section: &'a str,
+}
+
+/// One file: its state, why (when it fails a check), and what to write.
 #[derive(Debug, Clone)]
 pub(crate) struct Planned {
-    pub client: Client,
+    pub item: Item,
     pub state: State,
     pub detail: Option<String>,
     /// The file's new text, or `None` to delete it; only where the state changes it.
@@ -71,51 +104,125 @@ pub(crate) struct Planned {
 
 pub(crate) fn plan(
     root: &Path,
-    clients: &[Client],
+    items: &[Item],
     mode: Mode,
-    command: &str,
-) -> Result<Vec<Planned>, (Client, FileError)> {
-    clients
+    wanted: &Wanted,
+) -> Result<Vec<Planned>, (Item, FileError)> {
+    items
         .iter()
-        .map(|client| plan_one(root, *client, mode, command).map_err(|e| (*client, e)))
+        .map(|item| {
+            let text = super::read(&root.join(item.file())).map_err(|e| (*item, e))?;
+            let planned = match item {
+                Item::Client(client) => plan_entry(*client, text, mode, wanted.command),
+                Item::Guidance => Ok(plan_guidance(text, mode, wanted.section)),
+                Item::Import(_) => Ok(plan_import(text, mode)),
+            };
+            planned
+                .map(|(state, detail, write)| Planned {
+                    item: *item,
+                    state,
+                    detail,
+                    write,
+                })
+                .map_err(|e| (*item, e))
+        })
         .collect()
 }
 
-fn plan_one(root: &Path, client: Client, mode: Mode, command: &str) -> Result<Planned, FileError> {
-    let text = super::read(&root.join(client.file()))?;
+/// A state, why it fails a check, and what to write (`Some(None)`: delete the file).
+type Decided = (State, Option<String>, Option<Option<String>>);
+
+fn plan_entry(
+    client: Client,
+    text: Option<String>,
+    mode: Mode,
+    command: &str,
+) -> Result<Decided, FileError> {
     let existing = match &text {
         Some(text) => super::entry(client, text)?,
         None => None,
     };
     let desired = client.entry(command);
-    let planned = |state, detail, write| Planned {
-        client,
-        state,
-        detail,
-        write,
-    };
     Ok(match mode {
-        Mode::Write if existing.as_ref() == Some(&desired) => planned(State::Unchanged, None, None),
+        Mode::Write if existing.as_ref() == Some(&desired) => (State::Unchanged, None, None),
         Mode::Write => {
             let written = super::upsert(client, text.as_deref().unwrap_or_default(), &desired)?;
-            let state = match text {
-                None => State::Created,
-                Some(_) => State::Updated,
-            };
-            planned(state, None, Some(Some(written)))
+            (created_or_updated(&text), None, Some(Some(written)))
         }
         Mode::Check => {
             let (state, detail) = checked(text.is_some(), existing.as_ref(), &desired);
-            planned(state, detail, None)
+            (state, detail, None)
         }
         Mode::Remove => match (&text, existing) {
-            (Some(text), Some(_)) => match super::remove(client, text)? {
-                Some(left) => planned(State::Removed, None, Some(Some(left))),
-                None => planned(State::Deleted, None, Some(None)),
-            },
-            _ => planned(State::NotWired, None, None),
+            (Some(text), Some(_)) => removed(super::remove(client, text)?),
+            _ => (State::NotWired, None, None),
         },
     })
+}
+
+fn plan_guidance(text: Option<String>, mode: Mode, section: &str) -> Decided {
+    let current = text.as_deref().and_then(guidance::current);
+    match (mode, current) {
+        (Mode::Write, Some(current)) if current == section => (State::Unchanged, None, None),
+        (Mode::Write, _) => {
+            let written = guidance::upsert(text.as_deref().unwrap_or_default(), section);
+            (created_or_updated(&text), None, Some(Some(written)))
+        }
+        (Mode::Check, Some(current)) if current == section => (State::Current, None, None),
+        (Mode::Check, Some(_)) => (
+            State::Drifted,
+            Some(
+                "discern's section is out of date with the verb table, Standards or jobs"
+                    .to_owned(),
+            ),
+            None,
+        ),
+        (Mode::Check, None) => (
+            State::Missing,
+            Some("no section of discern's".to_owned()),
+            None,
+        ),
+        (Mode::Remove, Some(_)) => removed(guidance::remove(text.as_deref().unwrap_or_default())),
+        (Mode::Remove, None) => (State::NotWired, None, None),
+    }
+}
+
+fn plan_import(text: Option<String>, mode: Mode) -> Decided {
+    let imports = text.as_deref().is_some_and(guidance::imports);
+    match (mode, imports) {
+        (Mode::Write, true) => (State::Unchanged, None, None),
+        (Mode::Write, false) => {
+            let written = guidance::with_import(text.as_deref().unwrap_or_default());
+            (created_or_updated(&text), None, Some(Some(written)))
+        }
+        (Mode::Check, true) => (State::Current, None, None),
+        (Mode::Check, false) => (
+            State::Missing,
+            Some(format!("no `{}` line", guidance::IMPORT)),
+            None,
+        ),
+        (Mode::Remove, _) => {
+            let text = text.unwrap_or_default();
+            match guidance::without_import(&text) {
+                Some(left) if left == text => (State::NotWired, None, None),
+                left => removed(left),
+            }
+        }
+    }
+}
+
+fn created_or_updated(text: &Option<String>) -> State {
+    match text {
+        None => State::Created,
+        Some(_) => State::Updated,
+    }
+}
+
+fn removed(left: Option<String>) -> Decided {
+    match left {
+        Some(left) => (State::Removed, None, Some(Some(left))),
+        None => (State::Deleted, None, Some(None)),
+    }
 }
 
 /// `--check`'s verdict on one entry, and why it fails.
@@ -143,7 +250,7 @@ pub(crate) fn apply(root: &Path, planned: &[Planned]) -> Result<(), String> {
     let mut done: Vec<&str> = Vec::new();
     for one in planned {
         let Some(write) = &one.write else { continue };
-        let path = root.join(one.client.file());
+        let path = root.join(one.item.file());
         let result = match write {
             Some(text) => path
                 .parent()
@@ -166,7 +273,7 @@ pub(crate) fn apply(root: &Path, planned: &[Planned]) -> Result<(), String> {
                 path.display()
             ));
         }
-        done.push(one.client.file());
+        done.push(one.item.file());
     }
     Ok(())
 }

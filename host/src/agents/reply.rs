@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::clients::Client;
-use super::plan::Planned;
+use super::plan::{Item, Planned};
 use super::{Mode, VERB};
 use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
 
@@ -12,8 +12,8 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
         .iter()
         .map(|p| {
             let mut file = json!({
-                "client": p.client.as_str(),
-                "file": p.client.file(),
+                "client": p.item.label(),
+                "file": p.item.file(),
                 "state": p.state,
             });
             if let Some(detail) = &p.detail {
@@ -37,7 +37,7 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
     let failing: Vec<String> = planned
         .iter()
         .filter(|p| p.state.fails_check())
-        .map(|p| format!("{} ({})", p.client.file(), p.state.as_str()))
+        .map(|p| format!("{} ({})", p.item.file(), p.state.as_str()))
         .collect();
     let mut envelope = match (mode, failing.is_empty()) {
         (Mode::Check, false) => {
@@ -45,7 +45,7 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
                 VERB,
                 ErrorSlug::PreconditionFailed,
                 format!(
-                    "{} client file(s) are not as `discern agents` writes them: {}.",
+                    "{} file(s) are not as `discern agents` writes them: {}.",
                     failing.len(),
                     failing.join(", ")
                 ),
@@ -85,7 +85,10 @@ fn state(mode: Mode, changed: bool, found: &[Client], planned: &[Planned]) -> St
         true => "none found on PATH".to_owned(),
         false => format!("found on PATH: {}", names(&mut found.iter().copied())),
     };
-    let clients = names(&mut planned.iter().map(|p| p.client));
+    let clients = names(&mut planned.iter().filter_map(|p| match p.item {
+        Item::Client(client) => Some(client),
+        _ => None,
+    }));
     match (mode, changed) {
         (Mode::Write, true) => format!("discern is wired into {clients} ({on_path})."),
         (Mode::Write, false) => {
@@ -107,8 +110,8 @@ fn line(planned: &Planned) -> String {
     format!(
         "{:<9} {} ({}){detail}",
         planned.state.as_str(),
-        planned.client.file(),
-        planned.client.as_str()
+        planned.item.file(),
+        planned.item.label()
     )
 }
 

@@ -99,7 +99,10 @@ impl Verb for Status {
         request.validate()
     }
     fn run(&self, _ctx: &Context, prepared: &Prepared, request: StatusRequest) -> Outcome {
-        crate::status::status(&prepared.ws, &request).into()
+        let mut envelope = crate::status::status(&prepared.ws, &request);
+        let stale = agents::stale_guidance(prepared.ws.repo.root(), &guide());
+        envelope.advisories.extend(stale);
+        envelope.into()
     }
 }
 
@@ -561,13 +564,33 @@ impl Verb for Agents {
         }
     }
     fn validate(&self, request: &AgentsRequest) -> Result<(), Box<Envelope>> {
-        request.validate()
+        match request.conflicting() {
+            true => Err(Box::new(super::invalid_arguments(
+                agents::VERB,
+                "--check and --remove do not combine: check the entries, or remove them.",
+            ))),
+            false => Ok(()),
+        }
     }
     fn preflight(&self, request: &AgentsRequest) -> Preflight {
         // `--check` writes nothing: no recovery, as a dry run.
         Verb::info(self).preflight().dry_run(request.check)
     }
     fn run(&self, _ctx: &Context, prepared: &Prepared, request: AgentsRequest) -> Outcome {
-        agents::agents(&prepared.ws, &request).into()
+        agents::agents(&prepared.ws, &request, &guide()).into()
     }
+}
+
+/// The MCP tools as `AGENTS.md`'s guidance names them, in the table's order.
+fn guide() -> Vec<agents::guidance::Tool> {
+    TABLE
+        .iter()
+        .map(|e| e.info())
+        .filter_map(|info| {
+            info.tool.map(|name| agents::guidance::Tool {
+                name,
+                description: info.tool_description,
+            })
+        })
+        .collect()
 }

@@ -154,7 +154,10 @@ fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_too
     let agents_md = read(&fixture, "AGENTS.md");
     assert!(agents_md.starts_with(TEAM_AGENTS_MD), "{agents_md}");
     snapshot("agents_md", &fixture, &agents_md);
-    assert_eq!(read(&fixture, "CLAUDE.md"), format!("{TEAM_CLAUDE_MD}\n@AGENTS.md\n"));
+    assert_eq!(
+        read(&fixture, "CLAUDE.md"),
+        format!("{TEAM_CLAUDE_MD}\n@AGENTS.md\n")
+    );
     assert_eq!(read(&fixture, "GEMINI.md"), "@AGENTS.md\n");
     let codex = read(&fixture, ".codex/config.toml");
     assert!(codex.starts_with(TEAM_CODEX_TOML.split("\n# Faster").next().unwrap()));
@@ -252,6 +255,68 @@ fn status_says_when_the_guidance_is_out_of_date() {
     assert!(!stale(&fixture));
 }
 
+/// `doctor --quick` reports every check with the wired clients answering `initialize`; a
+/// client whose entry no longer starts fails it, naming the fix. Without `--quick` the checks
+/// come before the gate's rehearsal.
+#[test]
+fn doctor_checks_each_wired_client_and_names_the_fix() {
+    let fixture = Fixture::new(LANDING_CONFIG);
+    fixture.repo.write(".mcp.json", TEAM_MCP_JSON);
+    assert_eq!(
+        agents(&fixture, &["--client", "claude", "--client", "codex"]).code,
+        0
+    );
+    let run = fixture.run(&["doctor", "--quick"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let mut filters = vec![
+        (r" \(commit [0-9a-f]{12}\)".to_owned(), String::new()),
+        (
+            r"git version [0-9a-z. ()]+".to_owned(),
+            "git version [git]".to_owned(),
+        ),
+        (r"[0-9]+\.[0-9] MiB".to_owned(), "[size] MiB".to_owned()),
+        (
+            r"discern [0-9]+\.[0-9]+\.[0-9]+".to_owned(),
+            "discern [version]".to_owned(),
+        ),
+        (
+            regex::escape(crate::support::cache_dir().to_str().unwrap()),
+            "[cache]".to_owned(),
+        ),
+    ];
+    filters.extend(crate::contract::filters(&fixture));
+    snapshot_with("doctor_quick", filters, &run.stdout);
+    let codex = read(&fixture, ".codex/config.toml")
+        .replace(env!("CARGO_BIN_EXE_discern"), "/gone/discern");
+    fixture.repo.write(".codex/config.toml", &codex);
+    let json = fixture.run(&["doctor", "--quick", "--json"]).json();
+    assert_eq!(json["error"], "precondition_failed", "{json}");
+    let check = |name: &str| {
+        json["data"]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {json}"))
+            .clone()
+    };
+    assert_eq!(check("client claude")["status"], "ok");
+    let broken = check("client codex");
+    assert_eq!(broken["status"], "fail", "{broken}");
+    assert!(
+        broken["fix"]
+            .as_str()
+            .unwrap()
+            .contains("discern agents --client codex")
+    );
+    let full = fixture.run(&["doctor", "--json"]).json();
+    assert_eq!(full["error"], "precondition_failed", "{full}");
+    assert_eq!(
+        full["data"]["passed"], true,
+        "the gate itself passes: {full}"
+    );
+}
+
 #[test]
 fn check_and_remove_together_are_refused() {
     let fixture = Fixture::new(LANDING_CONFIG);
@@ -268,7 +333,10 @@ fn which(program: &str) -> PathBuf {
 }
 
 fn snapshot(name: &str, fixture: &Fixture, output: &str) {
-    let mut filters = crate::contract::filters(fixture);
+    snapshot_with(name, crate::contract::filters(fixture), output);
+}
+
+fn snapshot_with(name: &str, mut filters: Vec<(String, String)>, output: &str) {
     filters.push((
         regex::escape(env!("CARGO_BIN_EXE_discern")),
         "[discern]".to_owned(),

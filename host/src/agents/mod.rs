@@ -11,6 +11,7 @@ pub(crate) mod guidance;
 mod json_file;
 pub(crate) mod launch;
 mod plan;
+pub(crate) mod probe;
 mod reply;
 mod toml_file;
 

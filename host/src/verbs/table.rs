@@ -100,7 +100,7 @@ impl Verb for Status {
     }
     fn run(&self, _ctx: &Context, prepared: &Prepared, request: StatusRequest) -> Outcome {
         let mut envelope = crate::status::status(&prepared.ws, &request);
-        let stale = agents::stale_guidance(prepared.ws.repo.root(), &guide());
+        let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
         envelope.advisories.extend(stale);
         envelope.into()
     }
@@ -361,7 +361,7 @@ impl Verb for Doctor {
         &Info {
             name: lifecycle::doctor::VERB,
             tool: None,
-            summary: "Prove the gate runs in a fresh worktree: provision a throwaway one, run the jobs and Standards, report each step (nothing recorded)",
+            summary: "Check what this checkout needs (binary, git, config, agent clients, caches, worktrees), then prove the gate runs in a throwaway worktree (nothing recorded)",
             tool_description: "",
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
@@ -373,10 +373,11 @@ impl Verb for Doctor {
         &self,
         ctx: &Context,
         prepared: &Prepared,
-        _request: lifecycle::doctor::DoctorRequest,
+        request: lifecycle::doctor::DoctorRequest,
     ) -> Outcome {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::doctor::doctor(&prepared.ws, runtime, ctx.progress).into()
+            let tools = super::guide();
+            lifecycle::doctor::doctor(&prepared.ws, runtime, &request, &tools, ctx.progress).into()
         })
     }
 }
@@ -577,20 +578,6 @@ impl Verb for Agents {
         Verb::info(self).preflight().dry_run(request.check)
     }
     fn run(&self, _ctx: &Context, prepared: &Prepared, request: AgentsRequest) -> Outcome {
-        agents::agents(&prepared.ws, &request, &guide()).into()
+        agents::agents(&prepared.ws, &request, &super::guide()).into()
     }
-}
-
-/// The MCP tools as `AGENTS.md`'s guidance names them, in the table's order.
-fn guide() -> Vec<agents::guidance::Tool> {
-    TABLE
-        .iter()
-        .map(|e| e.info())
-        .filter_map(|info| {
-            info.tool.map(|name| agents::guidance::Tool {
-                name,
-                description: info.tool_description,
-            })
-        })
-        .collect()
 }

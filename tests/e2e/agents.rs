@@ -159,6 +159,7 @@ fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_too
         format!("{TEAM_CLAUDE_MD}\n@AGENTS.md\n")
     );
     assert_eq!(read(&fixture, "GEMINI.md"), "@AGENTS.md\n");
+    session_start_orients_in_a_few_hundred_bytes(&fixture);
     let codex = read(&fixture, ".codex/config.toml");
     assert!(codex.starts_with(TEAM_CODEX_TOML.split("\n# Faster").next().unwrap()));
     assert!(codex.contains("# Faster answers for small edits.\n[profiles.quick]"));
@@ -204,6 +205,24 @@ fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_too
         "?? .codex/\n?? .mcp.json\n?? AGENTS.md\n?? CLAUDE.md",
         "only the team's own files are left"
     );
+}
+
+/// Claude Code's `SessionStart` hook, run as the client runs it (`sh -c` in the project): exit
+/// 0, a few hundred bytes that say where the session is and what is next.
+fn session_start_orients_in_a_few_hundred_bytes(fixture: &Fixture) {
+    let settings: serde_json::Value =
+        serde_json::from_str(&read(fixture, ".claude/settings.json")).unwrap();
+    let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", command]).current_dir(fixture.path());
+    discern_tests::hermetic(&mut cmd, fixture.repo.home());
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("main is") && text.contains("next:"), "{text}");
+    assert!(text.len() < 600, "{} bytes: {text}", text.len());
 }
 
 /// Without `--client`, the clients found on PATH are wired and named; with none found, the

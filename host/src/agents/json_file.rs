@@ -9,12 +9,12 @@ use serde_json::Value;
 use super::FileError;
 use super::clients::SERVER;
 
-fn parse(text: &str) -> Result<CstRootNode, FileError> {
+pub(super) fn parse(text: &str) -> Result<CstRootNode, FileError> {
     CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| FileError::Parse(e.to_string()))
 }
 
 /// The top-level object, when the file has one (an empty file has none).
-fn root_object(root: &CstRootNode) -> Result<Option<CstObject>, FileError> {
+pub(super) fn root_object(root: &CstRootNode) -> Result<Option<CstObject>, FileError> {
     match (root.value(), root.object_value()) {
         (None, _) => Ok(None),
         (Some(_), Some(object)) => Ok(Some(object)),
@@ -25,7 +25,10 @@ fn root_object(root: &CstRootNode) -> Result<Option<CstObject>, FileError> {
 }
 
 /// The servers object under `key`, when there is one.
-fn servers_object(object: &CstObject, key: &str) -> Result<Option<CstObject>, FileError> {
+pub(super) fn servers_object(
+    object: &CstObject,
+    key: &str,
+) -> Result<Option<CstObject>, FileError> {
     match (object.get(key), object.object_value(key)) {
         (None, _) => Ok(None),
         (Some(_), Some(servers)) => Ok(Some(servers)),
@@ -92,7 +95,7 @@ pub(crate) fn remove(text: &str, key: &str) -> Result<Option<String>, FileError>
 }
 
 /// A JSON value as the syntax tree takes it.
-fn input(value: &Value) -> CstInputValue {
+pub(super) fn input(value: &Value) -> CstInputValue {
     match value {
         Value::Null => CstInputValue::Null,
         Value::Bool(b) => CstInputValue::Bool(*b),

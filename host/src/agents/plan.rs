@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::clients::Client;
-use super::{FileError, Mode, guidance};
+use super::{FileError, Mode, guidance, hooks};
 
 /// What became, or would become, of one client's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -66,6 +66,8 @@ pub(crate) enum Item {
     Client(Client),
     Guidance,
     Import(Client),
+    /// The session-start hook (Claude Code's).
+    Hook(Client),
 }
 
 impl Item {
@@ -75,12 +77,13 @@ impl Item {
             Item::Guidance => guidance::FILE,
             Item::Import(Client::Gemini) => "GEMINI.md",
             Item::Import(_) => "CLAUDE.md",
+            Item::Hook(_) => hooks::FILE,
         }
     }
 
     pub(crate) fn label(self) -> &'static str {
         match self {
-            Item::Client(client) | Item::Import(client) => client.as_str(),
+            Item::Client(client) | Item::Import(client) | Item::Hook(client) => client.as_str(),
             Item::Guidance => "guidance",
         }
     }
@@ -116,6 +119,7 @@ pub(crate) fn plan(
                 Item::Client(client) => plan_entry(*client, text, mode, wanted.command),
                 Item::Guidance => Ok(plan_guidance(text, mode, wanted.section)),
                 Item::Import(_) => Ok(plan_import(text, mode)),
+                Item::Hook(_) => plan_hook(text, mode, &hooks::command(wanted.command)),
             };
             planned
                 .map(|(state, detail, write)| Planned {
@@ -209,6 +213,33 @@ fn plan_import(text: Option<String>, mode: Mode) -> Decided {
             }
         }
     }
+}
+
+fn plan_hook(text: Option<String>, mode: Mode, command: &str) -> Result<Decided, FileError> {
+    let existing = match &text {
+        Some(text) => hooks::entry(text)?,
+        None => None,
+    };
+    Ok(match (mode, existing) {
+        (Mode::Write, Some(current)) if current == command => (State::Unchanged, None, None),
+        (Mode::Write, _) => {
+            let written = hooks::upsert(text.as_deref().unwrap_or_default(), command)?;
+            (created_or_updated(&text), None, Some(Some(written)))
+        }
+        (Mode::Check, Some(current)) if current == command => (State::Current, None, None),
+        (Mode::Check, Some(_)) => (
+            State::Drifted,
+            Some("the session-start hook differs from the one `discern agents` writes".to_owned()),
+            None,
+        ),
+        (Mode::Check, None) => (
+            State::Missing,
+            Some("no session-start hook of discern's".to_owned()),
+            None,
+        ),
+        (Mode::Remove, Some(_)) => removed(hooks::remove(text.as_deref().unwrap_or_default())?),
+        (Mode::Remove, None) => (State::NotWired, None, None),
+    })
 }
 
 fn created_or_updated(text: &Option<String>) -> State {

@@ -102,7 +102,11 @@ impl Verb for Status {
         let mut envelope = crate::status::status(&prepared.ws, &request);
         let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
         envelope.advisories.extend(stale);
-        envelope.into()
+        match request.brief {
+            // A session-start hook's output: it never fails the session.
+            true => Outcome::from(envelope).with_exit_code(0),
+            false => envelope.into(),
+        }
     }
 }
 

@@ -207,22 +207,32 @@ fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_too
     );
 }
 
-/// Claude Code's `SessionStart` hook, run as the client runs it (`sh -c` in the project): exit
-/// 0, a few hundred bytes that say where the session is and what is next.
+/// The `SessionStart` hook of Claude Code, Gemini CLI and Codex, each run as the client runs
+/// it (`sh -c` in the project): exit 0, and JSON whose added context is a few hundred bytes that
+/// say where the session is and what is next.
 fn session_start_orients_in_a_few_hundred_bytes(fixture: &Fixture) {
-    let settings: serde_json::Value =
-        serde_json::from_str(&read(fixture, ".claude/settings.json")).unwrap();
-    let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-        .as_str()
-        .unwrap();
-    let mut cmd = Command::new("sh");
-    cmd.args(["-c", command]).current_dir(fixture.path());
-    discern_tests::hermetic(&mut cmd, fixture.repo.home());
-    let out = cmd.output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("main is") && text.contains("next:"), "{text}");
-    assert!(text.len() < 600, "{} bytes: {text}", text.len());
+    for file in [
+        ".claude/settings.json",
+        ".gemini/settings.json",
+        ".codex/hooks.json",
+    ] {
+        let settings: serde_json::Value = serde_json::from_str(&read(fixture, file)).unwrap();
+        let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{file}: {settings}"));
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", command]).current_dir(fixture.path());
+        discern_tests::hermetic(&mut cmd, fixture.repo.home());
+        let out = cmd.output().unwrap();
+        let hook: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(out.status.success(), "{file}: {hook}");
+        assert_eq!(hook["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        let text = hook["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(text.contains("main is") && text.contains("next:"), "{text}");
+        assert!(text.len() < 600, "{} bytes: {text}", text.len());
+    }
 }
 
 /// Without `--client`, the clients found on PATH are wired and named; with none found, the

@@ -1,7 +1,9 @@
-//! The session-start hook: Claude Code's `SessionStart` in `.claude/settings.json` runs
-//! `discern status --brief`, whose plain output Claude Code adds to the session's context. It
-//! never fails the session: `status --brief` exits 0, and `|| true` covers a binary gone.
-//! Edited like the MCP entries: only discern's element of `hooks.SessionStart` is touched.
+//! The session-start hook: a `SessionStart` element in Claude Code's `.claude/settings.json`,
+//! Gemini CLI's `.gemini/settings.json` and Codex's `.codex/hooks.json` (one shape for the three)
+//! runs `discern status --brief --output-format session-start`, whose JSON hands the client the
+//! brief as the session's added context. It never fails the session: `status --brief` exits 0,
+//! and `|| true` covers a binary gone. Edited like the MCP entries: only discern's element of
+//! `hooks.SessionStart` is touched.
 
 use jsonc_parser::cst::{CstArray, CstObject};
 use serde_json::{Value, json};
@@ -9,11 +11,11 @@ use serde_json::{Value, json};
 use super::FileError;
 use super::json_file::{input, parse, root_object, servers_object};
 
-pub(crate) const FILE: &str = ".claude/settings.json";
 const HOOKS: &str = "hooks";
 const EVENT: &str = "SessionStart";
 /// What marks a hook as discern's, whatever the path of the binary it names.
 const MARK: &str = " status --brief";
+const FORMAT: &str = " --output-format session-start";
 
 /// The hook's command for an entry that starts `command`.
 pub(crate) fn command(program: &str) -> String {
@@ -24,7 +26,7 @@ pub(crate) fn command(program: &str) -> String {
         true => program.to_owned(),
         false => format!("'{}'", program.replace('\'', "'\\''")),
     };
-    format!("{quoted}{MARK} || true")
+    format!("{quoted}{MARK}{FORMAT} || true")
 }
 
 fn element(command: &str) -> Value {
@@ -155,7 +157,10 @@ mod tests {
     #[test]
     fn the_hook_goes_in_beside_the_teams_and_out_byte_for_byte() {
         let cmd = command("/opt/my tools/discern");
-        assert_eq!(cmd, "'/opt/my tools/discern' status --brief || true");
+        assert_eq!(
+            cmd,
+            "'/opt/my tools/discern' status --brief --output-format session-start || true"
+        );
         let added = upsert(TEAM, &cmd).unwrap();
         assert!(added.contains("echo hi"), "{added}");
         assert_eq!(entry(&added).unwrap().as_deref(), Some(cmd.as_str()));

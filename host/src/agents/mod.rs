@@ -130,7 +130,7 @@ pub(crate) fn agents(
 }
 
 /// The files the call looks after for `clients`: their entries, the `@AGENTS.md` import for
-/// the clients that need one, Claude Code's session-start hook, and `AGENTS.md`'s section (taken out only once no client is left
+/// the clients that need one, the session-start hooks where a client has them, and `AGENTS.md`'s section (taken out only once no client is left
 /// wired).
 fn items(root: &Path, clients: &[Client], mode: Mode) -> Vec<Item> {
     let mut items: Vec<Item> = clients.iter().map(|c| Item::Client(*c)).collect();
@@ -149,9 +149,12 @@ fn items(root: &Path, clients: &[Client], mode: Mode) -> Vec<Item> {
             .filter(|c| clients.contains(c))
             .map(Item::Import),
     );
-    if clients.contains(&Client::Claude) {
-        items.push(Item::Hook(Client::Claude));
-    }
+    items.extend(
+        [Client::Claude, Client::Codex, Client::Gemini]
+            .into_iter()
+            .filter(|c| clients.contains(c))
+            .map(Item::Hook),
+    );
     items
 }
 

@@ -66,7 +66,7 @@ pub(crate) enum Item {
     Client(Client),
     Guidance,
     Import(Client),
-    /// The session-start hook (Claude Code's).
+    /// The session-start hook (Claude Code, Gemini CLI, Codex).
     Hook(Client),
 }
 
@@ -77,14 +77,36 @@ impl Item {
             Item::Guidance => guidance::FILE,
             Item::Import(Client::Gemini) => "GEMINI.md",
             Item::Import(_) => "CLAUDE.md",
-            Item::Hook(_) => hooks::FILE,
+            Item::Hook(Client::Gemini) => ".gemini/settings.json",
+            Item::Hook(Client::Codex) => ".codex/hooks.json",
+            Item::Hook(_) => ".claude/settings.json",
         }
     }
 
-    pub(crate) fn label(self) -> &'static str {
+    /// The client the file serves (`None`: every client, `AGENTS.md`).
+    pub(crate) fn client(self) -> Option<Client> {
         match self {
-            Item::Client(client) | Item::Import(client) | Item::Hook(client) => client.as_str(),
+            Item::Client(client) | Item::Import(client) | Item::Hook(client) => Some(client),
+            Item::Guidance => None,
+        }
+    }
+
+    /// What of discern's the file holds.
+    pub(crate) fn part(self) -> &'static str {
+        match self {
+            Item::Client(_) => "mcp",
             Item::Guidance => "guidance",
+            Item::Import(_) => "import",
+            Item::Hook(_) => "hook",
+        }
+    }
+
+    /// How a line names it: `claude`, `claude hook`, `guidance`.
+    pub(crate) fn label(self) -> String {
+        match (self.client(), self) {
+            (Some(client), Item::Client(_)) => client.as_str().to_owned(),
+            (Some(client), _) => format!("{} {}", client.as_str(), self.part()),
+            (None, _) => self.part().to_owned(),
         }
     }
 }
@@ -111,26 +133,32 @@ pub(crate) fn plan(
     mode: Mode,
     wanted: &Wanted,
 ) -> Result<Vec<Planned>, (Item, FileError)> {
-    items
-        .iter()
-        .map(|item| {
-            let text = super::read(&root.join(item.file())).map_err(|e| (*item, e))?;
-            let planned = match item {
-                Item::Client(client) => plan_entry(*client, text, mode, wanted.command),
-                Item::Guidance => Ok(plan_guidance(text, mode, wanted.section)),
-                Item::Import(_) => Ok(plan_import(text, mode)),
-                Item::Hook(_) => plan_hook(text, mode, &hooks::command(wanted.command)),
-            };
-            planned
-                .map(|(state, detail, write)| Planned {
-                    item: *item,
-                    state,
-                    detail,
-                    write,
-                })
-                .map_err(|e| (*item, e))
-        })
-        .collect()
+    // Two items may share a file (Gemini's entry and hook): each sees what the one before wrote.
+    let mut pending: std::collections::HashMap<&str, Option<String>> = Default::default();
+    let mut planned = Vec::new();
+    for item in items {
+        let text = match pending.get(item.file()) {
+            Some(text) => text.clone(),
+            None => super::read(&root.join(item.file())).map_err(|e| (*item, e))?,
+        };
+        let decided = match item {
+            Item::Client(client) => plan_entry(*client, text, mode, wanted.command),
+            Item::Guidance => Ok(plan_guidance(text, mode, wanted.section)),
+            Item::Import(_) => Ok(plan_import(text, mode)),
+            Item::Hook(_) => plan_hook(text, mode, &hooks::command(wanted.command)),
+        };
+        let (state, detail, write) = decided.map_err(|e| (*item, e))?;
+        if let Some(written) = &write {
+            pending.insert(item.file(), written.clone());
+        }
+        planned.push(Planned {
+            item: *item,
+            state,
+            detail,
+            write,
+        });
+    }
+    Ok(planned)
 }
 
 /// A state, why it fails a check, and what to write (`Some(None)`: delete the file).

@@ -12,7 +12,8 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
         .iter()
         .map(|p| {
             let mut file = json!({
-                "client": p.item.label(),
+                "client": p.item.client().map(Client::as_str),
+                "part": p.item.part(),
                 "file": p.item.file(),
                 "state": p.state,
             });
@@ -67,7 +68,7 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
             if mode == Mode::Write && changed {
                 ok.hints.push(Hint::next_step(
                     HintId::WireAgents,
-                    "Commit the changed files to share them, then restart each client (Codex and Copilot CLI load a project's servers once the folder is trusted)",
+                    "Commit the changed files to share them, then restart each client (Codex and Copilot CLI read a project's files once the folder is trusted; Codex runs hooks with `codex_hooks` enabled in its [features])",
                 ));
             }
             ok

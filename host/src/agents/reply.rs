@@ -96,6 +96,9 @@ fn state(mode: Mode, changed: bool, found: &[Client], planned: &[Planned]) -> St
             format!("Nothing changed: {clients} already start discern ({on_path}).")
         }
         (Mode::Check, _) => format!("Every entry is current: {clients}."),
+        (Mode::Remove, true) if clients.is_empty() => {
+            "discern's guidance is out of AGENTS.md.".to_owned()
+        }
         (Mode::Remove, true) => format!("discern's entries are out of {clients}."),
         (Mode::Remove, false) => {
             "Nothing to remove: no client file holds discern's entry.".to_owned()

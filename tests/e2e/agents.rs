@@ -262,23 +262,28 @@ fn without_a_client_named_those_on_path_are_wired_and_none_found_is_refused() {
     assert!(!fixture.path().join(".mcp.json").exists());
 }
 
-/// `status` says when `AGENTS.md`'s section no longer matches the repository (a job added),
-/// and stops once `discern agents` wrote it again.
+/// `status` (and `done`) say when `AGENTS.md`'s section no longer matches the repository (a job
+/// added), and stop once `discern agents` wrote it again.
 #[test]
 fn status_says_when_the_guidance_is_out_of_date() {
     let fixture = Fixture::new(LANDING_CONFIG);
-    let stale = |fixture: &Fixture| {
-        let status = fixture.run(&["status", "--json"]).json();
-        status["advisories"]
+    let says = |fixture: &Fixture, args: &[&str]| {
+        let json = fixture.run(args).json();
+        json["advisories"]
             .as_array()
             .is_some_and(|a| a.iter().any(|l| l.as_str().unwrap().contains("AGENTS.md")))
     };
+    let stale = |fixture: &Fixture| says(fixture, &["status", "--json"]);
     assert!(!stale(&fixture), "no section, no advisory");
     assert_eq!(agents(&fixture, &["--client", "codex"]).code, 0);
     assert!(!stale(&fixture));
     let config = LANDING_CONFIG.replace("test = \"true\"", "test = \"true\"\nlint = \"true\"");
     fixture.repo.write("discern.toml", &config);
     assert!(stale(&fixture), "a job was added");
+    assert!(
+        says(&fixture, &["done", "--dry-run", "--json"]),
+        "done says so too"
+    );
     assert_ne!(agents(&fixture, &["--check"]).code, 0);
     assert_eq!(agents(&fixture, &["--client", "codex"]).code, 0);
     assert!(!stale(&fixture));

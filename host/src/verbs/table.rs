@@ -177,7 +177,10 @@ impl Verb for Done {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: DoneRequest) -> Outcome {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::done::done(prepared, runtime, &request, ctx.progress).into()
+            let mut done = lifecycle::done::done(prepared, runtime, &request, ctx.progress);
+            let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
+            done.advisories.extend(stale);
+            done.into()
         })
     }
 }

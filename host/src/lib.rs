@@ -22,6 +22,7 @@ pub use git::{Repo, RepoError};
 #[doc(hidden)]
 pub mod testing;
 
+mod agents;
 mod approval;
 mod builtins;
 mod commit;

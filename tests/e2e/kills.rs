@@ -727,6 +727,7 @@ fn every_writing_verb_settles_an_interrupted_transaction_first() {
         ("sync", &["sync"]),
         ("setup", &["setup"]),
         ("doctor", &["doctor"]),
+        ("agents", &["agents", "--client", "claude"]),
     ];
     let exempt = ["accept", "resolve", "merge-driver"];
     let writing: std::collections::BTreeSet<&str> = discern::verbs::TABLE

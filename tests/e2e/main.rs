@@ -3,6 +3,7 @@
 mod support;
 
 mod abandon;
+mod agents;
 mod agreement;
 mod approval;
 mod attacks;

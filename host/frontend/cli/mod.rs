@@ -20,7 +20,8 @@ struct OutputArgs {
     #[arg(long, conflicts_with = "output_format")]
     markdown: bool,
     /// How to print the result; CI formats: github (annotations), sarif, junit, gitlab (Code
-    /// Quality). Default: $DISCERN_OUTPUT_FORMAT, else human.
+    /// Quality); session-start (an agent's session-start hook). Default: $DISCERN_OUTPUT_FORMAT,
+    /// else human.
     #[arg(long, value_name = "FORMAT")]
     output_format: Option<OutputFormat>,
 }
@@ -35,6 +36,9 @@ enum OutputFormat {
     Sarif,
     Junit,
     Gitlab,
+    /// A session-start hook's JSON (Claude Code, Codex, Gemini CLI): the human text as the
+    /// session's added context.
+    SessionStart,
 }
 
 impl OutputArgs {
@@ -310,6 +314,14 @@ fn print(envelope: &Envelope, format: OutputFormat, settings: &Settings) {
         OutputFormat::Sarif => ci(result::ci::CiFormat::Sarif),
         OutputFormat::Junit => ci(result::ci::CiFormat::Junit),
         OutputFormat::Gitlab => ci(result::ci::CiFormat::Gitlab),
+        OutputFormat::SessionStart => {
+            let context = result::human(envelope, steps);
+            let hook = serde_json::json!({ "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": context,
+            }});
+            hook.to_string() + "\n"
+        }
     };
     print!("{text}");
 }

@@ -4,13 +4,16 @@
 //! fix → build → check ∥ test, every Standard measured on the work tree — records nothing (no
 //! Proof, no evidence), reports each step with its result and time, and removes the worktree.
 //! A throwaway a kill left behind (`<repo>.worktrees/.doctor-<pid>`, its process gone) is removed
-//! by the next run.
+//! by the next run. The checks of this checkout ([`checkup`]) come first; `--quick` runs them
+//! alone.
 
 use std::path::Path;
 use std::time::Instant;
 
+use super::checkup::{self, Check};
 use super::provision::reply::provision;
 use super::steps::{self, Outcome, Step};
+use crate::agents::guidance::Tool;
 use crate::config::{Config, Stage};
 use crate::git::Repo;
 use crate::git::worktree::{self, Removal};
@@ -22,10 +25,16 @@ use crate::workspace::Workspace;
 pub(crate) const VERB: &str = "doctor";
 const PREFIX: &str = ".doctor-";
 
-/// `discern doctor` takes no arguments: it checks the repository it runs in.
+/// `discern doctor [--quick]`: it checks the repository it runs in.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct DoctorRequest {}
+pub(crate) struct DoctorRequest {
+    /// Only the checks (binary, git, config, clients, caches, worktrees): no rehearsal of the
+    /// gate in a throwaway worktree.
+    #[arg(long)]
+    #[serde(default)]
+    pub quick: bool,
+}
 
 #[derive(Debug, serde::Serialize)]
 struct DoctorData {
@@ -44,11 +53,75 @@ fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Envelope {
     )
 }
 
+/// The checks first (see [`checkup`]), then, unless `--quick`, the gate rehearsed in a
+/// throwaway worktree; a failing check fails the call, each naming its fix.
 pub(crate) fn doctor(
     ws: &Workspace,
     runtime: &Runtime,
+    request: &DoctorRequest,
+    tools: &[Tool],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Envelope {
+    let checks = checkup::checks(ws, tools);
+    let envelope = match request.quick {
+        true => Envelope::ok(
+            VERB,
+            serde_json::json!({}),
+            Report {
+                state: "The checks ran; the gate was not rehearsed (--quick).".to_owned(),
+                sections: Vec::new(),
+            },
+        ),
+        false => rehearse(ws, runtime, progress),
+    };
+    with_checks(envelope, &checks)
+}
+
+/// `envelope` with the checks: their section first, `data.checks`, and a refusal naming the
+/// failing ones where the rest passed.
+fn with_checks(envelope: Envelope, checks: &[Check]) -> Envelope {
+    let failing: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == checkup::Status::Fail)
+        .map(|c| c.check.as_str())
+        .collect();
+    let mut envelope = match (envelope.ok, failing.is_empty()) {
+        (true, false) => {
+            let mut refusal = Envelope::refusal(
+                VERB,
+                ErrorSlug::PreconditionFailed,
+                format!(
+                    "{} check(s) fail: {}; each line names its fix.",
+                    failing.len(),
+                    failing.join(", ")
+                ),
+                Hint::next_step(HintId::FixConfig, "Apply each fix, then check again")
+                    .with_action(Action::new(VERB)),
+            );
+            refusal.data = envelope.data;
+            refusal.steps = envelope.steps;
+            refusal.diagnostics = envelope.diagnostics;
+            refusal.advisories = envelope.advisories;
+            refusal.report.sections = envelope.report.sections;
+            refusal
+        }
+        _ => envelope,
+    };
+    let section = Section {
+        table: None,
+        title: "Checks".to_owned(),
+        lines: checks.iter().map(checkup::line).collect(),
+    };
+    envelope.report.sections.insert(0, section);
+    let data = envelope.data.get_or_insert_with(|| serde_json::json!({}));
+    if let Some(map) = data.as_object_mut() {
+        map.insert("checks".to_owned(), serde_json::json!(checks));
+    }
+    envelope
+}
+
+/// The gate rehearsed in a throwaway worktree of HEAD.
+fn rehearse(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
     let repo = &ws.repo;
     let config = match Config::load(repo.root()) {
         Ok(Some(config)) => config,

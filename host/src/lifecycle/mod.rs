@@ -5,6 +5,7 @@
 pub(crate) mod abandon;
 pub(crate) mod accept;
 pub(crate) mod approve;
+mod checkup;
 pub(crate) mod doctor;
 pub(crate) mod done;
 pub(crate) mod effort;

@@ -91,6 +91,7 @@ hint_ids! {
     SyncRefs,
     MainCheckoutBehind,
     RetrySetup,
+    WireAgents,
 }
 
 impl HintId {
@@ -141,7 +142,8 @@ impl HintId {
             | CommitChanges
             | RunDone
             | SyncRefs
-            | RetrySetup => Category::NextStep,
+            | RetrySetup
+            | WireAgents => Category::NextStep,
         }
     }
 }

@@ -351,6 +351,12 @@ fn write(
             ),
         ));
     }
+    // `discern agents` is offered once the config exists: the agents' clients, wired.
+    let agents = Hint::new(
+        HintId::WireAgents,
+        "Then wire the agent clients to discern's MCP server and guidance",
+    )
+    .with_action(Action::new("agents"));
     Ok(match &owner {
         Some(owner) => envelope.with_hint(Hint::new(
             HintId::InitSignedApproval,
@@ -362,7 +368,8 @@ fn write(
             ),
         )),
         None => envelope.with_hint(Hint::new(HintId::InitSignedApproval, owner::LATER)),
-    })
+    }
+    .with_hint(agents))
 }
 
 /// Whether `tool` is an executable file on this process's `PATH` (where two lockfiles disagree,

@@ -36,6 +36,10 @@ pub struct StatusRequest {
     #[arg(long)]
     #[serde(default)]
     pub local: bool,
+    /// A few lines: the state, advisories and next step (a session-start hook's output; exit 0).
+    #[arg(long)]
+    #[serde(default)]
+    pub brief: bool,
 }
 
 impl StatusRequest {
@@ -81,7 +85,9 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
     envelope
         .advisories
         .extend(crate::preflight::pending_transaction(&ws.repo));
-    if !verbose {
+    if request.brief {
+        envelope.report.sections.clear();
+    } else if !verbose {
         envelope.hints.push(
             Hint::new(HintId::StatusFullDetail, "Bounded view; every row and list")
                 .with_action(Action::new("status").flag("verbose")),

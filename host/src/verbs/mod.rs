@@ -375,6 +375,20 @@ pub fn invalid_arguments(verb: &str, message: impl Into<String>) -> Envelope {
     )
 }
 
+/// The MCP tools as `AGENTS.md`'s guidance names them, in the table's order.
+pub(crate) fn guide() -> Vec<crate::agents::guidance::Tool> {
+    TABLE
+        .iter()
+        .map(|e| e.info())
+        .filter_map(|info| {
+            info.tool.map(|name| crate::agents::guidance::Tool {
+                name,
+                description: info.tool_description,
+            })
+        })
+        .collect()
+}
+
 /// The row for CLI subcommand `name`.
 pub fn by_name(name: &str) -> Option<&'static dyn Entry> {
     TABLE.iter().copied().find(|e| e.info().name == name)

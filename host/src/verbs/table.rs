@@ -3,6 +3,7 @@
 //! followed by the verbs only the CLI has.
 
 use super::{Annotations, Context, Entry, Info, Outcome, Surface, Verb};
+use crate::agents::{self, AgentsRequest};
 use crate::lifecycle::{
     self, accept::AcceptRequest, approve::ApproveRequest, done::DoneRequest,
     stage_verbs::StageRequest, start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
@@ -33,6 +34,7 @@ pub static TABLE: &[&dyn Entry] = &[
     &super::standards::Standards,
     &Setup,
     &Init,
+    &Agents,
     &Doctor,
     &Abandon,
     &Sync,
@@ -97,7 +99,14 @@ impl Verb for Status {
         request.validate()
     }
     fn run(&self, _ctx: &Context, prepared: &Prepared, request: StatusRequest) -> Outcome {
-        crate::status::status(&prepared.ws, &request).into()
+        let mut envelope = crate::status::status(&prepared.ws, &request);
+        let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
+        envelope.advisories.extend(stale);
+        match request.brief {
+            // A session-start hook's output: it never fails the session.
+            true => Outcome::from(envelope).with_exit_code(0),
+            false => envelope.into(),
+        }
     }
 }
 
@@ -168,7 +177,10 @@ impl Verb for Done {
     }
     fn run(&self, ctx: &Context, prepared: &Prepared, request: DoneRequest) -> Outcome {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::done::done(prepared, runtime, &request, ctx.progress).into()
+            let mut done = lifecycle::done::done(prepared, runtime, &request, ctx.progress);
+            let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
+            done.advisories.extend(stale);
+            done.into()
         })
     }
 }
@@ -356,7 +368,7 @@ impl Verb for Doctor {
         &Info {
             name: lifecycle::doctor::VERB,
             tool: None,
-            summary: "Prove the gate runs in a fresh worktree: provision a throwaway one, run the jobs and Standards, report each step (nothing recorded)",
+            summary: "Check what this checkout needs (binary, git, config, agent clients, caches, worktrees), then prove the gate runs in a throwaway worktree (nothing recorded)",
             tool_description: "",
             annotations: WRITES_IDEMPOTENT,
             cleanliness: Cleanliness::Any,
@@ -368,10 +380,11 @@ impl Verb for Doctor {
         &self,
         ctx: &Context,
         prepared: &Prepared,
-        _request: lifecycle::doctor::DoctorRequest,
+        request: lifecycle::doctor::DoctorRequest,
     ) -> Outcome {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::doctor::doctor(&prepared.ws, runtime, ctx.progress).into()
+            let tools = super::guide();
+            lifecycle::doctor::doctor(&prepared.ws, runtime, &request, &tools, ctx.progress).into()
         })
     }
 }
@@ -538,5 +551,40 @@ impl Verb for Init {
         super::with_runtime(ctx, Verb::info(self).name, |runtime| {
             standards::init::init(&prepared.ws, runtime, &request, ctx.progress).into()
         })
+    }
+}
+
+struct Agents;
+impl Verb for Agents {
+    type Request = AgentsRequest;
+    fn info(&self) -> &'static Info {
+        &Info {
+            name: agents::VERB,
+            // The owner's setup: it writes what starts the agent's own server, so no agent
+            // rewires itself (and the MCP tools are fixed, ADR 0405).
+            tool: None,
+            summary: "Wire the agent clients (Claude Code, Codex, Cursor, Gemini, VS Code, Copilot CLI) to discern's MCP server, each in its own project file",
+            tool_description: "",
+            annotations: WRITES_IDEMPOTENT,
+            cleanliness: Cleanliness::Any,
+            writes: true,
+            journal: false,
+        }
+    }
+    fn validate(&self, request: &AgentsRequest) -> Result<(), Box<Envelope>> {
+        match request.conflicting() {
+            true => Err(Box::new(super::invalid_arguments(
+                agents::VERB,
+                "--check and --remove do not combine: check the entries, or remove them.",
+            ))),
+            false => Ok(()),
+        }
+    }
+    fn preflight(&self, request: &AgentsRequest) -> Preflight {
+        // `--check` writes nothing: no recovery, as a dry run.
+        Verb::info(self).preflight().dry_run(request.check)
+    }
+    fn run(&self, _ctx: &Context, prepared: &Prepared, request: AgentsRequest) -> Outcome {
+        agents::agents(&prepared.ws, &request, &super::guide()).into()
     }
 }

@@ -1,0 +1,133 @@
+//! `discern agents`' result: one line per client's file, what became of it.
+
+use serde_json::json;
+
+use super::clients::Client;
+use super::plan::{Item, Planned};
+use super::{Mode, VERB};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+
+pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Planned]) -> Envelope {
+    let files: Vec<_> = planned
+        .iter()
+        .map(|p| {
+            let mut file = json!({
+                "client": p.item.client().map(Client::as_str),
+                "part": p.item.part(),
+                "file": p.item.file(),
+                "state": p.state,
+            });
+            if let Some(detail) = &p.detail {
+                file["detail"] = json!(detail);
+            }
+            file
+        })
+        .collect();
+    let changed = planned.iter().any(|p| p.state.changed());
+    let data = json!({
+        "command": command,
+        "found_on_path": found.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+        "files": files,
+        "changed": changed,
+    });
+    let section = Section {
+        title: "Files".to_owned(),
+        lines: planned.iter().map(line).collect(),
+        table: None,
+    };
+    let failing: Vec<String> = planned
+        .iter()
+        .filter(|p| p.state.fails_check())
+        .map(|p| format!("{} ({})", p.item.file(), p.state.as_str()))
+        .collect();
+    let mut envelope = match (mode, failing.is_empty()) {
+        (Mode::Check, false) => {
+            let mut refusal = Envelope::refusal(
+                VERB,
+                ErrorSlug::PreconditionFailed,
+                format!(
+                    "{} file(s) are not as `discern agents` writes them: {}.",
+                    failing.len(),
+                    failing.join(", ")
+                ),
+                Hint::next_step(HintId::WireAgents, "Write the entries again")
+                    .with_action(Action::new(VERB)),
+            );
+            refusal.data = Some(data);
+            refusal
+        }
+        _ => {
+            let mut ok = Envelope::ok(
+                VERB,
+                data,
+                Report {
+                    state: state(mode, changed, found, planned),
+                    sections: Vec::new(),
+                },
+            );
+            if mode == Mode::Write && changed {
+                ok.hints.push(Hint::next_step(
+                    HintId::WireAgents,
+                    "Commit the changed files to share them, then restart each client (Codex and Copilot CLI read a project's files once the folder is trusted; Codex runs hooks with `codex_hooks` enabled in its [features])",
+                ));
+            }
+            ok
+        }
+    };
+    envelope.report.sections.push(section);
+    envelope
+}
+
+fn state(mode: Mode, changed: bool, found: &[Client], planned: &[Planned]) -> String {
+    let names = |list: &mut dyn Iterator<Item = Client>| {
+        list.map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
+    };
+    let on_path = match found.is_empty() {
+        true => "none found on PATH".to_owned(),
+        false => format!("found on PATH: {}", names(&mut found.iter().copied())),
+    };
+    let clients = names(&mut planned.iter().filter_map(|p| match p.item {
+        Item::Client(client) => Some(client),
+        _ => None,
+    }));
+    match (mode, changed) {
+        (Mode::Write, true) => format!("discern is wired into {clients} ({on_path})."),
+        (Mode::Write, false) => {
+            format!("Nothing changed: {clients} already start discern ({on_path}).")
+        }
+        (Mode::Check, _) => format!("Every entry is current: {clients}."),
+        (Mode::Remove, true) if clients.is_empty() => {
+            "discern's guidance is out of AGENTS.md.".to_owned()
+        }
+        (Mode::Remove, true) => format!("discern's entries are out of {clients}."),
+        (Mode::Remove, false) => {
+            "Nothing to remove: no client file holds discern's entry.".to_owned()
+        }
+    }
+}
+
+fn line(planned: &Planned) -> String {
+    let detail = planned
+        .detail
+        .as_deref()
+        .map_or_else(String::new, |d| format!(": {d}"));
+    format!(
+        "{:<9} {} ({}){detail}",
+        planned.state.as_str(),
+        planned.item.file(),
+        planned.item.label()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::State;
+
+    #[test]
+    fn a_state_is_spelled_as_its_wire_name() {
+        for state in [State::Created, State::NotWired, State::Drifted] {
+            let wire = serde_json::to_value(state).unwrap();
+            assert_eq!(wire.as_str().unwrap().replace('_', " "), state.as_str());
+        }
+    }
+}

@@ -39,6 +39,7 @@ mod jobs;
 mod lifecycle;
 mod map;
 mod measure;
+mod oci;
 mod operations;
 mod planner;
 mod preflight;

@@ -1,0 +1,21 @@
+//! Producer components from an OCI registry (`producer = "oci://REGISTRY/REPO:TAG@sha256:…"`):
+//! the reference (`reference.rs`), the CNCF Wasm artifact layout (`layout.rs`), credentials
+//! (`auth.rs`), the distribution API (`client.rs`), the per-user content-addressed store beside
+//! the compile cache (`store.rs`), fetching (`fetch.rs`) and pushing (`publish.rs`).
+//! **Invariant:** nothing is stored or run that did not hash to the digest the Standard pins.
+
+mod auth;
+mod client;
+mod error;
+mod fetch;
+mod layout;
+mod publish;
+mod reference;
+mod store;
+
+pub use auth::Credentials;
+pub(crate) use error::OciError;
+pub(crate) use fetch::{Source, component, resolve};
+pub(crate) use publish::push;
+pub use reference::Reference;
+pub(crate) use reference::{ReferenceError, SCHEME, Unpinned};

@@ -41,6 +41,7 @@ mod mcp_wire;
 mod merging;
 #[cfg(feature = "remote-cache")]
 mod nginx;
+mod oci_registry;
 mod owner_gate;
 mod producer_kit;
 mod progress;
@@ -50,6 +51,7 @@ mod races;
 mod ratchet;
 mod red_team;
 mod reference;
+mod registry_producers;
 #[cfg(feature = "remote-cache")]
 mod remote_cache;
 mod runtime_cache;

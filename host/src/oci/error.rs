@@ -21,7 +21,7 @@ pub(crate) enum OciError {
         todo: String,
     },
     #[error(
-        "the registry sent {what} of {reference} larger than discern accepts ({limit} bytes); nothing was cached: check that the reference names a producer component"
+        "the registry sent more than {limit} bytes for {what} of {reference} (what its manifest declares, or the most discern reads); nothing was cached and nothing runs: check that the reference names a producer component and that the registry serves it whole"
     )]
     TooLarge {
         reference: String,

@@ -13,9 +13,9 @@ mod publish;
 mod reference;
 mod store;
 
-pub use auth::Credentials;
+pub(crate) use auth::Credentials;
 pub(crate) use error::OciError;
-pub(crate) use fetch::{Source, component, resolve};
+pub(crate) use fetch::{component, resolve};
 pub(crate) use publish::push;
-pub use reference::Reference;
+pub(crate) use reference::Reference;
 pub(crate) use reference::{ReferenceError, SCHEME, Unpinned};

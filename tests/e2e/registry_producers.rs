@@ -1,0 +1,342 @@
+//! Producers from an OCI registry (`producer = "oci://…@sha256:…"`) against a real registry
+//! (Debian's docker-registry, `oci_registry.rs`): published with `discern producers publish`,
+//! measured from a fresh clone with an empty cache, refused when tampered with, measured
+//! offline once cached, shared by repositories, and pinned as a protected change.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::oci_registry::Registry;
+use crate::support::{Fixture, Run, standard};
+
+/// A real component the suite builds (`tests/components/hostile`), in its `emit` mode.
+fn component() -> &'static [u8] {
+    discern_tests::HOSTILE_WASM
+}
+
+/// The same producer with other bytes (a custom section appended): another digest.
+fn other_component() -> Vec<u8> {
+    let mut bytes = component().to_vec();
+    bytes.extend_from_slice(&[0x00, 0x05, 0x04, b'n', b'o', b't', b'e']);
+    bytes
+}
+
+fn config(reference: &str) -> String {
+    format!(
+        "[standards.emitted]\ndirection = \"up\"\nlimit = 1\nproducer = \"{reference}\"\nconfig = {{ mode = \"emit\", emit = {{ emitted = 7 }} }}\n"
+    )
+}
+
+/// `discern producers publish` of `bytes` to `to`: its JSON data.
+fn publish(fixture: &Fixture, bytes: &[u8], to: &str) -> Value {
+    let file = fixture.repo.home().join(format!("{}.wasm", sha(bytes)));
+    std::fs::write(&file, bytes).unwrap();
+    let run = fixture.run(&[
+        "producers",
+        "publish",
+        file.to_str().unwrap(),
+        "--to",
+        to,
+        "--json",
+    ]);
+    let json = run.json();
+    assert_eq!(json["ok"], true, "{}\n{}", run.stdout, run.stderr);
+    json["data"].clone()
+}
+
+fn sha(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A per-test, empty per-user cache.
+fn empty_cache() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn measure(fixture: &Fixture, dir: &Path, cache: &Path) -> Run {
+    fixture.run_in(
+        dir,
+        &["standards", "--json"],
+        &[("DISCERN_CACHE_DIR", cache.to_str().unwrap())],
+    )
+}
+
+/// Every file under `dir`.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match entry.path().is_dir() {
+                true => stack.push(entry.path()),
+                false => found.push(entry.path()),
+            }
+        }
+    }
+    found
+}
+
+fn cached_blob(cache: &Path, hex: &str) -> PathBuf {
+    cache.join("oci/blobs/sha256").join(hex)
+}
+
+#[test]
+fn a_pinned_component_measures_from_a_fresh_clone_and_a_moved_tag_changes_nothing() {
+    let registry = Registry::start();
+    let fixture = Fixture::new("");
+    let to = registry.reference("acme/emitter", "1.0");
+    let published = publish(&fixture, component(), &to);
+    let reference = published["reference"].as_str().unwrap().to_owned();
+    assert!(
+        reference.starts_with(&format!("{to}@sha256:")),
+        "{reference}"
+    );
+    assert_eq!(published["producer"], format!("producer = \"{reference}\""));
+    fixture.repo.write("discern.toml", &config(&reference));
+    fixture.repo.commit("a registry producer");
+    assert_eq!(
+        fixture.repo.git(&["ls-files", "*.wasm"]),
+        "",
+        "nothing but discern.toml names it"
+    );
+
+    // The tag moves to other bytes: the pinned digest still fetches the first.
+    let moved = publish(&fixture, &other_component(), &to);
+    assert_ne!(moved["reference"], published["reference"]);
+
+    let clone = fixture.repo.home().join("clone");
+    let path = fixture.path().to_str().unwrap();
+    fixture.git_in(
+        fixture.repo.home(),
+        &["clone", "-q", path, clone.to_str().unwrap()],
+    );
+    let cache = empty_cache();
+    let run = measure(&fixture, &clone, cache.path());
+    let json = run.json();
+    assert_eq!(json["ok"], true, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(standard(&json, "emitted")["value"], 7.0);
+    assert!(cached_blob(cache.path(), &sha(component())).is_file());
+    assert!(!cached_blob(cache.path(), &sha(&other_component())).exists());
+    let manifest = reference.rsplit("sha256:").next().unwrap();
+    assert!(
+        cache
+            .path()
+            .join("oci/manifests/sha256")
+            .join(manifest)
+            .is_file()
+    );
+}
+
+#[test]
+fn a_tampered_layer_is_refused_and_nothing_is_cached() {
+    let registry = Registry::start();
+    let fixture = Fixture::new("");
+    let published = publish(
+        &fixture,
+        component(),
+        &registry.reference("acme/emitter", "1.0"),
+    );
+    let reference = published["reference"].as_str().unwrap();
+    fixture.repo.write("discern.toml", &config(reference));
+    fixture.repo.commit("a registry producer");
+    // The registry serves other bytes under the layer's digest: first as many, then more.
+    let blob = registry.blob_file(published["component_sha256"].as_str().unwrap());
+    let mut tampered = component().to_vec();
+    let middle = tampered.len() / 2;
+    tampered[middle] ^= 0xff;
+    std::fs::write(&blob, &tampered).unwrap();
+
+    let cache = empty_cache();
+    let run = measure(&fixture, fixture.path(), cache.path());
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("the registry sent the component layer of")
+            && run
+                .stdout
+                .contains(&format!("whose sha256 is sha256:{}", sha(&tampered)))
+            && run.stdout.contains("nothing was cached and nothing runs"),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(&blob, other_component()).unwrap();
+    let run = measure(&fixture, fixture.path(), cache.path());
+    let more = format!(
+        "the registry sent more than {} bytes for the component layer",
+        component().len()
+    );
+    assert!(run.stdout.contains(&more), "{}", run.stdout);
+    assert_eq!(
+        files(cache.path())
+            .iter()
+            .filter(|f| f.starts_with(cache.path().join("oci")))
+            .count(),
+        0
+    );
+    let fetch = fixture.run_with(
+        &["producers", "fetch"],
+        &[("DISCERN_CACHE_DIR", cache.path().to_str().unwrap())],
+    );
+    assert_eq!(fetch.code, 1, "{}", fetch.stdout);
+    insta::with_settings!({ filters => vec![
+        (r"127\.0\.0\.1:\d+", "[registry]"),
+        (r"\b[0-9a-f]{64}\b", "[hex]"),
+    ] }, {
+        insta::assert_snapshot!("registry_tampered_fetch", fetch.stdout);
+    });
+    assert!(!cache.path().join("oci").exists());
+}
+
+#[test]
+fn offline_a_cached_digest_measures_in_every_repository_and_an_uncached_one_is_refused() {
+    let mut registry = Registry::start();
+    let first = Fixture::new("");
+    let cached = publish(
+        &first,
+        component(),
+        &registry.reference("acme/emitter", "1.0"),
+    );
+    let cached = cached["reference"].as_str().unwrap().to_owned();
+    let uncached = publish(
+        &first,
+        &other_component(),
+        &registry.reference("acme/emitter", "2.0"),
+    );
+    let uncached = uncached["reference"].as_str().unwrap().to_owned();
+    first.repo.write("discern.toml", &config(&cached));
+    first.repo.commit("a registry producer");
+    let cache = empty_cache();
+    let fetch = first.run_with(
+        &["producers", "fetch", "--json"],
+        &[("DISCERN_CACHE_DIR", cache.path().to_str().unwrap())],
+    );
+    let json = fetch.json();
+    assert_eq!(json["data"]["components"][0]["source"], "fetched", "{json}");
+    assert_eq!(json["data"]["components"][0]["standards"][0], "emitted");
+
+    registry.stop();
+    let run = measure(&first, first.path(), cache.path());
+    assert_eq!(run.json()["ok"], true, "{}", run.stdout);
+    // Another repository pinning the same digest shares the one fetch.
+    let second = Fixture::new(&config(&cached));
+    let run = measure(&second, second.path(), cache.path());
+    assert_eq!(
+        standard(&run.json(), "emitted")["value"],
+        7.0,
+        "{}",
+        run.stdout
+    );
+
+    // A digest never fetched cannot be measured while the registry is down.
+    let second = Fixture::new(&config(&uncached));
+    let run = measure(&second, second.path(), cache.path());
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!(
+            "{uncached} is not in the component cache and the registry cannot be reached"
+        )) && run
+            .stdout
+            .contains("run `discern producers fetch` once 127.0.0.1"),
+        "{}",
+        run.stdout
+    );
+    let env = [("DISCERN_CACHE_DIR", cache.path().to_str().unwrap())];
+    let fetch = second.run_with(&["producers", "fetch"], &env);
+    assert_eq!(fetch.code, 1);
+    insta::with_settings!({ filters => vec![
+        (r"127\.0\.0\.1:\d+", "[registry]"),
+        (r"\b[0-9a-f]{64}\b", "[hex]"),
+        (r"fetching the manifest: [^;]*\);", "fetching the manifest: [why]);"),
+    ] }, {
+        insta::assert_snapshot!("registry_down_fetch", fetch.stdout);
+    });
+
+    // Back up: fetched once, then it measures offline too.
+    registry.restart();
+    assert_eq!(second.run_with(&["producers", "fetch"], &env).code, 0);
+    registry.stop();
+    let run = measure(&second, second.path(), cache.path());
+    assert_eq!(run.json()["ok"], true, "{}", run.stdout);
+}
+
+#[test]
+fn a_tag_alone_is_refused_and_fetch_names_the_digest_to_pin() {
+    let registry = Registry::start();
+    let fixture = Fixture::new("");
+    let to = registry.reference("acme/emitter", "1.0");
+    let published = publish(&fixture, component(), &to);
+    fixture.repo.write("discern.toml", &config(&to));
+    fixture.repo.commit("a tag alone");
+    let run = fixture.run(&["standards"]);
+    assert_eq!(run.code, 1);
+    let filters = vec![
+        (r"127\.0\.0\.1:\d+", "[registry]"),
+        (r"\b[0-9a-f]{64}\b", "[hex]"),
+    ];
+    insta::with_settings!({ filters => filters.clone() }, {
+        insta::assert_snapshot!("registry_tag_alone", run.stdout);
+    });
+    let cache = empty_cache();
+    let env = [("DISCERN_CACHE_DIR", cache.path().to_str().unwrap())];
+    let fetch = fixture.run_with(&["producers", "fetch", &to], &env);
+    assert_eq!(fetch.code, 0, "{}", fetch.stderr);
+    assert!(
+        fetch
+            .stdout
+            .contains(&published["producer"].as_str().unwrap().to_owned()),
+        "{}",
+        fetch.stdout
+    );
+    insta::with_settings!({ filters => filters }, {
+        insta::assert_snapshot!("registry_fetch_tag", fetch.stdout);
+    });
+}
+
+#[test]
+fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
+    let registry = Registry::start();
+    let fixture = Fixture::new("");
+    let first = publish(
+        &fixture,
+        component(),
+        &registry.reference("acme/emitter", "1.0"),
+    );
+    let first = first["reference"].as_str().unwrap().to_owned();
+    let second = publish(
+        &fixture,
+        &other_component(),
+        &registry.reference("acme/emitter", "2.0"),
+    );
+    let second = second["reference"].as_str().unwrap().to_owned();
+    fixture.repo.write("discern.toml", &config(&first));
+    fixture.repo.commit("a registry producer");
+
+    fixture.repo.git(&["checkout", "-q", "-b", "agent/retag"]);
+    let retagged = first.replace(":1.0@", ":stable@");
+    fixture.repo.write("discern.toml", &config(&retagged));
+    fixture.repo.commit("another tag, the same digest");
+    let json = fixture.run(&["approve", "--dry-run", "--json"]).json();
+    assert_eq!(
+        json["data"]["required"]["protected"],
+        Value::Array(vec![]),
+        "{json}"
+    );
+
+    fixture
+        .repo
+        .git(&["checkout", "-q", "-b", "agent/rebuild", "main"]);
+    fixture.repo.write("discern.toml", &config(&second));
+    fixture.repo.commit("another digest");
+    let json = fixture.run(&["approve", "--dry-run", "--json"]).json();
+    let protected = json["data"]["required"]["protected"].as_array().unwrap();
+    let keys: Vec<&str> = protected
+        .iter()
+        .map(|p| p["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["standards.emitted.producer"], "{json}");
+}

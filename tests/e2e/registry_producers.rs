@@ -28,6 +28,13 @@ fn config(reference: &str) -> String {
     )
 }
 
+/// A Standard whose producer reads `src/**` (so its reading describes other commits too).
+fn reading(reference: &str) -> String {
+    format!(
+        "[standards.files]\ndirection = \"up\"\nlimit = 1\nproducer = \"{reference}\"\nconfig = {{ mode = \"read-all\", paths = [\"src/**\"] }}\n"
+    )
+}
+
 /// `discern producers publish` of `bytes` to `to`: its JSON data.
 fn publish(fixture: &Fixture, bytes: &[u8], to: &str) -> Value {
     let file = fixture.repo.home().join(format!("{}.wasm", sha(bytes)));
@@ -313,13 +320,30 @@ fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
         &registry.reference("acme/emitter", "2.0"),
     );
     let second = second["reference"].as_str().unwrap().to_owned();
-    fixture.repo.write("discern.toml", &config(&first));
+    fixture.repo.write("discern.toml", &reading(&first));
     fixture.repo.commit("a registry producer");
+    let runs = |json: &Value| -> u64 {
+        let executions = json["data"]["producer_executions"].as_object().unwrap();
+        executions.values().map(|n| n.as_u64().unwrap()).sum()
+    };
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(
+        (json["ok"].as_bool(), runs(&json)),
+        (Some(true), 1),
+        "{json}"
+    );
 
     fixture.repo.git(&["checkout", "-q", "-b", "agent/retag"]);
     let retagged = first.replace(":1.0@", ":stable@");
-    fixture.repo.write("discern.toml", &config(&retagged));
+    fixture.repo.write("discern.toml", &reading(&retagged));
     fixture.repo.commit("another tag, the same digest");
+    // Evidence is keyed by the component's digest, not its name: the reading is reused.
+    let json = fixture.run(&["standards", "--json"]).json();
+    assert_eq!(
+        (json["ok"].as_bool(), runs(&json)),
+        (Some(true), 0),
+        "{json}"
+    );
     let json = fixture.run(&["approve", "--dry-run", "--json"]).json();
     assert_eq!(
         json["data"]["required"]["protected"],
@@ -330,7 +354,7 @@ fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
     fixture
         .repo
         .git(&["checkout", "-q", "-b", "agent/rebuild", "main"]);
-    fixture.repo.write("discern.toml", &config(&second));
+    fixture.repo.write("discern.toml", &reading(&second));
     fixture.repo.commit("another digest");
     let json = fixture.run(&["approve", "--dry-run", "--json"]).json();
     let protected = json["data"]["required"]["protected"].as_array().unwrap();
@@ -338,5 +362,5 @@ fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
         .iter()
         .map(|p| p["key"].as_str().unwrap())
         .collect();
-    assert_eq!(keys, ["standards.emitted.producer"], "{json}");
+    assert_eq!(keys, ["standards.files.producer"], "{json}");
 }

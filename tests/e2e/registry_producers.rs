@@ -104,7 +104,7 @@ fn a_pinned_component_measures_from_a_fresh_clone_and_a_moved_tag_changes_nothin
         "{reference}"
     );
     assert_eq!(published["producer"], format!("producer = \"{reference}\""));
-    fixture.repo.write("discern.toml", &config(&reference));
+    fixture.repo.write("discern.toml", config(&reference));
     fixture.repo.commit("a registry producer");
     assert_eq!(
         fixture.repo.git(&["ls-files", "*.wasm"]),
@@ -149,7 +149,7 @@ fn a_tampered_layer_is_refused_and_nothing_is_cached() {
         &registry.reference("acme/emitter", "1.0"),
     );
     let reference = published["reference"].as_str().unwrap();
-    fixture.repo.write("discern.toml", &config(reference));
+    fixture.repo.write("discern.toml", config(reference));
     fixture.repo.commit("a registry producer");
     // The registry serves other bytes under the layer's digest: first as many, then more.
     let blob = registry.blob_file(published["component_sha256"].as_str().unwrap());
@@ -215,7 +215,7 @@ fn offline_a_cached_digest_measures_in_every_repository_and_an_uncached_one_is_r
         &registry.reference("acme/emitter", "2.0"),
     );
     let uncached = uncached["reference"].as_str().unwrap().to_owned();
-    first.repo.write("discern.toml", &config(&cached));
+    first.repo.write("discern.toml", config(&cached));
     first.repo.commit("a registry producer");
     let cache = empty_cache();
     let fetch = first.run_with(
@@ -277,7 +277,7 @@ fn a_tag_alone_is_refused_and_fetch_names_the_digest_to_pin() {
     let fixture = Fixture::new("");
     let to = registry.reference("acme/emitter", "1.0");
     let published = publish(&fixture, component(), &to);
-    fixture.repo.write("discern.toml", &config(&to));
+    fixture.repo.write("discern.toml", config(&to));
     fixture.repo.commit("a tag alone");
     let run = fixture.run(&["standards"]);
     assert_eq!(run.code, 1);
@@ -320,7 +320,7 @@ fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
         &registry.reference("acme/emitter", "2.0"),
     );
     let second = second["reference"].as_str().unwrap().to_owned();
-    fixture.repo.write("discern.toml", &reading(&first));
+    fixture.repo.write("discern.toml", reading(&first));
     fixture.repo.commit("a registry producer");
     let runs = |json: &Value| -> u64 {
         let executions = json["data"]["producer_executions"].as_object().unwrap();
@@ -335,7 +335,7 @@ fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
 
     fixture.repo.git(&["checkout", "-q", "-b", "agent/retag"]);
     let retagged = first.replace(":1.0@", ":stable@");
-    fixture.repo.write("discern.toml", &reading(&retagged));
+    fixture.repo.write("discern.toml", reading(&retagged));
     fixture.repo.commit("another tag, the same digest");
     // Evidence is keyed by the component's digest, not its name: the reading is reused.
     let json = fixture.run(&["standards", "--json"]).json();
@@ -354,7 +354,7 @@ fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
     fixture
         .repo
         .git(&["checkout", "-q", "-b", "agent/rebuild", "main"]);
-    fixture.repo.write("discern.toml", &reading(&second));
+    fixture.repo.write("discern.toml", reading(&second));
     fixture.repo.commit("another digest");
     let json = fixture.run(&["approve", "--dry-run", "--json"]).json();
     let protected = json["data"]["required"]["protected"].as_array().unwrap();

@@ -31,6 +31,7 @@ mod init_fit;
 mod install;
 mod kills;
 mod kills_approval;
+mod kills_fetch;
 mod kills_publish;
 mod landing;
 mod lifecycle;

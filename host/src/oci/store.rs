@@ -51,6 +51,15 @@ impl Store {
         component: &[u8],
     ) -> Result<(), OciError> {
         let layer = Digest::of(component).hex();
+        // What a write cut short left (discern's temp files, an hour old) goes first.
+        for path in [
+            self.blob_path(&layer),
+            self.manifest_path(&reference.digest),
+        ] {
+            if let Some(dir) = path.parent() {
+                crate::fsutil::clean_temp(dir, std::time::Duration::from_secs(3600));
+            }
+        }
         self.write(&self.blob_path(&layer), component)?;
         self.write(&self.manifest_path(&reference.digest), manifest)
     }

@@ -364,3 +364,71 @@ fn a_new_digest_on_a_branch_is_a_protected_change_and_a_new_tag_is_not() {
         .collect();
     assert_eq!(keys, ["standards.files.producer"], "{json}");
 }
+
+/// A registry that answers every request the way `answer` says, on a loopback port: what a
+/// hostile or broken registry can do.
+fn hostile_registry(answer: fn(&str) -> Vec<u8>) -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream);
+            let mut head = String::new();
+            while reader.read_line(&mut head).is_ok_and(|n| n > 2) {}
+            let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+            let mut stream = reader.into_inner();
+            let _ = stream.write_all(&answer(&path));
+        }
+    });
+    port
+}
+
+#[test]
+fn a_hostile_registry_gets_a_bounded_refusal_never_a_reading() {
+    let fixture = Fixture::new("");
+    let digest = "ab".repeat(32);
+    let fetch = |port: u16| {
+        let reference = format!("oci://127.0.0.1:{port}/acme/p:1@sha256:{digest}");
+        let cache = empty_cache();
+        let env = [("DISCERN_CACHE_DIR", cache.path().to_str().unwrap())];
+        let run = fixture.run_with(&["producers", "fetch", &reference], &env);
+        assert_eq!(run.code, 1, "{}", run.stdout);
+        assert!(run.stdout.contains(&reference), "{}", run.stdout);
+        assert!(!cache.path().join("oci").exists(), "nothing cached");
+        run.stdout
+    };
+    // A redirect loop: a few redirects followed, then refused.
+    let looping = hostile_registry(|path| {
+        format!("HTTP/1.1 307 Temporary Redirect\r\nLocation: {path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").into_bytes()
+    });
+    let text = fetch(looping);
+    assert!(text.contains("redirect"), "{text}");
+    // A manifest without end: refused at the cap.
+    let huge = hostile_registry(|_| {
+        let mut answer =
+            b"HTTP/1.1 200 OK\r\nContent-Length: 8388608\r\nConnection: close\r\n\r\n".to_vec();
+        answer.resize(answer.len() + (2 << 20), b' ');
+        answer
+    });
+    let text = fetch(huge);
+    assert!(
+        text.contains("more than 1048576 bytes for the manifest"),
+        "{text}"
+    );
+    // A manifest that is not the one pinned.
+    let other = hostile_registry(|_| {
+        let body = "{\"schemaVersion\":2}";
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    });
+    let text = fetch(other);
+    assert!(
+        text.contains("the registry sent the manifest of")
+            && text.contains(&format!("not sha256:{digest}")),
+        "{text}"
+    );
+}

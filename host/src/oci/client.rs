@@ -272,10 +272,16 @@ impl Client {
     }
 
     fn failure(&self, what: &'static str, e: ureq::Error) -> OciError {
-        OciError::Unreachable {
-            reference: self.label.clone(),
-            registry: self.registry.clone(),
-            why: format!("fetching {what}: {e}"),
+        match self.access {
+            Access::Pull => OciError::Unreachable {
+                reference: self.label.clone(),
+                registry: self.registry.clone(),
+                why: format!("fetching {what}: {e}"),
+            },
+            Access::Push => OciError::PushUnreachable {
+                reference: self.label.clone(),
+                why: format!("sending {what}: {e}"),
+            },
         }
     }
 
@@ -291,8 +297,11 @@ impl Client {
                 self.repository,
                 self.registry
             ),
-            404 => "the registry does not have it: check the reference, or publish the component (`discern producers publish`)".to_owned(),
-            _ => "check the registry, then run `discern producers fetch`".to_owned(),
+            404 if self.access == Access::Pull => "the registry does not have it: check the reference, or publish the component (`discern producers publish`)".to_owned(),
+            _ if self.access == Access::Pull => {
+                "check the registry, then run `discern producers fetch`".to_owned()
+            }
+            _ => "check the registry and the reference, then publish again".to_owned(),
         };
         OciError::Status {
             reference: self.label.clone(),

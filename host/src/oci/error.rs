@@ -13,6 +13,10 @@ pub(crate) enum OciError {
         registry: String,
         why: String,
     },
+    #[error(
+        "cannot push {reference}: the registry cannot be reached ({why}); check the address and the network, then publish again"
+    )]
+    PushUnreachable { reference: String, why: String },
     #[error("the registry refused {what} of {reference} (HTTP {status}); {todo}")]
     Status {
         reference: String,
@@ -53,6 +57,6 @@ pub(crate) enum OciError {
         "{reference} cannot be fetched: there is no per-user cache folder to keep it in; set DISCERN_CACHE_DIR (or HOME)"
     )]
     NoCache { reference: String },
-    #[error("{reference}: {why}")]
+    #[error("{reference}: {why}; fix it, or set DISCERN_OCI_TOKEN to a token the registry takes")]
     Credentials { reference: String, why: String },
 }

@@ -160,7 +160,7 @@ fn fetched(rows: Vec<Fetched>) -> Envelope {
             }
         ),
     };
-    let mut lines: Vec<String> = rows
+    let lines: Vec<String> = rows
         .iter()
         .map(|r| {
             let standards = match r.standards.is_empty() {
@@ -173,12 +173,12 @@ fn fetched(rows: Vec<Fetched>) -> Envelope {
             )
         })
         .collect();
-    let producers: Vec<String> = rows.iter().filter_map(|r| r.producer.clone()).collect();
     let mut sections = vec![Section {
         table: None,
         title: "Components".to_owned(),
-        lines: std::mem::take(&mut lines),
+        lines,
     }];
+    let producers: Vec<String> = rows.iter().filter_map(|r| r.producer.clone()).collect();
     if !producers.is_empty() {
         sections.push(Section {
             table: None,

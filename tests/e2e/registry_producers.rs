@@ -432,3 +432,60 @@ fn a_hostile_registry_gets_a_bounded_refusal_never_a_reading() {
         "{text}"
     );
 }
+
+/// A registry that refuses every request with a Basic challenge, sending every request's
+/// `Authorization` header (or `-`) down the channel.
+fn recording_registry() -> (u16, std::sync::mpsc::Receiver<String>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (sender, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream);
+            let (mut line, mut authorization) = (String::new(), "-".to_owned());
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                if let Some(value) = line
+                    .strip_prefix("authorization: ")
+                    .or_else(|| line.strip_prefix("Authorization: "))
+                {
+                    authorization = value.trim().to_owned();
+                }
+                line.clear();
+            }
+            let _ = sender.send(authorization);
+            let answer = "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"r\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+            let _ = reader.into_inner().write_all(answer.as_bytes());
+        }
+    });
+    (port, received)
+}
+
+#[test]
+fn the_token_goes_only_to_the_registry_named_for_it() {
+    let fixture = Fixture::new("");
+    let (port, received) = recording_registry();
+    let reference = format!("oci://127.0.0.1:{port}/acme/p:1@sha256:{}", "cd".repeat(32));
+    let fetch = |env: &[(&str, &str)]| {
+        let run = fixture.run_with(&["producers", "fetch", &reference], env);
+        assert_eq!(run.code, 1, "{}", run.stdout);
+        (run.stdout, received.try_iter().collect::<Vec<_>>())
+    };
+    // A branch naming another registry: the token stays home.
+    let (text, sent) = fetch(&[
+        ("DISCERN_OCI_TOKEN", "secret"),
+        ("DISCERN_OCI_REGISTRY", "ghcr.io"),
+    ]);
+    assert_eq!(sent, ["-"], "{text}");
+    assert!(
+        text.contains("(HTTP 401)") && text.contains("DISCERN_OCI_TOKEN is sent only to ghcr.io"),
+        "{text}"
+    );
+    // The registry named: the token as a bearer, then as the password Basic asks for.
+    let address = format!("127.0.0.1:{port}");
+    let (_, sent) = fetch(&[
+        ("DISCERN_OCI_TOKEN", "secret"),
+        ("DISCERN_OCI_REGISTRY", &address),
+    ]);
+    assert_eq!(sent, ["Bearer secret", "Basic ZGlzY2VybjpzZWNyZXQ="]);
+}

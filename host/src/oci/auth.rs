@@ -1,6 +1,7 @@
-//! Who discern is to a registry: anonymous, the token in `DISCERN_OCI_TOKEN`, or the login
-//! docker keeps in its credential file (`$DOCKER_CONFIG/config.json`, else
-//! `~/.docker/config.json`, its `auths`). A registry that answers 401 names how to
+//! Who discern is to a registry: anonymous, the token in `DISCERN_OCI_TOKEN` (sent only to the
+//! registry `DISCERN_OCI_REGISTRY` names: a branch that names another registry never receives
+//! it), or the login docker keeps in its credential file (`$DOCKER_CONFIG/config.json`, else
+//! `~/.docker/config.json`, its `auths`, each for its own registry). A registry that answers 401 names how to
 //! authenticate (`WWW-Authenticate`): Basic, or a Bearer token from its token service.
 
 use std::path::PathBuf;
@@ -10,11 +11,14 @@ use base64::engine::general_purpose::STANDARD;
 
 /// The environment variable holding a registry token.
 pub(crate) const TOKEN_ENV: &str = "DISCERN_OCI_TOKEN";
+/// The environment variable naming the one registry (`host[:port]`) the token is sent to.
+pub(crate) const REGISTRY_ENV: &str = "DISCERN_OCI_REGISTRY";
 
 /// Where credentials come from, read once per process by the frontend.
 #[derive(Clone, Default)]
 pub struct Credentials {
     token: Option<String>,
+    token_registry: Option<String>,
     docker_config: Option<PathBuf>,
 }
 
@@ -22,6 +26,7 @@ impl std::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Credentials")
             .field("token", &self.token.as_ref().map(|_| "…"))
+            .field("token_registry", &self.token_registry)
             .field("docker_config", &self.docker_config)
             .finish()
     }
@@ -57,14 +62,33 @@ impl Credentials {
             .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".docker")));
         Self {
             token: std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()),
+            token_registry: std::env::var(REGISTRY_ENV).ok().filter(|r| !r.is_empty()),
             docker_config: docker_dir.map(|d| d.join("config.json")),
         }
     }
 
-    /// The secret for `registry` (`host[:port]`): the token, else docker's login for it, else
-    /// none (anonymous). A credential file that cannot be read or parsed is an error.
+    /// Why the token was not sent to `registry`, when one is set for another registry (or for
+    /// none): what a refusal of 401 adds.
+    pub(crate) fn withheld(&self, registry: &str) -> Option<String> {
+        self.token.as_ref()?;
+        match &self.token_registry {
+            Some(named) if named == registry => None,
+            Some(named) => Some(format!(
+                "{TOKEN_ENV} is sent only to {named} ({REGISTRY_ENV}), not to {registry}"
+            )),
+            None => Some(format!(
+                "{TOKEN_ENV} is sent only to the registry {REGISTRY_ENV} names, and it names none: set {REGISTRY_ENV}={registry} if that registry is to receive it"
+            )),
+        }
+    }
+
+    /// The secret for `registry` (`host[:port]`): the token where `DISCERN_OCI_REGISTRY` names
+    /// it, else docker's login for it, else none (anonymous). A credential file that cannot be
+    /// read or parsed is an error.
     pub(crate) fn for_registry(&self, registry: &str) -> Result<Option<Secret>, String> {
-        if let Some(token) = &self.token {
+        if let Some(token) = &self.token
+            && self.token_registry.as_deref() == Some(registry)
+        {
             return Ok(Some(Secret::Token(token.clone())));
         }
         let Some(path) = &self.docker_config else {
@@ -193,6 +217,29 @@ mod tests {
         );
         assert_eq!(challenge("Negotiate"), None);
         assert_eq!(challenge(r#"Bearer service="x""#), None);
+    }
+
+    #[test]
+    fn the_token_goes_only_to_the_registry_named_for_it() {
+        let credentials = Credentials {
+            token: Some("t".into()),
+            token_registry: Some("ghcr.io".into()),
+            docker_config: None,
+        };
+        assert!(matches!(
+            credentials.for_registry("ghcr.io"),
+            Ok(Some(Secret::Token(t))) if t == "t"
+        ));
+        assert!(matches!(credentials.for_registry("evil.example"), Ok(None)));
+        assert!(credentials.withheld("ghcr.io").is_none());
+        let why = credentials.withheld("evil.example").unwrap_or_default();
+        assert!(why.contains("sent only to ghcr.io"), "{why}");
+        let unnamed = Credentials {
+            token_registry: None,
+            ..credentials
+        };
+        assert!(matches!(unnamed.for_registry("ghcr.io"), Ok(None)));
+        assert!(unnamed.withheld("ghcr.io").is_some());
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub(crate) struct Client {
     label: String,
     access: Access,
     secret: Option<Secret>,
+    /// Why `DISCERN_OCI_TOKEN` was not sent here (it names another registry).
+    withheld: Option<String>,
     authorization: RefCell<Option<String>>,
 }
 
@@ -85,6 +87,7 @@ impl Client {
             label: label.to_owned(),
             access,
             secret,
+            withheld: credentials.withheld(registry),
             authorization: RefCell::new(bearer),
         })
     }
@@ -288,14 +291,19 @@ impl Client {
     fn status(&self, what: &'static str, status: u16) -> OciError {
         let todo = match status {
             401 | 403 => format!(
-                "set {} to a token that may {} {}, or `docker login {}`",
+                "set {} to a token that may {} {} (and {}={}), or `docker login {}`{}",
                 auth::TOKEN_ENV,
                 match self.access {
                     Access::Pull => "pull",
                     Access::Push => "push to",
                 },
                 self.repository,
-                self.registry
+                auth::REGISTRY_ENV,
+                self.registry,
+                self.registry,
+                self.withheld
+                    .as_ref()
+                    .map_or(String::new(), |why| format!(" ({why})"))
             ),
             404 if self.access == Access::Pull => "the registry does not have it: check the reference, or publish the component (`discern producers publish`)".to_owned(),
             _ if self.access == Access::Pull => {

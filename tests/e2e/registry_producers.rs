@@ -129,6 +129,19 @@ fn a_pinned_component_measures_from_a_fresh_clone_and_a_moved_tag_changes_nothin
     assert_eq!(standard(&json, "emitted")["value"], 7.0);
     assert!(cached_blob(cache.path(), &sha(component())).is_file());
     assert!(!cached_blob(cache.path(), &sha(&other_component())).exists());
+    // The listing shows it as a registry component, with the Standard that names it.
+    let env = [("DISCERN_CACHE_DIR", cache.path().to_str().unwrap())];
+    let listing = fixture
+        .run_in(&clone, &["producers", "--json"], &env)
+        .json();
+    let rows = listing["data"]["producers"].as_array().unwrap();
+    let row = rows.iter().find(|r| r["name"] == reference.as_str());
+    let row = row.unwrap_or_else(|| panic!("{listing}"));
+    assert_eq!(
+        (&row["source"], &row["standards"][0]),
+        (&Value::from("registry"), &Value::from("emitted"))
+    );
+    assert_eq!(row["sha256"], sha(component()));
     let manifest = reference.rsplit("sha256:").next().unwrap();
     assert!(
         cache

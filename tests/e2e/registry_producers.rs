@@ -502,3 +502,28 @@ fn the_token_goes_only_to_the_registry_named_for_it() {
     ]);
     assert_eq!(sent, ["Bearer secret", "Basic ZGlzY2VybjpzZWNyZXQ="]);
 }
+
+#[test]
+fn a_registry_that_never_answers_is_refused_in_time() {
+    let fixture = Fixture::new("");
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accepted, read, never answered.
+    std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().flatten().collect();
+        drop(held);
+    });
+    let reference = format!("oci://127.0.0.1:{port}/acme/p:1@sha256:{}", "ef".repeat(32));
+    let started = std::time::Instant::now();
+    let run = fixture.run_with(
+        &["producers", "fetch", &reference],
+        &[("DISCERN_OCI_TIMEOUT", "1")],
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&reference) && run.stdout.to_lowercase().contains("timeout"),
+        "{}",
+        run.stdout
+    );
+}

@@ -40,7 +40,7 @@ impl ComponentSource for Components<'_> {
             ProducerRef::Oci(reference) => {
                 let settings = self.settings;
                 let cache = settings.cache_dir.as_deref();
-                let (bytes, _) = crate::oci::component(reference, cache, &settings.oci_credentials)
+                let (bytes, _) = crate::oci::component(reference, cache, &settings.oci)
                     .map_err(|e| e.to_string())?;
                 Ok(self.compiled(ProducerComponent::new(reference.to_string(), bytes)))
             }

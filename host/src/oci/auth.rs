@@ -16,7 +16,7 @@ pub(crate) const REGISTRY_ENV: &str = "DISCERN_OCI_REGISTRY";
 
 /// Where credentials come from, read once per process by the frontend.
 #[derive(Clone, Default)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     token: Option<String>,
     token_registry: Option<String>,
     docker_config: Option<PathBuf>,
@@ -55,7 +55,7 @@ impl Secret {
 
 impl Credentials {
     /// `DISCERN_OCI_TOKEN` and docker's credential file, from the process environment.
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
         let docker_dir = var("DOCKER_CONFIG")
             .map(PathBuf::from)

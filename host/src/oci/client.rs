@@ -8,9 +8,10 @@ use std::time::Duration;
 use ureq::Agent;
 use ureq::http::Response;
 
-use super::auth::{self, Challenge, Credentials, Secret};
+use super::auth::{self, Challenge, Secret};
 use super::error::OciError;
 use super::layout::{MAX_MANIFEST_BYTES, OCI_MANIFEST};
+use super::options::Options;
 use crate::digest::Digest;
 
 /// The largest token-service answer read.
@@ -57,9 +58,10 @@ impl Client {
         registry: &str,
         repository: &str,
         label: &str,
-        credentials: &Credentials,
+        options: &Options,
         access: Access,
     ) -> Result<Self, OciError> {
+        let credentials = &options.credentials;
         let secret = credentials
             .for_registry(registry)
             .map_err(|why| OciError::Credentials {
@@ -72,8 +74,8 @@ impl Client {
             .https_only(!local)
             .max_redirects(MAX_REDIRECTS)
             .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_recv_response(Some(Duration::from_secs(60)))
-            .timeout_global(Some(Duration::from_secs(600)))
+            .timeout_recv_response(Some(options.answer_timeout))
+            .timeout_global(Some(options.answer_timeout * 10))
             .user_agent(concat!("discern/", env!("CARGO_PKG_VERSION")));
         let bearer = match &secret {
             Some(Secret::Token(token)) => Some(format!("Bearer {token}")),

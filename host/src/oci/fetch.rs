@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::auth::Credentials;
 use super::client::{Access, Client};
 use super::error::OciError;
 use super::layout;
+use super::options::Options;
 use super::reference::{Reference, Unpinned};
 use super::store::Store;
 use crate::digest::Digest;
@@ -32,7 +32,7 @@ impl Source {
 pub(crate) fn component(
     reference: &Reference,
     cache_dir: Option<&Path>,
-    credentials: &Credentials,
+    options: &Options,
 ) -> Result<(Vec<u8>, Source), OciError> {
     let dir = cache_dir.ok_or_else(|| OciError::NoCache {
         reference: reference.to_string(),
@@ -41,20 +41,20 @@ pub(crate) fn component(
     if let Some(bytes) = store.load(reference) {
         return Ok((bytes, Source::Store));
     }
-    fetch_into(&store, reference, credentials).map(|bytes| (bytes, Source::Registry))
+    fetch_into(&store, reference, options).map(|bytes| (bytes, Source::Registry))
 }
 
 fn fetch_into(
     store: &Store,
     reference: &Reference,
-    credentials: &Credentials,
+    options: &Options,
 ) -> Result<Vec<u8>, OciError> {
     let label = reference.to_string();
     let client = Client::new(
         &reference.registry,
         &reference.repository,
         &label,
-        credentials,
+        options,
         Access::Pull,
     )?;
     let manifest = client.manifest(&reference.digest_ref())?;
@@ -70,10 +70,7 @@ fn fetch_into(
 }
 
 /// `unpinned` pinned to the digest its tag (else `latest`) names on the registry now.
-pub(crate) fn resolve(
-    unpinned: &Unpinned,
-    credentials: &Credentials,
-) -> Result<Reference, OciError> {
+pub(crate) fn resolve(unpinned: &Unpinned, options: &Options) -> Result<Reference, OciError> {
     let label = format!(
         "{}{}/{}:{}",
         super::SCHEME,
@@ -85,7 +82,7 @@ pub(crate) fn resolve(
         &unpinned.registry,
         &unpinned.repository,
         &label,
-        credentials,
+        options,
         Access::Pull,
     )?;
     let manifest = client.manifest(unpinned.tag_or_latest())?;

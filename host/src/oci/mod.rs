@@ -9,13 +9,14 @@ mod client;
 mod error;
 mod fetch;
 mod layout;
+mod options;
 mod publish;
 mod reference;
 mod store;
 
-pub(crate) use auth::Credentials;
 pub(crate) use error::OciError;
 pub(crate) use fetch::{component, resolve};
+pub(crate) use options::Options;
 pub(crate) use publish::push;
 pub(crate) use reference::Reference;
 pub(crate) use reference::{ReferenceError, SCHEME, Unpinned};

@@ -2,10 +2,10 @@
 //! config, then the manifest under the tag; the reference returned is pinned by the manifest's
 //! digest, which is what a Standard names.
 
-use super::auth::Credentials;
 use super::client::{Access, Client};
 use super::error::OciError;
 use super::layout;
+use super::options::Options;
 use super::reference::{Reference, Unpinned};
 use crate::digest::Digest;
 
@@ -14,15 +14,9 @@ pub(crate) fn push(
     component: &[u8],
     to: &Unpinned,
     label: &str,
-    credentials: &Credentials,
+    options: &Options,
 ) -> Result<Reference, OciError> {
-    let client = Client::new(
-        &to.registry,
-        &to.repository,
-        label,
-        credentials,
-        Access::Push,
-    )?;
+    let client = Client::new(&to.registry, &to.repository, label, options, Access::Push)?;
     let component_hex = Digest::of(component).hex();
     let config = layout::config_blob(&component_hex);
     let config_hex = Digest::of(&config).hex();

@@ -95,7 +95,7 @@ pub(super) fn fetch(settings: &Settings, root: Option<&Path>, request: &FetchReq
     let mut failed = Vec::new();
     for (reference, (standards, producer)) in wanted {
         let cache = settings.cache_dir.as_deref();
-        match crate::oci::component(&reference, cache, &settings.oci_credentials) {
+        match crate::oci::component(&reference, cache, &settings.oci) {
             Ok((bytes, source)) => rows.push(Fetched {
                 reference: reference.to_string(),
                 source: source.as_str(),
@@ -122,7 +122,7 @@ fn one(settings: &Settings, text: &str) -> Result<Wanted, NotFetched> {
     let (reference, line) = match &unpinned.digest {
         Some(_) => (Reference::parse(text)?, None),
         None => {
-            let pinned = crate::oci::resolve(&unpinned, &settings.oci_credentials)
+            let pinned = crate::oci::resolve(&unpinned, &settings.oci)
                 .map_err(|e| NotFetched::Registry(vec![e]))?;
             let line = format!("producer = \"{pinned}\"");
             (pinned, Some(line))
@@ -230,13 +230,8 @@ fn push(
             path: path.to_owned(),
             why: e.to_string(),
         })?;
-    let pinned = crate::oci::push(
-        component.bytes(),
-        &to,
-        &request.to,
-        &settings.oci_credentials,
-    )
-    .map_err(|e| NotFetched::Registry(vec![e]))?;
+    let pinned = crate::oci::push(component.bytes(), &to, &request.to, &settings.oci)
+        .map_err(|e| NotFetched::Registry(vec![e]))?;
     let line = format!("producer = \"{pinned}\"");
     let report = Report {
         state: format!(

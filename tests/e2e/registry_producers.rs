@@ -206,6 +206,7 @@ fn a_tampered_layer_is_refused_and_nothing_is_cached() {
     insta::with_settings!({ filters => vec![
         (r"127\.0\.0\.1:\d+", "[registry]"),
         (r"\b[0-9a-f]{64}\b", "[hex]"),
+        (r"\b\d+ bytes", "[n] bytes"),
     ] }, {
         insta::assert_snapshot!("registry_tampered_fetch", fetch.stdout);
     });
@@ -271,6 +272,7 @@ fn offline_a_cached_digest_measures_in_every_repository_and_an_uncached_one_is_r
     insta::with_settings!({ filters => vec![
         (r"127\.0\.0\.1:\d+", "[registry]"),
         (r"\b[0-9a-f]{64}\b", "[hex]"),
+        (r"\b\d+ bytes", "[n] bytes"),
         (r"fetching the manifest: [^;]*\);", "fetching the manifest: [why]);"),
     ] }, {
         insta::assert_snapshot!("registry_down_fetch", fetch.stdout);
@@ -297,6 +299,7 @@ fn a_tag_alone_is_refused_and_fetch_names_the_digest_to_pin() {
     let filters = vec![
         (r"127\.0\.0\.1:\d+", "[registry]"),
         (r"\b[0-9a-f]{64}\b", "[hex]"),
+        (r"\b\d+ bytes", "[n] bytes"),
     ];
     insta::with_settings!({ filters => filters.clone() }, {
         insta::assert_snapshot!("registry_tag_alone", run.stdout);
@@ -312,8 +315,21 @@ fn a_tag_alone_is_refused_and_fetch_names_the_digest_to_pin() {
         "{}",
         fetch.stdout
     );
-    insta::with_settings!({ filters => filters }, {
+    insta::with_settings!({ filters => filters.clone() }, {
         insta::assert_snapshot!("registry_fetch_tag", fetch.stdout);
+    });
+    // Publishing the same bytes again pushes the same manifest: the same line.
+    let file = format!("{}.wasm", sha(component()));
+    let args = ["producers", "publish", file.as_str(), "--to", &to];
+    let again = fixture.run_in(fixture.repo.home(), &args, &[]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert!(
+        again
+            .stdout
+            .contains(published["producer"].as_str().unwrap())
+    );
+    insta::with_settings!({ filters => filters }, {
+        insta::assert_snapshot!("registry_publish", again.stdout);
     });
 }
 

@@ -40,6 +40,7 @@ mod jobs;
 mod lifecycle;
 mod map;
 mod measure;
+mod oci;
 mod operations;
 mod planner;
 mod preflight;

@@ -20,6 +20,9 @@ pub struct Settings {
     pub base_ref: Option<String>,
     /// `DISCERN_CACHE_DIR` / XDG: where compiled components are cached.
     pub cache_dir: Option<PathBuf>,
+    /// `DISCERN_OCI_TOKEN`, docker's credential file, `DISCERN_OCI_TIMEOUT`: how discern talks
+    /// to the registries of `oci://` producers.
+    pub oci: crate::oci::Options,
     /// Whether progress may be drawn on stderr (a terminal).
     pub progress: bool,
     /// Whether the owner may be asked on this terminal (stdin and stderr are terminals): a
@@ -87,6 +90,7 @@ impl Settings {
                 std::env::var("GITHUB_EVENT_NAME").is_ok_and(|v| v == "push"),
             ),
             cache_dir: crate::runtime::CompileCache::default_dir(),
+            oci: crate::oci::Options::from_env(),
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             terminal: std::io::IsTerminal::is_terminal(&std::io::stdin())
                 && std::io::IsTerminal::is_terminal(&std::io::stderr()),

@@ -68,6 +68,63 @@ fn the_four_languages_agree_through_discern_standards_and_the_runtime() {
     let components = built().components();
     measure_the_same_values_through_discern_standards(&components);
     return_identical_metrics_and_findings(&components);
+    measure_from_a_registry_with_nothing_but_discern_toml_committed(&components);
+}
+
+/// Each language's component published to a real registry (`oci_registry.rs`) and pinned by
+/// digest: a fresh clone whose only file about them is `discern.toml` measures them from an
+/// empty per-user cache, as the committed components measure.
+fn measure_from_a_registry_with_nothing_but_discern_toml_committed(components: &[(&str, PathBuf)]) {
+    let registry = crate::oci_registry::Registry::start();
+    let repo = TestRepo::new();
+    examples::write_fixture(&repo);
+    repo.commit("fixture");
+    let fixture = Fixture { repo };
+    let case = &CASES[0];
+    let mut config = String::new();
+    for (language, wasm) in components {
+        let to = registry.reference(&format!("examples/{language}"), "1.0");
+        let args = [
+            "producers",
+            "publish",
+            wasm.to_str().unwrap(),
+            "--to",
+            &to,
+            "--json",
+        ];
+        let published = fixture.run(&args).json();
+        assert_eq!(published["ok"], true, "{language}: {published}");
+        config.push_str(&format!(
+            "[standards.{language}_{}]\ndirection = \"down\"\nlimit = 100\nproducer = \"{}\"\nmetric = \"{}\"\nconfig = {}\n\n",
+            case.suffix,
+            published["data"]["reference"].as_str().unwrap(),
+            case.metric,
+            case.toml
+        ));
+    }
+    fixture.repo.write("discern.toml", &config);
+    fixture.repo.commit("registry producers");
+    let clone = fixture.repo.home().join("clone");
+    let path = fixture.path().to_str().unwrap();
+    fixture.git_in(
+        fixture.repo.home(),
+        &["clone", "-q", path, clone.to_str().unwrap()],
+    );
+    assert_eq!(fixture.git_out(&clone, &["ls-files", "*.wasm"]), "");
+    let cache = tempfile::tempdir().unwrap();
+    let env = [("DISCERN_CACHE_DIR", cache.path().to_str().unwrap())];
+    let json = fixture
+        .run_in(&clone, &["standards", "--json"], &env)
+        .json();
+    assert_eq!(json["ok"], true, "{json}");
+    for (language, _) in components {
+        let standard = standard(&json, &format!("{language}_{}", case.suffix));
+        assert_eq!(
+            standard["value"].as_f64(),
+            Some(case.expected),
+            "{language}: {standard}"
+        );
+    }
 }
 
 fn measure_the_same_values_through_discern_standards(components: &[(&str, PathBuf)]) {

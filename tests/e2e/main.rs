@@ -33,6 +33,7 @@ mod init_fit;
 mod install;
 mod kills;
 mod kills_approval;
+mod kills_fetch;
 mod kills_publish;
 mod landing;
 mod lifecycle;
@@ -43,6 +44,7 @@ mod mcp_wire;
 mod merging;
 #[cfg(feature = "remote-cache")]
 mod nginx;
+mod oci_registry;
 mod owner_gate;
 mod partial_clone;
 mod producer_kit;
@@ -53,6 +55,7 @@ mod races;
 mod ratchet;
 mod red_team;
 mod reference;
+mod registry_producers;
 #[cfg(feature = "remote-cache")]
 mod remote_cache;
 mod runtime_cache;

@@ -66,7 +66,7 @@ fn scaffolded() -> &'static Path {
         let json = run.json();
         assert_eq!(
             json["data"]["files"],
-            serde_json::json!(["Cargo.toml", "src/lib.rs", "README.md"])
+            serde_json::json!(["Cargo.toml", "src/lib.rs", "README.md", ".gitignore"])
         );
         let dir = parent.join("word-count");
         // The workspace's lock pins the versions this machine already has, so the build needs
@@ -509,7 +509,7 @@ fn producers_new_refuses_a_taken_folder_and_a_bad_name_and_writes_every_language
         (
             "python",
             "my-python",
-            &["app.py", "wit/producer.wit", "README.md"],
+            &["app.py", "wit/producer.wit", "README.md", ".gitignore"],
         ),
         (
             "javascript",
@@ -521,6 +521,7 @@ fn producers_new_refuses_a_taken_folder_and_a_bad_name_and_writes_every_language
                 "package-lock.json",
                 "wit/producer.wit",
                 "README.md",
+                ".gitignore",
             ],
         ),
         (
@@ -532,6 +533,7 @@ fn producers_new_refuses_a_taken_folder_and_a_bad_name_and_writes_every_language
                 "json.h",
                 "wit/producer.wit",
                 "README.md",
+                ".gitignore",
             ],
         ),
     ];
@@ -549,6 +551,18 @@ fn producers_new_refuses_a_taken_folder_and_a_bad_name_and_writes_every_language
         let source = std::fs::read_to_string(dir.path().join(name).join(files[0])).unwrap();
         assert!(source.contains(name), "{lang}: the name is put in");
         assert!(!source.contains("license-header\""), "{lang}");
+        let ignored = std::fs::read_to_string(dir.path().join(name).join(".gitignore")).unwrap();
+        let output = match lang {
+            "python" => "__pycache__/",
+            "javascript" => "node_modules/",
+            _ => "gen/",
+        };
+        assert!(ignored.contains(output), "{lang}: {ignored}");
+        let readme = std::fs::read_to_string(dir.path().join(name).join("README.md")).unwrap();
+        assert!(
+            readme.contains("**Publish it**") && readme.contains("discern producers publish"),
+            "{lang}: {readme}"
+        );
     }
 }
 

@@ -368,6 +368,22 @@ run = "./count.sh"
     }
 
     #[test]
+    fn a_registry_producer_needs_its_digest() {
+        let standard = |producer: &str| {
+            format!("[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"{producer}\"\n")
+        };
+        let found = issues(&standard("oci://ghcr.io/acme/p:1.2")).join("\n");
+        assert!(
+            found.contains("discern.toml:4: [standards.a] producer: \"oci://ghcr.io/acme/p:1.2\" names no digest, and a tag can move")
+                && found.contains("`discern producers fetch oci://ghcr.io/acme/p:1.2` prints the exact line"),
+            "{found}"
+        );
+        let pinned = format!("oci://ghcr.io/acme/p:1.2@sha256:{}", "a".repeat(64));
+        let config = Config::parse(&standard(&pinned)).expect("a pinned reference");
+        assert_eq!(config.standards[0].producer.label(), pinned);
+    }
+
+    #[test]
     fn tolerant_mode_ignores_unknown_keys_but_not_broken_toml() {
         let text = "[standards.a]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:future\"\nnew_key = 1\n[future]\nx = 1\n";
         assert!(Config::parse(text).is_err());

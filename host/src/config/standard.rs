@@ -60,6 +60,8 @@ pub enum ProducerRef {
     Builtin(String),
     /// A `.wasm` component, relative to the repository root.
     Path(String),
+    /// A component in an OCI registry, pinned by its manifest's digest.
+    Oci(crate::oci::Reference),
 }
 
 impl ProducerRef {
@@ -67,6 +69,7 @@ impl ProducerRef {
         match self {
             ProducerRef::Builtin(name) => format!("builtin:{name}"),
             ProducerRef::Path(path) => path.clone(),
+            ProducerRef::Oci(reference) => reference.to_string(),
         }
     }
 }

@@ -26,6 +26,7 @@ pub(crate) fn readings(
     let components = Components {
         repo: &ws.repo,
         snapshot: Some(snapshot),
+        settings: &ws.settings,
         origin: ComponentOrigin::Commit,
     };
     let plan = Plan::build(config, selected, &components);

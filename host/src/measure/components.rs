@@ -1,5 +1,6 @@
 //! Where a batch's producers come from: built-ins from the binary, repository components from
-//! the measured commit (the work tree only while authoring), and each component's `config`
+//! the measured commit (the work tree only while authoring), registry components by their
+//! pinned digest (`oci`), and each component's `config`
 //! checked against the schema it publishes before anything runs.
 
 use crate::config::{Config, ConfigIssue, ConfigSchema, ProducerRef};
@@ -12,6 +13,8 @@ use crate::runtime::{ProducerComponent, Runtime};
 pub(crate) struct Components<'a> {
     pub repo: &'a Repo,
     pub snapshot: Option<&'a crate::snapshot::Snapshot>,
+    /// The per-user cache and registry credentials a registry component is fetched with.
+    pub settings: &'a crate::workspace::Settings,
     /// Where a component may come from besides the snapshot, and how it is compiled.
     pub origin: ComponentOrigin,
 }
@@ -33,18 +36,27 @@ impl ComponentSource for Components<'_> {
         match producer {
             ProducerRef::Builtin(name) => crate::builtins::component(name)
                 .ok_or_else(|| format!("there is no built-in producer builtin:{name}")),
-            ProducerRef::Path(path) => {
-                let component = self.repository_component(path)?;
-                Ok(match self.origin {
-                    ComponentOrigin::CommitCompiledHere => component.compiled_here(),
-                    _ => component,
-                })
+            ProducerRef::Path(path) => Ok(self.compiled(self.repository_component(path)?)),
+            ProducerRef::Oci(reference) => {
+                let settings = self.settings;
+                let cache = settings.cache_dir.as_deref();
+                let (bytes, _) = crate::oci::component(reference, cache, &settings.oci)
+                    .map_err(|e| e.to_string())?;
+                Ok(self.compiled(ProducerComponent::new(reference.to_string(), bytes)))
             }
         }
     }
 }
 
 impl Components<'_> {
+    /// `component`, compiled in this process where the origin asks for it.
+    fn compiled(&self, component: ProducerComponent) -> ProducerComponent {
+        match self.origin {
+            ComponentOrigin::CommitCompiledHere => component.compiled_here(),
+            _ => component,
+        }
+    }
+
     /// A component at `path`: from the snapshot, or (authoring only) the work tree.
     fn repository_component(&self, path: &str) -> Result<ProducerComponent, String> {
         if let Some(snapshot) = self.snapshot

@@ -66,6 +66,7 @@ pub(crate) fn begin<'a>(
     let components = Components {
         repo,
         snapshot: Some(&snapshot),
+        settings: &ws.settings,
         origin: origin(options),
     };
     let plan = Plan::build(config, &measurable, &components);

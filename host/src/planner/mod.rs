@@ -262,7 +262,7 @@ mod tests {
                 ProducerRef::Builtin(name) => {
                     crate::builtins::component(name).ok_or_else(|| name.clone())
                 }
-                ProducerRef::Path(path) => Err(format!("{path}: not found")),
+                other => Err(format!("{}: not found", other.label())),
             }
         }
     }

@@ -22,6 +22,8 @@ pub(super) enum Source {
     Builtin,
     /// A `.wasm` path a Standard of `discern.toml` names.
     Repository,
+    /// An `oci://` component a Standard of `discern.toml` pins.
+    Registry,
     /// A component file named on the command line.
     File,
 }
@@ -31,6 +33,7 @@ impl Source {
         match self {
             Source::Builtin => "builtin",
             Source::Repository => "repository",
+            Source::Registry => "registry",
             Source::File => "file",
         }
     }
@@ -114,27 +117,38 @@ pub(super) fn builtin_rows(runtime: &Runtime) -> Vec<Row> {
         .collect()
 }
 
-/// The repository components `config` names, one row per path (with every Standard using it),
-/// read from the work tree as `discern standards --force` would load them.
+/// The repository and registry components `config` names, one row per path or reference (with
+/// every Standard using it), read from the work tree as `discern standards --force` would load
+/// them (a registry component from the per-user store, fetched on a miss).
 pub(super) fn repository_rows(ws: &Workspace, runtime: &Runtime, config: &Config) -> Vec<Row> {
-    let mut users: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut users: BTreeMap<String, (&ProducerRef, Vec<String>)> = BTreeMap::new();
     for standard in &config.standards {
-        if let ProducerRef::Path(path) = &standard.producer {
-            users.entry(path).or_default().push(standard.name.clone());
+        if matches!(
+            standard.producer,
+            ProducerRef::Path(_) | ProducerRef::Oci(_)
+        ) {
+            let entry = users
+                .entry(standard.producer.label())
+                .or_insert((&standard.producer, Vec::new()));
+            entry.1.push(standard.name.clone());
         }
     }
     let components = Components {
         repo: &ws.repo,
         snapshot: None,
+        settings: &ws.settings,
         origin: crate::measure::ComponentOrigin::WorkTree,
     };
     users
         .into_iter()
-        .map(|(path, standards)| {
-            let producer = ProducerRef::Path(path.to_owned());
-            let mut row = match components.component(&producer) {
-                Ok(component) => describe(runtime, &component, Source::Repository),
-                Err(e) => Row::failed(path.to_owned(), Source::Repository, e),
+        .map(|(label, (producer, standards))| {
+            let source = match producer {
+                ProducerRef::Oci(_) => Source::Registry,
+                _ => Source::Repository,
+            };
+            let mut row = match components.component(producer) {
+                Ok(component) => describe(runtime, &component, source),
+                Err(e) => Row::failed(label, source, e),
             };
             row.standards = standards;
             row

@@ -1,9 +1,11 @@
 //! The producer kit: `discern producers [NAME]` lists every producer this checkout can run (or
 //! shows one with its config schema), `producers run` runs one component against a commit
-//! without touching `discern.toml`, `producers new` scaffolds a producer from the example.
+//! without touching `discern.toml`, `producers new` scaffolds a producer from the example,
+//! `producers fetch` and `producers publish` fetch and push registry components (`oci`).
 
 mod catalog;
 mod listing;
+mod registry;
 mod run;
 mod scaffold;
 mod show;
@@ -20,6 +22,8 @@ use crate::workspace::Workspace;
 pub(crate) const VERB: &str = "producers";
 pub(crate) const RUN_VERB: &str = "producers run";
 pub(crate) const NEW_VERB: &str = "producers new";
+pub(crate) const FETCH_VERB: &str = "producers fetch";
+pub(crate) const PUBLISH_VERB: &str = "producers publish";
 
 /// `discern producers [NAME]`.
 #[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
@@ -53,6 +57,27 @@ pub(crate) struct RunRequest {
 
 fn empty_object() -> String {
     "{}".to_owned()
+}
+
+/// `discern producers fetch [REFERENCE]`.
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FetchRequest {
+    /// One registry component, `oci://REGISTRY/REPOSITORY:TAG[@sha256:…]` (a tag alone is
+    /// resolved to the digest to pin); default: every `oci://` producer discern.toml names.
+    #[serde(default)]
+    pub reference: Option<String>,
+}
+
+/// `discern producers publish COMPONENT --to oci://REGISTRY/REPOSITORY:TAG`.
+#[derive(Debug, Clone, clap::Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PublishRequest {
+    /// The component to push (a `.wasm` file, relative to the current directory).
+    pub component: String,
+    /// Where: `oci://REGISTRY/REPOSITORY:TAG` (plain HTTP only for a registry on this machine).
+    #[arg(long, value_name = "oci://REGISTRY/REPOSITORY:TAG")]
+    pub to: String,
 }
 
 /// `discern producers new NAME --lang rust|python|javascript|c [--sdk DIR]`.
@@ -112,6 +137,26 @@ pub(crate) fn producers(
 /// `discern producers run`.
 pub(crate) fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
     run::run(ws, runtime, dir, request)
+}
+
+/// `discern producers fetch`: `root` is the repository whose discern.toml names the producers
+/// (none outside one).
+pub(crate) fn fetch(
+    settings: &crate::workspace::Settings,
+    root: Option<&Path>,
+    request: &FetchRequest,
+) -> Envelope {
+    registry::fetch(settings, root, request)
+}
+
+/// `discern producers publish`.
+pub(crate) fn publish(
+    settings: &crate::workspace::Settings,
+    runtime: &Runtime,
+    dir: &Path,
+    request: &PublishRequest,
+) -> Envelope {
+    registry::publish(settings, runtime, dir, request)
 }
 
 /// `discern producers new`: writes `dir/NAME/`.

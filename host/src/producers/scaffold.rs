@@ -65,6 +65,10 @@ fn write(dir: &Path, request: &NewRequest) -> Result<Envelope, NotScaffolded> {
         path: PathBuf::from("README.md"),
         text: readme(request.lang, name),
     });
+    files.push(File {
+        path: PathBuf::from(".gitignore"),
+        text: gitignore(request.lang, name),
+    });
     for file in &files {
         let path = target.join(&file.path);
         let parent = path.parent().unwrap_or(&target);
@@ -229,12 +233,34 @@ fn readme(lang: Lang, name: &str) -> String {
          ```sh\ndiscern producers run path/to/{name}/{component} --config '{{\"paths\": [\"src/**\"]}}'\n\
          discern producers path/to/{name}/{component}     # its metrics and config schema\n```\n\n\
          ## Use it\n\n\
-         Copy the component into the repository (or build it in a job) and name it in `discern.toml`:\n\n\
+         **Publish it** when the component is large (Python's is about 18 MB, JavaScript's 12 MB)\n\
+         or several repositories share it: push it to an OCI registry your team has (GitHub's\n\
+         container registry, Harbor, a self-hosted `distribution`) and name it by the digest\n\
+         `publish` prints. discern fetches it once, checks it against that digest and keeps it in\n\
+         the per-user cache, so nothing but `discern.toml` is committed for it:\n\n\
+         ```sh\ndiscern producers publish {component} --to oci://ghcr.io/acme/{name}:0.1.0\n```\n\n\
          ```toml\n[standards.license_headers]\ndirection = \"down\"\nlimit = 0\n\
-         producer = \"tools/{name}.wasm\"\nmetric = \"files_without_header\"\n\
-         config = {{ paths = [\"src/**\"] }}\n```\n",
+         producer = \"oci://ghcr.io/acme/{name}:0.1.0@sha256:…\"   # the line publish printed\n\
+         metric = \"files_without_header\"\nconfig = {{ paths = [\"src/**\"] }}\n```\n\n\
+         **Commit it** when it is small (Rust's and C's are a few hundred KB) and only this\n\
+         repository runs it: copy it into the repository, commit it and name its path,\n\
+         `producer = \"tools/{name}.wasm\"`. Either way the Standard pins the exact bytes: a new\n\
+         digest, like a new committed component, is a change the owner approves. `.gitignore`\n\
+         keeps the build's output out of git.\n",
         lang = lang.as_str(),
     )
+}
+
+/// What the build leaves in the folder and git should not hold: the toolchain's output, and the
+/// component itself where it is too large to commit (it is published instead).
+fn gitignore(lang: Lang, name: &str) -> String {
+    let publish = "# The component is published (`discern producers publish`), not committed.";
+    match lang {
+        Lang::Rust => "target/\n".to_owned(),
+        Lang::Python => format!("__pycache__/\n.venv/\n{publish}\n{name}.wasm\n"),
+        Lang::Javascript => format!("node_modules/\n{publish}\n{name}.wasm\n"),
+        Lang::C => "gen/\ncore.wasm\nwasi_snapshot_preview1.reactor.wasm\n".to_owned(),
+    }
 }
 
 /// The refusal of `producers new` for `e`: what happened and what to do instead.

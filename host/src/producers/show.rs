@@ -91,9 +91,12 @@ fn find(runtime: &Runtime, configured: &Configured, dir: &Path, name: &str) -> O
             return Some(catalog::describe(runtime, &component, Source::Builtin));
         }
         let path = match &producer {
-            Some(ProducerRef::Path(path)) => path.as_str(),
-            _ => name.trim_start_matches("./"),
+            Some(ProducerRef::Path(_) | ProducerRef::Oci(_)) => {
+                producer.as_ref().map(ProducerRef::label)
+            }
+            _ => None,
         };
+        let path = path.as_deref().unwrap_or(name.trim_start_matches("./"));
         let rows = catalog::repository_rows(ws, runtime, config);
         if let Some(row) = rows.into_iter().find(|r| r.name == path) {
             return Some(row);
@@ -114,7 +117,7 @@ fn unknown(runtime: &Runtime, configured: &Configured, name: &str) -> Envelope {
             .standards
             .iter()
             .filter_map(|s| match &s.producer {
-                ProducerRef::Path(path) => Some(path.clone()),
+                ProducerRef::Path(_) | ProducerRef::Oci(_) => Some(s.producer.label()),
                 ProducerRef::Builtin(_) => None,
             })
             .collect();

@@ -46,7 +46,7 @@ pub(super) fn fields(
     };
     let mut map = Map::new();
     map.insert("direction".into(), json!(standard.direction.as_str()));
-    map.insert("producer".into(), json!(standard.producer.label()));
+    map.insert("producer".into(), json!(producer(&standard.producer)));
     map.insert("config".into(), standard.config.clone());
     map.insert("metric".into(), json!(standard.metric));
     map.insert("per".into(), per);
@@ -67,6 +67,16 @@ pub(super) fn fields(
         }
     }
     Ok(map)
+}
+
+/// What a producer is, for the protected set: a registry component by its registry, repository
+/// and digest, its tag left out (a tag changed with the digest kept runs the same bytes; a new
+/// digest is a new component, like a committed component's new blob).
+fn producer(producer: &ProducerRef) -> String {
+    match producer {
+        ProducerRef::Oci(reference) => reference.pinned(),
+        other => other.label(),
+    }
 }
 
 /// The Standard's table as written.
@@ -131,7 +141,7 @@ pub(super) fn standard(
 }
 
 /// A Standard only the new side has: free (a new limit only tightens the gate) unless it runs
-/// something — a command (`run`), a job (`needs`) or a repository component — which is a
+/// something — a command (`run`), a job (`needs`), a repository or registry component — which is a
 /// protected change like an edited one: its definition, every field but the numbers a branch may
 /// move on its own (`limit`, `margin`), in one item the owner approves.
 pub(super) fn added(
@@ -155,11 +165,14 @@ pub(super) fn added(
 }
 
 /// Whether measuring `standard` runs anything of the repository's besides the sandboxed
-/// built-ins: a command, a job, or a component committed there.
+/// built-ins: a command, a job, or a component committed there or pinned in a registry.
 pub(super) fn runs_something(standard: &StandardDef) -> bool {
     standard.run.is_some()
         || !standard.needs.is_empty()
-        || matches!(standard.producer, ProducerRef::Path(_))
+        || matches!(
+            standard.producer,
+            ProducerRef::Path(_) | ProducerRef::Oci(_)
+        )
 }
 
 /// Every field whose value differs (a field on one side only is `null` on the other), sorted.

@@ -200,3 +200,29 @@ fn a_new_job_is_protected() {
         "{found:?}"
     );
 }
+
+#[test]
+fn a_registry_components_digest_is_protected_and_its_tag_is_not() {
+    let digest = |d: char| d.to_string().repeat(64);
+    let oci = |tag: &str, d: char| {
+        BASE.replace(
+            "\"builtin:pattern\"",
+            &format!("\"oci://127.0.0.1:5000/acme/p:{tag}@sha256:{}\"", digest(d)),
+        )
+    };
+    let base = oci("1.0", 'a');
+    assert!(
+        changes(&base, &oci("1.1", 'a')).is_empty(),
+        "another tag on the same digest runs the same bytes"
+    );
+    let found = changes(&base, &oci("1.0", 'b'));
+    let keys: Vec<&str> = found.protected.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(keys, ["standards.s.producer"]);
+    let added = format!(
+        "{BASE}\n[standards.own]\ndirection = \"down\"\nlimit = 1\nproducer = \"oci://ghcr.io/acme/p:1@sha256:{}\"\nmetric = \"m\"\n",
+        digest('c')
+    );
+    let found = changes(BASE, &added);
+    assert_eq!(found.protected.len(), 1, "{found:?}");
+    assert!(found.protected[0].adds_standard());
+}

@@ -229,6 +229,7 @@ fn dry_run(
         &Components {
             repo: &ws.repo,
             snapshot: None,
+            settings: &ws.settings,
             origin: ComponentOrigin::WorkTree,
         },
     );

@@ -1,4 +1,5 @@
-//! The `producers` row: the listing (or one producer) and its two subcommands, `run` and `new`.
+//! The `producers` row: the listing (or one producer) and its subcommands, `run`, `new`,
+//! `fetch` and `publish`.
 //! CLI only: no MCP tool lists, runs or scaffolds producers (`new` writes files, and an agent
 //! measures through `discern_standards`).
 
@@ -7,7 +8,9 @@ use serde_json::{Map as JsonMap, Value};
 use super::{Annotations, Context, Entry, Info, Outcome, schema_of};
 use crate::config::Config;
 use crate::preflight::Cleanliness;
-use crate::producers::{self, Configured, NewRequest, ProducersRequest, RunRequest};
+use crate::producers::{
+    self, Configured, FetchRequest, NewRequest, ProducersRequest, PublishRequest, RunRequest,
+};
 
 pub(super) struct Producers;
 
@@ -37,12 +40,19 @@ impl Entry for Producers {
         );
         let new = <NewRequest as clap::Args>::augment_args(clap::Command::new("new"))
             .about("Scaffold a buildable producer folder NAME/ from the license-header example");
+        let fetch = <FetchRequest as clap::Args>::augment_args(clap::Command::new("fetch")).about(
+            "Fetch every oci:// producer discern.toml names (or one reference) into the per-user cache, verified against its digest",
+        );
+        let publish = <PublishRequest as clap::Args>::augment_args(clap::Command::new("publish"))
+            .about("Push a component to an OCI registry and print the producer line that pins it by digest");
         <ProducersRequest as clap::Args>::augment_args(clap::Command::new(PRODUCERS.name))
             .about(PRODUCERS.summary)
             .args_conflicts_with_subcommands(true)
             .subcommand_precedence_over_arg(true)
             .subcommand(run)
             .subcommand(new)
+            .subcommand(fetch)
+            .subcommand(publish)
     }
 
     fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error> {
@@ -61,6 +71,21 @@ impl Entry for Producers {
             Some(("new", sub)) => {
                 let request = <NewRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
                 Ok(producers::new(ctx.dir, &request).into())
+            }
+            Some(("fetch", sub)) => {
+                let request = <FetchRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
+                let ws = ctx.workspace(producers::FETCH_VERB).ok();
+                let root = ws.as_ref().map(|ws| ws.root());
+                Ok(producers::fetch(ctx.settings, root, &request).into())
+            }
+            Some(("publish", sub)) => {
+                let request = <PublishRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
+                Ok(match ctx.runtime(producers::PUBLISH_VERB) {
+                    Ok(runtime) => {
+                        producers::publish(ctx.settings, &runtime, ctx.dir, &request).into()
+                    }
+                    Err(refusal) => refusal.into(),
+                })
             }
             _ => {
                 let request =

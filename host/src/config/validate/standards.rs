@@ -211,7 +211,7 @@ impl Reader<'_> {
             (None, Some(_)) => Some(ProducerRef::Builtin("discern-metric".to_owned())),
             (None, None) => {
                 if span_of(spec, "producer").is_none() {
-                    self.issue_at(t, Some("producer"), header, "is required: builtin:<name> or a path to a .wasm component (or `run` for a DISCERN_METRIC command)".into());
+                    self.issue_at(t, Some("producer"), header, "is required: builtin:<name>, a path to a .wasm component or oci://REGISTRY/REPOSITORY:TAG@sha256:… (or `run` for a DISCERN_METRIC command)".into());
                 }
                 None
             }
@@ -247,11 +247,23 @@ impl Reader<'_> {
                 );
                 None
             }
+            None if p.starts_with(crate::oci::SCHEME) => match crate::oci::Reference::parse(&p) {
+                Ok(reference) => Some(ProducerRef::Oci(reference)),
+                Err(e) => {
+                    self.issue_at(
+                        t,
+                        Some("producer"),
+                        span_of(spec, "producer"),
+                        e.to_string(),
+                    );
+                    None
+                }
+            },
             None if p.ends_with(".wasm") && path_problem(&p).is_none() => {
                 Some(ProducerRef::Path(p))
             }
             None => {
-                self.issue_at(t, Some("producer"), span_of(spec, "producer"), format!("{p:?} is neither builtin:<name> nor a repository-relative path to a .wasm component"));
+                self.issue_at(t, Some("producer"), span_of(spec, "producer"), format!("{p:?} is neither builtin:<name>, a repository-relative path to a .wasm component nor oci://REGISTRY/REPOSITORY:TAG@sha256:…"));
                 None
             }
         }

@@ -71,6 +71,7 @@ pub(super) fn measure(ws: &Workspace, config: &Config, head: ObjectId) -> Result
     let components = Components {
         repo,
         snapshot: Some(&snapshot),
+        settings: &ws.settings,
         origin: ComponentOrigin::CommitCompiledHere,
     };
     let plan = Plan::build(config, &measurable, &components);

@@ -163,7 +163,13 @@ fn items(root: &Path, clients: &[Client], mode: Mode) -> Vec<Item> {
 pub(crate) fn stale_guidance(root: &Path, tools: &[guidance::Tool]) -> Option<String> {
     let text = read(&root.join(guidance::FILE)).ok()??;
     let current = guidance::current(&text)?;
-    let config = crate::config::Config::load(root).ok()?;
+    // An unreadable config is said, never compared as none.
+    let config = match crate::config::Config::load(root) {
+        Ok(config) => config,
+        Err(_) => {
+            return Some("Whether AGENTS.md's discern section is up to date cannot be told: discern.toml does not load (`discern standards` names what is wrong).".to_owned());
+        }
+    };
     (current != guidance::section(config.as_ref(), tools)).then(|| {
         "AGENTS.md's discern section is out of date with the verb table, Standards or jobs: the owner's `discern agents` writes it again.".to_owned()
     })

@@ -14,6 +14,7 @@ mod ignores;
 #[cfg(test)]
 mod ignores_tests;
 mod lstat;
+pub(crate) mod promisor;
 mod refs;
 mod repo;
 mod settle;

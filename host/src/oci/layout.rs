@@ -69,13 +69,14 @@ pub(crate) fn component_layer(manifest: &[u8]) -> Result<Layer, String> {
 
 /// The config blob of a component: the fields the CNCF layout requires, and nothing that
 /// changes between two pushes of the same bytes (no time), so a push is reproducible.
-pub(crate) fn config_blob(layer_digest: &str) -> Vec<u8> {
+pub(crate) fn config_blob(layer_digest: &str) -> Result<Vec<u8>, String> {
     let config = serde_json::json!({
         "architecture": "wasm",
         "os": "wasip2",
         "layerDigests": [format!("sha256:{layer_digest}")],
     });
-    serde_json::to_vec(&config).unwrap_or_default()
+    serde_json::to_vec(&config)
+        .map_err(|e| format!("the component's config cannot be written: {e}"))
 }
 
 /// The manifest naming `config` and `component` (each sha256 hex and bytes).

@@ -18,16 +18,17 @@ pub(crate) fn push(
 ) -> Result<Reference, OciError> {
     let client = Client::new(&to.registry, &to.repository, label, options, Access::Push)?;
     let component_hex = Digest::of(component).hex();
-    let config = layout::config_blob(&component_hex);
+    let layout_error = |why| OciError::Layout {
+        reference: label.to_owned(),
+        why,
+    };
+    let config = layout::config_blob(&component_hex).map_err(layout_error)?;
     let config_hex = Digest::of(&config).hex();
     let manifest = layout::manifest(
         (&config_hex, config.len() as u64),
         (&component_hex, component.len() as u64),
     )
-    .map_err(|why| OciError::Layout {
-        reference: label.to_owned(),
-        why,
-    })?;
+    .map_err(layout_error)?;
     client.push_blob(component)?;
     client.push_blob(&config)?;
     client.push_manifest(to.tag_or_latest(), &manifest)?;

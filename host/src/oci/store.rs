@@ -87,7 +87,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::in_cache(dir.path());
         let component = b"\0asm component".to_vec();
-        let config = layout::config_blob(&Digest::of(&component).hex());
+        let config = layout::config_blob(&Digest::of(&component).hex()).unwrap();
         let manifest = layout::manifest(
             (&Digest::of(&config).hex(), config.len() as u64),
             (&Digest::of(&component).hex(), component.len() as u64),

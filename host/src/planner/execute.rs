@@ -232,10 +232,45 @@ fn fetch_missing(
     if reused.iter().all(Option::is_some) {
         return;
     }
-    if let Err(e) = snapshot.fetch_missing(progress) {
+    if let Err(e) = fetch_lacking(snapshot, progress) {
         for slot in reused.iter_mut().filter(|r| r.is_none()) {
             *slot = Some(ExecutionOutcome::ran(Err(e.to_string()), 0));
         }
+    }
+}
+
+/// The blobs a partial clone lacks of `snapshot` fetched, or why they cannot be.
+fn fetch_lacking(
+    snapshot: &Snapshot,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(), crate::snapshot::MissingBlobs> {
+    let Some(lacking) = snapshot.lacking() else {
+        return Ok(());
+    };
+    let mut command = vec!["git".to_owned()];
+    command.extend(crate::git::promisor::fetch_args(&lacking.remote));
+    if let Some(refused) = snapshot.refuse_fetch(&lacking, &command) {
+        return Err(refused);
+    }
+    let count = lacking.ids.len();
+    progress(&format!(
+        "fetching {count} blob(s) of this partial clone from {}",
+        lacking.remote
+    ));
+    let failed = |why: String| crate::snapshot::MissingBlobs::Fetch {
+        count,
+        commit: snapshot.commit(),
+        remote: lacking.remote.clone(),
+        why,
+    };
+    crate::git::promisor::fetch(&lacking.git_dir, &lacking.remote, &lacking.ids).map_err(failed)?;
+    // git verified each object against its id; none may still be missing.
+    match snapshot.lacking() {
+        None => Ok(()),
+        Some(left) => Err(failed(format!(
+            "{} are still missing after the fetch",
+            left.ids.len()
+        ))),
     }
 }
 

@@ -18,6 +18,7 @@ use gix::ObjectId;
 
 pub use pathspec::Pathspec;
 pub(crate) use pathspec::PathspecError;
+pub(crate) use promisor::MissingBlobs;
 pub(crate) use reader::Reader;
 
 /// What a tracked path is in the commit's tree.

@@ -8,10 +8,8 @@
 //! fetched and the batch fails closed naming the command that fetches them.
 //!
 //! A clone that is not partial is never asked: a blob missing there is a damaged object store,
-//! which the read itself reports.
-
-use std::io::Write;
-use std::process::{Command, Stdio};
+//! which the read itself reports. The fetch itself is git's (`git::promisor`); the planner runs
+//! it (`planner::execute`).
 
 use gix::ObjectId;
 
@@ -40,6 +38,15 @@ pub(crate) enum MissingBlobs {
     },
 }
 
+/// What a partial clone lacks of a snapshot: the promisor remote and the distinct blob ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Lacking {
+    pub remote: String,
+    pub ids: Vec<ObjectId>,
+    /// The repository's git directory, where the fetch runs.
+    pub git_dir: std::path::PathBuf,
+}
+
 impl Snapshot {
     /// This snapshot with fetching forbidden (`--no-remote`): blobs a partial clone lacks fail
     /// the batch instead, naming the fetch.
@@ -48,65 +55,42 @@ impl Snapshot {
         self
     }
 
-    /// Fetch the blobs this snapshot names that a partial clone lacks, in one request to its
-    /// promisor remote; how many were fetched (0 when the clone is not partial or has them
-    /// all). `progress` hears about a fetch before it starts.
-    pub(crate) fn fetch_missing(
-        &self,
-        progress: &(dyn Fn(&str) + Sync),
-    ) -> Result<usize, MissingBlobs> {
+    /// What this snapshot names that a partial clone lacks; `None` when the clone is not
+    /// partial or has every blob.
+    pub(crate) fn lacking(&self) -> Option<Lacking> {
         let local = self.repo.to_thread_local();
-        let Some(remote) = promisor_remote(&local) else {
-            return Ok(0);
-        };
-        let missing = self.missing(&local);
-        if missing.is_empty() {
-            return Ok(0);
-        }
-        let count = missing.len();
-        let git_dir = local.git_dir().to_owned();
-        let commit = self.commit;
-        if self.offline {
-            let fetch = format!(
-                "git rev-list --objects --missing=print {commit} | sed -n 's/^?//p' | {}",
-                fetch_args(&remote).join(" ")
-            );
-            return Err(MissingBlobs::Offline {
-                count,
-                commit,
-                remote,
-                fetch,
-            });
-        }
-        progress(&format!(
-            "fetching {count} blob(s) of this partial clone from {remote}"
-        ));
-        let failed = |why: String| MissingBlobs::Fetch {
-            count,
-            commit,
-            remote: remote.clone(),
-            why,
-        };
-        fetch(&git_dir, &remote, &missing).map_err(failed)?;
-        // git verified each object against its id; none may still be missing.
-        let left = self.missing(&self.repo.to_thread_local()).len();
-        match left {
-            0 => Ok(count),
-            left => Err(failed(format!("{left} are still missing after the fetch"))),
-        }
-    }
-
-    /// The distinct blobs (files and symlinks) this snapshot names that the object store lacks.
-    fn missing(&self, local: &gix::Repository) -> Vec<ObjectId> {
-        let mut missing: Vec<ObjectId> = self
+        let remote = promisor_remote(&local)?;
+        let mut ids: Vec<ObjectId> = self
             .entries
             .iter()
             .filter(|e| e.kind != EntryKind::Submodule && !local.has_object(e.id))
             .map(|e| e.id)
             .collect();
-        missing.sort_unstable();
-        missing.dedup();
-        missing
+        if ids.is_empty() {
+            return None;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Some(Lacking {
+            remote,
+            ids,
+            git_dir: local.git_dir().to_owned(),
+        })
+    }
+
+    /// Why `lacking` may not be fetched: this snapshot is offline (naming the fetch), else
+    /// `None`.
+    pub(crate) fn refuse_fetch(&self, lacking: &Lacking, fetch: &[String]) -> Option<MissingBlobs> {
+        let commit = self.commit;
+        self.offline.then(|| MissingBlobs::Offline {
+            count: lacking.ids.len(),
+            commit,
+            remote: lacking.remote.clone(),
+            fetch: format!(
+                "git rev-list --objects --missing=print {commit} | sed -n 's/^?//p' | {}",
+                fetch.join(" ")
+            ),
+        })
     }
 }
 
@@ -124,68 +108,4 @@ fn promisor_remote(local: &gix::Repository) -> Option<String> {
             .filter(|&promisor| promisor)
             .map(|_| name.to_string())
     })
-}
-
-/// `git fetch` as git's own lazy fetch runs it: no negotiation, no tags, no FETCH_HEAD, the
-/// object ids on stdin, and the partial clone's filter kept.
-fn fetch_args(remote: &str) -> Vec<String> {
-    [
-        "git",
-        "-c",
-        "fetch.negotiationAlgorithm=noop",
-        "fetch",
-        remote,
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--recurse-submodules=no",
-        "--filter=blob:none",
-        "--stdin",
-    ]
-    .map(str::to_owned)
-    .to_vec()
-}
-
-/// Run the fetch of `ids` from `remote` in the repository at `git_dir`; git's own message when
-/// it fails.
-fn fetch(git_dir: &std::path::Path, remote: &str, ids: &[ObjectId]) -> Result<(), String> {
-    let args = fetch_args(remote);
-    let mut child = Command::new(&args[0])
-        .arg("--git-dir")
-        .arg(git_dir)
-        .args(&args[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("git could not be started: {e}"))?;
-    let mut list = String::with_capacity(ids.len() * 41);
-    for id in ids {
-        list.push_str(&id.to_string());
-        list.push('\n');
-    }
-    // Written on its own thread: git may answer on stderr before it has read all of stdin.
-    let stdin = child.stdin.take();
-    let writer = std::thread::spawn(move || stdin.map(|mut s| s.write_all(list.as_bytes())));
-    let output = child
-        .wait_with_output()
-        .map_err(|e| format!("git fetch did not finish: {e}"))?;
-    let written = writer
-        .join()
-        .map_err(|_| "writing the ids failed".to_owned())?;
-    if let Some(Err(e)) = written {
-        return Err(format!("the ids could not be handed to git fetch: {e}"));
-    }
-    match output.status.success() {
-        true => Ok(()),
-        false => {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
-            let why: Vec<&str> = tail.into_iter().rev().collect();
-            Err(format!(
-                "git fetch failed ({}): {}",
-                output.status,
-                why.join(" ")
-            ))
-        }
-    }
 }

@@ -191,6 +191,15 @@ fn an_effort_started_from_a_release_line_is_proven_against_it_and_lands_on_it() 
     let head = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
     let done = fixture.run_in(&effort, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
+    // The owner's status counts it against its line, which did not move: not behind.
+    let status = fixture.run(&["status", "--all", "--json"]).json();
+    let row = status["data"]["fleet"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["id"] == "rel"))
+        .unwrap_or_else(|| panic!("{status}"));
+    assert_eq!(row["line"], LINE, "{row}");
+    assert_eq!(row["behind"], 0, "{row}");
+    assert_eq!(row["ahead"], 1, "{row}");
     let accept = ["accept", "--confirmed", "--json"];
     let landed = fixture.run_in(&effort, &accept, &[]).json();
     assert_eq!(landed["ok"], true, "{landed}");

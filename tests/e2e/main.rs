@@ -16,6 +16,7 @@ mod ci_formats;
 mod cli;
 mod contract;
 mod desk;
+mod doctor_remote;
 mod elicitation;
 mod evidence;
 mod examples;

@@ -37,6 +37,7 @@ fn row(id: &str, ahead: u64, behind: u64, proof: ProofState) -> FleetRow {
         stale: false,
         awaiting_approval: Vec::new(),
         approved_by: None,
+        line: None,
         setup: None,
         committed_paths: Vec::new(),
         collisions: Vec::new(),

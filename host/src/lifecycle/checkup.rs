@@ -1,7 +1,7 @@
 //! `doctor`'s checks: what this checkout needs and has, one line each with its result and, when
 //! it fails, the fix. The binary, git, the config and its trunk, the signers file, each wired
 //! agent client (its file, its command, its answer to MCP `initialize`), the guidance, the
-//! caches, the worktrees.
+//! caches, the worktrees; the remote cache and registries the config names (`checkup_remote`).
 
 use std::path::Path;
 
@@ -31,7 +31,7 @@ pub(crate) struct Check {
     pub fix: Option<String>,
 }
 
-fn check(name: &str, status: Status, result: String, fix: Option<&str>) -> Check {
+pub(super) fn check(name: &str, status: Status, result: String, fix: Option<&str>) -> Check {
     Check {
         check: name.to_owned(),
         status,
@@ -40,7 +40,7 @@ fn check(name: &str, status: Status, result: String, fix: Option<&str>) -> Check
     }
 }
 
-fn ok(name: &str, result: String) -> Check {
+pub(super) fn ok(name: &str, result: String) -> Check {
     check(name, Status::Ok, result, None)
 }
 
@@ -49,6 +49,10 @@ pub(crate) fn checks(ws: &Workspace, tools: &[Tool]) -> Vec<Check> {
     let config = Config::load(root);
     let mut checks = vec![binary(), git()];
     checks.extend(configured(ws, &config));
+    if let Ok(Some(config)) = &config {
+        let cache_dir = ws.settings.cache_dir.as_deref();
+        checks.extend(super::checkup_remote::checks(config, cache_dir));
+    }
     checks.extend(clients(root));
     if let Some(stale) = crate::agents::stale_guidance(root, tools) {
         let fix = Some("`discern agents` writes it again");

@@ -6,6 +6,7 @@ pub(crate) mod abandon;
 pub(crate) mod accept;
 pub(crate) mod approve;
 mod checkup;
+mod checkup_remote;
 pub(crate) mod doctor;
 pub(crate) mod done;
 pub(crate) mod effort;

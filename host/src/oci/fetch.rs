@@ -69,6 +69,26 @@ fn fetch_into(
     Ok(component)
 }
 
+/// Whether the store under `cache_dir` holds the component `reference` pins (verified).
+pub(crate) fn cached(reference: &Reference, cache_dir: &Path) -> bool {
+    Store::in_cache(cache_dir).load(reference).is_some()
+}
+
+/// Whether the registry answers for `reference`: its manifest fetched by digest and checked
+/// against it, nothing stored (`doctor`).
+pub(crate) fn reachable(reference: &Reference, options: &Options) -> Result<(), OciError> {
+    let label = reference.to_string();
+    let client = Client::new(
+        &reference.registry,
+        &reference.repository,
+        &label,
+        options,
+        Access::Pull,
+    )?;
+    let manifest = client.manifest(&reference.digest_ref())?;
+    verify(&label, "the manifest", &reference.digest, &manifest)
+}
+
 /// `unpinned` pinned to the digest its tag (else `latest`) names on the registry now.
 pub(crate) fn resolve(unpinned: &Unpinned, options: &Options) -> Result<Reference, OciError> {
     let label = format!(

@@ -15,7 +15,7 @@ mod reference;
 mod store;
 
 pub(crate) use error::OciError;
-pub(crate) use fetch::{component, resolve};
+pub(crate) use fetch::{cached, component, reachable, resolve};
 pub(crate) use options::Options;
 pub(crate) use publish::push;
 pub(crate) use reference::Reference;

@@ -91,6 +91,7 @@ mod tests {
             stale: false,
             awaiting_approval: Vec::new(),
             approved_by: None,
+            line: None,
             setup: None,
             committed_paths: paths.iter().map(|p| (*p).to_owned()).collect(),
             collisions: Vec::new(),

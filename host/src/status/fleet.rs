@@ -253,6 +253,7 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
         stale: false,
         awaiting_approval: Vec::new(),
         approved_by: None,
+        line: None,
         setup: None,
         committed_paths: Vec::new(),
         collisions: Vec::new(),
@@ -293,8 +294,13 @@ fn row(
     let named_trunk = trunk_once
         .wait()
         .as_ref()
-        .map(|(name, c)| (name.as_str(), *c));
-    let trunk = named_trunk.map(|(_, commit)| commit);
+        .map(|(name, c)| (name.to_owned(), *c));
+    // An effort of a release line is counted, and judged, against its line.
+    let named_trunk = match (named_trunk, w.is_main) {
+        (Some(trunk), false) => Some(line_of(&repo, trunk, w.head, &mut row)),
+        (named, _) => named,
+    };
+    let trunk = named_trunk.as_ref().map(|(_, commit)| *commit);
     let (ahead, behind) = counts(&repo, trunk, w.head);
     row.ahead = ahead;
     row.behind = behind;
@@ -323,12 +329,32 @@ fn row(
         let (state, proof) = proof::state_known_clean(&repo, row.clean == Some(true));
         row.proof = Some(state);
         row.proof_line = proof.map(|p| p.line);
-        if let (Some((name, commit)), Some(head)) = (named_trunk, w.head) {
-            (row.awaiting_approval, row.approved_by) = awaiting(&repo, name, commit, head);
+        if let (Some((name, commit)), Some(head)) = (&named_trunk, w.head) {
+            (row.awaiting_approval, row.approved_by) = awaiting(&repo, name, *commit, head);
         }
     }
     row.stale = row.idle_with_work(now);
     row
+}
+
+/// The line an effort at `head` lands on: the release line it came from (named in `row`), else
+/// the trunk. A line whose tip cannot be read is named all the same and counted as unknown.
+fn line_of(
+    repo: &Repo,
+    (trunk, trunk_commit): (String, gix::ObjectId),
+    head: Option<gix::ObjectId>,
+    row: &mut FleetRow,
+) -> (String, gix::ObjectId) {
+    let Some(line) =
+        head.and_then(|h| crate::measure::limits::release_line(repo, &trunk, h, false, None))
+    else {
+        return (trunk, trunk_commit);
+    };
+    row.line = Some(line.clone());
+    match repo.trunk_commit(&line) {
+        Ok(Some(commit)) => (line, commit),
+        _ => (line, trunk_commit),
+    }
 }
 
 /// What of an effort awaits the owner's approval, or who approved its change: what the effort

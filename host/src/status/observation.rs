@@ -111,6 +111,10 @@ pub struct FleetRow {
     pub changed_files: Option<usize>,
     pub ahead: Option<GitCount>,
     pub behind: Option<GitCount>,
+    /// The release line it came from and lands on (`[repository].release`), when not the
+    /// trunk: `ahead`, `behind`, collisions and approvals are counted against that line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_activity: Option<String>,
     #[serde(skip)]

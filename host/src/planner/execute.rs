@@ -37,7 +37,7 @@ pub(crate) struct ExecutionOutcome {
 
 impl ExecutionOutcome {
     /// An execution that was not reused: it ran `runs` times (0: it failed before running).
-    fn ran(result: Result<RunOutput, String>, runs: u32) -> Self {
+    pub(super) fn ran(result: Result<RunOutput, String>, runs: u32) -> Self {
         Self {
             result,
             runs,
@@ -179,7 +179,7 @@ pub(crate) fn before_jobs(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
     let mut reused = reuse_all(plan, runtime, snapshot, evidence);
-    fetch_missing(snapshot, &mut reused, progress);
+    super::lacking::fetch_missing(snapshot, &mut reused, progress);
     let waiting: Vec<bool> = plan
         .executions
         .iter()
@@ -218,59 +218,6 @@ pub(crate) fn before_jobs(
         after: vec![false; waiting.len()],
         waiting,
         started: pending.started.into_inner(),
-    }
-}
-
-/// The blobs a partial clone lacks fetched in one request before any producer runs on
-/// `snapshot` (none when every execution was reused); when they cannot be had, every execution
-/// that would run fails with why, naming the fetch.
-fn fetch_missing(
-    snapshot: &Snapshot,
-    reused: &mut [Option<ExecutionOutcome>],
-    progress: &(dyn Fn(&str) + Sync),
-) {
-    if reused.iter().all(Option::is_some) {
-        return;
-    }
-    if let Err(e) = fetch_lacking(snapshot, progress) {
-        for slot in reused.iter_mut().filter(|r| r.is_none()) {
-            *slot = Some(ExecutionOutcome::ran(Err(e.to_string()), 0));
-        }
-    }
-}
-
-/// The blobs a partial clone lacks of `snapshot` fetched, or why they cannot be.
-fn fetch_lacking(
-    snapshot: &Snapshot,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<(), crate::snapshot::MissingBlobs> {
-    let Some(lacking) = snapshot.lacking() else {
-        return Ok(());
-    };
-    let mut command = vec!["git".to_owned()];
-    command.extend(crate::git::promisor::fetch_args(&lacking.remote));
-    if let Some(refused) = snapshot.refuse_fetch(&lacking, &command) {
-        return Err(refused);
-    }
-    let count = lacking.ids.len();
-    progress(&format!(
-        "fetching {count} blob(s) of this partial clone from {}",
-        lacking.remote
-    ));
-    let failed = |why: String| crate::snapshot::MissingBlobs::Fetch {
-        count,
-        commit: snapshot.commit(),
-        remote: lacking.remote.clone(),
-        why,
-    };
-    crate::git::promisor::fetch(&lacking.git_dir, &lacking.remote, &lacking.ids).map_err(failed)?;
-    // git verified each object against its id; none may still be missing.
-    match snapshot.lacking() {
-        None => Ok(()),
-        Some(left) => Err(failed(format!(
-            "{} are still missing after the fetch",
-            left.ids.len()
-        ))),
     }
 }
 

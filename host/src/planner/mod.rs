@@ -10,6 +10,7 @@
 
 mod execute;
 mod grouped;
+mod lacking;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -58,10 +58,6 @@ impl<'a> MapData<'a> {
             truncated: None,
         }
     }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
-    }
 }
 
 /// One page with its content.
@@ -143,8 +139,7 @@ pub(crate) fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) ->
                         content: &page.content,
                     }),
                     ..MapData::of(&dir_name)
-                }
-                .json(),
+                },
                 Report {
                     state: format!("{} ({}/{}.md)", page.title, dir_name, page.target),
                     sections: vec![Section {
@@ -237,8 +232,7 @@ fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
             ),
             docs: Some(pages),
             ..MapData::of(dir)
-        }
-        .json(),
+        },
         Report {
             state: format!(
                 "{} page(s) in {} region(s) of {}{}.",
@@ -325,8 +319,7 @@ fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Envelope {
             results: Some(&results),
             truncated: Some(total > MAX_RESULTS),
             ..MapData::of(dir)
-        }
-        .json(),
+        },
         Report {
             state: format!(
                 "{total} page(s) match {query:?}{}.",

@@ -225,7 +225,7 @@ pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
     };
     Envelope::ok(
         PROGRESS_VERB,
-        serde_json::to_value(&data).unwrap_or(Value::Null),
+        &data,
         Report {
             state,
             sections: vec![Section {

@@ -17,31 +17,16 @@ use super::view;
 fn row(id: &str, ahead: u64, behind: u64, proof: ProofState) -> FleetRow {
     FleetRow {
         path: format!("/work/app.efforts/{id}"),
-        is_main: false,
-        is_current: false,
         branch: Some(format!("agent/{id}")),
         clean: Some(true),
         changed_files: Some(0),
         ahead: Some(GitCount::Known(ahead)),
         behind: Some(GitCount::Known(behind)),
-        last_activity: None,
-        last_activity_secs: 0,
         id: id.to_owned(),
-        task: None,
         proof: Some(proof),
         proof_line: (proof == ProofState::Honored)
             .then(|| format!("Proof: {id} at 1a2b3c4d5e6f passed 2 Standards")),
-        broken: false,
-        unreadable: false,
-        changed_paths: Vec::new(),
-        stale: false,
-        awaiting_approval: Vec::new(),
-        approved_by: None,
-        line: None,
-        setup: None,
-        committed_paths: Vec::new(),
-        collisions: Vec::new(),
-        running: None,
+        ..FleetRow::default()
     }
 }
 

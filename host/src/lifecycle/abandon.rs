@@ -273,7 +273,7 @@ fn result(effort: &Effort, branch_deleted: Option<bool>) -> Envelope {
     };
     let mut e = Envelope::ok(
         VERB,
-        serde_json::to_value(&data).unwrap_or(serde_json::Value::Null),
+        &data,
         Report {
             state: format!(
                 "Abandoned {}: its worktree {} and its branch {} (at {}).{kept}",

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::checkup::{Check, Status, check, ok};
+use super::check_line::{Check, Status, check, ok};
 use crate::config::{Config, ProducerRef};
 
 /// The remote cache and registry checks `config` calls for (none when it names neither).

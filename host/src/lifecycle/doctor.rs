@@ -10,7 +10,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::checkup::{self, Check};
+use super::check_line::{Check, Status};
+use super::checkup;
 use super::provision::reply::provision;
 use super::steps::{self, Outcome, Step};
 use crate::agents::guidance::Tool;
@@ -82,7 +83,7 @@ pub(crate) fn doctor(
 fn with_checks(envelope: Envelope, checks: &[Check]) -> Envelope {
     let failing: Vec<&str> = checks
         .iter()
-        .filter(|c| c.status == checkup::Status::Fail)
+        .filter(|c| c.status == Status::Fail)
         .map(|c| c.check.as_str())
         .collect();
     let mut envelope = match (envelope.ok, failing.is_empty()) {
@@ -409,12 +410,17 @@ fn standards(
 }
 
 fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Envelope {
-    let data = serde_json::to_value(DoctorData {
-        passed: checked.failed.is_none(),
-        duration_s: (duration_s * 10.0).round() / 10.0,
-        failed_step: checked.failed.clone(),
-    })
-    .unwrap_or(serde_json::Value::Null);
+    let data = match crate::result::to_data(
+        VERB,
+        &DoctorData {
+            passed: checked.failed.is_none(),
+            duration_s: (duration_s * 10.0).round() / 10.0,
+            failed_step: checked.failed.clone(),
+        },
+    ) {
+        Ok(data) => data,
+        Err(refusal) => return *refusal,
+    };
     let section = Section {
         table: None,
         title: "Steps".to_owned(),

@@ -5,6 +5,7 @@
 pub(crate) mod abandon;
 pub(crate) mod accept;
 pub(crate) mod approve;
+mod check_line;
 mod checkup;
 mod checkup_remote;
 pub(crate) mod doctor;

@@ -56,11 +56,16 @@ fn run_stages(
             break;
         }
     }
-    let data = serde_json::to_value(StageData {
-        proof: "not-issued",
-        jobs: all.len(),
-    })
-    .unwrap_or(serde_json::Value::Null);
+    let data = match crate::result::to_data(
+        verb,
+        &StageData {
+            proof: "not-issued",
+            jobs: all.len(),
+        },
+    ) {
+        Ok(data) => data,
+        Err(refusal) => return *refusal,
+    };
     let mut envelope = match (all.is_empty(), steps::all_ok(&all)) {
         (true, _) => none_configured(verb, data),
         (false, true) => passed(verb, data, &all),

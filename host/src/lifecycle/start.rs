@@ -122,7 +122,10 @@ pub(crate) fn start(
             brief: request.brief.as_deref(),
         },
     };
-    let data = serde_json::to_value(&data).unwrap_or(serde_json::Value::Null);
+    let data = match crate::result::to_data(VERB, &data) {
+        Ok(data) => data,
+        Err(refusal) => return (*refusal).into(),
+    };
     if request.dry_run {
         let state = format!(
             "Dry run: would create {} on branch {} from {}.",

@@ -50,10 +50,6 @@ impl<'a> UpdateData<'a> {
             conflicts: None,
         }
     }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
-    }
 }
 
 /// `discern update [--from REF] [--dry-run]`.
@@ -233,8 +229,7 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
             UpdateData {
                 behind: Some(0),
                 ..UpdateData::of(&source)
-            }
-            .json(),
+            },
             Report {
                 state: format!("{branch} already contains {source}; nothing to merge."),
                 sections: Vec::new(),
@@ -430,8 +425,7 @@ impl Merge<'_> {
                 behind: Some(behind),
                 commits: Some(&self.commits),
                 ..UpdateData::of(source)
-            }
-            .json(),
+            },
             Report {
                 state: format!(
                     "Dry run: would merge {behind} commit(s) from {source} into {branch}."
@@ -497,8 +491,7 @@ impl Merge<'_> {
                     after: after.clone(),
                 }),
                 ..UpdateData::of(source)
-            }
-            .json(),
+            },
             Report {
                 state: format!(
                     "Merged {behind} commit(s) from {source} into {branch} ({} → {}).",
@@ -532,13 +525,10 @@ impl Merge<'_> {
             why: why.to_owned(),
         }
         .refusal(VERB);
-        refusal.data = Some(
-            UpdateData {
-                conflicts: Some(&[path.to_owned()]),
-                ..UpdateData::of(source)
-            }
-            .json(),
-        );
+        refusal = refusal.with_data(UpdateData {
+            conflicts: Some(&[path.to_owned()]),
+            ..UpdateData::of(source)
+        });
         refusal
     }
 
@@ -557,13 +547,10 @@ impl Merge<'_> {
             },
         };
         let mut refusal = why.refusal(VERB);
-        refusal.data = Some(
-            UpdateData {
-                conflicts: Some(files),
-                ..UpdateData::of(source)
-            }
-            .json(),
-        );
+        refusal = refusal.with_data(UpdateData {
+            conflicts: Some(files),
+            ..UpdateData::of(source)
+        });
         refusal
     }
 }

@@ -359,8 +359,23 @@ fn not_met(
         }
     };
     record.handle = handle.clone();
-    if let Ok(bytes) = serde_json::to_vec_pretty(&record) {
-        let _ = crate::fsutil::write_atomic(&continuation_path(repo, &handle), &bytes);
+    // A handle is given only for a record on disk: resuming reads it.
+    let written = serde_json::to_vec_pretty(&record)
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| crate::fsutil::write_atomic(&continuation_path(repo, &handle), &bytes));
+    if let Err(e) = written {
+        return Envelope::refusal(
+            VERB,
+            ErrorSlug::CannotTell,
+            format!(
+                "Not met within {:.0} s, and the handle to resume with cannot be recorded: {e}.",
+                timeout.as_secs_f64()
+            ),
+            Hint::next_step(
+                HintId::CheckRepository,
+                "Make the repository's .git/discern writable, then await again",
+            ),
+        );
     }
     let observed = observe(repo, prefix, &record);
     let mut e = Envelope::ok(
@@ -464,19 +479,19 @@ fn sibling(
     super::effort::find(repo, prefix, target)
 }
 
-fn data(
-    c: &Continuation,
+fn data<'a>(
+    c: &'a Continuation,
     met: bool,
     started: Instant,
-    observed: &Observed,
-    resume: Option<&str>,
-) -> serde_json::Value {
+    observed: &'a Observed,
+    resume: Option<&'a str>,
+) -> AwaitData<'a> {
     let (condition, target) = match &c.condition {
         Condition::Green(t) => ("green", Some(t)),
         Condition::Landed(t) => ("landed", Some(t)),
         Condition::TrunkMoved => ("trunk-moved", None),
     };
-    let data = AwaitData {
+    AwaitData {
         condition,
         target,
         trunk: &c.trunk,
@@ -489,6 +504,5 @@ fn data(
             trunk_head: observed.trunk_head.as_deref(),
         },
         resume,
-    };
-    serde_json::to_value(&data).unwrap_or(serde_json::Value::Null)
+    }
 }

@@ -124,7 +124,7 @@ impl<'a> MeasuredData<'a> {
     }
 }
 
-/// `data` of a measured batch as JSON.
-pub(crate) fn data(measured: &Measured) -> serde_json::Value {
-    serde_json::to_value(MeasuredData::of(measured)).unwrap_or(serde_json::Value::Null)
+/// `data` of a measured batch, as the envelope carries it.
+pub(crate) fn data(measured: &Measured) -> impl Serialize + '_ {
+    MeasuredData::of(measured)
 }

@@ -50,15 +50,7 @@ fn fetch_into(
     options: &Options,
 ) -> Result<Vec<u8>, OciError> {
     let label = reference.to_string();
-    let client = Client::new(
-        &reference.registry,
-        &reference.repository,
-        &label,
-        options,
-        Access::Pull,
-    )?;
-    let manifest = client.manifest(&reference.digest_ref())?;
-    verify(&label, "the manifest", &reference.digest, &manifest)?;
+    let (client, manifest) = pinned_manifest(reference, options)?;
     let layer = layout::component_layer(&manifest).map_err(|why| OciError::Layout {
         reference: label.clone(),
         why,
@@ -77,6 +69,14 @@ pub(crate) fn cached(reference: &Reference, cache_dir: &Path) -> bool {
 /// Whether the registry answers for `reference`: its manifest fetched by digest and checked
 /// against it, nothing stored (`doctor`).
 pub(crate) fn reachable(reference: &Reference, options: &Options) -> Result<(), OciError> {
+    pinned_manifest(reference, options).map(|_| ())
+}
+
+/// A pulling client of `reference`'s registry, and the manifest it pins, checked against it.
+fn pinned_manifest(
+    reference: &Reference,
+    options: &Options,
+) -> Result<(Client, Vec<u8>), OciError> {
     let label = reference.to_string();
     let client = Client::new(
         &reference.registry,
@@ -86,7 +86,8 @@ pub(crate) fn reachable(reference: &Reference, options: &Options) -> Result<(), 
         Access::Pull,
     )?;
     let manifest = client.manifest(&reference.digest_ref())?;
-    verify(&label, "the manifest", &reference.digest, &manifest)
+    verify(&label, "the manifest", &reference.digest, &manifest)?;
+    Ok((client, manifest))
 }
 
 /// `unpinned` pinned to the digest its tag (else `latest`) names on the registry now.

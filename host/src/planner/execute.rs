@@ -37,7 +37,7 @@ pub(crate) struct ExecutionOutcome {
 
 impl ExecutionOutcome {
     /// An execution that was not reused: it ran `runs` times (0: it failed before running).
-    pub(super) fn ran(result: Result<RunOutput, String>, runs: u32) -> Self {
+    fn ran(result: Result<RunOutput, String>, runs: u32) -> Self {
         Self {
             result,
             runs,
@@ -179,7 +179,7 @@ pub(crate) fn before_jobs(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Outcomes {
     let mut reused = reuse_all(plan, runtime, snapshot, evidence);
-    super::lacking::fetch_missing(snapshot, &mut reused, progress);
+    fetch_missing(snapshot, &mut reused, progress);
     let waiting: Vec<bool> = plan
         .executions
         .iter()
@@ -218,6 +218,22 @@ pub(crate) fn before_jobs(
         after: vec![false; waiting.len()],
         waiting,
         started: pending.started.into_inner(),
+    }
+}
+
+/// The blobs a partial clone lacks fetched before any producer runs (`lacking.rs`; nothing when
+/// all was reused); when they cannot be had, every execution that would run fails with why.
+fn fetch_missing(
+    snapshot: &Snapshot,
+    reused: &mut [Option<ExecutionOutcome>],
+    progress: &(dyn Fn(&str) + Sync),
+) {
+    if reused.iter().any(Option::is_none)
+        && let Err(e) = super::lacking::fetch_lacking(snapshot, progress)
+    {
+        for slot in reused.iter_mut().filter(|r| r.is_none()) {
+            *slot = Some(ExecutionOutcome::ran(Err(e.to_string()), 0));
+        }
     }
 }
 

@@ -1,31 +1,11 @@
 //! The blobs a partial clone lacks of a snapshot (`snapshot::promisor` names them), fetched in
-//! one request (`git::promisor`) before any producer runs on it; when they cannot be had, every
-//! execution that would have run fails with why, naming the fetch. An execution reused from
-//! evidence needs no blob, so a fully reused batch fetches nothing.
+//! one request (`git::promisor`) before any producer runs on it; when they cannot be had, why,
+//! naming the fetch (`execute.rs` fails every execution that would have run with it).
 
-use super::execute::ExecutionOutcome;
 use crate::snapshot::Snapshot;
 
-/// The blobs a partial clone lacks fetched in one request before any producer runs on
-/// `snapshot` (none when every execution was reused); when they cannot be had, every execution
-/// that would run fails with why, naming the fetch.
-pub(super) fn fetch_missing(
-    snapshot: &Snapshot,
-    reused: &mut [Option<ExecutionOutcome>],
-    progress: &(dyn Fn(&str) + Sync),
-) {
-    if reused.iter().all(Option::is_some) {
-        return;
-    }
-    if let Err(e) = fetch_lacking(snapshot, progress) {
-        for slot in reused.iter_mut().filter(|r| r.is_none()) {
-            *slot = Some(ExecutionOutcome::ran(Err(e.to_string()), 0));
-        }
-    }
-}
-
 /// The blobs a partial clone lacks of `snapshot` fetched, or why they cannot be.
-fn fetch_lacking(
+pub(super) fn fetch_lacking(
     snapshot: &Snapshot,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(), crate::snapshot::MissingBlobs> {

@@ -62,14 +62,13 @@ pub(super) fn list(runtime: &Runtime, configured: Configured) -> Envelope {
     };
     let mut envelope = Envelope::ok(
         VERB,
-        serde_json::to_value(ProducersData {
+        ProducersData {
             wit_versions: SUPPORTED_WIT_VERSIONS
                 .iter()
                 .map(|(major, minor)| format!("{major}.{minor}.x"))
                 .collect(),
             producers: &rows,
-        })
-        .unwrap_or(serde_json::Value::Null),
+        },
         report,
     )
     .with_hint(Hint::next_step(

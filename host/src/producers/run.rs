@@ -139,7 +139,7 @@ fn measured(ready: &Ready, output: &RunOutput) -> Envelope {
     );
     Envelope::ok(
         RUN_VERB,
-        serde_json::to_value(data).unwrap_or(Value::Null),
+        data,
         Report {
             state,
             sections: sections(output),

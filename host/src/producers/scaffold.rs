@@ -113,12 +113,7 @@ fn written(request: &NewRequest, target: &Path, files: &[File]) -> Envelope {
         build,
         component: component.clone(),
     };
-    Envelope::ok(
-        NEW_VERB,
-        serde_json::to_value(data).unwrap_or(serde_json::Value::Null),
-        report,
-    )
-    .with_hint(
+    Envelope::ok(NEW_VERB, data, report).with_hint(
         Hint::next_step(
             HintId::BuildCustomProducer,
             "Build it, then run it against this repository's HEAD without touching discern.toml",

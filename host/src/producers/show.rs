@@ -71,11 +71,7 @@ pub(super) fn show(runtime: &Runtime, configured: &Configured, dir: &Path, name:
         producer: &row,
         config_schema: &row.schema,
     };
-    Envelope::ok(
-        VERB,
-        serde_json::to_value(data).unwrap_or(Value::Null),
-        Report { state, sections },
-    )
+    Envelope::ok(VERB, data, Report { state, sections })
 }
 
 /// The row `name` stands for: a built-in label, a configured path or Standard, or a file.

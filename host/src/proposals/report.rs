@@ -104,10 +104,9 @@ pub(super) fn batch_result(
     };
     let mut envelope = Envelope::ok(
         VERB,
-        serde_json::to_value(BatchData {
+        BatchData {
             proposal_batch: Batch { status, proposals },
-        })
-        .unwrap_or(serde_json::Value::Null),
+        },
         Report {
             state,
             sections: vec![Section {

@@ -260,7 +260,7 @@ fn result(
     };
     Envelope::ok(
         VERB,
-        serde_json::to_value(&data).unwrap_or(serde_json::Value::Null),
+        &data,
         Report {
             state,
             sections: vec![Section {

@@ -159,7 +159,13 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    pub fn ok(verb: &str, data: Value, report: Report) -> Self {
+    /// A success carrying `data`; data that cannot be written as JSON is the `internal` error
+    /// (a bug), never `data: null`.
+    pub fn ok(verb: &str, data: impl Serialize, report: Report) -> Self {
+        let data = match to_data(verb, &data) {
+            Ok(data) => data,
+            Err(refusal) => return *refusal,
+        };
         Self {
             ok: true,
             verb: verb.to_owned(),
@@ -174,6 +180,16 @@ impl Envelope {
             message: None,
             report,
         }
+    }
+
+    /// The `internal` error: `verb`'s result cannot be written as JSON (a bug in discern).
+    pub fn internal(verb: &str, error: &serde_json::Error) -> Self {
+        Self::refusal(
+            verb,
+            ErrorSlug::Internal,
+            format!("The result of {verb} cannot be written as JSON: {error}."),
+            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
+        )
     }
 
     /// A refusal: a slug, a message saying what happened and what to do, and a next-step hint.
@@ -195,6 +211,18 @@ impl Envelope {
                 sections: Vec::new(),
             },
             message: Some(message),
+        }
+    }
+
+    /// This envelope carrying `data`; data that cannot be written as JSON turns it into the
+    /// `internal` error (a bug), never `data: null`.
+    pub fn with_data(mut self, data: impl Serialize) -> Self {
+        match to_data(&self.verb, &data) {
+            Ok(value) => {
+                self.data = Some(value);
+                self
+            }
+            Err(refusal) => *refusal,
         }
     }
 
@@ -223,6 +251,12 @@ impl Envelope {
             format!("{{\"ok\":false,\"verb\":\"{}\",\"error\":\"internal\",\"message\":\"cannot serialize the result: {e}\"}}", self.verb)
         })
     }
+}
+
+/// `data` as the JSON a verb answers with; data that cannot be written as JSON (a bug: a map
+/// with keys that are not strings, a number JSON has not) is `verb`'s `internal` error.
+pub fn to_data(verb: &str, data: &impl Serialize) -> Result<Value, Box<Envelope>> {
+    serde_json::to_value(data).map_err(|e| Box::new(Envelope::internal(verb, &e)))
 }
 
 /// Naming the step a result's next-step hint advises, on an envelope or a boxed refusal.

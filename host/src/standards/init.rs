@@ -452,7 +452,7 @@ fn wrote(
         .collect();
     Envelope::ok(
         VERB,
-        serde_json::to_value(InitData {
+        InitData {
             path,
             commit: head,
             trunk,
@@ -464,8 +464,7 @@ fn wrote(
                     limit: written(c),
                 })
                 .collect(),
-        })
-        .unwrap_or(serde_json::Value::Null),
+        },
         Report {
             state: format!("Wrote discern.toml with {} Standards, each limit at today's value on {}; the trunk is {trunk}.", kept.len(), crate::git::short(head)),
             sections: vec![Section { table: None, title: "Standards".to_owned(), lines }],

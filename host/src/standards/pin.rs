@@ -46,10 +46,6 @@ impl<'a> PinData<'a> {
             limits: Some(&measured.limits.summary),
         }
     }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
-    }
 }
 
 /// One limit a pin moves.
@@ -199,7 +195,7 @@ fn not_all_passing(measured: &Measured) -> Option<Envelope> {
         Hint::next_step(HintId::StandardsMeasure, "See what fails, fix it, then pin")
             .with_action(Action::new("standards")),
     );
-    envelope.data = Some(data(measured));
+    envelope = envelope.with_data(data(measured));
     envelope.diagnostics = measured.diagnostics.clone();
     Some(envelope)
 }
@@ -256,8 +252,7 @@ fn nothing_to_pin(measured: &Measured) -> Envelope {
             producer_executions: None,
             limits: None,
             ..PinData::of(measured)
-        }
-        .json(),
+        },
         Report {
             state: "Nothing to pin: no selected Standard has a gain beyond its margin.".to_owned(),
             sections: Vec::new(),
@@ -312,8 +307,7 @@ fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId
             commit: Some(new.to_string()),
             branch: Some(&Some(branch.to_owned())),
             ..PinData::of(measured)
-        }
-        .json(),
+        },
         Report {
             state: format!(
                 "Pinned {} limit{} in commit {} on {branch}.",
@@ -458,7 +452,7 @@ fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>)
     let lines = pins.iter().map(Pinned::line).collect();
     let mut envelope = Envelope::ok(
         VERB,
-        PinData::of(measured).json(),
+        PinData::of(measured),
         Report {
             state: format!(
                 "Dry run: {} limit{} would be pinned on {}; nothing was written.",

@@ -42,7 +42,7 @@ pub(super) fn none_configured() -> Envelope {
     };
     Envelope::ok(
         VERB,
-        serde_json::to_value(nothing).unwrap_or(serde_json::Value::Null),
+        nothing,
         Report {
             state: "No Standards are configured; nothing was measured.".to_owned(),
             sections: Vec::new(),
@@ -104,7 +104,7 @@ pub(super) fn dry_run(
     }
     let mut envelope = Envelope::ok(
         VERB,
-        serde_json::to_value(DryRunData {
+        DryRunData {
             standards: selected
                 .iter()
                 .map(|s| Planned {
@@ -118,8 +118,7 @@ pub(super) fn dry_run(
                 .collect(),
             limits: &limits.summary,
             configured: config.standards.len(),
-        })
-        .unwrap_or(serde_json::Value::Null),
+        },
         Report {
             state: format!(
                 "Dry run: {} Standard(s) would be measured by {} producer execution(s); nothing was measured.",
@@ -452,7 +451,7 @@ fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Sect
         )
     };
     let mut envelope = Envelope::refusal(VERB, slug, state, hint);
-    envelope.data = Some(data(measured));
+    envelope = envelope.with_data(data(measured));
     envelope.report.sections = sections;
     if tally.regressed > 0 {
         envelope = envelope.with_hint(Hint::new(

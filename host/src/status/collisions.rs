@@ -72,30 +72,14 @@ mod tests {
     fn row(id: &str, paths: &[&str]) -> FleetRow {
         FleetRow {
             path: format!("/w/{id}"),
-            is_main: false,
-            is_current: false,
             branch: Some(format!("agent/{id}")),
             clean: Some(true),
             changed_files: Some(0),
             ahead: Some(GitCount::Known(1)),
             behind: Some(GitCount::Known(0)),
-            last_activity: None,
-            last_activity_secs: 0,
             id: id.to_owned(),
-            task: None,
-            proof: None,
-            proof_line: None,
-            broken: false,
-            unreadable: false,
-            changed_paths: Vec::new(),
-            stale: false,
-            awaiting_approval: Vec::new(),
-            approved_by: None,
-            line: None,
-            setup: None,
             committed_paths: paths.iter().map(|p| (*p).to_owned()).collect(),
-            collisions: Vec::new(),
-            running: None,
+            ..FleetRow::default()
         }
     }
 

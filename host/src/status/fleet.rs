@@ -237,27 +237,8 @@ fn blank_row(w: &WorktreeInfo, current: &Path) -> FleetRow {
         is_main: w.is_main,
         is_current: path == current,
         branch: w.branch.clone(),
-        clean: None,
-        changed_files: None,
-        ahead: None,
-        behind: None,
-        last_activity: None,
-        last_activity_secs: 0,
         id,
-        task: None,
-        proof: None,
-        proof_line: None,
-        broken: false,
-        unreadable: false,
-        changed_paths: Vec::new(),
-        stale: false,
-        awaiting_approval: Vec::new(),
-        approved_by: None,
-        line: None,
-        setup: None,
-        committed_paths: Vec::new(),
-        collisions: Vec::new(),
-        running: None,
+        ..FleetRow::default()
     }
 }
 

@@ -77,7 +77,10 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
     } else {
         Mode::Orientation
     };
-    let projected = project(&data, mode);
+    let projected = match project(&data, mode) {
+        Ok(projected) => projected,
+        Err(e) => return Envelope::internal(VERB, &e),
+    };
     let report = report(&data, &projected, verbose);
     let mut envelope = Envelope::ok(VERB, projected.data, report);
     envelope.hints = hints(&data);
@@ -99,7 +102,12 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
 /// The `discern://status` resource: the orientation projection, computed fresh.
 pub fn resource(ws: &Workspace) -> Value {
     match observe::observe(ws, ws.repo.is_main_checkout()) {
-        Ok(data) => project(&data, Mode::Orientation).data,
+        Ok(data) => match project(&data, Mode::Orientation) {
+            Ok(projected) => projected.data,
+            Err(e) => {
+                serde_json::json!({ "error": e.to_string(), "projection": { "mode": "orientation" } })
+            }
+        },
         Err(e) => {
             serde_json::json!({ "error": e.to_string(), "projection": { "mode": "orientation" } })
         }

@@ -99,7 +99,7 @@ pub struct ProposalFacts {
 }
 
 /// One worktree of the fleet.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct FleetRow {
     pub path: String,
     pub is_main: bool,

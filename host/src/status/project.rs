@@ -80,20 +80,21 @@ pub struct Projected {
     pub fleet_total: usize,
 }
 
-/// Project an observation for the wire: serialized last, then bounded by `mode`.
-pub fn project(observation: &Observation, mode: Mode) -> Projected {
-    let data = serde_json::to_value(observation).unwrap_or(Value::Null);
+/// Project an observation for the wire: serialized last, then bounded by `mode`. An
+/// observation that cannot be written as JSON (a bug) is an error, never `null`.
+pub fn project(observation: &Observation, mode: Mode) -> Result<Projected, serde_json::Error> {
+    let data = serde_json::to_value(observation)?;
     let fleet = &observation.fleet;
     let fleet_total = fleet.iter().filter(|r| !r.is_main).count();
     let sample = match mode {
         Mode::Full => (0..fleet.len()).collect(),
         Mode::Orientation => sample_fleet(fleet),
     };
-    Projected {
+    Ok(Projected {
         data: project_value(&data, &sample, fleet_total, mode),
         sample,
         fleet_total,
-    }
+    })
 }
 
 /// The serialized observation `data`, bounded: every array cut to [`CAP`], the fleet to the
@@ -261,30 +262,16 @@ mod tests {
     fn row(i: usize, clean: bool) -> FleetRow {
         FleetRow {
             path: format!("/w/e{i:03}"),
-            is_main: false,
-            is_current: false,
             branch: Some(format!("agent/e{i:03}")),
             clean: Some(clean),
             changed_files: Some(usize::from(!clean)),
             ahead: Some(GitCount::Known(1)),
             behind: Some(GitCount::Known(0)),
-            last_activity: None,
             last_activity_secs: (i % 60) as u64,
             id: format!("e{i:03}"),
-            task: None,
             proof: Some(ProofState::Missing),
-            proof_line: None,
-            broken: false,
-            unreadable: false,
             changed_paths: (0..8).map(|n| format!("p{n}")).collect(),
-            stale: false,
-            awaiting_approval: Vec::new(),
-            approved_by: None,
-            line: None,
-            setup: None,
-            committed_paths: Vec::new(),
-            collisions: Vec::new(),
-            running: None,
+            ..FleetRow::default()
         }
     }
 

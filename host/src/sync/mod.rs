@@ -217,7 +217,6 @@ fn remote_of(repo: &Repo, named: Option<&str>) -> Result<String, SyncError> {
 }
 
 fn envelope(synced: &Synced) -> Envelope {
-    let data = serde_json::to_value(synced).unwrap_or(serde_json::Value::Null);
     let mut lines: Vec<String> = synced.refs.iter().map(RefState::line).collect();
     lines.extend(synced.publish.as_ref().map(publish::Publication::line));
     if let Some(trunk) = &synced.landed_trunk {
@@ -247,7 +246,7 @@ fn envelope(synced: &Synced) -> Envelope {
     };
     let mut e = Envelope::ok(
         VERB,
-        data,
+        synced,
         Report {
             state: format!("{state}\n{}", lines.join("\n")),
             sections: Vec::new(),

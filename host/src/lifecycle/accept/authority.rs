@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{AcceptRequest, Authority, Consent, Landing, approvals, refuse, to_data};
+use super::{AcceptRequest, Authority, Consent, Landing, approvals, refuse};
 use crate::config::Config;
 use crate::proposals::required;
 use crate::result::{Action, Envelope, ErrorSlug, HintId, WithNext};
@@ -74,11 +74,11 @@ pub(super) fn authority(
             "Ask the owner; with their consent in this conversation, land it",
         )
         .with_next(Action::new("accept").flag("confirmed"));
-        e.data = Some(to_data(&AwaitingConsent {
+        e = e.with_data(&AwaitingConsent {
             proof_line: &proof.line,
             changed_paths: &changed,
             pre_authorized: &scopes,
-        }));
+        });
         return Err(Box::new(e));
     }
     // What needs approval is derived from the trunk's config and HEAD's, never remembered.

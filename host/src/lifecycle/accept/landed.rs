@@ -6,7 +6,6 @@ use serde::Serialize;
 
 use super::{
     Authority, Consent, Landing, MainCheckout, NOTE_VERSION, NoteSubject, ProofNote, VERB, refuse,
-    to_data,
 };
 use crate::commit::{self, landing};
 use crate::git::{Repo, short};
@@ -217,7 +216,7 @@ fn result(
     };
     let mut e = Envelope::ok(
         VERB,
-        to_data(&data),
+        &data,
         Report {
             state: format!(
                 "Landed {branch} on {trunk} at {}. {}",

@@ -101,10 +101,6 @@ struct WouldLand<'a> {
     consent: &'a Consent,
 }
 
-fn to_data(data: &impl Serialize) -> serde_json::Value {
-    serde_json::to_value(data).unwrap_or(serde_json::Value::Null)
-}
-
 fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Envelope {
     Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
 }
@@ -376,11 +372,11 @@ fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>
 fn dry_run(landing: &Landing, authority: &Authority) -> Envelope {
     let mut e = Envelope::ok(
         VERB,
-        to_data(&WouldLand {
+        &WouldLand {
             would_land: landing.head.to_string(),
             trunk: &landing.trunk,
             consent: &authority.consent,
-        }),
+        },
         Report {
             state: format!(
                 "Dry run: would fast-forward {} to {}.",

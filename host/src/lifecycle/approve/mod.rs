@@ -359,7 +359,7 @@ fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>)
     };
     let mut e = Envelope::ok(
         VERB,
-        serde_json::to_value(&data).unwrap_or(serde_json::Value::Null),
+        &data,
         Report {
             state,
             sections: vec![Section {

@@ -3,7 +3,7 @@
 //! marker for that commit and the Proof line.
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::steps::{self, Step};
 use crate::config::{Config, Stage};
@@ -86,10 +86,6 @@ struct Found<'a> {
     standards: Option<&'a [measure::StandardResult]>,
 }
 
-fn to_data(data: &impl Serialize) -> Value {
-    serde_json::to_value(data).unwrap_or(Value::Null)
-}
-
 /// What the gate established before it runs anything: the exact commit and its trunk.
 pub(super) struct Subject {
     config: Option<Config>,
@@ -125,14 +121,14 @@ impl Run<'_> {
         )
         .with_next(Action::new(VERB));
         let subject = self.subject;
-        envelope.data = Some(to_data(&DoneData {
+        envelope = envelope.with_data(&DoneData {
             gate_ran: true,
             failed_stage: Some(stage),
             commit: Some(subject.head.to_string()),
             branch: Some(&subject.branch),
             found,
             ..DoneData::default()
-        }));
+        });
         envelope.steps = serde_json::to_value(&self.steps).ok();
         envelope.diagnostics = self.diagnostics;
         Box::new(envelope)
@@ -339,11 +335,11 @@ pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Box<Envelope>> {
 fn current_proof(proof: &Proof) -> Envelope {
     let mut envelope = Envelope::ok(
         VERB,
-        to_data(&DoneData {
+        &DoneData {
             proof: Some(proof),
             proof_line: Some(&proof.line),
             ..DoneData::default()
-        }),
+        },
         Report {
             state: format!(
                 "Proof is current for {} (the gate did not run again). {}",
@@ -387,7 +383,7 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
         .collect();
     let mut envelope = Envelope::ok(
         VERB,
-        to_data(&DoneData::default()),
+        DoneData::default(),
         Report {
             state: format!(
                 "Dry run: the gate would run {} step(s) on {}.",
@@ -490,12 +486,12 @@ fn record_proof(
     let lines = run.steps.iter().map(step_line).collect();
     let mut envelope = Envelope::ok(
         VERB,
-        to_data(&DoneData {
+        &DoneData {
             gate_ran: true,
             proof: Some(&record),
             proof_line: Some(&line),
             ..DoneData::default()
-        }),
+        },
         Report {
             state: line.clone(),
             sections: vec![Section {

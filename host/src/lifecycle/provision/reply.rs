@@ -83,12 +83,17 @@ pub(crate) fn reply(
         (None, true) => "none",
         (None, false) => "done",
     };
-    let data = serde_json::to_value(SetupData {
-        setup: state,
-        port: provisioned.port,
-        env_files: &provisioned.env_files,
-    })
-    .unwrap_or(serde_json::Value::Null);
+    let data = match crate::result::to_data(
+        verb,
+        &SetupData {
+            setup: state,
+            port: provisioned.port,
+            env_files: &provisioned.env_files,
+        },
+    ) {
+        Ok(data) => data,
+        Err(refusal) => return *refusal,
+    };
     let mut envelope = match &ran.failure {
         Some(failure) => failed(verb, worktree, failure, data),
         None => Envelope::ok(

@@ -199,8 +199,8 @@ fn store(name: &str, dir: &Path) -> Check {
     let writable = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&probe, b""))
         .and_then(|()| std::fs::remove_file(&probe));
-    match writable {
-        Ok(()) => ok(
+    match (writable, size) {
+        (Ok(()), Ok(size)) => ok(
             name,
             format!(
                 "{}: {:.1} MiB, writable",
@@ -208,7 +208,16 @@ fn store(name: &str, dir: &Path) -> Check {
                 size as f64 / 1048576.0
             ),
         ),
-        Err(e) => check(
+        (Ok(()), Err(e)) => check(
+            name,
+            Status::Warn,
+            format!(
+                "{}: writable, but its size cannot be read ({e})",
+                dir.display()
+            ),
+            Some("give this user read access to everything in it"),
+        ),
+        (Err(e), _) => check(
             name,
             Status::Fail,
             format!("{}: not writable ({e})", dir.display()),
@@ -217,18 +226,23 @@ fn store(name: &str, dir: &Path) -> Check {
     }
 }
 
-fn size_of(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
+/// The bytes under `dir` (0 for a folder not made yet); an error for one that cannot be read,
+/// never a made-up 0.
+fn size_of(dir: &Path) -> std::io::Result<u64> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
     };
-    entries
-        .flatten()
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => size_of(&e.path()),
-            Ok(_) => e.metadata().map_or(0, |m| m.len()),
-            Err(_) => 0,
-        })
-        .sum()
+    let mut total = 0;
+    for entry in entries {
+        let entry = entry?;
+        total += match entry.file_type()?.is_dir() {
+            true => size_of(&entry.path())?,
+            false => entry.metadata()?.len(),
+        };
+    }
+    Ok(total)
 }
 
 fn worktrees(ws: &Workspace) -> Check {

@@ -236,14 +236,23 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
             },
         );
     }
-    let subjects = repo
-        .git(&[
-            "log",
-            "--format=%h %s",
-            "-20",
-            &format!("{head}..{incoming}"),
-        ])
-        .unwrap_or_default();
+    // The commits it brings in, as the reply lists them: unreadable is a refusal, never "none".
+    let subjects = match repo.git(&[
+        "log",
+        "--format=%h %s",
+        "-20",
+        &format!("{head}..{incoming}"),
+    ]) {
+        Ok(subjects) => subjects,
+        Err(e) => {
+            return NotUpdated::DistanceUnknown {
+                branch,
+                incoming: source,
+                why: format!("its commits cannot be listed: {e}"),
+            }
+            .refusal(VERB);
+        }
+    };
     let merge = Merge {
         source: &source,
         branch: &branch,
@@ -473,12 +482,12 @@ impl Merge<'_> {
 
     fn merged(&self, repo: &Repo) -> Envelope {
         let (source, branch, behind, head) = (self.source, self.branch, self.behind, self.head);
-        let after = repo
-            .head()
-            .ok()
-            .flatten()
-            .map(|h| h.to_string())
-            .unwrap_or_default();
+        // Merged but unreadable afterwards: said, never an empty commit id.
+        let after = match repo.head() {
+            Ok(Some(h)) => h.to_string(),
+            Ok(None) => "no commit".to_owned(),
+            Err(e) => format!("unreadable ({e})"),
+        };
         let mut e = Envelope::ok(
             VERB,
             UpdateData {

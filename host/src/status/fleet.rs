@@ -286,7 +286,11 @@ fn row(
     row.ahead = ahead;
     row.behind = behind;
     if !w.is_main && matches!(ahead, Some(GitCount::Known(n)) if n > 0) {
-        row.committed_paths = committed(&repo, trunk, w.head);
+        match committed(&repo, trunk, w.head) {
+            Ok(paths) => row.committed_paths = paths,
+            // What it changed cannot be read: never "collides with nothing".
+            Err(_) => row.unreadable = true,
+        }
     }
     let git_dir = repo.git_dir();
     let activity = [
@@ -410,18 +414,20 @@ fn awaiting(
 }
 
 /// The files an effort's commits changed since it forked from the trunk (merge base to HEAD);
-/// none when that cannot be read (collisions are then not claimed, in either direction).
+/// none without a trunk or a shared history; an error when the diff cannot be read (the row is
+/// then unreadable, never one that collides with nothing).
 fn committed(
     repo: &Repo,
     trunk: Option<gix::ObjectId>,
     head: Option<gix::ObjectId>,
-) -> Vec<String> {
+) -> Result<Vec<String>, crate::git::RepoError> {
     let (Some(trunk), Some(head)) = (trunk, head) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    repo.merge_base(trunk, head)
-        .and_then(|base| repo.changed_between(base, head).ok())
-        .unwrap_or_default()
+    match repo.merge_base(trunk, head) {
+        Some(base) => repo.changed_between(base, head),
+        None => Ok(Vec::new()),
+    }
 }
 
 fn mtime(path: &Path) -> Option<u64> {

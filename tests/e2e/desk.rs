@@ -162,6 +162,19 @@ impl Screen {
     }
 
     /// Whether the desk still runs (its session ends with it).
+    /// `q`, and the desk ends within 30 s.
+    fn quit(&self) {
+        self.keys(&["q"]);
+        let start = Instant::now();
+        while self.alive() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "q quits the desk"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn alive(&self) -> bool {
         let mut cmd = Command::new("tmux");
         cmd.arg("-S")
@@ -309,15 +322,7 @@ fn in_a_real_terminal_keystrokes_inspect_approve_land_and_abandon() {
     screen.expect(&["Ran: abandon", "$ discern abandon fresh --force"]);
     screen.keys(&["Escape"]);
     screen.expect(&["Efforts", "Needs attention (2)"]);
-    screen.keys(&["q"]);
-    let start = Instant::now();
-    while screen.alive() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "q quits the desk"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    screen.quit();
 
     // What the CLI verbs leave: the trunk at ready's proven head, its branch and worktree
     // gone; gated's branch one signed approval commit past what the owner reviewed; fresh
@@ -412,13 +417,5 @@ fn bare_discern_on_a_terminal_opens_the_desk_with_a_shell_in_an_effort_and_q_qui
     screen.expect(&["in one"]);
     screen.keys(&["exit", "Enter"]);
     screen.expect(&["discern desk · trunk main · 1 effort(s)", "> one"]);
-    screen.keys(&["q"]);
-    let start = Instant::now();
-    while screen.alive() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "q quits the desk"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    screen.quit();
 }

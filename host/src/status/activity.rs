@@ -10,14 +10,17 @@ pub(super) fn mark(repo: &Repo, fleet: &mut [FleetRow], now: u64) {
     if running.is_empty() {
         return;
     }
+    // Each running operation's folder resolved once, not once a row.
+    let resolved: Vec<_> = running
+        .iter()
+        .map(|op| (op, std::fs::canonicalize(&op.path).ok()))
+        .collect();
     for row in fleet.iter_mut() {
         let here = std::fs::canonicalize(&row.path).ok();
-        let found = running
+        let found = resolved
             .iter()
-            .filter(|op| {
-                let theirs = std::fs::canonicalize(&op.path).ok();
-                op.path == row.path || (here.is_some() && theirs == here)
-            })
+            .filter(|(op, theirs)| op.path == row.path || (here.is_some() && *theirs == here))
+            .map(|(op, _)| *op)
             .max_by(|a, b| a.started_at.total_cmp(&b.started_at));
         row.running = found.map(|op| Running {
             verb: op.verb.clone(),

@@ -2,9 +2,7 @@
 //! manifest whose config is `application/vnd.wasm.config.v0+json` and whose one layer is the
 //! component, `application/wasm`.
 
-use oci_spec::image::{
-    Descriptor, DescriptorBuilder, ImageManifest, ImageManifestBuilder, MediaType,
-};
+use serde::{Deserialize, Serialize};
 
 pub(crate) const WASM_LAYER: &str = "application/wasm";
 pub(crate) const WASM_CONFIG: &str = "application/vnd.wasm.config.v0+json";
@@ -22,49 +20,81 @@ pub(crate) struct Layer {
     pub size: u64,
 }
 
+/// An OCI image manifest: the fields this layout reads and writes, in the order the OCI image
+/// spec lists them (a published manifest's bytes, and with them its digest, depend on it).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Manifest {
+    schema_version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    media_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    artifact_type: Option<String>,
+    config: Descriptor,
+    layers: Vec<Descriptor>,
+}
+
+/// A content descriptor: what a blob is, its digest (`algorithm:hex`) and its size.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Descriptor {
+    media_type: String,
+    digest: String,
+    size: u64,
+}
+
 /// The one `application/wasm` layer of `manifest`, checked against the layout.
 pub(crate) fn component_layer(manifest: &[u8]) -> Result<Layer, String> {
-    let manifest: ImageManifest = serde_json::from_slice(manifest)
+    let manifest: Manifest = serde_json::from_slice(manifest)
         .map_err(|e| format!("the manifest is not an OCI image manifest: {e}"))?;
-    if let Some(kind) = manifest.media_type()
-        && kind.to_string() != OCI_MANIFEST
+    if manifest.schema_version != 2 {
+        return Err(format!(
+            "the manifest's schema version is {}, not 2",
+            manifest.schema_version
+        ));
+    }
+    if let Some(kind) = &manifest.media_type
+        && kind != OCI_MANIFEST
     {
         return Err(format!(
             "the manifest's media type is {kind}, not {OCI_MANIFEST}"
         ));
     }
-    let config = manifest.config().media_type().to_string();
+    let config = &manifest.config.media_type;
     if config != WASM_CONFIG {
         return Err(format!("its config is {config}, not {WASM_CONFIG}"));
     }
-    let [layer] = manifest.layers().as_slice() else {
-        return Err(format!(
-            "it has {} layers, not one",
-            manifest.layers().len()
-        ));
+    let [layer] = manifest.layers.as_slice() else {
+        return Err(format!("it has {} layers, not one", manifest.layers.len()));
     };
-    let kind = layer.media_type().to_string();
-    if kind != WASM_LAYER {
-        return Err(format!("its layer is {kind}, not {WASM_LAYER}"));
+    if layer.media_type != WASM_LAYER {
+        return Err(format!(
+            "its layer is {}, not {WASM_LAYER}",
+            layer.media_type
+        ));
     }
-    let digest = layer.digest();
-    let hex = digest.digest();
-    let sha256 = digest.algorithm().to_string() == "sha256"
-        && hex.len() == 64
-        && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-    if !sha256 {
-        return Err(format!("its layer's digest {digest} is not sha256"));
-    }
-    if layer.size() > MAX_COMPONENT_BYTES {
+    let Some(hex) = layer
+        .digest
+        .strip_prefix("sha256:")
+        .filter(|hex| is_sha256(hex))
+    else {
+        return Err(format!("its layer's digest {} is not sha256", layer.digest));
+    };
+    if layer.size > MAX_COMPONENT_BYTES {
         return Err(format!(
             "its layer declares {} bytes, more than the {MAX_COMPONENT_BYTES} discern reads",
-            layer.size()
+            layer.size
         ));
     }
     Ok(Layer {
         digest: hex.to_owned(),
-        size: layer.size(),
+        size: layer.size,
     })
+}
+
+/// Whether `hex` is a sha256 digest as OCI spells it: 64 lowercase hex digits.
+fn is_sha256(hex: &str) -> bool {
+    hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The config blob of a component: the fields the CNCF layout requires, and nothing that
@@ -82,24 +112,22 @@ pub(crate) fn config_blob(layer_digest: &str) -> Result<Vec<u8>, String> {
 /// The manifest naming `config` and `component` (each sha256 hex and bytes).
 pub(crate) fn manifest(config: (&str, u64), component: (&str, u64)) -> Result<Vec<u8>, String> {
     let descriptor = |kind: &str, (hex, size): (&str, u64)| -> Result<Descriptor, String> {
-        let digest = format!("sha256:{hex}")
-            .parse::<oci_spec::image::Digest>()
-            .map_err(|e| e.to_string())?;
-        DescriptorBuilder::default()
-            .media_type(MediaType::Other(kind.to_owned()))
-            .digest(digest)
-            .size(size)
-            .build()
-            .map_err(|e| e.to_string())
+        if !is_sha256(hex) {
+            return Err(format!("{hex} is not a sha256 digest"));
+        }
+        Ok(Descriptor {
+            media_type: kind.to_owned(),
+            digest: format!("sha256:{hex}"),
+            size,
+        })
     };
-    let manifest = ImageManifestBuilder::default()
-        .schema_version(2u32)
-        .media_type(MediaType::ImageManifest)
-        .artifact_type(MediaType::Other(WASM_CONFIG.to_owned()))
-        .config(descriptor(WASM_CONFIG, config)?)
-        .layers(vec![descriptor(WASM_LAYER, component)?])
-        .build()
-        .map_err(|e| e.to_string())?;
+    let manifest = Manifest {
+        schema_version: 2,
+        media_type: Some(OCI_MANIFEST.to_owned()),
+        artifact_type: Some(WASM_CONFIG.to_owned()),
+        config: descriptor(WASM_CONFIG, config)?,
+        layers: vec![descriptor(WASM_LAYER, component)?],
+    };
     serde_json::to_vec(&manifest).map_err(|e| e.to_string())
 }
 

@@ -42,6 +42,7 @@ pub fn build(packages: &[(&str, &str)]) {
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
         "RUSTC_WORKSPACE_WRAPPER",
+        "CLIPPY_ARGS",
         "CARGO_TARGET_DIR",
         "CARGO_BUILD_TARGET",
         "CARGO_MAKEFLAGS",

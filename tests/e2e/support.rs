@@ -1,5 +1,9 @@
 //! Shared pieces of the end-to-end tests.
 
+pub mod config;
+pub mod forge;
+
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
@@ -91,7 +95,7 @@ impl Run {
 }
 
 impl Fixture {
-    pub fn new(config: &str) -> Self {
+    pub fn new(config: impl Display) -> Self {
         let repo = TestRepo::new();
         repo.write(
             "src/lib.rs",
@@ -100,7 +104,7 @@ impl Fixture {
         .write("src/main.rs", "fn main() {\n    lib::a();\n}\n")
         .write("README.md", "# fixture\n")
         .write(".gitignore", "target/\n")
-        .write("discern.toml", config);
+        .write("discern.toml", config.to_string());
         repo.commit("fixture");
         Self { repo }
     }
@@ -228,7 +232,7 @@ impl Fixture {
     /// Branch off main, apply `config`, commit.
     pub fn branch_with(&self, config: &str) {
         self.repo.git(&["checkout", "-q", "-b", "agent/work"]);
-        self.repo.write("discern.toml", config);
+        self.repo.write("discern.toml", config.to_string());
         self.repo.commit("change the config");
     }
 }

@@ -12,9 +12,9 @@ use serde_json::Value;
 
 use crate::approval::{effort, proposed_effort, signed_fixture, trunk};
 use crate::forge::BREACH;
+use crate::support::APPROVAL_REPOSITORY;
 use crate::support::config::Config;
 use crate::support::forge::{File, Forge, REASON, STRATEGIES, Strategy, fails, passes};
-use crate::support::APPROVAL_REPOSITORY;
 
 /// Other code with the same breach as [`BREACH`]: four TODOs in another file, so the same
 /// proposal (todo 5 -> 6, the same reason) and the same approval token.
@@ -86,7 +86,10 @@ fn reviewed(forge: &Forge, branch: &str) -> (Value, Vec<String>) {
         .skip(1)
         .map(str::to_owned)
         .collect();
-    args.extend(["--key".to_owned(), forge.keys.owner.to_str().unwrap().to_owned()]);
+    args.extend([
+        "--key".to_owned(),
+        forge.keys.owner.to_str().unwrap().to_owned(),
+    ]);
     (json, args)
 }
 
@@ -117,7 +120,10 @@ fn an_approval_copied_into_another_pull_request_with_the_same_limit_change_appro
     let forge = Forge::new(Config::landing().signed(), &[]);
     forge.pull_request_from("origin/main", "first", BREACH, &[], true);
     forge.approve("first");
-    passes("control: PR CI of the approved PR", forge.pr_ci_no_notes("first"));
+    passes(
+        "control: PR CI of the approved PR",
+        forge.pr_ci_no_notes("first"),
+    );
     let (path, bytes) = approval_on(&forge, "first");
 
     // Another pull request: other code, the same loosening with the same reason — the same
@@ -232,7 +238,10 @@ fn an_approval_copied_into_a_sibling_repository_sharing_history_and_the_key_appr
     // The owner approves a pull request in the first repository.
     forge.pull_request_from("origin/main", "first", BREACH, &[], true);
     forge.approve("first");
-    passes("control: PR CI of the approved PR", forge.pr_ci_no_notes("first"));
+    passes(
+        "control: PR CI of the approved PR",
+        forge.pr_ci_no_notes("first"),
+    );
 
     // The same branch, its approval commit included, pushed as a pull request of the sibling
     // (forked from the history both share).
@@ -339,7 +348,13 @@ fn the_same_approved_change_passes_the_push_check_by_merge_commit_squash_and_reb
         forge.reset_trunk(&start);
         let name = format!("landed-{strategy:?}").to_lowercase();
         // Work in two commits, then the proposal, then the owner's approval commit.
-        forge.pull_request_from("origin/main", &name, &[("src/first.rs", b"pub fn first() {}\n")], &[], false);
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[("src/first.rs", b"pub fn first() {}\n")],
+            &[],
+            false,
+        );
         push_to(&forge, &name, BREACH, "the breach");
         let c = &forge.contributor;
         let (code, json) = forge.discern(
@@ -394,10 +409,16 @@ fn a_trunk_that_moved_on_the_same_path_fails_closed_and_names_reapproval() {
     let config = std::fs::read_to_string(forge.owner.join("discern.toml")).unwrap();
     let jobs = config.replace("test = \"true\"", "test = \"true && true\"");
     let ours = format!("{lib}pub fn c() {{}}\n");
-    forge.pull_request_from("origin/main", "overlap", &[
+    forge.pull_request_from(
+        "origin/main",
+        "overlap",
+        &[
             ("discern.toml", jobs.as_bytes()),
             ("src/lib.rs", ours.as_bytes()),
-        ], &[], false);
+        ],
+        &[],
+        false,
+    );
     forge.approve("overlap");
     passes("PR CI once approved", forge.pr_ci_no_notes("overlap"));
 

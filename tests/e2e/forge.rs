@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 use crate::support::APPROVAL_REPOSITORY;
 use crate::support::config::{Config, SIGNERS};
 use crate::support::forge::{File, Forge, REASON, STRATEGIES, Strategy, fails, passes};
@@ -218,7 +217,13 @@ fn a_signers_file_change_needs_the_owner_and_its_key_approves_nothing_under_ever
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("signers-{strategy:?}").to_lowercase();
-        forge.pull_request_from("origin/main", &name, &[(SIGNERS, widened.as_bytes())], &[], false);
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[(SIGNERS, widened.as_bytes())],
+            &[],
+            false,
+        );
         let json = fails("PR CI", forge.pr_ci_no_notes(&name));
         assert!(
             json.to_string().contains("file:.discern/allowed_signers"),
@@ -268,7 +273,13 @@ fn a_stale_local_trunk_is_not_the_trunk_and_a_diverged_one_is_refused() {
 #[test]
 fn update_works_on_a_plain_checkout_of_a_branch_against_the_teams_trunk() {
     let forge = Forge::new(Config::landing().signed(), &[]);
-    forge.pull_request_from("origin/main", "behind", &[("src/work.rs", b"pub fn w() {}\n")], &[], false);
+    forge.pull_request_from(
+        "origin/main",
+        "behind",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "main"]);
     forge.git(c, &["pull", "-q", "origin", "main"]);
@@ -303,7 +314,13 @@ fn a_protected_change_lands_only_with_the_owners_approval_under_every_strategy()
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("jobs-{strategy:?}").to_lowercase();
-        forge.pull_request_from("origin/main", &name, &[("discern.toml", changed.as_bytes())], &[], false);
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[("discern.toml", changed.as_bytes())],
+            &[],
+            false,
+        );
         let json = fails("PR CI without the approval", forge.pr_ci_no_notes(&name));
         assert!(json.to_string().contains("jobs.test"), "{json}");
         fails(
@@ -345,7 +362,13 @@ fn an_unapproved_protected_change_fails_on_the_trunk_under_every_strategy() {
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("jobs-unapproved-{strategy:?}").to_lowercase();
-        forge.pull_request_from("origin/main", &name, &[("discern.toml", changed.as_bytes())], &[], false);
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[("discern.toml", changed.as_bytes())],
+            &[],
+            false,
+        );
         let before = forge.land(&name, strategy);
         let json = fails("trunk CI", forge.trunk_ci(&before));
         assert!(json.to_string().contains("jobs.test"), "{json}");
@@ -482,7 +505,13 @@ fn accept_lands_a_branch_from_a_plain_checkout_and_refuses_a_local_trunk_left_be
     std::fs::write(c.join("README.md"), "# moved on\n").unwrap();
     forge.git(c, &["commit", "-q", "-am", "the team moves on"]);
     forge.git(c, &["push", "-q", "origin", "main"]);
-    forge.pull_request_from("origin/main", "feature", &[("src/work.rs", b"pub fn w() {}\n")], &[], false);
+    forge.pull_request_from(
+        "origin/main",
+        "feature",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
 
     let o = &forge.owner;
     forge.git(o, &["fetch", "-q", "origin"]);

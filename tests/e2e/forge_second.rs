@@ -128,7 +128,13 @@ fn team_moves_on(forge: &Forge, text: &str) {
 #[test]
 fn sync_push_says_a_landing_the_forges_moved_trunk_refuses_and_how_to_push_it() {
     let forge = Forge::new(Config::landing().signed(), &[]);
-    forge.pull_request_from("origin/main", "feature", &[("src/work.rs", b"pub fn w() {}\n")], &[], false);
+    forge.pull_request_from(
+        "origin/main",
+        "feature",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
     let o = &forge.owner;
     let before = forge.out(o, &["rev-parse", "origin/main"]);
     forge.git(o, &["fetch", "-q", "origin"]);
@@ -208,7 +214,13 @@ fn a_branch_over_its_own_tightened_limit_is_not_inherited_after_the_trunk_loosen
     forge.land("fix-a", crate::support::forge::Strategy::MergeCommit);
     // An approved loosening lands: 4 → 5.
     forge.git(c, &["fetch", "-q", "origin"]);
-    forge.pull_request_from("origin/main", "loosen", &[("src/more.rs", b"// TODO more\n")], &[], true);
+    forge.pull_request_from(
+        "origin/main",
+        "loosen",
+        &[("src/more.rs", b"// TODO more\n")],
+        &[],
+        true,
+    );
     forge.approve("loosen");
     forge.land("loosen", crate::support::forge::Strategy::MergeCommit);
 
@@ -220,7 +232,8 @@ fn a_branch_over_its_own_tightened_limit_is_not_inherited_after_the_trunk_loosen
     let config = std::fs::read_to_string(c.join("discern.toml")).unwrap();
     assert!(config.contains("limit = 4"), "{config}");
     forge.git(c, &["push", "-q", "origin", "fix-b"]);
-    let json = crate::support::forge::fails("PR CI of fix-b after update", forge.pr_ci_no_notes("fix-b"));
+    let json =
+        crate::support::forge::fails("PR CI of fix-b after update", forge.pr_ci_no_notes("fix-b"));
     assert_eq!(
         json["data"]["standards"][0]["verdict"], "regressed",
         "{json}"
@@ -459,7 +472,13 @@ fn every_verb_on_a_diverged_local_trunk_names_the_rebase() {
 #[test]
 fn accept_on_a_diverged_local_trunk_names_the_rebase_and_lands_nothing() {
     let forge = Forge::new(Config::landing().signed(), &[]);
-    forge.pull_request_from("origin/main", "feature", &[("src/work.rs", b"pub fn w() {}\n")], &[], false);
+    forge.pull_request_from(
+        "origin/main",
+        "feature",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
     let o = &forge.owner;
     forge.git(o, &["fetch", "-q", "origin"]);
     forge.git(o, &["checkout", "-q", "main"]);

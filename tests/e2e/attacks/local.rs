@@ -24,6 +24,7 @@ fn class_07_an_edited_protected_script_fails_pr_ci() {
         "agent/script",
         &[("scripts/count.sh", lie), ("src/hack.rs", hacks)],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/script"),
@@ -39,6 +40,7 @@ fn class_07_an_edited_protected_script_fails_pr_ci() {
             ("discern.toml", unprotected.as_bytes()),
         ],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/unprotect"),

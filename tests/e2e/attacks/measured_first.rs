@@ -72,6 +72,7 @@ fn tampering_pull_request(forge: &Forge, branch: &str) -> String {
             ),
         ],
         &[],
+        false,
     )
 }
 

@@ -117,7 +117,7 @@ fn class_11a_a_fake_ssh_keygen_on_path_approves_nothing() {
     let limit = approved_limit("todo", 5.0, 9.0);
     let approval = impostor(&payload(&before, &landed, &[&limit]));
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     let clone = forge.ci_clone("main");
     let run = forge.ci(
@@ -140,6 +140,7 @@ fn class_11b_a_fake_git_on_path_does_not_hide_a_replaced_component() {
         "agent/git",
         &[("tools/p.wasm", &pattern_wasm_renamed())],
         &[],
+        false,
     );
     let clone = forge.ci_clone("agent/git");
     let path_env = fake_path(
@@ -171,7 +172,7 @@ fn class_12a_a_hand_written_proof_note_is_not_a_baseline() {
     let limit = approved_limit("todo", 5.0, 9.0);
     let approval = terminal_approval(&payload(&before, &landed, &[&limit]));
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     forge.push_main(&[("README.md", b"# innocuous\n")], &[], "innocuous");
     let clone = forge.ci_clone("main");
@@ -199,7 +200,7 @@ fn class_12b_a_note_claiming_a_landing_on_the_loosening_is_not_a_baseline() {
     let (_, claimed) = forge.push_main(&[("README.md", b"# claimed\n")], &[], "a landing");
     let approval = terminal_approval(&payload(&loosening, &claimed, &[]));
     let note = proof_note(&loosening, &claimed, &[], &[], approval);
-    add_note(&forge, &forge.attacker, &claimed, &note);
+    add_note(&forge, &forge.contributor, &claimed, &note);
     forge.push_notes();
     forge.push_main(&[("README.md", b"# innocuous\n")], &[], "innocuous");
     let clone = forge.ci_clone("main");
@@ -223,7 +224,12 @@ fn class_12b_a_note_claiming_a_landing_on_the_loosening_is_not_a_baseline() {
 fn class_13_a_loosening_checked_out_as_the_forges_merge_ref_fails_pr_ci() {
     let forge = Forge::new(&signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
-    let head = forge.pull_request("agent/merged", &[("discern.toml", loose.as_bytes())], &[]);
+    let head = forge.pull_request(
+        "agent/merged",
+        &[("discern.toml", loose.as_bytes())],
+        &[],
+        false,
+    );
     let clone = forge.merge_ref_clone(&head);
     let json = refused(
         &forge.ci(&clone, &["standards", "--json"], &[]),
@@ -253,7 +259,7 @@ fn class_14_a_replayed_owner_signature_approves_nothing() {
         &payload(&before, &landed, &[&limit]),
     );
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_main(
         &[("discern.toml", tight.as_bytes())],
         &[],
@@ -261,7 +267,7 @@ fn class_14_a_replayed_owner_signature_approves_nothing() {
     );
     let (before, again) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax todo");
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "notes",
             "--ref",
@@ -289,17 +295,20 @@ fn class_14_a_replayed_owner_signature_approves_nothing() {
 fn class_15_a_symlinked_config_fails_pr_ci() {
     let forge = Forge::new(&signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 500");
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", "agent/link", "origin/main"],
     );
-    std::fs::write(forge.attacker.join("loose.toml"), &loose).unwrap();
-    std::fs::remove_file(forge.attacker.join("discern.toml")).unwrap();
-    std::os::unix::fs::symlink("loose.toml", forge.attacker.join("discern.toml")).unwrap();
-    forge.git(&forge.attacker, &["add", "-A"]);
-    forge.git(&forge.attacker, &["commit", "-q", "-m", "a linked config"]);
-    forge.git(&forge.attacker, &["push", "-q", "origin", "agent/link"]);
+    std::fs::write(forge.contributor.join("loose.toml"), &loose).unwrap();
+    std::fs::remove_file(forge.contributor.join("discern.toml")).unwrap();
+    std::os::unix::fs::symlink("loose.toml", forge.contributor.join("discern.toml")).unwrap();
+    forge.git(&forge.contributor, &["add", "-A"]);
+    forge.git(
+        &forge.contributor,
+        &["commit", "-q", "-m", "a linked config"],
+    );
+    forge.git(&forge.contributor, &["push", "-q", "origin", "agent/link"]);
     refused(&forge.pr_ci("agent/link"), "a symlinked config");
 }
 
@@ -432,7 +441,7 @@ fn class_18_a_signature_for_another_namespace_approves_nothing() {
             &payload(&before, &landed, &[&limit]),
         );
         let note = proof_note(&before, &landed, &[limit], &[], approval);
-        add_note(&forge, &forge.attacker, &landed, &note);
+        add_note(&forge, &forge.contributor, &landed, &note);
         forge.push_notes();
         let what = format!("namespace {namespace}, key restricted to git: {restricted}");
         refused(&forge.push_ci(&before), &what);
@@ -477,7 +486,7 @@ fn class_19_a_loosening_spelled_otherwise_fails_ci() {
     for (name, spelled) in spellings {
         let config = trunk.replace(table, &spelled);
         let branch = format!("agent/{name}");
-        forge.pull_request(&branch, &[("discern.toml", config.as_bytes())], &[]);
+        forge.pull_request(&branch, &[("discern.toml", config.as_bytes())], &[], false);
         refused(&forge.pr_ci(&branch), name);
     }
     // The non-finite limits pushed straight to main, where a trunk's config is read tolerantly.

@@ -29,15 +29,15 @@ fn config(trunk: Option<&str>, loose: bool) -> String {
 
 /// The attacker's branch `branch` off origin's main with two commits, pushed: `(first, head)`.
 fn two_commits(forge: &Forge, branch: &str, first: &[File], second: &[File]) -> (String, String) {
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", branch, "origin/main"],
     );
-    let c1 = forge.commit(&forge.attacker, first, &[], "rename the trunk");
-    let c2 = forge.commit(&forge.attacker, second, &[], "relax todo");
+    let c1 = forge.commit(&forge.contributor, first, &[], "rename the trunk");
+    let c2 = forge.commit(&forge.contributor, second, &[], "relax todo");
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "push",
             "-q",
@@ -63,7 +63,7 @@ fn shapes(trunk: &str) -> [(String, String, &'static str); 2] {
 /// Push `commit` of the attacker's clone to `reference` on origin.
 fn push_ref(forge: &Forge, commit: &str, reference: &str) {
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "push",
             "-q",
@@ -258,14 +258,14 @@ fn class_21e_a_pushed_rename_fails_the_push_check() {
 fn class_21f_an_unrelated_history_naming_itself_the_trunk_fails_pr_ci() {
     let forge = Forge::new(&signed_config("", ""), &[]);
     let main = forge.main();
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "--orphan", "agent/base"],
     );
     let loose = config(Some("agent/base"), true);
     let root = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[
             ("discern.toml", loose.as_bytes()),
             ("src/more.rs", TODOS.as_bytes()),
@@ -275,11 +275,11 @@ fn class_21f_an_unrelated_history_naming_itself_the_trunk_fails_pr_ci() {
     );
     push_ref(&forge, &root, "refs/heads/agent/base");
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", "agent/pr", &root],
     );
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "merge",
             "-q",
@@ -290,7 +290,7 @@ fn class_21f_an_unrelated_history_naming_itself_the_trunk_fails_pr_ci() {
             &main,
         ],
     );
-    let head = forge.out(&forge.attacker, &["rev-parse", "HEAD"]);
+    let head = forge.out(&forge.contributor, &["rev-parse", "HEAD"]);
     push_ref(&forge, &head, "refs/heads/agent/pr");
 
     judged_against_main(&forge.pr_ci("agent/pr"), "the branch");
@@ -367,12 +367,12 @@ fn class_21h_a_local_main_diverged_from_origin_main_in_ci_is_not_the_trunk() {
     let forge = Forge::new(&signed_config("", ""), &[]);
     let (c1, _) = loosening_pr(&forge);
     forge.commit(
-        forge.owner(),
+        forge.owner.as_path(),
         &[("NEWS.md", b"the trunk moves on\n")],
         &[],
         "news",
     );
-    forge.git(forge.owner(), &["push", "-q", "origin", "main"]);
+    forge.git(forge.owner.as_path(), &["push", "-q", "origin", "main"]);
     let clone = forge.ci_clone("agent/local");
     forge.git(&clone, &["branch", "-f", "main", &c1]);
     let upstream = forge.out(&clone, &["rev-parse", "refs/remotes/origin/main"]);
@@ -408,7 +408,12 @@ fn class_21i_a_local_main_following_the_pull_requests_branch_is_not_the_trunk() 
 #[test]
 fn baseline_passes_a_local_main_at_head_in_ci() {
     let forge = Forge::new(&signed_config("", ""), &[]);
-    forge.pull_request("agent/fine", &[("src/fine.rs", b"pub fn fine() {}\n")], &[]);
+    forge.pull_request(
+        "agent/fine",
+        &[("src/fine.rs", b"pub fn fine() {}\n")],
+        &[],
+        false,
+    );
     let clone = forge.ci_clone("agent/fine");
     forge.git(&clone, &["branch", "-f", "main", "HEAD"]);
     let json = passed(&standards(&forge, &clone), "a harmless change");
@@ -432,7 +437,12 @@ fn baseline_passes_a_local_main_at_head_in_ci() {
 fn baseline_a_rename_on_a_branch_is_a_protected_change_against_the_trunk_it_came_from() {
     let forge = Forge::new(&signed_config("", ""), &[]);
     let renamed = config(Some("develop"), false);
-    forge.pull_request("agent/rename", &[("discern.toml", renamed.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/rename",
+        &[("discern.toml", renamed.as_bytes())],
+        &[],
+        false,
+    );
     let json = refused_naming(&forge.pr_ci("agent/rename"), "a rename", "repository.trunk");
     assert_eq!(json["data"]["limits"]["status"], "proposed", "{json}");
     assert_eq!(
@@ -448,27 +458,27 @@ fn baseline_a_rename_that_landed_names_the_trunk() {
     let forge = Forge::new(&signed_config("", ""), &[]);
     let renamed = config(Some("develop"), false);
     forge.commit(
-        forge.owner(),
+        forge.owner.as_path(),
         &[("discern.toml", renamed.as_bytes())],
         &[],
         "the trunk is develop now",
     );
     forge.git(
-        forge.owner(),
+        forge.owner.as_path(),
         &["push", "-q", "origin", "main", "main:develop"],
     );
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", "agent/fine", "origin/develop"],
     );
     forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("src/fine.rs", b"pub fn fine() {}\n")],
         &[],
         "work",
     );
-    forge.git(&forge.attacker, &["push", "-q", "origin", "agent/fine"]);
+    forge.git(&forge.contributor, &["push", "-q", "origin", "agent/fine"]);
     let clone = forge.ci_clone("agent/fine");
     forge.git(
         &clone,

@@ -70,6 +70,31 @@ impl Keys {
     pub fn attacker_line(&self) -> String {
         Self::line(&self.attacker, "attacker@example.com")
     }
+
+    /// `payload` signed with `key` by `ssh-keygen -Y sign -n discern-approval`, as an
+    /// approval carries it: the key's SHA256 fingerprint and the armored signature.
+    pub fn sign(key: &Path, payload: &str) -> (String, String) {
+        let mut child = std::process::Command::new("ssh-keygen")
+            .args(["-Y", "sign", "-n", "discern-approval", "-f"])
+            .arg(key)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let fingerprint = std::process::Command::new("ssh-keygen")
+            .args(["-l", "-E", "sha256", "-f"])
+            .arg(key.with_extension("pub"))
+            .output()
+            .unwrap();
+        let fingerprint = String::from_utf8(fingerprint.stdout).unwrap();
+        let fingerprint = fingerprint.split_whitespace().nth(1).unwrap().to_owned();
+        (fingerprint, String::from_utf8(out.stdout).unwrap())
+    }
 }
 
 /// A fresh ed25519 key `<name>-key` in `dir` (`ssh-keygen`, Debian's openssh-client).

@@ -102,7 +102,10 @@ impl Forge {
         let pr = format!("origin/{branch}");
         self.git(&bot, &["merge", "-q", "--no-ff", "-m", "merge ref", &pr]);
         let merge = format!("refs/pull/{branch}/merge");
-        self.git(&bot, &["push", "-q", "-f", "origin", &format!("HEAD:{merge}")]);
+        self.git(
+            &bot,
+            &["push", "-q", "-f", "origin", &format!("HEAD:{merge}")],
+        );
         let clone = self.ci_checkout(&format!("{branch}-merge"), &merge);
         self.discern(&clone, &["standards", "--json"], true)
     }

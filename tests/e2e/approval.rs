@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG};
+use crate::support::config::{Config, Standard, quoted, strings};
+use crate::support::{APPROVAL_REPOSITORY, Fixture};
 
 pub(crate) const REASON: &str = "The new module lists four planned extension points.";
 const SIGNERS: &str = ".discern/allowed_signers";
@@ -46,7 +47,8 @@ impl Keys {
 
 fn signed_config() -> String {
     format!(
-        "{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
+        "{}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n",
+        Config::landing()
     )
 }
 
@@ -328,8 +330,10 @@ fn a_hand_written_approval_note_is_refused_where_signatures_are_required() {
 #[test]
 fn a_branch_cannot_change_its_own_approval_policy_or_grant() {
     let (fixture, _keys) = signed_fixture();
-    let config = LANDING_CONFIG.to_owned()
-        + "\n[acceptance]\napproval = \"interactive\"\npre_authorized = [\"**\"]\n";
+    let config = Config::landing()
+        .acceptance("approval", quoted("interactive"))
+        .acceptance("pre_authorized", strings(&["**"]))
+        .to_string();
     let path = effort(&fixture, "policy", &[("discern.toml", &config)]);
     let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
@@ -369,7 +373,8 @@ fn a_branch_cannot_change_its_own_approval_policy_or_grant() {
 #[test]
 fn every_change_to_the_gate_definition_is_a_protected_change() {
     let fixture = Fixture::new(&format!(
-        "{LANDING_CONFIG}\n[standards.component]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/x.wasm\"\n"
+        "{}\n[standards.component]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/x.wasm\"\n",
+        Config::landing()
     ));
     fixture.repo.write("tools/x.wasm", "one component");
     fixture.repo.commit("a repository component");
@@ -419,9 +424,9 @@ fn every_change_to_the_gate_definition_is_a_protected_change() {
 
 #[test]
 fn interactive_approval_is_answered_on_a_terminal_and_recorded_with_its_channel() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     // The branch drops the test job: its Proof says no test ran, and the change is protected.
-    let config = LANDING_CONFIG.replace("[jobs]\ntest = \"true\"\n", "");
+    let config = Config::landing().unset("jobs", "test").to_string();
     let path = effort(&fixture, "tests-gone", &[("discern.toml", &config)]);
     let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
@@ -469,11 +474,10 @@ fn interactive_approval_is_answered_on_a_terminal_and_recorded_with_its_channel(
 
 #[test]
 fn a_branch_cannot_point_the_landing_at_a_trunk_it_controls() {
-    let fixture = Fixture::new(LANDING_CONFIG);
-    let config = LANDING_CONFIG.replace(
-        "pin_on_done = false",
-        "pin_on_done = false\ntrunk = \"agent/self\"",
-    );
+    let fixture = Fixture::new(Config::landing());
+    let config = Config::landing()
+        .repository("trunk", quoted("agent/self"))
+        .to_string();
     let path = effort(&fixture, "self", &[("discern.toml", &config)]);
     let before = trunk(&fixture);
     let json = fixture
@@ -500,7 +504,7 @@ fn a_branch_cannot_point_the_landing_at_a_trunk_it_controls() {
 
 #[test]
 fn a_gate_proof_written_by_hand_lands_nothing() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     // The work breaches todo (2 + 4 = 6 > 5); the agent skips the gate and writes the Proof.
     let path = effort(
         &fixture,
@@ -534,9 +538,11 @@ fn a_gate_proof_written_by_hand_lands_nothing() {
 
 #[test]
 fn a_weakened_definition_is_judged_by_the_trunks_too_for_the_owner() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     // The branch adds four TODOs (6 > 5) and weakens the pattern so that its own count is 0.
-    let config = LANDING_CONFIG.replace("pattern = \"TODO\"", "pattern = \"NEVER\"");
+    let config = Config::landing()
+        .standard(Standard::pattern("todo", "NEVER", &["src/**"]).limit(5))
+        .to_string();
     let path = effort(
         &fixture,
         "weaken",
@@ -563,7 +569,10 @@ fn a_weakened_definition_is_judged_by_the_trunks_too_for_the_owner() {
 
 #[test]
 fn a_branch_cannot_relax_the_trunks_repository_settings_before_landing() {
-    let trunk_config = LANDING_CONFIG.replace("pin_on_done = false", "require_trunk = true");
+    let trunk_config = Config::landing()
+        .unset("repository", "pin_on_done")
+        .repository("require_trunk", "true")
+        .to_string();
     let fixture = Fixture::new(&trunk_config);
     // The branch opts out of pinning and of requiring the trunk, and drops a TODO (a gain).
     let relaxed = trunk_config.replace(
@@ -724,7 +733,7 @@ fn the_owners_route_from_the_main_checkout_names_each_effort_and_who_approved() 
 /// commit (the same value and reason), so `done` passes and `status` agrees.
 #[test]
 fn update_renews_a_proposal_that_survived_the_merge() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (path, _) = proposed_effort(&fixture, "survives");
     fixture.repo.write("docs/later.md", "# later\n");
     fixture.repo.git(&["add", "-A"]);

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::Config;
 
 const CONFIG: &str = r#"
 [standards.todo]
@@ -275,7 +276,7 @@ fn a_refusal_renders_in_every_format_and_a_green_run_is_quiet() {
 /// code scanning: `executionSuccessful: false`, with the reason as a notification.
 #[test]
 fn sarif_marks_an_unverified_run_unsuccessful_with_its_reason() {
-    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
     fixture.repo.git(&["branch", "-q", "-D", "main"]);
     let run = fixture.run_with(
@@ -294,7 +295,7 @@ fn sarif_marks_an_unverified_run_unsuccessful_with_its_reason() {
 /// asks for no second fetch and never tells the trunk to restore (revert) its limits.
 #[test]
 fn an_unverified_trunk_check_names_its_reason_and_one_fix_and_never_a_revert() {
-    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let run = fixture.run_with(&["standards"], &[("CI", "true")]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let text = format!("{}{}", run.stdout, run.stderr);

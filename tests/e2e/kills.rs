@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::support::{Fixture, cache_dir};
 
-use crate::support::LANDING_CONFIG as CONFIG;
+use crate::support::config::Config;
 
 pub(crate) fn rounds() -> usize {
     std::env::var("DISCERN_KILL_ROUNDS")
@@ -88,7 +88,7 @@ pub(crate) fn kill_with(
 fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
     let (mut killed, mut landed) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
         let before = fixture.repo.head();
         killed += usize::from(kill_after(
@@ -119,7 +119,7 @@ fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
 fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
     let (mut killed, mut landed) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let before = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
         let (effort, head) = fixture.proven_effort("kill");
         killed += usize::from(kill_after(
@@ -179,7 +179,7 @@ fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
 fn a_landing_killed_with_its_git_children_is_settled_by_the_next_accept() {
     let (mut killed, mut landed) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let (effort, head) = fixture.proven_effort("kill");
         killed += usize::from(kill_as(
             &fixture,
@@ -286,7 +286,7 @@ fn a_proposal_killed_at_a_random_moment_is_recorded_once_or_not_at_all() {
     let reason = "The new module lists three planned extension points.";
     let (mut killed, mut recorded) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
         fixture.repo.write(
             "src/more.rs",
@@ -447,7 +447,7 @@ fn one_effort_after(fixture: &Fixture, round: &str) -> bool {
 
 #[test]
 fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_through() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     for step in discern::testing::commit::fork::step::ALL {
         let run = fixture.run_with(
             &["start", "--name", "e", "--json"],
@@ -481,7 +481,7 @@ fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_throu
 /// dies on it, `branch -D` too. The next start unwinds it all the same and goes through.
 #[test]
 fn a_start_killed_inside_git_worktree_add_is_unwound_though_git_cannot_read_it() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let run = fixture.run_with(
         &["start", "--name", "e", "--json"],
         &[(
@@ -530,7 +530,7 @@ fn merged_once_after(fixture: &Fixture, effort: &Path, before: &str, trunk: &str
 
 #[test]
 fn an_update_killed_at_any_moment_is_undone_or_kept_and_the_same_update_goes_through() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let json = fixture.run(&["start", "--name", "u", "--json"]).json();
     let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
     std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
@@ -584,7 +584,7 @@ fn an_update_killed_at_any_moment_is_undone_or_kept_and_the_same_update_goes_thr
 fn a_landing_killed_at_a_random_moment_is_finished_from_the_worktree() {
     let (mut killed, mut finished) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let (effort, head) = fixture.proven_effort("again");
         killed += usize::from(kill_after(
             &fixture,
@@ -652,7 +652,7 @@ fn note_exists(fixture: &Fixture, commit: &str) -> bool {
 /// refused with "neither its tip nor its parent" (found by the soak test).
 #[test]
 fn an_update_after_an_interrupted_pin_finishes_the_pin_first() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (effort, before) = interrupted_pin(&fixture, "p");
     let pin = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
     assert_ne!(pin, before, "the branch moved to the pin");
@@ -678,7 +678,7 @@ fn an_update_after_an_interrupted_pin_finishes_the_pin_first() {
 /// changes" of discern's own half-written discern.toml (found by the soak test).
 #[test]
 fn an_accept_after_an_interrupted_pin_finishes_the_pin_first() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (effort, _) = interrupted_pin(&fixture, "q");
     let json = fixture
         .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
@@ -700,7 +700,7 @@ fn an_accept_after_an_interrupted_pin_finishes_the_pin_first() {
 /// history, so the next writing call finishes it instead of wedging the worktree.
 #[test]
 fn a_commit_on_top_of_an_interrupted_pin_does_not_wedge_the_worktree() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (effort, _) = interrupted_pin(&fixture, "q");
     fixture.git_in(&effort, &["commit", "-q", "-am", "what the tree showed"]);
     let json = fixture.run_in(&effort, &["done", "--json"], &[]).json();
@@ -739,7 +739,7 @@ fn every_writing_verb_settles_an_interrupted_transaction_first() {
     let walked: std::collections::BTreeSet<&str> = runs.iter().map(|(verb, _)| *verb).collect();
     assert_eq!(writing, walked, "every writing verb is walked");
     for (verb, args) in runs {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let (effort, _) = interrupted_pin(&fixture, "q");
         let mut args = args.to_vec();
         args.push("--json");
@@ -783,7 +783,7 @@ fn assert_settled(fixture: &Fixture, effort: &Path) {
 /// finishes, and the forge ends with every note any round wrote, nothing lost or doubled.
 #[test]
 fn a_sync_killed_at_a_random_moment_loses_no_note() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let origin = fixture.repo.parent().join("origin.git");
     let origin_url = origin.to_str().unwrap();
     fixture.git_in(

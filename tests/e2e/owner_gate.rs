@@ -4,6 +4,7 @@
 //! from that commit on; the revert is judged as no change, never as a second one.
 
 use crate::support::Fixture;
+use crate::support::config::Config;
 
 const CONFIG: &str = r#"
 [jobs.check]
@@ -159,9 +160,8 @@ fn a_loosened_limit_on_the_trunk_is_a_loosening_and_its_revert_no_change() {
 /// change of its own, never a free revert.
 #[test]
 fn undoing_an_approved_change_on_the_trunk_is_a_change_not_a_revert() {
-    use crate::support::LANDING_CONFIG;
-    let fixture = Fixture::new(LANDING_CONFIG);
-    let stronger = LANDING_CONFIG.replace("test = \"true\"", "test = \"exit 0\"");
+    let fixture = Fixture::new(Config::landing());
+    let stronger = Config::landing().job("test", "exit 0").to_string();
     let path = crate::approval::effort(&fixture, "stronger", &[("discern.toml", &stronger)]);
     let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
@@ -177,7 +177,8 @@ fn undoing_an_approved_change_on_the_trunk_is_a_change_not_a_revert() {
     assert_eq!(landed["ok"], true, "{landed}");
     assert_eq!(fixture.run(&["standards", "--json"]).json()["ok"], true);
 
-    std::fs::write(fixture.path().join("discern.toml"), LANDING_CONFIG).unwrap();
+    let weaker = Config::landing().to_string();
+    std::fs::write(fixture.path().join("discern.toml"), weaker).unwrap();
     fixture.repo.commit("back to the weaker job");
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["ok"], false, "{json}");

@@ -3,6 +3,7 @@
 use discern_tests::TestRepo;
 use serde_json::Value;
 
+use crate::support::config::Config;
 use crate::support::{Fixture, cache_dir, standard};
 
 const TODO: &str = r#"
@@ -757,7 +758,7 @@ metric = "line_percent"
 /// checkout's `discern.toml`, approving one reads the effort's.
 #[test]
 fn a_config_another_checkout_holds_is_refused_when_invalid_never_read_as_none() {
-    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let run = fixture.run(&["start", "--name", "e", "--title", "Invalid", "--json"]);
     let effort = std::path::PathBuf::from(run.json()["data"]["path"].as_str().unwrap());
     let main_config = fixture.path().join("discern.toml");

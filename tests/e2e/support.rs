@@ -55,23 +55,6 @@ pub fn value(output: &RunOutput, metric: &str) -> f64 {
         .value
 }
 
-/// A config for landing tests: one Standard with slack, a test job, no pin on `done` (so the
-/// proven commit is the one committed).
-pub const LANDING_CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
-
 /// The name a signed approval is bound to in the fixtures that require signed approvals
 /// (`[acceptance].repository`).
 pub const APPROVAL_REPOSITORY: &str = "example.com/acme/app";

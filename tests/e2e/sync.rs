@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::Fixture;
+use crate::support::config::Config;
 
 const SIGNERS: &str = ".discern/allowed_signers";
 const REPOSITORY: &str = "example.com/acme/app";
@@ -39,7 +40,8 @@ impl Team {
     fn with(evidence: &str) -> Self {
         discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
         let config = format!(
-            "{LANDING_CONFIG}{DOCS_STANDARD}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n\n[evidence]\nrepository = \"{REPOSITORY}\"\npublish = \"trunk-ci\"\nkeep_days = 30\n{evidence}"
+            "{}{DOCS_STANDARD}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n\n[evidence]\nrepository = \"{REPOSITORY}\"\npublish = \"trunk-ci\"\nkeep_days = 30\n{evidence}",
+            Config::landing()
         );
         let fixture = Fixture::new(&config);
         let dir = fixture.repo.parent().join("team");
@@ -637,7 +639,7 @@ fn trunk_ci_fills_the_remote_cache_and_a_clone_that_never_synced_reuses_what_ver
 /// The contract: `sync`'s envelope and text, before and after a push.
 #[test]
 fn the_sync_envelope_and_text_are_snapshotted() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let origin = fixture.repo.parent().join("origin.git");
     let url = origin.to_str().unwrap();
     fixture.git_in(

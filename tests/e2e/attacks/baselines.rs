@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::support::config::{Config, Standard};
 use crate::support::standard;
 
 // The same forges without an attack: green.
@@ -153,10 +154,10 @@ fn baseline_passes_owner_signed_and_interactive_landing_notes() {
     );
     assert_eq!(json["data"]["limits"]["baseline_kind"], "landing", "{json}");
 
-    let forge = Forge::new(LANDING_CONFIG, &[]);
+    let forge = Forge::new(Config::landing(), &[]);
     let loose = format!(
         "{}\n[acceptance]\npre_authorized = [\"docs/**\"]\n",
-        LANDING_CONFIG.replace("limit = 5", "limit = 9")
+        Config::landing().standard(Standard::todo(9)).to_string()
     );
     let (before, landed) =
         forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax todo");

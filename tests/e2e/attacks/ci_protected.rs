@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::support::config::{Config, Standard};
 
 // ---------------------------------------------------------------------------------------------
 // 1. PR CI judges the whole protected set, not only a Standard's definition.
@@ -411,7 +412,7 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
     let forge = Forge::new(&signed_config("", ""), &[]);
     let loose = format!(
         "{}\n[acceptance]\napproval = \"interactive\"\n",
-        LANDING_CONFIG.replace("limit = 5", "limit = 9")
+        Config::landing().standard(Standard::todo(9)).to_string()
     );
     let (before, landed) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax");
     let limit = approved_limit("todo", 5.0, 9.0);

@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::*;
+use crate::support::config::Config;
 use crate::support::{Fixture, standard};
 
 /// The trunk's tests: every `tests/*.sh` of the repository runs, and the job reports how many
@@ -170,10 +171,7 @@ fn class_20c_a_blob_rewritten_by_a_job_fails_a_reading_taken_after_it() {
 
 /// A trunk whose gate runs a test job that leaves a mark beside the repository.
 fn marking_fixture() -> (Fixture, std::path::PathBuf) {
-    let fixture = Fixture::new(
-        &crate::support::LANDING_CONFIG
-            .replace("test = \"true\"", "test = 'touch \"$HOME/job-ran\"'"),
-    );
+    let fixture = Fixture::new(Config::landing().job("test", "touch \"$HOME/job-ran\""));
     let mark = fixture.repo.home().join("job-ran");
     (fixture, mark)
 }

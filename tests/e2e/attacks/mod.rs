@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::support::config::Config;
 pub(crate) use crate::support::config::SIGNERS;
 pub(crate) use crate::support::forge::{File, Forge, Keys, REASON, passed, refused, said};
-use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG, Run};
+use crate::support::{Fixture, Run};
 
 mod baselines;
 mod ci_protected;
@@ -25,13 +26,18 @@ mod trunk_names;
 /// Four more TODOs: with the fixture's two, 6 against the limit of 5.
 pub(crate) const TODOS: &str = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n";
 
-/// The trunk's config: the landing config, then `standards` (more tables), then an
+/// The trunk's config: the landing config, then `standards` (more tables, as written), and an
 /// `[acceptance]` that requires signed approvals by the owner's key, with `acceptance` (more
-/// keys of that table).
+/// `key = value` lines of that table).
 pub(crate) fn signed_config(standards: &str, acceptance: &str) -> String {
-    format!(
-        "{LANDING_CONFIG}{standards}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n{acceptance}"
-    )
+    let mut config = Config::landing().signed();
+    for line in acceptance.lines().filter(|l| !l.trim().is_empty()) {
+        let (key, value) = line
+            .split_once('=')
+            .expect("an acceptance line is key = value");
+        config = config.acceptance(key.trim(), value.trim());
+    }
+    config.verbatim(standards).to_string()
 }
 
 /// The result names `key` in what it says: as written, or — a field of a Standard,

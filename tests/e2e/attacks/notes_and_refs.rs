@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
 // 11. Programs on PATH.
 // ---------------------------------------------------------------------------------------------
@@ -321,8 +322,8 @@ fn class_15_a_symlinked_config_fails_pr_ci() {
 /// gate's Proof by hand and asks to land it, with and without the override: nothing lands.
 #[test]
 fn class_16_a_proof_made_against_its_own_branch_lands_nothing() {
-    let fixture = Fixture::new(LANDING_CONFIG);
-    let loose = LANDING_CONFIG.replace("limit = 5", "limit = 9");
+    let fixture = Fixture::new(Config::landing());
+    let loose = Config::landing().standard(Standard::todo(9)).to_string();
     let path = effort(
         &fixture,
         "self",
@@ -368,7 +369,7 @@ fn class_16_a_proof_made_against_its_own_branch_lands_nothing() {
 /// to the owner, as if the gate had passed.
 #[test]
 fn class_17_done_does_not_relay_a_hand_written_proof() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = effort(&fixture, "relay", &[("src/more.rs", TODOS.as_bytes())]);
     let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
     let before = fixture.git_out(fixture.path(), &["rev-parse", "main"]);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{Release, VERSION, packaged, workspace};
+use crate::support::config::Config;
 
 /// One step of `action.yml` as a composite action's runner sees it.
 struct Step {
@@ -188,7 +189,7 @@ struct ActionForge {
 impl ActionForge {
     /// The fixture's Standards plus `extra` config, and `files` in the trunk's first commit.
     fn with(extra: &str, files: &[(&str, &[u8])]) -> Self {
-        let config = format!("{}{extra}", crate::support::LANDING_CONFIG);
+        let config = Config::landing().verbatim(extra);
         let fixture = crate::support::Fixture::new(&config);
         for (path, bytes) in files {
             let full = fixture.path().join(path);

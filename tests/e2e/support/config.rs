@@ -198,6 +198,15 @@ impl Config {
         self.set("jobs", name, quoted(command))
     }
 
+    /// Drop `key` from `[table]`, and the table when nothing is left in it.
+    pub fn unset(mut self, table: &str, key: &str) -> Self {
+        for found in self.tables.iter_mut().filter(|t| t.name == table) {
+            found.remove(key);
+        }
+        self.tables.retain(|t| !t.keys.is_empty());
+        self
+    }
+
     /// Add `standard`, or replace the one of its name in place.
     pub fn standard(mut self, standard: Standard) -> Self {
         match self.tables.iter_mut().find(|t| t.name == standard.0.name) {

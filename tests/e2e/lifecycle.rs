@@ -6,22 +6,24 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard, quoted, strings};
 
-const CONFIG: &str = r#"
-[jobs]
-lint = "test -f src/lib.rs"
-test = "true"
+/// [`config`] with `jobs` run before its own (`lint`, `test`).
+fn config_with_jobs(jobs: &[(&str, &str)]) -> Config {
+    let mut config = Config::new();
+    for (name, run) in jobs {
+        config = config.job(name, run);
+    }
+    config
+        .job("lint", "test -f src/lib.rs")
+        .job("test", "true")
+        .acceptance("pre_authorized", strings(&["docs/**"]))
+        .standard(Standard::todo(2))
+}
 
-[acceptance]
-pre_authorized = ["docs/**"]
-
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    config_with_jobs(&[])
+}
 
 /// `git` in an effort worktree, hermetically.
 fn git_in(fixture: &Fixture, dir: &Path, args: &[&str]) -> String {
@@ -70,7 +72,7 @@ fn effort(fixture: &Fixture, name: &str, files: &[(&str, &str)]) -> PathBuf {
 
 #[test]
 fn start_done_accept_lands_with_a_note_and_cleans_up() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(
         &fixture,
         "feature",
@@ -170,7 +172,7 @@ fn start_done_accept_lands_with_a_note_and_cleans_up() {
 
 #[test]
 fn done_refuses_a_dirty_tree_and_proof_goes_stale_with_a_new_commit() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "dirty", &[("src/x.rs", "x\n")]);
     std::fs::write(path.join("scratch.txt"), "untracked\n").unwrap();
     let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
@@ -204,10 +206,7 @@ fn done_refuses_a_dirty_tree_and_proof_goes_stale_with_a_new_commit() {
 
 #[test]
 fn a_failing_job_fails_the_gate_with_its_reproduce_command_and_bounded_output() {
-    let fixture = Fixture::new(&CONFIG.replace(
-        "test = \"true\"",
-        "test = \"seq 1 500; echo boom >&2; exit 4\"",
-    ));
+    let fixture = Fixture::new(config().job("test", "seq 1 500; echo boom >&2; exit 4"));
     let path = effort(&fixture, "red", &[("src/x.rs", "x\n")]);
     let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(json["error"], "gate_failed");
@@ -247,7 +246,7 @@ fn a_failing_job_fails_the_gate_with_its_reproduce_command_and_bounded_output() 
 
 #[test]
 fn accept_needs_consent_proof_and_the_current_trunk() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "consent", &[("src/x.rs", "x\n")]);
     let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
     assert_eq!(json["error"], "precondition_failed", "no Proof yet");
@@ -288,7 +287,7 @@ fn accept_needs_consent_proof_and_the_current_trunk() {
 
 #[test]
 fn a_pre_authorized_scope_lands_without_conversation_consent() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "docs", &[("docs/guide.md", "# Guide\n")]);
     fixture.run_in(&path, &["done"], &[]);
     let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
@@ -301,11 +300,10 @@ fn a_pre_authorized_scope_lands_without_conversation_consent() {
 
 #[test]
 fn a_branch_that_widens_its_own_grant_still_needs_consent() {
-    let fixture = Fixture::new(CONFIG);
-    let widened = CONFIG.replace(
-        r#"pre_authorized = ["docs/**"]"#,
-        r#"pre_authorized = ["**"]"#,
-    );
+    let fixture = Fixture::new(config());
+    let widened = config()
+        .acceptance("pre_authorized", strings(&["**"]))
+        .to_string();
     let path = effort(
         &fixture,
         "widen",
@@ -326,7 +324,7 @@ fn a_branch_that_widens_its_own_grant_still_needs_consent() {
 
 #[test]
 fn a_live_proposal_lands_only_with_the_owners_approval_never_a_token() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(
         &fixture,
         "breach",
@@ -450,7 +448,7 @@ fn a_live_proposal_lands_only_with_the_owners_approval_never_a_token() {
 
 #[test]
 fn update_aborts_a_conflict_cleanly() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "conflict", &[("README.md", "# effort version\n")]);
     fixture.repo.write("README.md", "# trunk version\n");
     fixture.repo.commit("trunk edits the README");
@@ -475,7 +473,7 @@ fn update_aborts_a_conflict_cleanly() {
 
 #[test]
 fn await_met_not_met_and_resumed() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "sibling", &[("src/x.rs", "x\n")]);
     // Not green yet: exit 124 with a resume handle.
     let run = fixture.run(&["await", "--green", "sibling", "--timeout", "0", "--json"]);
@@ -531,7 +529,7 @@ fn await_met_not_met_and_resumed() {
 
 #[test]
 fn start_refuses_outside_the_main_checkout_and_cleans_up_after_itself() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "one", &[("src/x.rs", "x\n")]);
     let json = fixture.run_in(&path, &["start", "--json"], &[]).json();
     assert_eq!(json["error"], "wrong_checkout");
@@ -574,7 +572,7 @@ fn start_refuses_outside_the_main_checkout_and_cleans_up_after_itself() {
 
 #[test]
 fn map_index_page_and_search() {
-    let fixture = Fixture::new(&format!("{CONFIG}\n[map]\ndir = \"docs/map\"\n"));
+    let fixture = Fixture::new(config().set("map", "dir", quoted("docs/map")));
     for (page, text) in [
         ("docs/map/README.md", "# Map\n\nStart here.\n"),
         (
@@ -614,10 +612,7 @@ fn map_index_page_and_search() {
 
 #[test]
 fn prepare_and_test_run_their_stages_without_proof() {
-    let fixture = Fixture::new(&CONFIG.replace(
-        "[jobs]\n",
-        "[jobs]\nformat = \"echo formatted > fmt.log\"\n",
-    ));
+    let fixture = Fixture::new(config_with_jobs(&[("format", "echo formatted > fmt.log")]));
     let path = effort(&fixture, "loop", &[("src/x.rs", "x\n")]);
     std::fs::write(path.join("uncommitted.txt"), "fine\n").unwrap();
     let json = fixture.run_in(&path, &["prepare", "--json"], &[]).json();
@@ -643,7 +638,7 @@ fn prepare_and_test_run_their_stages_without_proof() {
 
 #[test]
 fn lifecycle_outputs_are_snapshotted() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "snap", &[("src/x.rs", "x\n")]);
     let filters = [
         (
@@ -673,14 +668,14 @@ fn lifecycle_outputs_are_snapshotted() {
 
 #[test]
 fn the_cli_surface_is_snapshotted() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     insta::assert_snapshot!("cli_help", fixture.run(&["--help"]).stdout);
 }
 
 /// `--version` names the commit the binary was built from, as git names it.
 #[test]
 fn the_version_names_the_commit_it_was_built_from() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let printed = fixture.run(&["--version"]).stdout;
     let head = std::process::Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
@@ -697,7 +692,7 @@ fn the_version_names_the_commit_it_was_built_from() {
 
 #[test]
 fn moving_a_file_into_a_granted_folder_still_needs_consent_for_the_path_it_left() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let path = effort(&fixture, "move", &[("docs/note.md", "# Note\n")]);
     git_in(&fixture, &path, &["mv", "src/main.rs", "docs/main.rs"]);
     git_in(

@@ -9,22 +9,11 @@ use serde_json::{Value, json};
 
 use crate::mcp::{call, connect};
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-margin = 0
-"#;
+fn config() -> Config {
+    Config::landing().standard(Standard::todo(5).margin(0))
+}
 
 /// Every byte a verb could change: each file of the repository's folder and its worktrees'
 /// folders (work trees, `.git` with its refs, index, logs and `discern/` state).
@@ -81,7 +70,7 @@ fn proven_effort(fixture: &Fixture) -> PathBuf {
 
 #[test]
 fn dry_runs_write_nothing_on_the_cli() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let roots = [fixture.repo.parent()];
     let main = fixture.path().to_owned();
@@ -153,7 +142,7 @@ fn dry_runs_write_nothing_on_the_cli() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dry_runs_write_nothing_over_mcp() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let roots = [fixture.repo.parent()];
     let client = connect(&fixture, fixture.path()).await;
@@ -222,7 +211,7 @@ async fn dry_runs_write_nothing_over_mcp() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pin_with_force_is_refused_on_both_surfaces() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
     let run = fixture.run(&["standards", "--pin", "--force", "--json"]);
@@ -250,7 +239,7 @@ async fn pin_with_force_is_refused_on_both_surfaces() {
 /// `explain` over MCP, where clap's conflicts do not hold.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flags_a_mode_does_not_use_are_refused_on_both_surfaces_never_dropped() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
     for (flags, named) in [
@@ -318,7 +307,7 @@ async fn flags_a_mode_does_not_use_are_refused_on_both_surfaces_never_dropped() 
 /// flags its mode would ignore (CLI only: no tool approves) are refused, never dropped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_verbs_own_check_refuses_on_both_surfaces() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
@@ -385,7 +374,7 @@ fn corrupt_index(dir: &Path) {
 
 #[test]
 fn a_checkout_whose_cleanliness_cannot_be_told_is_refused_never_read_as_clean() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let refs = |f: &Fixture| {
         f.repo
@@ -436,7 +425,7 @@ fn a_checkout_whose_cleanliness_cannot_be_told_is_refused_never_read_as_clean() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_standard_is_unknown_standard_on_every_verb_and_surface() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
     for args in [
         &["standards", "nope", "--json"][..],
@@ -529,7 +518,7 @@ fn normalized(value: &Value, root: &str) -> Value {
 /// identical repositories, once through the CLI and once through MCP.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_answers_exactly_as_its_cli_verb() {
-    let (cli, mcp) = (Fixture::new(CONFIG), Fixture::new(CONFIG));
+    let (cli, mcp) = (Fixture::new(config()), Fixture::new(config()));
     let (cli_effort, mcp_effort) = (proven_effort(&cli), proven_effort(&mcp));
     let client = connect(&mcp, mcp.path()).await;
     let reason = "The new parser needs its TODO markers until the grammar settles.";
@@ -680,7 +669,7 @@ fn every_verb_refuses_exactly_the_checkouts_its_declared_cleanliness_rules_out()
             ["standards"] => Cleanliness::Any,
             _ => discern::verbs::by_name(verb).unwrap().info().cleanliness,
         };
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(config());
         let effort = proven_effort(&fixture);
         let mut full = args.clone();
         full.push("--json");
@@ -716,7 +705,7 @@ fn every_verb_refuses_exactly_the_checkouts_its_declared_cleanliness_rules_out()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_other_actions_keys_are_refused_only_when_they_ask_for_something() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let client = connect(&fixture, fixture.path()).await;
     let reason = "The new parser needs its TODO markers until the grammar settles.";
@@ -733,10 +722,8 @@ async fn the_other_actions_keys_are_refused_only_when_they_ask_for_something() {
 
 #[test]
 fn a_dry_run_pin_leaves_out_what_needs_a_job_and_previews_the_rest() {
-    let config = format!(
-        "{CONFIG}\n[standards.speed]\ndirection = \"down\"\nlimit = 10\nrun = \"echo DISCERN_METRIC speed 3\"\n"
-    );
-    let fixture = Fixture::new(&config);
+    let speed = Standard::command("speed", "echo DISCERN_METRIC speed 3").limit(10);
+    let fixture = Fixture::new(config().standard(speed));
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
     let json = fixture

@@ -207,6 +207,13 @@ impl Config {
         self
     }
 
+    /// `[jobs.<name>]` with its `stage` and `run`.
+    pub fn staged_job(self, name: &str, stage: &str, run: &str) -> Self {
+        let table = format!("jobs.{name}");
+        self.set(&table, "stage", quoted(stage))
+            .set(&table, "run", quoted(run))
+    }
+
     /// Add `standard`, or replace the one of its name in place.
     pub fn standard(mut self, standard: Standard) -> Self {
         match self.tables.iter_mut().find(|t| t.name == standard.0.name) {

@@ -8,25 +8,26 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::Fixture;
-use crate::support::config::Config;
+use crate::support::config::{Config, SIGNERS, Standard, quoted};
+use crate::support::forge::{File, Forge, keygen};
 
-const SIGNERS: &str = ".discern/allowed_signers";
 const REPOSITORY: &str = "example.com/acme/app";
-const DOCS_STANDARD: &str = r#"
-[standards.doc_todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["docs/**"] }
-metric = "matches"
-"#;
 
+/// The forge as a team that publishes evidence: the owner's key allowed for approvals, CI's (the
+/// forge's second key) for evidence; its own clones under `dir`.
 pub(crate) struct Team {
-    pub(crate) fixture: Fixture,
+    forge: Forge,
     pub(crate) dir: PathBuf,
-    pub(crate) origin: PathBuf,
     pub(crate) ci_key: PathBuf,
     owner_key: PathBuf,
+}
+
+impl std::ops::Deref for Team {
+    type Target = Forge;
+
+    fn deref(&self) -> &Forge {
+        &self.forge
+    }
 }
 
 impl Team {
@@ -36,58 +37,32 @@ impl Team {
         Self::with("")
     }
 
-    /// [`Team::new`] with `evidence` added to the `[evidence]` table.
+    /// [`Team::new`] with `evidence` (`key = value` lines) added to the `[evidence]` table.
     fn with(evidence: &str) -> Self {
-        discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
-        let config = format!(
-            "{}{DOCS_STANDARD}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n\n[evidence]\nrepository = \"{REPOSITORY}\"\npublish = \"trunk-ci\"\nkeep_days = 30\n{evidence}",
-            Config::landing()
-        );
-        let fixture = Fixture::new(&config);
-        let dir = fixture.repo.parent().join("team");
-        std::fs::create_dir_all(&dir).unwrap();
-        let owner_key = key(&dir, "owner");
-        let ci_key = key(&dir, "ci");
-        fixture
-            .repo
-            .write("docs/guide.md", "# Guide\nTODO: write\n");
-        fixture.repo.write(
-            SIGNERS,
+        let docs = Standard::pattern("doc_todo", "TODO", &["docs/**"]).limit(5);
+        let config = Config::landing()
+            .standard(docs)
+            .acceptance("allowed_signers", quoted(SIGNERS))
+            .set("evidence", "repository", quoted(REPOSITORY))
+            .set("evidence", "publish", quoted("trunk-ci"))
+            .set("evidence", "keep_days", "30")
+            .lines("evidence", evidence);
+        let guide: &[File] = &[("docs/guide.md", b"# Guide\nTODO: write\n")];
+        let forge = Forge::with_signers(config, guide, |keys| {
             format!(
                 "owner@example.com namespaces=\"discern-approval\" {}\nci@example.com namespaces=\"discern-evidence\" {}\n",
-                public(&owner_key),
-                public(&ci_key)
-            ),
-        );
-        fixture.repo.git(&["add", "-A"]);
-        fixture.repo.git(&["commit", "-q", "--amend", "--no-edit"]);
-        let origin = dir.join("origin.git");
-        let team = Self {
-            fixture,
-            origin,
+                public(&keys.owner),
+                public(&keys.second)
+            )
+        });
+        let dir = forge.dir.join("team");
+        std::fs::create_dir_all(&dir).unwrap();
+        Self {
             dir,
-            ci_key,
-            owner_key,
-        };
-        team.git(
-            &team.dir,
-            &["init", "-q", "--bare", "-b", "main", "origin.git"],
-        );
-        let seed = team.fixture.path().to_owned();
-        team.git(&seed, &["push", "-q", team.url().as_str(), "main"]);
-        team
-    }
-
-    fn url(&self) -> String {
-        format!("file://{}", self.origin.display())
-    }
-
-    pub(crate) fn git(&self, dir: &Path, args: &[&str]) {
-        self.fixture.git_in(dir, args);
-    }
-
-    pub(crate) fn out(&self, dir: &Path, args: &[&str]) -> String {
-        self.fixture.git_out(dir, args)
+            ci_key: forge.keys.second.clone(),
+            owner_key: forge.keys.owner.clone(),
+            forge,
+        }
     }
 
     pub(crate) fn discern(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
@@ -141,17 +116,6 @@ impl Team {
         assert_eq!(code, 0, "{sync}");
         (clone, sync)
     }
-}
-
-fn key(dir: &Path, name: &str) -> PathBuf {
-    let key = dir.join(format!("{name}-key"));
-    let made = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-        .arg(&key)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    key
 }
 
 fn public(key: &Path) -> String {
@@ -396,7 +360,7 @@ fn poisoned_replayed_and_wrongly_signed_entries_are_misses_and_change_no_verdict
     nothing_planted_counts(&team, "replayed");
 
     // A key nobody listed (a pull request's own), signing for the right repository.
-    let stranger = key(&team.dir, "stranger");
+    let stranger = keygen(&team.dir, "stranger");
     let unknown = discern::testing::evidence::bundle::Bundle {
         signature: sign(&stranger, &manifest),
         ..poisoned

@@ -30,13 +30,7 @@ pub(crate) const TODOS: &str = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n";
 /// `[acceptance]` that requires signed approvals by the owner's key, with `acceptance` (more
 /// `key = value` lines of that table).
 pub(crate) fn signed_config(standards: &str, acceptance: &str) -> String {
-    let mut config = Config::landing().signed();
-    for line in acceptance.lines().filter(|l| !l.trim().is_empty()) {
-        let (key, value) = line
-            .split_once('=')
-            .expect("an acceptance line is key = value");
-        config = config.acceptance(key.trim(), value.trim());
-    }
+    let config = Config::landing().signed().lines("acceptance", acceptance);
     config.verbatim(standards).to_string()
 }
 

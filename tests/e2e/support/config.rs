@@ -193,6 +193,15 @@ impl Config {
         self.set("acceptance", key, value)
     }
 
+    /// Each `key = value` line of `text` (values as TOML) set in `[table]`.
+    pub fn lines(mut self, table: &str, text: &str) -> Self {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let (key, value) = line.split_once('=').expect("a line is key = value");
+            self = self.set(table, key.trim(), value.trim());
+        }
+        self
+    }
+
     /// `[jobs] name = "command"`.
     pub fn job(self, name: &str, command: &str) -> Self {
         self.set("jobs", name, quoted(command))
@@ -220,13 +229,6 @@ impl Config {
             Some(found) => *found = standard.0,
             None => self.tables.push(standard.0),
         }
-        self
-    }
-
-    /// Drop the Standard `name`.
-    pub fn without_standard(mut self, name: &str) -> Self {
-        let table = format!("standards.{name}");
-        self.tables.retain(|t| t.name != table);
         self
     }
 

@@ -126,23 +126,30 @@ impl Forge {
     /// `origin` with `config` and `files` on `main` (and the owner's key in the signers file),
     /// the owner's clone pushing to it, and the contributor's clone of it.
     pub fn new(config: impl Display, files: &[File]) -> Self {
-        Self::create(&config.to_string(), files, false)
+        Self::create(&config.to_string(), files, Keys::owner_line)
     }
 
     /// [`Forge::new`] with the second key listed too.
     pub fn with_second_signer(config: impl Display, files: &[File]) -> Self {
-        Self::create(&config.to_string(), files, true)
+        Self::with_signers(config, files, |keys| {
+            keys.owner_line() + &keys.second_line()
+        })
     }
 
-    fn create(config: &str, files: &[File], second: bool) -> Self {
+    /// [`Forge::new`] with the signers file `signers` writes for the keys.
+    pub fn with_signers(
+        config: impl Display,
+        files: &[File],
+        signers: impl FnOnce(&Keys) -> String,
+    ) -> Self {
+        Self::create(&config.to_string(), files, signers)
+    }
+
+    fn create(config: &str, files: &[File], signers: impl FnOnce(&Keys) -> String) -> Self {
         let fixture = Fixture::new(config);
         let dir = fixture.repo.parent().to_owned();
         let keys = Keys::new(&dir);
-        let mut signers = keys.owner_line();
-        if second {
-            signers.push_str(&keys.second_line());
-        }
-        fixture.repo.write(SIGNERS, signers);
+        fixture.repo.write(SIGNERS, signers(&keys));
         for (path, content) in files {
             fixture.repo.write(path, content);
         }

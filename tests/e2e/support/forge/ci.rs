@@ -89,6 +89,20 @@ impl Forge {
         clone
     }
 
+    /// A checkout of `rev` in `<name>` exactly as `actions/checkout` makes it (an empty
+    /// repository, that ref fetched at depth 1, checked out detached), and nothing more: what
+    /// a workflow step sees before it fetches anything itself.
+    pub fn actions_checkout(&self, name: &str, rev: &str) -> PathBuf {
+        let clone = self.dir.join(name);
+        let _ = std::fs::remove_dir_all(&clone);
+        std::fs::create_dir_all(&clone).unwrap();
+        self.git(&clone, &["init", "-q"]);
+        self.git(&clone, &["remote", "add", "origin", &self.url()]);
+        self.git(&clone, &["fetch", "-q", "--depth", "1", "origin", rev]);
+        self.git(&clone, &["checkout", "-q", "--detach", "FETCH_HEAD"]);
+        clone
+    }
+
     /// PR CI on the pull request's head, no notes fetched: exit code and envelope.
     pub fn pr_ci_no_notes(&self, branch: &str) -> (i32, Value) {
         let clone = self.ci_checkout(branch, &format!("refs/heads/{branch}"));

@@ -3,33 +3,19 @@
 use discern_tests::TestRepo;
 use serde_json::Value;
 
-use crate::support::config::Config;
+use crate::support::config::{Config, Standard};
 use crate::support::{Fixture, cache_dir, standard};
 
-const TODO: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn todo() -> Config {
+    Config::new().standard(Standard::todo(2))
+}
 
-const TWO: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-margin = 1
-
-[standards.lines]
-direction = "up"
-limit = 7
-producer = "builtin:extent"
-config = { paths = ["src/**"] }
-"#;
+fn two() -> Config {
+    let lines = Standard::extent("lines", "", &["src/**"]).without("metric");
+    Config::new()
+        .standard(Standard::todo(5).margin(1))
+        .standard(lines.up().limit(7))
+}
 
 macro_rules! assert_output_snapshot {
     ($name:literal, $text:expr, $root:expr) => {
@@ -48,7 +34,7 @@ macro_rules! assert_output_snapshot {
 
 #[test]
 fn measures_each_verdict_and_reports_pinnable_slack() {
-    let fixture = Fixture::new(TWO);
+    let fixture = Fixture::new(two());
     let run = fixture.run(&["standards", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     let json = run.json();
@@ -115,7 +101,7 @@ fn measures_each_verdict_and_reports_pinnable_slack() {
 
 #[test]
 fn unknown_names_and_missing_config_are_clear() {
-    let fixture = Fixture::new(TODO);
+    let fixture = Fixture::new(todo());
     let run = fixture.run(&["standards", "nope", "--json"]);
     assert_eq!(run.code, 1);
     let json = run.json();
@@ -189,7 +175,7 @@ fn invalid_config_names_table_key_and_line() {
 
 #[test]
 fn a_dirty_tree_measures_head_with_an_advisory_pins_refuse_and_force_measures_the_work_tree() {
-    let fixture = Fixture::new(TODO);
+    let fixture = Fixture::new(todo());
     fixture.repo.write("src/new.rs", "// TODO new\n");
     // An uncommitted limit change is not what HEAD is measured with either.
     let config = std::fs::read_to_string(fixture.path().join("discern.toml")).unwrap();
@@ -276,7 +262,7 @@ producer_placeholder = 1
 
 #[test]
 fn loosenings_are_blocked_and_redefinitions_and_deletions_await_the_owner() {
-    let fixture = Fixture::new(TWO);
+    let fixture = Fixture::new(two());
     // Loosened ceiling + flipped direction + changed producer config, and `lines` deleted.
     fixture.branch_with(
         r#"
@@ -364,7 +350,7 @@ timeout = 60
 
 #[test]
 fn a_missing_trunk_is_unverified_and_an_unparsable_trunk_config_blocks() {
-    let fixture = Fixture::new(TODO);
+    let fixture = Fixture::new(todo());
     let json = fixture
         .run_with(
             &["standards", "--json"],
@@ -392,7 +378,7 @@ fn a_missing_trunk_is_unverified_and_an_unparsable_trunk_config_blocks() {
         .repo
         .write("discern.toml", "[standards.todo\nbroken");
     fixture.repo.commit("break trunk config");
-    fixture.branch_with(TODO);
+    fixture.branch_with(todo());
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["ok"], false);
     assert_eq!(json["data"]["limits"]["status"], "parse_failed");
@@ -604,7 +590,7 @@ run = "echo building; exit 3"
 
 #[test]
 fn dry_run_shows_the_plan_and_measures_nothing() {
-    let fixture = Fixture::new(TWO);
+    let fixture = Fixture::new(two());
     let trace = fixture.repo.home().join("trace.jsonl");
     let run = fixture.run_with(
         &["standards", "--dry-run", "--json"],
@@ -701,15 +687,18 @@ fn init_writes_a_config_that_then_passes() {
 #[test]
 fn a_timeout_out_of_range_is_refused_with_its_line_never_a_panic() {
     for timeout in ["1e20", "3601", "-1"] {
-        let fixture = Fixture::new(&TODO.replace(
-            "metric = \"matches\"",
-            &format!("metric = \"matches\"\ntimeout = {timeout}"),
-        ));
+        let config = Config::new().standard(Standard::todo(2).set("timeout", timeout));
+        let fixture = Fixture::new(&config);
         let run = fixture.run(&["standards", "--json"]);
         assert_eq!(run.code, 1, "{timeout}: {}{}", run.stdout, run.stderr);
         let json = run.json();
         assert_eq!(json["error"], "invalid_config", "{timeout}: {json}");
-        assert_eq!(json["diagnostics"][0]["line"], 8, "{timeout}: {json}");
+        let line = config
+            .to_string()
+            .lines()
+            .position(|l| l.starts_with("timeout"));
+        let line = line.expect("the timeout's line") + 1;
+        assert_eq!(json["diagnostics"][0]["line"], line, "{timeout}: {json}");
     }
 }
 

@@ -213,7 +213,7 @@ impl Fixture {
     }
 
     /// Branch off main, apply `config`, commit.
-    pub fn branch_with(&self, config: &str) {
+    pub fn branch_with(&self, config: impl Display) {
         self.repo.git(&["checkout", "-q", "-b", "agent/work"]);
         self.repo.write("discern.toml", config.to_string());
         self.repo.commit("change the config");

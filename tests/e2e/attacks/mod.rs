@@ -30,8 +30,9 @@ pub(crate) const TODOS: &str = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n";
 /// `[acceptance]` that requires signed approvals by the owner's key, with `acceptance` (more
 /// `key = value` lines of that table).
 pub(crate) fn signed_config(standards: &str, acceptance: &str) -> String {
-    let config = Config::landing().signed().lines("acceptance", acceptance);
-    config.verbatim(standards).to_string()
+    // In this order, as a trunk's file reads: an attack may cut the text at a table.
+    let acceptance = Config::new().signed().lines("acceptance", acceptance);
+    format!("{}{standards}\n{acceptance}", Config::landing())
 }
 
 /// The result names `key` in what it says: as written, or — a field of a Standard,

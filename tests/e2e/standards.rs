@@ -264,17 +264,7 @@ producer_placeholder = 1
 fn loosenings_are_blocked_and_redefinitions_and_deletions_await_the_owner() {
     let fixture = Fixture::new(two());
     // Loosened ceiling + flipped direction + changed producer config, and `lines` deleted.
-    fixture.branch_with(
-        r#"
-[standards.todo]
-direction = "down"
-limit = 6
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-margin = 3
-"#,
-    );
+    fixture.branch_with(Config::new().standard(Standard::todo(6).margin(3)));
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["ok"], false);
     assert_eq!(json["error"], "precondition_failed");
@@ -397,23 +387,14 @@ fn a_missing_trunk_is_unverified_and_an_unparsable_trunk_config_blocks() {
 #[test]
 fn a_zero_denominator_fails_only_its_standard() {
     let fixture = Fixture::new(
-        r#"
-[standards.density]
-direction = "down"
-limit = 10
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-per = { lines = ["docs/**"] }
-scale = 1000
-
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#,
+        Config::new()
+            .standard(
+                Standard::pattern("density", "TODO", &["src/**"])
+                    .limit(10)
+                    .set("per", r#"{ lines = ["docs/**"] }"#)
+                    .set("scale", "1000"),
+            )
+            .standard(Standard::todo(2)),
     );
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["error"], "producer_failed");
@@ -437,38 +418,20 @@ metric = "matches"
     );
 }
 
+/// `builtin:lcov` reading `README.md` (no coverage report at all) for `metric`, at least 1.
+fn lcov_of_readme(name: &str, metric: &str) -> Standard {
+    let lcov = Standard::new(name, "builtin:lcov").up().limit(1);
+    lcov.config(r#"{ path = "README.md" }"#).metric(metric)
+}
+
 #[test]
 fn a_failing_producer_fails_only_its_dependents() {
     let fixture = Fixture::new(
-        r#"
-[standards.broken]
-direction = "up"
-limit = 1
-producer = "builtin:lcov"
-config = { path = "README.md" }
-metric = "line_percent"
-
-[standards.broken_files]
-direction = "up"
-limit = 1
-producer = "builtin:lcov"
-config = { path = "README.md" }
-metric = "lines_found"
-
-[standards.missing_metric]
-direction = "down"
-limit = 1
-producer = "builtin:extent"
-config = { paths = ["src/**"] }
-metric = "sentences"
-
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#,
+        Config::new()
+            .standard(lcov_of_readme("broken", "line_percent"))
+            .standard(lcov_of_readme("broken_files", "lines_found"))
+            .standard(Standard::extent("missing_metric", "sentences", &["src/**"]).limit(1))
+            .standard(Standard::todo(2)),
     );
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["error"], "producer_failed");

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::support::Fixture;
 use crate::support::config::{Config, Standard, quoted, strings};
-use crate::support::{APPROVAL_REPOSITORY, Fixture};
 
 pub(crate) const REASON: &str = "The new module lists four planned extension points.";
-const SIGNERS: &str = ".discern/allowed_signers";
+use crate::support::config::SIGNERS;
 
 /// The owner's key and a stranger's, made with ssh-keygen beside the repository.
 pub(crate) struct Keys {
@@ -46,10 +46,7 @@ impl Keys {
 }
 
 fn signed_config() -> String {
-    format!(
-        "{}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n",
-        Config::landing()
-    )
+    Config::landing().signed().to_string()
 }
 
 /// A trunk that requires signed approvals, with the owner's key listed.
@@ -372,10 +369,8 @@ fn a_branch_cannot_change_its_own_approval_policy_or_grant() {
 
 #[test]
 fn every_change_to_the_gate_definition_is_a_protected_change() {
-    let fixture = Fixture::new(&format!(
-        "{}\n[standards.component]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/x.wasm\"\n",
-        Config::landing()
-    ));
+    let component = Standard::new("component", "tools/x.wasm").limit(1);
+    let fixture = Fixture::new(Config::landing().standard(component));
     fixture.repo.write("tools/x.wasm", "one component");
     fixture.repo.commit("a repository component");
     let config = std::fs::read_to_string(fixture.path().join("discern.toml"))

@@ -16,7 +16,7 @@ use rmcp::{ErrorData, RoleClient};
 use serde_json::{Map, Value, json};
 
 use crate::support::Fixture;
-use crate::support::config::Config;
+use crate::support::config::{Config, quoted};
 
 /// A client that answers every item of every elicitation with `answer`, counting the asks.
 #[derive(Clone)]
@@ -135,10 +135,7 @@ async fn the_owner_answers_through_elicitation_where_the_trunk_allows_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_auto_accepting_client_is_never_asked_where_signatures_are_required() {
-    let config = format!(
-        "{}\n[acceptance]\nallowed_signers = \"signers\"\n",
-        Config::landing()
-    );
+    let config = Config::landing().acceptance("allowed_signers", quoted("signers"));
     let fixture = Fixture::new(&config);
     fixture.repo.write("signers", "owner@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA8nX6ZNPc2cvGgZ1jF7fHQBmrzZDFF5Yb9ZJ8eY6i3D\n");
     fixture.repo.commit("signers");

@@ -270,7 +270,8 @@ fn a_timed_out_job_is_killed_with_its_group_and_nothing_else() {
         .process_group(0)
         .spawn()
         .unwrap();
-    let fixture = Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 20\"\ntimeout = 1\n");
+    let slow = Config::new().staged_job("slow", "test", "sleep 20");
+    let fixture = Fixture::new(slow.set("jobs.slow", "timeout", "1"));
     let run = fixture.run(&["test", "--json"]);
     assert_eq!(run.json()["ok"], false, "{}", run.stdout);
     assert!(
@@ -323,9 +324,8 @@ fn a_proposal_killed_at_a_random_moment_is_recorded_once_or_not_at_all() {
 #[test]
 fn ctrl_c_stops_the_running_job_and_its_group_and_a_second_one_exits_at_once() {
     // The job records the pid of its own child, which must not outlive the interrupt.
-    let fixture = Fixture::new(
-        "[jobs.slow]\nstage = \"test\"\nrun = \"sleep 60 & echo $! > child.pid; wait\"\ntimeout = 120\n",
-    );
+    let slow = Config::new().staged_job("slow", "test", "sleep 60 & echo $! > child.pid; wait");
+    let fixture = Fixture::new(slow.set("jobs.slow", "timeout", "120"));
     let pid_file = fixture.path().join("child.pid");
     let spawn = || {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::config::Config;
 use crate::support::{Fixture, cache_dir};
 
 const CONFIG: &str = "";
@@ -226,8 +227,8 @@ fn tool_arguments_are_held_to_their_schema_exactly_and_never_echoed_large() {
 
 #[test]
 fn a_cancelled_call_stops_its_job_and_the_session_goes_on() {
-    let fixture =
-        Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 3 && touch finished.marker\"\n");
+    let slow = Config::new().staged_job("slow", "test", "sleep 3 && touch finished.marker");
+    let fixture = Fixture::new(slow);
     let now = Duration::ZERO;
     let mut lines: Vec<(Duration, String)> = initialize().into_iter().map(|l| (now, l)).collect();
     lines.extend([
@@ -581,7 +582,7 @@ fn a_batch_is_refused_where_the_revision_has_none() {
 /// server used to exit without answering it).
 #[test]
 fn calls_sent_just_before_stdin_closes_are_still_answered() {
-    let fixture = Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 6\"\n");
+    let fixture = Fixture::new(Config::new().staged_job("slow", "test", "sleep 6"));
     let mut lines = initialize();
     lines.push(call(json!("status"), "discern_status", json!({})));
     lines.push(call(json!("test"), "discern_test", json!({})));

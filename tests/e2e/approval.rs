@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::Fixture;
-use crate::support::config::{Config, Standard, quoted, strings};
+use crate::support::config::{Config, SIGNERS, Standard, quoted, strings};
 
 pub(crate) const REASON: &str = "The new module lists four planned extension points.";
-use crate::support::config::SIGNERS;
 
 /// The owner's key and a stranger's, made with ssh-keygen beside the repository.
 pub(crate) struct Keys {

@@ -4,45 +4,15 @@
 //! trunk's allowed-signers file, or (without one) an answer on an interactive terminal. Each
 //! attack below is refused with a clear message and lands nothing.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::support::Fixture;
 use crate::support::config::{Config, SIGNERS, Standard, quoted, strings};
+use crate::support::forge::Keys;
 
 pub(crate) const REASON: &str = "The new module lists four planned extension points.";
-
-/// The owner's key and a stranger's, made with ssh-keygen beside the repository.
-pub(crate) struct Keys {
-    pub(crate) owner: PathBuf,
-    pub(crate) stranger: PathBuf,
-}
-
-impl Keys {
-    fn new(dir: &Path) -> Self {
-        discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
-        let make = |name: &str| {
-            let path = dir.join(name);
-            let status = std::process::Command::new("ssh-keygen")
-                .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-                .arg(&path)
-                .status()
-                .expect("ssh-keygen (Debian: openssh-client) runs");
-            assert!(status.success());
-            path
-        };
-        Self {
-            owner: make("owner"),
-            stranger: make("stranger"),
-        }
-    }
-
-    fn signers_line(&self) -> String {
-        let public = std::fs::read_to_string(self.owner.with_extension("pub")).unwrap();
-        format!("owner@example.com {}", public.trim())
-    }
-}
 
 fn signed_config() -> String {
     Config::landing().signed().to_string()
@@ -52,9 +22,7 @@ fn signed_config() -> String {
 pub(crate) fn signed_fixture() -> (Fixture, Keys) {
     let fixture = Fixture::new(&signed_config());
     let keys = Keys::new(fixture.repo.parent());
-    fixture
-        .repo
-        .write(SIGNERS, format!("{}\n", keys.signers_line()));
+    fixture.repo.write(SIGNERS, keys.owner_line());
     // Beside the config that names it, in the first commit: the gate's start (added later, it
     // would be a change of the signers no approval anchors).
     fixture.repo.git(&["add", "-A"]);
@@ -173,7 +141,7 @@ fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verif
     assert_eq!(trunk(&fixture), before);
 
     // A key the trunk does not list signs nothing that counts.
-    let stranger = keys.stranger.to_str().unwrap();
+    let stranger = keys.attacker.to_str().unwrap();
     let reviewed = fixture.git_out(&path, &["rev-parse", "HEAD"]);
     let json = fixture
         .run(&[

@@ -42,7 +42,7 @@ pub struct Keys {
 }
 
 impl Keys {
-    fn new(dir: &Path) -> Self {
+    pub fn new(dir: &Path) -> Self {
         discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
         Self {
             owner: keygen(dir, "owner"),

@@ -393,23 +393,8 @@ fn class_17_done_does_not_relay_a_hand_written_proof() {
 /// `payload` signed with `key` for the signature namespace `namespace`, as the channel of a
 /// recorded approval by `principal`.
 fn signed_for(namespace: &str, key: &Path, principal: &str, payload: &str) -> Value {
-    let mut child = std::process::Command::new("ssh-keygen")
-        .args(["-Y", "sign", "-n", namespace, "-f"])
-        .arg(key)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let mut approval = signed_approval(key, principal, payload);
-    approval["signature"] = json!(String::from_utf8(out.stdout).unwrap());
+    approval["signature"] = json!(Keys::sign_in(namespace, key, payload).1);
     approval
 }
 

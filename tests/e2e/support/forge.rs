@@ -74,8 +74,13 @@ impl Keys {
     /// `payload` signed with `key` by `ssh-keygen -Y sign -n discern-approval`, as an
     /// approval carries it: the key's SHA256 fingerprint and the armored signature.
     pub fn sign(key: &Path, payload: &str) -> (String, String) {
+        Self::sign_in("discern-approval", key, payload)
+    }
+
+    /// [`Keys::sign`] for the signature namespace `namespace`.
+    pub fn sign_in(namespace: &str, key: &Path, payload: &str) -> (String, String) {
         let mut child = std::process::Command::new("ssh-keygen")
-            .args(["-Y", "sign", "-n", "discern-approval", "-f"])
+            .args(["-Y", "sign", "-n", namespace, "-f"])
             .arg(key)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

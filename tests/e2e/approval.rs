@@ -20,7 +20,7 @@ fn signed_config() -> String {
 
 /// A trunk that requires signed approvals, with the owner's key listed.
 pub(crate) fn signed_fixture() -> (Fixture, Keys) {
-    let fixture = Fixture::new(&signed_config());
+    let fixture = Fixture::new(signed_config());
     let keys = Keys::new(fixture.repo.parent());
     fixture.repo.write(SIGNERS, keys.owner_line());
     // Beside the config that names it, in the first commit: the gate's start (added later, it

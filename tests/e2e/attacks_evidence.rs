@@ -39,7 +39,7 @@ const PASSING: &str = "echo 'DISCERN_METRIC passed 1'\n";
 
 /// The forge with the CI key (Forge's second key) listed in the trunk's signers, and `files`.
 fn forge(standards: &str, files: &[(&str, &[u8])]) -> Forge {
-    Forge::with_second_signer(&evidence_config(standards), files)
+    Forge::with_second_signer(evidence_config(standards), files)
 }
 
 /// `discern <args>` in `dir` as a CI step runs it, with `env` besides.

@@ -142,7 +142,7 @@ fn advisory_naming<'a>(json: &'a Value, path: &str) -> &'a str {
 /// check.
 #[test]
 fn class_p1a_a_new_run_standard_fails_pr_and_push_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(RUN_STANDARD, "");
     forge.pull_request(
         "agent/probe",
@@ -165,7 +165,7 @@ fn class_p1a_a_new_run_standard_fails_pr_and_push_ci() {
 /// job is a command too.
 #[test]
 fn class_p1b_a_new_job_and_a_new_needs_fail_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(&format!("{NEW_JOB}{NEEDS_JOB}"), "");
     forge.pull_request(
         "agent/job",
@@ -176,7 +176,7 @@ fn class_p1b_a_new_job_and_a_new_needs_fail_pr_ci() {
     let json = refused_naming(&forge.pr_ci("agent/job"), "a new job", "jobs.extra");
     assert!(said(&json).contains("Standard extra is new"), "{json}");
 
-    let forge = Forge::new(&signed_config(NEW_JOB, ""), &[]);
+    let forge = Forge::new(signed_config(NEW_JOB, ""), &[]);
     let config = signed_config(&format!("{NEW_JOB}{NEEDS_JOB}"), "");
     forge.pull_request(
         "agent/needs",
@@ -192,7 +192,7 @@ fn class_p1b_a_new_job_and_a_new_needs_fail_pr_ci() {
 /// A pull request adds a Standard measured by a component it commits.
 #[test]
 fn class_p1c_a_new_repository_component_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(COMPONENT_STANDARD, "");
     let wasm = pattern_wasm();
     let files: &[File] = &[("discern.toml", config.as_bytes()), ("tools/p.wasm", &wasm)];
@@ -211,7 +211,7 @@ fn class_p1c_a_new_repository_component_fails_pr_ci() {
 /// Standard measured there.
 #[test]
 fn baseline_an_owner_approved_new_job_passes_pr_and_push_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(&format!("{NEW_JOB}{RUN_STANDARD}"), "");
     forge.pull_request(
         "agent/job",
@@ -247,7 +247,7 @@ fn baseline_an_owner_approved_new_job_passes_pr_and_push_ci() {
 /// A protected submodule is bumped: its tree entry is a commit id, not a blob.
 #[test]
 fn class_p5a_a_protected_submodule_bumped_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", "protected = [\"vendor/**\"]\n"), &[]);
+    let forge = Forge::new(signed_config("", "protected = [\"vendor/**\"]\n"), &[]);
     let (one, two) = ("1".repeat(40), "2".repeat(40));
     owner_commits(&forge, |dir| gitlink(&forge, dir, "vendor/tool", &one));
     pull_request_with(&forge, "agent/ok", |dir| {
@@ -275,7 +275,7 @@ fn class_p5a_a_protected_submodule_bumped_fails_pr_ci() {
 #[test]
 fn class_p5b_a_protected_links_target_edited_fails_pr_ci() {
     let forge = Forge::new(
-        &signed_config(LINKED_SCRIPT, "protected = [\"scripts/**\"]\n"),
+        signed_config(LINKED_SCRIPT, "protected = [\"scripts/**\"]\n"),
         &[("lib/count.sh", COUNT_SH.as_bytes())],
     );
     owner_commits(&forge, |dir| {
@@ -386,7 +386,7 @@ fn class_p5c_a_sourced_helper_of_a_protected_script_edited_after_init_fails_pr_c
 /// both files in an advisory.
 #[test]
 fn class_p5d_an_lfs_pointer_and_a_binary_file_in_a_standards_paths_are_named() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 4096\n" as &[u8];
     let nul = b"\0\n// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n" as &[u8];
     forge.pull_request(

@@ -357,8 +357,6 @@ metric = "max_bytes"
     assert_eq!(largest["findings"]["new_total"], 1);
 }
 
-/// Every match reads "TODO": identical findings, told apart only by where they are.
-
 /// `src/sink.rs` on the trunk: two identical `// TODO` lines (lines 2 and 5), so the trunk reads
 /// 4 TODOs with the fixture's two.
 const SINK: &str =

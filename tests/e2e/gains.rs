@@ -54,7 +54,7 @@ fn limit_in(dir: &Path) -> String {
 
 #[test]
 fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
-    let fixture = Fixture::new(&exact());
+    let fixture = Fixture::new(exact());
     let effort = start(&fixture, "fewer");
     commit_in(&fixture, &effort, "src/lib.rs", &lib_with(1), "drop a TODO");
     let work = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
@@ -98,7 +98,7 @@ fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
 
 #[test]
 fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
-    let fixture = Fixture::new(&exact());
+    let fixture = Fixture::new(exact());
     let effort = start(&fixture, "margin");
     let wide = exact().replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 10");
     commit_in(

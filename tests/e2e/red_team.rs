@@ -234,7 +234,7 @@ fn hole_2b_an_approved_segment_hides_an_unapproved_standard_deletion_in_the_next
 /// exactly the same discern.toml; the attacker's PR `agent/again` loosens 5 -> 6 again and
 /// carries a copy of the old approval file under another name.
 fn replayed_pull_request() -> Forge {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let start = forge.main();
     let original = signed_config("", "");
     // 1. The owner approves a loosening once; it lands (the push check passes).
@@ -359,7 +359,7 @@ fn hole_3b_an_old_approval_replayed_after_the_trunk_tightened_back_fails_the_pus
 
 #[test]
 fn hole_4_a_revoked_key_approves_a_pull_request_forked_before_its_removal() {
-    let forge = Forge::with_second_signer(&signed_config("", ""), &[]);
+    let forge = Forge::with_second_signer(signed_config("", ""), &[]);
     let old = forge.main();
     // The owner removes the leaked second key, with their own approval (a PR they approve).
     let only_owner = forge.keys.owner_line();

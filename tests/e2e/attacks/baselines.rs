@@ -13,7 +13,7 @@ use crate::support::standard;
 /// An innocuous pull request and an innocuous push on the signed forge pass CI.
 #[test]
 fn baseline_passes_pr_and_push_ci_on_the_signed_forge() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     forge.pull_request(
         "agent/ok",
         &[("src/ok.rs", b"pub fn ok() {}\n")],
@@ -51,7 +51,7 @@ fn baseline_passes_pr_and_push_ci_on_the_signed_forge() {
 /// its merge base with `origin/main`.
 #[test]
 fn baseline_passes_pr_ci_on_the_forges_merge_ref() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let head = forge.pull_request(
         "agent/ok",
         &[("src/ok.rs", b"pub fn ok() {}\n")],
@@ -73,7 +73,7 @@ fn baseline_passes_pr_ci_on_the_forges_merge_ref() {
 fn baseline_passes_the_component_job_and_script_forges() {
     let wasm = pattern_wasm();
     let forge = Forge::new(
-        &signed_config(
+        signed_config(
             &format!("{COMPONENT}{JOB}{SCRIPT}"),
             "protected = [\"scripts/**\"]\n",
         ),
@@ -131,7 +131,7 @@ fn baseline_passes_the_component_job_and_script_forges() {
 /// boundary). So the notes the attacks write below are well formed.
 #[test]
 fn baseline_passes_owner_signed_and_interactive_landing_notes() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let (before, landed) =
         forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax todo");
@@ -157,7 +157,7 @@ fn baseline_passes_owner_signed_and_interactive_landing_notes() {
     let forge = Forge::new(Config::landing(), &[]);
     let loose = format!(
         "{}\n[acceptance]\npre_authorized = [\"docs/**\"]\n",
-        Config::landing().standard(Standard::todo(9)).to_string()
+        Config::landing().standard(Standard::todo(9))
     );
     let (before, landed) =
         forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax todo");

@@ -14,7 +14,7 @@ use crate::support::config::{Config, Standard};
 #[test]
 fn class_01a_a_replaced_repository_component_fails_pr_ci() {
     let forge = Forge::new(
-        &signed_config(COMPONENT, ""),
+        signed_config(COMPONENT, ""),
         &[("tools/p.wasm", &pattern_wasm())],
     );
     let key = "standards.component.producer_blob";
@@ -47,7 +47,7 @@ fn class_01a_a_replaced_repository_component_fails_pr_ci() {
 /// adding the lines that job counts.
 #[test]
 fn class_01b_a_rewritten_job_a_standard_needs_fails_pr_ci() {
-    let forge = Forge::new(&signed_config(JOB, ""), &[]);
+    let forge = Forge::new(signed_config(JOB, ""), &[]);
     let config = signed_config(JOB, "").replace(
         r#"run = 'printf "DISCERN_METRIC hacks %s\n" "$(cat src/*.rs | grep -c HACK)"'"#,
         r#"run = 'echo "DISCERN_METRIC hacks 0"'"#,
@@ -68,7 +68,7 @@ fn class_01b_a_rewritten_job_a_standard_needs_fails_pr_ci() {
 /// Class 1c: the pull request adds `findings = "count"` to a Standard (the swap check off).
 #[test]
 fn class_01c_a_new_findings_key_on_a_standard_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config("", "").replace(
         "metric = \"matches\"",
         "metric = \"matches\"\nfindings = \"count\"",
@@ -90,7 +90,7 @@ fn class_01c_a_new_findings_key_on_a_standard_fails_pr_ci() {
 /// changes `[repository]` (`pin_on_done`).
 #[test]
 fn class_01d_a_change_to_acceptance_or_repository_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let granted = signed_config("", "pre_authorized = [\"**\"]\n");
     forge.pull_request(
         "agent/grant",
@@ -126,7 +126,7 @@ fn class_01d_a_change_to_acceptance_or_repository_fails_pr_ci() {
 /// key signed.
 #[test]
 fn class_02a_the_attackers_key_in_the_signers_file_approves_nothing() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let signers = format!("{}{}", forge.keys.owner_line(), forge.keys.attacker_line());
     forge.pull_request(
         "agent/signers",
@@ -164,7 +164,7 @@ fn class_02a_the_attackers_key_in_the_signers_file_approves_nothing() {
 /// attacker's key that says it landed on the first commit — whose signers file lists that key.
 #[test]
 fn class_02b_a_landing_cannot_be_approved_by_signers_it_brought_itself() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let signers = format!("{}{}", forge.keys.owner_line(), forge.keys.attacker_line());
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     forge.git(&forge.contributor, &["checkout", "-q", "main"]);
@@ -205,7 +205,7 @@ fn class_02b_a_landing_cannot_be_approved_by_signers_it_brought_itself() {
 /// with a loosening.
 #[test]
 fn class_03_a_pull_request_naming_its_own_trunk_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     for (branch, trunk) in [
         ("agent/head", "HEAD"),
         ("agent/own", "agent/own"),
@@ -237,7 +237,7 @@ fn class_03_a_pull_request_naming_its_own_trunk_fails_pr_ci() {
 /// against the branch `main`.
 #[test]
 fn class_04_a_tag_named_main_is_never_the_trunk() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 500");
     forge.git(
         &forge.contributor,
@@ -305,7 +305,7 @@ fn class_04_a_tag_named_main_is_never_the_trunk() {
 /// loosened discern.toml, the merge taking its tree.
 #[test]
 fn class_05a_a_merged_root_commit_with_a_loose_config_fails_the_push_check() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let before = forge.main();
     let loose = signed_config("", "").replace("limit = 5", "limit = 500");
     forge.git(&forge.contributor, &["checkout", "-q", "--orphan", "root"]);
@@ -339,7 +339,7 @@ fn class_05a_a_merged_root_commit_with_a_loose_config_fails_the_push_check() {
 
     // The same merge made from the root's side: the old trunk is only the second parent, so
     // `before` is not on the first-parent chain at all.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let before = forge.main();
     forge.git(&forge.contributor, &["checkout", "-q", "--orphan", "root"]);
     let root = forge.commit(
@@ -409,10 +409,10 @@ fn class_05b_a_merge_of_the_trunks_own_older_commit_fails_the_push_check() {
 #[test]
 fn class_06_a_push_cannot_choose_its_own_approval_policy() {
     // The policy switched in the pushed config.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = format!(
         "{}\n[acceptance]\napproval = \"interactive\"\n",
-        Config::landing().standard(Standard::todo(9)).to_string()
+        Config::landing().standard(Standard::todo(9))
     );
     let (before, landed) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax");
     let limit = approved_limit("todo", 5.0, 9.0);
@@ -444,7 +444,7 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
     );
 
     // The signers file deleted.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let signers_blob = forge.out(
         forge.owner.as_path(),
@@ -470,7 +470,7 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
 
     // Another signers file, listing the attacker, named by the pushed config; the note is
     // signed by the attacker's key and approves every item.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let own = ".discern/attacker_signers";
     let loose = signed_config("", "")
         .replace("limit = 5", "limit = 9")

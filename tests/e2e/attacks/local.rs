@@ -16,7 +16,7 @@ use crate::support::{Fixture, standard};
 #[test]
 fn class_07_an_edited_protected_script_fails_pr_ci() {
     let forge = Forge::new(
-        &signed_config(SCRIPT, "protected = [\"scripts/**\"]\n"),
+        signed_config(SCRIPT, "protected = [\"scripts/**\"]\n"),
         &[("scripts/count.sh", COUNT_SH.as_bytes())],
     );
     let lie = b"echo 'DISCERN_METRIC count 0'\n" as &[u8];
@@ -243,7 +243,7 @@ metric = "legacy_files"
 /// under the cache key of the trunk's component, and `done` runs.
 #[test]
 fn class_09c_a_poisoned_compile_cache_proves_nothing() {
-    let fixture = Fixture::new(&format!("{}{LEGACY}", Config::landing()));
+    let fixture = Fixture::new(format!("{}{LEGACY}", Config::landing()));
     fixture
         .repo
         .write("tools/l.wasm", discern_tests::LEGACY_V01_WASM)
@@ -309,7 +309,7 @@ fn class_09c_a_poisoned_compile_cache_proves_nothing() {
 /// work tree): `standards` and `done` do not load it.
 #[test]
 fn class_10a_an_untracked_component_is_never_loaded() {
-    let fixture = Fixture::new(&format!("{}{COMPONENT}", Config::landing()));
+    let fixture = Fixture::new(format!("{}{COMPONENT}", Config::landing()));
     fixture.repo.write(".gitignore", "target/\ntools/\n");
     fixture.repo.commit("ignore tools");
     fixture.repo.write("tools/p.wasm", pattern_wasm());
@@ -333,7 +333,7 @@ fn class_10a_an_untracked_component_is_never_loaded() {
 /// runs (the work tree's would not even report the metric).
 #[test]
 fn class_10b_a_modified_component_in_the_work_tree_is_not_what_runs() {
-    let fixture = Fixture::new(&format!("{}{COMPONENT}", Config::landing()));
+    let fixture = Fixture::new(format!("{}{COMPONENT}", Config::landing()));
     fixture.repo.write("tools/p.wasm", pattern_wasm());
     fixture.repo.commit("the component");
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
@@ -373,7 +373,7 @@ run = 'cd "$DISCERN_CACHE_DIR/components" && h=$(ls {hostile}-*) && cp "$h" "{le
         "metric = \"legacy_files\"",
         "metric = \"legacy_files\"\nneeds = [\"jobs.poison\"]",
     );
-    let fixture = Fixture::new(&format!("{}{needing}{poison}", Config::landing()));
+    let fixture = Fixture::new(format!("{}{needing}{poison}", Config::landing()));
     fixture
         .repo
         .write("tools/l.wasm", discern_tests::LEGACY_V01_WASM)

@@ -42,7 +42,7 @@ exit 0
 /// note on the trunk) approve nothing.
 #[test]
 fn class_11a_a_fake_ssh_keygen_on_path_approves_nothing() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let fixture = &forge.fixture;
     let path_env = fake_path(fixture, "fake-ssh", "ssh-keygen", FAKE_SSH_KEYGEN);
     let env = [("PATH", path_env.as_str())];
@@ -134,7 +134,7 @@ fn class_11a_a_fake_ssh_keygen_on_path_approves_nothing() {
 #[test]
 fn class_11b_a_fake_git_on_path_does_not_hide_a_replaced_component() {
     let forge = Forge::new(
-        &signed_config(COMPONENT, ""),
+        signed_config(COMPONENT, ""),
         &[("tools/p.wasm", &pattern_wasm())],
     );
     forge.pull_request(
@@ -167,7 +167,7 @@ fn class_11b_a_fake_git_on_path_does_not_hide_a_replaced_component() {
 /// innocuous commit: the trunk's own check (no `--baseline`) in CI still fails.
 #[test]
 fn class_12a_a_hand_written_proof_note_is_not_a_baseline() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let (before, landed) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax");
     let limit = approved_limit("todo", 5.0, 9.0);
@@ -195,7 +195,7 @@ fn class_12a_a_hand_written_proof_note_is_not_a_baseline() {
 /// trunk's own check nor the push check takes that note as a baseline.
 #[test]
 fn class_12b_a_note_claiming_a_landing_on_the_loosening_is_not_a_baseline() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let (before, loosening) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax");
     let (_, claimed) = forge.push_main(&[("README.md", b"# claimed\n")], &[], "a landing");
@@ -223,7 +223,7 @@ fn class_12b_a_note_claiming_a_landing_on_the_loosening_is_not_a_baseline() {
 /// the pull request loosens the limit.
 #[test]
 fn class_13_a_loosening_checked_out_as_the_forges_merge_ref_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let head = forge.pull_request(
         "agent/merged",
@@ -248,7 +248,7 @@ fn class_13_a_loosening_checked_out_as_the_forges_merge_ref_fails_pr_ci() {
 /// valid signature, onto the new commit.
 #[test]
 fn class_14_a_replayed_owner_signature_approves_nothing() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let tight = signed_config("", "");
     let (before, landed) =
@@ -294,7 +294,7 @@ fn class_14_a_replayed_owner_signature_approves_nothing() {
 /// Class 15: the pull request turns `discern.toml` into a symlink to a file with a loose limit.
 #[test]
 fn class_15_a_symlinked_config_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 500");
     forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
@@ -404,7 +404,7 @@ fn signed_for(namespace: &str, key: &Path, principal: &str, payload: &str) -> Va
 #[test]
 fn class_18_a_signature_for_another_namespace_approves_nothing() {
     for (restricted, namespace) in [(false, "git"), (true, "discern-approval")] {
-        let forge = Forge::new(&signed_config("", ""), &[]);
+        let forge = Forge::new(signed_config("", ""), &[]);
         if restricted {
             let line = forge
                 .keys
@@ -443,7 +443,7 @@ fn class_18_a_signature_for_another_namespace_approves_nothing() {
 /// sets a non-finite limit on main itself.
 #[test]
 fn class_19_a_loosening_spelled_otherwise_fails_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let table = "[standards.todo]\ndirection = \"down\"\nlimit = 5\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\nmetric = \"matches\"\n";
     let trunk = signed_config("", "");
     assert!(trunk.contains(table));

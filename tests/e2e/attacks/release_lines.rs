@@ -60,7 +60,7 @@ fn class_22_a_branch_that_declares_itself_a_release_line_is_judged_against_the_t
         (None, "line/*", "line/evil"),
         (Some("release/*"), "attack*", "attack-base"),
     ] {
-        let forge = Forge::new(&config(trunk_declares, false), &[]);
+        let forge = Forge::new(config(trunk_declares, false), &[]);
         let clone = own_line(&forge, pattern, line);
         for env in [
             vec![("GITHUB_BASE_REF", line)],

@@ -66,6 +66,7 @@ mod signatures;
 mod snapshot;
 mod soak;
 mod standards;
+mod standards_refusals;
 mod status;
 mod status_lagging;
 mod surfaces;

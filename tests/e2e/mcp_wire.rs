@@ -15,8 +15,6 @@ use serde_json::{Value, json};
 use crate::support::config::Config;
 use crate::support::{Fixture, cache_dir};
 
-const CONFIG: &str = "";
-
 /// Send `lines` to a fresh `discern mcp`, close stdin, and read every answer and the exit code.
 fn session(fixture: &Fixture, lines: &[String]) -> (Vec<Value>, i32) {
     let paced: Vec<(Duration, String)> =
@@ -97,7 +95,7 @@ fn answer<'a>(answers: &'a [Value], id: &Value) -> &'a Value {
 
 #[test]
 fn every_line_gets_an_answer_and_the_session_survives() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let mut nested = json!("leaf");
     for _ in 0..120 {
         nested = json!([nested]);
@@ -144,7 +142,7 @@ fn every_line_gets_an_answer_and_the_session_survives() {
 /// goes on: it never ends the server.
 #[test]
 fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let mut lines: Vec<(Duration, Vec<u8>)> = initialize()
         .into_iter()
         .map(|l| (Duration::ZERO, l.into_bytes()))
@@ -165,7 +163,7 @@ fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
 
 #[test]
 fn a_client_that_leaves_before_initialize_ends_the_server_cleanly() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let (answers, code) = session(&fixture, &[]);
     assert_eq!(code, 0, "{answers:#?}");
     assert!(answers.is_empty());
@@ -176,7 +174,7 @@ fn a_client_that_leaves_before_initialize_ends_the_server_cleanly() {
 /// session starts as usual.
 #[test]
 fn a_notification_before_initialize_does_not_end_the_session() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let mut lines = vec![
         json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
         json!({"jsonrpc":"2.0","id":77,"result":{}}).to_string(),
@@ -191,7 +189,7 @@ fn a_notification_before_initialize_does_not_end_the_session() {
 
 #[test]
 fn tool_arguments_are_held_to_their_schema_exactly_and_never_echoed_large() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let call = |id: u64, tool: &str, arguments: Value| {
         json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":arguments}}).to_string()
     };
@@ -261,7 +259,7 @@ enum Expect {
 /// id it can carry (none for a notification), and `tools/list` still works afterwards.
 #[test]
 fn the_issues_hostile_lines_each_get_one_answer_and_the_session_goes_on() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
     let big = format!("/{}", "x".repeat(2 << 20));
     let nul = format!("/{}", "\u{0}".repeat(64 << 10));
@@ -443,7 +441,7 @@ fn longest_run(value: &Value, c: char) -> usize {
 /// now each is answered promptly, no field quotes more than 4 KiB of it, and the cut is named.
 #[test]
 fn long_inputs_are_answered_promptly_and_quoted_at_most_4_kib_a_field() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let nul = "\u{0}".repeat(64 << 10);
     let big = "x".repeat(2 << 20);
     let mut lines = initialize();
@@ -493,7 +491,7 @@ fn long_inputs_are_answered_promptly_and_quoted_at_most_4_kib_a_field() {
 /// array; an all-notification batch gets nothing, an empty one a single `-32600`.
 #[test]
 fn a_batch_is_answered_as_one_array_under_2025_03_26() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
     let batch = json!([
         {"jsonrpc":"2.0","id":1,"method":"ping"},
@@ -542,7 +540,7 @@ fn a_batch_is_answered_as_one_array_under_2025_03_26() {
 /// `-32600` with `"id": null` that names why, and the session goes on.
 #[test]
 fn a_batch_is_refused_where_the_revision_has_none() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let batch = json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]).to_string();
     let mut lines = vec![(Duration::ZERO, batch.clone())];
     lines.extend(after_handshake(

@@ -6,6 +6,7 @@ mod abandon;
 mod agents;
 mod agreement;
 mod approval;
+mod approval_protected;
 mod attacks;
 mod attacks_approval;
 mod attacks_evidence;

@@ -39,6 +39,7 @@ mod kills_fetch;
 mod kills_publish;
 mod landing;
 mod lifecycle;
+mod lifecycle_consent;
 mod limit_changes;
 mod locks;
 mod mcp;

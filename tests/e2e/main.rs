@@ -72,5 +72,6 @@ mod standards_refusals;
 mod status;
 mod status_lagging;
 mod surfaces;
+mod surfaces_cleanliness;
 mod sync;
 mod wording;

@@ -36,6 +36,8 @@ mod install;
 mod kills;
 mod kills_approval;
 mod kills_fetch;
+mod kills_interrupted;
+mod kills_jobs;
 mod kills_publish;
 mod landing;
 mod lifecycle;

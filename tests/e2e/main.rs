@@ -46,6 +46,7 @@ mod limit_changes;
 mod locks;
 mod mcp;
 mod mcp_wire;
+mod mcp_wire_batch;
 mod merging;
 #[cfg(feature = "remote-cache")]
 mod nginx;

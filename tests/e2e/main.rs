@@ -75,6 +75,6 @@ mod standards_refusals;
 mod status;
 mod status_lagging;
 mod surfaces;
-mod surfaces_cleanliness;
+mod surfaces_refusals;
 mod sync;
 mod wording;

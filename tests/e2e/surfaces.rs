@@ -1,6 +1,6 @@
 //! The verbs' contract on both surfaces: dry runs never write, on every writing verb; flag
-//! combinations that make no sense are refused; one slug per refusal kind (cleanliness:
-//! `surfaces_cleanliness.rs`).
+//! combinations that make no sense are refused (cleanliness, unknown Standards and other
+//! actions' keys: `surfaces_refusals.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

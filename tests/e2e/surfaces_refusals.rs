@@ -1,5 +1,7 @@
-//! Cleanliness, as each verb declares it: a checkout whose cleanliness cannot be told is refused,
-//! never read as clean, and every verb refuses exactly the checkouts its declaration rules out.
+//! Refusals, the same on both surfaces: a checkout whose cleanliness cannot be told is refused,
+//! never read as clean; every verb refuses exactly the checkouts its declared cleanliness rules
+//! out; an unknown Standard is `unknown_standard` everywhere; another action's keys are refused
+//! only when they ask for something.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,10 @@
 //! What the end-to-end suite, the benches and the fuzz targets reach below the face: the
 //! internals they drive or inspect directly (the sandbox, snapshots, signatures, the steps a
 //! kill test stops at). Not part of discern's interface; nothing here is for a frontend.
+//!
+//! Items, not modules: each name below is one a test, bench or fuzz target uses, grouped as
+//! they are in the library so that a path reads the same from both sides. A test that needs
+//! another item adds it here by name.
 
 pub mod approval {
     pub use crate::approval::{NAMESPACE, sign, sign_for, sign_in_process, verify, verify_for};
@@ -22,8 +26,30 @@ pub mod builtins {
     pub use crate::builtins::{BUILTINS, component, names};
 }
 
+/// The named steps of the transactions a kill test stops at, and the refs and lock they write.
 pub mod commit {
-    pub use crate::commit::{fork, landing, lock, merging, shared_refs, step};
+    pub mod fork {
+        pub mod step {
+            pub use crate::commit::fork::step::{ALL, WORKTREE_ADDED};
+        }
+    }
+    pub mod landing {
+        pub mod step {
+            pub use crate::commit::landing::step::{ALL, JOURNAL_WRITTEN, NOTE_WRITTEN};
+        }
+    }
+    pub mod lock {
+        pub use crate::commit::lock::FILE;
+    }
+    pub mod merging {
+        pub use crate::commit::merging::JOURNAL_WRITTEN;
+    }
+    pub mod shared_refs {
+        pub use crate::commit::shared_refs::{edit_tree, set_ref, tree_of, write_commit};
+    }
+    pub mod step {
+        pub use crate::commit::step::{ALL, REF_MOVED};
+    }
 }
 
 /// The fault point inside `start` once the effort exists, before its setup runs.
@@ -40,9 +66,23 @@ pub mod digest {
 }
 
 pub mod evidence {
+    pub use crate::evidence::{Entry, VERSION};
+    pub mod bundle {
+        pub use crate::evidence::bundle::{Bundle, NAMESPACE, remote_key};
+    }
+    pub mod findings {
+        pub use crate::evidence::findings::encode;
+    }
+    pub mod shared {
+        pub use crate::evidence::shared::tree;
+    }
     #[cfg(feature = "remote-cache")]
-    pub use crate::evidence::remote;
-    pub use crate::evidence::{Entry, VERSION, bundle, findings, shared};
+    pub mod remote {
+        pub use crate::evidence::remote::{
+            ActionResult, BlobDigest, Client, ENTRY, FINDINGS, Options, OutputFile, RemoteError,
+            SIGNATURE,
+        };
+    }
 }
 
 pub mod measure {

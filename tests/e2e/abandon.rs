@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::Fixture;
+use crate::support::config::Config;
 
 fn started(fixture: &Fixture, name: &str) -> PathBuf {
     let json = fixture
@@ -33,7 +34,7 @@ fn commit_in(fixture: &Fixture, path: &Path, file: &str) {
 
 #[test]
 fn an_effort_with_nothing_to_lose_is_abandoned_whole() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = started(&fixture, "idle");
     let json = fixture.run(&["abandon", "idle", "--json"]).json();
     assert_eq!(json["ok"], true, "{json}");
@@ -49,7 +50,7 @@ fn an_effort_with_nothing_to_lose_is_abandoned_whole() {
 
 #[test]
 fn work_that_would_be_lost_is_refused_and_discarded_only_with_force() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = started(&fixture, "tried");
     commit_in(&fixture, &path, "src/tried.rs");
     std::fs::write(path.join("notes.txt"), "uncommitted\n").unwrap();
@@ -83,7 +84,7 @@ fn work_that_would_be_lost_is_refused_and_discarded_only_with_force() {
 
 #[test]
 fn pushed_work_is_not_lost_so_it_needs_no_force() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = started(&fixture, "pushed");
     commit_in(&fixture, &path, "src/pushed.rs");
     // A remote-tracking ref holds the commit: nothing is lost by deleting the branch.
@@ -98,7 +99,7 @@ fn pushed_work_is_not_lost_so_it_needs_no_force() {
 
 #[test]
 fn an_abandon_killed_midway_is_finished_by_the_next_writing_call() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     for step in ["abandon-journal-written", "abandon-worktree-removed"] {
         let name = format!("killed-{}", step.len());
         let path = started(&fixture, &name);
@@ -129,7 +130,7 @@ fn an_abandon_killed_midway_is_finished_by_the_next_writing_call() {
 
 #[test]
 fn the_main_checkout_is_never_abandoned() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let json = fixture.run(&["abandon", "--json"]).json();
     assert_eq!(json["ok"], false, "{json}");
     assert!(json.to_string().contains("discern abandon ID"), "{json}");
@@ -137,7 +138,7 @@ fn the_main_checkout_is_never_abandoned() {
 
 #[test]
 fn the_effort_is_named_with_effort_as_approve_and_accept_name_it() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = started(&fixture, "flagged");
     let both = fixture.run(&["abandon", "flagged", "--effort", "flagged", "--json"]);
     assert_eq!(both.code, 2, "one name, not two: {}", both.stderr);

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::LazyLock;
 
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::Fixture;
+use crate::support::config::Config;
 
 /// The Python MCP SDK the suite starts servers with, pinned.
 const MCP_SDK: &str = "mcp==2.3.0";
@@ -138,7 +139,7 @@ fn read(fixture: &Fixture, file: &str) -> String {
 /// team's files byte for byte and deletes the ones discern made.
 #[test]
 fn every_client_is_wired_beside_the_teams_config_and_a_real_client_lists_the_tools() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     fixture.repo.write(".mcp.json", TEAM_MCP_JSON);
     fixture.repo.write(".codex/config.toml", TEAM_CODEX_TOML);
     fixture.repo.write("AGENTS.md", TEAM_AGENTS_MD);
@@ -239,7 +240,7 @@ fn session_start_orients_in_a_few_hundred_bytes(fixture: &Fixture) {
 /// refusal names `--client`.
 #[test]
 fn without_a_client_named_those_on_path_are_wired_and_none_found_is_refused() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let bin = git_only(&fixture);
     let none = agents(&fixture, &["--json"]).json();
     assert_eq!(none["ok"], false, "{none}");
@@ -266,7 +267,7 @@ fn without_a_client_named_those_on_path_are_wired_and_none_found_is_refused() {
 /// added), and stop once `discern agents` wrote it again.
 #[test]
 fn status_says_when_the_guidance_is_out_of_date() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let says = |fixture: &Fixture, args: &[&str]| {
         let json = fixture.run(args).json();
         json["advisories"]
@@ -277,7 +278,7 @@ fn status_says_when_the_guidance_is_out_of_date() {
     assert!(!stale(&fixture), "no section, no advisory");
     assert_eq!(agents(&fixture, &["--client", "codex"]).code, 0);
     assert!(!stale(&fixture));
-    let config = LANDING_CONFIG.replace("test = \"true\"", "test = \"true\"\nlint = \"true\"");
+    let config = Config::landing().job("lint", "true").to_string();
     fixture.repo.write("discern.toml", &config);
     assert!(stale(&fixture), "a job was added");
     assert!(
@@ -294,7 +295,7 @@ fn status_says_when_the_guidance_is_out_of_date() {
 /// come before the gate's rehearsal.
 #[test]
 fn doctor_checks_each_wired_client_and_names_the_fix() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     fixture.repo.write(".mcp.json", TEAM_MCP_JSON);
     assert_eq!(
         agents(&fixture, &["--client", "claude", "--client", "codex"]).code,
@@ -353,7 +354,7 @@ fn doctor_checks_each_wired_client_and_names_the_fix() {
 
 #[test]
 fn check_and_remove_together_are_refused() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let run = agents(&fixture, &["--check", "--remove", "--json"]);
     assert_eq!(run.code, 2);
     assert_eq!(run.json()["error"], "invalid_arguments");

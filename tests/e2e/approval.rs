@@ -4,59 +4,25 @@
 //! trunk's allowed-signers file, or (without one) an answer on an interactive terminal. Each
 //! attack below is refused with a clear message and lands nothing.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG};
+use crate::support::Fixture;
+use crate::support::config::{Config, SIGNERS};
+use crate::support::forge::Keys;
 
 pub(crate) const REASON: &str = "The new module lists four planned extension points.";
-const SIGNERS: &str = ".discern/allowed_signers";
-
-/// The owner's key and a stranger's, made with ssh-keygen beside the repository.
-pub(crate) struct Keys {
-    pub(crate) owner: PathBuf,
-    pub(crate) stranger: PathBuf,
-}
-
-impl Keys {
-    fn new(dir: &Path) -> Self {
-        discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
-        let make = |name: &str| {
-            let path = dir.join(name);
-            let status = std::process::Command::new("ssh-keygen")
-                .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-                .arg(&path)
-                .status()
-                .expect("ssh-keygen (Debian: openssh-client) runs");
-            assert!(status.success());
-            path
-        };
-        Self {
-            owner: make("owner"),
-            stranger: make("stranger"),
-        }
-    }
-
-    fn signers_line(&self) -> String {
-        let public = std::fs::read_to_string(self.owner.with_extension("pub")).unwrap();
-        format!("owner@example.com {}", public.trim())
-    }
-}
 
 fn signed_config() -> String {
-    format!(
-        "{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n"
-    )
+    Config::landing().signed().to_string()
 }
 
 /// A trunk that requires signed approvals, with the owner's key listed.
 pub(crate) fn signed_fixture() -> (Fixture, Keys) {
-    let fixture = Fixture::new(&signed_config());
+    let fixture = Fixture::new(signed_config());
     let keys = Keys::new(fixture.repo.parent());
-    fixture
-        .repo
-        .write(SIGNERS, format!("{}\n", keys.signers_line()));
+    fixture.repo.write(SIGNERS, keys.owner_line());
     // Beside the config that names it, in the first commit: the gate's start (added later, it
     // would be a change of the signers no approval anchors).
     fixture.repo.git(&["add", "-A"]);
@@ -108,7 +74,7 @@ pub(crate) fn proposed_effort(fixture: &Fixture, name: &str) -> (PathBuf, String
 }
 
 /// The `key` of each protected change in `list`.
-fn keys_of(list: &Value) -> Vec<&str> {
+pub(crate) fn keys_of(list: &Value) -> Vec<&str> {
     list.as_array()
         .unwrap()
         .iter()
@@ -175,7 +141,7 @@ fn a_signed_approval_is_the_only_way_a_loosening_lands_and_the_trunk_check_verif
     assert_eq!(trunk(&fixture), before);
 
     // A key the trunk does not list signs nothing that counts.
-    let stranger = keys.stranger.to_str().unwrap();
+    let stranger = keys.attacker.to_str().unwrap();
     let reviewed = fixture.git_out(&path, &["rev-parse", "HEAD"]);
     let json = fixture
         .run(&[
@@ -326,102 +292,10 @@ fn a_hand_written_approval_note_is_refused_where_signatures_are_required() {
 }
 
 #[test]
-fn a_branch_cannot_change_its_own_approval_policy_or_grant() {
-    let (fixture, _keys) = signed_fixture();
-    let config = LANDING_CONFIG.to_owned()
-        + "\n[acceptance]\napproval = \"interactive\"\npre_authorized = [\"**\"]\n";
-    let path = effort(&fixture, "policy", &[("discern.toml", &config)]);
-    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
-    assert_eq!(done["ok"], true, "{done}");
-    let keys = keys_of(&done["data"]["proof"]["protected"]);
-    assert_eq!(
-        keys,
-        [
-            "acceptance.allowed_signers",
-            "acceptance.approval",
-            "acceptance.pre_authorized",
-            "acceptance.repository"
-        ]
-    );
-    let line = done["data"]["proof_line"].as_str().unwrap();
-    assert!(
-        line.contains(
-            "protected change(s) awaiting exact owner approval: acceptance.allowed_signers"
-        ),
-        "{line}"
-    );
-    // The trunk's grant and policy decide, not the branch's.
-    let json = fixture.run_in(&path, &["accept", "--json"], &[]).json();
-    assert_eq!(json["error"], "awaiting_consent", "{json}");
-    let run = fixture.on_terminal(&path, &["accept", "--confirmed"], "yes\nyes\nyes\n");
-    assert_ne!(run.code, 0, "{}", run.stdout);
-    let json = fixture
-        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
-        .json();
-    assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
-    assert_eq!(json["data"]["approval"], "signed");
-    assert_eq!(
-        json["data"]["protected_changes"].as_array().unwrap().len(),
-        4
-    );
-}
-
-#[test]
-fn every_change_to_the_gate_definition_is_a_protected_change() {
-    let fixture = Fixture::new(&format!(
-        "{LANDING_CONFIG}\n[standards.component]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/x.wasm\"\n"
-    ));
-    fixture.repo.write("tools/x.wasm", "one component");
-    fixture.repo.commit("a repository component");
-    let config = std::fs::read_to_string(fixture.path().join("discern.toml"))
-        .unwrap()
-        .replace("test = \"true\"", "test = \"exit 0\"")
-        .replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 1e9")
-        .replace("pattern = \"TODO\"", "pattern = \"NEVER\"")
-        .replace(
-            "pin_on_done = false",
-            "pin_on_done = false\nrequire_trunk = true",
-        );
-    let path = effort(
-        &fixture,
-        "gate",
-        &[
-            ("discern.toml", &config),
-            ("tools/x.wasm", "another component"),
-        ],
-    );
-    let json = fixture
-        .run_in(&path, &["approve", "--dry-run", "--json"], &[])
-        .json();
-    assert_eq!(json["ok"], true, "{json}");
-    let keys = keys_of(&json["data"]["required"]["protected"]);
-    assert_eq!(
-        keys,
-        [
-            "standards.todo.config",
-            "standards.todo.margin",
-            "standards.component.producer_blob",
-            "jobs.test",
-            "repository.require_trunk",
-        ],
-        "{json}"
-    );
-    assert_eq!(json["data"]["approval"], "interactive");
-    // What the owner reads: one line an item, old → new, with its token.
-    let text = fixture.run_in(&path, &["approve", "--dry-run"], &[]).stdout;
-    insta::with_settings!({ filters => vec![(r"\b[0-9a-f]{12,64}\b", "[hex]")] }, {
-        insta::assert_snapshot!("approve_listing", text);
-    });
-    // Without a terminal, `approve` asks nobody and approves nothing.
-    let json = fixture.run_in(&path, &["approve", "--json"], &[]).json();
-    assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
-}
-
-#[test]
 fn interactive_approval_is_answered_on_a_terminal_and_recorded_with_its_channel() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     // The branch drops the test job: its Proof says no test ran, and the change is protected.
-    let config = LANDING_CONFIG.replace("[jobs]\ntest = \"true\"\n", "");
+    let config = Config::landing().unset("jobs", "test").to_string();
     let path = effort(&fixture, "tests-gone", &[("discern.toml", &config)]);
     let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
@@ -465,127 +339,6 @@ fn interactive_approval_is_answered_on_a_terminal_and_recorded_with_its_channel(
     let proof = note(&fixture, "refs/notes/discern", &head).unwrap();
     assert_eq!(proof["approval"]["channel"], "terminal");
     assert_eq!(proof["approved_changes"][0]["key"], "jobs.test");
-}
-
-#[test]
-fn a_branch_cannot_point_the_landing_at_a_trunk_it_controls() {
-    let fixture = Fixture::new(LANDING_CONFIG);
-    let config = LANDING_CONFIG.replace(
-        "pin_on_done = false",
-        "pin_on_done = false\ntrunk = \"agent/self\"",
-    );
-    let path = effort(&fixture, "self", &[("discern.toml", &config)]);
-    let before = trunk(&fixture);
-    let json = fixture
-        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
-        .json();
-    assert_eq!(json["ok"], false, "{json}");
-    assert!(
-        json["message"].as_str().unwrap().contains("own branch"),
-        "{json}"
-    );
-    // DISCERN_TRUNK only redirects read-only measurement, never what a landing trusts.
-    let (path, _) = fixture.proven_effort("env");
-    let json = fixture
-        .run_in(
-            &path,
-            &["accept", "--confirmed", "--json"],
-            &[("DISCERN_TRUNK", "agent/env")],
-        )
-        .json();
-    assert_eq!(json["ok"], true, "{json}");
-    assert_eq!(json["data"]["trunk"], "main");
-    assert_ne!(trunk(&fixture), before);
-}
-
-#[test]
-fn a_gate_proof_written_by_hand_lands_nothing() {
-    let fixture = Fixture::new(LANDING_CONFIG);
-    // The work breaches todo (2 + 4 = 6 > 5); the agent skips the gate and writes the Proof.
-    let path = effort(
-        &fixture,
-        "forged",
-        &[(
-            "src/more.rs",
-            "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
-        )],
-    );
-    let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
-    let git_dir = PathBuf::from(fixture.git_out(&path, &["rev-parse", "--absolute-git-dir"]));
-    let before = trunk(&fixture);
-    let proof = serde_json::json!({
-        "version": 1, "commit": head, "branch": "agent/forged", "trunk": "main",
-        "trunk_commit": before, "diffstat": "+4 −0 in 1 file",
-        "standards": [{ "name": "todo", "value": 2.0, "limit": 5.0, "verdict": "held" }],
-        "proposals": [], "line": "Proof: agent/forged; Standards: 1 pass.",
-    });
-    std::fs::create_dir_all(git_dir.join("discern")).unwrap();
-    std::fs::write(git_dir.join("discern/gate-proof"), proof.to_string()).unwrap();
-    let json = fixture
-        .run_in(&path, &["accept", "--confirmed", "--json"], &[])
-        .json();
-    assert_eq!(json["error"], "gate_failed", "{json}");
-    assert!(
-        json["message"].as_str().unwrap().contains("proves nothing"),
-        "{json}"
-    );
-    assert_eq!(trunk(&fixture), before);
-}
-
-#[test]
-fn a_weakened_definition_is_judged_by_the_trunks_too_for_the_owner() {
-    let fixture = Fixture::new(LANDING_CONFIG);
-    // The branch adds four TODOs (6 > 5) and weakens the pattern so that its own count is 0.
-    let config = LANDING_CONFIG.replace("pattern = \"TODO\"", "pattern = \"NEVER\"");
-    let path = effort(
-        &fixture,
-        "weaken",
-        &[
-            ("discern.toml", &config),
-            (
-                "src/more.rs",
-                "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
-            ),
-        ],
-    );
-    let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
-    assert_eq!(done["ok"], true, "{done}");
-    let by_trunk = &done["data"]["proof"]["by_trunk"][0];
-    assert_eq!(by_trunk["name"], "todo");
-    assert_eq!(by_trunk["value"], 6.0);
-    assert_eq!(by_trunk["verdict"], "regressed");
-    let line = done["data"]["proof_line"].as_str().unwrap();
-    assert!(
-        line.contains("awaiting exact owner approval: standards.todo.config; by the trunk's definitions: todo regressed 6 vs 5"),
-        "{line}"
-    );
-}
-
-#[test]
-fn a_branch_cannot_relax_the_trunks_repository_settings_before_landing() {
-    let trunk_config = LANDING_CONFIG.replace("pin_on_done = false", "require_trunk = true");
-    let fixture = Fixture::new(&trunk_config);
-    // The branch opts out of pinning and of requiring the trunk, and drops a TODO (a gain).
-    let relaxed = trunk_config.replace(
-        "require_trunk = true",
-        "require_trunk = false\npin_on_done = false",
-    );
-    let path = effort(
-        &fixture,
-        "relax",
-        &[
-            ("discern.toml", &relaxed),
-            ("src/lib.rs", "// TODO: one\npub fn a() {}\npub fn b() {}\n"),
-        ],
-    );
-    let json = fixture.run_in(&path, &["done", "--json"], &[]).json();
-    assert_eq!(json["ok"], true, "{json}");
-    assert_eq!(
-        json["steps"][0]["label"], "pin",
-        "the trunk's pin_on_done decides: {json}"
-    );
-    let keys = keys_of(&json["data"]["proof"]["protected"]);
-    assert_eq!(keys, ["repository.pin_on_done", "repository.require_trunk"]);
 }
 
 /// A proposal gone stale (a commit after it) is caught by `approve`, before the owner signs
@@ -724,7 +477,7 @@ fn the_owners_route_from_the_main_checkout_names_each_effort_and_who_approved() 
 /// commit (the same value and reason), so `done` passes and `status` agrees.
 #[test]
 fn update_renews_a_proposal_that_survived_the_merge() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (path, _) = proposed_effort(&fixture, "survives");
     fixture.repo.write("docs/later.md", "# later\n");
     fixture.repo.git(&["add", "-A"]);

@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::approval::{effort, proposed_effort, signed_fixture, trunk};
-use crate::forge::{BREACH, Forge, REASON, STRATEGIES, Strategy, fails, passes};
+use crate::forge::BREACH;
 use crate::support::APPROVAL_REPOSITORY;
+use crate::support::config::Config;
+use crate::support::forge::{File, Forge, REASON, STRATEGIES, Strategy, fails, passes};
 
 /// Other code with the same breach as [`BREACH`]: four TODOs in another file, so the same
 /// proposal (todo 5 -> 6, the same reason) and the same approval token.
@@ -47,7 +49,7 @@ fn approval_on(forge: &Forge, branch: &str) -> (String, String) {
 }
 
 /// Commit `files` on the contributor's checkout of `branch` and push it.
-fn push_to(forge: &Forge, branch: &str, files: &[(&str, &str)], message: &str) {
+fn push_to(forge: &Forge, branch: &str, files: &[File], message: &str) {
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", branch]);
     for (file, content) in files {
@@ -84,7 +86,10 @@ fn reviewed(forge: &Forge, branch: &str) -> (Value, Vec<String>) {
         .skip(1)
         .map(str::to_owned)
         .collect();
-    args.extend(["--key".to_owned(), forge.key.to_str().unwrap().to_owned()]);
+    args.extend([
+        "--key".to_owned(),
+        forge.keys.owner.to_str().unwrap().to_owned(),
+    ]);
     (json, args)
 }
 
@@ -112,15 +117,19 @@ fn nothing_signed(forge: &Forge, branch: &str) {
 
 #[test]
 fn an_approval_copied_into_another_pull_request_with_the_same_limit_change_approves_nothing() {
-    let forge = Forge::new();
-    forge.pull_request("first", BREACH, true);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from("origin/main", "first", BREACH, &[], true);
     forge.approve("first");
-    passes("control: PR CI of the approved PR", forge.pr_ci("first"));
+    passes(
+        "control: PR CI of the approved PR",
+        forge.pr_ci_no_notes("first"),
+    );
     let (path, bytes) = approval_on(&forge, "first");
 
     // Another pull request: other code, the same loosening with the same reason — the same
     // token the owner signed — and the first one's approval file copied in.
-    forge.pull_request("second", OTHER_CODE, true);
+    let other: Vec<File> = OTHER_CODE.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
+    forge.pull_request_from("origin/main", "second", &other, &[], true);
     let listed = listed(&forge, "second");
     let token = discern::testing::proposals::approval_token("todo", 6.0, REASON);
     assert_eq!(
@@ -131,11 +140,11 @@ fn an_approval_copied_into_another_pull_request_with_the_same_limit_change_appro
     push_to(
         &forge,
         "second",
-        &[(path.as_str(), &format!("{bytes}\n"))],
+        &[(path.as_str(), format!("{bytes}\n").as_bytes())],
         "the first PR's approval",
     );
 
-    let json = fails("PR CI of the copy", forge.pr_ci("second"));
+    let json = fails("PR CI of the copy", forge.pr_ci_no_notes("second"));
     assert_ne!(json["data"]["limits"]["status"], "approved", "{json}");
     assert!(
         said(&json).contains("another change to the tree than this one makes"),
@@ -175,7 +184,7 @@ fn sibling_ci(forge: &Forge, sibling: &Path, name: &str, rev: &str, args: &[&str
 
 #[test]
 fn an_approval_copied_into_a_sibling_repository_sharing_history_and_the_key_approves_nothing() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let shared = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     let sibling = sibling(&forge);
 
@@ -201,7 +210,7 @@ fn an_approval_copied_into_a_sibling_repository_sharing_history_and_the_key_appr
     std::fs::write(own.join("discern.toml"), named).unwrap();
     forge.git(&own, &["commit", "-q", "-am", "name the sibling"]);
     let head = forge.out(&own, &["rev-parse", "HEAD"]);
-    let key = forge.key.to_str().unwrap();
+    let key = forge.keys.owner.to_str().unwrap();
     let (code, json) = forge.discern(
         &own,
         &["approve", "rename", "--head", &head, "--key", key, "--json"],
@@ -227,9 +236,12 @@ fn an_approval_copied_into_a_sibling_repository_sharing_history_and_the_key_appr
     );
 
     // The owner approves a pull request in the first repository.
-    forge.pull_request("first", BREACH, true);
+    forge.pull_request_from("origin/main", "first", BREACH, &[], true);
     forge.approve("first");
-    passes("control: PR CI of the approved PR", forge.pr_ci("first"));
+    passes(
+        "control: PR CI of the approved PR",
+        forge.pr_ci_no_notes("first"),
+    );
 
     // The same branch, its approval commit included, pushed as a pull request of the sibling
     // (forked from the history both share).
@@ -259,8 +271,8 @@ fn an_approval_copied_into_a_sibling_repository_sharing_history_and_the_key_appr
 
 #[test]
 fn the_owners_command_after_the_contributor_pushed_a_bigger_loosening_signs_nothing() {
-    let forge = Forge::new();
-    forge.pull_request("grows", BREACH, true);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from("origin/main", "grows", BREACH, &[], true);
     // The owner reviews 5 -> 6; the dry run prints the command that signs exactly that.
     let listed = listed(&forge, "grows");
     let proposal = &listed["data"]["required"]["proposals"][0];
@@ -286,7 +298,7 @@ fn the_owners_command_after_the_contributor_pushed_a_bigger_loosening_signs_noth
     forge.git(&forge.owner, &["fetch", "-q", "origin"]);
 
     // Whatever the owner runs, nothing is signed for what they did not review.
-    let key = forge.key.to_str().unwrap().to_owned();
+    let key = forge.keys.owner.to_str().unwrap().to_owned();
     let without_head: Vec<String> = ["approve", "origin/grows", "--key", &key]
         .map(str::to_owned)
         .to_vec();
@@ -310,7 +322,7 @@ fn the_owners_command_after_the_contributor_pushed_a_bigger_loosening_signs_noth
     let (code, json) = owner_runs(&forge, &with_token);
     assert_eq!(code, 1, "the reviewed token signed 5 -> 8: {json}");
     nothing_signed(&forge, "grows");
-    let json = fails("PR CI", forge.pr_ci("grows"));
+    let json = fails("PR CI", forge.pr_ci_no_notes("grows"));
     assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
 
     // Reviewing again shows 5 -> 8, and its command signs exactly that.
@@ -324,19 +336,25 @@ fn the_owners_command_after_the_contributor_pushed_a_bigger_loosening_signs_noth
     forge.git(&forge.owner, &["push", "-q", "origin", "grows:grows"]);
     passes(
         "PR CI once the owner approved what is there",
-        forge.pr_ci("grows"),
+        forge.pr_ci_no_notes("grows"),
     );
 }
 
 #[test]
 fn the_same_approved_change_passes_the_push_check_by_merge_commit_squash_and_rebase() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("landed-{strategy:?}").to_lowercase();
         // Work in two commits, then the proposal, then the owner's approval commit.
-        forge.pull_request(&name, &[("src/first.rs", "pub fn first() {}\n")], false);
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[("src/first.rs", b"pub fn first() {}\n")],
+            &[],
+            false,
+        );
         push_to(&forge, &name, BREACH, "the breach");
         let c = &forge.contributor;
         let (code, json) = forge.discern(
@@ -353,7 +371,7 @@ fn the_same_approved_change_passes_the_push_check_by_merge_commit_squash_and_reb
 }
 
 /// Push a commit of `files` straight onto the forge's trunk (another landing, say).
-fn trunk_moves(forge: &Forge, files: &[(&str, &str)]) {
+fn trunk_moves(forge: &Forge, files: &[File]) {
     let bot = forge.bot();
     for (file, content) in files {
         std::fs::write(bot.join(file), content).unwrap();
@@ -364,15 +382,15 @@ fn trunk_moves(forge: &Forge, files: &[(&str, &str)]) {
 
 #[test]
 fn a_trunk_that_moved_on_other_paths_still_verifies_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("disjoint-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, BREACH, true);
+        forge.pull_request_from("origin/main", &name, BREACH, &[], true);
         forge.approve(&name);
-        trunk_moves(&forge, &[("README.md", "# the trunk moved on\n")]);
-        passes("PR CI on the head", forge.pr_ci(&name));
+        trunk_moves(&forge, &[("README.md", b"# the trunk moved on\n")]);
+        passes("PR CI on the head", forge.pr_ci_no_notes(&name));
         let (code, json) = forge.merge_ref_ci(&name);
         assert_eq!(code, 0, "{strategy:?}: the merge ref: {json}");
         assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
@@ -385,28 +403,30 @@ fn a_trunk_that_moved_on_other_paths_still_verifies_under_every_strategy() {
 
 #[test]
 fn a_trunk_that_moved_on_the_same_path_fails_closed_and_names_reapproval() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     // A protected change (the test job) with code in src/lib.rs, approved.
     let lib = std::fs::read_to_string(forge.owner.join("src/lib.rs")).unwrap();
     let config = std::fs::read_to_string(forge.owner.join("discern.toml")).unwrap();
     let jobs = config.replace("test = \"true\"", "test = \"true && true\"");
     let ours = format!("{lib}pub fn c() {{}}\n");
-    forge.pull_request(
+    forge.pull_request_from(
+        "origin/main",
         "overlap",
         &[
-            ("discern.toml", jobs.as_str()),
-            ("src/lib.rs", ours.as_str()),
+            ("discern.toml", jobs.as_bytes()),
+            ("src/lib.rs", ours.as_bytes()),
         ],
+        &[],
         false,
     );
     forge.approve("overlap");
-    passes("PR CI once approved", forge.pr_ci("overlap"));
+    passes("PR CI once approved", forge.pr_ci_no_notes("overlap"));
 
     // The trunk edits the same file elsewhere; git merges the two cleanly, and what lands does
     // something else to src/lib.rs than what the owner approved.
     let theirs = lib.replace("pub fn a() {}", "pub fn a() -> u8 {\n    0\n}");
     assert_ne!(theirs, lib);
-    trunk_moves(&forge, &[("src/lib.rs", theirs.as_str())]);
+    trunk_moves(&forge, &[("src/lib.rs", theirs.as_bytes())]);
     let moved = forge.out(&forge.owner, &["ls-remote", "origin", "refs/heads/main"]);
     let moved = moved.split_whitespace().next().unwrap().to_owned();
     let json = fails("the merge ref", forge.merge_ref_ci("overlap"));

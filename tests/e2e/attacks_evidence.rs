@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::red_team::{Forge, SIGNERS, TODOS, passed, refused, signed_config, signers_line};
+use crate::attacks::signed_config;
+use crate::red_team::TODOS;
+use crate::support::config::SIGNERS;
+use crate::support::forge::{Forge, passed, refused};
 use crate::support::{Fixture, Run, standard};
 
 const REPOSITORY: &str = "example.com/acme/app";
@@ -36,7 +39,7 @@ const PASSING: &str = "echo 'DISCERN_METRIC passed 1'\n";
 
 /// The forge with the CI key (Forge's second key) listed in the trunk's signers, and `files`.
 fn forge(standards: &str, files: &[(&str, &[u8])]) -> Forge {
-    Forge::new(&evidence_config(standards), files, true)
+    Forge::with_second_signer(evidence_config(standards), files)
 }
 
 /// `discern <args>` in `dir` as a CI step runs it, with `env` besides.
@@ -62,7 +65,7 @@ fn measure_step(forge: &Forge, branch: &str, before: Option<&str>) -> (PathBuf, 
 
 /// The publish step: `discern sync --push` in `clone` holding the CI key.
 fn publish_step(forge: &Forge, clone: &Path) -> Value {
-    let key = forge.second_key.to_str().unwrap().to_owned();
+    let key = forge.keys.second.to_str().unwrap().to_owned();
     let run = ci(
         forge,
         clone,
@@ -335,7 +338,7 @@ fn plant_signed(forge: &Forge, key: &Path, entry: &Value) {
         findings: None,
         signature: signature.into_bytes(),
     };
-    let repo = discern::Repo::discover(&forge.attacker).unwrap();
+    let repo = discern::Repo::discover(&forge.contributor).unwrap();
     let commit: gix::ObjectId = entry["commit"].as_str().unwrap().parse().unwrap();
     let dir = tree::dir(commit, entry["identity"].as_str().unwrap());
     let files: Vec<(String, Vec<u8>)> = tree::files(&bundle, 1)
@@ -347,7 +350,7 @@ fn plant_signed(forge: &Forge, key: &Path, entry: &Value) {
     let old = repo.resolve_ref(tree::REF).unwrap().map(|r| r.commit);
     set_ref(&repo, tree::REF, old, planted, "plant").unwrap();
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "push",
             "-q",
@@ -368,19 +371,20 @@ fn a_branch_forked_before_a_ci_key_was_rotated_out_reuses_nothing_the_old_key_si
     // request touches, and its holder pushes it to the forge's evidence ref.
     plant_signed(
         &forge,
-        &forge.second_key,
+        &forge.keys.second,
         &forged_entry(&identity, &old, 0.0, "README.md"),
     );
     let todos = format!("{TODOS}pub fn c() {{}}\n");
     let pull_request = [("src/extra.rs", todos.as_bytes())];
     // Control: while the key is listed, a pull request reuses it (what evidence is for).
+    forge.sync_main(&forge.contributor);
     forge.pull_request_from(&old, "agent/before", &pull_request, &[], false);
     let (_, run) = measure_step(&forge, "agent/before", None);
     let json = passed(&run, "control: the listed key's bundle is reused");
     assert_eq!(standard(&json, "todo")["measurement"], "reused", "{json}");
 
     // The owner rotates the key out, approved, and it lands.
-    let only_owner = signers_line(&forge.owner_key, "owner@example.com");
+    let only_owner = forge.keys.owner_line();
     forge.pull_request(
         "owner/rotate",
         &[(SIGNERS, only_owner.as_bytes())],
@@ -389,12 +393,13 @@ fn a_branch_forked_before_a_ci_key_was_rotated_out_reuses_nothing_the_old_key_si
     );
     forge.owner_approves("owner/rotate");
     let before = forge.main();
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
-    let rotated = forge.out(&forge.attacker, &["rev-parse", "origin/owner/rotate"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
+    let rotated = forge.out(&forge.contributor, &["rev-parse", "origin/owner/rotate"]);
     forge.push_commit(&rotated);
     passed(&forge.push_ci(&before), "control: the rotation lands");
 
     // The attack: the same pull request, forked before the rotation.
+    forge.sync_main(&forge.contributor);
     forge.pull_request_from(&old, "agent/old", &pull_request, &[], false);
     let (_, run) = measure_step(&forge, "agent/old", None);
     let json = refused(&run, "PR CI reusing a bundle of the rotated-out key");
@@ -418,7 +423,7 @@ fn the_readmes_publish_job_publishes_from_a_fresh_clone_and_a_local_forge_is_ref
     // The publish job: its own fresh clone, nothing measured or run there before, the key
     // given as the secret's text.
     let clone = forge.ci_clone("main");
-    let key = std::fs::read_to_string(&forge.second_key).unwrap();
+    let key = std::fs::read_to_string(&forge.keys.second).unwrap();
     let env = [("DISCERN_EVIDENCE_KEY", key.as_str())];
     let run = ci(&forge, &clone, &["sync", "--push", "--json"], &env);
     let json = passed(&run, "the publish job");

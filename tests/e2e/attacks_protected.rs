@@ -64,7 +64,7 @@ const HACKS: &[u8] = b"// HACK 1\n// HACK 2\n// HACK 3\n";
 /// The attacker's branch off origin's `main`, where `prepare` runs in the attacker's clone
 /// before the commit (links, submodules: what `Forge::pull_request` cannot write), pushed.
 fn pull_request_with(forge: &Forge, branch: &str, prepare: impl FnOnce(&Path)) -> String {
-    let dir = &forge.attacker;
+    let dir = &forge.contributor;
     forge.git(dir, &["fetch", "-q", "origin"]);
     forge.git(dir, &["checkout", "-q", "-B", branch, "origin/main"]);
     prepare(dir);
@@ -77,7 +77,7 @@ fn pull_request_with(forge: &Forge, branch: &str, prepare: impl FnOnce(&Path)) -
 /// The owner's commit on `main`, prepared by `prepare` in the owner's clone, pushed: part of the
 /// trunk before any pull request.
 fn owner_commits(forge: &Forge, prepare: impl FnOnce(&Path)) {
-    let dir = forge.owner();
+    let dir = forge.owner.as_path();
     prepare(dir);
     forge.git(dir, &["commit", "-q", "-m", "the owner sets it up"]);
     forge.git(dir, &["push", "-q", "origin", "main"]);
@@ -104,7 +104,7 @@ fn gitlink(forge: &Forge, dir: &Path, path: &str, commit: &str) {
 
 /// The owner approves the pull request `branch` from their clone with their key, and pushes.
 fn owner_approves(forge: &Forge, branch: &str) {
-    let dir = forge.owner();
+    let dir = forge.owner.as_path();
     forge.git(dir, &["fetch", "-q", "origin"]);
     let tracking = format!("origin/{branch}");
     forge.git(dir, &["checkout", "-q", "-B", branch, &tracking]);
@@ -142,9 +142,14 @@ fn advisory_naming<'a>(json: &'a Value, path: &str) -> &'a str {
 /// check.
 #[test]
 fn class_p1a_a_new_run_standard_fails_pr_and_push_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(RUN_STANDARD, "");
-    forge.pull_request("agent/probe", &[("discern.toml", config.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/probe",
+        &[("discern.toml", config.as_bytes())],
+        &[],
+        false,
+    );
     let json = refused_naming(&forge.pr_ci("agent/probe"), "a new run Standard", "probe");
     assert!(said(&json).contains("Standard probe is new"), "{json}");
     let (before, _) = forge.push_main(&[("discern.toml", config.as_bytes())], &[], "probe");
@@ -160,15 +165,25 @@ fn class_p1a_a_new_run_standard_fails_pr_and_push_ci() {
 /// job is a command too.
 #[test]
 fn class_p1b_a_new_job_and_a_new_needs_fail_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(&format!("{NEW_JOB}{NEEDS_JOB}"), "");
-    forge.pull_request("agent/job", &[("discern.toml", config.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/job",
+        &[("discern.toml", config.as_bytes())],
+        &[],
+        false,
+    );
     let json = refused_naming(&forge.pr_ci("agent/job"), "a new job", "jobs.extra");
     assert!(said(&json).contains("Standard extra is new"), "{json}");
 
-    let forge = Forge::new(&signed_config(NEW_JOB, ""), &[]);
+    let forge = Forge::new(signed_config(NEW_JOB, ""), &[]);
     let config = signed_config(&format!("{NEW_JOB}{NEEDS_JOB}"), "");
-    forge.pull_request("agent/needs", &[("discern.toml", config.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/needs",
+        &[("discern.toml", config.as_bytes())],
+        &[],
+        false,
+    );
     let json = refused(&forge.pr_ci("agent/needs"), "a new needs on a trunk job");
     assert!(said(&json).contains("Standard extra is new"), "{json}");
     assert!(said(&json).contains("jobs.extra"), "{json}");
@@ -177,11 +192,11 @@ fn class_p1b_a_new_job_and_a_new_needs_fail_pr_ci() {
 /// A pull request adds a Standard measured by a component it commits.
 #[test]
 fn class_p1c_a_new_repository_component_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(COMPONENT_STANDARD, "");
     let wasm = pattern_wasm();
     let files: &[File] = &[("discern.toml", config.as_bytes()), ("tools/p.wasm", &wasm)];
-    forge.pull_request("agent/own", files, &[]);
+    forge.pull_request("agent/own", files, &[], false);
     let json = refused(&forge.pr_ci("agent/own"), "a new repository component");
     let text = said(&json);
     assert!(
@@ -196,15 +211,20 @@ fn class_p1c_a_new_repository_component_fails_pr_ci() {
 /// Standard measured there.
 #[test]
 fn baseline_an_owner_approved_new_job_passes_pr_and_push_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config(&format!("{NEW_JOB}{RUN_STANDARD}"), "");
-    forge.pull_request("agent/job", &[("discern.toml", config.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/job",
+        &[("discern.toml", config.as_bytes())],
+        &[],
+        false,
+    );
     let json = refused_naming(&forge.pr_ci("agent/job"), "a new job", "jobs.extra");
     assert!(said(&json).contains("Standard probe is new"), "{json}");
     owner_approves(&forge, "agent/job");
     let json = passed(&forge.pr_ci("agent/job"), "an approved new job");
     assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
-    let dir = forge.owner();
+    let dir = forge.owner.as_path();
     let before = forge.main();
     forge.git(dir, &["fetch", "-q", "origin"]);
     forge.git(
@@ -227,7 +247,7 @@ fn baseline_an_owner_approved_new_job_passes_pr_and_push_ci() {
 /// A protected submodule is bumped: its tree entry is a commit id, not a blob.
 #[test]
 fn class_p5a_a_protected_submodule_bumped_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", "protected = [\"vendor/**\"]\n"), &[]);
+    let forge = Forge::new(signed_config("", "protected = [\"vendor/**\"]\n"), &[]);
     let (one, two) = ("1".repeat(40), "2".repeat(40));
     owner_commits(&forge, |dir| gitlink(&forge, dir, "vendor/tool", &one));
     pull_request_with(&forge, "agent/ok", |dir| {
@@ -255,14 +275,19 @@ fn class_p5a_a_protected_submodule_bumped_fails_pr_ci() {
 #[test]
 fn class_p5b_a_protected_links_target_edited_fails_pr_ci() {
     let forge = Forge::new(
-        &signed_config(LINKED_SCRIPT, "protected = [\"scripts/**\"]\n"),
+        signed_config(LINKED_SCRIPT, "protected = [\"scripts/**\"]\n"),
         &[("lib/count.sh", COUNT_SH.as_bytes())],
     );
     owner_commits(&forge, |dir| {
         symlink(dir, "../lib/count.sh", "scripts/count.sh");
         forge.git(dir, &["add", "scripts/count.sh"]);
     });
-    forge.pull_request("agent/ok", &[("src/ok.rs", b"pub fn ok() {}\n")], &[]);
+    forge.pull_request(
+        "agent/ok",
+        &[("src/ok.rs", b"pub fn ok() {}\n")],
+        &[],
+        false,
+    );
     let json = passed(&forge.pr_ci("agent/ok"), "an innocuous pull request");
     assert_eq!(
         crate::support::standard(&json, "count")["value"],
@@ -273,6 +298,7 @@ fn class_p5b_a_protected_links_target_edited_fails_pr_ci() {
         "agent/target",
         &[("lib/count.sh", LIE), ("src/hack.rs", HACKS)],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/target"),
@@ -320,13 +346,23 @@ fn class_p5c_a_sourced_helper_of_a_protected_script_edited_after_init_fails_pr_c
         false => format!("{written}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n"),
     };
     let forge = Forge::new(&config, files);
-    forge.pull_request("agent/ok", &[("src/ok.rs", b"pub fn ok() {}\n")], &[]);
+    forge.pull_request(
+        "agent/ok",
+        &[("src/ok.rs", b"pub fn ok() {}\n")],
+        &[],
+        false,
+    );
     passed(
         &forge.pr_ci("agent/ok"),
         "an innocuous pull request after init",
     );
     let lenient = b"run_tests() { exit 0; }\n" as &[u8];
-    forge.pull_request("agent/helper", &[("scripts/helper.sh", lenient)], &[]);
+    forge.pull_request(
+        "agent/helper",
+        &[("scripts/helper.sh", lenient)],
+        &[],
+        false,
+    );
     refused_naming(
         &forge.pr_ci("agent/helper"),
         "a sourced helper edited",
@@ -336,6 +372,7 @@ fn class_p5c_a_sourced_helper_of_a_protected_script_edited_after_init_fails_pr_c
         "agent/package",
         &[("package.json", br#"{ "scripts": { "test": "true" } }"#)],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/package"),
@@ -349,7 +386,7 @@ fn class_p5c_a_sourced_helper_of_a_protected_script_edited_after_init_fails_pr_c
 /// both files in an advisory.
 #[test]
 fn class_p5d_an_lfs_pointer_and_a_binary_file_in_a_standards_paths_are_named() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 4096\n" as &[u8];
     let nul = b"\0\n// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n" as &[u8];
     forge.pull_request(
@@ -363,6 +400,7 @@ fn class_p5d_an_lfs_pointer_and_a_binary_file_in_a_standards_paths_are_named() {
             ),
         ],
         &[],
+        false,
     );
     let json = forge.pr_ci("agent/hidden").json();
     let lfs = advisory_naming(&json, "src/big.rs");
@@ -373,7 +411,12 @@ fn class_p5d_an_lfs_pointer_and_a_binary_file_in_a_standards_paths_are_named() {
     let binary = advisory_naming(&json, "src/hidden.rs");
     assert!(binary.contains("NUL byte"), "{binary}");
     // An innocuous pull request names nothing.
-    forge.pull_request("agent/ok", &[("src/ok.rs", b"pub fn ok() {}\n")], &[]);
+    forge.pull_request(
+        "agent/ok",
+        &[("src/ok.rs", b"pub fn ok() {}\n")],
+        &[],
+        false,
+    );
     let json = passed(&forge.pr_ci("agent/ok"), "an innocuous pull request");
     assert!(!said(&json).contains("hide their content"), "{json}");
 }

@@ -1,10 +1,12 @@
-//! The binary's side of the built-ins' inputs: a built-in's `config` and every pathspec refused
+//! The binary's side of the built-ins' inputs (the configs whose line numbers a test reads are
+//! written out as text): a built-in's `config` and every pathspec refused
 //! before anything runs (with the line and what to write), names that are not UTF-8 skipped with
 //! an advisory, and a pathspec list that matches nothing named instead of reading 0 in silence.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
+use crate::support::config::{Config, Standard};
 use crate::support::{Fixture, standard};
 
 fn messages(json: &serde_json::Value) -> Vec<String> {
@@ -87,9 +89,7 @@ fn braces_in_paths_are_refused_with_the_patterns_to_write() {
 
 #[test]
 fn a_name_that_is_not_utf8_is_skipped_with_an_advisory_not_an_internal_error() {
-    let fixture = Fixture::new(
-        "[standards.todo]\ndirection = \"down\"\nlimit = 2\nproducer = \"builtin:pattern\"\nmetric = \"matches\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\n",
-    );
+    let fixture = Fixture::new(Config::new().standard(Standard::todo(2)));
     std::fs::write(
         fixture.path().join(OsStr::from_bytes(b"caf\xe9 menu.txt")),
         "TODO\n",
@@ -107,9 +107,9 @@ fn a_name_that_is_not_utf8_is_skipped_with_an_advisory_not_an_internal_error() {
 
 #[test]
 fn pathspecs_that_match_nothing_are_named_not_read_as_zero_in_silence() {
-    let fixture = Fixture::new(
-        "[standards.todo]\ndirection = \"down\"\nlimit = 2\nproducer = \"builtin:pattern\"\nmetric = \"matches\"\nconfig = { pattern = \"TODO\", paths = [\"source/**\"] }\nper = { lines = [\"lib/**\"] }\n",
-    );
+    let todo = Standard::pattern("todo", "TODO", &["source/**"]).limit(2);
+    let todo = todo.set("per", r#"{ lines = ["lib/**"] }"#);
+    let fixture = Fixture::new(Config::new().standard(todo));
     let json = fixture.run(&["standards", "--json"]).json();
     let advisories = json["advisories"].to_string();
     assert!(

@@ -6,35 +6,19 @@
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO: \\w+", paths = ["src/**"] }
-metric = "matches"
-
-[standards.unwraps]
-direction = "down"
-limit = 0
-producer = "builtin:pattern"
-config = { pattern = "\\.unwrap\\(\\)", paths = ["src/**"] }
-metric = "matches"
-
-[standards.files]
-direction = "down"
-limit = 2
-producer = "builtin:extent"
-config = { paths = ["src/**"] }
-
-[standards.readme]
-direction = "up"
-limit = 1
-producer = "builtin:extent"
-config = { paths = ["README.md"] }
-metric = "lines"
-"#;
+fn config() -> Config {
+    let todo = Standard::pattern("todo", r"TODO: \w+", &["src/**"]).limit(2);
+    let unwraps = Standard::pattern("unwraps", r"\.unwrap\(\)", &["src/**"]);
+    let files = Standard::extent("files", "", &["src/**"]).without("metric");
+    let readme = Standard::extent("readme", "lines", &["README.md"]).up();
+    Config::new()
+        .standard(todo)
+        .standard(unwraps)
+        .standard(files.limit(2))
+        .standard(readme.limit(1))
+}
 
 /// The official SARIF 2.1.0 schema (OASIS, `sarif-2.1/schema/sarif-schema-2.1.0.json` of the
 /// sarif-spec repository), vendored so the test is hermetic.
@@ -42,7 +26,7 @@ const SARIF_SCHEMA: &str = include_str!("sarif-schema-2.1.0.json");
 
 /// A branch with a swapped, two regressed (one without findings) and a held Standard.
 fn failing() -> Fixture {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
     fixture
         .repo
@@ -132,7 +116,7 @@ fn run_code(fixture: &Fixture, format: &str) -> i32 {
 
 #[test]
 fn github_caps_annotations_at_ten_with_a_summary_line() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
     let many: String = (0..14)
         .map(|i| format!("pub fn f{i}(x: Option<u8>) -> u8 {{ x.unwrap() }}\n"))
@@ -230,7 +214,7 @@ fn junit_has_one_case_per_standard_and_gitlab_unique_fingerprints() {
 
 #[test]
 fn a_refusal_renders_in_every_format_and_a_green_run_is_quiet() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let refused = fixture.run(&["standards", "nosuch", "--output-format", "github"]);
     assert_eq!(refused.code, 1);
     assert!(
@@ -275,7 +259,7 @@ fn a_refusal_renders_in_every_format_and_a_green_run_is_quiet() {
 /// code scanning: `executionSuccessful: false`, with the reason as a notification.
 #[test]
 fn sarif_marks_an_unverified_run_unsuccessful_with_its_reason() {
-    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
     fixture.repo.git(&["branch", "-q", "-D", "main"]);
     let run = fixture.run_with(
@@ -294,7 +278,7 @@ fn sarif_marks_an_unverified_run_unsuccessful_with_its_reason() {
 /// asks for no second fetch and never tells the trunk to restore (revert) its limits.
 #[test]
 fn an_unverified_trunk_check_names_its_reason_and_one_fix_and_never_a_revert() {
-    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let run = fixture.run_with(&["standards"], &[("CI", "true")]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let text = format!("{}{}", run.stdout, run.stderr);

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::support::cache_dir;
+use crate::support::config::Config;
 
 fn discern(args: &[&str]) -> std::process::Output {
     let home = tempfile::tempdir().unwrap();
@@ -83,7 +84,7 @@ fn bad_arguments_exit_2() {
 /// `-C DIR` runs discern as if started in DIR, before or after the verb (as `git -C` does).
 #[test]
 fn dash_c_runs_in_another_directory() {
-    let fixture = crate::support::Fixture::new(crate::support::LANDING_CONFIG);
+    let fixture = crate::support::Fixture::new(Config::landing());
     let elsewhere = tempfile::tempdir().unwrap();
     let repo = fixture.path().to_str().unwrap();
     for args in [

@@ -4,23 +4,15 @@
 use std::path::Path;
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-lint = "test -f src/lib.rs"
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-margin = 0
-"#;
+fn config() -> Config {
+    Config::new()
+        .repository("pin_on_done", "false")
+        .job("lint", "test -f src/lib.rs")
+        .job("test", "true")
+        .standard(Standard::todo(5).margin(0))
+}
 
 /// Values that differ between runs by nature, written as placeholders.
 pub(crate) fn filters(fixture: &Fixture) -> Vec<(String, String)> {
@@ -62,7 +54,7 @@ pub(crate) fn filters(fixture: &Fixture) -> Vec<(String, String)> {
 
 #[test]
 fn every_verb_json_is_snapshotted() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let main = fixture.path().to_owned();
     let effort = fixture.repo.parent().join("repo.worktrees/e1");
     let reason = "The new parser needs its TODO markers until the grammar settles.";
@@ -130,7 +122,7 @@ fn every_verb_json_is_snapshotted() {
     json("accept", &effort, &["accept", "--confirmed"]);
     json("standards_pin", &main, &["standards", "--pin"]);
     // `done` with gains to pin (the default): the pin step, then Proof of the pin commit.
-    let pinning = Fixture::new(&CONFIG.replace("pin_on_done = false", ""));
+    let pinning = Fixture::new(config().unset("repository", "pin_on_done"));
     let started = pinning.run(&["start", "--name", "e2", "--json"]).json();
     let second = std::path::PathBuf::from(started["data"]["path"].as_str().unwrap());
     std::fs::write(second.join("src/new.rs"), "pub fn n() {}\n").unwrap();

@@ -9,11 +9,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::approval::{effort, proposed_effort, signed_fixture};
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::Fixture;
+use crate::support::config::Config;
 
 #[test]
 fn the_desk_refuses_where_it_cannot_be_interactive_naming_status_and_writing_nothing() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let before = fixture.git_out(fixture.path(), &["for-each-ref"]);
     // Piped stdout (as every run of the fixture is), then --json, then CI on top.
     let piped = fixture.run(&["desk"]);
@@ -61,7 +62,7 @@ fn no_mcp_tool_reaches_the_desk() {
 
 #[test]
 fn two_efforts_changing_one_file_each_name_the_other_in_status() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     effort(
         &fixture,
         "left",
@@ -355,12 +356,9 @@ fn status_names_the_verb_running_in_an_effort_and_how_long_it_has_run() {
     let hold = tempfile::tempdir().unwrap();
     let gate = hold.path().join("hold");
     std::fs::write(&gate, "").unwrap();
-    let config = LANDING_CONFIG.replace(
-        "test = \"true\"",
-        &format!(
-            "test = \"while [ -e '{}' ]; do sleep 0.1; done\"",
-            gate.display()
-        ),
+    let config = Config::landing().job(
+        "test",
+        &format!("while [ -e '{}' ]; do sleep 0.1; done", gate.display()),
     );
     let fixture = Fixture::new(&config);
     let path = effort(&fixture, "busy", &[("src/busy.rs", "pub fn b() {}\n")]);
@@ -402,7 +400,7 @@ fn status_names_the_verb_running_in_an_effort_and_how_long_it_has_run() {
 
 #[test]
 fn bare_discern_on_a_terminal_opens_the_desk_with_a_shell_in_an_effort_and_q_quits() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     effort(&fixture, "one", &[("src/one.rs", "\n")]);
     let screen = Screen::running(&fixture, "");
     screen.expect(&["discern desk · trunk main · 1 effort(s)", "> one", "? help"]);

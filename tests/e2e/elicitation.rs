@@ -15,7 +15,8 @@ use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ErrorData, RoleClient};
 use serde_json::{Map, Value, json};
 
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::Fixture;
+use crate::support::config::{Config, quoted};
 
 /// A client that answers every item of every elicitation with `answer`, counting the asks.
 #[derive(Clone)]
@@ -104,7 +105,7 @@ fn protected_effort(fixture: &Fixture) -> (std::path::PathBuf, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_owner_answers_through_elicitation_where_the_trunk_allows_it() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (path, head) = protected_effort(&fixture);
     let trunk = || fixture.git_out(fixture.path(), &["rev-parse", "main"]);
     let before = trunk();
@@ -134,7 +135,7 @@ async fn the_owner_answers_through_elicitation_where_the_trunk_allows_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_auto_accepting_client_is_never_asked_where_signatures_are_required() {
-    let config = format!("{LANDING_CONFIG}\n[acceptance]\nallowed_signers = \"signers\"\n");
+    let config = Config::landing().acceptance("allowed_signers", quoted("signers"));
     let fixture = Fixture::new(&config);
     fixture.repo.write("signers", "owner@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA8nX6ZNPc2cvGgZ1jF7fHQBmrzZDFF5Yb9ZJ8eY6i3D\n");
     fixture.repo.commit("signers");

@@ -2,22 +2,15 @@
 
 use serde_json::Value;
 
+use crate::support::config::{Config, Standard};
 use crate::support::{Fixture, standard};
 
-const CONFIG: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 10
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-
-[standards.lines]
-direction = "up"
-limit = 1
-producer = "builtin:extent"
-config = { paths = ["src/**"] }
-"#;
+fn config() -> Config {
+    let lines = Standard::extent("lines", "", &["src/**"]).without("metric");
+    Config::new()
+        .standard(Standard::todo(10))
+        .standard(lines.up().limit(1))
+}
 
 fn measure(fixture: &Fixture) -> Value {
     let run = fixture.run(&["standards", "--json"]);
@@ -37,7 +30,7 @@ fn runs(json: &Value) -> u64 {
 
 #[test]
 fn unrelated_commits_reuse_and_input_changes_measure_again() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let first = measure(&fixture);
     assert_eq!(runs(&first), 2);
     let measured_on = fixture.repo.head();
@@ -84,9 +77,9 @@ fn unrelated_commits_reuse_and_input_changes_measure_again() {
     // is the owner's change, refused here).
     fixture.repo.write(
         "discern.toml",
-        format!(
-            "{CONFIG}\n[standards.markers]\ndirection = \"down\"\nlimit = 9\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"TODO|FIXME\", paths = [\"src/**\"] }}\nmetric = \"matches\"\n"
-        ),
+        config()
+            .standard(Standard::pattern("markers", "TODO|FIXME", &["src/**"]).limit(9))
+            .to_string(),
     );
     fixture.repo.commit("config");
     let json = measure(&fixture);
@@ -171,13 +164,12 @@ fn job_backed_readings_are_reused_only_on_the_exact_commit() {
 
 #[test]
 fn concurrent_writers_lose_nothing() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let json = fixture.run(&["start", "--name", "twin", "--json"]).json();
     let twin = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
     // The twin adds a Standard of its own and commits: a third identity, a second commit.
-    let extra = format!(
-        "{CONFIG}\n[standards.fns]\ndirection = \"up\"\nlimit = 0\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"fn\", paths = [\"src/**\"] }}\nmetric = \"matches\"\n"
-    );
+    let fns = Standard::pattern("fns", "fn", &["src/**"]).up().limit(0);
+    let extra = config().standard(fns).to_string();
     std::fs::write(twin.join("discern.toml"), extra).unwrap();
     let git = |args: &[&str]| {
         let mut cmd = std::process::Command::new("git");
@@ -262,7 +254,7 @@ fn concurrent_writers_lose_nothing() {
 
 #[test]
 fn evidence_whose_commit_is_gone_is_a_miss_not_an_error() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "scratch"]);
     fixture.repo.write("NOTES.md", "scratch work\n");
     fixture.repo.commit("measured, then thrown away");
@@ -286,42 +278,22 @@ fn evidence_whose_commit_is_gone_is_a_miss_not_an_error() {
 /// Readings with findings of every kind: counted and passing, counted and failing (read by
 /// the same execution), cut by `max_findings` (with its `files` metric), and illustrating a
 /// value (the largest file).
-const FINDINGS: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 100000
-producer = "builtin:pattern"
-config = { pattern = "TODO \\w+", paths = ["src/**"] }
-metric = "matches"
-
-[standards.todo_tight]
-direction = "down"
-limit = 3
-producer = "builtin:pattern"
-config = { pattern = "TODO \\w+", paths = ["src/**"] }
-metric = "matches"
-
-[standards.todo_capped]
-direction = "down"
-limit = 100000
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"], max_findings = 7 }
-metric = "matches"
-
-[standards.todo_files]
-direction = "down"
-limit = 100000
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"], max_findings = 7 }
-metric = "files"
-
-[standards.largest]
-direction = "down"
-limit = 100000
-producer = "builtin:file-size"
-config = { paths = ["src/**"] }
-metric = "max_bytes"
-"#;
+fn findings() -> Config {
+    let words = |name: &str| Standard::pattern(name, r"TODO \w+", &["src/**"]);
+    let capped = |name: &str, metric: &str| {
+        Standard::new(name, "builtin:pattern")
+            .config(r#"{ pattern = "TODO", paths = ["src/**"], max_findings = 7 }"#)
+            .metric(metric)
+            .limit(100000)
+    };
+    let largest = Standard::file_size("largest", "max_bytes", &["src/**"]);
+    Config::new()
+        .standard(words("todo").limit(100000))
+        .standard(words("todo_tight").limit(3))
+        .standard(capped("todo_capped", "matches"))
+        .standard(capped("todo_files", "files"))
+        .standard(largest.limit(100000))
+}
 
 /// The Standards as `args` report them (with every finding, for `--explain`), with what says
 /// how they were obtained left out, and how they were (`reused`, `measured`: each once).
@@ -374,7 +346,7 @@ fn assert_reused_as_fresh(fixture: &Fixture, step: &str) {
 
 #[test]
 fn a_fully_reused_run_compares_findings_as_a_fresh_run_does() {
-    let fixture = Fixture::new(FINDINGS);
+    let fixture = Fixture::new(findings());
     for i in 0..40 {
         let mut text = format!("pub fn f{i}() {{}}\n");
         for k in 0..i % 4 {

@@ -4,17 +4,18 @@
 
 use serde_json::Value;
 
+use crate::support::config::{Config, Standard, quoted};
 use crate::support::{Fixture, standard};
 
 /// Two TODOs on the trunk (the fixture's `src/lib.rs`), the ceiling pinned at 2.
-const PINNED: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO: \\w+", paths = ["src/**"] }
-metric = "matches"
-"#;
+/// `TODO: <word>` markers in `src/**` at most `limit` (the fixture has two).
+fn pinned(limit: u32) -> Standard {
+    Standard::pattern("todo", r"TODO: \w+", &["src/**"]).limit(limit)
+}
+
+fn pinned_config() -> Config {
+    Config::new().standard(pinned(2))
+}
 
 fn measure(fixture: &Fixture) -> Value {
     fixture.run(&["standards", "--json"]).json()
@@ -38,7 +39,7 @@ fn effort_with(fixture: &Fixture, name: &str, file: &str, content: &str) -> std:
 
 #[test]
 fn a_swap_on_a_branch_fails_with_the_new_finding_located() {
-    let fixture = Fixture::new(PINNED);
+    let fixture = Fixture::new(pinned_config());
     // One TODO fixed, another added: the count holds at 2.
     on_branch(
         &fixture,
@@ -78,7 +79,7 @@ fn a_swap_on_a_branch_fails_with_the_new_finding_located() {
 
 #[test]
 fn a_renamed_file_brings_its_findings_and_moved_lines_are_not_new() {
-    let fixture = Fixture::new(PINNED);
+    let fixture = Fixture::new(pinned_config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
     fixture.repo.git(&["mv", "src/lib.rs", "src/core.rs"]);
     fixture.repo.write(
@@ -96,7 +97,7 @@ fn a_renamed_file_brings_its_findings_and_moved_lines_are_not_new() {
 
 #[test]
 fn count_mode_judges_the_count_alone_and_growth_under_a_loose_limit_is_no_swap() {
-    let loose = PINNED.replace("limit = 2", "limit = 5");
+    let loose = Config::new().standard(pinned(5));
     let fixture = Fixture::new(&loose);
     on_branch(
         &fixture,
@@ -110,7 +111,7 @@ fn count_mode_judges_the_count_alone_and_growth_under_a_loose_limit_is_no_swap()
     assert_eq!(todo["findings"]["new_total"], 1);
     assert_eq!(todo["findings"]["swap_check"], "passed");
 
-    let counted = format!("{PINNED}findings = \"count\"\n");
+    let counted = Config::new().standard(pinned(2).set("findings", quoted("count")));
     let fixture = Fixture::new(&counted);
     on_branch(
         &fixture,
@@ -125,7 +126,7 @@ fn count_mode_judges_the_count_alone_and_growth_under_a_loose_limit_is_no_swap()
 
 #[test]
 fn findings_come_back_with_reused_evidence_and_the_trunk_compares_with_its_first_parent() {
-    let fixture = Fixture::new(PINNED);
+    let fixture = Fixture::new(pinned_config());
     fixture.repo.write(
         "src/lib.rs",
         "// TODO: one\npub fn a() {}\npub fn b() {}\n// TODO: four\n",
@@ -145,7 +146,7 @@ fn findings_come_back_with_reused_evidence_and_the_trunk_compares_with_its_first
 
 #[test]
 fn without_a_trunk_the_baseline_is_null_and_an_advisory_says_why() {
-    let fixture = Fixture::new(PINNED);
+    let fixture = Fixture::new(pinned_config());
     fixture.repo.git(&["branch", "-m", "main", "solo"]);
     let json = measure(&fixture);
     let todo = standard(&json, "todo");
@@ -161,7 +162,7 @@ fn without_a_trunk_the_baseline_is_null_and_an_advisory_says_why() {
 
 #[test]
 fn explain_lists_every_finding_by_file_with_the_new_ones_marked() {
-    let fixture = Fixture::new(PINNED);
+    let fixture = Fixture::new(pinned_config());
     on_branch(
         &fixture,
         "src/main.rs",
@@ -180,9 +181,11 @@ fn explain_lists_every_finding_by_file_with_the_new_ones_marked() {
 
 #[test]
 fn a_v0_1_component_runs_beside_v0_2_built_ins_in_one_batch() {
-    let config = format!(
-        "{PINNED}\n[standards.legacy]\ndirection = \"down\"\nlimit = 1\nproducer = \"tools/legacy.wasm\"\nmetric = \"legacy_files\"\nconfig = {{ paths = [\"src/**\"] }}\n"
-    );
+    let legacy = Standard::new("legacy", "tools/legacy.wasm")
+        .limit(1)
+        .metric("legacy_files")
+        .config(r#"{ paths = ["src/**"] }"#);
+    let config = pinned_config().standard(legacy);
     let fixture = Fixture::new(&config);
     fixture
         .repo
@@ -212,7 +215,7 @@ fn a_v0_1_component_runs_beside_v0_2_built_ins_in_one_batch() {
 fn a_breach_the_baseline_has_too_is_inherited_and_the_owner_can_rebaseline_it() {
     // The trunk already breaches (2 TODOs under a ceiling of 1), as it does when a producer's
     // new version reads more than the old one did.
-    let fixture = Fixture::new(&PINNED.replace("limit = 2", "limit = 1"));
+    let fixture = Fixture::new(Config::new().standard(pinned(1)));
     let path = effort_with(&fixture, "rebase", "src/other.rs", "pub fn c() {}\n");
     let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
     assert_eq!(json["ok"], true, "{json}");
@@ -248,10 +251,8 @@ fn a_breach_the_baseline_has_too_is_inherited_and_the_owner_can_rebaseline_it() 
 
 #[test]
 fn several_inherited_breaches_are_rebaselined_by_one_batch_command() {
-    let config = format!(
-        "{}\n[standards.todo_lines]\ndirection = \"down\"\nlimit = 1\nproducer = \"builtin:pattern\"\nconfig = {{ pattern = \"TODO\", paths = [\"src/**\"] }}\nmetric = \"lines\"\n",
-        PINNED.replace("limit = 2", "limit = 1")
-    );
+    let lines = Standard::pattern("todo_lines", "TODO", &["src/**"]).metric("lines");
+    let config = Config::new().standard(pinned(1)).standard(lines.limit(1));
     let fixture = Fixture::new(&config);
     let path = effort_with(&fixture, "both", "src/other.rs", "pub fn c() {}\n");
     let json = fixture.run_in(&path, &["standards", "--json"], &[]).json();
@@ -307,7 +308,7 @@ fn several_inherited_breaches_are_rebaselined_by_one_batch_command() {
 
 #[test]
 fn a_swap_is_proposed_like_a_breach_with_room_for_its_new_findings() {
-    let fixture = Fixture::new(PINNED);
+    let fixture = Fixture::new(pinned_config());
     let path = effort_with(
         &fixture,
         "swap",
@@ -356,23 +357,13 @@ metric = "max_bytes"
     assert_eq!(largest["findings"]["new_total"], 1);
 }
 
-/// Every match reads "TODO": identical findings, told apart only by where they are.
-const BARE_TODOS: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 4
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
-
 /// `src/sink.rs` on the trunk: two identical `// TODO` lines (lines 2 and 5), so the trunk reads
 /// 4 TODOs with the fixture's two.
 const SINK: &str =
     "pub fn drain() {\n    // TODO\n    flush();\n}\n    // TODO\npub fn flush() {}\n";
 
 fn with_sink() -> Fixture {
-    let fixture = Fixture::new(BARE_TODOS);
+    let fixture = Fixture::new(Config::new().standard(Standard::todo(4)));
     fixture.repo.write("src/sink.rs", SINK);
     fixture.repo.commit("sink");
     fixture

@@ -6,324 +6,27 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use crate::support::APPROVAL_REPOSITORY;
+use crate::support::config::{Config, SIGNERS};
+use crate::support::forge::{File, Forge, REASON, STRATEGIES, Strategy, fails, passes};
 
-use crate::support::{APPROVAL_REPOSITORY, Fixture, LANDING_CONFIG};
-
-pub(crate) const REASON: &str = "The new module lists four planned extension points.";
-const SIGNERS: &str = ".discern/allowed_signers";
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Strategy {
-    MergeCommit,
-    Squash,
-    Rebase,
-}
-
-pub(crate) const STRATEGIES: [Strategy; 3] =
-    [Strategy::MergeCommit, Strategy::Squash, Strategy::Rebase];
-
-/// The forge and its actors' clones.
-pub(crate) struct Forge {
-    pub(crate) fixture: Fixture,
-    pub(crate) dir: PathBuf,
-    pub(crate) origin: PathBuf,
-    pub(crate) owner: PathBuf,
-    pub(crate) contributor: PathBuf,
-    pub(crate) key: PathBuf,
-}
-
-impl Forge {
-    /// A trunk that requires signed approvals, with the owner's key listed, pushed to a bare
-    /// origin; the owner's and the contributor's clones.
-    pub(crate) fn new() -> Self {
-        Self::with_config("")
-    }
-
-    /// [`Forge::new`] with `extra` appended to its `discern.toml` (another Standard, say).
-    pub(crate) fn with_config(extra: &str) -> Self {
-        Self::with_repository("", extra)
-    }
-
-    /// [`Forge::with_config`], with `keys` added to its `[repository]` table.
-    pub(crate) fn with_repository(keys: &str, extra: &str) -> Self {
-        discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
-        let landing = LANDING_CONFIG.replace("[repository]\n", &format!("[repository]\n{keys}"));
-        let config = format!(
-            "{landing}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\nrepository = \"{APPROVAL_REPOSITORY}\"\n{extra}"
-        );
-        let fixture = Fixture::new(&config);
-        let dir = fixture.repo.parent().join("forge");
-        std::fs::create_dir_all(&dir).unwrap();
-        let key = dir.join("owner-key");
-        let made = std::process::Command::new("ssh-keygen")
-            .args(["-q", "-t", "ed25519", "-N", "", "-C", "owner", "-f"])
-            .arg(&key)
-            .status()
-            .unwrap();
-        assert!(made.success());
-        let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
-        fixture
-            .repo
-            .write(SIGNERS, format!("owner@example.com {}\n", public.trim()));
-        // Beside the config that names it, in the first commit: the gate's start.
-        fixture.repo.git(&["add", "-A"]);
-        fixture.repo.git(&["commit", "-q", "--amend", "--no-edit"]);
-        let origin = dir.join("origin.git");
-        let forge = Self {
-            origin: origin.clone(),
-            owner: dir.join("owner"),
-            contributor: dir.join("contributor"),
-            dir,
-            key,
-            fixture,
-        };
-        forge.git(
-            &forge.dir,
-            &["init", "-q", "--bare", "-b", "main", "origin.git"],
-        );
-        let seed = forge.fixture.path().to_owned();
-        forge.git(&seed, &["push", "-q", origin.to_str().unwrap(), "main"]);
-        for clone in [&forge.owner, &forge.contributor] {
-            forge.git(
-                &forge.dir,
-                &[
-                    "clone",
-                    "-q",
-                    origin.to_str().unwrap(),
-                    clone.to_str().unwrap(),
-                ],
-            );
-        }
-        forge
-    }
-
-    pub(crate) fn git(&self, dir: &Path, args: &[&str]) {
-        self.fixture.git_in(dir, args);
-    }
-
-    pub(crate) fn out(&self, dir: &Path, args: &[&str]) -> String {
-        self.fixture.git_out(dir, args)
-    }
-
-    pub(crate) fn discern(&self, dir: &Path, args: &[&str], ci: bool) -> (i32, Value) {
-        let env: &[(&str, &str)] = if ci { &[("CI", "true")] } else { &[] };
-        let run = self.fixture.run_in(dir, args, env);
-        (run.code, run.json())
-    }
-
-    /// The contributor's pull request on branch `name`: `files` committed, then (when
-    /// `propose`) the breach proposed; pushed.
-    pub(crate) fn pull_request(&self, name: &str, files: &[(&str, &str)], propose: bool) {
-        let c = &self.contributor;
-        self.git(c, &["checkout", "-q", "-B", name, "origin/main"]);
-        for (file, content) in files {
-            let path = c.join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
-        self.git(c, &["add", "-A"]);
-        self.git(c, &["commit", "-q", "-m", &format!("work on {name}")]);
-        if propose {
-            let (code, json) = self.discern(
-                c,
-                &["standards", "propose", "todo", "--reason", REASON, "--json"],
-                false,
-            );
-            assert_eq!(code, 0, "{json}");
-        }
-        self.git(c, &["push", "-q", "-f", "origin", name]);
-    }
-
-    /// The owner approves the pull request from a plain clone: fetch, check out, approve, push.
-    pub(crate) fn approve(&self, name: &str) {
-        let o = &self.owner;
-        self.git(o, &["fetch", "-q", "origin"]);
-        self.git(
-            o,
-            &["checkout", "-q", "-B", name, &format!("origin/{name}")],
-        );
-        let key = self.key.to_str().unwrap();
-        let reviewed = self.out(o, &["rev-parse", "HEAD"]);
-        let (code, json) = self.discern(
-            o,
-            &["approve", "--head", &reviewed, "--key", key, "--json"],
-            false,
-        );
-        assert_eq!(code, 0, "{json}");
-        assert!(json["data"]["approval_file"].as_str().is_some(), "{json}");
-        self.git(o, &["push", "-q", "origin", name]);
-        self.git(o, &["checkout", "-q", "main"]);
-    }
-
-    /// CI on a fresh clone as `actions/checkout` makes it (depth 1, one ref, detached), then the
-    /// README's fetch of the trunk with a full refspec; no notes. `rev` is what it checks out.
-    pub(crate) fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
-        let clone = self.dir.join(format!("ci-{name}"));
-        self.fixture
-            .ci_checkout(&clone, &format!("file://{}", self.origin.display()), rev);
-        clone
-    }
-
-    /// PR CI on the pull request's head: exit code and envelope.
-    pub(crate) fn pr_ci(&self, name: &str) -> (i32, Value) {
-        let clone = self.ci_clone(name, &format!("refs/heads/{name}"));
-        self.discern(&clone, &["standards", "--json"], true)
-    }
-
-    /// PR CI on the forge's merge ref (`refs/pull/N/merge`: the PR merged into the trunk).
-    pub(crate) fn merge_ref_ci(&self, name: &str) -> (i32, Value) {
-        let bot = self.bot();
-        self.git(
-            &bot,
-            &[
-                "merge",
-                "-q",
-                "--no-ff",
-                "-m",
-                "merge ref",
-                &format!("origin/{name}"),
-            ],
-        );
-        let merge = format!("refs/pull/{name}/merge");
-        self.git(
-            &bot,
-            &["push", "-q", "-f", "origin", &format!("HEAD:{merge}")],
-        );
-        let clone = self.ci_clone(&format!("{name}-merge"), &merge);
-        self.discern(&clone, &["standards", "--json"], true)
-    }
-
-    /// A fresh clone of the trunk for the merge button.
-    pub(crate) fn bot(&self) -> PathBuf {
-        let bot = self.dir.join("bot");
-        let _ = std::fs::remove_dir_all(&bot);
-        self.git(
-            &self.dir,
-            &[
-                "clone",
-                "-q",
-                self.origin.to_str().unwrap(),
-                bot.to_str().unwrap(),
-            ],
-        );
-        bot
-    }
-
-    /// The merge button: land `name` on main by `strategy`; the trunk's tip before it.
-    pub(crate) fn land(&self, name: &str, strategy: Strategy) -> String {
-        let bot = self.bot();
-        let before = self.out(&bot, &["rev-parse", "HEAD"]);
-        let pr = format!("origin/{name}");
-        match strategy {
-            Strategy::MergeCommit => {
-                self.git(
-                    &bot,
-                    &[
-                        "merge",
-                        "-q",
-                        "--no-ff",
-                        "-m",
-                        &format!("Merge {name}"),
-                        &pr,
-                    ],
-                );
-            }
-            Strategy::Squash => {
-                self.git(&bot, &["merge", "-q", "--squash", &pr]);
-                let message = format!("{name} (squashed)");
-                self.git(&bot, &["commit", "-q", "--allow-empty", "-m", &message]);
-            }
-            Strategy::Rebase => {
-                // The forge rewrites every commit with a new committer.
-                self.git(&bot, &["checkout", "-q", "-b", "rebased", &pr]);
-                let mut rebase = std::process::Command::new("git");
-                rebase
-                    .args(["rebase", "-q", "--force-rebase", "main"])
-                    .current_dir(&bot);
-                discern_tests::hermetic(&mut rebase, self.fixture.repo.home());
-                rebase
-                    .env("GIT_COMMITTER_NAME", "The Forge")
-                    .env("GIT_COMMITTER_DATE", "2026-02-02T00:00:00Z");
-                assert!(rebase.status().unwrap().success());
-                self.git(&bot, &["checkout", "-q", "main"]);
-                self.git(&bot, &["merge", "-q", "--ff-only", "rebased"]);
-            }
-        }
-        self.git(&bot, &["push", "-q", "origin", "main"]);
-        before
-    }
-
-    /// Trunk CI after a push: a fresh clone of main, `--baseline` the push's `before`.
-    pub(crate) fn trunk_ci(&self, before: &str) -> (i32, Value) {
-        let clone = self.ci_clone("trunk", "refs/heads/main");
-        self.discern(&clone, &["standards", "--baseline", before, "--json"], true)
-    }
-
-    /// The trunk back where it started, for the next strategy.
-    pub(crate) fn reset_trunk(&self, to: &str) {
-        let bot = self.bot();
-        self.git(&bot, &["reset", "-q", "--hard", to]);
-        self.git(&bot, &["push", "-q", "-f", "origin", "main"]);
-    }
-}
-
-impl Forge {
-    /// The same verdict on the pull request's head, its merge ref and the trunk after landing
-    /// by `strategy` (`pass`: all pass, else all fail); PR CI's envelope.
-    pub(crate) fn everywhere(&self, name: &str, strategy: Strategy, pass: bool) -> Value {
-        let judge = |what: &str, run: (i32, Value)| -> Value {
-            let json = run.1.clone();
-            match pass {
-                true => passes(&format!("{strategy:?}: {what}"), run),
-                false => {
-                    fails(&format!("{strategy:?}: {what}"), run);
-                }
-            }
-            json
-        };
-        let pr = judge("PR CI", self.pr_ci(name));
-        judge("the merge ref", self.merge_ref_ci(name));
-        let before = self.land(name, strategy);
-        judge("trunk CI after landing", self.trunk_ci(&before));
-        pr
-    }
-}
-
-pub(crate) const BREACH: &[(&str, &str)] = &[(
+pub(crate) const BREACH: &[File] = &[(
     "src/more.rs",
-    "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
+    b"// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n",
 )];
-
-pub(crate) fn passes(what: &str, (code, json): (i32, Value)) {
-    assert_eq!(
-        (code, json["ok"].clone()),
-        (0, Value::Bool(true)),
-        "{what}: {json}"
-    );
-}
-
-pub(crate) fn fails(what: &str, (code, json): (i32, Value)) -> Value {
-    assert_eq!(
-        (code, json["ok"].clone()),
-        (1, Value::Bool(false)),
-        "{what}: {json}"
-    );
-    json
-}
 
 #[test]
 fn an_approved_loosening_passes_pr_ci_the_merge_ref_and_the_trunk_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("approved-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, BREACH, true);
-        let json = fails("PR CI before the approval", forge.pr_ci(&name));
+        forge.pull_request_from("origin/main", &name, BREACH, &[], true);
+        let json = fails("PR CI before the approval", forge.pr_ci_no_notes(&name));
         assert_eq!(json["error"], "awaiting_standard_approval", "{json}");
         forge.approve(&name);
-        let (code, json) = forge.pr_ci(&name);
+        let (code, json) = forge.pr_ci_no_notes(&name);
         assert_eq!(code, 0, "{strategy:?}: PR CI with the approval: {json}");
         assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
         passes("the merge ref", forge.merge_ref_ci(&name));
@@ -332,7 +35,7 @@ fn an_approved_loosening_passes_pr_ci_the_merge_ref_and_the_trunk_under_every_st
         assert_eq!(code, 0, "{strategy:?}: trunk CI after landing: {json}");
         assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
         // A fresh clone of the trunk, no notes, no baseline: nothing tells it to revert.
-        let fresh = forge.ci_clone("fresh", "refs/heads/main");
+        let fresh = forge.ci_checkout("fresh", "refs/heads/main");
         let (code, json) = forge.discern(&fresh, &["standards", "--json"], false);
         assert_eq!(code, 0, "{strategy:?}: a fresh clone of the trunk: {json}");
         let text = json.to_string().to_lowercase();
@@ -345,20 +48,20 @@ fn an_approved_loosening_passes_pr_ci_the_merge_ref_and_the_trunk_under_every_st
 
 #[test]
 fn an_unapproved_loosening_fails_everywhere_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("unapproved-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, BREACH, true);
+        forge.pull_request_from("origin/main", &name, BREACH, &[], true);
         forge.everywhere(&name, strategy, false);
     }
 }
 
 #[test]
 fn an_approval_copied_into_another_pull_request_approves_nothing() {
-    let forge = Forge::new();
-    forge.pull_request("first", BREACH, true);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from("origin/main", "first", BREACH, &[], true);
     forge.approve("first");
     let c = &forge.contributor;
     forge.git(c, &["fetch", "-q", "origin"]);
@@ -375,18 +78,18 @@ fn an_approval_copied_into_another_pull_request_approves_nothing() {
     );
     let approval = forge.out(c, &["show", &format!("origin/first:{file}")]);
     // A second PR that loosens further and carries the first one's approval.
-    let more = [(
+    let more: [File; 1] = [(
         "src/more.rs",
-        "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n// TODO 5\n",
+        b"// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n// TODO 5\n",
     )];
-    forge.pull_request("second", &more, true);
+    forge.pull_request_from("origin/main", "second", &more, &[], true);
     forge.git(c, &["checkout", "-q", "second"]);
     std::fs::create_dir_all(c.join(".discern/approvals")).unwrap();
     std::fs::write(c.join(&file), format!("{approval}\n")).unwrap();
     forge.git(c, &["add", "-A"]);
     forge.git(c, &["commit", "-q", "-m", "the first PR's approval"]);
     forge.git(c, &["push", "-q", "-f", "origin", "second"]);
-    let json = fails("PR CI", forge.pr_ci("second"));
+    let json = fails("PR CI", forge.pr_ci_no_notes("second"));
     assert!(json.to_string().contains("does not count"), "{json}");
     let before = forge.land("second", Strategy::Squash);
     fails("trunk CI", forge.trunk_ci(&before));
@@ -394,7 +97,7 @@ fn an_approval_copied_into_another_pull_request_approves_nothing() {
 
 #[test]
 fn a_tightening_and_a_proposal_withdrawn_pass_everywhere_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
@@ -404,19 +107,19 @@ fn a_tightening_and_a_proposal_withdrawn_pass_everywhere_under_every_strategy() 
         let (code, json) = forge.discern(c, &["standards", "--pin", "--json"], false);
         assert_eq!(code, 0, "{json}");
         forge.git(c, &["push", "-q", "-f", "origin", &name]);
-        passes("PR CI", forge.pr_ci(&name));
+        passes("PR CI", forge.pr_ci_no_notes(&name));
         let before = forge.land(&name, strategy);
         passes("trunk CI", forge.trunk_ci(&before));
 
         forge.reset_trunk(&start);
         let name = format!("withdrawn-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, BREACH, true);
+        forge.pull_request_from("origin/main", &name, BREACH, &[], true);
         let (code, json) = forge.discern(c, &["standards", "withdraw", "--json"], false);
         assert_eq!(code, 0, "{json}");
         forge.git(c, &["rm", "-q", "src/more.rs"]);
         forge.git(c, &["commit", "-q", "-m", "drop the breach"]);
         forge.git(c, &["push", "-q", "-f", "origin", &name]);
-        passes("PR CI", forge.pr_ci(&name));
+        passes("PR CI", forge.pr_ci_no_notes(&name));
         let before = forge.land(&name, strategy);
         passes("trunk CI", forge.trunk_ci(&before));
     }
@@ -491,15 +194,15 @@ fn self_approve(forge: &Forge, name: &str, key: &Path, signers: &str) {
 
 #[test]
 fn a_key_a_pull_request_adds_approves_nothing_of_its_own_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     let (key, widened) = stranger(&forge);
     let mut files = BREACH.to_vec();
-    files.push((SIGNERS, widened.as_str()));
+    files.push((SIGNERS, widened.as_bytes()));
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("self-approved-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, &files, true);
+        forge.pull_request_from("origin/main", &name, &files, &[], true);
         self_approve(&forge, &name, &key, &widened);
         let json = forge.everywhere(&name, strategy, false);
         assert!(json.to_string().contains("does not count"), "{json}");
@@ -508,14 +211,20 @@ fn a_key_a_pull_request_adds_approves_nothing_of_its_own_under_every_strategy() 
 
 #[test]
 fn a_signers_file_change_needs_the_owner_and_its_key_approves_nothing_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     let (_, widened) = stranger(&forge);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("signers-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, &[(SIGNERS, widened.as_str())], false);
-        let json = fails("PR CI", forge.pr_ci(&name));
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[(SIGNERS, widened.as_bytes())],
+            &[],
+            false,
+        );
+        let json = fails("PR CI", forge.pr_ci_no_notes(&name));
         assert!(
             json.to_string().contains("file:.discern/allowed_signers"),
             "{json}"
@@ -527,14 +236,14 @@ fn a_signers_file_change_needs_the_owner_and_its_key_approves_nothing_under_ever
 
 #[test]
 fn a_stale_local_trunk_is_not_the_trunk_and_a_diverged_one_is_refused() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     // The team moves on while the owner's local `main` stays where it was cloned.
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "main"]);
     std::fs::write(c.join("README.md"), "# moved on\n").unwrap();
     forge.git(c, &["commit", "-q", "-am", "the team moves on"]);
     forge.git(c, &["push", "-q", "origin", "main"]);
-    forge.pull_request("later", BREACH, true);
+    forge.pull_request_from("origin/main", "later", BREACH, &[], true);
     let o = &forge.owner;
     forge.git(o, &["fetch", "-q", "origin"]);
     forge.git(o, &["checkout", "-q", "-B", "later", "origin/later"]);
@@ -544,7 +253,7 @@ fn a_stale_local_trunk_is_not_the_trunk_and_a_diverged_one_is_refused() {
     assert_eq!(limits["status"], "proposed", "{json}");
     // The owner approves against the team's trunk, so PR CI counts it.
     forge.approve("later");
-    passes("PR CI", forge.pr_ci("later"));
+    passes("PR CI", forge.pr_ci_no_notes("later"));
 
     // A local trunk with its own commit while the team's moved on: refused, with the fix.
     forge.git(o, &["checkout", "-q", "main"]);
@@ -563,8 +272,14 @@ fn a_stale_local_trunk_is_not_the_trunk_and_a_diverged_one_is_refused() {
 
 #[test]
 fn update_works_on_a_plain_checkout_of_a_branch_against_the_teams_trunk() {
-    let forge = Forge::new();
-    forge.pull_request("behind", &[("src/work.rs", "pub fn w() {}\n")], false);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from(
+        "origin/main",
+        "behind",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "main"]);
     forge.git(c, &["pull", "-q", "origin", "main"]);
@@ -592,15 +307,21 @@ fn protected_change(forge: &Forge) -> String {
 
 #[test]
 fn a_protected_change_lands_only_with_the_owners_approval_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     let changed = protected_change(&forge);
     let o = &forge.owner;
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("jobs-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, &[("discern.toml", changed.as_str())], false);
-        let json = fails("PR CI without the approval", forge.pr_ci(&name));
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[("discern.toml", changed.as_bytes())],
+            &[],
+            false,
+        );
+        let json = fails("PR CI without the approval", forge.pr_ci_no_notes(&name));
         assert!(json.to_string().contains("jobs.test"), "{json}");
         fails(
             "the merge ref without the approval",
@@ -611,7 +332,7 @@ fn a_protected_change_lands_only_with_the_owners_approval_under_every_strategy()
         // branch, no worktree; the approval commit goes on a local branch of the same name.
         forge.git(o, &["checkout", "-q", "main"]);
         forge.git(o, &["fetch", "-q", "origin"]);
-        let key = forge.key.to_str().unwrap();
+        let key = forge.keys.owner.to_str().unwrap();
         let target = format!("origin/{name}");
         let reviewed = forge.out(o, &["rev-parse", &target]);
         let (code, json) = forge.discern(
@@ -635,13 +356,19 @@ fn a_protected_change_lands_only_with_the_owners_approval_under_every_strategy()
 
 #[test]
 fn an_unapproved_protected_change_fails_on_the_trunk_under_every_strategy() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let start = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     let changed = protected_change(&forge);
     for strategy in STRATEGIES {
         forge.reset_trunk(&start);
         let name = format!("jobs-unapproved-{strategy:?}").to_lowercase();
-        forge.pull_request(&name, &[("discern.toml", changed.as_str())], false);
+        forge.pull_request_from(
+            "origin/main",
+            &name,
+            &[("discern.toml", changed.as_bytes())],
+            &[],
+            false,
+        );
         let before = forge.land(&name, strategy);
         let json = fails("trunk CI", forge.trunk_ci(&before));
         assert!(json.to_string().contains("jobs.test"), "{json}");
@@ -650,8 +377,8 @@ fn an_unapproved_protected_change_fails_on_the_trunk_under_every_strategy() {
 
 #[test]
 fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
-    let forge = Forge::new();
-    forge.pull_request("from-fork", BREACH, true);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from("origin/main", "from-fork", BREACH, &[], true);
     // The forge keeps the pull request's head under refs/pull/N/head.
     let c = &forge.contributor;
     forge.git(c, &["push", "-q", "origin", "from-fork:refs/pull/7/head"]);
@@ -665,7 +392,7 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
             "+refs/pull/7/head:refs/pull/7/head",
         ],
     );
-    let key = forge.key.to_str().unwrap();
+    let key = forge.keys.owner.to_str().unwrap();
     let (code, json) = forge.discern(
         o,
         &["approve", "refs/pull/7/head", "--dry-run", "--json"],
@@ -698,7 +425,7 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
     assert!(push.contains("pr-7:BRANCH"), "{json}");
     // The maintainer pushes the approval to the pull request's branch.
     forge.git(o, &["push", "-q", "origin", "pr-7:from-fork"]);
-    passes("PR CI with the approval", forge.pr_ci("from-fork"));
+    passes("PR CI with the approval", forge.pr_ci_no_notes("from-fork"));
 
     // The author pulls the approval and builds on it: the proposal is renewed on the new
     // HEAD by a commit that carries it (the owner's clone sees it live there), the net change
@@ -722,7 +449,7 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
         c,
         &["push", "-q", "-f", "origin", "from-fork:refs/pull/7/head"],
     );
-    fails("PR CI after more work", forge.pr_ci("from-fork"));
+    fails("PR CI after more work", forge.pr_ci_no_notes("from-fork"));
     let fetch = [
         "fetch",
         "-q",
@@ -733,7 +460,7 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
     let (reviewed, _) = approve_pull_ref();
     assert_eq!(forge.out(o, &["rev-parse", "pr-7^"]), reviewed);
     forge.git(o, &["push", "-q", "origin", "pr-7:from-fork"]);
-    passes("PR CI re-approved", forge.pr_ci("from-fork"));
+    passes("PR CI re-approved", forge.pr_ci_no_notes("from-fork"));
 
     // A local pr-7 somewhere else is never moved: refused with the fix.
     forge.git(
@@ -771,14 +498,20 @@ fn the_owner_approves_a_fork_pull_request_by_its_pull_ref() {
 
 #[test]
 fn accept_lands_a_branch_from_a_plain_checkout_and_refuses_a_local_trunk_left_behind() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     // The team moves on; the owner's local `main` stays where it was cloned.
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "main"]);
     std::fs::write(c.join("README.md"), "# moved on\n").unwrap();
     forge.git(c, &["commit", "-q", "-am", "the team moves on"]);
     forge.git(c, &["push", "-q", "origin", "main"]);
-    forge.pull_request("feature", &[("src/work.rs", "pub fn w() {}\n")], false);
+    forge.pull_request_from(
+        "origin/main",
+        "feature",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
 
     let o = &forge.owner;
     forge.git(o, &["fetch", "-q", "origin"]);
@@ -826,7 +559,7 @@ fn accept_lands_a_branch_from_a_plain_checkout_and_refuses_a_local_trunk_left_be
 /// README's recipe sets it (`git branch -u upstream/main main`).
 #[test]
 fn a_forks_clone_is_judged_against_the_projects_trunk() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let fork = forge.dir.join("fork.git");
     let origin = forge.origin.to_str().unwrap();
     forge.git(

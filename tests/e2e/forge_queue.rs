@@ -7,23 +7,21 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::forge::{BREACH, Forge, REASON, passes};
+use crate::forge::BREACH;
+use crate::support::config::{Config, Standard};
+use crate::support::forge::{File, Forge, REASON, passes};
 
-/// A second Standard, so two pull requests loosen two limits.
-const FIXME: &str = r#"
-[standards.fixme]
-direction = "down"
-limit = 0
-producer = "builtin:pattern"
-config = { pattern = "FIXME", paths = ["src/**"] }
-metric = "matches"
-"#;
+/// The signed landing config with a second Standard, so two pull requests loosen two limits.
+fn with_fixme() -> Config {
+    let fixme = Standard::pattern("fixme", "FIXME", &["src/**"]).limit(0);
+    Config::landing().standard(fixme).signed()
+}
 
-const FIXES: &[(&str, &str)] = &[("src/fix.rs", "// FIXME 1\n// FIXME 2\n")];
+const FIXES: &[File] = &[("src/fix.rs", b"// FIXME 1\n// FIXME 2\n")];
 
 /// The contributor's pull request `name`: `files` committed on the trunk, `standard`'s breach
 /// proposed; pushed.
-fn loosening(forge: &Forge, name: &str, files: &[(&str, &str)], standard: &str) {
+fn loosening(forge: &Forge, name: &str, files: &[File], standard: &str) {
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "-B", name, "origin/main"]);
     for (file, content) in files {
@@ -99,7 +97,7 @@ fn enqueue_as(forge: &Forge, bot: &Path, pr: &str, number: u32, method: Method) 
 /// Two pull requests loosening two limits, both approved; the bot's clone at the trunk, and
 /// the queue's base.
 fn two_approved() -> (Forge, std::path::PathBuf, String) {
-    let forge = Forge::with_config(FIXME);
+    let forge = Forge::new(with_fixme(), &[]);
     loosening(&forge, "pr-1", BREACH, "todo");
     loosening(&forge, "pr-2", FIXES, "fixme");
     forge.approve("pr-1");
@@ -117,7 +115,7 @@ fn queue_ci(forge: &Forge, entry: &str, base: &str) -> (i32, Value) {
 
 /// `args` on a fresh CI clone of the queue's entry, after the README's fetches.
 fn queue_run(forge: &Forge, entry: &str, args: &[&str]) -> (i32, Value) {
-    let clone = forge.ci_clone("queue", entry);
+    let clone = forge.ci_checkout("queue", entry);
     let env = [("CI", "true"), ("GITHUB_EVENT_NAME", "merge_group")];
     let synced = forge.fixture.run_in(&clone, &["sync", "--json"], &env);
     assert_eq!(synced.code, 0, "{}", synced.stdout);
@@ -127,12 +125,12 @@ fn queue_run(forge: &Forge, entry: &str, args: &[&str]) -> (i32, Value) {
 
 #[test]
 fn two_approved_loosenings_in_one_merge_queue_pass_each_entry_and_the_trunk() {
-    let forge = Forge::with_config(FIXME);
+    let forge = Forge::new(with_fixme(), &[]);
     loosening(&forge, "pr-1", BREACH, "todo");
     loosening(&forge, "pr-2", FIXES, "fixme");
     for pr in ["pr-1", "pr-2"] {
         forge.approve(pr);
-        let (code, json) = forge.pr_ci(pr);
+        let (code, json) = forge.pr_ci_no_notes(pr);
         assert_eq!(code, 0, "PR CI of {pr}: {json}");
     }
     let bot = forge.bot();

@@ -9,16 +9,22 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::forge::{BREACH, Forge, REASON, passes};
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::forge::BREACH;
+use crate::support::Fixture;
+use crate::support::config::{Config, strings};
+use crate::support::forge::{File, Forge, REASON, passes};
 
-const RELEASE: &str = "release = [\"release/*\"]\n";
 const LINE: &str = "release/1.x";
+
+/// The landing config whose trunk declares the release lines `release/*`.
+fn released_config() -> Config {
+    Config::landing().repository("release", strings(&["release/*"]))
+}
 
 /// A forge whose trunk declares release lines, `release/1.x` cut from it, and the trunk moved
 /// on after the cut (a fix to `src/main.rs`, to be backported); the fix's commit.
 fn released() -> (Forge, String) {
-    let forge = Forge::with_repository(RELEASE, "");
+    let forge = Forge::new(released_config().signed(), &[]);
     let o = &forge.owner;
     forge.git(
         o,
@@ -35,7 +41,7 @@ fn released() -> (Forge, String) {
 /// A CI clone of `rev` as the README's workflow makes it for a pull request to `base` (or a push
 /// to it): the trunk and the base branch fetched.
 fn ci_for(forge: &Forge, name: &str, rev: &str, base: &str) -> PathBuf {
-    let clone = forge.ci_clone(name, rev);
+    let clone = forge.ci_checkout(name, rev);
     let refspec = format!("+refs/heads/{base}:refs/remotes/origin/{base}");
     forge.git(&clone, &["fetch", "-q", "origin", &refspec]);
     clone
@@ -74,7 +80,7 @@ fn land_on_line(forge: &Forge, branch: &str) -> (i32, Value) {
 }
 
 /// The contributor's branch `name` off the release line, `files` committed; pushed.
-fn branch_of_line(forge: &Forge, name: &str, files: &[(&str, &str)]) {
+fn branch_of_line(forge: &Forge, name: &str, files: &[File]) {
     let c = &forge.contributor;
     forge.git(c, &["fetch", "-q", "origin"]);
     forge.git(
@@ -108,7 +114,7 @@ fn a_pull_request_to_a_release_line_is_judged_approved_and_landed_against_that_l
     let o = &forge.owner;
     forge.git(o, &["fetch", "-q", "origin"]);
     let head = forge.out(o, &["rev-parse", "origin/rel-more"]);
-    let key = forge.key.to_str().unwrap();
+    let key = forge.keys.owner.to_str().unwrap();
     let approve = [
         "approve",
         "origin/rel-more",
@@ -128,7 +134,7 @@ fn a_pull_request_to_a_release_line_is_judged_approved_and_landed_against_that_l
     assert_eq!(code, 0, "push CI on the line: {json}");
     assert_eq!(json["data"]["limits"]["status"], "approved", "{json}");
     // `update` on another branch of the line brings in the line, not the trunk.
-    branch_of_line(&forge, "rel-other", &[("src/other.rs", "pub fn o() {}\n")]);
+    branch_of_line(&forge, "rel-other", &[("src/other.rs", b"pub fn o() {}\n")]);
     forge.git(c, &["reset", "-q", "--hard", "HEAD"]);
     let (code, json) = forge.discern(c, &["update", "--json"], false);
     assert_eq!(code, 0, "{json}");
@@ -165,8 +171,7 @@ fn a_backport_cherry_picked_onto_a_release_line_passes_pr_and_push_ci() {
 
 #[test]
 fn an_effort_started_from_a_release_line_is_proven_against_it_and_lands_on_it() {
-    let config = LANDING_CONFIG.replace("[repository]\n", &format!("[repository]\n{RELEASE}"));
-    let fixture = Fixture::new(&config);
+    let fixture = Fixture::new(released_config());
     fixture.repo.git(&["branch", LINE]);
     fixture
         .repo
@@ -211,7 +216,7 @@ fn an_effort_started_from_a_release_line_is_proven_against_it_and_lands_on_it() 
 /// history: its first push CI is judged against it because the push names it.
 #[test]
 fn a_release_lines_first_push_is_judged_against_the_line_the_push_names() {
-    let forge = Forge::with_repository(RELEASE, "");
+    let forge = Forge::new(released_config().signed(), &[]);
     let o = &forge.owner;
     let line = "release/2.x";
     forge.git(

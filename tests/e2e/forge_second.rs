@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::forge::{BREACH, Forge, passes};
+use crate::forge::BREACH;
+use crate::support::config::Config;
+use crate::support::forge::{File, Forge, passes};
 
 /// `git fsck` is clean in `dir` and the tree of HEAD lists `path` once.
 fn sound(forge: &Forge, dir: &Path, path: &str) {
@@ -53,7 +55,7 @@ fn approve_checked_out(forge: &Forge, name: &str) -> String {
     );
     // The index as a reset (or a commit, a merge) leaves it: with git's cache of trees.
     forge.git(o, &["reset", "-q", "--hard"]);
-    let key = forge.key.to_str().unwrap();
+    let key = forge.keys.owner.to_str().unwrap();
     let head = forge.out(o, &["rev-parse", "HEAD"]);
     let args = ["approve", "--head", &head, "--key", key, "--json"];
     let (code, json) = forge.discern(o, &args, false);
@@ -71,8 +73,8 @@ fn index_is_head(forge: &Forge, dir: &Path) {
 
 #[test]
 fn a_commit_after_an_approval_commit_keeps_the_approval_and_the_tree_sound() {
-    let forge = Forge::new();
-    forge.pull_request("reviewed", BREACH, true);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from("origin/main", "reviewed", BREACH, &[], true);
     let file = approve_checked_out(&forge, "reviewed");
     let o = &forge.owner;
     sound(&forge, o, &file);
@@ -81,7 +83,7 @@ fn a_commit_after_an_approval_commit_keeps_the_approval_and_the_tree_sound() {
     forge.git(o, &["commit", "-q", "--allow-empty", "-m", "a note"]);
     sound(&forge, o, &file);
     forge.git(o, &["push", "-q", "-f", "origin", "reviewed"]);
-    passes("PR CI", forge.pr_ci("reviewed"));
+    passes("PR CI", forge.pr_ci_no_notes("reviewed"));
     let more = "// TODO 1\n// TODO 2\n// TODO 3\n// TODO 4\n\n";
     std::fs::write(o.join("src/more.rs"), more).unwrap();
     forge.git(o, &["commit", "-q", "-am", "a blank line"]);
@@ -91,8 +93,8 @@ fn a_commit_after_an_approval_commit_keeps_the_approval_and_the_tree_sound() {
 
 #[test]
 fn the_owners_pull_after_accepting_an_approved_loosening_keeps_the_approval() {
-    let forge = Forge::new();
-    forge.pull_request("reviewed", BREACH, true);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from("origin/main", "reviewed", BREACH, &[], true);
     let file = approve_checked_out(&forge, "reviewed");
     let o = &forge.owner;
     let before = forge.out(o, &["rev-parse", "origin/main"]);
@@ -125,8 +127,14 @@ fn team_moves_on(forge: &Forge, text: &str) {
 
 #[test]
 fn sync_push_says_a_landing_the_forges_moved_trunk_refuses_and_how_to_push_it() {
-    let forge = Forge::new();
-    forge.pull_request("feature", &[("src/work.rs", "pub fn w() {}\n")], false);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from(
+        "origin/main",
+        "feature",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
     let o = &forge.owner;
     let before = forge.out(o, &["rev-parse", "origin/main"]);
     forge.git(o, &["fetch", "-q", "origin"]);
@@ -186,7 +194,7 @@ fn with_limit(forge: &Forge, limit: u32) -> String {
 
 #[test]
 fn a_branch_over_its_own_tightened_limit_is_not_inherited_after_the_trunk_loosened_it() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     // The trunk at its limit: 5 TODOs under a ceiling of 5.
     team_moves_on(&forge, "# three more\n");
     let c = &forge.contributor;
@@ -199,16 +207,22 @@ fn a_branch_over_its_own_tightened_limit_is_not_inherited_after_the_trunk_loosen
         ("src/t.rs", "// TODO a\n// TODO b\n".to_owned()),
         ("discern.toml", with_limit(&forge, 4)),
     ];
-    let fix: Vec<(&str, &str)> = fix.iter().map(|(p, t)| (*p, t.as_str())).collect();
-    forge.pull_request("fix-a", &fix, false);
-    forge.pull_request("fix-b", &fix, false);
-    passes("PR CI of fix-b", forge.pr_ci("fix-b"));
-    forge.land("fix-a", crate::forge::Strategy::MergeCommit);
+    let fix: Vec<File> = fix.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
+    forge.pull_request_from("origin/main", "fix-a", &fix, &[], false);
+    forge.pull_request_from("origin/main", "fix-b", &fix, &[], false);
+    passes("PR CI of fix-b", forge.pr_ci_no_notes("fix-b"));
+    forge.land("fix-a", crate::support::forge::Strategy::MergeCommit);
     // An approved loosening lands: 4 → 5.
     forge.git(c, &["fetch", "-q", "origin"]);
-    forge.pull_request("loosen", &[("src/more.rs", "// TODO more\n")], true);
+    forge.pull_request_from(
+        "origin/main",
+        "loosen",
+        &[("src/more.rs", b"// TODO more\n")],
+        &[],
+        true,
+    );
     forge.approve("loosen");
-    forge.land("loosen", crate::forge::Strategy::MergeCommit);
+    forge.land("loosen", crate::support::forge::Strategy::MergeCommit);
 
     // fix-b brings the trunk in: a clean merge keeps its 4, with 5 TODOs.
     forge.git(c, &["fetch", "-q", "origin"]);
@@ -218,7 +232,8 @@ fn a_branch_over_its_own_tightened_limit_is_not_inherited_after_the_trunk_loosen
     let config = std::fs::read_to_string(c.join("discern.toml")).unwrap();
     assert!(config.contains("limit = 4"), "{config}");
     forge.git(c, &["push", "-q", "origin", "fix-b"]);
-    let json = crate::forge::fails("PR CI of fix-b after update", forge.pr_ci("fix-b"));
+    let json =
+        crate::support::forge::fails("PR CI of fix-b after update", forge.pr_ci_no_notes("fix-b"));
     assert_eq!(
         json["data"]["standards"][0]["verdict"], "regressed",
         "{json}"
@@ -232,7 +247,7 @@ const NO_PREVIOUS_TIP: &str = "0000000000000000000000000000000000000000";
 
 #[test]
 fn a_push_that_creates_the_branch_is_judged_from_the_root_commit() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let root = forge.out(&forge.owner, &["rev-parse", "origin/main"]);
     // The repository's first push, as the forge sees it: `before` is the all-zero id.
     let (code, json) = forge.trunk_ci(NO_PREVIOUS_TIP);
@@ -260,13 +275,13 @@ fn a_push_that_creates_the_branch_is_judged_from_the_root_commit() {
     std::fs::write(c.join("README.md"), "# after\n").unwrap();
     forge.git(c, &["commit", "-q", "-am", "after"]);
     forge.git(c, &["push", "-q", "origin", "main"]);
-    let json = crate::forge::fails("the first push", forge.trunk_ci(NO_PREVIOUS_TIP));
+    let json = crate::support::forge::fails("the first push", forge.trunk_ci(NO_PREVIOUS_TIP));
     assert_eq!(json["data"]["limits"]["status"], "loosened", "{json}");
 }
 
 #[test]
 fn a_signed_approval_file_does_not_breach_inits_own_file_size_standard() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     // The owner starts the repository with `init` and their key: its first commit is the gate's.
     let o = &forge.owner;
     forge.git(o, &["checkout", "-q", "--orphan", "fresh"]);
@@ -283,7 +298,7 @@ fn a_signed_approval_file_does_not_breach_inits_own_file_size_standard() {
     std::fs::remove_file(o.join("discern.toml")).unwrap();
     std::fs::remove_dir_all(o.join(".discern")).unwrap();
     forge.git(o, &["commit", "-q", "-m", "the project"]);
-    let public = forge.key.with_extension("pub");
+    let public = forge.keys.owner.with_extension("pub");
     let public = public.to_str().unwrap();
     let args = [
         "init",
@@ -317,7 +332,7 @@ fn a_signed_approval_file_does_not_breach_inits_own_file_size_standard() {
     )
     .unwrap();
     forge.git(c, &["commit", "-q", "-am", "a longer README"]);
-    let reason = crate::forge::REASON;
+    let reason = crate::support::forge::REASON;
     let args = [
         "standards",
         "propose",
@@ -345,15 +360,15 @@ fn a_signed_approval_file_does_not_breach_inits_own_file_size_standard() {
     let size = forge.out(c, &["cat-file", "-s", &format!("origin/bigger:{approval}")]);
     let limit = forge.out(c, &["show", "origin/bigger:discern.toml"]);
     assert!(size.parse::<u64>().unwrap() > 500, "{size}: {limit}");
-    let (code, json) = forge.pr_ci("bigger");
+    let (code, json) = forge.pr_ci_no_notes("bigger");
     assert_eq!(code, 0, "{json}");
-    let before = forge.land("bigger", crate::forge::Strategy::MergeCommit);
+    let before = forge.land("bigger", crate::support::forge::Strategy::MergeCommit);
     passes("trunk CI", forge.trunk_ci(&before));
 }
 
 /// On the contributor's `main`: a branch `name` with `files` written (empty text: removed) and
 /// committed, merged with a merge commit (a landing), not pushed.
-fn land_locally(forge: &Forge, name: &str, files: &[(&str, &str)]) {
+fn land_locally(forge: &Forge, name: &str, files: &[File]) {
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "-b", name, "main"]);
     for (file, text) in files {
@@ -371,7 +386,7 @@ fn land_locally(forge: &Forge, name: &str, files: &[(&str, &str)]) {
 
 #[test]
 fn one_push_of_several_landings_is_judged_landing_by_landing() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "main"]);
     for file in ["a", "b", "c"] {
@@ -382,15 +397,15 @@ fn one_push_of_several_landings_is_judged_landing_by_landing() {
     forge.git(c, &["push", "-q", "origin", "main"]);
     let before = forge.out(c, &["rev-parse", "HEAD"]);
     // Two fixes, a tightening to 3, a loosening to 4 with a new TODO: one push.
-    land_locally(&forge, "fix-a", &[("src/a.rs", "")]);
-    land_locally(&forge, "fix-b", &[("src/b.rs", "")]);
+    land_locally(&forge, "fix-a", &[("src/a.rs", b"")]);
+    land_locally(&forge, "fix-b", &[("src/b.rs", b"")]);
     let config = std::fs::read_to_string(c.join("discern.toml")).unwrap();
     let tightened = config.replace("limit = 5", "limit = 3");
-    land_locally(&forge, "tighten", &[("discern.toml", &tightened)]);
+    land_locally(&forge, "tighten", &[("discern.toml", tightened.as_bytes())]);
     let loosened = config.replace("limit = 5", "limit = 4");
     let more = [
-        ("discern.toml", loosened.as_str()),
-        ("src/d.rs", "// TODO new\n"),
+        ("discern.toml", loosened.as_bytes()),
+        ("src/d.rs", b"// TODO new\n"),
     ];
     land_locally(&forge, "loosen", &more);
     forge.git(c, &["push", "-q", "origin", "main"]);
@@ -403,19 +418,19 @@ fn one_push_of_several_landings_is_judged_landing_by_landing() {
 
     // A landing that swaps is still a swap in a push of several.
     let before = forge.out(c, &["rev-parse", "HEAD"]);
-    land_locally(&forge, "docs", &[("README.md", "# docs\n")]);
-    let swap = [("src/c.rs", ""), ("src/e.rs", "// TODO hidden\n")];
+    land_locally(&forge, "docs", &[("README.md", b"# docs\n")]);
+    let swap: [File; 2] = [("src/c.rs", b""), ("src/e.rs", b"// TODO hidden\n")];
     land_locally(&forge, "swap", &swap);
     forge.git(c, &["push", "-q", "origin", "main"]);
-    let json = crate::forge::fails("a swap in one landing", forge.trunk_ci(&before));
+    let json = crate::support::forge::fails("a swap in one landing", forge.trunk_ci(&before));
     assert_eq!(json["data"]["standards"][0]["verdict"], "swapped", "{json}");
 }
 
 #[test]
 fn every_verb_on_a_diverged_local_trunk_names_the_rebase() {
-    let forge = Forge::new();
+    let forge = Forge::new(Config::landing().signed(), &[]);
     team_moves_on(&forge, "# moved\n");
-    forge.pull_request("later", BREACH, false);
+    forge.pull_request_from("origin/main", "later", BREACH, &[], false);
     // The contributor's `main` has a commit of its own; the team's moved on without it.
     let c = &forge.contributor;
     forge.git(c, &["checkout", "-q", "main"]);
@@ -430,7 +445,7 @@ fn every_verb_on_a_diverged_local_trunk_names_the_rebase() {
         "propose",
         "todo",
         "--reason",
-        crate::forge::REASON,
+        crate::support::forge::REASON,
     ];
     for args in [
         &propose[..],
@@ -456,8 +471,14 @@ fn every_verb_on_a_diverged_local_trunk_names_the_rebase() {
 /// on meanwhile: it would land on a trunk the team is not on.
 #[test]
 fn accept_on_a_diverged_local_trunk_names_the_rebase_and_lands_nothing() {
-    let forge = Forge::new();
-    forge.pull_request("feature", &[("src/work.rs", "pub fn w() {}\n")], false);
+    let forge = Forge::new(Config::landing().signed(), &[]);
+    forge.pull_request_from(
+        "origin/main",
+        "feature",
+        &[("src/work.rs", b"pub fn w() {}\n")],
+        &[],
+        false,
+    );
     let o = &forge.owner;
     forge.git(o, &["fetch", "-q", "origin"]);
     forge.git(o, &["checkout", "-q", "main"]);

@@ -8,19 +8,15 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    Config::new().standard(Standard::todo(5))
+}
 
-/// `CONFIG` with the limit at the fixture's reading (2): no headroom, so a gain is an exact pin.
+/// [`config`] with the limit at the fixture's reading (2): no headroom, so a gain is an exact pin.
 fn exact() -> String {
-    CONFIG.replace("limit = 5", "limit = 2")
+    config().standard(Standard::todo(2)).to_string()
 }
 
 /// The fixture's `src/lib.rs` with `todos` TODO markers.
@@ -58,7 +54,7 @@ fn limit_in(dir: &Path) -> String {
 
 #[test]
 fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
-    let fixture = Fixture::new(&exact());
+    let fixture = Fixture::new(exact());
     let effort = start(&fixture, "fewer");
     commit_in(&fixture, &effort, "src/lib.rs", &lib_with(1), "drop a TODO");
     let work = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
@@ -102,7 +98,7 @@ fn done_pins_gains_and_the_next_effort_cannot_spend_them() {
 
 #[test]
 fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
-    let fixture = Fixture::new(&exact());
+    let fixture = Fixture::new(exact());
     let effort = start(&fixture, "margin");
     let wide = exact().replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 10");
     commit_in(
@@ -123,15 +119,15 @@ fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
         "the branch's own margin does not stop the pin: {json}"
     );
     // `--pin` is the explicit act: the measured value and the margin, headroom and all.
-    let fixture = Fixture::new(CONFIG);
-    let wide = CONFIG.replace("metric = \"matches\"", "metric = \"matches\"\nmargin = 10");
+    let fixture = Fixture::new(config());
+    let wide = config().standard(Standard::todo(5).margin(10));
     // `--pin` too pins by the trunk's margin, whatever the branch's says.
     let effort = start(&fixture, "margin-pin");
     commit_in(
         &fixture,
         &effort,
         "discern.toml",
-        &wide,
+        &wide.to_string(),
         "a generous margin",
     );
     let pinned = fixture
@@ -143,7 +139,7 @@ fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
         "pinned to the measured value with the trunk's margin 0: {pinned}"
     );
 
-    let off = Fixture::new(&format!("[repository]\npin_on_done = false\n{CONFIG}"));
+    let off = Fixture::new(config().repository("pin_on_done", "false"));
     let effort = start(&off, "off");
     commit_in(&off, &effort, "README.md", "# other\n", "docs");
     let before = off.git_out(&effort, &["rev-parse", "HEAD"]);
@@ -156,7 +152,7 @@ fn the_trunks_margin_decides_and_pin_on_done_false_opts_out() {
 #[test]
 fn update_keeps_the_tighter_of_two_pinned_limits() {
     // 4 TODOs under a limit of 5: one of headroom, which each effort's gain leaves alone.
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture
         .repo
         .write("src/extra.rs", "// TODO: x\n// TODO: y\n");
@@ -379,7 +375,7 @@ metric = "lines"
 /// its gain again from there — no `git checkout --theirs` and no new pin by hand.
 #[test]
 fn update_takes_the_trunks_loosening_over_the_branchs_pin_and_done_pins_again() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture
         .repo
         .write("src/extra.rs", "// TODO: x\n// TODO: y\n");

@@ -5,43 +5,22 @@
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 100000
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-
-[standards.todo_files]
-direction = "down"
-limit = 100000
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "files"
-
-[standards.todo_capped]
-direction = "down"
-limit = 100000
-producer = "builtin:pattern"
-config = { pattern = "TODO \\w+", paths = ["src/**"], max_findings = 40 }
-metric = "matches"
-
-[standards.lines]
-direction = "up"
-limit = 0
-producer = "builtin:extent"
-config = { paths = ["src/**"] }
-metric = "lines"
-
-[standards.longest]
-direction = "down"
-limit = 100000
-producer = "builtin:extent"
-config = { paths = ["src/**"] }
-metric = "max_lines"
-"#;
+fn config() -> Config {
+    let todo = |name: &str| Standard::pattern(name, "TODO", &["src/**"]).limit(100000);
+    let capped = Standard::new("todo_capped", "builtin:pattern")
+        .limit(100000)
+        .config(r#"{ pattern = "TODO \\w+", paths = ["src/**"], max_findings = 40 }"#)
+        .metric("matches");
+    let extent = |name: &str, metric: &str| Standard::extent(name, metric, &["src/**"]);
+    Config::new()
+        .standard(todo("todo"))
+        .standard(todo("todo_files").metric("files"))
+        .standard(capped)
+        .standard(extent("lines", "lines").up().limit(0))
+        .standard(extent("longest", "max_lines").limit(100000))
+}
 
 /// `i`'s file: a few lines, some with TODOs (none in every fifth file).
 fn file(i: usize, extra: &str) -> String {
@@ -127,7 +106,7 @@ fn parts(fixture: &Fixture) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn a_grouped_run_reads_what_a_whole_run_reads_after_every_kind_of_change() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     for i in 0..1200 {
         fixture.repo.write(&path(i), file(i, ""));
     }

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::support::{Fixture, cache_dir};
 
-use crate::support::LANDING_CONFIG as CONFIG;
+use crate::support::config::Config;
 
 pub(crate) fn rounds() -> usize {
     std::env::var("DISCERN_KILL_ROUNDS")
@@ -88,7 +88,7 @@ pub(crate) fn kill_with(
 fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
     let (mut killed, mut landed) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
         let before = fixture.repo.head();
         killed += usize::from(kill_after(
@@ -119,7 +119,7 @@ fn a_pin_killed_at_a_random_moment_leaves_nothing_or_exactly_the_pin() {
 fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
     let (mut killed, mut landed) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let before = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
         let (effort, head) = fixture.proven_effort("kill");
         killed += usize::from(kill_after(
@@ -179,7 +179,7 @@ fn a_landing_killed_at_a_random_moment_is_landed_once_or_not_at_all() {
 fn a_landing_killed_with_its_git_children_is_settled_by_the_next_accept() {
     let (mut killed, mut landed) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let (effort, head) = fixture.proven_effort("kill");
         killed += usize::from(kill_as(
             &fixture,
@@ -261,32 +261,12 @@ pub(crate) fn wait_for_git_under(dir: &Path) {
     }
 }
 
-/// A job past its timeout is killed with its whole process group, and nothing else: an
-/// unrelated process survives (`kill -KILL -<pgid>` through procps-ng would kill everything).
-#[test]
-fn a_timed_out_job_is_killed_with_its_group_and_nothing_else() {
-    let mut bystander = std::process::Command::new("sleep")
-        .arg("30")
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    let fixture = Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 20\"\ntimeout = 1\n");
-    let run = fixture.run(&["test", "--json"]);
-    assert_eq!(run.json()["ok"], false, "{}", run.stdout);
-    assert!(
-        bystander.try_wait().unwrap().is_none(),
-        "an unrelated process survives the job's kill"
-    );
-    let _ = bystander.kill();
-    let _ = bystander.wait();
-}
-
 #[test]
 fn a_proposal_killed_at_a_random_moment_is_recorded_once_or_not_at_all() {
     let reason = "The new module lists three planned extension points.";
     let (mut killed, mut recorded) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
         fixture.repo.write(
             "src/more.rs",
@@ -318,84 +298,6 @@ fn a_proposal_killed_at_a_random_moment_is_recorded_once_or_not_at_all() {
         "propose: {} rounds, {killed} killed, {recorded} already recorded before the next call",
         rounds()
     );
-}
-
-#[test]
-fn ctrl_c_stops_the_running_job_and_its_group_and_a_second_one_exits_at_once() {
-    // The job records the pid of its own child, which must not outlive the interrupt.
-    let fixture = Fixture::new(
-        "[jobs.slow]\nstage = \"test\"\nrun = \"sleep 60 & echo $! > child.pid; wait\"\ntimeout = 120\n",
-    );
-    let pid_file = fixture.path().join("child.pid");
-    let spawn = || {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_discern"));
-        cmd.args(["test", "--json"])
-            .current_dir(fixture.path())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null());
-        discern_tests::hermetic(&mut cmd, fixture.repo.home());
-        cmd.env("DISCERN_CACHE_DIR", crate::support::cache_dir());
-        cmd.spawn().unwrap()
-    };
-    let wait_for_pid = || {
-        let started = std::time::Instant::now();
-        loop {
-            if let Some(pid) = std::fs::read_to_string(&pid_file)
-                .ok()
-                .and_then(|t| t.trim().parse::<i32>().ok())
-            {
-                return pid;
-            }
-            assert!(started.elapsed().as_secs() < 30, "the job never started");
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    };
-    let interrupt = |child: &std::process::Child| {
-        let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
-    };
-    let alive = |pid: i32| {
-        std::path::Path::new(&format!("/proc/{pid}")).exists()
-            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .unwrap_or_default()
-                .contains(") Z ")
-    };
-
-    let child = spawn();
-    let job_child = wait_for_pid();
-    let started = std::time::Instant::now();
-    interrupt(&child);
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        started.elapsed().as_secs() < 20,
-        "Ctrl-C stops the run, not the job's 60 s"
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["ok"], false, "{json}");
-    assert!(json.to_string().contains("cancelled"), "{json}");
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert!(
-        !alive(job_child),
-        "the job's own child was killed with its group"
-    );
-
-    // A second interrupt while the first is being handled ends the process at once.
-    std::fs::remove_file(&pid_file).unwrap();
-    let child = spawn();
-    let job_child = wait_for_pid();
-    interrupt(&child);
-    interrupt(&child);
-    let status = child.wait_with_output().unwrap().status;
-    assert!(
-        status.code() == Some(130) || status.code() == Some(1),
-        "{status:?}"
-    );
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    if alive(job_child) {
-        // Exiting at once may leave the job's group behind; kill it here, never the test's.
-        let pid = rustix::process::Pid::from_raw(job_child).unwrap();
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-    }
 }
 
 /// After a start was killed: the next start of the same name goes through (or, when the kill
@@ -447,7 +349,7 @@ fn one_effort_after(fixture: &Fixture, round: &str) -> bool {
 
 #[test]
 fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_through() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     for step in discern::testing::commit::fork::step::ALL {
         let run = fixture.run_with(
             &["start", "--name", "e", "--json"],
@@ -481,7 +383,7 @@ fn a_start_killed_at_any_step_or_moment_is_unwound_and_the_same_start_goes_throu
 /// dies on it, `branch -D` too. The next start unwinds it all the same and goes through.
 #[test]
 fn a_start_killed_inside_git_worktree_add_is_unwound_though_git_cannot_read_it() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let run = fixture.run_with(
         &["start", "--name", "e", "--json"],
         &[(
@@ -530,7 +432,7 @@ fn merged_once_after(fixture: &Fixture, effort: &Path, before: &str, trunk: &str
 
 #[test]
 fn an_update_killed_at_any_moment_is_undone_or_kept_and_the_same_update_goes_through() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let json = fixture.run(&["start", "--name", "u", "--json"]).json();
     let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
     std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
@@ -584,7 +486,7 @@ fn an_update_killed_at_any_moment_is_undone_or_kept_and_the_same_update_goes_thr
 fn a_landing_killed_at_a_random_moment_is_finished_from_the_worktree() {
     let (mut killed, mut finished) = (0, 0);
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let (effort, head) = fixture.proven_effort("again");
         killed += usize::from(kill_after(
             &fixture,
@@ -645,145 +547,12 @@ fn note_exists(fixture: &Fixture, commit: &str) -> bool {
         .is_empty()
 }
 
-/// A pin interrupted after its branch moved, then `update`: the update finishes the pin first
-/// (as every writing verb does) and merges on top of it. It used to refuse the tree as dirty
-/// with discern's own half-written discern.toml, and an agent that followed its hint ("commit
-/// your changes") reverted the pin and wedged the worktree: every later writing call was
-/// refused with "neither its tip nor its parent" (found by the soak test).
-#[test]
-fn an_update_after_an_interrupted_pin_finishes_the_pin_first() {
-    let fixture = Fixture::new(CONFIG);
-    let (effort, before) = interrupted_pin(&fixture, "p");
-    let pin = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
-    assert_ne!(pin, before, "the branch moved to the pin");
-    fixture.repo.write("NEWS.md", "trunk moves on\n");
-    let trunk = fixture.repo.commit("trunk work");
-
-    let json = fixture.run_in(&effort, &["update", "--json"], &[]).json();
-    assert_eq!(json["ok"], true, "{json}");
-    let parents = fixture.git_out(&effort, &["rev-list", "--parents", "-n", "1", "HEAD"]);
-    assert!(parents.ends_with(&format!("{pin} {trunk}")), "{parents}");
-    assert_settled(&fixture, &effort);
-    assert_eq!(fixture.git_out(&effort, &["status", "--porcelain"]), "");
-    assert_eq!(
-        fixture.git_out(&effort, &["diff", "--name-only", &before, &pin]),
-        "discern.toml"
-    );
-    let json = fixture.run_in(&effort, &["done", "--json"], &[]).json();
-    assert_eq!(json["ok"], true, "{json}");
-}
-
-/// A pin interrupted after its branch moved, then `accept`: accept settles the pin first, so
-/// its refusal (the Proof is for the commit before the pin) names the gate, never "commit your
-/// changes" of discern's own half-written discern.toml (found by the soak test).
-#[test]
-fn an_accept_after_an_interrupted_pin_finishes_the_pin_first() {
-    let fixture = Fixture::new(CONFIG);
-    let (effort, _) = interrupted_pin(&fixture, "q");
-    let json = fixture
-        .run_in(&effort, &["accept", "--confirmed", "--json"], &[])
-        .json();
-    assert_ne!(json["error"], "dirty_worktree", "{json}");
-    assert_eq!(fixture.git_out(&effort, &["status", "--porcelain"]), "");
-    assert_settled(&fixture, &effort);
-    for args in [
-        &["done", "--json"][..],
-        &["accept", "--confirmed", "--json"],
-    ] {
-        let json = fixture.run_in(&effort, args, &[]).json();
-        assert_eq!(json["ok"], true, "{args:?}: {json}");
-    }
-}
-
-/// A pin interrupted after its branch moved, then a plain `git commit -a` before any discern
-/// call (committing what the half-synced tree shows): the pin's commit is in the branch's
-/// history, so the next writing call finishes it instead of wedging the worktree.
-#[test]
-fn a_commit_on_top_of_an_interrupted_pin_does_not_wedge_the_worktree() {
-    let fixture = Fixture::new(CONFIG);
-    let (effort, _) = interrupted_pin(&fixture, "q");
-    fixture.git_in(&effort, &["commit", "-q", "-am", "what the tree showed"]);
-    let json = fixture.run_in(&effort, &["done", "--json"], &[]).json();
-    assert_eq!(json["ok"], true, "{json}");
-    assert_settled(&fixture, &effort);
-}
-
-/// Every writing verb settles a transaction a crash interrupted before it acts (the table's
-/// preflight, one for all), whatever it goes on to do or refuse. `accept` recovers itself (its
-/// own landing finished is its result; tested beside landings), and `resolve` and the merge
-/// driver run inside git's merge, where recovering would write under it.
-#[test]
-fn every_writing_verb_settles_an_interrupted_transaction_first() {
-    let runs: &[(&str, &[&str])] = &[
-        ("start", &["start", "--name", "other"]),
-        ("prepare", &["prepare"]),
-        ("done", &["done"]),
-        ("update", &["update"]),
-        ("approve", &["approve"]),
-        ("test", &["test"]),
-        ("standards", &["standards"]),
-        ("init", &["init"]),
-        ("abandon", &["abandon", "nobody"]),
-        ("sync", &["sync"]),
-        ("setup", &["setup"]),
-        ("doctor", &["doctor"]),
-        ("agents", &["agents", "--client", "claude"]),
-    ];
-    let exempt = ["accept", "resolve", "merge-driver"];
-    let writing: std::collections::BTreeSet<&str> = discern::verbs::TABLE
-        .iter()
-        .map(|e| e.info())
-        .filter(|i| i.writes && !exempt.contains(&i.name))
-        .map(|i| i.name)
-        .collect();
-    let walked: std::collections::BTreeSet<&str> = runs.iter().map(|(verb, _)| *verb).collect();
-    assert_eq!(writing, walked, "every writing verb is walked");
-    for (verb, args) in runs {
-        let fixture = Fixture::new(CONFIG);
-        let (effort, _) = interrupted_pin(&fixture, "q");
-        let mut args = args.to_vec();
-        args.push("--json");
-        let run = fixture.run_in(&effort, &args, &[]);
-        assert!(!run.stdout.is_empty(), "{verb}: {}", run.stderr);
-        assert_settled(&fixture, &effort);
-    }
-}
-
-/// An effort `name` with one commit, whose `--pin` was killed once its branch moved; the
-/// effort's path and its commit before the pin.
-fn interrupted_pin(fixture: &Fixture, name: &str) -> (std::path::PathBuf, String) {
-    let json = fixture.run(&["start", "--name", name, "--json"]).json();
-    let effort = std::path::PathBuf::from(json["data"]["path"].as_str().unwrap());
-    std::fs::write(effort.join("src/effort.rs"), "pub fn e() {}\n").unwrap();
-    fixture.git_in(&effort, &["add", "-A"]);
-    fixture.git_in(&effort, &["commit", "-q", "-m", "effort work"]);
-    let before = fixture.git_out(&effort, &["rev-parse", "HEAD"]);
-    let run = fixture.run_in(
-        &effort,
-        &["standards", "--pin", "--json"],
-        &[("DISCERN_FAULT", discern::testing::commit::step::REF_MOVED)],
-    );
-    assert_ne!(run.code, 0, "the fault hook stops it");
-    (effort, before)
-}
-
-/// The effort's config transaction journal is gone: the interrupted pin is settled.
-fn assert_settled(fixture: &Fixture, effort: &Path) {
-    let git_dir = fixture.git_out(effort, &["rev-parse", "--absolute-git-dir"]);
-    assert!(
-        !Path::new(&git_dir)
-            .join("discern/config-transaction.json")
-            .exists(),
-        "the pin's journal is settled"
-    );
-}
-
 /// `discern sync --push` killed at random moments (discern itself: the forge's side of a push
 /// lives on another machine and is not killed with it), a new note each round: the next sync
 /// finishes, and the forge ends with every note any round wrote, nothing lost or doubled.
 #[test]
 fn a_sync_killed_at_a_random_moment_loses_no_note() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let origin = fixture.repo.parent().join("origin.git");
     let origin_url = origin.to_str().unwrap();
     fixture.git_in(

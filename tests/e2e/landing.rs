@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::support::Fixture;
 
-use crate::support::LANDING_CONFIG as CONFIG;
+use crate::support::config::Config;
 
 fn trunk(fixture: &Fixture) -> String {
     fixture.git_out(fixture.path(), &["rev-parse", "refs/heads/main"])
@@ -15,7 +15,7 @@ fn trunk(fixture: &Fixture) -> String {
 
 #[test]
 fn a_touched_file_in_the_main_checkout_never_becomes_a_staged_revert() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (effort, _) = fixture.proven_effort("touched");
     // The effort also changes a file the main checkout has; commit and prove again.
     std::fs::write(effort.join("src/lib.rs"), "pub fn a() {}\npub fn b() {}\n").unwrap();
@@ -59,7 +59,7 @@ fn a_touched_file_in_the_main_checkout_never_becomes_a_staged_revert() {
 #[test]
 fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call() {
     for step in discern::testing::commit::landing::step::ALL {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let before = trunk(&fixture);
         let (effort, head) = fixture.proven_effort("crash");
         let run = fixture.run_in(
@@ -135,7 +135,7 @@ fn a_landing_killed_at_any_step_is_finished_or_unwound_by_the_next_writing_call(
 
 #[test]
 fn discern_trunk_never_changes_what_the_gate_and_the_landing_trust() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let old = trunk(&fixture);
     fixture.repo.git(&["branch", "decoy", &old]);
     fixture.repo.write("NEWS.md", "trunk moves on\n");
@@ -163,7 +163,7 @@ fn discern_trunk_never_changes_what_the_gate_and_the_landing_trust() {
 
 #[test]
 fn a_proof_for_another_trunk_lands_nothing() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (effort, _) = fixture.proven_effort("forged");
     let git_dir = fixture.git_out(&effort, &["rev-parse", "--absolute-git-dir"]);
     let proof_path = Path::new(&git_dir).join("discern/gate-proof");
@@ -190,7 +190,7 @@ fn a_proof_for_another_trunk_lands_nothing() {
 /// as from the main checkout: no journal, and `status` warns of no pending landing.
 #[test]
 fn a_finished_landing_from_the_worktree_leaves_no_journal() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (path, head) = fixture.proven_effort("inside");
     let json = fixture
         .run_in(&path, &["accept", "--confirmed", "--json"], &[])
@@ -215,7 +215,7 @@ fn a_finished_landing_from_the_worktree_leaves_no_journal() {
 /// A second `accept` of an effort that landed says where it landed, from the main checkout.
 #[test]
 fn a_second_accept_says_the_effort_already_landed_and_where() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (path, head) = fixture.proven_effort("twice");
     let json = fixture
         .run_in(&path, &["accept", "--confirmed", "--json"], &[])
@@ -243,7 +243,7 @@ fn a_second_accept_says_the_effort_already_landed_and_where() {
 /// (found by the soak test).
 #[test]
 fn await_on_an_effort_that_already_landed_is_met() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (later, _) = fixture.proven_effort("later");
     let (path, head) = fixture.proven_effort("gone");
     let json = fixture

@@ -3,18 +3,14 @@
 //! a killed write left are cleaned by the next writing call.
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    Config::new().standard(Standard::todo(5))
+}
 
 fn on_branch() -> Fixture {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
     fixture
 }
@@ -59,7 +55,7 @@ fn a_stale_index_lock_rolls_the_pin_back_and_is_named() {
     assert_eq!(fixture.repo.head(), head, "the ref moved back");
     assert_eq!(
         std::fs::read_to_string(fixture.path().join("discern.toml")).unwrap(),
-        CONFIG
+        config().to_string()
     );
     std::fs::remove_file(&lock).unwrap();
     assert_eq!(fixture.repo.git(&["status", "--porcelain"]), "");

@@ -8,26 +8,16 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
+use crate::support::config::{Config, Standard};
 use crate::support::{Fixture, cache_dir};
 
-const CONFIG: &str = r#"
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-
-[standards.todo_files]
-direction = "down"
-limit = 1
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "files"
-"#;
+fn config() -> Config {
+    let files = Standard::pattern("todo_files", "TODO", &["src/**"]).metric("files");
+    Config::new()
+        .job("test", "true")
+        .standard(Standard::todo(2))
+        .standard(files.limit(1))
+}
 
 pub(crate) async fn connect(fixture: &Fixture, dir: &Path) -> RunningService<RoleClient, ()> {
     connect_with(fixture, dir, ()).await
@@ -87,7 +77,7 @@ fn git_in(fixture: &Fixture, dir: &Path, args: &[&str]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tool_surface_is_ordered_strict_and_snapshotted() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let client = connect(&fixture, fixture.path()).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -152,7 +142,7 @@ async fn the_tool_surface_is_ordered_strict_and_snapshotted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_through_a_real_session() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     std::fs::create_dir_all(fixture.path().join("docs/map")).unwrap();
     fixture.repo.write(
         "docs/map/index.md",
@@ -294,7 +284,7 @@ impl rmcp::ClientHandler for ProgressCounter {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_calls_report_progress_when_asked() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let counter = ProgressCounter::default();
     let home = fixture.repo.home().to_owned();
     let dir = fixture.path().to_owned();
@@ -323,7 +313,7 @@ async fn long_calls_report_progress_when_asked() {
 /// git repository".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_in_an_effort_follows_its_landing_to_the_main_checkout() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let json = fixture
         .run(&["start", "--name", "followed", "--title", "Follow", "--json"])
         .json();
@@ -352,7 +342,7 @@ async fn a_server_in_an_effort_follows_its_landing_to_the_main_checkout() {
 /// wrote into the worktree's folder after git removed it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_started_with_c_follows_its_effort_to_the_main_checkout() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     for (name, land) in [("landed", true), ("dropped", false)] {
         let json = fixture
             .run(&["start", "--name", name, "--title", name, "--json"])
@@ -401,7 +391,7 @@ async fn a_server_started_with_c_follows_its_effort_to_the_main_checkout() {
 /// a command line on the CLI.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn results_name_tool_calls_over_mcp_and_commands_on_the_cli() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.write("src/more.rs", "// TODO: three\n");
     fixture.repo.commit("a third TODO");
     let client = connect(&fixture, fixture.path()).await;

@@ -12,9 +12,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::config::Config;
 use crate::support::{Fixture, cache_dir};
-
-const CONFIG: &str = "";
 
 /// Send `lines` to a fresh `discern mcp`, close stdin, and read every answer and the exit code.
 fn session(fixture: &Fixture, lines: &[String]) -> (Vec<Value>, i32) {
@@ -24,7 +23,7 @@ fn session(fixture: &Fixture, lines: &[String]) -> (Vec<Value>, i32) {
 }
 
 /// [`session`], waiting the given time before each line.
-fn paced_session(fixture: &Fixture, lines: &[(Duration, String)]) -> (Vec<Value>, i32) {
+pub(crate) fn paced_session(fixture: &Fixture, lines: &[(Duration, String)]) -> (Vec<Value>, i32) {
     let raw: Vec<(Duration, Vec<u8>)> = lines
         .iter()
         .map(|(pause, line)| (*pause, line.clone().into_bytes()))
@@ -77,7 +76,7 @@ fn call(id: Value, tool: &str, arguments: Value) -> String {
 
 /// `lines` after the handshake for `revision`, each line after its answer has had time to
 /// come (a client waits for `initialize`'s answer before it sends anything else).
-fn after_handshake(revision: &str, lines: &[String]) -> Vec<(Duration, String)> {
+pub(crate) fn after_handshake(revision: &str, lines: &[String]) -> Vec<(Duration, String)> {
     let handshake = initialize_as(revision).into_iter();
     let pause = Duration::from_millis(300);
     handshake
@@ -87,7 +86,7 @@ fn after_handshake(revision: &str, lines: &[String]) -> Vec<(Duration, String)> 
         .collect()
 }
 
-fn answer<'a>(answers: &'a [Value], id: &Value) -> &'a Value {
+pub(crate) fn answer<'a>(answers: &'a [Value], id: &Value) -> &'a Value {
     answers
         .iter()
         .find(|a| &a["id"] == id)
@@ -96,7 +95,7 @@ fn answer<'a>(answers: &'a [Value], id: &Value) -> &'a Value {
 
 #[test]
 fn every_line_gets_an_answer_and_the_session_survives() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let mut nested = json!("leaf");
     for _ in 0..120 {
         nested = json!([nested]);
@@ -143,7 +142,7 @@ fn every_line_gets_an_answer_and_the_session_survives() {
 /// goes on: it never ends the server.
 #[test]
 fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let mut lines: Vec<(Duration, Vec<u8>)> = initialize()
         .into_iter()
         .map(|l| (Duration::ZERO, l.into_bytes()))
@@ -164,7 +163,7 @@ fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
 
 #[test]
 fn a_client_that_leaves_before_initialize_ends_the_server_cleanly() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let (answers, code) = session(&fixture, &[]);
     assert_eq!(code, 0, "{answers:#?}");
     assert!(answers.is_empty());
@@ -175,7 +174,7 @@ fn a_client_that_leaves_before_initialize_ends_the_server_cleanly() {
 /// session starts as usual.
 #[test]
 fn a_notification_before_initialize_does_not_end_the_session() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let mut lines = vec![
         json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
         json!({"jsonrpc":"2.0","id":77,"result":{}}).to_string(),
@@ -190,7 +189,7 @@ fn a_notification_before_initialize_does_not_end_the_session() {
 
 #[test]
 fn tool_arguments_are_held_to_their_schema_exactly_and_never_echoed_large() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let call = |id: u64, tool: &str, arguments: Value| {
         json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":arguments}}).to_string()
     };
@@ -226,8 +225,8 @@ fn tool_arguments_are_held_to_their_schema_exactly_and_never_echoed_large() {
 
 #[test]
 fn a_cancelled_call_stops_its_job_and_the_session_goes_on() {
-    let fixture =
-        Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 3 && touch finished.marker\"\n");
+    let slow = Config::new().staged_job("slow", "test", "sleep 3 && touch finished.marker");
+    let fixture = Fixture::new(slow);
     let now = Duration::ZERO;
     let mut lines: Vec<(Duration, String)> = initialize().into_iter().map(|l| (now, l)).collect();
     lines.extend([
@@ -260,7 +259,7 @@ enum Expect {
 /// id it can carry (none for a notification), and `tools/list` still works afterwards.
 #[test]
 fn the_issues_hostile_lines_each_get_one_answer_and_the_session_goes_on() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
     let big = format!("/{}", "x".repeat(2 << 20));
     let nul = format!("/{}", "\u{0}".repeat(64 << 10));
@@ -442,7 +441,7 @@ fn longest_run(value: &Value, c: char) -> usize {
 /// now each is answered promptly, no field quotes more than 4 KiB of it, and the cut is named.
 #[test]
 fn long_inputs_are_answered_promptly_and_quoted_at_most_4_kib_a_field() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::new());
     let nul = "\u{0}".repeat(64 << 10);
     let big = "x".repeat(2 << 20);
     let mut lines = initialize();
@@ -488,100 +487,12 @@ fn long_inputs_are_answered_promptly_and_quoted_at_most_4_kib_a_field() {
     );
 }
 
-/// Under `2025-03-26` a batch is split and its requests' responses come back as one JSON
-/// array; an all-notification batch gets nothing, an empty one a single `-32600`.
-#[test]
-fn a_batch_is_answered_as_one_array_under_2025_03_26() {
-    let fixture = Fixture::new(CONFIG);
-    let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
-    let batch = json!([
-        {"jsonrpc":"2.0","id":1,"method":"ping"},
-        note,
-        {"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"discern_status","arguments":{}}},
-        {"jsonrpc":"2.0","id":2,"method":"tools/list"},
-        5
-    ]);
-    let lines = [
-        batch.to_string(),
-        json!([note, note]).to_string(),
-        "[]".to_owned(),
-        json!({"jsonrpc":"2.0","id":9,"method":"ping"}).to_string(),
-    ];
-    let (answers, code) = paced_session(&fixture, &after_handshake("2025-03-26", &lines));
-    assert_eq!(code, 0, "{answers:#.300?}");
-    assert_eq!(
-        answer(&answers, &json!("init"))["result"]["protocolVersion"],
-        "2025-03-26"
-    );
-    let arrays: Vec<&Vec<Value>> = answers.iter().filter_map(Value::as_array).collect();
-    assert_eq!(
-        arrays.len(),
-        1,
-        "one array line for the batch: {answers:#.300?}"
-    );
-    let mut ids: Vec<String> = arrays[0].iter().map(|a| a["id"].to_string()).collect();
-    ids.sort();
-    assert_eq!(ids, ["\"s\"", "1", "2", "null"], "{:#.300?}", arrays[0]);
-    let status = arrays[0].iter().find(|a| a["id"] == "s").unwrap();
-    assert_eq!(status["result"]["structuredContent"]["verb"], "status");
-    let empty: Vec<&Value> = answers
-        .iter()
-        .filter(|a| a["id"].is_null() && a["error"]["code"] == -32600)
-        .collect();
-    assert_eq!(empty.len(), 1, "the empty batch: {answers:#.300?}");
-    assert_eq!(answer(&answers, &json!(9))["result"], json!({}));
-    assert_eq!(
-        answers.len(),
-        4,
-        "init, the batch, the empty batch, ping: {answers:#.300?}"
-    );
-}
-
-/// Under `2025-06-18` (which removed batches), and before `initialize`, a batch gets one
-/// `-32600` with `"id": null` that names why, and the session goes on.
-#[test]
-fn a_batch_is_refused_where_the_revision_has_none() {
-    let fixture = Fixture::new(CONFIG);
-    let batch = json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]).to_string();
-    let mut lines = vec![(Duration::ZERO, batch.clone())];
-    lines.extend(after_handshake(
-        "2025-06-18",
-        &[
-            batch,
-            json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}).to_string(),
-        ],
-    ));
-    let (answers, code) = paced_session(&fixture, &lines);
-    assert_eq!(code, 0, "{answers:#.300?}");
-    let refusals: Vec<&str> = answers
-        .iter()
-        .filter(|a| a["id"].is_null() && a["error"]["code"] == -32600)
-        .filter_map(|a| a["error"]["message"].as_str())
-        .collect();
-    assert_eq!(refusals.len(), 2, "{answers:#.300?}");
-    assert!(
-        refusals[0].contains("before `initialize`"),
-        "{}",
-        refusals[0]
-    );
-    assert!(
-        refusals[1].contains("negotiated revision 2025-06-18"),
-        "{}",
-        refusals[1]
-    );
-    assert!(
-        answers.iter().all(|a| a["id"] != json!(1)),
-        "nothing of the batch ran"
-    );
-    assert!(answer(&answers, &json!(3))["result"]["tools"].is_array());
-}
-
 /// A client that sends calls and closes its input at once still gets their answers: a quick
 /// one, and one that outlasts the MCP library's own 5 s drain after end of input (the
 /// server used to exit without answering it).
 #[test]
 fn calls_sent_just_before_stdin_closes_are_still_answered() {
-    let fixture = Fixture::new("[jobs.slow]\nstage = \"test\"\nrun = \"sleep 6\"\n");
+    let fixture = Fixture::new(Config::new().staged_job("slow", "test", "sleep 6"));
     let mut lines = initialize();
     lines.push(call(json!("status"), "discern_status", json!({})));
     lines.push(call(json!("test"), "discern_test", json!({})));

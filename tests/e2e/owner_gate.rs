@@ -4,19 +4,13 @@
 //! from that commit on; the revert is judged as no change, never as a second one.
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[jobs.check]
-stage = "test"
-run = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    Config::new()
+        .staged_job("check", "test", "true")
+        .standard(Standard::todo(5))
+}
 
 fn edit(fixture: &Fixture, from: &str, to: &str, message: &str) -> String {
     let path = fixture.path().join("discern.toml");
@@ -38,7 +32,7 @@ fn hint_texts(json: &serde_json::Value) -> String {
 
 #[test]
 fn a_job_edited_on_the_trunk_is_refused_as_a_protected_change_with_every_route_named() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let edited = edit(
         &fixture,
         "run = \"true\"",
@@ -121,7 +115,7 @@ fn a_job_edited_on_the_trunk_is_refused_as_a_protected_change_with_every_route_n
 
 #[test]
 fn a_revert_never_undoes_a_tightening_that_took_effect() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     edit(&fixture, "limit = 5", "limit = 3", "tighten todo");
     let edited = edit(
         &fixture,
@@ -130,7 +124,7 @@ fn a_revert_never_undoes_a_tightening_that_took_effect() {
         "edit the job",
     );
     // Back to the first commit's gate whole: the job restored, and the tightening undone.
-    std::fs::write(fixture.path().join("discern.toml"), CONFIG).unwrap();
+    std::fs::write(fixture.path().join("discern.toml"), config().to_string()).unwrap();
     fixture.repo.commit("back to the start");
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["ok"], false, "{json}");
@@ -145,7 +139,7 @@ fn a_revert_never_undoes_a_tightening_that_took_effect() {
 
 #[test]
 fn a_loosened_limit_on_the_trunk_is_a_loosening_and_its_revert_no_change() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let loosened = edit(&fixture, "limit = 5", "limit = 9", "loosen todo");
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["ok"], false, "{json}");
@@ -159,9 +153,8 @@ fn a_loosened_limit_on_the_trunk_is_a_loosening_and_its_revert_no_change() {
 /// change of its own, never a free revert.
 #[test]
 fn undoing_an_approved_change_on_the_trunk_is_a_change_not_a_revert() {
-    use crate::support::LANDING_CONFIG;
-    let fixture = Fixture::new(LANDING_CONFIG);
-    let stronger = LANDING_CONFIG.replace("test = \"true\"", "test = \"exit 0\"");
+    let fixture = Fixture::new(Config::landing());
+    let stronger = Config::landing().job("test", "exit 0").to_string();
     let path = crate::approval::effort(&fixture, "stronger", &[("discern.toml", &stronger)]);
     let done = fixture.run_in(&path, &["done", "--json"], &[]).json();
     assert_eq!(done["ok"], true, "{done}");
@@ -177,7 +170,8 @@ fn undoing_an_approved_change_on_the_trunk_is_a_change_not_a_revert() {
     assert_eq!(landed["ok"], true, "{landed}");
     assert_eq!(fixture.run(&["standards", "--json"]).json()["ok"], true);
 
-    std::fs::write(fixture.path().join("discern.toml"), LANDING_CONFIG).unwrap();
+    let weaker = Config::landing().to_string();
+    std::fs::write(fixture.path().join("discern.toml"), weaker).unwrap();
     fixture.repo.commit("back to the weaker job");
     let json = fixture.run(&["standards", "--json"]).json();
     assert_eq!(json["ok"], false, "{json}");

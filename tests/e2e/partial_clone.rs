@@ -7,22 +7,17 @@
 use std::path::{Path, PathBuf};
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[standards.todo]
-direction = "down"
-limit = 9
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    Config::new()
+        .repository("pin_on_done", "false")
+        .standard(Standard::pattern("todo", "TODO", &["**"]).limit(9))
+}
 
 /// The fixture pushed to a bare forge that serves filtered clones (as GitHub does).
 fn forge() -> (Fixture, PathBuf) {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let forge = fixture.repo.parent().join("forge.git");
     let path = forge.to_str().unwrap();
     fixture.git_in(fixture.path(), &["clone", "-q", "--bare", ".", path]);

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::support::config::{Config, Standard};
 use crate::support::{Fixture, Run, cache_dir, standard};
 
 /// Paths, digests, sizes and commits change from run to run; the contract is their shape.
@@ -412,15 +413,6 @@ colour = \"red\"
     assert_eq!(standard(&json, "headers")["value"], 2.0, "{json}");
 }
 
-const TODO: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
-
 fn trace_lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -431,7 +423,7 @@ fn trace_lines(path: &Path) -> Vec<Value> {
 
 #[test]
 fn the_trace_names_reused_readings_and_fresh_measures_again() {
-    let fixture = Fixture::new(TODO);
+    let fixture = Fixture::new(Config::new().standard(Standard::todo(5)));
     let trace = fixture.repo.parent().join("trace.jsonl");
     let env = [("DISCERN_TRACE", trace.to_str().unwrap())];
     let first = fixture.run_with(&["standards", "--json"], &env).json();

@@ -6,11 +6,12 @@ use rmcp::ServiceExt;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::json;
 
-use crate::support::{Fixture, LANDING_CONFIG, cache_dir};
+use crate::support::config::Config;
+use crate::support::{Fixture, cache_dir};
 
 #[test]
 fn accept_without_a_terminal_prints_its_phases_one_line_each() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (path, _) = fixture.proven_effort("phases");
     let run = fixture.run_in(&path, &["accept", "--confirmed", "--json"], &[]);
     assert_eq!(run.json()["ok"], true, "{}\n{}", run.stdout, run.stderr);
@@ -52,7 +53,7 @@ impl rmcp::ClientHandler for Heard {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_job_is_said_to_be_running_every_few_seconds_over_mcp() {
-    let config = LANDING_CONFIG.replace(r#"test = "true""#, r#"test = "sleep 10""#);
+    let config = Config::landing().job("test", "sleep 10");
     let fixture = Fixture::new(&config);
     let json = fixture
         .run(&["start", "--name", "slow", "--title", "Slow", "--json"])

@@ -4,36 +4,23 @@
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[standards.readme_todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["README.md"] }
-metric = "matches"
-
-[standards.todo]
-direction = "down"
-limit = 2
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-
-[standards.fixme]
-direction = "down"
-limit = 0
-producer = "builtin:pattern"
-config = { pattern = "FIXME", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    let readme = Standard::pattern("readme_todo", "TODO", &["README.md"]).limit(5);
+    let fixme = Standard::pattern("fixme", "FIXME", &["src/**"]).limit(0);
+    Config::new()
+        .standard(readme)
+        .standard(Standard::todo(2))
+        .standard(fixme)
+}
 
 const TODO_REASON: &str = "The new module lists three planned extension points.";
 const FIXME_REASON: &str = "The parser keeps one known gap until the grammar settles.";
 
 /// A branch `agent/x` whose work breaches both Standards (todo 2 → 5, fixme 0 → 1).
 fn breaching() -> Fixture {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
     fixture.repo.write(
         "src/more.rs",
@@ -137,7 +124,7 @@ fn a_proposal_commit_carries_its_records_and_a_ci_clone_recognises_it() {
 
 #[test]
 fn deleting_the_local_records_never_drops_what_accept_must_approve() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let started = fixture.run(&["start", "--name", "breach", "--title", "Breach", "--json"]);
     let json = started.json();
     assert_eq!(json["ok"], true, "{}", started.stdout);

@@ -9,27 +9,36 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard, strings};
 
 /// A config whose setup and ensure steps leave traces (ignored by git) and whose test job
 /// writes the identity it sees.
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "echo \"$DISCERN_EFFORT $DISCERN_PORT\" > .job-identity"
-
-[worktree]
-setup = ["echo \"$DISCERN_EFFORT $DISCERN_BRANCH $DISCERN_PORT $DISCERN_WORKTREE $DISCERN_MAIN_CHECKOUT\" > .setup-ran"]
-ensure = ["echo ensured >> .ensure-log"]
-env_files = [".env", "config/local.env"]
-ports = [4100, 4101]
-"#;
+fn config() -> Config {
+    let setup = "echo \"$DISCERN_EFFORT $DISCERN_BRANCH $DISCERN_PORT $DISCERN_WORKTREE $DISCERN_MAIN_CHECKOUT\" > .setup-ran";
+    Config::new()
+        .repository("pin_on_done", "false")
+        .job(
+            "test",
+            "echo \"$DISCERN_EFFORT $DISCERN_PORT\" > .job-identity",
+        )
+        .set("worktree", "setup", strings(&[setup]))
+        .set(
+            "worktree",
+            "ensure",
+            strings(&["echo ensured >> .ensure-log"]),
+        )
+        .set(
+            "worktree",
+            "env_files",
+            strings(&[".env", "config/local.env"]),
+        )
+        .set("worktree", "ports", "[4100, 4101]")
+}
 
 const IGNORED: &str = "target/\n.setup-ran\n.ensure-log\n.job-identity\n.allow\n";
 
 /// A fixture with `config`, its traces ignored, and a `.env` in the main checkout only.
-fn fixture(config: &str) -> Fixture {
+fn fixture(config: Config) -> Fixture {
     let fixture = Fixture::new(config);
     fixture.repo.write(".gitignore", IGNORED);
     fixture.repo.commit("ignore the provisioning traces");
@@ -54,7 +63,7 @@ fn advisories(json: &Value) -> String {
 
 #[test]
 fn start_copies_the_env_file_runs_setup_with_the_identity_and_the_gate_passes() {
-    let fixture = fixture(CONFIG);
+    let fixture = fixture(config());
     let (json, effort) = start(&fixture, "e1");
     assert_eq!(json["ok"], true, "{json}");
     assert_eq!(json["data"]["port"], 4100, "{json}");
@@ -125,7 +134,7 @@ fn start_copies_the_env_file_runs_setup_with_the_identity_and_the_gate_passes() 
 
 #[test]
 fn two_efforts_get_different_ports_and_a_full_band_refuses_a_third() {
-    let fixture = fixture(CONFIG);
+    let fixture = fixture(config());
     let (first, _) = start(&fixture, "e1");
     let (second, _) = start(&fixture, "e2");
     assert_eq!(first["data"]["port"], 4100, "{first}");
@@ -141,7 +150,7 @@ fn two_efforts_get_different_ports_and_a_full_band_refuses_a_third() {
 
 #[test]
 fn ensure_runs_on_update_and_a_failing_ensure_fails_it() {
-    let fixture = fixture(CONFIG);
+    let fixture = fixture(config());
     let (_, effort) = start(&fixture, "e1");
     assert_eq!(read(&effort.join(".ensure-log")).lines().count(), 1);
     fixture.repo.write("src/trunk.rs", "pub fn t() {}\n");
@@ -164,20 +173,17 @@ fn ensure_runs_on_update_and_a_failing_ensure_fails_it() {
     assert_eq!(test["ok"], false, "ensure fails the test verb too: {test}");
 }
 
-const FAILING: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[worktree]
-setup = ["test -f .allow || { echo 'setup needs .allow' >&2; exit 3; }", "touch .setup-ran"]
-"#;
+fn failing() -> Config {
+    let allow = "test -f .allow || { echo 'setup needs .allow' >&2; exit 3; }";
+    Config::new()
+        .repository("pin_on_done", "false")
+        .job("test", "true")
+        .set("worktree", "setup", strings(&[allow, "touch .setup-ran"]))
+}
 
 #[test]
 fn a_failing_setup_keeps_the_effort_marked_and_discern_setup_runs_it_again() {
-    let fixture = fixture(FAILING);
+    let fixture = fixture(failing());
     let run = fixture.run(&["start", "--name", "e1", "--json"]);
     let json = run.json();
     let effort = fixture.repo.parent().join("repo.worktrees/e1");
@@ -219,7 +225,7 @@ fn a_failing_setup_keeps_the_effort_marked_and_discern_setup_runs_it_again() {
 
 #[test]
 fn a_start_killed_before_its_setup_is_finished_by_the_next_verb() {
-    let fixture = fixture(FAILING);
+    let fixture = fixture(failing());
     let step = discern::testing::provision::SETUP_BEGUN;
     let run = fixture.run_with(
         &["start", "--name", "e1", "--json"],
@@ -241,20 +247,19 @@ fn a_start_killed_before_its_setup_is_finished_by_the_next_verb() {
     assert_eq!(retried["ok"], true, "{retried}");
 }
 
-const SLOW: &str = r#"
-[repository]
-pin_on_done = false
-
-[worktree]
-setup = ["sleep 0.2", "sleep 0.2", "sleep 0.2", "touch .setup-ran"]
-"#;
+fn slow() -> Config {
+    let steps = ["sleep 0.2", "sleep 0.2", "sleep 0.2", "touch .setup-ran"];
+    Config::new()
+        .repository("pin_on_done", "false")
+        .set("worktree", "setup", strings(&steps))
+}
 
 /// `start` killed (its whole process group) at a random moment of a slow setup: the next verb
 /// leaves either no effort (the fork was unwound) or the effort with its setup done or
 /// interrupted — never one whose record says it runs — and `discern setup` completes it.
 #[test]
 fn a_start_killed_at_a_random_moment_of_its_setup_is_finished_or_unwound() {
-    let fixture = fixture(SLOW);
+    let fixture = fixture(slow());
     let effort = fixture.repo.parent().join("repo.worktrees/e1");
     let (mut kept, mut unwound) = (0, 0);
     for round in 0..4u64 {
@@ -313,9 +318,9 @@ fn a_start_killed_at_a_random_moment_of_its_setup_is_finished_or_unwound() {
 
 #[test]
 fn the_provisioning_replies_are_snapshotted() {
-    let fixture = fixture(CONFIG);
+    let fixture = fixture(config());
     let (started, _) = start(&fixture, "e1");
-    let failing = self::fixture(FAILING);
+    let failing = self::fixture(failing());
     let failed = failing.run(&["start", "--name", "e1", "--json"]).stdout;
     let mut filters = crate::contract::filters(&fixture);
     filters.extend(crate::contract::filters(&failing));
@@ -329,32 +334,28 @@ fn the_provisioning_replies_are_snapshotted() {
     });
 }
 
-const DOCTOR: &str = r#"
-[repository]
-pin_on_done = false
+fn doctor() -> Config {
+    doctor_with_setup("touch .setup-ran")
+}
 
-[jobs]
-test = "test -f .setup-ran && test -f .env && test -n \"$DISCERN_PORT\""
-
-[worktree]
-setup = ["touch .setup-ran"]
-env_files = [".env"]
-ports = [4100, 4199]
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+/// [`doctor`] with its one setup step `setup`.
+fn doctor_with_setup(setup: &str) -> Config {
+    let test = "test -f .setup-ran && test -f .env && test -n \"$DISCERN_PORT\"";
+    Config::new()
+        .repository("pin_on_done", "false")
+        .job("test", test)
+        .set("worktree", "setup", strings(&[setup]))
+        .set("worktree", "env_files", strings(&[".env"]))
+        .set("worktree", "ports", "[4100, 4199]")
+        .standard(Standard::todo(5))
+}
 
 /// `doctor` provisions a throwaway worktree, runs the jobs and Standards in it, reports each
 /// step with its time, records nothing and leaves no worktree; an uncommitted discern.toml is
 /// what it checks.
 #[test]
 fn doctor_proves_the_gate_in_a_throwaway_worktree_and_leaves_nothing() {
-    let fixture = fixture(DOCTOR);
+    let fixture = fixture(doctor());
     let run = fixture.run(&["doctor", "--json"]);
     let json = run.json();
     assert_eq!(json["ok"], true, "{json}");
@@ -395,7 +396,7 @@ fn doctor_proves_the_gate_in_a_throwaway_worktree_and_leaves_nothing() {
     );
     assert!(!leftover.exists());
     // An uncommitted discern.toml whose job cannot pass in a fresh worktree fails the check.
-    let broken = DOCTOR.replace("touch .setup-ran", "true");
+    let broken = doctor_with_setup("true").to_string();
     std::fs::write(fixture.path().join("discern.toml"), broken).unwrap();
     let run = fixture.run(&["doctor", "--json"]);
     let json = run.json();

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::support::Fixture;
 
-use crate::support::LANDING_CONFIG as CONFIG;
+use crate::support::config::Config;
 
 fn rounds() -> usize {
     std::env::var("DISCERN_RACE_ROUNDS")
@@ -31,7 +31,7 @@ fn race(fixture: &Fixture, dirs: &[PathBuf], args: &[&str]) -> Vec<Value> {
 #[test]
 fn concurrent_pins_make_exactly_one_commit_and_never_an_empty_one() {
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
         let before = fixture.repo.head();
         let dirs = vec![fixture.path().to_owned(); 4];
@@ -74,7 +74,7 @@ fn concurrent_pins_make_exactly_one_commit_and_never_an_empty_one() {
 #[test]
 fn concurrent_landings_land_one_and_tell_the_others_the_trunk_moved() {
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let efforts: Vec<PathBuf> = ["one", "two", "three"]
             .iter()
             .map(|n| fixture.proven_effort(n).0)
@@ -104,7 +104,7 @@ fn concurrent_landings_land_one_and_tell_the_others_the_trunk_moved() {
 #[test]
 fn concurrent_starts_of_one_name_make_one_effort_and_never_unwind_the_winners() {
     for round in 0..rounds() {
-        let fixture = Fixture::new(CONFIG);
+        let fixture = Fixture::new(Config::landing());
         let dirs = vec![fixture.path().to_owned(); 3];
         let results = race(&fixture, &dirs, &["start", "--name", "same", "--json"]);
         let won: Vec<&Value> = results.iter().filter(|r| r["ok"] == true).collect();
@@ -133,7 +133,7 @@ fn concurrent_starts_of_one_name_make_one_effort_and_never_unwind_the_winners() 
 /// landing journal: No such file or directory`).
 #[test]
 fn a_call_waiting_for_a_landing_does_not_recover_it_after_it_finished() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let (effort, head) = fixture.proven_effort("live");
     let out = fixture.repo.parent().join("bystander.json");
     // While the landing holds the lock with its journal written, a start from the main

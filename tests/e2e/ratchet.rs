@@ -6,16 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::support::config::{Config, Standard, quoted};
 use crate::support::{Fixture, Run};
 
-const CONFIG: &str = r#"
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    Config::new().standard(Standard::todo(5))
+}
 
 fn messages(json: &Value) -> Vec<String> {
     json["diagnostics"]
@@ -42,7 +38,7 @@ fn short(id: &str) -> &str {
 #[test]
 fn deleting_discern_toml_deletes_every_standard_on_a_branch_and_on_the_trunk_for_the_owner_to_approve()
  {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
     fixture.repo.remove("discern.toml");
     fixture.repo.commit("drop the config");
@@ -71,7 +67,9 @@ fn deleting_discern_toml_deletes_every_standard_on_a_branch_and_on_the_trunk_for
     // Renaming a Standard is deleting one and adding another.
     fixture.repo.write(
         "discern.toml",
-        CONFIG.replace("[standards.todo]", "[standards.todos]"),
+        Config::new()
+            .standard(Standard::pattern("todos", "TODO", &["src/**"]).limit(5))
+            .to_string(),
     );
     fixture.repo.commit("rename the Standard");
     let json = fixture.run(&["standards", "--json"]).json();
@@ -102,7 +100,7 @@ fn deleting_discern_toml_deletes_every_standard_on_a_branch_and_on_the_trunk_for
 /// `origin` with the trunk `master` and a branch `agent/x` one commit ahead of it, and a clone
 /// of the branch shaped like `actions/checkout`'s: depth 1, single branch, detached HEAD.
 fn ci_clone(branch_config: &str) -> (Fixture, PathBuf) {
-    let fixture = Fixture::new(&format!("[repository]\ntrunk = \"master\"\n{CONFIG}"));
+    let fixture = Fixture::new(config().repository("trunk", quoted("master")));
     fixture.repo.git(&["branch", "-m", "main", "master"]);
     fixture.repo.write("NEWS.md", "trunk moves on\n");
     fixture.repo.commit("news on the trunk");
@@ -157,7 +155,7 @@ fn ci(fixture: &Fixture, dir: &Path, args: &[&str]) -> Run {
 
 #[test]
 fn a_ci_clone_fails_until_the_printed_fetch_makes_the_trunk_and_its_history_readable() {
-    let (fixture, clone) = ci_clone(CONFIG);
+    let (fixture, clone) = ci_clone(&config().to_string());
     let fix = "git fetch --unshallow origin master:refs/remotes/origin/master";
 
     // In CI an unreadable trunk fails the run, with the command that fixes this clone.
@@ -201,9 +199,11 @@ fn a_ci_clone_fails_until_the_printed_fetch_makes_the_trunk_and_its_history_read
 
 #[test]
 fn require_trunk_in_the_config_fails_an_unreadable_trunk_everywhere() {
-    let fixture = Fixture::new(&format!(
-        "[repository]\ntrunk = \"release\"\nrequire_trunk = true\n{CONFIG}"
-    ));
+    let fixture = Fixture::new(
+        config()
+            .repository("trunk", quoted("release"))
+            .repository("require_trunk", "true"),
+    );
     let run = fixture.run(&["standards", "--json"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let json = run.json();
@@ -216,7 +216,7 @@ fn require_trunk_in_the_config_fails_an_unreadable_trunk_everywhere() {
 
 #[test]
 fn a_ci_clone_catches_a_loosening_once_the_trunk_is_fetched() {
-    let (fixture, clone) = ci_clone(&CONFIG.replace("limit = 5", "limit = 9"));
+    let (fixture, clone) = ci_clone(&config().standard(Standard::todo(9)).to_string());
     shell(
         &fixture,
         &clone,
@@ -236,18 +236,23 @@ fn a_ci_clone_catches_a_loosening_once_the_trunk_is_fetched() {
 
 #[test]
 fn a_branch_behind_the_trunk_is_not_blamed_for_the_trunks_changes() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
     fixture.repo.write("README.md", "# unrelated work\n");
     fixture.repo.commit("unrelated work");
     fixture.repo.git(&["checkout", "-q", "main"]);
-    let tightened = CONFIG.replace("limit = 5", "limit = 3");
+    let tightened = config().standard(Standard::todo(3)).to_string();
     fixture.repo.write("discern.toml", &tightened);
     fixture.repo.commit("pin todo 5 -> 3");
     fixture.repo.write(
         "discern.toml",
         format!(
-            "{tightened}\n[standards.lines]\ndirection = \"up\"\nlimit = 1\nproducer = \"builtin:extent\"\nconfig = {{ paths = [\"src/**\"] }}\nmetric = \"lines\"\n"
+            "{tightened}\n{}",
+            Config::new().standard(
+                Standard::extent("lines", "lines", &["src/**"])
+                    .up()
+                    .limit(1)
+            )
         ),
     );
     fixture.repo.commit("add a Standard");
@@ -271,9 +276,10 @@ fn a_branch_behind_the_trunk_is_not_blamed_for_the_trunks_changes() {
     );
 
     // What the branch itself changes is still judged.
-    fixture
-        .repo
-        .write("discern.toml", CONFIG.replace("limit = 5", "limit = 6"));
+    fixture.repo.write(
+        "discern.toml",
+        config().standard(Standard::todo(6)).to_string(),
+    );
     fixture.repo.commit("loosen on the branch");
     let run = fixture.run(&["standards", "--json"]);
     assert_eq!(run.code, 1);
@@ -288,11 +294,12 @@ fn a_branch_behind_the_trunk_is_not_blamed_for_the_trunks_changes() {
 
 #[test]
 fn commits_on_the_trunk_are_judged_cumulatively_and_named() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let before = fixture.repo.head();
-    fixture
-        .repo
-        .write("discern.toml", CONFIG.replace("limit = 5", "limit = 500"));
+    fixture.repo.write(
+        "discern.toml",
+        config().standard(Standard::todo(500)).to_string(),
+    );
     let loosening = fixture.repo.commit("relax todo");
     let run = fixture.run(&["standards", "--json"]);
     assert_eq!(
@@ -334,11 +341,12 @@ fn commits_on_the_trunk_are_judged_cumulatively_and_named() {
 /// `--baseline` the push's `before`.
 #[test]
 fn the_ci_recipes_push_job_judges_every_pushed_commit() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let before = fixture.repo.head();
-    fixture
-        .repo
-        .write("discern.toml", CONFIG.replace("limit = 5", "limit = 9"));
+    fixture.repo.write(
+        "discern.toml",
+        config().standard(Standard::todo(9)).to_string(),
+    );
     let loosening = fixture.repo.commit("relax todo");
     fixture.repo.write("README.md", "# later\n");
     fixture.repo.commit("later");
@@ -369,7 +377,7 @@ fn the_ci_recipes_push_job_judges_every_pushed_commit() {
 
 #[test]
 fn init_takes_the_trunk_from_origin_head_prints_it_and_accepts_trunk() {
-    let origin = Fixture::new(CONFIG);
+    let origin = Fixture::new(config());
     let clone = origin.repo.parent().join("clone");
     origin.git_in(
         origin.repo.parent(),
@@ -394,7 +402,7 @@ fn init_takes_the_trunk_from_origin_head_prints_it_and_accepts_trunk() {
     assert_eq!(json["data"]["trunk"], "develop");
 
     // No origin/HEAD, no main, no master: asked for, never guessed.
-    let lone = Fixture::new(CONFIG);
+    let lone = Fixture::new(config());
     lone.repo.git(&["branch", "-m", "main", "trunk"]);
     lone.repo.remove("discern.toml");
     lone.repo.commit("start over");

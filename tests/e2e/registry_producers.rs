@@ -244,7 +244,7 @@ fn offline_a_cached_digest_measures_in_every_repository_and_an_uncached_one_is_r
     let run = measure(&first, first.path(), cache.path());
     assert_eq!(run.json()["ok"], true, "{}", run.stdout);
     // Another repository pinning the same digest shares the one fetch.
-    let second = Fixture::new(&config(&cached));
+    let second = Fixture::new(config(&cached));
     let run = measure(&second, second.path(), cache.path());
     assert_eq!(
         standard(&run.json(), "emitted")["value"],
@@ -254,7 +254,7 @@ fn offline_a_cached_digest_measures_in_every_repository_and_an_uncached_one_is_r
     );
 
     // A digest never fetched cannot be measured while the registry is down.
-    let second = Fixture::new(&config(&uncached));
+    let second = Fixture::new(config(&uncached));
     let run = measure(&second, second.path(), cache.path());
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(

@@ -4,6 +4,7 @@
 
 use discern::testing::runtime::{Origin, ProducerComponent, Runtime};
 
+use crate::support::config::{Config, Standard};
 use crate::support::{Fixture, builtin};
 
 /// A built-in's wasm as a user's component: no precompiled code, so the cache decides.
@@ -73,8 +74,8 @@ fn built_ins_load_precompiled_code_and_never_touch_the_cache() {
 
 #[test]
 fn precompiled_code_that_does_not_load_falls_back_to_compiling_once_with_a_note() {
-    const CONFIG: &str = "[standards.todo]\ndirection = \"down\"\nlimit = 5\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\nmetric = \"matches\"\n";
-    let fixture = Fixture::new(CONFIG);
+    let config = Config::new().standard(Standard::todo(5));
+    let fixture = Fixture::new(&config);
     let normal = fixture.run(&["standards", "--json"]);
     assert_eq!(normal.json()["ok"], true, "{}", normal.stdout);
     assert!(!normal.stderr.contains("precompiled"), "{}", normal.stderr);
@@ -83,7 +84,7 @@ fn precompiled_code_that_does_not_load_falls_back_to_compiling_once_with_a_note(
     // wasm is compiled (and cached), the reading is the same, and stderr says why.
     // A fixture of its own: in the first one, evidence would answer without loading anything.
     let fault = [("DISCERN_FAULT_PRECOMPILED", "1")];
-    let faulted = Fixture::new(CONFIG).run_with(&["standards", "--json"], &fault);
+    let faulted = Fixture::new(&config).run_with(&["standards", "--json"], &fault);
     let json = faulted.json();
     assert_eq!(json["ok"], true, "{}", faulted.stdout);
     let value = &json["data"]["standards"][0]["value"];

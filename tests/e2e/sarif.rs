@@ -131,7 +131,7 @@ fn located(ruff: &std::path::Path, dir: &std::path::Path) -> Vec<(String, u64, u
 #[test]
 fn ruff_sarif_counts_agree_with_ruff_and_findings_carry_lines() {
     let ruff = &ruff();
-    let fixture = Fixture::new(&config(ruff));
+    let fixture = Fixture::new(config(ruff));
     fixture.repo.write(".gitignore", "target/\nruff.sarif\n");
     for (path, text) in PYTHON {
         fixture.repo.write(path, text);

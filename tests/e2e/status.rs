@@ -5,8 +5,11 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = "[standards.todo]\ndirection = \"down\"\nlimit = 2\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\nmetric = \"matches\"\n";
+fn config() -> Config {
+    Config::new().standard(Standard::todo(2))
+}
 
 /// Add `n` effort worktrees with plain git (fast), every fifth one dirty.
 fn fleet(fixture: &Fixture, n: usize) -> Vec<PathBuf> {
@@ -57,7 +60,7 @@ fn same_last_activity(fixture: &Fixture, worktree: &std::path::Path, at: std::ti
 
 #[test]
 fn eighty_efforts_are_sampled_to_seven_rows_with_exact_totals() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fleet(&fixture, 80);
     let run = fixture.run(&["status", "--json"]);
     let json = run.json();
@@ -137,7 +140,7 @@ fn eighty_efforts_are_sampled_to_seven_rows_with_exact_totals() {
 
 #[test]
 fn an_unreadable_worktree_never_reads_as_clean_and_a_missing_trunk_is_null() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let paths = fleet(&fixture, 2);
     // Break the first worktree's link to the repository.
     std::fs::write(paths[0].join(".git"), "gitdir: /nowhere\n").unwrap();
@@ -169,7 +172,7 @@ fn an_unreadable_worktree_never_reads_as_clean_and_a_missing_trunk_is_null() {
 
 #[test]
 fn status_in_an_effort_routes_to_the_next_step() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let json = fixture
         .run(&["start", "--name", "mine", "--title", "My task", "--json"])
         .json();
@@ -204,7 +207,7 @@ fn status_in_an_effort_routes_to_the_next_step() {
 
 #[test]
 fn status_output_is_snapshotted_on_a_small_fleet() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fleet(&fixture, 3);
     let filters = [
         (
@@ -238,7 +241,7 @@ fn porcelain(fixture: &Fixture, dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn fleet_rows_agree_with_git_status_on_real_worktrees() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     fixture
         .repo
         .write(".gitignore", "target/\n*.log\nbuild/\nkeep/*\n!keep/c\n")
@@ -303,7 +306,7 @@ fn fleet_rows_agree_with_git_status_on_real_worktrees() {
 
 #[test]
 fn a_worktree_whose_index_cannot_be_read_is_never_clean() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let paths = fleet(&fixture, 3);
     let index = fixture.path().join(".git/worktrees/e001/index");
     std::fs::write(&index, b"DIRC not an index at all").unwrap();
@@ -324,7 +327,7 @@ fn a_worktree_whose_index_cannot_be_read_is_never_clean() {
 /// which the bounded view leaves out.
 #[test]
 fn the_verbose_status_shows_each_efforts_path_and_task() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let json = fixture
         .run(&[
             "start",

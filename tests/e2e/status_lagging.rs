@@ -7,21 +7,11 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::support::Fixture;
+use crate::support::config::Config;
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
+fn config() -> Config {
+    Config::landing()
+}
 
 /// Start effort `name` from the main checkout: its worktree.
 fn start(fixture: &Fixture, name: &str) -> PathBuf {
@@ -49,7 +39,7 @@ fn row<'a>(json: &'a Value, id: &str) -> &'a Value {
 
 #[test]
 fn a_lagging_effort_is_judged_from_where_it_forked() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let main = fixture.path().to_owned();
     // quiet: no commit of its own; the trunk then edits a job.
     let _quiet = start(&fixture, "quiet");
@@ -57,7 +47,7 @@ fn a_lagging_effort_is_judged_from_where_it_forked() {
         &fixture,
         &main,
         "discern.toml",
-        &CONFIG.replace(r#"test = "true""#, r#"test = "true && true""#),
+        &config().job("test", "true && true").to_string(),
     );
     // own: adds a job of its own; the trunk then tightens a limit.
     let own = start(&fixture, "own");

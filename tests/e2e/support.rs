@@ -1,5 +1,9 @@
 //! Shared pieces of the end-to-end tests.
 
+pub mod config;
+pub mod forge;
+
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
@@ -51,23 +55,6 @@ pub fn value(output: &RunOutput, metric: &str) -> f64 {
         .value
 }
 
-/// A config for landing tests: one Standard with slack, a test job, no pin on `done` (so the
-/// proven commit is the one committed).
-pub const LANDING_CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-"#;
-
 /// The name a signed approval is bound to in the fixtures that require signed approvals
 /// (`[acceptance].repository`).
 pub const APPROVAL_REPOSITORY: &str = "example.com/acme/app";
@@ -91,7 +78,7 @@ impl Run {
 }
 
 impl Fixture {
-    pub fn new(config: &str) -> Self {
+    pub fn new(config: impl Display) -> Self {
         let repo = TestRepo::new();
         repo.write(
             "src/lib.rs",
@@ -100,7 +87,7 @@ impl Fixture {
         .write("src/main.rs", "fn main() {\n    lib::a();\n}\n")
         .write("README.md", "# fixture\n")
         .write(".gitignore", "target/\n")
-        .write("discern.toml", config);
+        .write("discern.toml", config.to_string());
         repo.commit("fixture");
         Self { repo }
     }
@@ -226,9 +213,9 @@ impl Fixture {
     }
 
     /// Branch off main, apply `config`, commit.
-    pub fn branch_with(&self, config: &str) {
+    pub fn branch_with(&self, config: impl Display) {
         self.repo.git(&["checkout", "-q", "-b", "agent/work"]);
-        self.repo.write("discern.toml", config);
+        self.repo.write("discern.toml", config.to_string());
         self.repo.commit("change the config");
     }
 }

@@ -1,6 +1,6 @@
 //! The verbs' contract on both surfaces: dry runs never write, on every writing verb; flag
-//! combinations that make no sense are refused; one slug per refusal kind; a checkout whose
-//! cleanliness cannot be told is refused, never read as clean.
+//! combinations that make no sense are refused (cleanliness, unknown Standards and other
+//! actions' keys: `surfaces_refusals.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,22 +9,11 @@ use serde_json::{Value, json};
 
 use crate::mcp::{call, connect};
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
-const CONFIG: &str = r#"
-[repository]
-pin_on_done = false
-
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-margin = 0
-"#;
+pub(crate) fn config() -> Config {
+    Config::landing().standard(Standard::todo(5).margin(0))
+}
 
 /// Every byte a verb could change: each file of the repository's folder and its worktrees'
 /// folders (work trees, `.git` with its refs, index, logs and `discern/` state).
@@ -65,7 +54,13 @@ fn assert_unchanged(
 
 /// A fixture with a proven effort `e1` one commit ahead, and the trunk moved since (so
 /// `update` has something to merge and `accept` something to refuse or land).
-fn proven_effort(fixture: &Fixture) -> PathBuf {
+/// `discern <args>` in `dir`: its JSON envelope.
+fn fixture_json(fixture: &Fixture, dir: &Path, args: &[&str]) -> Value {
+    let run = fixture.run_in(dir, args, &[]);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.stdout))
+}
+
+pub(crate) fn proven_effort(fixture: &Fixture) -> PathBuf {
     let run = fixture.run(&["start", "--name", "e1", "--json"]);
     assert_eq!(run.json()["ok"], true, "{}", run.stdout);
     let effort = fixture.repo.parent().join("repo.worktrees/e1");
@@ -81,7 +76,7 @@ fn proven_effort(fixture: &Fixture) -> PathBuf {
 
 #[test]
 fn dry_runs_write_nothing_on_the_cli() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let roots = [fixture.repo.parent()];
     let main = fixture.path().to_owned();
@@ -153,7 +148,7 @@ fn dry_runs_write_nothing_on_the_cli() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dry_runs_write_nothing_over_mcp() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let roots = [fixture.repo.parent()];
     let client = connect(&fixture, fixture.path()).await;
@@ -222,7 +217,7 @@ async fn dry_runs_write_nothing_over_mcp() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pin_with_force_is_refused_on_both_surfaces() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
     let run = fixture.run(&["standards", "--pin", "--force", "--json"]);
@@ -250,7 +245,7 @@ async fn pin_with_force_is_refused_on_both_surfaces() {
 /// `explain` over MCP, where clap's conflicts do not hold.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flags_a_mode_does_not_use_are_refused_on_both_surfaces_never_dropped() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
     for (flags, named) in [
@@ -318,7 +313,7 @@ async fn flags_a_mode_does_not_use_are_refused_on_both_surfaces_never_dropped() 
 /// flags its mode would ignore (CLI only: no tool approves) are refused, never dropped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_verbs_own_check_refuses_on_both_surfaces() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let effort = proven_effort(&fixture);
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
@@ -370,110 +365,6 @@ async fn every_verbs_own_check_refuses_on_both_surfaces() {
     }
     client.cancel().await.unwrap();
     assert_unchanged(&before, &state(&roots), "refused requests");
-}
-
-/// Make every `git status` in `dir` fail, as a corrupt index does.
-fn corrupt_index(dir: &Path) {
-    let git_dir = std::process::Command::new("git")
-        .args(["rev-parse", "--absolute-git-dir"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let git_dir = PathBuf::from(String::from_utf8(git_dir.stdout).unwrap().trim());
-    std::fs::write(git_dir.join("index"), b"this is not an index").unwrap();
-}
-
-#[test]
-fn a_checkout_whose_cleanliness_cannot_be_told_is_refused_never_read_as_clean() {
-    let fixture = Fixture::new(CONFIG);
-    let effort = proven_effort(&fixture);
-    let refs = |f: &Fixture| {
-        f.repo
-            .git(&["for-each-ref", "--format=%(refname) %(objectname)"])
-    };
-    // The main checkout's index is unreadable: accept cannot tell whether landing would
-    // clobber uncommitted work there, so it refuses before anything moves.
-    fixture.repo.git(&["checkout", "-q", "main"]);
-    let trunk_before = refs(&fixture);
-    corrupt_index(fixture.path());
-    let update = fixture.run_in(&effort, &["update", "--json"], &[]);
-    assert_eq!(update.json()["ok"], true, "{}", update.stdout);
-    let done = fixture.run_in(&effort, &["done", "--json"], &[]);
-    assert_eq!(done.json()["ok"], true, "{}", done.stdout);
-    let trunk_before_accept = refs(&fixture);
-    let accept = fixture.run_in(&effort, &["accept", "--confirmed", "--json"], &[]);
-    let json = accept.json();
-    assert_eq!(json["ok"], false, "{}", accept.stdout);
-    assert_eq!(json["error"], "precondition_failed", "{json}");
-    let message = json["message"].as_str().unwrap();
-    assert!(message.contains("cannot be told"), "{message}");
-    assert_eq!(refs(&fixture), trunk_before_accept, "nothing moved");
-    assert_ne!(trunk_before, trunk_before_accept, "update and done ran");
-
-    // The effort's own index is unreadable: neither a pin nor the gate reads that as clean.
-    corrupt_index(&effort);
-    for args in [
-        &["standards", "--pin", "--json"][..],
-        &["done", "--rerun", "--json"],
-    ] {
-        let run = fixture.run_in(&effort, args, &[]);
-        let json: Value = run.json();
-        assert_eq!(json["ok"], false, "{args:?}: {}", run.stdout);
-        assert_eq!(json["error"], "cannot_tell", "{args:?}: {json}");
-        assert!(
-            json["message"].as_str().unwrap().contains("cannot tell"),
-            "{args:?}: {json}"
-        );
-        assert!(
-            json["hints"][0]["text"]
-                .as_str()
-                .unwrap()
-                .contains("git status"),
-            "{args:?}: {json}"
-        );
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unknown_standard_is_unknown_standard_on_every_verb_and_surface() {
-    let fixture = Fixture::new(CONFIG);
-    fixture.repo.git(&["checkout", "-q", "-b", "agent/work"]);
-    for args in [
-        &["standards", "nope", "--json"][..],
-        &["standards", "nope", "--dry-run", "--json"],
-        &["standards", "--pin", "nope", "--json"],
-        &[
-            "standards",
-            "propose",
-            "nope",
-            "--reason",
-            "The parser needs it.",
-            "--json",
-        ],
-    ] {
-        let run = fixture.run(args);
-        assert_eq!(
-            run.json()["error"],
-            "unknown_standard",
-            "{args:?}: {}",
-            run.stdout
-        );
-        assert_eq!(run.code, 1, "{args:?}");
-    }
-    let client = connect(&fixture, fixture.path()).await;
-    for arguments in [
-        json!({ "action": "measure", "names": ["nope"] }),
-        json!({ "action": "measure", "names": ["nope"], "pin": true }),
-        json!({ "action": "propose", "proposals": [{ "name": "nope", "reason": "The parser needs it." }] }),
-    ] {
-        let (is_error, envelope, _) = call(&client, "discern_standards", arguments.clone()).await;
-        assert!(is_error, "{arguments}");
-        assert_eq!(
-            envelope["error"], "unknown_standard",
-            "{arguments}: {envelope}"
-        );
-    }
-    client.cancel().await.unwrap();
 }
 
 /// Keys whose values differ between two runs by nature (handles, times, process ids).
@@ -529,7 +420,7 @@ fn normalized(value: &Value, root: &str) -> Value {
 /// identical repositories, once through the CLI and once through MCP.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_answers_exactly_as_its_cli_verb() {
-    let (cli, mcp) = (Fixture::new(CONFIG), Fixture::new(CONFIG));
+    let (cli, mcp) = (Fixture::new(config()), Fixture::new(config()));
     let (cli_effort, mcp_effort) = (proven_effort(&cli), proven_effort(&mcp));
     let client = connect(&mcp, mcp.path()).await;
     let reason = "The new parser needs its TODO markers until the grammar settles.";
@@ -640,103 +531,10 @@ async fn every_tool_answers_exactly_as_its_cli_verb() {
     assert_eq!(tools, all);
 }
 
-fn fixture_json(fixture: &Fixture, dir: &Path, args: &[&str]) -> Value {
-    let run = fixture.run_in(dir, args, &[]);
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.stdout))
-}
-
-/// Every verb the table declares a cleanliness for refuses a checkout that breaks it, and
-/// only such a checkout: `full` refuses an untracked file that is not ignored, `tracked-files`
-/// takes it and refuses a changed tracked file. A plain `standards` measures the committed
-/// HEAD whatever the tree holds (its pin and propose forms are what the `full` is for).
-#[test]
-fn every_verb_refuses_exactly_the_checkouts_its_declared_cleanliness_rules_out() {
-    use discern::testing::preflight::Cleanliness;
-    let reason = "The new parser needs its TODO markers until the grammar settles.";
-    let runs: Vec<(&str, Vec<&str>)> = vec![
-        ("done", vec!["done", "--rerun"]),
-        ("accept", vec!["accept", "--confirmed"]),
-        ("standards", vec!["standards"]),
-        ("standards", vec!["standards", "--pin"]),
-        (
-            "standards",
-            vec!["standards", "propose", "todo", "--reason", reason],
-        ),
-        ("update", vec!["update"]),
-    ];
-    let declared: std::collections::BTreeSet<&str> = discern::verbs::TABLE
-        .iter()
-        .map(|e| e.info())
-        .filter(|i| i.cleanliness != Cleanliness::Any)
-        .map(|i| i.name)
-        .collect();
-    let covered: std::collections::BTreeSet<&str> = runs.iter().map(|(v, _)| *v).collect();
-    assert_eq!(
-        declared, covered,
-        "every verb with a declared cleanliness is exercised"
-    );
-    for (verb, args) in &runs {
-        let cleanliness = match args[..] {
-            ["standards"] => Cleanliness::Any,
-            _ => discern::verbs::by_name(verb).unwrap().info().cleanliness,
-        };
-        let fixture = Fixture::new(CONFIG);
-        let effort = proven_effort(&fixture);
-        let mut full = args.clone();
-        full.push("--json");
-        std::fs::write(effort.join("notes.txt"), "untracked\n").unwrap();
-        let untracked = fixture.run_in(&effort, &full, &[]).json();
-        match cleanliness {
-            Cleanliness::Full => {
-                assert_eq!(
-                    untracked["error"], "dirty_worktree",
-                    "{args:?}: {untracked}"
-                )
-            }
-            _ => assert_ne!(
-                untracked["error"], "dirty_worktree",
-                "{args:?}: {untracked}"
-            ),
-        }
-        std::fs::write(effort.join("src/lib.rs"), "// changed\n").unwrap();
-        let changed = fixture.run_in(&effort, &full, &[]).json();
-        if cleanliness == Cleanliness::Any {
-            assert_eq!(changed["ok"], true, "{args:?}: {changed}");
-            assert!(
-                changed["advisories"][0]
-                    .as_str()
-                    .unwrap()
-                    .contains("src/lib.rs")
-            );
-            continue;
-        }
-        assert_eq!(changed["error"], "dirty_worktree", "{args:?}: {changed}");
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_other_actions_keys_are_refused_only_when_they_ask_for_something() {
-    let fixture = Fixture::new(CONFIG);
-    let effort = proven_effort(&fixture);
-    let client = connect(&fixture, fixture.path()).await;
-    let reason = "The new parser needs its TODO markers until the grammar settles.";
-    for arguments in [
-        json!({ "action": "measure", "proposals": null, "dry_run": true }),
-        json!({ "action": "propose", "pin": false, "force": false, "names": [], "dry_run": true,
-                "path": effort.display().to_string(), "proposals": [{ "name": "todo", "reason": reason }] }),
-    ] {
-        let (is_error, envelope, _) = call(&client, "discern_standards", arguments.clone()).await;
-        assert!(!is_error, "{arguments}: {envelope}");
-    }
-    client.cancel().await.unwrap();
-}
-
 #[test]
 fn a_dry_run_pin_leaves_out_what_needs_a_job_and_previews_the_rest() {
-    let config = format!(
-        "{CONFIG}\n[standards.speed]\ndirection = \"down\"\nlimit = 10\nrun = \"echo DISCERN_METRIC speed 3\"\n"
-    );
-    let fixture = Fixture::new(&config);
+    let speed = Standard::command("speed", "echo DISCERN_METRIC speed 3").limit(10);
+    let fixture = Fixture::new(config().standard(speed));
     let roots = [fixture.repo.parent()];
     let before = state(&roots);
     let json = fixture

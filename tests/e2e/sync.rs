@@ -3,171 +3,18 @@
 //! allowed for evidence, for this repository — is ever reused. A bare repository plays the
 //! forge; every actor has its own clone.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{Fixture, LANDING_CONFIG};
+use crate::support::Fixture;
+use crate::support::config::Config;
+use crate::support::forge::keygen;
 
-const SIGNERS: &str = ".discern/allowed_signers";
-const REPOSITORY: &str = "example.com/acme/app";
-const DOCS_STANDARD: &str = r#"
-[standards.doc_todo]
-direction = "down"
-limit = 5
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["docs/**"] }
-metric = "matches"
-"#;
+mod team;
 
-pub(crate) struct Team {
-    pub(crate) fixture: Fixture,
-    pub(crate) dir: PathBuf,
-    pub(crate) origin: PathBuf,
-    pub(crate) ci_key: PathBuf,
-    owner_key: PathBuf,
-}
-
-impl Team {
-    /// A trunk whose signers file lists the owner (approvals only) and CI (evidence only), and
-    /// whose config publishes evidence from trunk CI; pushed to a bare origin.
-    pub(crate) fn new() -> Self {
-        Self::with("")
-    }
-
-    /// [`Team::new`] with `evidence` added to the `[evidence]` table.
-    fn with(evidence: &str) -> Self {
-        discern_tests::ensure_debian_tool("ssh-keygen", "openssh-client");
-        let config = format!(
-            "{LANDING_CONFIG}{DOCS_STANDARD}\n[acceptance]\nallowed_signers = \"{SIGNERS}\"\n\n[evidence]\nrepository = \"{REPOSITORY}\"\npublish = \"trunk-ci\"\nkeep_days = 30\n{evidence}"
-        );
-        let fixture = Fixture::new(&config);
-        let dir = fixture.repo.parent().join("team");
-        std::fs::create_dir_all(&dir).unwrap();
-        let owner_key = key(&dir, "owner");
-        let ci_key = key(&dir, "ci");
-        fixture
-            .repo
-            .write("docs/guide.md", "# Guide\nTODO: write\n");
-        fixture.repo.write(
-            SIGNERS,
-            format!(
-                "owner@example.com namespaces=\"discern-approval\" {}\nci@example.com namespaces=\"discern-evidence\" {}\n",
-                public(&owner_key),
-                public(&ci_key)
-            ),
-        );
-        fixture.repo.git(&["add", "-A"]);
-        fixture.repo.git(&["commit", "-q", "--amend", "--no-edit"]);
-        let origin = dir.join("origin.git");
-        let team = Self {
-            fixture,
-            origin,
-            dir,
-            ci_key,
-            owner_key,
-        };
-        team.git(
-            &team.dir,
-            &["init", "-q", "--bare", "-b", "main", "origin.git"],
-        );
-        let seed = team.fixture.path().to_owned();
-        team.git(&seed, &["push", "-q", team.url().as_str(), "main"]);
-        team
-    }
-
-    fn url(&self) -> String {
-        format!("file://{}", self.origin.display())
-    }
-
-    pub(crate) fn git(&self, dir: &Path, args: &[&str]) {
-        self.fixture.git_in(dir, args);
-    }
-
-    pub(crate) fn out(&self, dir: &Path, args: &[&str]) -> String {
-        self.fixture.git_out(dir, args)
-    }
-
-    pub(crate) fn discern(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
-        let run = self.fixture.run_in(dir, args, env);
-        (run.code, run.json())
-    }
-
-    /// A CI clone as `actions/checkout` makes it (depth 1, detached at `rev`), then the trunk
-    /// with its history.
-    pub(crate) fn ci_clone(&self, name: &str, rev: &str) -> PathBuf {
-        let clone = self.dir.join(format!("ci-{name}"));
-        self.fixture.ci_checkout(&clone, &self.url(), rev);
-        clone
-    }
-
-    /// A developer's clone, depth 1 (the most a laptop may have).
-    pub(crate) fn shallow_clone(&self, name: &str) -> PathBuf {
-        let clone = self.dir.join(name);
-        let _ = std::fs::remove_dir_all(&clone);
-        self.git(
-            &self.dir,
-            &[
-                "clone",
-                "-q",
-                "--depth",
-                "1",
-                &self.url(),
-                clone.to_str().unwrap(),
-            ],
-        );
-        clone
-    }
-
-    /// Trunk CI: measure the trunk's tip, then publish and push with the CI key.
-    fn trunk_ci(&self) -> (PathBuf, Value) {
-        let clone = self.ci_clone("trunk", "refs/heads/main");
-        let head = self.out(&clone, &["rev-parse", "HEAD"]);
-        let (code, json) = self.discern(
-            &clone,
-            &["standards", "--baseline", &head, "--json"],
-            &[("CI", "true")],
-        );
-        assert_eq!(code, 0, "{json}");
-        assert!(runs(&json) > 0, "trunk CI measured: {json}");
-        let key = self.ci_key.to_str().unwrap();
-        let (code, sync) = self.discern(
-            &clone,
-            &["sync", "--push", "--json"],
-            &[("CI", "true"), ("DISCERN_EVIDENCE_KEY", key)],
-        );
-        assert_eq!(code, 0, "{sync}");
-        (clone, sync)
-    }
-}
-
-fn key(dir: &Path, name: &str) -> PathBuf {
-    let key = dir.join(format!("{name}-key"));
-    let made = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-        .arg(&key)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    key
-}
-
-fn public(key: &Path) -> String {
-    std::fs::read_to_string(key.with_extension("pub"))
-        .unwrap()
-        .trim()
-        .to_owned()
-}
-
-/// How many producer runs a measurement made.
-pub(crate) fn runs(json: &Value) -> u64 {
-    json["data"]["producer_executions"]
-        .as_object()
-        .unwrap_or_else(|| panic!("no producer_executions: {json}"))
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum()
-}
+use team::REPOSITORY;
+pub(crate) use team::{Team, runs};
 
 fn standard<'j>(json: &'j Value, name: &str) -> &'j Value {
     json["data"]["standards"]
@@ -394,7 +241,7 @@ fn poisoned_replayed_and_wrongly_signed_entries_are_misses_and_change_no_verdict
     nothing_planted_counts(&team, "replayed");
 
     // A key nobody listed (a pull request's own), signing for the right repository.
-    let stranger = key(&team.dir, "stranger");
+    let stranger = keygen(&team.dir, "stranger");
     let unknown = discern::testing::evidence::bundle::Bundle {
         signature: sign(&stranger, &manifest),
         ..poisoned
@@ -637,7 +484,7 @@ fn trunk_ci_fills_the_remote_cache_and_a_clone_that_never_synced_reuses_what_ver
 /// The contract: `sync`'s envelope and text, before and after a push.
 #[test]
 fn the_sync_envelope_and_text_are_snapshotted() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let origin = fixture.repo.parent().join("origin.git");
     let url = origin.to_str().unwrap();
     fixture.git_in(

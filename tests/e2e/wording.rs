@@ -2,6 +2,7 @@
 //! trunk, the approval items' order.
 
 use crate::support::Fixture;
+use crate::support::config::Config;
 
 /// A `producer` path the commit does not hold, and no file at that path either: not "commit
 /// it", but that the path does not exist, with the close names the commit holds.
@@ -28,7 +29,7 @@ fn a_mistyped_component_path_is_named_as_missing_with_close_names() {
 /// no "no merge base" warning where HEAD is the trunk.
 #[test]
 fn force_on_the_trunk_compares_with_head_without_a_merge_base_warning() {
-    let fixture = Fixture::new(crate::support::LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     fixture
         .repo
         .write("src/lib.rs", "// TODO: one\n// TODO: two\n// TODO: new\n");

@@ -19,20 +19,20 @@ use super::{CommitError, Faults, create_branch, delete_branch};
 use crate::git::Repo;
 use crate::git::worktree::{self, Removal};
 
-pub const DIR: &str = "forks";
-pub const VERSION: u32 = 1;
+pub(crate) const DIR: &str = "forks";
+pub(crate) const VERSION: u32 = 1;
 
 /// Named steps of a fork, for the crash tests.
-pub mod step {
-    pub const JOURNAL_WRITTEN: &str = "fork-journal-written";
-    pub const BRANCH_CREATED: &str = "fork-branch-created";
+pub(crate) mod step {
+    pub(crate) const JOURNAL_WRITTEN: &str = "fork-journal-written";
+    pub(crate) const BRANCH_CREATED: &str = "fork-branch-created";
     pub const WORKTREE_ADDED: &str = "fork-worktree-added";
     pub const ALL: &[&str] = &[JOURNAL_WRITTEN, BRANCH_CREATED, WORKTREE_ADDED];
 }
 
 /// What a fork makes, written before it makes anything.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ForkJournal {
+pub(crate) struct ForkJournal {
     pub version: u32,
     pub id: String,
     pub branch: String,
@@ -46,7 +46,7 @@ pub struct ForkJournal {
 }
 
 impl ForkJournal {
-    pub fn new(repo: &Repo, id: &str, branch: &str, path: &Path, from: ObjectId) -> Self {
+    pub(crate) fn new(repo: &Repo, id: &str, branch: &str, path: &Path, from: ObjectId) -> Self {
         let locks = super::owned_lock::claim([
             repo.common_dir().join(format!("refs/heads/{branch}.lock")),
             repo.common_dir().join("packed-refs.lock"),
@@ -67,7 +67,7 @@ impl ForkJournal {
 
 /// Which step of a fork failed, and why.
 #[derive(Debug, thiserror::Error)]
-pub enum ForkError {
+pub(crate) enum ForkError {
     #[error("cannot create the branch {branch}: {why}")]
     Branch { branch: String, why: String },
     #[error("cannot create the worktree {path}: {why}")]
@@ -80,7 +80,7 @@ pub enum ForkError {
 
 /// Make the branch at `from`, the worktree on it, and its metadata (`record`, given the new
 /// worktree's path); on any failure nothing is left.
-pub fn fork(
+pub(crate) fn fork(
     repo: &Repo,
     journal: &ForkJournal,
     record: &dyn Fn(&Path) -> Result<(), String>,
@@ -128,7 +128,7 @@ pub fn fork(
 }
 
 /// Unwind every fork a crash interrupted; what was done, one line each.
-pub fn recover(repo: &Repo) -> Result<Vec<String>, CommitError> {
+pub(crate) fn recover(repo: &Repo) -> Result<Vec<String>, CommitError> {
     let journals = pending(repo).map_err(CommitError::Git)?;
     let dir = repo.shared_path(DIR);
     if journals.is_empty() && journal_file::orphans(&dir).is_empty() {
@@ -242,7 +242,7 @@ fn made_by_fork(path: &Path, since_ns: u128) -> bool {
 }
 
 /// The fork journals a crash left, for read-only verbs to report.
-pub fn pending(repo: &Repo) -> Result<Vec<(PathBuf, ForkJournal)>, String> {
+pub(crate) fn pending(repo: &Repo) -> Result<Vec<(PathBuf, ForkJournal)>, String> {
     super::journal_file::read_all(
         &repo.shared_path(DIR),
         "inspect it and delete it",

@@ -18,16 +18,16 @@ use crate::git::Repo;
 use crate::git::worktree::{self, Removal};
 
 /// `<common-dir>/discern/landings/<branch>.json`, one per landing in flight.
-pub const DIR: &str = "landings";
-pub const VERSION: u32 = 1;
+pub(crate) const DIR: &str = "landings";
+pub(crate) const VERSION: u32 = 1;
 
 /// Named steps of a landing where a test build can stop the process.
-pub mod step {
+pub(crate) mod step {
     pub const JOURNAL_WRITTEN: &str = "landing-journal-written";
     pub const NOTE_WRITTEN: &str = "landing-note-written";
-    pub const TRUNK_MOVED: &str = "landing-trunk-moved";
-    pub const MAIN_UPDATED: &str = "landing-main-updated";
-    pub const WORKTREE_REMOVED: &str = "landing-worktree-removed";
+    pub(crate) const TRUNK_MOVED: &str = "landing-trunk-moved";
+    pub(crate) const MAIN_UPDATED: &str = "landing-main-updated";
+    pub(crate) const WORKTREE_REMOVED: &str = "landing-worktree-removed";
     pub const ALL: &[&str] = &[
         JOURNAL_WRITTEN,
         NOTE_WRITTEN,
@@ -39,7 +39,7 @@ pub mod step {
 
 /// Everything a landing does, written before it does any of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LandingJournal {
+pub(crate) struct LandingJournal {
     pub version: u32,
     pub branch: String,
     /// The local trunk branch that moves.
@@ -60,7 +60,7 @@ pub struct LandingJournal {
 
 /// What a landing did after the trunk moved: each step's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Landed {
+pub(crate) struct Landed {
     pub note_written: bool,
     /// Why the note could not be written, when it could not.
     pub note_error: Option<String>,
@@ -94,7 +94,7 @@ fn journal_path(repo: &Repo, branch: &str) -> PathBuf {
 
 /// Land `journal.head` on the trunk, under the writer lock the caller holds (it decided
 /// under it). `Err`: nothing landed (the trunk did not move).
-pub fn land(
+pub(crate) fn land(
     repo: &Repo,
     main: Option<&Repo>,
     journal: &LandingJournal,
@@ -192,7 +192,7 @@ const LANDED_SEARCH: usize = 500;
 /// earlier landing as its merge's second parent) whose Proof note names it, with that branch.
 /// A landed effort has no branch or worktree left; its note is what remains. `Err`: a commit's
 /// parents cannot be read, so whether it landed cannot be told (never "not landed").
-pub fn landed_by_note(
+pub(crate) fn landed_by_note(
     repo: &Repo,
     trunk_tip: ObjectId,
     branches: &[String],
@@ -224,14 +224,18 @@ pub fn landed_by_note(
 }
 
 /// The command that brings the main checkout to the landed trunk by hand.
-pub fn follow_command(main: &Path, from: &str, to: &str) -> String {
+pub(crate) fn follow_command(main: &Path, from: &str, to: &str) -> String {
     let main = main.display();
     format!("git -C {main} update-index -q --refresh && git -C {main} read-tree -m -u {from} {to}")
 }
 
 /// Every landing a crash interrupted, finished (the trunk moved: roll forward) or unwound
 /// (it did not). What was done, one line each.
-pub fn recover(repo: &Repo, faults: &Faults, here: Here) -> Result<Vec<Recovered>, CommitError> {
+pub(crate) fn recover(
+    repo: &Repo,
+    faults: &Faults,
+    here: Here,
+) -> Result<Vec<Recovered>, CommitError> {
     let journals = pending(repo).map_err(CommitError::Git)?;
     let dir = repo.shared_path(DIR);
     if journals.is_empty() && journal_file::orphans(&dir).is_empty() {
@@ -260,14 +264,14 @@ pub fn recover(repo: &Repo, faults: &Faults, here: Here) -> Result<Vec<Recovered
 /// Whether recovery may remove the worktree the caller stands in: only `accept` itself, which
 /// removes its own worktree when it lands, may.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Here {
+pub(crate) enum Here {
     Keep,
     Remove,
 }
 
 /// One interrupted landing, settled.
 #[derive(Debug, Clone)]
-pub struct Recovered {
+pub(crate) struct Recovered {
     pub branch: String,
     /// The landed commit, when the trunk had moved (the landing was finished, not unwound).
     pub landed: Option<ObjectId>,
@@ -371,7 +375,7 @@ pub(super) fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 /// The landing journals a crash left, for read-only verbs to report (they write nothing).
-pub fn pending(repo: &Repo) -> Result<Vec<(PathBuf, LandingJournal)>, String> {
+pub(crate) fn pending(repo: &Repo) -> Result<Vec<(PathBuf, LandingJournal)>, String> {
     super::journal_file::read_all(
         &repo.shared_path(DIR),
         "inspect the trunk and delete it",

@@ -14,7 +14,7 @@ pub const FILE: &str = "writer.lock";
 const WAIT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, thiserror::Error)]
-pub enum LockError {
+pub(crate) enum LockError {
     #[error(
         "another discern writer has held {path} for over {secs} s; check which process holds it (`fuser {path}` or `lsof {path}`) and let it finish",
         path = .0.display(), secs = WAIT.as_secs()
@@ -26,19 +26,19 @@ pub enum LockError {
 
 /// The writer lock, held until dropped.
 #[derive(Debug)]
-pub struct WriterLock {
+pub(crate) struct WriterLock {
     _file: File,
 }
 
 impl WriterLock {
     /// Wait (bounded) for the writer lock of `repo`'s repository.
-    pub fn acquire(repo: &Repo) -> Result<Self, LockError> {
+    pub(crate) fn acquire(repo: &Repo) -> Result<Self, LockError> {
         Self::acquire_named(repo, FILE)
     }
 
     /// Wait (bounded) for the lock `file` of `repo`'s repository (`sync.lock`: two local syncs
     /// take turns, while landings go on).
-    pub fn acquire_named(repo: &Repo, file: &str) -> Result<Self, LockError> {
+    pub(crate) fn acquire_named(repo: &Repo, file: &str) -> Result<Self, LockError> {
         let path = repo.shared_path(file);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| LockError::Open(path.clone(), e))?;

@@ -13,7 +13,7 @@ use super::owned_lock::{self, Claim};
 use super::{CommitError, Faults, git_error};
 use crate::git::Repo;
 
-pub const FILE: &str = "merge-transaction.json";
+pub(crate) const FILE: &str = "merge-transaction.json";
 const VERSION: u32 = 1;
 
 /// The lock files `git merge` takes in the worktree's git dir.
@@ -32,7 +32,7 @@ const GIT_DIR_LOCKS: &[&str] = &[
 pub const JOURNAL_WRITTEN: &str = "merge-journal-written";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MergeJournal {
+pub(crate) struct MergeJournal {
     pub version: u32,
     pub branch: String,
     /// HEAD when the merge began, and what it merges.
@@ -48,7 +48,7 @@ pub struct MergeJournal {
 }
 
 /// Run `merge` (git's merge of `incoming` into `branch` at `head`) inside the journal.
-pub fn journaled<T>(
+pub(crate) fn journaled<T>(
     repo: &Repo,
     (branch, head, incoming): (&str, ObjectId, ObjectId),
     faults: &Faults,
@@ -82,7 +82,7 @@ pub fn journaled<T>(
 }
 
 /// Settle a merge a crash interrupted; what was done.
-pub fn recover(repo: &Repo) -> Result<Option<String>, CommitError> {
+pub(crate) fn recover(repo: &Repo) -> Result<Option<String>, CommitError> {
     let path = repo.admin_path(FILE);
     if !path.exists() {
         return Ok(None);

@@ -17,13 +17,13 @@ use crate::git::Repo;
 
 pub(crate) mod abandon;
 pub(crate) mod approval;
-pub mod fork;
+pub(crate) mod fork;
 mod journal_file;
-pub mod landing;
-pub mod lock;
-pub mod merging;
+pub(crate) mod landing;
+pub(crate) mod lock;
+pub(crate) mod merging;
 pub(crate) mod owned_lock;
-pub mod shared_refs;
+pub(crate) mod shared_refs;
 mod transaction;
 mod worktree_file;
 
@@ -34,12 +34,12 @@ pub(crate) use transaction::{
 pub(crate) use worktree_file::{sync_file, sync_worktree, unstage};
 
 /// Named steps where a test build can stop the process (see [`Faults`]).
-pub mod step {
-    pub const OBJECTS_WRITTEN: &str = "objects-written";
-    pub const JOURNAL_WRITTEN: &str = "journal-written";
+pub(crate) mod step {
+    pub(crate) const OBJECTS_WRITTEN: &str = "objects-written";
+    pub(crate) const JOURNAL_WRITTEN: &str = "journal-written";
     pub const REF_MOVED: &str = "ref-moved";
-    pub const WORKTREE_SYNCED: &str = "worktree-synced";
-    pub const PAYLOAD_WRITTEN: &str = "payload-written";
+    pub(crate) const WORKTREE_SYNCED: &str = "worktree-synced";
+    pub(crate) const PAYLOAD_WRITTEN: &str = "payload-written";
     /// Every step, in order.
     pub const ALL: &[&str] = &[
         OBJECTS_WRITTEN,

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// A lock file a transaction may create, claimed before it could exist.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Claim {
+pub(crate) struct Claim {
     pub path: PathBuf,
     /// The process that claimed it (the discern that wrote the journal).
     pub pid: u32,

@@ -15,7 +15,7 @@ use crate::digest::Digest;
 pub const NAMESPACE: &str = "discern-evidence";
 
 /// The format tag in every manifest and remote key.
-pub const FORMAT: &str = "discern-evidence/v1";
+pub(crate) const FORMAT: &str = "discern-evidence/v1";
 
 /// One published entry.
 #[derive(Debug, Clone, PartialEq, Eq)]

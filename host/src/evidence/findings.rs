@@ -34,6 +34,7 @@ const LINE: u8 = 2;
 const COLUMN: u8 = 4;
 
 /// One metric's findings, as stored: how many were dropped, and those kept.
+#[cfg(test)]
 #[derive(Debug, Clone, Default, PartialEq)]
 struct MetricFindings {
     dropped: usize,
@@ -41,12 +42,14 @@ struct MetricFindings {
 }
 
 /// Metric name → its findings.
+#[cfg(test)]
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct File(BTreeMap<String, MetricFindings>);
+pub(crate) struct File(BTreeMap<String, MetricFindings>);
 
+#[cfg(test)]
 impl File {
     /// Give each of `metrics` its stored findings.
-    pub fn fill(self, metrics: &mut [Metric]) {
+    pub(crate) fn fill(self, metrics: &mut [Metric]) {
         let mut by_name = self.0;
         for metric in metrics {
             if let Some(stored) = by_name.remove(&metric.name) {
@@ -57,15 +60,8 @@ impl File {
     }
 }
 
-impl File {
-    /// Take metric `name`'s findings out of the file.
-    pub fn take(&mut self, name: &str) -> Option<Vec<Finding>> {
-        self.0.remove(name).map(|stored| stored.findings)
-    }
-}
-
 /// Where the findings of the entry at `entry` are kept.
-pub fn path_of(entry: &Path) -> PathBuf {
+pub(crate) fn path_of(entry: &Path) -> PathBuf {
     entry.with_extension("findings")
 }
 
@@ -137,7 +133,8 @@ fn put_str(out: &mut Vec<u8>, text: &str) -> std::io::Result<()> {
 
 /// The findings `bytes` hold, or `None` when they are damaged: decoded in one pass (a caller
 /// that may need only some of them reads them as [`Kept`]).
-pub fn decode(bytes: &[u8]) -> Option<File> {
+#[cfg(test)] // only the unit tests decode a whole file at once; readers use `Kept`
+pub(crate) fn decode(bytes: &[u8]) -> Option<File> {
     let mut input = Input(bytes.strip_prefix(MAGIC)?);
     let mut file = BTreeMap::new();
     for _ in 0..input.u32()? {
@@ -478,12 +475,12 @@ impl<'a> Input<'a> {
 }
 
 /// Write the encoded findings (`encode`) of the entry at `entry`.
-pub fn write(entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write(entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
     crate::fsutil::write_cache(&path_of(entry), bytes)
 }
 
 /// The findings kept for the entry at `entry`, or `None` when they are gone or damaged.
-pub fn read(entry: &Path) -> Option<Kept> {
+pub(crate) fn read(entry: &Path) -> Option<Kept> {
     Kept::parse(std::fs::read(path_of(entry)).ok()?)
 }
 

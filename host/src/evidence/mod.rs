@@ -14,13 +14,13 @@
 //! other's entries; bounded in size (oldest evicted). It is a cache: a missing or corrupt entry
 //! is a miss, never an error. An entry's findings are kept beside it ([`findings`]).
 
-pub mod bundle;
+pub(crate) mod bundle;
 mod entry;
-pub mod findings;
+pub(crate) mod findings;
 pub(crate) mod memo;
 #[cfg(feature = "remote-cache")]
-pub mod remote;
-pub mod shared;
+pub(crate) mod remote;
+pub(crate) mod shared;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::support::config::{Config, Standard};
 use crate::support::standard;
 
 // The same forges without an attack: green.
@@ -12,8 +13,13 @@ use crate::support::standard;
 /// An innocuous pull request and an innocuous push on the signed forge pass CI.
 #[test]
 fn baseline_passes_pr_and_push_ci_on_the_signed_forge() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
-    forge.pull_request("agent/ok", &[("src/ok.rs", b"pub fn ok() {}\n")], &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
+    forge.pull_request(
+        "agent/ok",
+        &[("src/ok.rs", b"pub fn ok() {}\n")],
+        &[],
+        false,
+    );
     let json = passed(&forge.pr_ci("agent/ok"), "an innocuous pull request");
     let limits = &json["data"]["limits"];
     assert_eq!(limits["status"], "verified", "{json}");
@@ -25,18 +31,18 @@ fn baseline_passes_pr_and_push_ci_on_the_signed_forge() {
     let json = passed(&forge.push_ci(&before), "an innocuous push");
     assert_eq!(json["data"]["limits"]["baseline_kind"], "given", "{json}");
     // A merge that keeps the limits passes too.
-    let side = forge.out(&forge.attacker, &["rev-parse", "HEAD~1"]);
-    forge.git(&forge.attacker, &["checkout", "-q", "-B", "side", &side]);
+    let side = forge.out(&forge.contributor, &["rev-parse", "HEAD~1"]);
+    forge.git(&forge.contributor, &["checkout", "-q", "-B", "side", &side]);
     let side = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("src/side.rs", b"pub fn side() {}\n")],
         &[],
         "side work",
     );
-    forge.git(&forge.attacker, &["checkout", "-q", "main"]);
-    forge.git(&forge.attacker, &["merge", "-q", "--no-edit", &side]);
+    forge.git(&forge.contributor, &["checkout", "-q", "main"]);
+    forge.git(&forge.contributor, &["merge", "-q", "--no-edit", &side]);
     let before = forge.main();
-    let merge = forge.out(&forge.attacker, &["rev-parse", "HEAD"]);
+    let merge = forge.out(&forge.contributor, &["rev-parse", "HEAD"]);
     forge.push_commit(&merge);
     passed(&forge.push_ci(&before), "a merge that keeps the limits");
 }
@@ -45,8 +51,13 @@ fn baseline_passes_pr_and_push_ci_on_the_signed_forge() {
 /// its merge base with `origin/main`.
 #[test]
 fn baseline_passes_pr_ci_on_the_forges_merge_ref() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
-    let head = forge.pull_request("agent/ok", &[("src/ok.rs", b"pub fn ok() {}\n")], &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
+    let head = forge.pull_request(
+        "agent/ok",
+        &[("src/ok.rs", b"pub fn ok() {}\n")],
+        &[],
+        false,
+    );
     let clone = forge.merge_ref_clone(&head);
     let run = forge.ci(&clone, &["standards", "--json"], &[]);
     let json = passed(&run, "an innocuous merge ref");
@@ -62,7 +73,7 @@ fn baseline_passes_pr_ci_on_the_forges_merge_ref() {
 fn baseline_passes_the_component_job_and_script_forges() {
     let wasm = pattern_wasm();
     let forge = Forge::new(
-        &signed_config(
+        signed_config(
             &format!("{COMPONENT}{JOB}{SCRIPT}"),
             "protected = [\"scripts/**\"]\n",
         ),
@@ -71,7 +82,12 @@ fn baseline_passes_the_component_job_and_script_forges() {
             ("scripts/count.sh", COUNT_SH.as_bytes()),
         ],
     );
-    forge.pull_request("agent/ok", &[("src/ok.rs", b"pub fn ok() {}\n")], &[]);
+    forge.pull_request(
+        "agent/ok",
+        &[("src/ok.rs", b"pub fn ok() {}\n")],
+        &[],
+        false,
+    );
     let json = passed(&forge.pr_ci("agent/ok"), "an innocuous pull request");
     assert_eq!(json["data"]["limits"]["status"], "verified", "{json}");
     assert_eq!(standard(&json, "component")["value"], 2.0, "{json}");
@@ -80,7 +96,7 @@ fn baseline_passes_the_component_job_and_script_forges() {
     // The same component under another blob id measures the same: only its identity differs.
     let renamed = pattern_wasm_renamed();
     let run = forge.fixture.run_in(
-        forge.owner(),
+        forge.owner.as_path(),
         &[
             "producers",
             "run",
@@ -92,9 +108,9 @@ fn baseline_passes_the_component_job_and_script_forges() {
         &[],
     );
     passed(&run, "the committed component runs");
-    std::fs::write(forge.owner().join("tools/q.wasm"), &renamed).unwrap();
+    std::fs::write(forge.owner.as_path().join("tools/q.wasm"), &renamed).unwrap();
     let run = forge.fixture.run_in(
-        forge.owner(),
+        forge.owner.as_path(),
         &[
             "producers",
             "run",
@@ -115,7 +131,7 @@ fn baseline_passes_the_component_job_and_script_forges() {
 /// boundary). So the notes the attacks write below are well formed.
 #[test]
 fn baseline_passes_owner_signed_and_interactive_landing_notes() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let (before, landed) =
         forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax todo");
@@ -126,7 +142,7 @@ fn baseline_passes_owner_signed_and_interactive_landing_notes() {
         &payload(&before, &landed, &[&limit]),
     );
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     passed(&forge.push_ci(&before), "an owner-signed landing");
     forge.push_main(&[("README.md", b"# later\n")], &[], "later");
@@ -138,10 +154,10 @@ fn baseline_passes_owner_signed_and_interactive_landing_notes() {
     );
     assert_eq!(json["data"]["limits"]["baseline_kind"], "landing", "{json}");
 
-    let forge = Forge::new(LANDING_CONFIG, &[]);
+    let forge = Forge::new(Config::landing(), &[]);
     let loose = format!(
         "{}\n[acceptance]\npre_authorized = [\"docs/**\"]\n",
-        LANDING_CONFIG.replace("limit = 5", "limit = 9")
+        Config::landing().standard(Standard::todo(9))
     );
     let (before, landed) =
         forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax todo");
@@ -154,7 +170,7 @@ fn baseline_passes_owner_signed_and_interactive_landing_notes() {
     );
     let approval = terminal_approval(&payload(&before, &landed, &[&limit, &change]));
     let note = proof_note(&before, &landed, &[limit], &[change], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     passed(&forge.push_ci(&before), "an interactive landing");
 }

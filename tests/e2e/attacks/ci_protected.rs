@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::support::config::{Config, Standard};
 
 // ---------------------------------------------------------------------------------------------
 // 1. PR CI judges the whole protected set, not only a Standard's definition.
@@ -13,7 +14,7 @@ use super::*;
 #[test]
 fn class_01a_a_replaced_repository_component_fails_pr_ci() {
     let forge = Forge::new(
-        &signed_config(COMPONENT, ""),
+        signed_config(COMPONENT, ""),
         &[("tools/p.wasm", &pattern_wasm())],
     );
     let key = "standards.component.producer_blob";
@@ -22,6 +23,7 @@ fn class_01a_a_replaced_repository_component_fails_pr_ci() {
         "agent/renamed",
         &[("tools/p.wasm", &pattern_wasm_renamed())],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/renamed"),
@@ -34,6 +36,7 @@ fn class_01a_a_replaced_repository_component_fails_pr_ci() {
         "agent/legacy",
         &[("tools/p.wasm", discern_tests::LEGACY_V01_WASM)],
         &[],
+        false,
     );
     let json = refused(&forge.pr_ci("agent/legacy"), "another component");
     names(&json, key);
@@ -44,7 +47,7 @@ fn class_01a_a_replaced_repository_component_fails_pr_ci() {
 /// adding the lines that job counts.
 #[test]
 fn class_01b_a_rewritten_job_a_standard_needs_fails_pr_ci() {
-    let forge = Forge::new(&signed_config(JOB, ""), &[]);
+    let forge = Forge::new(signed_config(JOB, ""), &[]);
     let config = signed_config(JOB, "").replace(
         r#"run = 'printf "DISCERN_METRIC hacks %s\n" "$(cat src/*.rs | grep -c HACK)"'"#,
         r#"run = 'echo "DISCERN_METRIC hacks 0"'"#,
@@ -57,6 +60,7 @@ fn class_01b_a_rewritten_job_a_standard_needs_fails_pr_ci() {
             ("src/hack.rs", b"// HACK 1\n// HACK 2\n// HACK 3\n"),
         ],
         &[],
+        false,
     );
     refused_naming(&forge.pr_ci("agent/job"), "a rewritten job", "jobs.count");
 }
@@ -64,7 +68,7 @@ fn class_01b_a_rewritten_job_a_standard_needs_fails_pr_ci() {
 /// Class 1c: the pull request adds `findings = "count"` to a Standard (the swap check off).
 #[test]
 fn class_01c_a_new_findings_key_on_a_standard_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let config = signed_config("", "").replace(
         "metric = \"matches\"",
         "metric = \"matches\"\nfindings = \"count\"",
@@ -73,6 +77,7 @@ fn class_01c_a_new_findings_key_on_a_standard_fails_pr_ci() {
         "agent/findings",
         &[("discern.toml", config.as_bytes())],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/findings"),
@@ -85,16 +90,26 @@ fn class_01c_a_new_findings_key_on_a_standard_fails_pr_ci() {
 /// changes `[repository]` (`pin_on_done`).
 #[test]
 fn class_01d_a_change_to_acceptance_or_repository_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let granted = signed_config("", "pre_authorized = [\"**\"]\n");
-    forge.pull_request("agent/grant", &[("discern.toml", granted.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/grant",
+        &[("discern.toml", granted.as_bytes())],
+        &[],
+        false,
+    );
     refused_naming(
         &forge.pr_ci("agent/grant"),
         "a standing grant",
         "acceptance.pre_authorized",
     );
     let pinning = signed_config("", "").replace("pin_on_done = false", "pin_on_done = true");
-    forge.pull_request("agent/repo", &[("discern.toml", pinning.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/repo",
+        &[("discern.toml", pinning.as_bytes())],
+        &[],
+        false,
+    );
     refused_naming(
         &forge.pr_ci("agent/repo"),
         "a repository setting",
@@ -111,9 +126,14 @@ fn class_01d_a_change_to_acceptance_or_repository_fails_pr_ci() {
 /// key signed.
 #[test]
 fn class_02a_the_attackers_key_in_the_signers_file_approves_nothing() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let signers = format!("{}{}", forge.keys.owner_line(), forge.keys.attacker_line());
-    forge.pull_request("agent/signers", &[(SIGNERS, signers.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/signers",
+        &[(SIGNERS, signers.as_bytes())],
+        &[],
+        false,
+    );
     refused_naming(
         &forge.pr_ci("agent/signers"),
         "a new signer",
@@ -133,7 +153,7 @@ fn class_02a_the_attackers_key_in_the_signers_file_approves_nothing() {
         &payload(&before, &landed, &[&limit]),
     );
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     refused(&forge.push_ci(&first), "both pushes judged together");
     refused(&forge.push_ci(&before), "the second push, judged alone");
@@ -144,19 +164,19 @@ fn class_02a_the_attackers_key_in_the_signers_file_approves_nothing() {
 /// attacker's key that says it landed on the first commit — whose signers file lists that key.
 #[test]
 fn class_02b_a_landing_cannot_be_approved_by_signers_it_brought_itself() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let signers = format!("{}{}", forge.keys.owner_line(), forge.keys.attacker_line());
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
-    forge.git(&forge.attacker, &["checkout", "-q", "main"]);
+    forge.git(&forge.contributor, &["checkout", "-q", "main"]);
     let before = forge.main();
     let listed = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[(SIGNERS, signers.as_bytes())],
         &[],
         "signers",
     );
     let landed = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("discern.toml", loose.as_bytes())],
         &[],
         "relax todo",
@@ -168,7 +188,7 @@ fn class_02b_a_landing_cannot_be_approved_by_signers_it_brought_itself() {
         &payload(&listed, &landed, &[&limit]),
     );
     let note = proof_note(&listed, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_commit(&landed);
     forge.push_notes();
     refused(&forge.push_ci(&before), "the push check");
@@ -185,7 +205,7 @@ fn class_02b_a_landing_cannot_be_approved_by_signers_it_brought_itself() {
 /// with a loosening.
 #[test]
 fn class_03_a_pull_request_naming_its_own_trunk_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     for (branch, trunk) in [
         ("agent/head", "HEAD"),
         ("agent/own", "agent/own"),
@@ -198,7 +218,7 @@ fn class_03_a_pull_request_naming_its_own_trunk_fails_pr_ci() {
                 "pin_on_done = false",
                 &format!("pin_on_done = false\ntrunk = \"{trunk}\""),
             );
-        forge.pull_request(branch, &[("discern.toml", config.as_bytes())], &[]);
+        forge.pull_request(branch, &[("discern.toml", config.as_bytes())], &[], false);
         let json = refused(&forge.pr_ci(branch), trunk);
         let trunk_ref = &json["data"]["limits"]["trunk_ref"];
         assert!(
@@ -217,28 +237,31 @@ fn class_03_a_pull_request_naming_its_own_trunk_fails_pr_ci() {
 /// against the branch `main`.
 #[test]
 fn class_04_a_tag_named_main_is_never_the_trunk() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 500");
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "--detach", "origin/main"],
     );
     let tagged = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("discern.toml", loose.as_bytes())],
         &[],
         "a loose limit",
     );
-    forge.git(&forge.attacker, &["tag", "main", &tagged]);
-    forge.git(&forge.attacker, &["push", "-q", "origin", "refs/tags/main"]);
-    forge.git(&forge.attacker, &["checkout", "-q", "-b", "agent/tag"]);
+    forge.git(&forge.contributor, &["tag", "main", &tagged]);
+    forge.git(
+        &forge.contributor,
+        &["push", "-q", "origin", "refs/tags/main"],
+    );
+    forge.git(&forge.contributor, &["checkout", "-q", "-b", "agent/tag"]);
     forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("src/ok.rs", b"pub fn ok() {}\n")],
         &[],
         "work",
     );
-    forge.git(&forge.attacker, &["push", "-q", "origin", "agent/tag"]);
+    forge.git(&forge.contributor, &["push", "-q", "origin", "agent/tag"]);
 
     let clone = forge.ci_clone("agent/tag");
     forge.git(
@@ -255,11 +278,14 @@ fn class_04_a_tag_named_main_is_never_the_trunk() {
     names(&json, "5 -> 500");
 
     // The attacker's own clone has the tag and a branch `main`: the branch is the trunk.
-    forge.git(&forge.attacker, &["checkout", "-q", "agent/tag"]);
-    assert_eq!(forge.out(&forge.attacker, &["rev-parse", "main"]), tagged);
+    forge.git(&forge.contributor, &["checkout", "-q", "agent/tag"]);
+    assert_eq!(
+        forge.out(&forge.contributor, &["rev-parse", "main"]),
+        tagged
+    );
     let run = forge
         .fixture
-        .run_in(&forge.attacker, &["standards", "--json"], &[]);
+        .run_in(&forge.contributor, &["standards", "--json"], &[]);
     let json = refused(&run, "a local clone with the tag");
     let trunk_ref = json["data"]["limits"]["trunk_ref"]
         .as_str()
@@ -279,23 +305,23 @@ fn class_04_a_tag_named_main_is_never_the_trunk() {
 /// loosened discern.toml, the merge taking its tree.
 #[test]
 fn class_05a_a_merged_root_commit_with_a_loose_config_fails_the_push_check() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let before = forge.main();
     let loose = signed_config("", "").replace("limit = 5", "limit = 500");
-    forge.git(&forge.attacker, &["checkout", "-q", "--orphan", "root"]);
+    forge.git(&forge.contributor, &["checkout", "-q", "--orphan", "root"]);
     let root = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("discern.toml", loose.as_bytes())],
         &[],
         "an unrelated root",
     );
     assert_eq!(
-        forge.out(&forge.attacker, &["rev-list", "--count", &root]),
+        forge.out(&forge.contributor, &["rev-list", "--count", &root]),
         "1"
     );
     let tree = format!("{root}^{{tree}}");
     let merge = forge.out(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "commit-tree",
             &tree,
@@ -313,18 +339,18 @@ fn class_05a_a_merged_root_commit_with_a_loose_config_fails_the_push_check() {
 
     // The same merge made from the root's side: the old trunk is only the second parent, so
     // `before` is not on the first-parent chain at all.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let before = forge.main();
-    forge.git(&forge.attacker, &["checkout", "-q", "--orphan", "root"]);
+    forge.git(&forge.contributor, &["checkout", "-q", "--orphan", "root"]);
     let root = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("discern.toml", loose.as_bytes())],
         &[],
         "an unrelated root",
     );
     let tree = format!("{root}^{{tree}}");
     let merge = forge.out(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "commit-tree",
             &tree,
@@ -356,7 +382,7 @@ fn class_05b_a_merge_of_the_trunks_own_older_commit_fails_the_push_check() {
     );
     let tree = format!("{old}^{{tree}}");
     let merge = forge.out(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "commit-tree",
             &tree,
@@ -383,10 +409,10 @@ fn class_05b_a_merge_of_the_trunks_own_older_commit_fails_the_push_check() {
 #[test]
 fn class_06_a_push_cannot_choose_its_own_approval_policy() {
     // The policy switched in the pushed config.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = format!(
         "{}\n[acceptance]\napproval = \"interactive\"\n",
-        LANDING_CONFIG.replace("limit = 5", "limit = 9")
+        Config::landing().standard(Standard::todo(9))
     );
     let (before, landed) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax");
     let limit = approved_limit("todo", 5.0, 9.0);
@@ -410,7 +436,7 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
         &[&limit, &changes[0], &changes[1]],
     ));
     let note = proof_note(&before, &landed, &[limit], &changes, approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     refused(
         &forge.push_ci(&before),
@@ -418,9 +444,12 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
     );
 
     // The signers file deleted.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
-    let signers_blob = forge.out(forge.owner(), &["rev-parse", &format!("main:{SIGNERS}")]);
+    let signers_blob = forge.out(
+        forge.owner.as_path(),
+        &["rev-parse", &format!("main:{SIGNERS}")],
+    );
     let (before, landed) = forge.push_main(
         &[("discern.toml", loose.as_bytes())],
         &[SIGNERS],
@@ -435,13 +464,13 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
     );
     let approval = terminal_approval(&payload(&before, &landed, &[&limit, &change]));
     let note = proof_note(&before, &landed, &[limit], &[change], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     refused(&forge.push_ci(&before), "the signers file deleted");
 
     // Another signers file, listing the attacker, named by the pushed config; the note is
     // signed by the attacker's key and approves every item.
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let own = ".discern/attacker_signers";
     let loose = signed_config("", "")
         .replace("limit = 5", "limit = 9")
@@ -452,7 +481,7 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
         &[],
         "relax, my signers",
     );
-    let own_blob = forge.out(&forge.attacker, &["rev-parse", &format!("HEAD:{own}")]);
+    let own_blob = forge.out(&forge.contributor, &["rev-parse", &format!("HEAD:{own}")]);
     let limit = approved_limit("todo", 5.0, 9.0);
     let changes = [
         approved_change(
@@ -469,7 +498,7 @@ fn class_06_a_push_cannot_choose_its_own_approval_policy() {
         &payload(&before, &landed, &[&limit, &changes[0], &changes[1]]),
     );
     let note = proof_note(&before, &landed, &[limit], &changes, approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     refused(
         &forge.push_ci(&before),

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::support::config::{Config, Standard};
 use crate::support::{Fixture, standard};
 
 // ---------------------------------------------------------------------------------------------
@@ -15,7 +16,7 @@ use crate::support::{Fixture, standard};
 #[test]
 fn class_07_an_edited_protected_script_fails_pr_ci() {
     let forge = Forge::new(
-        &signed_config(SCRIPT, "protected = [\"scripts/**\"]\n"),
+        signed_config(SCRIPT, "protected = [\"scripts/**\"]\n"),
         &[("scripts/count.sh", COUNT_SH.as_bytes())],
     );
     let lie = b"echo 'DISCERN_METRIC count 0'\n" as &[u8];
@@ -24,6 +25,7 @@ fn class_07_an_edited_protected_script_fails_pr_ci() {
         "agent/script",
         &[("scripts/count.sh", lie), ("src/hack.rs", hacks)],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/script"),
@@ -39,6 +41,7 @@ fn class_07_an_edited_protected_script_fails_pr_ci() {
             ("discern.toml", unprotected.as_bytes()),
         ],
         &[],
+        false,
     );
     refused_naming(
         &forge.pr_ci("agent/unprotect"),
@@ -55,10 +58,10 @@ fn class_07_an_edited_protected_script_fails_pr_ci() {
 /// commit) read as a loose limit, so that the effort's loosening looks like no change.
 #[test]
 fn class_08_replace_refs_do_not_move_the_trunks_limits() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     fixture.repo.write("README.md", "# second\n");
     fixture.repo.commit("a second trunk commit");
-    let loose = LANDING_CONFIG.replace("limit = 5", "limit = 500");
+    let loose = Config::landing().standard(Standard::todo(500)).to_string();
     let path = effort(&fixture, "replace", &[("discern.toml", loose.as_bytes())]);
     let refused_here = |what: &str| {
         let run = fixture.run_in(&path, &["standards", "--json"], &[]);
@@ -131,7 +134,7 @@ fn tamper(fixture: &Fixture, edit: impl Fn(&mut Value)) -> usize {
 #[test]
 fn class_09a_tampered_evidence_proves_nothing() {
     // HEAD's own reading, set to 0 (its findings dropped).
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = effort(&fixture, "zero", &[("src/more.rs", TODOS.as_bytes())]);
     let run = fixture.run_in(&path, &["standards", "--json"], &[]);
     assert_eq!(
@@ -166,7 +169,7 @@ fn class_09a_tampered_evidence_proves_nothing() {
     refused(&done, "a reading set to 0");
 
     // A clean reading of an older commit, its read set emptied.
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = effort(&fixture, "empty", &[("src/ok.rs", b"pub fn ok() {}\n")]);
     passed(
         &fixture.run_in(&path, &["standards", "--json"], &[]),
@@ -189,7 +192,7 @@ fn class_09a_tampered_evidence_proves_nothing() {
 /// and sets that HEAD's recorded reading to 0, so that `accept`'s second look would reuse it.
 #[test]
 fn class_09b_tampered_evidence_behind_a_hand_written_proof_lands_nothing() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = effort(&fixture, "skip", &[("src/more.rs", TODOS.as_bytes())]);
     let run = fixture.run_in(&path, &["standards", "--json"], &[]);
     assert_eq!(
@@ -240,7 +243,7 @@ metric = "legacy_files"
 /// under the cache key of the trunk's component, and `done` runs.
 #[test]
 fn class_09c_a_poisoned_compile_cache_proves_nothing() {
-    let fixture = Fixture::new(&format!("{LANDING_CONFIG}{LEGACY}"));
+    let fixture = Fixture::new(format!("{}{LEGACY}", Config::landing()));
     fixture
         .repo
         .write("tools/l.wasm", discern_tests::LEGACY_V01_WASM)
@@ -306,7 +309,7 @@ fn class_09c_a_poisoned_compile_cache_proves_nothing() {
 /// work tree): `standards` and `done` do not load it.
 #[test]
 fn class_10a_an_untracked_component_is_never_loaded() {
-    let fixture = Fixture::new(&format!("{LANDING_CONFIG}{COMPONENT}"));
+    let fixture = Fixture::new(format!("{}{COMPONENT}", Config::landing()));
     fixture.repo.write(".gitignore", "target/\ntools/\n");
     fixture.repo.commit("ignore tools");
     fixture.repo.write("tools/p.wasm", pattern_wasm());
@@ -330,7 +333,7 @@ fn class_10a_an_untracked_component_is_never_loaded() {
 /// runs (the work tree's would not even report the metric).
 #[test]
 fn class_10b_a_modified_component_in_the_work_tree_is_not_what_runs() {
-    let fixture = Fixture::new(&format!("{LANDING_CONFIG}{COMPONENT}"));
+    let fixture = Fixture::new(format!("{}{COMPONENT}", Config::landing()));
     fixture.repo.write("tools/p.wasm", pattern_wasm());
     fixture.repo.commit("the component");
     fixture.repo.git(&["checkout", "-q", "-b", "agent/x"]);
@@ -370,7 +373,7 @@ run = 'cd "$DISCERN_CACHE_DIR/components" && h=$(ls {hostile}-*) && cp "$h" "{le
         "metric = \"legacy_files\"",
         "metric = \"legacy_files\"\nneeds = [\"jobs.poison\"]",
     );
-    let fixture = Fixture::new(&format!("{LANDING_CONFIG}{needing}{poison}"));
+    let fixture = Fixture::new(format!("{}{needing}{poison}", Config::landing()));
     fixture
         .repo
         .write("tools/l.wasm", discern_tests::LEGACY_V01_WASM)

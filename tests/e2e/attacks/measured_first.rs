@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::*;
+use crate::support::config::Config;
 use crate::support::{Fixture, standard};
 
 /// The trunk's tests: every `tests/*.sh` of the repository runs, and the job reports how many
@@ -72,6 +73,7 @@ fn tampering_pull_request(forge: &Forge, branch: &str) -> String {
             ),
         ],
         &[],
+        false,
     )
 }
 
@@ -79,7 +81,7 @@ fn tampering_pull_request(forge: &Forge, branch: &str) -> String {
 /// reads the TODO file's blob as the clean file's content.
 #[test]
 fn class_20_the_rewrite_makes_git_read_another_content() {
-    let forge = Forge::new(&signed_config(TESTS_JOB, ""), &[]);
+    let forge = Forge::new(signed_config(TESTS_JOB, ""), &[]);
     tampering_pull_request(&forge, "agent/rewrite");
     let clone = forge.ci_clone("agent/rewrite");
     let blob = forge.out(&clone, &["rev-parse", "HEAD:src/more.rs"]);
@@ -115,7 +117,7 @@ fn run_sh(forge: &Forge, dir: &Path, script: &str) {
 /// the job ran: 6, failing, as the commit holds.
 #[test]
 fn class_20a_a_test_that_rewrites_a_blob_does_not_change_pr_ci() {
-    let forge = Forge::new(&signed_config(TESTS_JOB, ""), &[]);
+    let forge = Forge::new(signed_config(TESTS_JOB, ""), &[]);
     tampering_pull_request(&forge, "agent/rewrite");
     let run = forge.pr_ci("agent/rewrite");
     let json = refused(&run, "a pull request whose test rewrites a blob");
@@ -126,7 +128,7 @@ fn class_20a_a_test_that_rewrites_a_blob_does_not_change_pr_ci() {
 /// Class 20b: the push check after such a pull request was merged (it fails the same way).
 #[test]
 fn class_20b_a_test_that_rewrites_a_blob_does_not_change_the_push_check() {
-    let forge = Forge::new(&signed_config(TESTS_JOB, ""), &[]);
+    let forge = Forge::new(signed_config(TESTS_JOB, ""), &[]);
     let head = tampering_pull_request(&forge, "agent/rewrite");
     let before = forge.main();
     forge.push_commit(&head);
@@ -169,10 +171,7 @@ fn class_20c_a_blob_rewritten_by_a_job_fails_a_reading_taken_after_it() {
 
 /// A trunk whose gate runs a test job that leaves a mark beside the repository.
 fn marking_fixture() -> (Fixture, std::path::PathBuf) {
-    let fixture = Fixture::new(
-        &crate::support::LANDING_CONFIG
-            .replace("test = \"true\"", "test = 'touch \"$HOME/job-ran\"'"),
-    );
+    let fixture = Fixture::new(Config::landing().job("test", "touch \"$HOME/job-ran\""));
     let mark = fixture.repo.home().join("job-ran");
     (fixture, mark)
 }

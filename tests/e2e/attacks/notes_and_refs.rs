@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
 // 11. Programs on PATH.
 // ---------------------------------------------------------------------------------------------
@@ -41,7 +42,7 @@ exit 0
 /// note on the trunk) approve nothing.
 #[test]
 fn class_11a_a_fake_ssh_keygen_on_path_approves_nothing() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let fixture = &forge.fixture;
     let path_env = fake_path(fixture, "fake-ssh", "ssh-keygen", FAKE_SSH_KEYGEN);
     let env = [("PATH", path_env.as_str())];
@@ -117,7 +118,7 @@ fn class_11a_a_fake_ssh_keygen_on_path_approves_nothing() {
     let limit = approved_limit("todo", 5.0, 9.0);
     let approval = impostor(&payload(&before, &landed, &[&limit]));
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     let clone = forge.ci_clone("main");
     let run = forge.ci(
@@ -133,13 +134,14 @@ fn class_11a_a_fake_ssh_keygen_on_path_approves_nothing() {
 #[test]
 fn class_11b_a_fake_git_on_path_does_not_hide_a_replaced_component() {
     let forge = Forge::new(
-        &signed_config(COMPONENT, ""),
+        signed_config(COMPONENT, ""),
         &[("tools/p.wasm", &pattern_wasm())],
     );
     forge.pull_request(
         "agent/git",
         &[("tools/p.wasm", &pattern_wasm_renamed())],
         &[],
+        false,
     );
     let clone = forge.ci_clone("agent/git");
     let path_env = fake_path(
@@ -165,13 +167,13 @@ fn class_11b_a_fake_git_on_path_does_not_hide_a_replaced_component() {
 /// innocuous commit: the trunk's own check (no `--baseline`) in CI still fails.
 #[test]
 fn class_12a_a_hand_written_proof_note_is_not_a_baseline() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let (before, landed) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax");
     let limit = approved_limit("todo", 5.0, 9.0);
     let approval = terminal_approval(&payload(&before, &landed, &[&limit]));
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_notes();
     forge.push_main(&[("README.md", b"# innocuous\n")], &[], "innocuous");
     let clone = forge.ci_clone("main");
@@ -193,13 +195,13 @@ fn class_12a_a_hand_written_proof_note_is_not_a_baseline() {
 /// trunk's own check nor the push check takes that note as a baseline.
 #[test]
 fn class_12b_a_note_claiming_a_landing_on_the_loosening_is_not_a_baseline() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let (before, loosening) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax");
     let (_, claimed) = forge.push_main(&[("README.md", b"# claimed\n")], &[], "a landing");
     let approval = terminal_approval(&payload(&loosening, &claimed, &[]));
     let note = proof_note(&loosening, &claimed, &[], &[], approval);
-    add_note(&forge, &forge.attacker, &claimed, &note);
+    add_note(&forge, &forge.contributor, &claimed, &note);
     forge.push_notes();
     forge.push_main(&[("README.md", b"# innocuous\n")], &[], "innocuous");
     let clone = forge.ci_clone("main");
@@ -221,9 +223,14 @@ fn class_12b_a_note_claiming_a_landing_on_the_loosening_is_not_a_baseline() {
 /// the pull request loosens the limit.
 #[test]
 fn class_13_a_loosening_checked_out_as_the_forges_merge_ref_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
-    let head = forge.pull_request("agent/merged", &[("discern.toml", loose.as_bytes())], &[]);
+    let head = forge.pull_request(
+        "agent/merged",
+        &[("discern.toml", loose.as_bytes())],
+        &[],
+        false,
+    );
     let clone = forge.merge_ref_clone(&head);
     let json = refused(
         &forge.ci(&clone, &["standards", "--json"], &[]),
@@ -241,7 +248,7 @@ fn class_13_a_loosening_checked_out_as_the_forges_merge_ref_fails_pr_ci() {
 /// valid signature, onto the new commit.
 #[test]
 fn class_14_a_replayed_owner_signature_approves_nothing() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 9");
     let tight = signed_config("", "");
     let (before, landed) =
@@ -253,7 +260,7 @@ fn class_14_a_replayed_owner_signature_approves_nothing() {
         &payload(&before, &landed, &[&limit]),
     );
     let note = proof_note(&before, &landed, &[limit], &[], approval);
-    add_note(&forge, &forge.attacker, &landed, &note);
+    add_note(&forge, &forge.contributor, &landed, &note);
     forge.push_main(
         &[("discern.toml", tight.as_bytes())],
         &[],
@@ -261,7 +268,7 @@ fn class_14_a_replayed_owner_signature_approves_nothing() {
     );
     let (before, again) = forge.push_main(&[("discern.toml", loose.as_bytes())], &[], "relax todo");
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "notes",
             "--ref",
@@ -287,19 +294,22 @@ fn class_14_a_replayed_owner_signature_approves_nothing() {
 /// Class 15: the pull request turns `discern.toml` into a symlink to a file with a loose limit.
 #[test]
 fn class_15_a_symlinked_config_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let loose = signed_config("", "").replace("limit = 5", "limit = 500");
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", "agent/link", "origin/main"],
     );
-    std::fs::write(forge.attacker.join("loose.toml"), &loose).unwrap();
-    std::fs::remove_file(forge.attacker.join("discern.toml")).unwrap();
-    std::os::unix::fs::symlink("loose.toml", forge.attacker.join("discern.toml")).unwrap();
-    forge.git(&forge.attacker, &["add", "-A"]);
-    forge.git(&forge.attacker, &["commit", "-q", "-m", "a linked config"]);
-    forge.git(&forge.attacker, &["push", "-q", "origin", "agent/link"]);
+    std::fs::write(forge.contributor.join("loose.toml"), &loose).unwrap();
+    std::fs::remove_file(forge.contributor.join("discern.toml")).unwrap();
+    std::os::unix::fs::symlink("loose.toml", forge.contributor.join("discern.toml")).unwrap();
+    forge.git(&forge.contributor, &["add", "-A"]);
+    forge.git(
+        &forge.contributor,
+        &["commit", "-q", "-m", "a linked config"],
+    );
+    forge.git(&forge.contributor, &["push", "-q", "origin", "agent/link"]);
     refused(&forge.pr_ci("agent/link"), "a symlinked config");
 }
 
@@ -312,8 +322,8 @@ fn class_15_a_symlinked_config_fails_pr_ci() {
 /// gate's Proof by hand and asks to land it, with and without the override: nothing lands.
 #[test]
 fn class_16_a_proof_made_against_its_own_branch_lands_nothing() {
-    let fixture = Fixture::new(LANDING_CONFIG);
-    let loose = LANDING_CONFIG.replace("limit = 5", "limit = 9");
+    let fixture = Fixture::new(Config::landing());
+    let loose = Config::landing().standard(Standard::todo(9)).to_string();
     let path = effort(
         &fixture,
         "self",
@@ -359,7 +369,7 @@ fn class_16_a_proof_made_against_its_own_branch_lands_nothing() {
 /// to the owner, as if the gate had passed.
 #[test]
 fn class_17_done_does_not_relay_a_hand_written_proof() {
-    let fixture = Fixture::new(LANDING_CONFIG);
+    let fixture = Fixture::new(Config::landing());
     let path = effort(&fixture, "relay", &[("src/more.rs", TODOS.as_bytes())]);
     let head = fixture.git_out(&path, &["rev-parse", "HEAD"]);
     let before = fixture.git_out(fixture.path(), &["rev-parse", "main"]);
@@ -383,23 +393,8 @@ fn class_17_done_does_not_relay_a_hand_written_proof() {
 /// `payload` signed with `key` for the signature namespace `namespace`, as the channel of a
 /// recorded approval by `principal`.
 fn signed_for(namespace: &str, key: &Path, principal: &str, payload: &str) -> Value {
-    let mut child = std::process::Command::new("ssh-keygen")
-        .args(["-Y", "sign", "-n", namespace, "-f"])
-        .arg(key)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let mut approval = signed_approval(key, principal, payload);
-    approval["signature"] = json!(String::from_utf8(out.stdout).unwrap());
+    approval["signature"] = json!(Keys::sign_in(namespace, key, payload).1);
     approval
 }
 
@@ -409,7 +404,7 @@ fn signed_for(namespace: &str, key: &Path, principal: &str, payload: &str) -> Va
 #[test]
 fn class_18_a_signature_for_another_namespace_approves_nothing() {
     for (restricted, namespace) in [(false, "git"), (true, "discern-approval")] {
-        let forge = Forge::new(&signed_config("", ""), &[]);
+        let forge = Forge::new(signed_config("", ""), &[]);
         if restricted {
             let line = forge
                 .keys
@@ -432,7 +427,7 @@ fn class_18_a_signature_for_another_namespace_approves_nothing() {
             &payload(&before, &landed, &[&limit]),
         );
         let note = proof_note(&before, &landed, &[limit], &[], approval);
-        add_note(&forge, &forge.attacker, &landed, &note);
+        add_note(&forge, &forge.contributor, &landed, &note);
         forge.push_notes();
         let what = format!("namespace {namespace}, key restricted to git: {restricted}");
         refused(&forge.push_ci(&before), &what);
@@ -448,7 +443,7 @@ fn class_18_a_signature_for_another_namespace_approves_nothing() {
 /// sets a non-finite limit on main itself.
 #[test]
 fn class_19_a_loosening_spelled_otherwise_fails_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let table = "[standards.todo]\ndirection = \"down\"\nlimit = 5\nproducer = \"builtin:pattern\"\nconfig = { pattern = \"TODO\", paths = [\"src/**\"] }\nmetric = \"matches\"\n";
     let trunk = signed_config("", "");
     assert!(trunk.contains(table));
@@ -477,7 +472,7 @@ fn class_19_a_loosening_spelled_otherwise_fails_ci() {
     for (name, spelled) in spellings {
         let config = trunk.replace(table, &spelled);
         let branch = format!("agent/{name}");
-        forge.pull_request(&branch, &[("discern.toml", config.as_bytes())], &[]);
+        forge.pull_request(&branch, &[("discern.toml", config.as_bytes())], &[], false);
         refused(&forge.pr_ci(&branch), name);
     }
     // The non-finite limits pushed straight to main, where a trunk's config is read tolerantly.

@@ -27,7 +27,7 @@ fn config(release: Option<&str>, loose: bool) -> String {
 /// and the breach in), then its branch `attack` one harmless commit on top; both pushed. A CI
 /// clone of `attack` with the line fetched, as the README's fetch of a pull request's base does.
 fn own_line(forge: &Forge, pattern: &str, line: &str) -> PathBuf {
-    let a = &forge.attacker;
+    let a = &forge.contributor;
     forge.git(a, &["fetch", "-q", "origin"]);
     forge.git(a, &["checkout", "-q", "-B", "attack", "origin/main"]);
     let loosened = config(Some(pattern), true);
@@ -60,7 +60,7 @@ fn class_22_a_branch_that_declares_itself_a_release_line_is_judged_against_the_t
         (None, "line/*", "line/evil"),
         (Some("release/*"), "attack*", "attack-base"),
     ] {
-        let forge = Forge::new(&config(trunk_declares, false), &[]);
+        let forge = Forge::new(config(trunk_declares, false), &[]);
         let clone = own_line(&forge, pattern, line);
         for env in [
             vec![("GITHUB_BASE_REF", line)],
@@ -80,7 +80,7 @@ fn class_22_a_branch_that_declares_itself_a_release_line_is_judged_against_the_t
         // Locally, with the line as a branch of the attacker's clone, the same.
         let run = forge
             .fixture
-            .run_in(&forge.attacker, &["standards", "--json"], &[]);
+            .run_in(&forge.contributor, &["standards", "--json"], &[]);
         let json = refused(&run, "the attacker's own clone");
         assert_eq!(json["data"]["limits"]["trunk"], "main", "{json}");
     }

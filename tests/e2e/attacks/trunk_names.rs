@@ -29,15 +29,15 @@ fn config(trunk: Option<&str>, loose: bool) -> String {
 
 /// The attacker's branch `branch` off origin's main with two commits, pushed: `(first, head)`.
 fn two_commits(forge: &Forge, branch: &str, first: &[File], second: &[File]) -> (String, String) {
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", branch, "origin/main"],
     );
-    let c1 = forge.commit(&forge.attacker, first, &[], "rename the trunk");
-    let c2 = forge.commit(&forge.attacker, second, &[], "relax todo");
+    let c1 = forge.commit(&forge.contributor, first, &[], "rename the trunk");
+    let c2 = forge.commit(&forge.contributor, second, &[], "relax todo");
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "push",
             "-q",
@@ -63,7 +63,7 @@ fn shapes(trunk: &str) -> [(String, String, &'static str); 2] {
 /// Push `commit` of the attacker's clone to `reference` on origin.
 fn push_ref(forge: &Forge, commit: &str, reference: &str) {
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "push",
             "-q",
@@ -105,7 +105,7 @@ fn judged_against_main(run: &crate::support::Run, what: &str) -> Value {
 /// in the second, so that HEAD's first parent names the same trunk as HEAD.
 #[test]
 fn class_21a_a_pull_request_renaming_its_trunk_in_two_commits_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     for (branch, trunk) in [
         ("agent/own", "agent/own"),
         ("agent/heads", "refs/heads/agent/heads"),
@@ -140,7 +140,7 @@ fn class_21a_a_pull_request_renaming_its_trunk_in_two_commits_fails_pr_ci() {
 #[test]
 fn class_21b_a_renamed_trunk_fails_pr_ci_on_the_forges_merge() {
     for trunk in ["agent/merge", "refs/remotes/pull/1/merge", "pull/1/merge"] {
-        let forge = Forge::new(&signed_config("", ""), &[]);
+        let forge = Forge::new(signed_config("", ""), &[]);
         let (_, head) = two_commits(
             &forge,
             "agent/merge",
@@ -160,7 +160,7 @@ fn class_21b_a_renamed_trunk_fails_pr_ci_on_the_forges_merge() {
 /// CI that fetched every branch (`fetch-depth: 0`).
 #[test]
 fn class_21c_a_trunk_renamed_to_a_branch_the_attacker_pushed_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     for (first, second, shape) in shapes("agent/base") {
         let (c1, _) = two_commits(
             &forge,
@@ -204,7 +204,7 @@ fn class_21d_a_trunk_renamed_to_a_ref_discern_fetches_fails_pr_ci() {
         "refs/discern/evidence",
         "refs/notes/remotes/origin/discern",
     ] {
-        let forge = Forge::new(&signed_config("", ""), &[]);
+        let forge = Forge::new(signed_config("", ""), &[]);
         let (c1, _) = two_commits(
             &forge,
             "agent/notes",
@@ -231,7 +231,7 @@ fn class_21d_a_trunk_renamed_to_a_ref_discern_fetches_fails_pr_ci() {
 #[test]
 fn class_21e_a_pushed_rename_fails_the_push_check() {
     for trunk in ["agent/own", "HEAD", "refs/notes/discern"] {
-        let forge = Forge::new(&signed_config("", ""), &[]);
+        let forge = Forge::new(signed_config("", ""), &[]);
         let before = forge.main();
         let (c1, c2) = two_commits(
             &forge,
@@ -256,16 +256,16 @@ fn class_21e_a_pushed_rename_fails_the_push_check() {
 /// README's CI and in one that fetched every branch (where `agent/base` is there to name).
 #[test]
 fn class_21f_an_unrelated_history_naming_itself_the_trunk_fails_pr_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let main = forge.main();
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "--orphan", "agent/base"],
     );
     let loose = config(Some("agent/base"), true);
     let root = forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[
             ("discern.toml", loose.as_bytes()),
             ("src/more.rs", TODOS.as_bytes()),
@@ -275,11 +275,11 @@ fn class_21f_an_unrelated_history_naming_itself_the_trunk_fails_pr_ci() {
     );
     push_ref(&forge, &root, "refs/heads/agent/base");
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", "agent/pr", &root],
     );
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &[
             "merge",
             "-q",
@@ -290,7 +290,7 @@ fn class_21f_an_unrelated_history_naming_itself_the_trunk_fails_pr_ci() {
             &main,
         ],
     );
-    let head = forge.out(&forge.attacker, &["rev-parse", "HEAD"]);
+    let head = forge.out(&forge.contributor, &["rev-parse", "HEAD"]);
     push_ref(&forge, &head, "refs/heads/agent/pr");
 
     judged_against_main(&forge.pr_ci("agent/pr"), "the branch");
@@ -344,7 +344,7 @@ fn loosening_pr(forge: &Forge) -> (String, String) {
 /// attacker's commit, ahead of `origin/main`: at the loosening, and at HEAD.
 #[test]
 fn class_21g_a_local_main_ahead_of_origin_main_in_ci_is_not_the_trunk() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let (c1, c2) = loosening_pr(&forge);
     for (at, what) in [(&c1, "at the loosening"), (&c2, "at HEAD")] {
         let clone = forge.ci_clone("agent/local");
@@ -364,15 +364,15 @@ fn class_21g_a_local_main_ahead_of_origin_main_in_ci_is_not_the_trunk() {
 /// attacker's commit).
 #[test]
 fn class_21h_a_local_main_diverged_from_origin_main_in_ci_is_not_the_trunk() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let (c1, _) = loosening_pr(&forge);
     forge.commit(
-        forge.owner(),
+        forge.owner.as_path(),
         &[("NEWS.md", b"the trunk moves on\n")],
         &[],
         "news",
     );
-    forge.git(forge.owner(), &["push", "-q", "origin", "main"]);
+    forge.git(forge.owner.as_path(), &["push", "-q", "origin", "main"]);
     let clone = forge.ci_clone("agent/local");
     forge.git(&clone, &["branch", "-f", "main", &c1]);
     let upstream = forge.out(&clone, &["rev-parse", "refs/remotes/origin/main"]);
@@ -388,7 +388,7 @@ fn class_21h_a_local_main_diverged_from_origin_main_in_ci_is_not_the_trunk() {
 /// which is ahead of it.
 #[test]
 fn class_21i_a_local_main_following_the_pull_requests_branch_is_not_the_trunk() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let (c1, _) = loosening_pr(&forge);
     let clone = forge.ci_clone("agent/local");
     forge.git(&clone, &["branch", "-f", "main", &c1]);
@@ -407,8 +407,13 @@ fn class_21i_a_local_main_following_the_pull_requests_branch_is_not_the_trunk() 
 /// against `origin/main`.
 #[test]
 fn baseline_passes_a_local_main_at_head_in_ci() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
-    forge.pull_request("agent/fine", &[("src/fine.rs", b"pub fn fine() {}\n")], &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
+    forge.pull_request(
+        "agent/fine",
+        &[("src/fine.rs", b"pub fn fine() {}\n")],
+        &[],
+        false,
+    );
     let clone = forge.ci_clone("agent/fine");
     forge.git(&clone, &["branch", "-f", "main", "HEAD"]);
     let json = passed(&standards(&forge, &clone), "a harmless change");
@@ -430,9 +435,14 @@ fn baseline_passes_a_local_main_at_head_in_ci() {
 /// came from, and the rename awaits the owner's approval.
 #[test]
 fn baseline_a_rename_on_a_branch_is_a_protected_change_against_the_trunk_it_came_from() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let renamed = config(Some("develop"), false);
-    forge.pull_request("agent/rename", &[("discern.toml", renamed.as_bytes())], &[]);
+    forge.pull_request(
+        "agent/rename",
+        &[("discern.toml", renamed.as_bytes())],
+        &[],
+        false,
+    );
     let json = refused_naming(&forge.pr_ci("agent/rename"), "a rename", "repository.trunk");
     assert_eq!(json["data"]["limits"]["status"], "proposed", "{json}");
     assert_eq!(
@@ -445,30 +455,30 @@ fn baseline_a_rename_on_a_branch_is_a_protected_change_against_the_trunk_it_came
 /// beside the old one (which holds the rename), a pull request off it is judged against it.
 #[test]
 fn baseline_a_rename_that_landed_names_the_trunk() {
-    let forge = Forge::new(&signed_config("", ""), &[]);
+    let forge = Forge::new(signed_config("", ""), &[]);
     let renamed = config(Some("develop"), false);
     forge.commit(
-        forge.owner(),
+        forge.owner.as_path(),
         &[("discern.toml", renamed.as_bytes())],
         &[],
         "the trunk is develop now",
     );
     forge.git(
-        forge.owner(),
+        forge.owner.as_path(),
         &["push", "-q", "origin", "main", "main:develop"],
     );
-    forge.git(&forge.attacker, &["fetch", "-q", "origin"]);
+    forge.git(&forge.contributor, &["fetch", "-q", "origin"]);
     forge.git(
-        &forge.attacker,
+        &forge.contributor,
         &["checkout", "-q", "-B", "agent/fine", "origin/develop"],
     );
     forge.commit(
-        &forge.attacker,
+        &forge.contributor,
         &[("src/fine.rs", b"pub fn fine() {}\n")],
         &[],
         "work",
     );
-    forge.git(&forge.attacker, &["push", "-q", "origin", "agent/fine"]);
+    forge.git(&forge.contributor, &["push", "-q", "origin", "agent/fine"]);
     let clone = forge.ci_clone("agent/fine");
     forge.git(
         &clone,

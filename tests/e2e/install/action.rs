@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{Release, VERSION, packaged, workspace};
+use crate::support::config::Config;
+use crate::support::forge::Forge;
 
 /// One step of `action.yml` as a composite action's runner sees it.
 struct Step {
@@ -177,71 +179,17 @@ impl Runner<'_> {
     }
 }
 
-/// A forge (a bare repository) whose trunk holds the fixture's Standards, and a clone to push
-/// from.
-struct ActionForge {
-    fixture: crate::support::Fixture,
-    origin: PathBuf,
-    work: PathBuf,
-}
-
-impl ActionForge {
-    /// The fixture's Standards plus `extra` config, and `files` in the trunk's first commit.
-    fn with(extra: &str, files: &[(&str, &[u8])]) -> Self {
-        let config = format!("{}{extra}", crate::support::LANDING_CONFIG);
-        let fixture = crate::support::Fixture::new(&config);
-        for (path, bytes) in files {
-            let full = fixture.path().join(path);
-            std::fs::create_dir_all(full.parent().expect("a parent")).expect("a folder");
-            std::fs::write(full, bytes).expect("a file");
-        }
-        fixture.git_in(fixture.path(), &["add", "-A"]);
-        fixture.git_in(fixture.path(), &["commit", "-q", "--amend", "--no-edit"]);
-        let origin = fixture.repo.parent().join("origin.git");
-        let work = fixture.repo.parent().join("work");
-        let parent = fixture.repo.parent().to_path_buf();
-        fixture.git_in(
-            &parent,
-            &["init", "-q", "--bare", "-b", "main", "origin.git"],
-        );
-        fixture.git_in(fixture.path(), &["push", "-q", path_str(&origin), "main"]);
-        fixture.git_in(&parent, &["clone", "-q", path_str(&origin), "work"]);
-        ActionForge {
-            fixture,
-            origin,
-            work,
-        }
-    }
-
-    fn commit_and_push(&self, branch: &str, file: &str, content: &str) -> String {
-        let w = &self.work;
-        std::fs::write(w.join(file), content).expect("a file");
-        self.fixture.git_in(w, &["add", "-A"]);
-        self.fixture.git_in(w, &["commit", "-q", "-m", "work"]);
-        self.fixture
-            .git_in(w, &["push", "-q", "origin", &format!("HEAD:{branch}")]);
-        self.fixture.git_out(w, &["rev-parse", "HEAD"])
-    }
-
-    /// A checkout as `actions/checkout` makes it: depth 1, one ref, detached; nothing more.
-    fn checkout(&self, name: &str, rev: &str) -> PathBuf {
-        let clone = self.fixture.repo.parent().join(name);
-        std::fs::create_dir_all(&clone).expect("the clone");
-        let url = format!("file://{}", self.origin.display());
-        for args in [
-            &["init", "-q"][..],
-            &["remote", "add", "origin", &url],
-            &["fetch", "-q", "--depth", "1", "origin", rev],
-            &["checkout", "-q", "--detach", "FETCH_HEAD"],
-        ] {
-            self.fixture.git_in(&clone, args);
-        }
-        clone
-    }
-}
-
-fn path_str(path: &Path) -> &str {
-    path.to_str().expect("a UTF-8 path")
+/// Commit `file` in the contributor's clone and push it to `branch`: the new head.
+fn commit_and_push(forge: &Forge, branch: &str, file: &str, content: &str) -> String {
+    let head = forge.commit(
+        &forge.contributor,
+        &[(file, content.as_bytes())],
+        &[],
+        "work",
+    );
+    let to = format!("HEAD:{branch}");
+    forge.git(&forge.contributor, &["push", "-q", "origin", &to]);
+    head
 }
 
 /// What the workflow run is: its event, the tip a push replaced, its ref, and the inputs.
@@ -335,8 +283,8 @@ metric = "legacy_files"
 fn the_action_measures_a_pull_request_and_a_push_with_the_prebuilt_binary() {
     let release = Release::serve();
     release.publish(VERSION, &packaged().current);
-    let forge = ActionForge::with(
-        COMPONENT,
+    let forge = Forge::new(
+        Config::landing().verbatim(COMPONENT),
         &[("tools/l.wasm", discern_tests::LEGACY_V01_WASM)],
     );
 
@@ -344,10 +292,10 @@ fn the_action_measures_a_pull_request_and_a_push_with_the_prebuilt_binary() {
     // annotated on the lines it added. The compile cache is not a pull request's to read.
     forge
         .fixture
-        .git_in(&forge.work, &["checkout", "-q", "-b", "more-todos"]);
+        .git_in(&forge.contributor, &["checkout", "-q", "-b", "more-todos"]);
     let todos = "// TODO: a\n// TODO: b\n// TODO: c\n// TODO: d\npub fn c() {}\n";
-    forge.commit_and_push("more-todos", "src/more.rs", todos);
-    let clone = forge.checkout("pr", "refs/heads/more-todos");
+    commit_and_push(&forge, "more-todos", "src/more.rs", todos);
+    let clone = forge.actions_checkout("pr", "refs/heads/more-todos");
     let ran = run_action_on(&clone, &release, &Event::pull_request());
     assert_eq!(
         ran.steps.len(),
@@ -370,14 +318,17 @@ fn the_action_measures_a_pull_request_and_a_push_with_the_prebuilt_binary() {
     // The repository's component was compiled into the cache before anything of it ran.
     forge
         .fixture
-        .git_in(&forge.work, &["checkout", "-q", "main"]);
-    let before = forge.fixture.git_out(&forge.work, &["rev-parse", "HEAD"]);
-    forge.commit_and_push(
+        .git_in(&forge.contributor, &["checkout", "-q", "main"]);
+    let before = forge
+        .fixture
+        .git_out(&forge.contributor, &["rev-parse", "HEAD"]);
+    commit_and_push(
+        &forge,
         "main",
         "src/lib.rs",
         "// TODO: one\npub fn a() {}\npub fn b() {}\n",
     );
-    let clone = forge.checkout("push", "refs/heads/main");
+    let clone = forge.actions_checkout("push", "refs/heads/main");
     let ran = run_action_on(&clone, &release, &Event::push(&before));
     assert_eq!(ran.steps.len(), 8, "every step ran: {:?}", ran.codes());
     assert!(
@@ -418,11 +369,11 @@ fn the_action_publishes_signed_evidence_in_a_job_of_its_own_and_refuses_without_
         "ci@example.com namespaces=\"discern-evidence\" {}",
         public.trim()
     );
-    let forge = ActionForge::with(
-        "\n[acceptance]\nallowed_signers = \".discern/allowed_signers\"\n\n[evidence]\nrepository = \"example.com/app\"\npublish = \"trunk-ci\"\n",
+    let forge = Forge::new(
+        Config::landing().verbatim("\n[acceptance]\nallowed_signers = \".discern/allowed_signers\"\n\n[evidence]\nrepository = \"example.com/app\"\npublish = \"trunk-ci\"\n"),
         &[(".discern/allowed_signers", signers.as_bytes())],
     );
-    let clone = forge.checkout("publish", "refs/heads/main");
+    let clone = forge.actions_checkout("publish", "refs/heads/main");
     let publish = |evidence_key: &str| {
         run_action_on(
             &clone,

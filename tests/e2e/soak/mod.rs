@@ -41,30 +41,20 @@ use ledger::{Ledger, Shared};
 
 use crate::mcp::connect;
 use crate::support::Fixture;
+use crate::support::config::{Config, Standard};
 
 /// Two Standards the fleet moves: TODOs (a ceiling work breaches, so proposals happen) and the
 /// lines of `src/` (a floor every effort's work raises, so `done` pins gains and efforts' pins
 /// meet in `update`).
-const CONFIG: &str = r#"
-[jobs]
-test = "true"
-
-[standards.todo]
-direction = "down"
-limit = 6
-producer = "builtin:pattern"
-config = { pattern = "TODO", paths = ["src/**"] }
-metric = "matches"
-margin = 1
-
-[standards.lines]
-direction = "up"
-limit = 3
-producer = "builtin:extent"
-config = { paths = ["src/**"] }
-metric = "lines"
-margin = 5
-"#;
+fn config() -> Config {
+    let lines = Standard::extent("lines", "lines", &["src/**"])
+        .up()
+        .limit(3);
+    Config::new()
+        .job("test", "true")
+        .standard(Standard::todo(6).margin(1))
+        .standard(lines.margin(5))
+}
 
 const REASON: &str = "The soak agent's new module marks planned extension points as TODO comments; they are tracked work, not debt.";
 
@@ -134,7 +124,7 @@ fn run() -> Soak {
     );
 
     let setup = Instant::now();
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let root = fixture.repo.head();
     with_forge(&fixture);
     let scratch = tempfile::tempdir().unwrap();
@@ -272,7 +262,7 @@ fn with_forge(fixture: &Fixture) {
 /// repository, is named.
 #[test]
 fn the_soak_checks_name_each_kind_of_damage() {
-    let fixture = Fixture::new(CONFIG);
+    let fixture = Fixture::new(config());
     let root = fixture.repo.head();
     with_forge(&fixture);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -296,9 +286,10 @@ fn the_soak_checks_name_each_kind_of_damage() {
     fixture.repo.git(&["branch", "-q", "-D", "agent/lost"]);
     shared.ledger().work.push(("lost".to_owned(), lost.clone()));
     // The trunk moved by hand, a limit loosened inside other work.
-    fixture
-        .repo
-        .write("discern.toml", CONFIG.replace("limit = 6", "limit = 60"));
+    fixture.repo.write(
+        "discern.toml",
+        config().standard(Standard::todo(60).margin(1)).to_string(),
+    );
     fixture.repo.write("src/more.rs", "pub fn more() {}\n");
     fixture.repo.commit("loosen by hand");
     // A git lock, a landing journal, and the writer lock held.

@@ -13,7 +13,7 @@ use crate::evidence::bundle::Bundle;
 
 /// The environment variable whose value, when set, is sent as the `Authorization` header
 /// (`Bearer <token>`, `Basic <base64>`): the credentials stay out of `discern.toml`.
-pub const AUTHORIZATION_ENV: &str = "DISCERN_REMOTE_CACHE_AUTHORIZATION";
+pub(crate) const AUTHORIZATION_ENV: &str = "DISCERN_REMOTE_CACHE_AUTHORIZATION";
 
 const AC: &str = "ac";
 const CAS: &str = "cas";
@@ -59,7 +59,7 @@ impl Options {
             authorization: std::env::var(AUTHORIZATION_ENV)
                 .ok()
                 .filter(|v| !v.is_empty()),
-            ca_file: std::env::var_os(super::CA_ENV)
+            ca_file: std::env::var_os(super::trust::CA_ENV)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
             ..Self::default()

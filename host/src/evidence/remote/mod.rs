@@ -23,9 +23,8 @@ mod layout;
 mod trust;
 
 pub use action_result::{ActionResult, Digest as BlobDigest, OutputFile};
-pub use client::{AUTHORIZATION_ENV, Client, Options};
+pub use client::{Client, Options};
 pub use layout::{ENTRY, FINDINGS, SIGNATURE};
-pub use trust::CA_ENV;
 
 /// Why a remote cache could not be read or written.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@ use super::RemoteError;
 
 /// The environment variable naming a PEM file of CA certificates: when set, an `https://`
 /// cache's certificate must chain to one of them (and to nothing else).
-pub const CA_ENV: &str = "DISCERN_REMOTE_CACHE_CA";
+pub(crate) const CA_ENV: &str = "DISCERN_REMOTE_CACHE_CA";
 
 /// The TLS settings that trust exactly the certificates in `file`.
 #[cfg(feature = "remote-cache-tls")]

@@ -32,7 +32,7 @@ pub struct Source {
 /// What a published bundle is checked against: the repository its signature must name and the
 /// trunk side's allowed-signers file.
 #[derive(Debug, Clone)]
-pub struct Trust {
+pub(crate) struct Trust {
     pub repository: String,
     pub signers: Vec<u8>,
 }
@@ -41,7 +41,7 @@ impl Trust {
     /// The trust root at `tip` (the trunk's tip): its anchored policy's signers, for
     /// `repository`. `None` when there is no anchored signers file (then nothing published
     /// counts).
-    pub fn at(repo: &Repo, tip: ObjectId, repository: &str) -> Option<Self> {
+    pub(crate) fn at(repo: &Repo, tip: ObjectId, repository: &str) -> Option<Self> {
         let policy = approval::anchored_policy(repo, tip)?;
         let (_, signers) = policy.signers?;
         Some(Self {
@@ -51,7 +51,7 @@ impl Trust {
     }
 
     /// Who signed `bundle` for this repository, or why it does not count.
-    pub fn verify(&self, bundle: &Bundle) -> Result<Signer, String> {
+    pub(crate) fn verify(&self, bundle: &Bundle) -> Result<Signer, String> {
         let manifest = bundle.manifest_for(&self.repository);
         let manifest = String::from_utf8(manifest).map_err(|_| "its manifest is not UTF-8")?;
         let signature =
@@ -63,7 +63,7 @@ impl Trust {
 
 /// Published evidence for one measurement: the bundles filed under the commits it may reuse.
 #[derive(Debug, Default)]
-pub struct Shared {
+pub(crate) struct Shared {
     trust: Option<Trust>,
     /// Identity key → bundles, in the order of the candidate commits.
     published: HashMap<String, Vec<tree::Found>>,
@@ -91,7 +91,7 @@ impl Shared {
     /// the trunk's tip are all the new tip, and what the last push published is filed under
     /// the previous one. Which commit an entry is filed under decides nothing about its trust
     /// (its signature does) or its validity on HEAD (its read set does).
-    pub fn open(
+    pub(crate) fn open(
         repo: &Repo,
         head: ObjectId,
         trunk: Option<ObjectId>,
@@ -165,7 +165,7 @@ impl Shared {
     }
 
     /// What the remote cache could not answer (each a miss: the producer ran).
-    pub fn problems(&self) -> Vec<String> {
+    pub(crate) fn problems(&self) -> Vec<String> {
         self.problems
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -173,7 +173,7 @@ impl Shared {
     }
 
     /// Whether there is anything to consult: bundles in the published ref, or a remote cache.
-    pub fn consults_anything(&self) -> bool {
+    pub(crate) fn consults_anything(&self) -> bool {
         #[cfg(feature = "remote-cache")]
         if self.remote.is_some() && self.trust.is_some() {
             return true;
@@ -184,7 +184,7 @@ impl Shared {
     /// The verified entries published for `identity`, with their findings file's bytes, in
     /// candidate order: the published ref's, then the remote cache's. Nothing when there is no
     /// trust root.
-    pub fn entries(&self, identity: &str) -> Vec<(Entry, Option<Vec<u8>>)> {
+    pub(crate) fn entries(&self, identity: &str) -> Vec<(Entry, Option<Vec<u8>>)> {
         let Some(trust) = &self.trust else {
             return Vec::new();
         };
@@ -232,7 +232,7 @@ impl Shared {
 
 /// The entry `found` holds, when it is signed for this repository by an allowed evidence key
 /// and is an entry of `identity` measured on the commit it is filed under.
-pub fn accept(
+pub(crate) fn accept(
     trust: &Trust,
     found: &tree::Found,
     identity: &str,

@@ -11,7 +11,7 @@ use crate::lifecycle::{
 use crate::map::{self, MapRequest};
 use crate::operations::{self, ProgressRequest};
 use crate::preflight::{Cleanliness, Preflight, Prepared, Recover};
-use crate::result::Envelope;
+use crate::result::Refused;
 use crate::standards::{self, init::InitRequest};
 use crate::status::StatusRequest;
 
@@ -65,6 +65,15 @@ const WRITES_IDEMPOTENT: Annotations = Annotations {
     ..WRITES
 };
 
+/// The outcome of verb `name` that moved the caller's checkout, replied or refused.
+fn moved(name: &str, moved: lifecycle::Moved) -> Outcome {
+    let outcome = match moved.envelope {
+        Ok(envelope) => Outcome::from(envelope),
+        Err(refused) => Outcome::refused(name, refused),
+    };
+    outcome.with_root(moved.root)
+}
+
 /// `resolve` and git's merge driver run inside a merge git is making: recovering another
 /// transaction there would write under it.
 const INSIDE_A_MERGE: Preflight = Preflight {
@@ -95,18 +104,28 @@ impl Verb for Status {
             journal: false,
         }
     }
-    fn validate(&self, request: &StatusRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &StatusRequest) -> Result<(), Refused> {
         request.validate()
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: StatusRequest) -> Outcome {
-        let mut envelope = crate::status::status(&prepared.ws, &request);
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: StatusRequest,
+    ) -> Result<Outcome, Refused> {
         let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
-        envelope.advisories.extend(stale);
-        match request.brief {
+        let outcome = match crate::status::status(&prepared.ws, &request) {
+            Ok(envelope) => Outcome::from(envelope),
+            Err(refused) if request.brief => Outcome::refused(crate::status::VERB, refused),
+            Err(refused) => return Err(refused),
+        };
+        let mut outcome = match request.brief {
             // A session-start hook's output: it never fails the session.
-            true => Outcome::from(envelope).with_exit_code(0),
-            false => envelope.into(),
-        }
+            true => outcome.with_exit_code(0),
+            false => outcome,
+        };
+        outcome.envelope.advisories.extend(stale);
+        Ok(outcome)
     }
 }
 
@@ -128,9 +147,14 @@ impl Verb for Start {
     fn preflight(&self, request: &StartRequest) -> Preflight {
         Verb::info(self).preflight().dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: StartRequest) -> Outcome {
-        let started = lifecycle::start::start(&prepared.ws, &request, ctx.progress);
-        Outcome::from(started.envelope).with_root(started.root)
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: StartRequest,
+    ) -> Result<Outcome, Refused> {
+        let started = lifecycle::start::start(&prepared.ws, &request, ctx.progress)?;
+        Ok(moved(Verb::info(self).name, started))
     }
 }
 
@@ -149,8 +173,17 @@ impl Verb for Prepare {
             journal: false,
         }
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
-        lifecycle::stage_verbs::prepare(&prepared.ws, ctx.progress).into()
+    fn preflight(&self, _request: &StageRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _request: StageRequest,
+    ) -> Result<Outcome, Refused> {
+        let (ws, config) = (&prepared.ws, prepared.config());
+        lifecycle::stage_verbs::prepare(ws, config, ctx.progress).map(Outcome::from)
     }
 }
 
@@ -175,13 +208,22 @@ impl Verb for Done {
             .config()
             .dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: DoneRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let mut done = lifecycle::done::done(prepared, runtime, &request, ctx.progress);
-            let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
-            done.advisories.extend(stale);
-            done.into()
-        })
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: DoneRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
+        let mut done = lifecycle::done::done(prepared, &runtime, &request, ctx.progress).map_err(
+            |mut refused| {
+                refused.advisories.extend(stale.clone());
+                refused
+            },
+        )?;
+        done.advisories.extend(stale);
+        Ok(done.into())
     }
 }
 
@@ -206,10 +248,14 @@ impl Verb for Update {
             .config()
             .dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: UpdateRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::update::update(prepared, runtime, &request, ctx.progress).into()
-        })
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: UpdateRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        lifecycle::update::update(prepared, &runtime, &request, ctx.progress).map(Outcome::from)
     }
 }
 
@@ -228,22 +274,30 @@ impl Verb for Await {
             journal: true,
         }
     }
-    fn validate(&self, request: &AwaitRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &AwaitRequest) -> Result<(), Refused> {
         request.validate()
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: AwaitRequest) -> Outcome {
+    fn preflight(&self, _request: &AwaitRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: AwaitRequest,
+    ) -> Result<Outcome, Refused> {
         let default_timeout = match ctx.surface {
             Surface::Cli => lifecycle::wait::DEFAULT_TIMEOUT_S,
             Surface::Mcp => MCP_AWAIT_TIMEOUT_S,
         };
-        let awaited = lifecycle::wait::await_condition(&prepared.ws, &request, default_timeout);
-        let not_met = awaited.envelope.ok && !awaited.met;
+        let (ws, config) = (&prepared.ws, prepared.config());
+        let awaited = lifecycle::wait::await_condition(ws, config, &request, default_timeout)?;
         let outcome = Outcome::from(awaited.envelope);
         // Not met is a success with a distinct exit code, so scripts can loop on it.
-        match not_met {
-            true => outcome.with_exit_code(124),
-            false => outcome,
-        }
+        Ok(match awaited.met {
+            false => outcome.with_exit_code(124),
+            true => outcome,
+        })
     }
 }
 
@@ -265,11 +319,15 @@ impl Verb for Accept {
     fn preflight(&self, request: &AcceptRequest) -> Preflight {
         lifecycle::accept::preflight(request)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: AcceptRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let accepted = lifecycle::accept::accept(prepared, runtime, &request, ctx.progress);
-            Outcome::from(accepted.envelope).with_root(accepted.root)
-        })
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: AcceptRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        let accepted = lifecycle::accept::accept(prepared, &runtime, &request, ctx.progress)?;
+        Ok(moved(Verb::info(self).name, accepted))
     }
 }
 
@@ -289,14 +347,19 @@ impl Verb for Approve {
             journal: false,
         }
     }
-    fn validate(&self, request: &ApproveRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &ApproveRequest) -> Result<(), Refused> {
         request.validate()
     }
     fn preflight(&self, request: &ApproveRequest) -> Preflight {
         Verb::info(self).preflight().dry_run(request.dry_run)
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: ApproveRequest) -> Outcome {
-        lifecycle::approve::approve(&prepared.ws, &request).into()
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: ApproveRequest,
+    ) -> Result<Outcome, Refused> {
+        lifecycle::approve::approve(&prepared.ws, &request).map(Outcome::from)
     }
 }
 
@@ -315,9 +378,14 @@ impl Verb for Map {
             journal: false,
         }
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: MapRequest) -> Outcome {
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: MapRequest,
+    ) -> Result<Outcome, Refused> {
         let (target, search) = (request.target.as_deref(), request.search.as_deref());
-        map::map(&prepared.ws, target, search).into()
+        map::map(&prepared.ws, target, search).map(Outcome::from)
     }
 }
 
@@ -336,8 +404,13 @@ impl Verb for Progress {
             journal: false,
         }
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: ProgressRequest) -> Outcome {
-        operations::progress(&prepared.ws, request.handle.as_deref()).into()
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: ProgressRequest,
+    ) -> Result<Outcome, Refused> {
+        operations::progress(&prepared.ws, request.handle.as_deref()).map(Outcome::from)
     }
 }
 
@@ -356,8 +429,17 @@ impl Verb for Test {
             journal: true,
         }
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
-        lifecycle::stage_verbs::test(&prepared.ws, ctx.progress).into()
+    fn preflight(&self, _request: &StageRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _request: StageRequest,
+    ) -> Result<Outcome, Refused> {
+        let (ws, config) = (&prepared.ws, prepared.config());
+        lifecycle::stage_verbs::test(ws, config, ctx.progress).map(Outcome::from)
     }
 }
 
@@ -381,11 +463,11 @@ impl Verb for Doctor {
         ctx: &Context,
         prepared: &Prepared,
         request: lifecycle::doctor::DoctorRequest,
-    ) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let tools = super::guide();
-            lifecycle::doctor::doctor(&prepared.ws, runtime, &request, &tools, ctx.progress).into()
-        })
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        let tools = super::guide();
+        lifecycle::doctor::doctor(&prepared.ws, &runtime, &request, &tools, ctx.progress)
+            .map(Outcome::from)
     }
 }
 
@@ -412,8 +494,8 @@ impl Verb for Setup {
         ctx: &Context,
         prepared: &Prepared,
         _request: lifecycle::setup::SetupRequest,
-    ) -> Outcome {
-        lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).into()
+    ) -> Result<Outcome, Refused> {
+        lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).map(Outcome::from)
     }
 }
 
@@ -441,9 +523,9 @@ impl Verb for Abandon {
         _ctx: &Context,
         prepared: &Prepared,
         request: lifecycle::abandon::AbandonRequest,
-    ) -> Outcome {
-        let abandoned = lifecycle::abandon::abandon(&prepared.ws, &request);
-        Outcome::from(abandoned.envelope).with_root(abandoned.root)
+    ) -> Result<Outcome, Refused> {
+        let abandoned = lifecycle::abandon::abandon(&prepared.ws, &request)?;
+        Ok(moved(Verb::info(self).name, abandoned))
     }
 }
 
@@ -468,8 +550,8 @@ impl Verb for Sync {
         _ctx: &Context,
         prepared: &Prepared,
         request: crate::sync::SyncRequest,
-    ) -> Outcome {
-        crate::sync::sync(&prepared.ws, &request).into()
+    ) -> Result<Outcome, Refused> {
+        crate::sync::sync(&prepared.ws, &request).map(Outcome::from)
     }
 }
 
@@ -496,8 +578,8 @@ impl Verb for Resolve {
         _ctx: &Context,
         prepared: &Prepared,
         _request: lifecycle::resolve::ResolveRequest,
-    ) -> Outcome {
-        lifecycle::resolve::resolve(&prepared.ws.repo).into()
+    ) -> Result<Outcome, Refused> {
+        lifecycle::resolve::resolve(&prepared.ws.repo).map(Outcome::from)
     }
 }
 
@@ -524,8 +606,8 @@ impl Verb for MergeDriver {
         _ctx: &Context,
         _prepared: &Prepared,
         request: lifecycle::resolve::MergeDriverRequest,
-    ) -> Outcome {
-        lifecycle::resolve::merge_driver(&request).into()
+    ) -> Result<Outcome, Refused> {
+        lifecycle::resolve::merge_driver(&request).map(Outcome::from)
     }
 }
 
@@ -544,13 +626,17 @@ impl Verb for Init {
             journal: false,
         }
     }
-    fn validate(&self, request: &InitRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &InitRequest) -> Result<(), Refused> {
         request.validate()
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: InitRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            standards::init::init(&prepared.ws, runtime, &request, ctx.progress).into()
-        })
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: InitRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        standards::init::init(&prepared.ws, &runtime, &request, ctx.progress).map(Outcome::from)
     }
 }
 
@@ -571,12 +657,11 @@ impl Verb for Agents {
             journal: false,
         }
     }
-    fn validate(&self, request: &AgentsRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &AgentsRequest) -> Result<(), Refused> {
         match request.conflicting() {
-            true => Err(Box::new(super::invalid_arguments(
-                agents::VERB,
+            true => Err(super::invalid_arguments(
                 "--check and --remove do not combine: check the entries, or remove them.",
-            ))),
+            )),
             false => Ok(()),
         }
     }
@@ -584,7 +669,12 @@ impl Verb for Agents {
         // `--check` writes nothing: no recovery, as a dry run.
         Verb::info(self).preflight().dry_run(request.check)
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: AgentsRequest) -> Outcome {
-        agents::agents(&prepared.ws, &request, &super::guide()).into()
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: AgentsRequest,
+    ) -> Result<Outcome, Refused> {
+        agents::agents(&prepared.ws, &request, &super::guide()).map(Outcome::from)
     }
 }

@@ -11,7 +11,7 @@ use super::{Pending, listing};
 use crate::approval::{self, Channel, Granted, tree};
 use crate::commit::ApprovalCommit;
 use crate::git::short;
-use crate::result::{Envelope, Hint, HintId};
+use crate::result::{Envelope, Hint, HintId, Refused};
 use crate::workspace::Workspace;
 
 pub(super) fn in_tree(
@@ -19,8 +19,8 @@ pub(super) fn in_tree(
     pending: &Pending,
     policy: &approval::Policy,
     key: Option<&Path>,
-) -> Result<Envelope, Box<Envelope>> {
-    let failed = |why: String| Box::<Envelope>::from(NotApproved::NotCommitted { why });
+) -> Result<Envelope, Refused> {
+    let failed = |why: String| Refused::from(NotApproved::NotCommitted { why });
     let Some(repository) = tree::repository_for(policy, &pending.required.changes) else {
         return Err(NotApproved::NoRepository.into());
     };

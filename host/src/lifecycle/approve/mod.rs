@@ -118,6 +118,19 @@ struct Approved<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     channel: Option<&'a Channel>,
     required: &'a Required,
+    /// A dry run's: the command that approves exactly what it listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<String>,
+    /// A signed approval's: where it was committed and how it reaches the pull request.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    signed: Option<in_tree::Committed>,
+}
+
+/// What `data` says beyond the listing: a dry run's command, a signed approval's commit.
+#[derive(Debug, Default)]
+struct Details {
+    command: Option<String>,
+    signed: Option<in_tree::Committed>,
 }
 
 pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Result<Envelope, Refused> {
@@ -125,11 +138,10 @@ pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Result<Envelo
     let policy = approval::policy(&pending.repo, pending.subject.trunk_commit)
         .map_err(|e| NotApproved::PolicyUnreadable { why: e.to_string() })?;
     if request.dry_run || pending.required.is_empty() {
-        let mut envelope = listing(&pending, policy.approval, None);
         if request.dry_run && !pending.required.is_empty() {
-            to_sign(&mut envelope, &pending, &policy, request);
+            return Ok(to_sign(&pending, &policy, request));
         }
-        return Ok(envelope);
+        return Ok(listing(&pending, policy.approval, None, Details::default()));
     }
     exactly(&pending.required, request)?;
     if policy.approval == ApprovalPolicy::Signed {
@@ -143,7 +155,13 @@ pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Result<Envelo
     }
     let granted = asked(ws, &pending)?;
     record(&pending, &granted)?;
-    Ok(listing(&pending, policy.approval, Some(&granted)))
+    let granted = Some(&granted);
+    Ok(listing(
+        &pending,
+        policy.approval,
+        granted,
+        Details::default(),
+    ))
 }
 
 /// The target's checkout, HEAD, trunk and what it needs approved.
@@ -297,28 +315,30 @@ fn record(pending: &Pending, granted: &Granted) -> Result<(), Refused> {
 }
 
 /// The dry run's last word: the command that approves exactly the head and items it listed.
-fn to_sign(
-    envelope: &mut Envelope,
-    pending: &Pending,
-    policy: &approval::Policy,
-    request: &ApproveRequest,
-) {
+fn to_sign(pending: &Pending, policy: &approval::Policy, request: &ApproveRequest) -> Envelope {
     let command = reviewed::command(request, pending.subject.head);
     let key = match policy.approval == ApprovalPolicy::Signed && !key::configured(&pending.repo) {
         true => " (add `--key PATH`: git's user.signingkey names no key here)",
         false => "",
     };
-    if let Some(data) = envelope.data.as_mut() {
-        data["command"] = serde_json::json!(command);
-    }
-    envelope.hints.push(Hint::next_step(
+    let hint = Hint::next_step(
         HintId::AskOwner,
         format!("Approve exactly what is listed, at this head: `{command}`{key}."),
-    ));
+    );
+    let details = Details {
+        command: Some(command),
+        signed: None,
+    };
+    listing(pending, policy.approval, None, details).with_hint(hint)
 }
 
 /// What awaits (or now has) the owner's approval, compact.
-fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>) -> Envelope {
+fn listing(
+    pending: &Pending,
+    policy: ApprovalPolicy,
+    granted: Option<&Granted>,
+    details: Details,
+) -> Envelope {
     let head = short(&pending.subject.head.to_string());
     let count = pending.required.proposals.len() + pending.required.protected.len();
     let state = match (granted, count) {
@@ -340,6 +360,8 @@ fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>)
         approval: policy.as_str(),
         channel: granted.map(|g| &g.channel),
         required: &pending.required,
+        command: details.command,
+        signed: details.signed,
     };
     let mut e = Envelope::ok(
         VERB,

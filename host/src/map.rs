@@ -102,15 +102,15 @@ fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Refused {
     Refused::new(slug, message, Hint::next_step(HintId::MapIndex, hint))
 }
 
+/// `discern map`, with the config the table's preflight loaded (an invalid one was refused
+/// there, never read as the default map folder).
 pub(crate) fn map(
     ws: &Workspace,
+    config: Option<&Config>,
     target: Option<&str>,
     search: Option<&str>,
 ) -> Result<Envelope, Refused> {
-    let dir_name = Config::load(ws.root())
-        .ok()
-        .flatten()
-        .map_or(DEFAULT_MAP_DIR.to_owned(), |c| c.map_dir);
+    let dir_name = config.map_or(DEFAULT_MAP_DIR.to_owned(), |c| c.map_dir.clone());
     let dir = ws.root().join(&dir_name);
     if !dir.is_dir() {
         return Err(refuse(

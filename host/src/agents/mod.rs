@@ -79,22 +79,22 @@ pub(crate) enum FileError {
     Io(String),
 }
 
+/// `discern agents`, with the config the table's preflight loaded (its `AGENTS.md` section).
 pub(crate) fn agents(
     ws: &Workspace,
+    config: Option<&crate::config::Config>,
     request: &AgentsRequest,
     tools: &[guidance::Tool],
 ) -> Result<Envelope, Refused> {
     let root = ws.repo.root();
     let command = launch::command().map_err(|why| refuse(ErrorSlug::Internal, why))?;
-    let config =
-        crate::config::Config::load(root).map_err(|e| crate::preflight::config_refusal(&e))?;
     let found: Vec<Client> = Client::ALL
         .into_iter()
         .filter(|c| launch::installed(c.programs()))
         .collect();
     let mode = request.mode();
     let clients = select(root, &request.client, mode, &found)?;
-    let section = guidance::section(config.as_ref(), tools);
+    let section = guidance::section(config, tools);
     let wanted = plan::Wanted {
         command: &command,
         section: &section,

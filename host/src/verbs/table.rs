@@ -378,6 +378,9 @@ impl Verb for Map {
             journal: false,
         }
     }
+    fn preflight(&self, _request: &MapRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
     fn run(
         &self,
         _ctx: &Context,
@@ -385,7 +388,7 @@ impl Verb for Map {
         request: MapRequest,
     ) -> Result<Outcome, Refused> {
         let (target, search) = (request.target.as_deref(), request.search.as_deref());
-        map::map(&prepared.ws, target, search).map(Outcome::from)
+        map::map(&prepared.ws, prepared.config(), target, search).map(Outcome::from)
     }
 }
 
@@ -667,7 +670,7 @@ impl Verb for Agents {
     }
     fn preflight(&self, request: &AgentsRequest) -> Preflight {
         // `--check` writes nothing: no recovery, as a dry run.
-        Verb::info(self).preflight().dry_run(request.check)
+        Verb::info(self).preflight().config().dry_run(request.check)
     }
     fn run(
         &self,
@@ -675,6 +678,7 @@ impl Verb for Agents {
         prepared: &Prepared,
         request: AgentsRequest,
     ) -> Result<Outcome, Refused> {
-        agents::agents(&prepared.ws, &request, &super::guide()).map(Outcome::from)
+        let (ws, config) = (&prepared.ws, prepared.config());
+        agents::agents(ws, config, &request, &super::guide()).map(Outcome::from)
     }
 }

@@ -8,6 +8,7 @@
 //! (`discern_standards`, see [`standards`]). Verbs return an [`Outcome`], so no frontend parses a
 //! result's `data` to decide anything.
 
+mod cli_only;
 mod producers;
 pub mod reference;
 mod standards;
@@ -119,6 +120,37 @@ pub struct Annotations {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+}
+
+pub(super) const READ_ONLY: Annotations = Annotations {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+
+pub(super) const WRITES: Annotations = Annotations {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+};
+
+pub(super) const WRITES_IDEMPOTENT: Annotations = Annotations {
+    idempotent: true,
+    ..WRITES
+};
+
+pub(super) const DESTRUCTIVE: Annotations = Annotations {
+    destructive: true,
+    ..WRITES
+};
+
+/// The outcome of verb `name` that moved the caller's checkout, replied or refused.
+pub(super) fn moved(name: &str, moved: crate::lifecycle::Moved) -> Outcome {
+    let outcome = match moved.envelope {
+        Ok(envelope) => Outcome::from(envelope),
+        Err(refused) => Outcome::refused(name, refused),
+    };
+    outcome.with_root(moved.root)
 }
 
 /// One row of the verb table.

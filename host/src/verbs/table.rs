@@ -1,18 +1,20 @@
 //! The table itself: one row per verb, in the MCP tool order ADR 0405 fixes (the eight-tool
 //! lifecycle prefix status … map, then progress, test and the one `discern_standards` tool),
-//! followed by the verbs only the CLI has.
+//! followed by `setup` and the verbs only the CLI has (`cli_only.rs`).
 
-use super::{Annotations, Context, Entry, Info, Outcome, Surface, Verb};
-use crate::agents::{self, AgentsRequest};
+use super::{
+    Context, DESTRUCTIVE, Entry, Info, Outcome, READ_ONLY, Surface, Verb, WRITES,
+    WRITES_IDEMPOTENT, moved,
+};
+use crate::agents;
 use crate::lifecycle::{
     self, accept::AcceptRequest, approve::ApproveRequest, done::DoneRequest,
     stage_verbs::StageRequest, start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
 };
 use crate::map::{self, MapRequest};
 use crate::operations::{self, ProgressRequest};
-use crate::preflight::{Cleanliness, Preflight, Prepared, Recover};
+use crate::preflight::{Cleanliness, Preflight, Prepared};
 use crate::result::Refused;
-use crate::standards::{self, init::InitRequest};
 use crate::status::StatusRequest;
 
 /// The default `await` budget for MCP clients, which may drop long calls.
@@ -33,13 +35,13 @@ pub static TABLE: &[&dyn Entry] = &[
     &Test,
     &super::standards::Standards,
     &Setup,
-    &Init,
-    &Agents,
-    &Doctor,
-    &Abandon,
-    &Sync,
-    &Resolve,
-    &MergeDriver,
+    &super::cli_only::Init,
+    &super::cli_only::Agents,
+    &super::cli_only::Doctor,
+    &super::cli_only::Abandon,
+    &super::cli_only::Sync,
+    &super::cli_only::Resolve,
+    &super::cli_only::MergeDriver,
     &super::producers::Producers,
 ];
 
@@ -47,47 +49,6 @@ pub static TABLE: &[&dyn Entry] = &[
 pub fn tool_names() -> Vec<&'static str> {
     TABLE.iter().filter_map(|e| e.info().tool).collect()
 }
-
-const READ_ONLY: Annotations = Annotations {
-    read_only: true,
-    destructive: false,
-    idempotent: true,
-};
-
-const WRITES: Annotations = Annotations {
-    read_only: false,
-    destructive: false,
-    idempotent: false,
-};
-
-const WRITES_IDEMPOTENT: Annotations = Annotations {
-    idempotent: true,
-    ..WRITES
-};
-
-/// The outcome of verb `name` that moved the caller's checkout, replied or refused.
-fn moved(name: &str, moved: lifecycle::Moved) -> Outcome {
-    let outcome = match moved.envelope {
-        Ok(envelope) => Outcome::from(envelope),
-        Err(refused) => Outcome::refused(name, refused),
-    };
-    outcome.with_root(moved.root)
-}
-
-/// `resolve` and git's merge driver run inside a merge git is making: recovering another
-/// transaction there would write under it.
-const INSIDE_A_MERGE: Preflight = Preflight {
-    recover: Recover::No,
-    cleanliness: Cleanliness::Any,
-    config: false,
-    journal: false,
-    dry_run: false,
-};
-
-const DESTRUCTIVE: Annotations = Annotations {
-    destructive: true,
-    ..WRITES
-};
 
 struct Status;
 impl Verb for Status {
@@ -446,34 +407,6 @@ impl Verb for Test {
     }
 }
 
-struct Doctor;
-impl Verb for Doctor {
-    type Request = lifecycle::doctor::DoctorRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::doctor::VERB,
-            tool: None,
-            summary: "Check what this checkout needs (binary, git, config, agent clients, caches, worktrees), then prove the gate runs in a throwaway worktree (nothing recorded)",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: true,
-        }
-    }
-    fn run(
-        &self,
-        ctx: &Context,
-        prepared: &Prepared,
-        request: lifecycle::doctor::DoctorRequest,
-    ) -> Result<Outcome, Refused> {
-        let runtime = ctx.runtime()?;
-        let tools = super::guide();
-        lifecycle::doctor::doctor(&prepared.ws, &runtime, &request, &tools, ctx.progress)
-            .map(Outcome::from)
-    }
-}
-
 struct Setup;
 impl Verb for Setup {
     type Request = lifecycle::setup::SetupRequest;
@@ -499,186 +432,5 @@ impl Verb for Setup {
         _request: lifecycle::setup::SetupRequest,
     ) -> Result<Outcome, Refused> {
         lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).map(Outcome::from)
-    }
-}
-
-struct Abandon;
-impl Verb for Abandon {
-    type Request = lifecycle::abandon::AbandonRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::abandon::VERB,
-            // Discarding an effort is the owner's decision; the MCP tools are fixed (ADR 0405).
-            tool: None,
-            summary: "Give an effort up: its worktree and branch removed (work that would be lost only with --force)",
-            tool_description: "",
-            annotations: DESTRUCTIVE,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn preflight(&self, request: &lifecycle::abandon::AbandonRequest) -> Preflight {
-        Verb::info(self).preflight().dry_run(request.dry_run)
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        prepared: &Prepared,
-        request: lifecycle::abandon::AbandonRequest,
-    ) -> Result<Outcome, Refused> {
-        let abandoned = lifecycle::abandon::abandon(&prepared.ws, &request)?;
-        Ok(moved(Verb::info(self).name, abandoned))
-    }
-}
-
-struct Sync;
-impl Verb for Sync {
-    type Request = crate::sync::SyncRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: crate::sync::VERB,
-            // Pushing is the team's (and CI's) act; the MCP tools are fixed (ADR 0405).
-            tool: None,
-            summary: "Share discern's notes and published evidence with a remote: fetch, merge without conflicts, and with --push publish and push atomically",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        prepared: &Prepared,
-        request: crate::sync::SyncRequest,
-    ) -> Result<Outcome, Refused> {
-        crate::sync::sync(&prepared.ws, &request).map(Outcome::from)
-    }
-}
-
-struct Resolve;
-impl Verb for Resolve {
-    type Request = lifecycle::resolve::ResolveRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::resolve::RESOLVE_VERB,
-            tool: None,
-            summary: "Settle a conflicted discern.toml by meaning (limits both sides tightened take the tighter) and stage it",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn preflight(&self, _request: &lifecycle::resolve::ResolveRequest) -> Preflight {
-        INSIDE_A_MERGE
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        prepared: &Prepared,
-        _request: lifecycle::resolve::ResolveRequest,
-    ) -> Result<Outcome, Refused> {
-        lifecycle::resolve::resolve(&prepared.ws.repo).map(Outcome::from)
-    }
-}
-
-struct MergeDriver;
-impl Verb for MergeDriver {
-    type Request = lifecycle::resolve::MergeDriverRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::resolve::DRIVER_VERB,
-            tool: None,
-            summary: "git's merge driver for discern.toml (%O %A %B %P): limits merged by meaning, conflicts named (`init --merge-driver` installs it)",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn preflight(&self, _request: &lifecycle::resolve::MergeDriverRequest) -> Preflight {
-        INSIDE_A_MERGE
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        _prepared: &Prepared,
-        request: lifecycle::resolve::MergeDriverRequest,
-    ) -> Result<Outcome, Refused> {
-        lifecycle::resolve::merge_driver(&request).map(Outcome::from)
-    }
-}
-
-struct Init;
-impl Verb for Init {
-    type Request = InitRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: standards::init::VERB,
-            tool: None,
-            summary: "Write a starter discern.toml: the built-in Standards that fit, limits at today's values",
-            tool_description: "",
-            annotations: WRITES,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn validate(&self, request: &InitRequest) -> Result<(), Refused> {
-        request.validate()
-    }
-    fn run(
-        &self,
-        ctx: &Context,
-        prepared: &Prepared,
-        request: InitRequest,
-    ) -> Result<Outcome, Refused> {
-        let runtime = ctx.runtime()?;
-        standards::init::init(&prepared.ws, &runtime, &request, ctx.progress).map(Outcome::from)
-    }
-}
-
-struct Agents;
-impl Verb for Agents {
-    type Request = AgentsRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: agents::VERB,
-            // The owner's setup: it writes what starts the agent's own server, so no agent
-            // rewires itself (and the MCP tools are fixed, ADR 0405).
-            tool: None,
-            summary: "Wire the agent clients (Claude Code, Codex, Cursor, Gemini, VS Code, Copilot CLI) to discern's MCP server, each in its own project file",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn validate(&self, request: &AgentsRequest) -> Result<(), Refused> {
-        match request.conflicting() {
-            true => Err(super::invalid_arguments(
-                "--check and --remove do not combine: check the entries, or remove them.",
-            )),
-            false => Ok(()),
-        }
-    }
-    fn preflight(&self, request: &AgentsRequest) -> Preflight {
-        // `--check` writes nothing: no recovery, as a dry run.
-        Verb::info(self).preflight().config().dry_run(request.check)
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        prepared: &Prepared,
-        request: AgentsRequest,
-    ) -> Result<Outcome, Refused> {
-        let (ws, config) = (&prepared.ws, prepared.config());
-        agents::agents(ws, config, &request, &super::guide()).map(Outcome::from)
     }
 }

@@ -202,7 +202,7 @@ fn run_quiet(dir: &Path, program: &str, args: &[&str]) {
 /// Sizes of the default and the full status result, in characters.
 fn sizes(root: &Path) -> (usize, usize, usize) {
     let ws = Workspace::open(root, Settings::default()).expect("workspace");
-    let default = status(&ws, &StatusRequest::default());
+    let default = status(&ws, &StatusRequest::default()).expect("status");
     let markdown = discern::result::markdown(&default, &discern::verbs::steps::tool_call);
     let full = status(
         &ws,
@@ -210,7 +210,8 @@ fn sizes(root: &Path) -> (usize, usize, usize) {
             verbose: true,
             ..StatusRequest::default()
         },
-    );
+    )
+    .expect("status");
     let full_chars = full.to_json().len()
         + discern::result::markdown(&full, &discern::verbs::steps::tool_call).len();
     (

@@ -7,7 +7,9 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::{Config, DEFAULT_MAP_DIR};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::result::{
+    Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section, WithNext,
+};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "map";
@@ -96,22 +98,26 @@ struct Page {
     content: String,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
-    Envelope::refusal(VERB, slug, message, Hint::next_step(HintId::MapIndex, hint))
+fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Refused {
+    Refused::new(slug, message, Hint::next_step(HintId::MapIndex, hint))
 }
 
-pub(crate) fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) -> Envelope {
-    let dir_name = Config::load(ws.root())
-        .ok()
-        .flatten()
-        .map_or(DEFAULT_MAP_DIR.to_owned(), |c| c.map_dir);
+/// `discern map`, with the config the table's preflight loaded (an invalid one was refused
+/// there, never read as the default map folder).
+pub(crate) fn map(
+    ws: &Workspace,
+    config: Option<&Config>,
+    target: Option<&str>,
+    search: Option<&str>,
+) -> Result<Envelope, Refused> {
+    let dir_name = config.map_or(DEFAULT_MAP_DIR.to_owned(), |c| c.map_dir.clone());
     let dir = ws.root().join(&dir_name);
     if !dir.is_dir() {
-        return refuse(
+        return Err(refuse(
             ErrorSlug::NotFound,
             format!("There is no project map: {dir_name}/ does not exist."),
             "Create Markdown pages under the map dir ([map].dir in discern.toml).",
-        );
+        ));
     }
     let mut pages = Vec::new();
     collect(&dir, &dir, &mut pages);
@@ -129,7 +135,7 @@ pub(crate) fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) ->
     if let Some(target) = target {
         let wanted = target.trim_end_matches(".md");
         if let Some(page) = pages.iter().find(|p| p.target == wanted) {
-            return Envelope::ok(
+            return Ok(Envelope::ok(
                 VERB,
                 MapData {
                     doc: Some(Doc {
@@ -148,11 +154,11 @@ pub(crate) fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) ->
                         lines: page.content.lines().map(str::to_owned).collect(),
                     }],
                 },
-            );
+            ));
         }
         let region: Vec<&Page> = pages.iter().filter(|p| p.region == wanted).collect();
         if !region.is_empty() {
-            return index(&dir_name, &region, Some(wanted));
+            return Ok(index(&dir_name, &region, Some(wanted)));
         }
         let candidates: Vec<&str> = pages
             .iter()
@@ -167,9 +173,9 @@ pub(crate) fn map(ws: &Workspace, target: Option<&str>, search: Option<&str>) ->
         )
         .with_next(Action::new("map"));
         e.data = Some(json!({ "candidates": candidates }));
-        return e;
+        return Err(e);
     }
-    index(&dir_name, &pages.iter().collect::<Vec<_>>(), None)
+    Ok(index(&dir_name, &pages.iter().collect::<Vec<_>>(), None))
 }
 
 fn collect(root: &Path, dir: &Path, pages: &mut Vec<Page>) {
@@ -250,18 +256,18 @@ fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
     )
 }
 
-fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Envelope {
+fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Result<Envelope, Refused> {
     let terms: Vec<String> = query
         .split_whitespace()
         .map(str::to_lowercase)
         .filter(|t| !t.is_empty())
         .collect();
     if terms.is_empty() {
-        return refuse(
+        return Err(refuse(
             ErrorSlug::InvalidArguments,
             "The search is empty.",
             "Search for one or more words.",
-        );
+        ));
     }
     let mut scored: Vec<(usize, bool, &Page)> = pages
         .iter()
@@ -311,7 +317,7 @@ fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Envelope {
         .iter()
         .map(|r| format!("{} — {}: {}", r.target, r.title, r.snippet))
         .collect();
-    Envelope::ok(
+    Ok(Envelope::ok(
         VERB,
         MapData {
             query: Some(query),
@@ -335,5 +341,5 @@ fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Envelope {
                 lines,
             }],
         },
-    )
+    ))
 }

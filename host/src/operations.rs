@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::git::Repo;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
 use crate::workspace::Workspace;
 
 pub(crate) const PROGRESS_VERB: &str = "progress";
@@ -178,16 +178,13 @@ fn load(path: &std::path::Path) -> Option<Operation> {
 }
 
 /// `discern progress [HANDLE]`: read an operation back (the latest of this checkout by default).
-pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
+pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Result<Envelope, Refused> {
     let root = ws.root().display().to_string();
     let found = match handle {
         Some(handle) => by_handle(ws, &root, handle),
         None => latest(ws, &root),
     };
-    let operation = match found {
-        Ok(operation) => operation,
-        Err(refusal) => return *refusal,
-    };
+    let operation = found?;
     let executor = if operation.finished_at.is_some() {
         Executor::Finished
     } else if PathBuf::from(format!("/proc/{}", operation.pid)).exists() {
@@ -223,7 +220,7 @@ pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
         outcome: outcome.as_ref(),
         result: operation.result.as_ref(),
     };
-    Envelope::ok(
+    Ok(Envelope::ok(
         PROGRESS_VERB,
         &data,
         Report {
@@ -234,11 +231,11 @@ pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Envelope {
                 lines,
             }],
         },
-    )
+    ))
 }
 
 /// The operation `handle`, if this checkout (`root`) recorded it.
-fn by_handle(ws: &Workspace, root: &str, handle: &str) -> Result<Operation, Box<Envelope>> {
+fn by_handle(ws: &Workspace, root: &str, handle: &str) -> Result<Operation, Refused> {
     let valid = handle.len() <= 32
         && handle
             .chars()
@@ -261,7 +258,7 @@ fn by_handle(ws: &Workspace, root: &str, handle: &str) -> Result<Operation, Box<
 }
 
 /// The latest operation this checkout (`root`) started.
-fn latest(ws: &Workspace, root: &str) -> Result<Operation, Box<Envelope>> {
+fn latest(ws: &Workspace, root: &str) -> Result<Operation, Refused> {
     std::fs::read_dir(dir(&ws.repo))
         .into_iter()
         .flatten()
@@ -307,12 +304,6 @@ impl Refusal for NoProgress {
                 "Long verbs (done, test, standards, accept, await) record their progress; run one first.",
             ),
         }
-    }
-}
-
-impl From<NoProgress> for Box<Envelope> {
-    fn from(why: NoProgress) -> Self {
-        Box::new(why.refusal(PROGRESS_VERB))
     }
 }
 

@@ -12,7 +12,7 @@
 use crate::config::{Config, ConfigError};
 use crate::git::{Repo, RepoError};
 use crate::operations::Journal;
-use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity};
+use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refused, Severity};
 use crate::workspace::Workspace;
 
 /// How clean a verb needs the checkout to be.
@@ -147,34 +147,47 @@ impl Prepared {
         self.journal.finish(envelope)
     }
 
+    /// [`Prepared::finish`] for a verb that runs another checkout's preflight itself (`accept
+    /// --effort`): a refusal is recorded as the envelope of `verb` the table will send, and
+    /// keeps the handle its journal gave it.
+    pub(crate) fn finish_reply(
+        self,
+        verb: &str,
+        reply: Result<Envelope, Refused>,
+    ) -> Result<Envelope, Refused> {
+        match reply {
+            Ok(envelope) => Ok(self.finish(envelope)),
+            Err(mut refused) => {
+                let recorded = self.finish(refused.clone().into_envelope(verb));
+                refused.data = recorded.data;
+                Err(refused)
+            }
+        }
+    }
+
     /// The cleanliness the verb needs (its row's, or its mode's).
     pub(crate) fn level(&self) -> Cleanliness {
         self.level
     }
 
     /// The paths that break [`Prepared::level`]; empty when the checkout meets it. An
-    /// unknown state is the refusal of `verb`, never "clean".
-    pub(crate) fn dirty(&self, verb: &str) -> Result<Vec<String>, Box<Envelope>> {
+    /// unknown state is a refusal, never "clean".
+    pub(crate) fn dirty(&self) -> Result<Vec<String>, Refused> {
         match &self.dirty {
             Some(dirty) => Ok(dirty.clone()),
-            None => dirty_paths(&self.ws.repo, self.level).map_err(|e| {
-                Box::new(clean_refusal(
-                    verb,
-                    &self.ws.repo,
-                    &CleanError::CannotTell(e),
-                ))
-            }),
+            None => dirty_paths(&self.ws.repo, self.level)
+                .map_err(|e| cannot_tell(self.ws.repo.root(), &CleanError::CannotTell(e))),
         }
     }
 
     /// `Ok` when the checkout meets the level, else the refusal of `verb`. A verb calls it
     /// after its more specific refusals (a detached HEAD, the trunk checked out), whose way
     /// out differs from "commit your changes".
-    pub(crate) fn require_clean(&self, verb: &str) -> Result<(), Box<Envelope>> {
-        let dirty = self.dirty(verb)?;
+    pub(crate) fn require_clean(&self, verb: &str) -> Result<(), Refused> {
+        let dirty = self.dirty()?;
         match dirty.is_empty() {
             true => Ok(()),
-            false => Err(Box::new(dirty_refusal(verb, &dirty))),
+            false => Err(dirty_refusal(verb, &dirty)),
         }
     }
 }
@@ -185,11 +198,11 @@ pub(crate) fn prepare(
     verb: &str,
     ws: Workspace,
     preflight: Preflight,
-) -> Result<Prepared, Box<Envelope>> {
+) -> Result<Prepared, Refused> {
     let (recovered, advisories) = match preflight.recover {
         Recover::First => {
-            let advisories = finish_landings(verb, &ws.repo)?;
-            (recover_config(verb, &ws.repo)?, advisories)
+            let advisories = finish_landings(&ws.repo)?;
+            (recover_config(&ws.repo)?, advisories)
         }
         Recover::No | Recover::ByVerb => (None, Vec::new()),
     };
@@ -197,12 +210,12 @@ pub(crate) fn prepare(
         Recover::ByVerb => None,
         Recover::First | Recover::No => Some(
             dirty_paths(&ws.repo, preflight.cleanliness)
-                .map_err(|e| Box::new(clean_refusal(verb, &ws.repo, &CleanError::CannotTell(e))))?,
+                .map_err(|e| cannot_tell(ws.repo.root(), &CleanError::CannotTell(e)))?,
         ),
     };
     debug_assert!(!(preflight.config && preflight.recover == Recover::ByVerb));
     let config = match preflight.config {
-        true => load_config(&ws, verb)?,
+        true => load_config(&ws)?,
         false => None,
     };
     let journal = preflight.journal.then(|| {
@@ -252,74 +265,66 @@ pub(crate) fn dirty_paths(repo: &Repo, level: Cleanliness) -> Result<Vec<String>
 
 /// Temp files a killed write left behind cleaned, and this checkout's config transaction a
 /// crash interrupted finished or unwound; what it was, if one was pending.
-fn recover_config(
-    verb: &str,
-    repo: &Repo,
-) -> Result<Option<crate::commit::Recovery>, Box<Envelope>> {
+fn recover_config(repo: &Repo) -> Result<Option<crate::commit::Recovery>, Refused> {
     // Temp files a killed write left behind (never one a live writer is still writing).
     let age = std::time::Duration::from_secs(600);
     crate::fsutil::clean_temp(&repo.admin_path("tmp"), age);
     crate::fsutil::clean_temp(&repo.git_dir().join("discern"), age);
-    crate::commit::recover(repo).map_err(|e| Box::new(recovery_refusal(verb, &e)))
+    crate::commit::recover(repo).map_err(|e| recovery_refusal(&e))
 }
 
 /// Finish (the trunk moved) or unwind (it did not) every landing a crash interrupted, from
 /// any checkout of the repository; what was done, one line each.
-pub(crate) fn finish_landings(verb: &str, repo: &Repo) -> Result<Vec<String>, Box<Envelope>> {
-    finish_landings_from(verb, repo, crate::commit::landing::Here::Keep)
+pub(crate) fn finish_landings(repo: &Repo) -> Result<Vec<String>, Refused> {
+    finish_landings_from(repo, crate::commit::landing::Here::Keep)
         .map(|done| done.into_iter().map(|r| r.message).collect())
 }
 
 /// [`finish_landings`], saying what each recovery did; `here` says whether the worktree the
 /// caller stands in may be removed (`accept` only).
 pub(crate) fn finish_landings_from(
-    verb: &str,
     repo: &Repo,
     here: crate::commit::landing::Here,
-) -> Result<Vec<crate::commit::landing::Recovered>, Box<Envelope>> {
+) -> Result<Vec<crate::commit::landing::Recovered>, Refused> {
     let forks = crate::commit::fork::recover(repo).map_err(|e| {
-        Box::new(Envelope::refusal(
-            verb,
+        Refused::new(
             ErrorSlug::Interrupted,
             format!("An interrupted start cannot be unwound: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
                 "Inspect the fork journal named above, then run the command again.",
             ),
-        ))
+        )
     })?;
     let merge = crate::commit::merging::recover(repo).map_err(|e| {
-        Box::new(Envelope::refusal(
-            verb,
+        Refused::new(
             ErrorSlug::Interrupted,
             format!("An interrupted update cannot be settled: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
                 "Inspect the branch and the merge journal named above, then run the command again.",
             ),
-        ))
+        )
     })?;
     let abandons = crate::commit::abandon::recover(repo).map_err(|e| {
-        Box::new(Envelope::refusal(
-            verb,
+        Refused::new(
             ErrorSlug::Interrupted,
             format!("An interrupted abandon cannot be finished: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
                 "Inspect the abandon journal named above, then run the command again.",
             ),
-        ))
+        )
     })?;
     let mut done = crate::commit::landing::recover(repo, &crate::commit::Faults::default(), here).map_err(|e| {
-        Box::new(Envelope::refusal(
-            verb,
+        Refused::new(
             ErrorSlug::Interrupted,
             format!("An interrupted landing cannot be finished: {e}"),
             Hint::next_step(
                 HintId::CheckRepository,
                 "Inspect the trunk and the landing journal named above, then run the command again.",
             ),
-        ))
+        )
     })?;
     // A start or an update settled is reported like a landing that landed nothing.
     let other = |message: String| crate::commit::landing::Recovered {
@@ -337,7 +342,7 @@ pub(crate) fn finish_landings_from(
 }
 
 /// The refusal when an interrupted transaction cannot be recovered.
-pub(crate) fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> Envelope {
+pub(crate) fn recovery_refusal(e: &crate::commit::CommitError) -> Refused {
     // A held lock is another writer at work (wait); anything else is the repository's state.
     let (slug, hint) = match e {
         crate::commit::CommitError::Locked(_) => (
@@ -349,8 +354,7 @@ pub(crate) fn recovery_refusal(verb: &str, e: &crate::commit::CommitError) -> En
             "Inspect the branch and the journal named above, then run the command again.",
         ),
     };
-    Envelope::refusal(
-        verb,
+    Refused::new(
         slug,
         format!("An earlier config transaction cannot be recovered: {e}"),
         Hint::next_step(HintId::CheckRepository, hint),
@@ -404,32 +408,36 @@ fn config_transaction(repo: &Repo) -> Option<String> {
     }
 }
 
-/// The refusal for a checkout that is not clean enough, or whose cleanliness cannot be told.
-pub(crate) fn clean_refusal(verb: &str, repo: &Repo, error: &CleanError) -> Envelope {
-    clean_refusal_at(verb, repo.root(), error)
-}
-
-/// [`clean_refusal`] for the checkout at `root`.
-pub(crate) fn clean_refusal_at(verb: &str, root: &std::path::Path, error: &CleanError) -> Envelope {
+/// The refusal of `verb` for the checkout at `root` that is not clean enough, or whose
+/// cleanliness cannot be told (`verb` words the way out of uncommitted changes).
+pub(crate) fn clean_refusal_at(verb: &str, root: &std::path::Path, error: &CleanError) -> Refused {
     match error {
         CleanError::Dirty(paths) => dirty_refusal(verb, paths),
-        CleanError::CannotTell(e) => Envelope::refusal(
-            verb,
-            ErrorSlug::CannotTell,
-            format!("{error}. Nothing was changed; discern never reads an unknown state as clean."),
-            Hint::next_step(
-                HintId::CheckRepository,
-                format!(
-                    "Run `git status` in {} and fix what it reports ({e}), then run the command again.",
-                    root.display()
-                ),
-            ),
-        ),
+        CleanError::CannotTell(_) => cannot_tell(root, error),
     }
 }
 
+/// The refusal for a checkout at `root` whose cleanliness cannot be told.
+fn cannot_tell(root: &std::path::Path, error: &CleanError) -> Refused {
+    let why = match error {
+        CleanError::CannotTell(e) => e.to_string(),
+        CleanError::Dirty(_) => error.to_string(),
+    };
+    Refused::new(
+        ErrorSlug::CannotTell,
+        format!("{error}. Nothing was changed; discern never reads an unknown state as clean."),
+        Hint::next_step(
+            HintId::CheckRepository,
+            format!(
+                "Run `git status` in {} and fix what it reports ({why}), then run the command again.",
+                root.display()
+            ),
+        ),
+    )
+}
+
 /// The refusal for uncommitted changes, naming up to 20 of them.
-pub(crate) fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
+pub(crate) fn dirty_refusal(verb: &str, dirty: &[String]) -> Refused {
     // Only measuring has a `--force` (the work tree as it is, never recorded); the gate and a
     // landing describe a commit and have none.
     let hint = match verb == "standards" {
@@ -438,8 +446,7 @@ pub(crate) fn dirty_refusal(verb: &str, dirty: &[String]) -> Envelope {
         }
         false => "Commit (or stash) your changes, then run the command again.",
     };
-    Envelope::refusal(
-        verb,
+    Refused::new(
         ErrorSlug::DirtyWorktree,
         format!(
             "The work tree has uncommitted changes ({}); {verb} works on a commit, so it needs a clean tree.",
@@ -460,40 +467,33 @@ fn listed(paths: &[String]) -> String {
 }
 
 /// Load the work tree's config, or the refusal that explains why it cannot be used.
-pub(crate) fn load_config(ws: &Workspace, verb: &str) -> Result<Option<Config>, Box<Envelope>> {
-    Config::load(ws.root()).map_err(|e| Box::new(config_refusal(verb, &e)))
+pub(crate) fn load_config(ws: &Workspace) -> Result<Option<Config>, Refused> {
+    Config::load(ws.root()).map_err(|e| config_refusal(&e))
 }
 
 /// HEAD's committed `discern.toml` (what measuring HEAD reads, whatever the work tree
 /// holds); `Ok(None)` without a commit or without the file.
-pub(crate) fn load_committed_config(
-    ws: &Workspace,
-    verb: &str,
-) -> Result<Option<Config>, Box<Envelope>> {
+pub(crate) fn load_committed_config(ws: &Workspace) -> Result<Option<Config>, Refused> {
     let unreadable = |e: &dyn std::fmt::Display| {
-        Box::new(config_refusal(
-            verb,
-            &ConfigError::single(crate::config::ConfigIssue {
-                table: String::new(),
-                key: None,
-                line: None,
-                message: format!("cannot read HEAD's {}: {e}", crate::config::FILE),
-            }),
-        ))
+        config_refusal(&ConfigError::single(crate::config::ConfigIssue {
+            table: String::new(),
+            key: None,
+            line: None,
+            message: format!("cannot read HEAD's {}: {e}", crate::config::FILE),
+        }))
     };
     let Some(head) = ws.repo.head().map_err(|e| unreadable(&e))? else {
         return Ok(None);
     };
     Config::at_strict(&ws.repo, head).map_err(|e| match e {
-        crate::config::AtError::Invalid(e) => Box::new(config_refusal(verb, &e)),
+        crate::config::AtError::Invalid(e) => config_refusal(&e),
         e => unreadable(&e),
     })
 }
 
-pub(crate) fn config_refusal(verb: &str, error: &ConfigError) -> Envelope {
+pub(crate) fn config_refusal(error: &ConfigError) -> Refused {
     let count = error.issues.len();
-    let mut envelope = Envelope::refusal(
-        verb,
+    let mut envelope = Refused::new(
         ErrorSlug::InvalidConfig,
         format!(
             "discern.toml has {count} problem{}; nothing was measured. Fix {} and run the command again.",

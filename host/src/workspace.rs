@@ -39,12 +39,9 @@ pub struct Settings {
 
 impl Settings {
     /// The producer runtime these settings describe (compile cache, trace file), or the
-    /// refusal of `verb` when it cannot start.
-    pub fn runtime(
-        &self,
-        verb: &str,
-    ) -> Result<crate::runtime::Runtime, Box<crate::result::Envelope>> {
-        use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+    /// refusal when it cannot start.
+    pub fn runtime(&self) -> Result<crate::runtime::Runtime, crate::result::Refused> {
+        use crate::result::{ErrorSlug, Hint, HintId, Refused};
         let trace = match self
             .trace
             .as_deref()
@@ -53,26 +50,24 @@ impl Settings {
         {
             Ok(trace) => trace,
             Err(e) => {
-                return Err(Box::new(Envelope::refusal(
-                    verb,
+                return Err(Refused::new(
                     ErrorSlug::InvalidArguments,
                     format!("cannot open the DISCERN_TRACE file: {e}"),
                     Hint::next_step(
                         HintId::SeeHelp,
                         "Point DISCERN_TRACE at a writable file, or unset it.",
                     ),
-                )));
+                ));
             }
         };
         crate::runtime::Runtime::with_cache_dir(self.cache_dir.clone())
             .map(|runtime| runtime.with_trace(trace))
             .map_err(|e| {
-                Box::new(Envelope::refusal(
-                    verb,
+                Refused::new(
                     ErrorSlug::Internal,
                     format!("cannot start the producer runtime: {e}"),
                     Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-                ))
+                )
             })
     }
 

@@ -258,16 +258,17 @@ pub fn main() -> i32 {
                 }
             }
         }
-        Err(e) => Envelope::refusal(
+        Err(e) => verbs::Outcome::refused(
             name,
-            ErrorSlug::PreconditionFailed,
-            format!("cannot read the current directory: {e}"),
-            Hint::next_step(
-                HintId::RunFromRepository,
-                "Run discern from inside a git work tree.",
+            discern::result::Refused::new(
+                ErrorSlug::PreconditionFailed,
+                format!("cannot read the current directory: {e}"),
+                Hint::next_step(
+                    HintId::RunFromRepository,
+                    "Run discern from inside a git work tree.",
+                ),
             ),
-        )
-        .into(),
+        ),
     };
     print(&outcome.envelope, format, &settings);
     outcome.exit_code
@@ -278,7 +279,8 @@ pub fn main() -> i32 {
 fn desk(dir: &std::path::Path, settings: &Settings, format: OutputFormat) -> i32 {
     match crate::desk::run(dir, settings, format == OutputFormat::Human) {
         Ok(code) => code,
-        Err(refusal) => {
+        Err(refused) => {
+            let refusal = refused.into_envelope(crate::desk::VERB);
             print(&refusal, format, settings);
             refusal.exit_code()
         }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use discern::result::{self, Envelope, ErrorSlug, Hint, HintId};
+use discern::result::{self, Envelope, ErrorSlug, Hint, HintId, Refused};
 use discern::verbs::{self, Context, Surface};
 use discern::workspace::Settings;
 
@@ -80,12 +80,12 @@ pub fn human(envelope: &Envelope) -> Vec<String> {
 }
 
 fn refused(verb: &str, message: String) -> Envelope {
-    Envelope::refusal(
-        verb,
+    Refused::new(
         ErrorSlug::InvalidArguments,
         message,
         Hint::next_step(HintId::SeeHelp, "Run the command from a shell to see why."),
     )
+    .into_envelope(verb)
 }
 
 /// A word quoted for a POSIX shell when it needs it.

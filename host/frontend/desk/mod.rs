@@ -20,7 +20,7 @@ mod view;
 use std::io::IsTerminal;
 use std::path::Path;
 
-use discern::result::{Action, Envelope, ErrorSlug, Hint, HintId};
+use discern::result::{Action, ErrorSlug, Hint, HintId, Refused};
 use discern::workspace::{Settings, Workspace};
 
 pub const VERB: &str = "desk";
@@ -40,9 +40,8 @@ fn not_interactive(human: bool) -> Option<&'static str> {
 
 /// The refusal where the desk cannot run: it names `discern status`, and nothing was read or
 /// written.
-fn refusal(why: &str) -> Envelope {
-    Envelope::refusal(
-        VERB,
+fn refusal(why: &str) -> Refused {
+    Refused::new(
         ErrorSlug::NotInteractive,
         format!(
             "The desk is the owner's full-screen terminal view and cannot run here: {why}. Nothing was read or written; `discern status` shows the same fleet as text, Markdown or JSON."
@@ -62,9 +61,9 @@ pub fn wanted(dir: &Path, settings: &Settings) -> bool {
 
 /// Run the desk in `dir`: its exit code, or the refusal to print (in the asked `human` format
 /// or not) when it cannot run here.
-pub fn run(dir: &Path, settings: &Settings, human: bool) -> Result<i32, Box<Envelope>> {
+pub fn run(dir: &Path, settings: &Settings, human: bool) -> Result<i32, Refused> {
     if let Some(why) = not_interactive(human) {
-        return Err(Box::new(refusal(why)));
+        return Err(refusal(why));
     }
     terminal::run(dir, settings)
 }

@@ -8,41 +8,37 @@ use std::time::Duration;
 
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
-use discern::result::{Envelope, ErrorSlug, Hint, HintId};
+use discern::result::{ErrorSlug, Hint, HintId, Refused};
 use discern::workspace::{Settings, Workspace};
 
 use super::board::{self, Board};
 use super::command::{Command, human};
 use super::state::{Desk, Effect, Key, Screen};
-use super::{VERB, inspect, view};
+use super::{inspect, view};
 
 /// How long the desk waits for a key before it reads the fleet again.
 const REFRESH: Duration = Duration::from_secs(2);
 
-type Refused = Box<Envelope>;
-
 fn failed(message: String) -> Refused {
-    Box::new(Envelope::refusal(
-        VERB,
+    Refused::new(
         ErrorSlug::CannotTell,
         message,
         Hint::next_step(
             HintId::CheckRepository,
             "Fix what is named, then open the desk again.",
         ),
-    ))
+    )
 }
 
 fn outside(message: String) -> Refused {
-    Box::new(Envelope::refusal(
-        VERB,
+    Refused::new(
         ErrorSlug::WrongCheckout,
         message,
         Hint::next_step(
             HintId::RunFromRepository,
             "Run discern from inside a git work tree.",
         ),
-    ))
+    )
 }
 
 /// The fleet as `status` observes it, as a board.

@@ -104,11 +104,15 @@ impl Server {
     /// to act on), the rest parsed strictly by the verb; a landing or a start moves the root.
     fn dispatch(&self, tool: &str, arguments: Value, progress: &(dyn Fn(&str) + Sync)) -> Outcome {
         let Some(entry) = verbs::by_tool(tool) else {
-            return verbs::invalid_arguments("mcp", format!("unknown tool {tool}")).into();
+            return Outcome::refused(
+                "mcp",
+                verbs::invalid_arguments(format!("unknown tool {tool}")),
+            );
         };
         let verb = entry.info().name;
         let Value::Object(mut arguments) = arguments else {
-            return verbs::invalid_arguments(verb, "Invalid arguments: expected an object.").into();
+            let refused = verbs::invalid_arguments("Invalid arguments: expected an object.");
+            return Outcome::refused(verb, refused);
         };
         // Read first, even when `path` is given: it moves the process out of a removed folder.
         let root = self.root();
@@ -118,11 +122,10 @@ impl Server {
             Some(Value::String(p)) if Path::new(&p).is_absolute() => PathBuf::from(p),
             Some(other) => {
                 let shown: String = other.to_string().chars().take(200).collect();
-                return verbs::invalid_arguments(
-                    verb,
-                    format!("`path` must be absolute (a string path), got {shown}."),
-                )
-                .into();
+                let refused = verbs::invalid_arguments(format!(
+                    "`path` must be absolute (a string path), got {shown}."
+                ));
+                return Outcome::refused(verb, refused);
             }
         };
         let ctx = Context {
@@ -361,12 +364,12 @@ impl ServerHandler for Server {
         })
         .await
         .unwrap_or_else(|e| {
-            Envelope::refusal(
-                "mcp",
+            discern::result::Refused::new(
                 ErrorSlug::Internal,
                 format!("the tool call failed: {e}"),
                 Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
             )
+            .into_envelope("mcp")
         });
         watcher.abort();
         Ok(tool_result(envelope).into())

@@ -22,7 +22,7 @@ use clients::{Client, Format};
 use plan::Item;
 use serde_json::Value;
 
-use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "agents";
@@ -79,30 +79,22 @@ pub(crate) enum FileError {
     Io(String),
 }
 
+/// `discern agents`, with the config the table's preflight loaded (its `AGENTS.md` section).
 pub(crate) fn agents(
     ws: &Workspace,
+    config: Option<&crate::config::Config>,
     request: &AgentsRequest,
     tools: &[guidance::Tool],
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let root = ws.repo.root();
-    let command = match launch::command() {
-        Ok(command) => command,
-        Err(why) => return refuse(ErrorSlug::Internal, why),
-    };
-    let config = match crate::config::Config::load(root) {
-        Ok(config) => config,
-        Err(e) => return crate::preflight::config_refusal(VERB, &e),
-    };
+    let command = launch::command().map_err(|why| refuse(ErrorSlug::Internal, why))?;
     let found: Vec<Client> = Client::ALL
         .into_iter()
         .filter(|c| launch::installed(c.programs()))
         .collect();
     let mode = request.mode();
-    let clients = match select(root, &request.client, mode, &found) {
-        Ok(clients) => clients,
-        Err(refusal) => return *refusal,
-    };
-    let section = guidance::section(config.as_ref(), tools);
+    let clients = select(root, &request.client, mode, &found)?;
+    let section = guidance::section(config, tools);
     let wanted = plan::Wanted {
         command: &command,
         section: &section,
@@ -111,20 +103,20 @@ pub(crate) fn agents(
     let planned = match plan::plan(root, &items, mode, &wanted) {
         Ok(planned) => planned,
         Err((item, e)) => {
-            return refuse(
+            return Err(refuse(
                 ErrorSlug::InvalidValue,
                 format!(
                     "{} ({}) was left as it is, and so was every other file: {e}. Fix it by hand, or name the other clients with --client.",
                     item.file(),
                     item.label()
                 ),
-            );
+            ));
         }
     };
     if mode != Mode::Check
         && let Err(message) = plan::apply(root, &planned)
     {
-        return refuse(ErrorSlug::PreconditionFailed, message);
+        return Err(refuse(ErrorSlug::PreconditionFailed, message));
     }
     reply::reply(mode, &command, &found, &planned)
 }
@@ -182,7 +174,7 @@ fn select(
     named: &[Client],
     mode: Mode,
     found: &[Client],
-) -> Result<Vec<Client>, Box<Envelope>> {
+) -> Result<Vec<Client>, Refused> {
     if !named.is_empty() {
         let mut named = named.to_vec();
         named.sort();
@@ -207,14 +199,14 @@ fn select(
             .copied()
             .collect();
         let names: Vec<&str> = Client::ALL.iter().map(|c| c.as_str()).collect();
-        return Err(Box::new(refuse(
+        return Err(refuse(
             ErrorSlug::PreconditionFailed,
             format!(
                 "No agent client was found on PATH ({}), and none is wired here. Name the clients to wire with --client NAME ({}).",
                 programs.join(", "),
                 names.join(", ")
             ),
-        )));
+        ));
     }
     Ok(selected)
 }
@@ -260,9 +252,8 @@ fn remove(client: Client, text: &str) -> Result<Option<String>, FileError> {
     }
 }
 
-fn refuse(slug: ErrorSlug, message: String) -> Envelope {
-    Envelope::refusal(
-        VERB,
+fn refuse(slug: ErrorSlug, message: String) -> Refused {
+    Refused::new(
         slug,
         message,
         Hint::next_step(HintId::SeeHelp, "See `discern agents --help`."),

@@ -5,9 +5,14 @@ use serde_json::json;
 use super::clients::Client;
 use super::plan::{Item, Planned};
 use super::{Mode, VERB};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
 
-pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Planned]) -> Envelope {
+pub(crate) fn reply(
+    mode: Mode,
+    command: &str,
+    found: &[Client],
+    planned: &[Planned],
+) -> Result<Envelope, Refused> {
     let files: Vec<_> = planned
         .iter()
         .map(|p| {
@@ -40,10 +45,9 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
         .filter(|p| p.state.fails_check())
         .map(|p| format!("{} ({})", p.item.file(), p.state.as_str()))
         .collect();
-    let mut envelope = match (mode, failing.is_empty()) {
+    match (mode, failing.is_empty()) {
         (Mode::Check, false) => {
-            let mut refusal = Envelope::refusal(
-                VERB,
+            let mut refusal = Refused::new(
                 ErrorSlug::PreconditionFailed,
                 format!(
                     "{} file(s) are not as `discern agents` writes them: {}.",
@@ -54,7 +58,8 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
                     .with_action(Action::new(VERB)),
             );
             refusal.data = Some(data);
-            refusal
+            refusal.sections.push(section);
+            Err(refusal)
         }
         _ => {
             let mut ok = Envelope::ok(
@@ -71,11 +76,10 @@ pub(crate) fn reply(mode: Mode, command: &str, found: &[Client], planned: &[Plan
                     "Commit the changed files to share them, then restart each client (Codex and Copilot CLI read a project's files once the folder is trusted; Codex runs hooks with `codex_hooks` enabled in its [features])",
                 ));
             }
-            ok
+            ok.report.sections.push(section);
+            Ok(ok)
         }
-    };
-    envelope.report.sections.push(section);
-    envelope
+    }
 }
 
 fn state(mode: Mode, changed: bool, found: &[Client], planned: &[Planned]) -> String {

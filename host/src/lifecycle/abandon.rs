@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness};
 use crate::result::spelled::spell;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "abandon";
@@ -69,25 +69,13 @@ struct Abandoned<'a> {
     branch_deleted: Option<bool>,
 }
 
-type Refused = Box<Envelope>;
-
 fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Refused {
-    Box::new(Envelope::refusal(
-        VERB,
-        slug,
-        message,
-        Hint::next_step(id, hint),
-    ))
+    Refused::new(slug, message, Hint::next_step(id, hint))
 }
 
-pub(crate) fn abandon(ws: &Workspace, request: &AbandonRequest) -> Moved {
-    let effort = match judged(ws, request) {
-        Ok(effort) => effort,
-        Err(refusal) => return (*refusal).into(),
-    };
-    if let Err(refusal) = nothing_lost(&effort, request.force) {
-        return (*refusal).into();
-    }
+pub(crate) fn abandon(ws: &Workspace, request: &AbandonRequest) -> Result<Moved, Refused> {
+    let effort = judged(ws, request)?;
+    nothing_lost(&effort, request.force)?;
     if request.dry_run {
         let mut e = result(&effort, None);
         e.dry_run = Some(true);
@@ -95,7 +83,7 @@ pub(crate) fn abandon(ws: &Workspace, request: &AbandonRequest) -> Moved {
             "Dry run: {}",
             e.report.state.replacen("Abandoned", "would abandon", 1)
         );
-        return e.into();
+        return Ok(e.into());
     }
     let mut journal = AbandonJournal::new(
         &effort.main,
@@ -106,17 +94,16 @@ pub(crate) fn abandon(ws: &Workspace, request: &AbandonRequest) -> Moved {
     );
     journal.discard = request.force;
     match abandon::abandon(&effort.main, &journal, &ws.settings.faults) {
-        Ok(done) => Moved {
-            envelope: result(&effort, Some(done.branch_deleted)),
+        Ok(done) => Ok(Moved {
+            envelope: Ok(result(&effort, Some(done.branch_deleted))),
             root: Some(effort.main.root().to_owned()),
-        },
-        Err(e) => (*refuse(
+        }),
+        Err(e) => Err(refuse(
             ErrorSlug::PreconditionFailed,
             format!("Nothing was abandoned: {e}."),
             HintId::CheckRepository,
             "Fix what is named, then abandon again.",
-        ))
-        .into(),
+        )),
     }
 }
 
@@ -132,7 +119,7 @@ fn name_one() -> String {
 /// The named effort (or this checkout's), its branch, HEAD and what abandoning would lose.
 fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
     let effort_ws = match request.effort.as_ref().or(request.effort_flag.as_ref()) {
-        Some(id) => super::effort::workspace(ws, VERB, id)?,
+        Some(id) => super::effort::workspace(ws, id)?,
         None if ws.repo.is_main_checkout() => {
             return Err(refuse(
                 ErrorSlug::WrongCheckout,
@@ -176,8 +163,7 @@ fn judged(ws: &Workspace, request: &AbandonRequest) -> Result<Effort, Refused> {
         .map_or_else(|| branch.clone(), |n| n.to_string_lossy().into_owned());
     let changes = preflight::dirty_paths(repo, Cleanliness::Full)
         .map_err(|e| unreadable(&format!("Whether {id} has uncommitted changes ({e})")))?;
-    let config = Config::load(main.root())
-        .map_err(|e| Box::new(crate::preflight::config_refusal(VERB, &e)))?;
+    let config = Config::load(main.root()).map_err(|e| crate::preflight::config_refusal(&e))?;
     let trunk = ws.landing_trunk(config.as_ref());
     let unpushed = unpushed(&main, head, &trunk)
         .ok_or_else(|| unreadable(&format!("Which commits of {branch} are on no remote")))?;

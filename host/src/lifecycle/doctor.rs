@@ -19,7 +19,7 @@ use crate::config::{Config, Stage};
 use crate::git::Repo;
 use crate::git::worktree::{self, Removal};
 use crate::measure::{self, EvidenceUse, Measurement};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -45,13 +45,8 @@ struct DoctorData {
     failed_step: Option<String>,
 }
 
-fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Envelope {
-    Envelope::refusal(
-        VERB,
-        slug,
-        message,
-        Hint::next_step(HintId::FixConfig, hint),
-    )
+fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Refused {
+    Refused::new(slug, message, Hint::next_step(HintId::FixConfig, hint))
 }
 
 /// The checks first (see [`checkup`]), then, unless `--quick`, the gate rehearsed in a
@@ -62,98 +57,109 @@ pub(crate) fn doctor(
     request: &DoctorRequest,
     tools: &[Tool],
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let checks = checkup::checks(ws, tools);
-    let envelope = match request.quick {
-        true => Envelope::ok(
+    let result = match request.quick {
+        true => Ok(Envelope::ok(
             VERB,
             serde_json::json!({}),
             Report {
                 state: "The checks ran; the gate was not rehearsed (--quick).".to_owned(),
                 sections: Vec::new(),
             },
-        ),
+        )),
         false => rehearse(ws, runtime, progress),
     };
-    with_checks(envelope, &checks)
+    with_checks(result, &checks)
 }
 
-/// `envelope` with the checks: their section first, `data.checks`, and a refusal naming the
+/// `result` with the checks: their section first, `data.checks`, and a refusal naming the
 /// failing ones where the rest passed.
-fn with_checks(envelope: Envelope, checks: &[Check]) -> Envelope {
+fn with_checks(result: Result<Envelope, Refused>, checks: &[Check]) -> Result<Envelope, Refused> {
     let failing: Vec<&str> = checks
         .iter()
         .filter(|c| c.status == Status::Fail)
         .map(|c| c.check.as_str())
         .collect();
-    let mut envelope = match (envelope.ok, failing.is_empty()) {
-        (true, false) => {
-            let mut refusal = Envelope::refusal(
-                VERB,
-                ErrorSlug::PreconditionFailed,
-                format!(
-                    "{} check(s) fail: {}; each line names its fix.",
-                    failing.len(),
-                    failing.join(", ")
-                ),
-                Hint::next_step(HintId::FixConfig, "Apply each fix, then check again")
-                    .with_action(Action::new(VERB)),
-            );
-            refusal.data = envelope.data;
-            refusal.steps = envelope.steps;
-            refusal.diagnostics = envelope.diagnostics;
-            refusal.advisories = envelope.advisories;
-            refusal.report.sections = envelope.report.sections;
-            refusal
-        }
-        _ => envelope,
+    let result = match (result, failing.is_empty()) {
+        (Ok(envelope), false) => Err(Refused::new(
+            ErrorSlug::PreconditionFailed,
+            format!(
+                "{} check(s) fail: {}; each line names its fix.",
+                failing.len(),
+                failing.join(", ")
+            ),
+            Hint::next_step(HintId::FixConfig, "Apply each fix, then check again")
+                .with_action(Action::new(VERB)),
+        )
+        .carrying(envelope)),
+        (result, _) => result,
     };
     let section = Section {
         table: None,
         title: "Checks".to_owned(),
         lines: checks.iter().map(checkup::line).collect(),
     };
-    envelope.report.sections.insert(0, section);
-    let data = envelope.data.get_or_insert_with(|| serde_json::json!({}));
+    match result {
+        Ok(mut envelope) => {
+            envelope.report.sections.insert(0, section);
+            add_checks(&mut envelope.data, checks);
+            Ok(envelope)
+        }
+        Err(mut refused) => {
+            refused.sections.insert(0, section);
+            add_checks(&mut refused.data, checks);
+            Err(refused)
+        }
+    }
+}
+
+/// `data.checks`.
+fn add_checks(data: &mut Option<serde_json::Value>, checks: &[Check]) {
+    let data = data.get_or_insert_with(|| serde_json::json!({}));
     if let Some(map) = data.as_object_mut() {
         map.insert("checks".to_owned(), serde_json::json!(checks));
     }
-    envelope
 }
 
 /// The gate rehearsed in a throwaway worktree of HEAD.
-fn rehearse(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
+fn rehearse(
+    ws: &Workspace,
+    runtime: &Runtime,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Envelope, Refused> {
     let repo = &ws.repo;
+    // Read here, not by the preflight: the checks above report an invalid config themselves.
     let config = match Config::load(repo.root()) {
         Ok(Some(config)) => config,
         Ok(None) => {
-            return refuse(
+            return Err(refuse(
                 ErrorSlug::PreconditionFailed,
                 format!("{} has no discern.toml to check.", repo.root().display()),
                 "Write one with `discern init`, then run `discern doctor`",
-            );
+            ));
         }
-        Err(e) => return crate::preflight::config_refusal(VERB, &e),
+        Err(e) => return Err(crate::preflight::config_refusal(&e)),
     };
     let Some(main) = crate::identity::main_checkout(repo) else {
-        return refuse(
+        return Err(refuse(
             ErrorSlug::WrongCheckout,
             "The main checkout of this repository cannot be found.".to_owned(),
             "Run it in a repository with a work tree",
-        );
+        ));
     };
     let mut advisories = remove_leftovers(repo, &main);
     let started = Instant::now();
     let path = super::start::worktree_root(&main).join(format!("{PREFIX}{}", std::process::id()));
     if let Err(e) = throwaway(repo, &path) {
-        return refuse(
+        return Err(refuse(
             ErrorSlug::PreconditionFailed,
             format!(
                 "Cannot make a throwaway worktree at {}: {e}.",
                 path.display()
             ),
             "Commit something first (the check runs on HEAD), then run it again",
-        );
+        ));
     }
     let mut checked = check(&main, &path, ws, runtime, &config, progress);
     checked.keep_logs(&repo.admin_path(VERB));
@@ -169,9 +175,16 @@ fn rehearse(ws: &Workspace, runtime: &Runtime, progress: &(dyn Fn(&str) + Sync))
     let uncommitted = repo
         .git(&["status", "--porcelain", "--", crate::config::FILE])
         .map_or(true, |s| !s.is_empty());
-    let mut envelope = reply(checked, started.elapsed().as_secs_f64(), uncommitted);
-    envelope.advisories.extend(advisories);
-    envelope
+    match reply(checked, started.elapsed().as_secs_f64(), uncommitted) {
+        Ok(mut envelope) => {
+            envelope.advisories.extend(advisories);
+            Ok(envelope)
+        }
+        Err(mut refused) => {
+            refused.advisories.extend(advisories);
+            Err(refused)
+        }
+    }
 }
 
 /// A detached worktree of HEAD at `path`, with the work tree's `discern.toml` (committed or not).
@@ -409,63 +422,53 @@ fn standards(
     checked.steps.push(step);
 }
 
-fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Envelope {
-    let data = match crate::result::to_data(
-        VERB,
-        &DoctorData {
-            passed: checked.failed.is_none(),
-            duration_s: (duration_s * 10.0).round() / 10.0,
-            failed_step: checked.failed.clone(),
-        },
-    ) {
-        Ok(data) => data,
-        Err(refusal) => return *refusal,
-    };
+fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Result<Envelope, Refused> {
+    let data = crate::result::to_data(&DoctorData {
+        passed: checked.failed.is_none(),
+        duration_s: (duration_s * 10.0).round() / 10.0,
+        failed_step: checked.failed.clone(),
+    })?;
     let section = Section {
         table: None,
         title: "Steps".to_owned(),
         lines: checked.steps.iter().map(line).collect(),
     };
-    let mut envelope = match &checked.failed {
-        None => {
-            let mut ok = Envelope::ok(
-                VERB,
-                data,
-                Report {
-                    state: format!(
-                        "The gate passes in a fresh worktree: {} step(s) in {duration_s:.1} s; nothing was recorded.",
-                        checked.steps.len()
-                    ),
-                    sections: Vec::new(),
-                },
-            );
-            let next = match uncommitted {
-                true => "Commit discern.toml, then start an effort",
-                false => "Start an effort",
-            };
-            ok.hints
-                .push(Hint::next_step(HintId::InitCommit, next).with_action(Action::new("start")));
-            ok
-        }
-        Some(step) => {
-            let mut failed = Envelope::refusal(
-                VERB,
-                ErrorSlug::GateFailed,
-                format!("The gate fails in a fresh worktree at {step}; nothing was recorded."),
-                Hint::next_step(
-                    HintId::FixConfig,
-                    "Fix what the failing step reports (its command is in discern.toml), then run `discern doctor` again",
-                )
-                .with_action(Action::new(VERB)),
-            );
-            failed.data = Some(data);
-            failed
-        }
+    if let Some(step) = &checked.failed {
+        let mut failed = Refused::new(
+            ErrorSlug::GateFailed,
+            format!("The gate fails in a fresh worktree at {step}; nothing was recorded."),
+            Hint::next_step(
+                HintId::FixConfig,
+                "Fix what the failing step reports (its command is in discern.toml), then run `discern doctor` again",
+            )
+            .with_action(Action::new(VERB)),
+        )
+        .with_data(data)
+        .with_steps(&checked.steps);
+        failed.sections.push(section);
+        failed.diagnostics = checked.diagnostics;
+        return Err(failed);
+    }
+    let mut ok = Envelope::ok(
+        VERB,
+        data,
+        Report {
+            state: format!(
+                "The gate passes in a fresh worktree: {} step(s) in {duration_s:.1} s; nothing was recorded.",
+                checked.steps.len()
+            ),
+            sections: vec![section],
+        },
+    )
+    .with_steps(&checked.steps);
+    let next = match uncommitted {
+        true => "Commit discern.toml, then start an effort",
+        false => "Start an effort",
     };
-    envelope.report.sections.push(section);
-    envelope.steps = serde_json::to_value(&checked.steps).ok();
-    envelope.diagnostics = checked.diagnostics;
-    envelope
+    ok.hints
+        .push(Hint::next_step(HintId::InitCommit, next).with_action(Action::new("start")));
+    ok.diagnostics = checked.diagnostics;
+    Ok(ok)
 }
 
 fn line(step: &Step) -> String {

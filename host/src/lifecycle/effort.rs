@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use gix::ObjectId;
 
 use crate::git::{Repo, RepoError};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::result::{ErrorSlug, Hint, HintId, Refused};
 use crate::workspace::Workspace;
 
 /// An effort found: its worktree path (if it still has one) and its tip.
@@ -39,36 +39,30 @@ pub(crate) fn find(repo: &Repo, prefix: &str, target: &str) -> Result<Option<Fou
 }
 
 /// The workspace of the effort `target` names, seen from `ws` (any checkout, the main one
-/// included), or `verb`'s refusal naming what was not found.
-pub(crate) fn workspace(
-    ws: &Workspace,
-    verb: &str,
-    target: &str,
-) -> Result<Workspace, Box<Envelope>> {
+/// included), or the refusal naming what was not found.
+pub(crate) fn workspace(ws: &Workspace, target: &str) -> Result<Workspace, Refused> {
     // The branch prefix names the efforts: an unreadable config is refused, never the default.
     let prefix = crate::config::Config::load(ws.root())
-        .map_err(|e| Box::new(crate::preflight::config_refusal(verb, &e)))?
+        .map_err(|e| crate::preflight::config_refusal(&e))?
         .map_or_else(
             || crate::config::DEFAULT_BRANCH_PREFIX.to_owned(),
             |c| c.branch_prefix,
         );
     let path = find(&ws.repo, &prefix, target)
         .map_err(|e| {
-            Box::new(Envelope::refusal(
-                verb,
+            Refused::new(
                 ErrorSlug::CannotTell,
                 format!("The efforts cannot be listed, so {target:?} cannot be found: {e}."),
                 Hint::next_step(
                     HintId::CheckRepository,
                     "Run `git worktree list` and fix what it reports, then run this again.",
                 ),
-            ))
+            )
         })?
         .and_then(|(path, _)| path);
     path.and_then(|path| Workspace::open(&path, ws.settings.clone()).ok())
         .ok_or_else(|| {
-            Box::new(Envelope::refusal(
-                verb,
+            Refused::new(
                 ErrorSlug::NotFound,
                 format!("No effort worktree is named {target:?}."),
                 Hint::next_step(
@@ -80,6 +74,6 @@ pub(crate) fn workspace(
                         )
                     ),
                 ),
-            ))
+            )
         })
 }

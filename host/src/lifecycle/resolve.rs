@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, FILE, LimitConflict, merge_limits};
 use crate::git::Repo;
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report};
 
 pub(crate) const DRIVER_VERB: &str = "merge-driver";
 pub(crate) const RESOLVE_VERB: &str = "resolve";
@@ -33,29 +33,29 @@ pub(crate) struct MergeDriverRequest {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ResolveRequest {}
 
-fn refuse(verb: &str, slug: ErrorSlug, message: String, hint: &str) -> Envelope {
-    Envelope::refusal(
-        verb,
+/// The refusal, as the reply of a verb here.
+fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Result<Envelope, Refused> {
+    Err(Refused::new(
         slug,
         message,
         Hint::next_step(HintId::CheckRepository, hint),
-    )
+    ))
 }
 
-fn ok(verb: &str, state: String) -> Envelope {
-    Envelope::ok(
+fn ok(verb: &str, state: String) -> Result<Envelope, Refused> {
+    Ok(Envelope::ok(
         verb,
         serde_json::json!({}),
         Report {
             state,
             sections: Vec::new(),
         },
-    )
+    ))
 }
 
 /// The merge driver: the result in `ours` and exit 0, or conflict markers (led by the reason)
 /// in `ours` and a refusal (git sees a non-zero exit: a conflict).
-pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Envelope {
+pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Result<Envelope, Refused> {
     let path = request.path.as_deref().unwrap_or(FILE);
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
     let (base, ours, theirs) = match (
@@ -70,7 +70,6 @@ pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Envelope {
                 .flatten()
                 .collect::<Vec<_>>();
             return refuse(
-                DRIVER_VERB,
                 ErrorSlug::PreconditionFailed,
                 format!("The versions of {path} cannot be read: {}.", why.join("; ")),
                 "Resolve the conflict by hand (`discern resolve` settles limit conflicts).",
@@ -85,7 +84,6 @@ pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Envelope {
     if let Err(e) = std::fs::write(&request.ours, &content) {
         let message = format!("The merged {path} cannot be written: {e}.");
         return refuse(
-            DRIVER_VERB,
             ErrorSlug::PreconditionFailed,
             message,
             "Resolve the conflict by hand.",
@@ -94,7 +92,6 @@ pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Envelope {
     match why {
         None => ok(DRIVER_VERB, format!("{path}: merged by meaning.")),
         Some(why) => refuse(
-            DRIVER_VERB,
             ErrorSlug::PreconditionFailed,
             format!("{path} conflicts: {why}."),
             "Resolve it by hand: a loosening is proposed again against the merged limit, for the owner's approval.",
@@ -215,7 +212,7 @@ fn not_crossed(base: Option<&str>, ours: &str, theirs: &str) -> Result<(), Strin
 
 /// `discern resolve`: a conflicted `discern.toml` in this checkout settled by meaning and
 /// staged; anything else refused with why.
-pub(crate) fn resolve(repo: &Repo) -> Envelope {
+pub(crate) fn resolve(repo: &Repo) -> Result<Envelope, Refused> {
     let stage = |n: u8| {
         repo.git_bytes(&["show", &format!(":{n}:{FILE}")])
             .ok()
@@ -223,7 +220,6 @@ pub(crate) fn resolve(repo: &Repo) -> Envelope {
     };
     let (Some(ours), Some(theirs)) = (stage(2), stage(3)) else {
         return refuse(
-            RESOLVE_VERB,
             ErrorSlug::PreconditionFailed,
             format!("{FILE} is not in conflict here: there is nothing to resolve."),
             "Run it after a merge (or a forge's merge ref) left discern.toml conflicted.",
@@ -241,7 +237,6 @@ pub(crate) fn resolve(repo: &Repo) -> Envelope {
                 })
             {
                 return refuse(
-                    RESOLVE_VERB,
                     ErrorSlug::PreconditionFailed,
                     format!("The merged {FILE} cannot be written and staged: {e}."),
                     "Resolve it by hand.",
@@ -255,7 +250,6 @@ pub(crate) fn resolve(repo: &Repo) -> Envelope {
             )
         }
         Err(e) => refuse(
-            RESOLVE_VERB,
             ErrorSlug::PreconditionFailed,
             format!("{FILE} cannot be settled by meaning: {e}."),
             "Resolve it by hand; a loosening is proposed again against the merged limit, for the owner's approval.",

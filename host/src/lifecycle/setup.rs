@@ -4,7 +4,7 @@
 
 use super::provision::reply::{provision, reply};
 use crate::config::Config;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused};
 use crate::setup_record as marker;
 use crate::workspace::Workspace;
 
@@ -19,12 +19,11 @@ pub(crate) fn setup(
     ws: &Workspace,
     config: Option<&Config>,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let repo = &ws.repo;
     let Some(main) = crate::identity::main_checkout(repo).filter(|_| !repo.is_main_checkout())
     else {
-        return Envelope::refusal(
-            VERB,
+        return Err(Refused::new(
             ErrorSlug::WrongCheckout,
             format!(
                 "{} is not an effort's worktree; setup provisions an effort.",
@@ -34,19 +33,18 @@ pub(crate) fn setup(
                 HintId::RetrySetup,
                 "Run it in the effort's worktree (its path is in `discern status`)",
             ),
-        );
+        ));
     };
     let settings = config.map(|c| c.worktree.clone()).unwrap_or_default();
     let lock = match marker::lock(repo.git_dir()) {
         Ok(lock) => lock,
         Err(e) => {
-            return Envelope::refusal(
-                VERB,
+            return Err(Refused::new(
                 ErrorSlug::WriterBusy,
                 format!("Cannot run the setup: {e}."),
                 Hint::next_step(HintId::RetrySetup, "Run it again once that setup has ended")
                     .with_action(Action::new(VERB)),
-            );
+            ));
         }
     };
     let provisioned = provision(&main, repo, &settings, &lock, progress);

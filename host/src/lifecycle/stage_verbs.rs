@@ -3,7 +3,7 @@
 
 use super::steps::{self, Outcome, Step};
 use crate::config::{Config, Stage};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
 use crate::workspace::Workspace;
 
 /// `data` of `prepare` and `test`: they issue no Proof, and how many jobs ran.
@@ -18,36 +18,42 @@ struct StageData {
 #[serde(deny_unknown_fields)]
 pub(crate) struct StageRequest {}
 
-pub(crate) fn prepare(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
-    run_stages(ws, "prepare", &[&[Stage::Fix], &[Stage::Check]], progress)
+/// `discern prepare`, with the config the table's preflight loaded (`None`: there is none).
+pub(crate) fn prepare(
+    ws: &Workspace,
+    config: Option<&Config>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Envelope, Refused> {
+    let stages: &[&[Stage]] = &[&[Stage::Fix], &[Stage::Check]];
+    run_stages(ws, config, "prepare", stages, progress)
 }
 
 /// `discern test` (journalled for `progress` by the table).
-pub(crate) fn test(ws: &Workspace, progress: &(dyn Fn(&str) + Sync)) -> Envelope {
-    run_stages(ws, "test", &[&[Stage::Test]], progress)
+pub(crate) fn test(
+    ws: &Workspace,
+    config: Option<&Config>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Envelope, Refused> {
+    run_stages(ws, config, "test", &[&[Stage::Test]], progress)
 }
 
 fn run_stages(
     ws: &Workspace,
+    config: Option<&Config>,
     verb: &str,
     stages: &[&[Stage]],
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
-    let config = match Config::load(ws.root()) {
-        Ok(config) => config,
-        Err(e) => return crate::preflight::config_refusal(verb, &e),
-    };
+) -> Result<Envelope, Refused> {
     let mut all = Vec::new();
     let mut diagnostics = Vec::new();
     let ensured = config
-        .as_ref()
         .map(|c| super::provision::ensure(&ws.repo, &c.worktree, progress))
         .unwrap_or_default();
     all.extend(ensured.steps);
     let ensure_failed = ensured.failure.is_some();
     diagnostics.extend(ensured.failure.map(|f| f.diagnostic));
     for stage in stages.iter().filter(|_| !ensure_failed) {
-        let jobs = steps::jobs_of(config.as_ref(), stage);
+        let jobs = steps::jobs_of(config, stage);
         let (steps, failures) = steps::run(&jobs, &ws.repo, false, progress);
         let ok = steps::all_ok(&steps);
         all.extend(steps);
@@ -56,24 +62,22 @@ fn run_stages(
             break;
         }
     }
-    let data = match crate::result::to_data(
-        verb,
-        &StageData {
-            proof: "not-issued",
-            jobs: all.len(),
-        },
-    ) {
-        Ok(data) => data,
-        Err(refusal) => return *refusal,
-    };
-    let mut envelope = match (all.is_empty(), steps::all_ok(&all)) {
-        (true, _) => none_configured(verb, data),
-        (false, true) => passed(verb, data, &all),
-        (false, false) => failed(verb, data, &all),
-    };
-    envelope.steps = serde_json::to_value(&all).ok();
+    let data = crate::result::to_data(&StageData {
+        proof: "not-issued",
+        jobs: all.len(),
+    })?;
+    if !all.is_empty() && !steps::all_ok(&all) {
+        let mut refused = failed(verb, data, &all).with_steps(&all);
+        refused.diagnostics = diagnostics;
+        return Err(refused);
+    }
+    let mut envelope = match all.is_empty() {
+        true => none_configured(verb, data),
+        false => passed(verb, data, &all),
+    }
+    .with_steps(&all);
     envelope.diagnostics = diagnostics;
-    envelope
+    Ok(envelope)
 }
 
 /// One line per job that ran: its outcome, label and note.
@@ -123,14 +127,13 @@ fn passed(verb: &str, data: serde_json::Value, all: &[Step]) -> Envelope {
     e
 }
 
-fn failed(verb: &str, data: serde_json::Value, all: &[Step]) -> Envelope {
+fn failed(verb: &str, data: serde_json::Value, all: &[Step]) -> Refused {
     let failed: Vec<&str> = all
         .iter()
         .filter(|s| s.outcome == Outcome::Failed)
         .map(|s| s.label.as_str())
         .collect();
-    let mut e = Envelope::refusal(
-        verb,
+    let mut e = Refused::new(
         ErrorSlug::GateFailed,
         format!("{} failed.", failed.join(", ")),
         Hint::next_step(
@@ -140,6 +143,6 @@ fn failed(verb: &str, data: serde_json::Value, all: &[Step]) -> Envelope {
         .with_action(Action::new(verb)),
     );
     e.data = Some(data);
-    e.report.sections = vec![job_lines(all)];
+    e.sections = vec![job_lines(all)];
     e
 }

@@ -9,7 +9,9 @@ use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX, WorktreeSettings};
 use crate::git::Repo;
 use crate::preflight::{self, Cleanliness};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, WithNext};
+use crate::result::{
+    Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section, WithNext,
+};
 use crate::setup_record::{self, SetupLock};
 use crate::task::{self, CreatedFrom, TaskMetadata};
 use crate::workspace::Workspace;
@@ -37,13 +39,8 @@ pub(crate) struct StartRequest {
     pub dry_run: bool,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Envelope {
-    Envelope::refusal(
-        VERB,
-        slug,
-        message,
-        Hint::next_step(HintId::StartFromMain, hint),
-    )
+fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Refused {
+    Refused::new(slug, message, Hint::next_step(HintId::StartFromMain, hint))
 }
 
 const ADJECTIVES: &[&str] = &[
@@ -104,11 +101,8 @@ pub(crate) fn start(
     ws: &Workspace,
     request: &StartRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Moved {
-    let plan = match plan(ws, request) {
-        Ok(plan) => plan,
-        Err(refusal) => return (*refusal).into(),
-    };
+) -> Result<Moved, Refused> {
+    let plan = plan(ws, request)?;
     let data = StartData {
         id: &plan.id,
         branch: &plan.branch,
@@ -122,10 +116,7 @@ pub(crate) fn start(
             brief: request.brief.as_deref(),
         },
     };
-    let data = match crate::result::to_data(VERB, &data) {
-        Ok(data) => data,
-        Err(refusal) => return (*refusal).into(),
-    };
+    let data = crate::result::to_data(&data)?;
     if request.dry_run {
         let state = format!(
             "Dry run: would create {} on branch {} from {}.",
@@ -142,14 +133,11 @@ pub(crate) fn start(
             },
         );
         envelope.dry_run = Some(true);
-        return envelope.into();
+        return Ok(envelope.into());
     }
-    let (lock, worktree) = match create(&ws.repo, request, &plan, &ws.settings.faults) {
-        Ok(created) => created,
-        Err(refusal) => return (*refusal).into(),
-    };
+    let (lock, worktree) = create(&ws.repo, request, &plan, &ws.settings.faults)?;
     let provisioned = provisioned(ws, &plan, (&worktree, lock.as_ref()), progress);
-    started(&ws.repo, plan, data, provisioned)
+    Ok(started(&ws.repo, plan, data, provisioned))
 }
 
 /// The new effort provisioned as its own `[worktree]` says: nothing to do without the table;
@@ -159,7 +147,7 @@ fn provisioned(
     plan: &Plan,
     (worktree, lock): (&WorktreeSettings, Option<&SetupLock>),
     progress: &(dyn Fn(&str) + Sync),
-) -> Option<Envelope> {
+) -> Option<Result<Envelope, Refused>> {
     if worktree.is_empty() {
         return None;
     }
@@ -168,12 +156,12 @@ fn provisioned(
         Ok(effort) => effort,
         Err(e) => {
             let failure = provision::env_failure(&format!("the new worktree cannot be read: {e}"));
-            return Some(setup::failed(
+            return Some(Err(setup::failed(
                 VERB,
                 &plan.path,
                 &failure,
                 serde_json::Value::Null,
-            ));
+            )));
         }
     };
     // Without setup steps there is no record and no lock: env files and ensure only.
@@ -187,12 +175,12 @@ fn provisioned(
             }
             Err(e) => {
                 let failure = provision::env_failure(&e.to_string());
-                return Some(setup::failed(
+                return Some(Err(setup::failed(
                     VERB,
                     &plan.path,
                     &failure,
                     serde_json::Value::Null,
-                ));
+                )));
             }
         },
     };
@@ -234,9 +222,9 @@ struct Plan {
 
 /// Where the new effort goes and what it forks from, refused when it cannot be created: not
 /// the main checkout, a bad title or brief, an unknown `--from`, a taken or bad name.
-fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Box<Envelope>> {
+fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Refused> {
     let repo = &ws.repo;
-    let refused = |slug, message: String, hint: &str| Box::new(refuse(slug, message, hint));
+    let refused = |slug, message: String, hint: &str| refuse(slug, message, hint);
     if !repo.is_main_checkout() {
         return Err(refused(
             ErrorSlug::WrongCheckout,
@@ -248,8 +236,7 @@ fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Box<Envelope>> {
         )
         .with_next(Action::new("start")));
     }
-    let config = Config::load(repo.root())
-        .map_err(|e| Box::new(crate::preflight::config_refusal(VERB, &e)))?;
+    let config = Config::load(repo.root()).map_err(|e| crate::preflight::config_refusal(&e))?;
     let trunk = ws.trunk(config.as_ref());
     let prefix = config
         .as_ref()
@@ -295,8 +282,8 @@ fn effort_id(
     root: &Path,
     prefix: &str,
     name: Option<&str>,
-) -> Result<String, Box<Envelope>> {
-    let refused = |slug, message: String, hint: &str| Box::new(refuse(slug, message, hint));
+) -> Result<String, Refused> {
+    let refused = |slug, message: String, hint: &str| refuse(slug, message, hint);
     let Some(name) = name else {
         return (0..16)
             .map(codename)
@@ -340,7 +327,7 @@ fn create(
     request: &StartRequest,
     plan: &Plan,
     faults: &commit::Faults,
-) -> Result<(Option<SetupLock>, WorktreeSettings), Box<Envelope>> {
+) -> Result<(Option<SetupLock>, WorktreeSettings), Refused> {
     let Plan {
         id,
         branch,
@@ -397,14 +384,14 @@ fn create(
             commit::fork::ForkError::Metadata(_) => "Fix what the message names, then start again.",
             _ => "Check the repository's permissions and try again.",
         };
-        Box::new(refuse(
+        refuse(
             ErrorSlug::PreconditionFailed,
             format!(
                 "{}. Nothing was left behind.",
                 super::provision::reply::upper_first(&e.to_string())
             ),
             hint,
-        ))
+        )
     })?;
     Ok((held.into_inner(), settings.into_inner()))
 }
@@ -422,7 +409,7 @@ fn started(
     repo: &Repo,
     plan: Plan,
     data: serde_json::Value,
-    provisioned: Option<Envelope>,
+    provisioned: Option<Result<Envelope, Refused>>,
 ) -> Moved {
     let Plan {
         id,
@@ -431,12 +418,16 @@ fn started(
         from_ref,
         from_commit,
     } = plan;
-    if let Some(failed) = provisioned.as_ref().filter(|p| !p.ok) {
-        return Moved {
-            envelope: provision_failed(&id, failed.clone(), data),
-            root: Some(path),
-        };
-    }
+    let provisioned = match provisioned {
+        Some(Err(failed)) => {
+            return Moved {
+                envelope: Err(provision_failed(&id, failed, data)),
+                root: Some(path),
+            };
+        }
+        Some(Ok(provisioned)) => Some(provisioned),
+        None => None,
+    };
     let mut envelope = Envelope::ok(
         VERB,
         data,
@@ -475,14 +466,14 @@ fn started(
         with_provisioning(&mut envelope, provisioned);
     }
     Moved {
-        envelope,
+        envelope: Ok(envelope),
         root: Some(path),
     }
 }
 
 /// `start`'s refusal when provisioning failed: the effort exists (its data says where), and the
 /// step's refusal says what failed and how to run it again.
-fn provision_failed(id: &str, mut failed: Envelope, data: serde_json::Value) -> Envelope {
+fn provision_failed(id: &str, mut failed: Refused, data: serde_json::Value) -> Refused {
     let mut data = data;
     if let (Some(all), Some(serde_json::Value::Object(extra))) =
         (data.as_object_mut(), failed.data.take())
@@ -490,10 +481,7 @@ fn provision_failed(id: &str, mut failed: Envelope, data: serde_json::Value) -> 
         all.extend(extra);
     }
     failed.data = Some(data);
-    failed.message = failed
-        .message
-        .map(|m| format!("Started effort {id}, but {}", lower_first(&m)));
-    failed.report.state = failed.message.clone().unwrap_or_default();
+    failed.message = format!("Started effort {id}, but {}", lower_first(&failed.message));
     failed
 }
 

@@ -8,7 +8,7 @@ use crate::git;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness, Preflight, Prepared};
 use crate::result::spelled::spell;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -160,11 +160,11 @@ pub(crate) fn update(
     runtime: &Runtime,
     request: &UpdateRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
-    let envelope = merged_trunk(prepared, runtime, request);
+) -> Result<Envelope, Refused> {
+    let envelope = merged_trunk(prepared, runtime, request)?;
     let ensure = prepared.config().map(|c| &c.worktree.ensure);
-    if request.dry_run || !envelope.ok || ensure.is_none_or(Vec::is_empty) {
-        return envelope;
+    if request.dry_run || ensure.is_none_or(Vec::is_empty) {
+        return Ok(envelope);
     }
     super::provision::ensured(
         VERB,
@@ -175,7 +175,11 @@ pub(crate) fn update(
     )
 }
 
-fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest) -> Envelope {
+fn merged_trunk(
+    prepared: &Prepared,
+    runtime: &Runtime,
+    request: &UpdateRequest,
+) -> Result<Envelope, Refused> {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     // The preflight refused an unreadable config: the trunk it names is what is merged.
@@ -187,44 +191,42 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
     // with a pull request's branch out.
     let on_trunk = repo.branch().ok().flatten().is_none_or(|b| b == trunk);
     if repo.is_main_checkout() && on_trunk {
-        return NotUpdated::TrunkCheckedOut.refusal(VERB);
+        return Err(NotUpdated::TrunkCheckedOut.into());
     }
     let source = from.map_or_else(|| trunk.clone(), str::to_owned);
     let Some(branch) = repo.branch().ok().flatten() else {
-        return NotUpdated::Detached.refusal(VERB);
+        return Err(NotUpdated::Detached.into());
     };
-    if let Err(refusal) = tracked_clean(prepared) {
-        return *refusal;
-    }
+    tracked_clean(prepared)?;
     // The trunk as the team has it (a branch, never a tag; the newer of a stale local trunk
     // and its upstream); `--from` as written.
     let incoming = match from {
         None => match repo.trunk_commit(&trunk) {
             Err(e) if let Some(diverged) = crate::git::DivergedTrunk::of(&e) => {
-                return NotUpdated::TrunkDiverged(diverged).refusal(VERB);
+                return Err(NotUpdated::TrunkDiverged(diverged).into());
             }
             found => found.ok().flatten(),
         },
         Some(rev) => super::start::resolve(repo, rev),
     };
     let (Some(head), Some(incoming)) = (repo.head().ok().flatten(), incoming) else {
-        return NotUpdated::NoCommit { incoming: source }.refusal(VERB);
+        return Err(NotUpdated::NoCommit { incoming: source }.into());
     };
     let behind = match repo.ahead_behind(incoming, head) {
         Ok((_, behind)) => behind,
         Err(e) => {
             let why = e.to_string();
             let incoming = source;
-            return NotUpdated::DistanceUnknown {
+            return Err(NotUpdated::DistanceUnknown {
                 branch,
                 incoming,
                 why,
             }
-            .refusal(VERB);
+            .into());
         }
     };
     if behind == 0 {
-        return Envelope::ok(
+        return Ok(Envelope::ok(
             VERB,
             UpdateData {
                 behind: Some(0),
@@ -234,7 +236,7 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
                 state: format!("{branch} already contains {source}; nothing to merge."),
                 sections: Vec::new(),
             },
-        );
+        ));
     }
     // The commits it brings in, as the reply lists them: unreadable is a refusal, never "none".
     let subjects = match repo.git(&[
@@ -245,12 +247,12 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
     ]) {
         Ok(subjects) => subjects,
         Err(e) => {
-            return NotUpdated::DistanceUnknown {
+            return Err(NotUpdated::DistanceUnknown {
                 branch,
                 incoming: source,
                 why: format!("its commits cannot be listed: {e}"),
             }
-            .refusal(VERB);
+            .into());
         }
     };
     let merge = Merge {
@@ -262,25 +264,23 @@ fn merged_trunk(prepared: &Prepared, runtime: &Runtime, request: &UpdateRequest)
         commits: subjects.lines().collect(),
     };
     if dry_run {
-        return merge.preview();
+        return Ok(merge.preview());
     }
-    let mut envelope = merge.run(repo, &ws.settings.faults);
-    if envelope.ok
-        && envelope
-            .advisories
-            .iter()
-            .any(|a| a.contains("settled by meaning"))
-    {
+    let Merged {
+        mut envelope,
+        settled,
+    } = merge.run(repo, &ws.settings.faults)?;
+    // Limits settled by meaning: the two sides' work together is measured against them.
+    if settled {
         envelope.advisories.extend(breaches(ws, runtime));
     }
-    let merged = envelope.data.as_ref().is_some_and(|d| d["merged"] == true);
-    if merged && let Some((advisory, next)) = renewed(ws, runtime) {
+    if let Some((advisory, next)) = renewed(ws, runtime) {
         envelope.advisories.push(advisory);
         if let Some(next) = next {
             envelope.hints = vec![next];
         }
     }
-    envelope
+    Ok(envelope)
 }
 
 /// Proposals the merge left stale (HEAD and the trunk moved), renewed on the merged commit
@@ -315,21 +315,22 @@ fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> 
     // Prepared as the table prepares a proposal, but with nothing to recover: this update
     // recovered first, and its merge is settled.
     let preflight = Preflight::of(false, crate::standards::CLEANLINESS).config();
-    let result = match preflight::prepare(crate::proposals::VERB, ws.clone(), preflight) {
-        Ok(prepared) => crate::proposals::propose(&prepared, runtime, &request, &|_| ()),
-        Err(refusal) => *refusal,
-    };
+    let result = preflight::prepare(crate::proposals::VERB, ws.clone(), preflight)
+        .and_then(|prepared| crate::proposals::propose(&prepared, runtime, &request, &|_| ()));
     let names = names.join(", ");
-    if result.ok {
-        let advisory = format!(
-            "The proposal(s) for {names} survived the merge and were renewed on the merged commit (the same values and reasons); the gate is the next step."
-        );
-        return Some((advisory, None));
-    }
-    let why = result.message.unwrap_or_default();
+    let refused = match result {
+        Ok(_) => {
+            let advisory = format!(
+                "The proposal(s) for {names} survived the merge and were renewed on the merged commit (the same values and reasons); the gate is the next step."
+            );
+            return Some((advisory, None));
+        }
+        Err(refused) => refused,
+    };
+    let why = &refused.message;
     let advisory =
         format!("The proposal(s) for {names} could not be renewed on the merged commit: {why}");
-    Some((advisory, result.hints.into_iter().next()))
+    Some((advisory, refused.hints.first().cloned()))
 }
 
 /// What an update says when the merged `discern.toml` cannot be read (`skipped`: what it
@@ -406,12 +407,19 @@ fn settle_limits(base: Option<&str>, ours: &str, theirs: &str) -> Result<String,
 /// observed them after recovering: an interrupted landing or config transaction is settled
 /// first, so the tree is not called dirty with discern's own half-written change); else the
 /// refusal.
-fn tracked_clean(prepared: &Prepared) -> Result<(), Box<Envelope>> {
-    let paths = prepared.dirty(VERB)?;
+fn tracked_clean(prepared: &Prepared) -> Result<(), Refused> {
+    let paths = prepared.dirty()?;
     match paths.is_empty() {
         true => Ok(()),
-        false => Err(Box::new(NotUpdated::TrackedDirty { paths }.refusal(VERB))),
+        false => Err(Refused::from(NotUpdated::TrackedDirty { paths })),
     }
+}
+
+/// A merge that went through: its reply, and whether `discern.toml`'s limits conflicted and
+/// were settled by meaning (the merged tree is then measured against them).
+struct Merged {
+    envelope: Envelope,
+    settled: bool,
 }
 
 /// A merge of `incoming` (named `source`) into `branch` at `head`, which lacks `behind` commits.
@@ -446,7 +454,7 @@ impl Merge<'_> {
         e
     }
 
-    fn run(&self, repo: &Repo, faults: &crate::commit::Faults) -> Envelope {
+    fn run(&self, repo: &Repo, faults: &crate::commit::Faults) -> Result<Merged, Refused> {
         let message = format!(
             "Merge {} into {} (discern update)",
             self.source, self.branch
@@ -463,20 +471,26 @@ impl Merge<'_> {
         );
         let merge = match journaled {
             Ok(merge) => merge,
-            Err(e) => return self.aborted(&[], Some(&e.to_string())),
+            Err(e) => return Err(self.aborted(&[], Some(&e.to_string()))),
         };
         match merge {
-            git::Merge::Merged => self.merged(repo),
+            git::Merge::Merged => Ok(Merged {
+                envelope: self.merged(repo),
+                settled: false,
+            }),
             git::Merge::Resolved(path) => {
                 let mut e = self.merged(repo);
                 e.advisories.push(format!(
                     "{path} conflicted only in limit values, settled by meaning: a limit one side changed took that side, one both sides tightened took the tighter value, and one the trunk loosened (an approved landing) took the trunk's — `discern done` pins this branch's gains again."
                 ));
-                e
+                Ok(Merged {
+                    envelope: e,
+                    settled: true,
+                })
             }
-            git::Merge::Conflicted(files) => self.aborted(&files, None),
-            git::Merge::Failed(why) => self.aborted(&[], Some(&why)),
-            git::Merge::Unsettled { path, why } => self.unsettled(&path, &why),
+            git::Merge::Conflicted(files) => Err(self.aborted(&files, None)),
+            git::Merge::Failed(why) => Err(self.aborted(&[], Some(&why))),
+            git::Merge::Unsettled { path, why } => Err(self.unsettled(&path, &why)),
         }
     }
 
@@ -526,23 +540,21 @@ impl Merge<'_> {
 
     /// The limits conflict by meaning (a loosening meets a change of the same limit): the merge
     /// was aborted; the way through is to withdraw, update, and propose against the new limit.
-    fn unsettled(&self, path: &str, why: &str) -> Envelope {
+    fn unsettled(&self, path: &str, why: &str) -> Refused {
         let source = self.source;
-        let mut refusal = NotUpdated::Unsettled {
+        Refused::from(NotUpdated::Unsettled {
             incoming: source.to_owned(),
             path: path.to_owned(),
             why: why.to_owned(),
-        }
-        .refusal(VERB);
-        refusal = refusal.with_data(UpdateData {
+        })
+        .with_data(UpdateData {
             conflicts: Some(&[path.to_owned()]),
             ..UpdateData::of(source)
-        });
-        refusal
+        })
     }
 
     /// The merge failed and was aborted (no conflict state is left): say where it conflicted.
-    fn aborted(&self, files: &[String], failure: Option<&str>) -> Envelope {
+    fn aborted(&self, files: &[String], failure: Option<&str>) -> Refused {
         let source = self.source;
         let source_name = source.to_owned();
         let why = match failure {
@@ -555,11 +567,9 @@ impl Merge<'_> {
                 files: files.to_vec(),
             },
         };
-        let mut refusal = why.refusal(VERB);
-        refusal = refusal.with_data(UpdateData {
+        Refused::from(why).with_data(UpdateData {
             conflicts: Some(files),
             ..UpdateData::of(source)
-        });
-        refusal
+        })
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::Repo;
 use crate::proof::{self, ProofState};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "await";
@@ -54,7 +54,7 @@ pub(crate) struct AwaitRequest {
 impl AwaitRequest {
     /// The request's own check, on both surfaces before anything runs: one condition or a
     /// resume handle, never both and never several.
-    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+    pub(crate) fn validate(&self) -> Result<(), Refused> {
         match (self.condition()?, &self.resume) {
             (Some(_), Some(_)) => Err(NotAwaited::ConditionAndResume.into()),
             (None, None) => Err(NotAwaited::NoCondition.into()),
@@ -63,7 +63,7 @@ impl AwaitRequest {
     }
 
     /// The one condition named, `None` when none is (a resume), or the refusal for several.
-    fn condition(&self) -> Result<Option<Condition>, Box<Envelope>> {
+    fn condition(&self) -> Result<Option<Condition>, Refused> {
         let named = usize::from(self.green.is_some())
             + usize::from(self.landed.is_some())
             + usize::from(self.trunk_moved);
@@ -158,64 +158,44 @@ impl Refusal for NotAwaited {
     }
 }
 
-impl From<NotAwaited> for Box<Envelope> {
-    fn from(why: NotAwaited) -> Self {
-        Box::new(why.refusal(VERB))
-    }
-}
-
 fn continuation_path(repo: &Repo, handle: &str) -> PathBuf {
     repo.shared_path("continuations")
         .join(format!("{handle}.json"))
 }
 
-/// `await`, with `default_timeout_s` when the request names no timeout.
+/// `await`, with `default_timeout_s` when the request names no timeout, and the config the
+/// table's preflight loaded (an invalid one was refused there, never read as the default
+/// branch prefix).
 pub(crate) fn await_condition(
     ws: &Workspace,
+    config: Option<&Config>,
     request: &AwaitRequest,
     default_timeout_s: f64,
-) -> Awaited {
-    let condition = match request.condition() {
-        Ok(condition) => condition,
-        Err(refusal) => {
-            return Awaited {
-                envelope: *refusal,
-                met: false,
-            };
-        }
-    };
+) -> Result<Awaited, Refused> {
     let wait_for = Wait {
-        condition,
+        condition: request.condition()?,
         timeout_s: request.timeout.unwrap_or(default_timeout_s),
         resume: request.resume.clone(),
     };
-    let (envelope, met) = wait(ws, &wait_for);
-    Awaited { envelope, met }
+    let (envelope, met) = wait(ws, config, &wait_for)?;
+    Ok(Awaited { envelope, met })
 }
 
-fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
+fn wait(
+    ws: &Workspace,
+    config: Option<&Config>,
+    request: &Wait,
+) -> Result<(Envelope, bool), Refused> {
     let repo = &ws.repo;
-    // The branch prefix names the efforts: a config that cannot be read is refused, never
-    // read as the default prefix.
-    let config = match crate::preflight::load_config(ws, VERB) {
-        Ok(config) => config,
-        Err(refusal) => return (*refusal, false),
-    };
-    let prefix = config
-        .as_ref()
-        .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
-            c.branch_prefix.clone()
-        });
+    let prefix = config.map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
+        c.branch_prefix.clone()
+    });
     let continuation = match (&request.resume, &request.condition) {
         (Some(_), Some(_)) => Err(NotAwaited::ConditionAndResume.into()),
         (Some(handle), None) => resumed(repo, handle),
-        (None, Some(condition)) => begin(ws, config.as_ref(), &prefix, condition),
+        (None, Some(condition)) => begin(ws, config, &prefix, condition),
         (None, None) => Err(NotAwaited::NoCondition.into()),
-    };
-    let continuation = match continuation {
-        Ok(continuation) => continuation,
-        Err(refusal) => return (*refusal, false),
-    };
+    }?;
     let timeout = Duration::from_secs_f64(request.timeout_s.clamp(0.0, DEFAULT_TIMEOUT_S));
     let started = Instant::now();
     loop {
@@ -224,7 +204,7 @@ fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
             if let Some(handle) = request.resume.as_deref() {
                 let _ = std::fs::remove_file(continuation_path(repo, handle));
             }
-            return (met(&continuation, started, &observed), true);
+            return Ok((met(&continuation, started, &observed), true));
         }
         if started.elapsed() >= timeout {
             break;
@@ -241,12 +221,12 @@ fn wait(ws: &Workspace, request: &Wait) -> (Envelope, bool) {
         request.resume.as_deref(),
         started,
         timeout,
-    );
-    (envelope, false)
+    )?;
+    Ok((envelope, false))
 }
 
 /// The continuation recorded under `handle`.
-fn resumed(repo: &Repo, handle: &str) -> Result<Continuation, Box<Envelope>> {
+fn resumed(repo: &Repo, handle: &str) -> Result<Continuation, Refused> {
     let valid = handle.len() <= 32
         && handle
             .chars()
@@ -269,7 +249,7 @@ fn begin(
     config: Option<&Config>,
     prefix: &str,
     condition: &Condition,
-) -> Result<Continuation, Box<Envelope>> {
+) -> Result<Continuation, Refused> {
     let repo = &ws.repo;
     let trunk = ws.trunk(config);
     let Some(trunk_start) = repo.trunk_commit(&trunk).ok().flatten() else {
@@ -342,7 +322,7 @@ fn not_met(
     resume: Option<&str>,
     started: Instant,
     timeout: Duration,
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let handle = match resume {
         Some(handle) => handle.to_owned(),
         None => {
@@ -364,8 +344,7 @@ fn not_met(
         .map_err(std::io::Error::other)
         .and_then(|bytes| crate::fsutil::write_atomic(&continuation_path(repo, &handle), &bytes));
     if let Err(e) = written {
-        return Envelope::refusal(
-            VERB,
+        return Err(Refused::new(
             ErrorSlug::CannotTell,
             format!(
                 "Not met within {:.0} s, and the handle to resume with cannot be recorded: {e}.",
@@ -375,7 +354,7 @@ fn not_met(
                 HintId::CheckRepository,
                 "Make the repository's .git/discern writable, then await again",
             ),
-        );
+        ));
     }
     let observed = observe(repo, prefix, &record);
     let mut e = Envelope::ok(
@@ -393,7 +372,7 @@ fn not_met(
         Hint::next_step(HintId::AwaitCondition, "Wait again")
             .with_action(Action::new("await").arg("resume", handle.clone())),
     );
-    e
+    Ok(e)
 }
 
 /// `data` of an `await` result.

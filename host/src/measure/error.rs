@@ -1,12 +1,12 @@
-//! Why a batch could not be measured, typed: each verb that measures refuses with it under its
-//! own name ([`MeasureError::refusal`]), so a failing measurement in `done` says `done`.
+//! Why a batch could not be measured, typed: each verb that measures refuses with it in its
+//! own words ([`MeasureError::refused_by`]), so a failing measurement in `done` says `done`.
 
 use std::path::PathBuf;
 
 use crate::config::ConfigError;
 use crate::git::RepoError;
 use crate::preflight::{self, CleanError};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused};
 
 /// Why nothing was measured.
 #[derive(Debug, thiserror::Error)]
@@ -70,19 +70,21 @@ impl Refusal for MeasureError {
             ),
         }
     }
+}
 
-    /// The refusal of `verb`: the shared preflight refusals (a dirty or unreadable tree, a bad
-    /// config) say the verb's own way out.
-    fn refusal(&self, verb: &str) -> Envelope {
+impl MeasureError {
+    /// The refusal when `verb` measured: the shared preflight refusals (a dirty or unreadable
+    /// tree, a bad config) say the verb's own way out.
+    pub(crate) fn refused_by(&self, verb: &str) -> Refused {
         match self {
             Self::Unclean { root, error } => preflight::clean_refusal_at(verb, root, error),
             Self::JobsInDirtyTree { dirty, .. } => {
                 let mut refusal = preflight::dirty_refusal(verb, dirty);
-                refusal.message = Some(format!("{} {self}", refusal.message.unwrap_or_default()));
+                refusal.message = format!("{} {self}", refusal.message);
                 refusal
             }
-            Self::ComponentConfig(error) => preflight::config_refusal(verb, error),
-            _ => Envelope::refusal(verb, self.slug(), self.to_string(), self.hint()),
+            Self::ComponentConfig(error) => preflight::config_refusal(error),
+            _ => self.refused(),
         }
     }
 }
@@ -97,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn each_verb_refuses_a_failed_measurement_under_its_own_name() {
+    fn each_verb_refuses_a_failed_measurement_with_its_slug_and_a_way_out() {
         let errors = [
             MeasureError::NoCommit,
             MeasureError::Unreadable("tree abc is missing".to_owned()),
@@ -117,10 +119,8 @@ mod tests {
         ];
         for verb in ["standards", "done", "accept", "standards propose"] {
             for error in &errors {
-                let refusal = error.refusal(verb);
-                assert_eq!(refusal.verb, verb, "{error:?}");
-                assert!(!refusal.ok);
-                assert_eq!(refusal.error, Some(error.slug()), "{error:?}");
+                let refusal = error.refused_by(verb);
+                assert_eq!(refusal.error, error.slug(), "{error:?}");
                 assert!(
                     !refusal.hints.is_empty(),
                     "{verb}: {error:?} has no way out"
@@ -135,12 +135,12 @@ mod tests {
             dirty: dirty(),
             jobs: vec!["coverage".to_owned()],
         };
-        let hint = |verb: &str| error.refusal(verb).hints[0].text().to_owned();
+        let hint = |verb: &str| error.refused_by(verb).hints[0].text().to_owned();
         assert!(hint("standards").contains("--force"));
         for verb in ["done", "accept"] {
             assert!(!hint(verb).contains("--force"), "{verb}: {}", hint(verb));
         }
-        let message = error.refusal("done").message.unwrap_or_default();
+        let message = error.refused_by("done").message.clone();
         assert!(message.contains("src/lib.rs") && message.contains("coverage runs a job"));
         assert!(message.contains("done works on a commit"), "{message}");
     }
@@ -154,8 +154,8 @@ mod tests {
                 message: "index is locked".to_owned(),
             },
         );
-        let refusal = error.refusal("done");
-        assert_eq!(refusal.error, Some(ErrorSlug::CannotTell));
+        let refusal = error.refused_by("done");
+        assert_eq!(refusal.error, ErrorSlug::CannotTell);
         assert!(
             refusal.hints[0]
                 .text()

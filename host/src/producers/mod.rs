@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use listing::Configured;
 
-use crate::result::Envelope;
+use crate::result::{Envelope, Refused};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -127,15 +127,20 @@ pub(crate) fn producers(
     configured: Configured,
     dir: &Path,
     request: &ProducersRequest,
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     match &request.name {
         Some(name) => show::show(runtime, &configured, dir, name),
-        None => listing::list(runtime, configured),
+        None => Ok(listing::list(runtime, configured)),
     }
 }
 
 /// `discern producers run`.
-pub(crate) fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
+pub(crate) fn run(
+    ws: &Workspace,
+    runtime: &Runtime,
+    dir: &Path,
+    request: &RunRequest,
+) -> Result<Envelope, Refused> {
     run::run(ws, runtime, dir, request)
 }
 
@@ -145,7 +150,7 @@ pub(crate) fn fetch(
     settings: &crate::workspace::Settings,
     root: Option<&Path>,
     request: &FetchRequest,
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     registry::fetch(settings, root, request)
 }
 
@@ -155,11 +160,11 @@ pub(crate) fn publish(
     runtime: &Runtime,
     dir: &Path,
     request: &PublishRequest,
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     registry::publish(settings, runtime, dir, request)
 }
 
 /// `discern producers new`: writes `dir/NAME/`.
-pub(crate) fn new(dir: &Path, request: &NewRequest) -> Envelope {
+pub(crate) fn new(dir: &Path, request: &NewRequest) -> Result<Envelope, Refused> {
     scaffold::new(dir, request)
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::{FETCH_VERB, FetchRequest, PUBLISH_VERB, PublishRequest};
 use crate::config::{Config, ProducerRef};
 use crate::oci::{OciError, Reference, Unpinned};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
 use crate::runtime::{ProducerComponent, Runtime};
 use crate::workspace::Settings;
 
@@ -61,8 +61,8 @@ impl Refusal for NotFetched {
         Hint::next_step(HintId::SeeHelp, text)
     }
 
-    fn refusal(&self, verb: &str) -> Envelope {
-        Envelope::refusal(verb, self.slug(), format!("{self}."), self.hint())
+    fn refused(&self) -> Refused {
+        Refused::new(self.slug(), format!("{self}."), self.hint())
     }
 }
 
@@ -82,15 +82,16 @@ struct Fetched {
 }
 
 /// `discern producers fetch [REFERENCE]`.
-pub(super) fn fetch(settings: &Settings, root: Option<&Path>, request: &FetchRequest) -> Envelope {
+pub(super) fn fetch(
+    settings: &Settings,
+    root: Option<&Path>,
+    request: &FetchRequest,
+) -> Result<Envelope, Refused> {
     let wanted = match &request.reference {
         Some(text) => one(settings, text),
         None => configured(root),
     };
-    let wanted = match wanted {
-        Ok(wanted) => wanted,
-        Err(e) => return e.refusal(FETCH_VERB),
-    };
+    let wanted = wanted?;
     let mut rows = Vec::new();
     let mut failed = Vec::new();
     for (reference, (standards, producer)) in wanted {
@@ -107,9 +108,9 @@ pub(super) fn fetch(settings: &Settings, root: Option<&Path>, request: &FetchReq
         }
     }
     if !failed.is_empty() {
-        return NotFetched::Registry(failed).refusal(FETCH_VERB);
+        return Err(NotFetched::Registry(failed).into());
     }
-    fetched(rows)
+    Ok(fetched(rows))
 }
 
 /// The references to fetch, each with the Standards naming it and (resolved from a tag) the
@@ -196,11 +197,8 @@ pub(super) fn publish(
     runtime: &Runtime,
     dir: &Path,
     request: &PublishRequest,
-) -> Envelope {
-    match push(settings, runtime, dir, request) {
-        Ok(envelope) => envelope,
-        Err(e) => e.refusal(PUBLISH_VERB),
-    }
+) -> Result<Envelope, Refused> {
+    push(settings, runtime, dir, request).map_err(Refused::from)
 }
 
 fn push(

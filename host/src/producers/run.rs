@@ -13,7 +13,8 @@ use super::{RUN_VERB, RunRequest};
 use crate::config::ConfigSchema;
 use crate::git::short;
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section, Severity,
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section,
+    Severity,
 };
 use crate::runtime::{Artifacts, Info, Limits, Metric, ProducerComponent, RunOutput, Runtime};
 use crate::snapshot::Snapshot;
@@ -42,11 +43,13 @@ struct RunData<'a> {
 }
 
 /// Run the component at `request.path` (relative to `dir`) against the commit or work tree.
-pub(super) fn run(ws: &Workspace, runtime: &Runtime, dir: &Path, request: &RunRequest) -> Envelope {
-    match prepare(ws, runtime, dir, request) {
-        Ok(ready) => execute(runtime, &ready),
-        Err(refusal) => *refusal,
-    }
+pub(super) fn run(
+    ws: &Workspace,
+    runtime: &Runtime,
+    dir: &Path,
+    request: &RunRequest,
+) -> Result<Envelope, Refused> {
+    execute(runtime, &prepare(ws, runtime, dir, request)?)
 }
 
 /// Everything checked before the component runs.
@@ -63,7 +66,7 @@ fn prepare(
     runtime: &Runtime,
     dir: &Path,
     request: &RunRequest,
-) -> Result<Ready, Box<Envelope>> {
+) -> Result<Ready, Refused> {
     let component = ProducerComponent::from_file(request.path.as_str(), &dir.join(&request.path))
         .map_err(|e| missing(&request.path, &e))?;
     let config = config_object(&request.config)?;
@@ -84,7 +87,7 @@ fn prepare(
     })
 }
 
-fn execute(runtime: &Runtime, ready: &Ready) -> Envelope {
+fn execute(runtime: &Runtime, ready: &Ready) -> Result<Envelope, Refused> {
     let output = runtime.run(
         &ready.component,
         &ready.config,
@@ -93,12 +96,9 @@ fn execute(runtime: &Runtime, ready: &Ready) -> Envelope {
         &Limits::default(),
     );
     match output {
-        Ok(output) => measured(ready, &output),
-        Err(e) => {
-            let mut refusal = NotRun::Failed(e.to_string()).refusal(RUN_VERB);
-            refusal.data = Some(serde_json::json!({ "stderr": e.stderr }));
-            refusal
-        }
+        Ok(output) => Ok(measured(ready, &output)),
+        Err(e) => Err(Refused::from(NotRun::Failed(e.to_string()))
+            .with_data(serde_json::json!({ "stderr": e.stderr }))),
     }
 }
 
@@ -198,8 +198,8 @@ fn sections(output: &RunOutput) -> Vec<Section> {
 }
 
 /// `--config`: a JSON object, as a Standard's `config` table reaches a producer.
-fn config_object(text: &str) -> Result<Map<String, Value>, Box<Envelope>> {
-    let refuse = |why: String| Box::<Envelope>::from(NotRun::ConfigNotObject { why });
+fn config_object(text: &str) -> Result<Map<String, Value>, Refused> {
+    let refuse = |why: String| Refused::from(NotRun::ConfigNotObject { why });
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(refuse(format!("found {other}"))),
@@ -212,7 +212,7 @@ fn check_config(
     component: &ProducerComponent,
     info: &Info,
     config: &Map<String, Value>,
-) -> Result<(), Box<Envelope>> {
+) -> Result<(), Refused> {
     let Some(text) = &info.config_schema else {
         return Ok(());
     };
@@ -226,7 +226,7 @@ fn check_config(
         component: component.label().to_owned(),
         keys: schema.keys().join(", "),
     }
-    .refusal(RUN_VERB);
+    .refused();
     for problem in problems {
         let key = problem
             .key
@@ -240,11 +240,11 @@ fn check_config(
             line: None,
         });
     }
-    Err(Box::new(refusal))
+    Err(refusal)
 }
 
 /// The commit (`--rev`, default HEAD) or the work tree (`--force`) to measure.
-fn snapshot(ws: &Workspace, request: &RunRequest) -> Result<Snapshot, Box<Envelope>> {
+fn snapshot(ws: &Workspace, request: &RunRequest) -> Result<Snapshot, Refused> {
     let repo = &ws.repo;
     let rev = request.rev.as_deref().unwrap_or("HEAD");
     let commit = repo.rev_parse(rev).map_err(|e| NotRun::UnknownRevision {
@@ -253,7 +253,7 @@ fn snapshot(ws: &Workspace, request: &RunRequest) -> Result<Snapshot, Box<Envelo
         path: request.path.clone(),
     })?;
     let internal = |why: String| {
-        Box::<Envelope>::from(NotRun::SnapshotUnreadable {
+        Refused::from(NotRun::SnapshotUnreadable {
             commit: short(&commit.to_string()),
             why,
         })
@@ -266,7 +266,7 @@ fn snapshot(ws: &Workspace, request: &RunRequest) -> Result<Snapshot, Box<Envelo
     }
 }
 
-fn missing(path: &str, e: &std::io::Error) -> Box<Envelope> {
+fn missing(path: &str, e: &std::io::Error) -> Refused {
     NotRun::ComponentMissing {
         path: path.to_owned(),
         why: e.to_string(),
@@ -274,7 +274,7 @@ fn missing(path: &str, e: &std::io::Error) -> Box<Envelope> {
     .into()
 }
 
-fn not_runnable(why: &str) -> Box<Envelope> {
+fn not_runnable(why: &str) -> Refused {
     NotRun::NotRunnable {
         why: why.to_owned(),
     }
@@ -353,11 +353,5 @@ impl Refusal for NotRun {
                 "Fix the producer (its stderr is above) or its --config, rebuild it, and run it again.",
             ),
         }
-    }
-}
-
-impl From<NotRun> for Box<Envelope> {
-    fn from(why: NotRun) -> Self {
-        Box::new(why.refusal(RUN_VERB))
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::templates::{self, File, TemplateError};
 use super::{Lang, NEW_VERB, NewRequest};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
 
 /// The SDK this binary was built from: the Rust scaffold's default dependency.
 const BUILT_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk");
@@ -45,11 +45,8 @@ struct NewData<'a> {
 }
 
 /// Write the scaffold into `dir/NAME/`.
-pub(super) fn new(dir: &Path, request: &NewRequest) -> Envelope {
-    match write(dir, request) {
-        Ok(envelope) => envelope,
-        Err(e) => refusal(&e),
-    }
+pub(super) fn new(dir: &Path, request: &NewRequest) -> Result<Envelope, Refused> {
+    write(dir, request).map_err(Refused::from)
 }
 
 fn write(dir: &Path, request: &NewRequest) -> Result<Envelope, NotScaffolded> {
@@ -258,11 +255,6 @@ fn gitignore(lang: Lang, name: &str) -> String {
     }
 }
 
-/// The refusal of `producers new` for `e`: what happened and what to do instead.
-fn refusal(e: &NotScaffolded) -> Envelope {
-    e.refusal(NEW_VERB)
-}
-
 impl Refusal for NotScaffolded {
     fn slug(&self) -> ErrorSlug {
         match self {
@@ -295,7 +287,7 @@ impl Refusal for NotScaffolded {
     }
 
     /// The message ends as a sentence (the errors read as clauses elsewhere).
-    fn refusal(&self, verb: &str) -> Envelope {
-        Envelope::refusal(verb, self.slug(), format!("{self}."), self.hint())
+    fn refused(&self) -> Refused {
+        Refused::new(self.slug(), format!("{self}."), self.hint())
     }
 }

@@ -12,7 +12,7 @@ use super::catalog::{self, Row, Source};
 use super::listing::{self, Configured};
 use crate::builtins;
 use crate::config::ProducerRef;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
 use crate::runtime::{ProducerComponent, Runtime};
 
 /// `data` of `producers NAME`.
@@ -24,9 +24,14 @@ struct ShowData<'a> {
 }
 
 /// Show the producer `name` names; `dir` is where a relative file path is read from.
-pub(super) fn show(runtime: &Runtime, configured: &Configured, dir: &Path, name: &str) -> Envelope {
+pub(super) fn show(
+    runtime: &Runtime,
+    configured: &Configured,
+    dir: &Path,
+    name: &str,
+) -> Result<Envelope, Refused> {
     let Some(row) = find(runtime, configured, dir, name) else {
-        return unknown(runtime, configured, name);
+        return Err(unknown(runtime, configured, name));
     };
     let mut sections = vec![Section {
         table: None,
@@ -71,7 +76,7 @@ pub(super) fn show(runtime: &Runtime, configured: &Configured, dir: &Path, name:
         producer: &row,
         config_schema: &row.schema,
     };
-    Envelope::ok(VERB, data, Report { state, sections })
+    Ok(Envelope::ok(VERB, data, Report { state, sections }))
 }
 
 /// The row `name` stands for: a built-in label, a configured path or Standard, or a file.
@@ -103,7 +108,7 @@ fn find(runtime: &Runtime, configured: &Configured, dir: &Path, name: &str) -> O
     Some(catalog::describe(runtime, &component, Source::File))
 }
 
-fn unknown(runtime: &Runtime, configured: &Configured, name: &str) -> Envelope {
+fn unknown(runtime: &Runtime, configured: &Configured, name: &str) -> Refused {
     let mut known: Vec<String> = catalog::builtin_rows(runtime)
         .into_iter()
         .map(|r| r.name)
@@ -119,8 +124,7 @@ fn unknown(runtime: &Runtime, configured: &Configured, name: &str) -> Envelope {
             .collect();
         known.extend(paths);
     }
-    Envelope::refusal(
-        VERB,
+    Refused::new(
         ErrorSlug::NotFound,
         format!(
             "No producer {name:?}: it is no built-in, no component discern.toml names, no Standard and no file. The producers here: {}.",

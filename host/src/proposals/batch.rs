@@ -19,8 +19,7 @@ use crate::config::Config;
 use crate::git::Repo;
 use crate::measure::{self, EvidenceUse, Measurement, Verdict};
 use crate::preflight::{self, Prepared};
-use crate::result::Refusal;
-use crate::result::{Envelope, Report};
+use crate::result::{Envelope, Refused, Report};
 use crate::runtime::Runtime;
 use crate::standards;
 use crate::workspace::Workspace;
@@ -31,7 +30,7 @@ pub(crate) fn propose(
     runtime: &Runtime,
     request: &ProposeRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let (requests, dry_run) = (&request.proposals[..], request.dry_run);
     // A crash in an earlier call was finished (or unwound) by the table's preflight; a dry run
@@ -71,17 +70,27 @@ pub(crate) fn propose(
                 None => new_batch(&batch, runtime, progress),
             }
         });
-    let mut envelope = decided.unwrap_or_else(|refusal| *refusal);
-    if let Some(message) = cleared {
-        envelope.steps = Some(json!([{ "label": "proposals", "outcome": "ok", "note": message }]));
-        envelope.advisories.push(message);
+    let Some(message) = cleared else {
+        return decided;
+    };
+    let steps = json!([{ "label": "proposals", "outcome": "ok", "note": message }]);
+    match decided {
+        Ok(mut envelope) => {
+            envelope.steps = Some(steps);
+            envelope.advisories.push(message);
+            Ok(envelope)
+        }
+        Err(mut refused) => {
+            refused.steps = Some(steps);
+            refused.advisories.push(message);
+            Err(refused)
+        }
     }
-    envelope
 }
 
 /// Forget the records whose commit was reset or rebased away, so they never wedge a branch;
 /// what was forgotten, if anything.
-fn clear_orphans(repo: &Repo, trunk: &str) -> Result<Option<String>, Box<Envelope>> {
+fn clear_orphans(repo: &Repo, trunk: &str) -> Result<Option<String>, Refused> {
     let failed = |e: LiveError| refusal(&NotProposed::OrphansUncleared(e));
     let live = super::live(repo, trunk).map_err(failed)?;
     live.clear_orphans(repo).map_err(|e| failed(e.into()))
@@ -103,7 +112,7 @@ fn existing_state(
     batch: &Batch,
     runtime: &Runtime,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Option<Envelope>, Box<Envelope>> {
+) -> Result<Option<Envelope>, Refused> {
     let Batch {
         ws,
         config,
@@ -138,7 +147,7 @@ fn existing_state(
             trunk_commit: target.trunk_commit,
             dry_run: *dry_run,
         };
-        return Ok(Some(rebind(ws, runtime, config, &renewal, progress)));
+        return Ok(Some(rebind(ws, runtime, config, &renewal, progress)?));
     }
     let unchanged = requests.iter().all(|q| {
         existing
@@ -183,7 +192,7 @@ fn existing_state(
 }
 
 /// The refusal for a batch that is not exactly the existing (all active or all stale) set.
-fn other_proposals(existing: &[ProposalRecord], stale: &[Vec<String>]) -> Box<Envelope> {
+fn other_proposals(existing: &[ProposalRecord], stale: &[Vec<String>]) -> Refused {
     let state = existing
         .iter()
         .zip(stale)
@@ -198,7 +207,7 @@ fn new_batch(
     batch: &Batch,
     runtime: &Runtime,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Box<Envelope>> {
+) -> Result<Envelope, Refused> {
     let Batch {
         ws,
         config,
@@ -248,7 +257,7 @@ fn measure_records(
     batch: &Batch,
     runtime: &Runtime,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<(gix::ObjectId, Vec<ProposalRecord>), Box<Envelope>> {
+) -> Result<(gix::ObjectId, Vec<ProposalRecord>), Refused> {
     let Batch {
         ws,
         config,
@@ -274,7 +283,7 @@ fn measure_records(
         claims: &claims,
         progress,
     };
-    let measured = measure::measure(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
+    let measured = measure::measure(&ctx, &options).map_err(|e| e.refused_by(VERB))?;
     let head: gix::ObjectId = measured.commit.parse().map_err(|_| {
         let why = "the measured commit id is unreadable".to_owned();
         refusal(&NotProposed::Internal(why))
@@ -354,7 +363,7 @@ fn breach(
     result: &measure::StandardResult,
     trunk_limit: f64,
     evidence: &[String],
-) -> Result<(f64, f64), Box<Envelope>> {
+) -> Result<(f64, f64), Refused> {
     let name = standard.name.clone();
     let Some(value) = result
         .value
@@ -398,7 +407,7 @@ fn commit_batch(
     batch: &Batch,
     head: gix::ObjectId,
     records: &[ProposalRecord],
-) -> Result<Envelope, Box<Envelope>> {
+) -> Result<Envelope, Refused> {
     let repo = &batch.ws.repo;
     let branch = &batch.target.branch;
     let pins: Vec<standards::pin::Pinned> = records

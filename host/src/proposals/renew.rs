@@ -9,8 +9,7 @@ use super::{BatchStatus, ProposalRecord, ProposalRequest, VERB, store};
 use crate::commit::ConfigCommit;
 use crate::config::Config;
 use crate::measure::{self, EvidenceUse};
-use crate::result::Envelope;
-use crate::result::Refusal;
+use crate::result::{Envelope, Refused};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -31,7 +30,7 @@ pub(super) fn rebind(
     config: &Config,
     renewal: &Renewal,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let Renewal {
         existing,
         requests,
@@ -49,18 +48,23 @@ pub(super) fn rebind(
             || standard.limit != record.proposed_limit
         {
             let name = record.standard.clone();
-            return *refusal(&NotProposed::DefinitionChanged { name });
+            return Err(refusal(&NotProposed::DefinitionChanged { name }));
         }
         if requests
             .iter()
             .any(|q| q.name == record.standard && q.reason != record.reason)
         {
             let name = record.standard.clone();
-            return *refusal(&NotProposed::Reworded { name });
+            return Err(refusal(&NotProposed::Reworded { name }));
         }
     }
     if dry_run {
-        return batch_result(BatchStatus::Rebound, existing, branch, Some(true));
+        return Ok(batch_result(
+            BatchStatus::Rebound,
+            existing,
+            branch,
+            Some(true),
+        ));
     }
     let selected: Vec<_> = existing
         .iter()
@@ -82,12 +86,12 @@ pub(super) fn rebind(
     };
     let measured = match measure::measure(&ctx, &options) {
         Ok(measured) => measured,
-        Err(error) => return error.refusal(VERB),
+        Err(error) => return Err(error.refused_by(VERB)),
     };
     // HEAD unreadable or moved since the measurement: nothing is renewed.
     let measured_commit = match repo.head() {
         Ok(Some(head)) if measured.commit.parse::<gix::ObjectId>().ok() == Some(head) => head,
-        _ => return *refusal(&NotProposed::HeadMovedRenewing),
+        _ => return Err(refusal(&NotProposed::HeadMovedRenewing)),
     };
     let head = measured_commit.to_string();
     let mut renewed = Vec::new();
@@ -98,11 +102,11 @@ pub(super) fn rebind(
             .find(|s| s.name == record.standard)
             .and_then(|s| s.value);
         if value != Some(record.measurement) {
-            return *refusal(&NotProposed::Remeasured {
+            return Err(refusal(&NotProposed::Remeasured {
                 name: record.standard.clone(),
                 now: value,
                 recorded: record.measurement,
-            });
+            }));
         }
         let mut record = record.clone();
         record.measured_commit = head.clone();
@@ -110,10 +114,8 @@ pub(super) fn rebind(
         record.trunk_commit = trunk_commit.to_string();
         renewed.push(record);
     }
-    match commit_renewal(ws, config, branch, measured_commit, &renewed) {
-        Ok(records) => batch_result(BatchStatus::Rebound, &records, branch, None),
-        Err(refused) => *refused,
-    }
+    let records = commit_renewal(ws, config, branch, measured_commit, &renewed)?;
+    Ok(batch_result(BatchStatus::Rebound, &records, branch, None))
 }
 
 /// The renewal commit on `head`: the config unchanged, the proposals in its message, the
@@ -124,7 +126,7 @@ fn commit_renewal(
     branch: &str,
     head: gix::ObjectId,
     renewed: &[ProposalRecord],
-) -> Result<Vec<ProposalRecord>, Box<Envelope>> {
+) -> Result<Vec<ProposalRecord>, Refused> {
     let message = renewal_message(renewed);
     let bound = |commit: gix::ObjectId| store::bound_to(renewed, commit);
     let source = config.source.as_bytes();

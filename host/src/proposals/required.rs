@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::git::{Repo, RepoError};
 use crate::proposals::{self, ApprovalItem, ProposalRecord};
 use crate::protected::{self, GateChanges, ProtectedChange, Side};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::result::{ErrorSlug, Hint, HintId, Refused};
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RequiredError {
@@ -57,12 +57,11 @@ impl Required {
     }
 
     /// Refused when a loosening is no live proposal: nothing can approve that.
-    pub(crate) fn explained(&self, verb: &str, then: &str) -> Result<(), Box<Envelope>> {
+    pub(crate) fn explained(&self, then: &str) -> Result<(), Refused> {
         if self.unexplained.is_empty() {
             return Ok(());
         }
-        Err(Box::new(Envelope::refusal(
-            verb,
+        Err(Refused::new(
             ErrorSlug::PreconditionFailed,
             format!(
                 "Limits are loosened without a proposal: {}; nothing can approve that.",
@@ -74,7 +73,7 @@ impl Required {
                     "Restore the trunk's limits, or propose each change with a technical reason, {then}"
                 ),
             ),
-        )))
+        ))
     }
 
     /// The live proposals these items include that are stale (each with why): a stale proposal

@@ -9,7 +9,7 @@ use crate::commit;
 use crate::config::{Config, FILE};
 use crate::git::Repo;
 use crate::preflight::Prepared;
-use crate::result::Envelope;
+use crate::result::Refused;
 
 /// Where the batch lands: the effort branch, the trunk it is measured against, and the
 /// trunk's limit of every requested Standard.
@@ -22,7 +22,7 @@ pub(super) struct Target {
 
 /// Every request is valid before any effect: a non-empty batch, each Standard once, each
 /// reason a technical justification.
-pub(super) fn validate(requests: &[ProposalRequest]) -> Result<(), Box<Envelope>> {
+pub(super) fn validate(requests: &[ProposalRequest]) -> Result<(), Refused> {
     if requests.is_empty() {
         return Err(refusal(&NotProposed::EmptyBatch));
     }
@@ -53,7 +53,7 @@ pub(super) fn validate(requests: &[ProposalRequest]) -> Result<(), Box<Envelope>
 pub(super) fn configured(
     prepared: &Prepared,
     requests: &[ProposalRequest],
-) -> Result<Config, Box<Envelope>> {
+) -> Result<Config, Refused> {
     let Some(config) = prepared.config().cloned() else {
         return Err(refusal(&NotProposed::NoConfig));
     };
@@ -78,7 +78,7 @@ pub(super) fn target(
     prepared: &Prepared,
     config: &Config,
     requests: &[ProposalRequest],
-) -> Result<Target, Box<Envelope>> {
+) -> Result<Target, Refused> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let trunk = config
         .trunk(ws.settings.trunk_override.as_deref())
@@ -122,7 +122,7 @@ fn trunk_limits(
     trunk: &str,
     trunk_commit: gix::ObjectId,
     requests: &[ProposalRequest],
-) -> Result<BTreeMap<String, f64>, Box<Envelope>> {
+) -> Result<BTreeMap<String, f64>, Refused> {
     let trunk_config = repo
         .file_at(trunk_commit, FILE)
         .ok()

@@ -1,10 +1,10 @@
 //! Why `standards propose` refused a batch (validation, target, existing state, measurement,
 //! commit, renewal), and the one place each reason becomes its refusal.
 
-use super::{LiveError, VERB};
+use super::LiveError;
 use crate::commit::CommitError;
 use crate::config::Direction;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused};
 
 /// Why nothing was proposed (a dirty tree, an unreadable config, a pending transaction and a
 /// refused measurement are refused by `preflight` and `standards`).
@@ -132,8 +132,8 @@ fn states(existing: &[(String, Vec<String>)]) -> String {
 }
 
 /// The refusal of `standards propose` for each reason nothing was proposed.
-pub(super) fn refusal(why: &NotProposed) -> Box<Envelope> {
-    Box::new(why.refusal(VERB))
+pub(super) fn refusal(why: &NotProposed) -> Refused {
+    why.refused()
 }
 
 impl Refusal for NotProposed {

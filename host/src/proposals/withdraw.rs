@@ -9,7 +9,7 @@ use super::{LiveError, ProposalRecord, live, store, trailers};
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::{Config, Direction};
 use crate::preflight::Prepared;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
 use crate::standards::pin::{Pinned, edit_limits};
 use crate::workspace::Workspace;
 
@@ -57,8 +57,8 @@ enum NotWithdrawn {
 }
 
 /// The refusal of `standards withdraw` for each reason nothing was withdrawn.
-fn refusal(why: &NotWithdrawn) -> Box<Envelope> {
-    Box::new(why.refusal(VERB))
+fn refusal(why: &NotWithdrawn) -> Refused {
+    why.refused()
 }
 
 impl Refusal for NotWithdrawn {
@@ -94,11 +94,10 @@ impl Refusal for NotWithdrawn {
     }
 }
 
-pub(crate) fn withdraw(prepared: &Prepared, request: &WithdrawRequest) -> Envelope {
-    withdrawal(prepared, request).unwrap_or_else(|refusal| *refusal)
-}
-
-fn withdrawal(prepared: &Prepared, request: &WithdrawRequest) -> Result<Envelope, Box<Envelope>> {
+pub(crate) fn withdraw(
+    prepared: &Prepared,
+    request: &WithdrawRequest,
+) -> Result<Envelope, Refused> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let config = prepared
         .config()
@@ -182,7 +181,7 @@ fn commit_withdrawal(
     branch: &str,
     records: &[ProposalRecord],
     reverts: &[Pinned],
-) -> Result<String, Box<Envelope>> {
+) -> Result<String, Refused> {
     let repo = &ws.repo;
     let head = repo
         .head()

@@ -125,7 +125,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::result::{ErrorSlug, HintId};
+    use crate::result::{ErrorSlug, HintId, Refused};
 
     #[test]
     fn a_long_field_is_cut_and_the_cut_named() {
@@ -149,7 +149,8 @@ mod tests {
     fn every_string_of_an_envelope_is_bounded() {
         let long = "p".repeat(3 * MAX_ECHO);
         let hint = Hint::next_step(HintId::SeeHelp, "again");
-        let mut envelope = Envelope::refusal("status", ErrorSlug::InvalidArguments, &long, hint);
+        let mut envelope =
+            Refused::new(ErrorSlug::InvalidArguments, &long, hint).into_envelope("status");
         envelope.data = Some(json!({ "path": long, long.clone(): [long] }));
         envelope.advisories.push(long.clone());
         bound_envelope(&mut envelope);

@@ -7,6 +7,7 @@ pub mod ci;
 pub mod echo;
 mod hints;
 mod refusal;
+mod refused;
 mod render;
 pub mod spelled;
 
@@ -15,6 +16,7 @@ use serde_json::Value;
 
 pub use hints::{Action, Category, Hint, HintError, HintId};
 pub use refusal::Refusal;
+pub use refused::{Parts, Refused};
 pub use render::{StepRenderer, human, markdown};
 
 /// A stable machine-readable reason for a refusal.
@@ -162,9 +164,9 @@ impl Envelope {
     /// A success carrying `data`; data that cannot be written as JSON is the `internal` error
     /// (a bug), never `data: null`.
     pub fn ok(verb: &str, data: impl Serialize, report: Report) -> Self {
-        let data = match to_data(verb, &data) {
+        let data = match to_data(&data) {
             Ok(data) => data,
-            Err(refusal) => return *refusal,
+            Err(refused) => return refused.into_envelope(verb),
         };
         Self {
             ok: true,
@@ -182,47 +184,27 @@ impl Envelope {
         }
     }
 
-    /// The `internal` error: `verb`'s result cannot be written as JSON (a bug in discern).
-    pub fn internal(verb: &str, error: &serde_json::Error) -> Self {
-        Self::refusal(
-            verb,
-            ErrorSlug::Internal,
-            format!("The result of {verb} cannot be written as JSON: {error}."),
-            Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        )
-    }
-
-    /// A refusal: a slug, a message saying what happened and what to do, and a next-step hint.
-    pub fn refusal(verb: &str, error: ErrorSlug, message: impl Into<String>, next: Hint) -> Self {
-        let message = message.into();
-        Self {
-            ok: false,
-            verb: verb.to_owned(),
-            dry_run: None,
-            plan: None,
-            steps: None,
-            diagnostics: Vec::new(),
-            data: None,
-            hints: vec![next],
-            advisories: Vec::new(),
-            error: Some(error),
-            report: Report {
-                state: message.clone(),
-                sections: Vec::new(),
-            },
-            message: Some(message),
-        }
-    }
-
     /// This envelope carrying `data`; data that cannot be written as JSON turns it into the
     /// `internal` error (a bug), never `data: null`.
     pub fn with_data(mut self, data: impl Serialize) -> Self {
-        match to_data(&self.verb, &data) {
+        match to_data(&data) {
             Ok(value) => {
                 self.data = Some(value);
                 self
             }
-            Err(refusal) => *refusal,
+            Err(refused) => refused.into_envelope(&self.verb),
+        }
+    }
+
+    /// This envelope carrying the steps that ran; steps that cannot be written as JSON turn
+    /// it into the `internal` error, never a reply without them.
+    pub fn with_steps(mut self, steps: impl Serialize) -> Self {
+        match to_data(&steps) {
+            Ok(value) => {
+                self.steps = Some(value);
+                self
+            }
+            Err(refused) => refused.into_envelope(&self.verb),
         }
     }
 
@@ -254,9 +236,9 @@ impl Envelope {
 }
 
 /// `data` as the JSON a verb answers with; data that cannot be written as JSON (a bug: a map
-/// with keys that are not strings, a number JSON has not) is `verb`'s `internal` error.
-pub fn to_data(verb: &str, data: &impl Serialize) -> Result<Value, Box<Envelope>> {
-    serde_json::to_value(data).map_err(|e| Box::new(Envelope::internal(verb, &e)))
+/// with keys that are not strings, a number JSON has not) is the `internal` error.
+pub fn to_data(data: &impl Serialize) -> Result<Value, Refused> {
+    serde_json::to_value(data).map_err(|e| Refused::internal(&e))
 }
 
 /// Naming the step a result's next-step hint advises, on an envelope or a boxed refusal.
@@ -279,12 +261,6 @@ impl WithNext for Envelope {
     }
 }
 
-impl WithNext for Box<Envelope> {
-    fn with_next(self, action: Action) -> Self {
-        Box::new((*self).with_next(action))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,12 +273,12 @@ mod tests {
             "{\n  \"ok\": true,\n  \"verb\": \"producers\",\n  \"data\": {\n    \"n\": 1\n  }\n}"
         );
         assert_eq!(ok.exit_code(), 0);
-        let refusal = Envelope::refusal(
-            "standards",
+        let refusal = Refused::new(
             ErrorSlug::InvalidArguments,
             "bad",
             Hint::next_step(HintId::SeeHelp, "Run `discern --help`."),
-        );
+        )
+        .into_envelope("standards");
         assert_eq!(refusal.exit_code(), 2);
         let json: Value = serde_json::from_str(&refusal.to_json()).expect("test fixture");
         assert_eq!(json["error"], "invalid_arguments");

@@ -1,11 +1,11 @@
 //! Flags of `discern standards` that do not combine, refused the same on both surfaces (clap's
 //! `conflicts_with` holds only on the CLI): a flag a mode does not use is refused, never dropped.
 
-use super::{MeasureRequest, VERB};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId};
+use super::MeasureRequest;
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused};
 
 /// The refusal for the first pair of `request`'s flags that do not combine, if any.
-pub(super) fn refusal(request: &MeasureRequest) -> Option<Envelope> {
+pub(super) fn refusal(request: &MeasureRequest) -> Option<Refused> {
     if request.pin && request.force {
         return Some(invalid(
             "--pin and --force contradict each other: a pin commits limits measured on the committed HEAD, and --force measures the work tree, which is never recorded or pinned.",
@@ -109,6 +109,6 @@ fn unused_by_mode(request: &MeasureRequest) -> Option<(&'static str, &'static st
     .find_map(|(set, mode, flag, why)| set.then_some((mode, flag, why)))
 }
 
-fn invalid(message: impl Into<String>, hint: Hint) -> Envelope {
-    Envelope::refusal(VERB, ErrorSlug::InvalidArguments, message, hint)
+fn invalid(message: impl Into<String>, hint: Hint) -> Refused {
+    Refused::new(ErrorSlug::InvalidArguments, message, hint)
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::VERB;
 use crate::findings::Explained;
 use crate::measure::{Measured, StandardResult};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
 
 /// `data` of `--explain`.
 #[derive(Debug, Serialize)]
@@ -18,15 +18,14 @@ struct ExplainData<'a> {
     all: &'a [Explained],
 }
 
-pub(super) fn explain(measured: &Measured, name: &str) -> Envelope {
+pub(super) fn explain(measured: &Measured, name: &str) -> Result<Envelope, Refused> {
     let Some(result) = measured.standards.iter().find(|s| s.name == name) else {
-        return Envelope::refusal(
-            VERB,
+        return Err(Refused::new(
             ErrorSlug::UnknownStandard,
             format!("There is no Standard {name} in this measurement."),
             Hint::next_step(HintId::SeeHelp, "List the Standards")
                 .with_action(crate::result::Action::new("standards")),
-        );
+        ));
     };
     let report = Report {
         state: state(result),
@@ -39,12 +38,11 @@ pub(super) fn explain(measured: &Measured, name: &str) -> Envelope {
     let data = match serde_json::to_value(&data) {
         Ok(data) => data,
         Err(e) => {
-            return Envelope::refusal(
-                VERB,
+            return Err(Refused::new(
                 ErrorSlug::Internal,
                 format!("The findings of {name} cannot be written as JSON: {e}"),
                 Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-            );
+            ));
         }
     };
     let mut envelope = Envelope::ok(VERB, data, report);
@@ -52,7 +50,7 @@ pub(super) fn explain(measured: &Measured, name: &str) -> Envelope {
     envelope
         .advisories
         .extend(measured.advisories.iter().cloned());
-    envelope
+    Ok(envelope)
 }
 
 fn state(result: &StandardResult) -> String {

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use super::pin::{Pinned, commit_pins, edit_limits, pin_message};
 use crate::config::{Config, StandardDef};
 use crate::measure::{self, EPSILON, Measurement, Verdict, pin_eligible, pin_target};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refusal};
+use crate::result::{ErrorSlug, Hint, HintId, Refusal, Refused};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -131,7 +131,7 @@ pub(crate) fn pin_gains(
     ctx: &measure::Context,
     (branch, trunk): (&str, &str),
     rule: &GainRule,
-) -> Result<Option<Gained>, Box<Envelope>> {
+) -> Result<Option<Gained>, Refused> {
     let measure::Context {
         ws, config, claims, ..
     } = *ctx;
@@ -142,7 +142,7 @@ pub(crate) fn pin_gains(
         trunk: Some(trunk.to_owned()),
         ..measure::Options::default()
     };
-    let measured = measure::measure(ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
+    let measured = measure::measure(ctx, &options).map_err(|e| e.refused_by(VERB))?;
     let failing = measured.standards.iter().any(|s| {
         !matches!(s.measurement, Measurement::Measured | Measurement::Reused)
             || s.verdict.is_some_and(|v| !v.passes())
@@ -171,18 +171,17 @@ pub(crate) fn pin_gains(
         return Ok(None);
     }
     let content = edit_limits(config, &pins).map_err(|e| {
-        Box::new(Envelope::refusal(
-            VERB,
+        Refused::new(
             ErrorSlug::Internal,
             e,
             Hint::next_step(HintId::ReportBug, "Report this as a bug in discern."),
-        ))
+        )
     })?;
     let message = format!(
         "{}\nPinned by `discern done`: gains stick.\n",
         pin_message(config, &pins)
     );
     let commit = commit_pins(ws, branch, &measured, (&config.source, &content), &message)
-        .map_err(|why| Box::new(why.refusal(VERB)))?;
+        .map_err(|why| why.refused())?;
     Ok(Some(Gained { pins, commit }))
 }

@@ -20,7 +20,7 @@ use gix::ObjectId;
 use candidates::{Candidate, candidates, toml_list};
 
 use crate::config::{Config, Direction};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
 use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
@@ -70,7 +70,7 @@ pub(crate) struct InitRequest {
 
 impl InitRequest {
     /// Refuse flags that do not combine, on both surfaces.
-    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+    pub(crate) fn validate(&self) -> Result<(), Refused> {
         let problem = match (self.merge_driver, &self.owner_key, &self.repository) {
             (true, Some(_), _) | (true, _, Some(_)) => Some(
                 "--merge-driver installs the merge driver only; it writes no config, so --owner-key and --repository do not apply.",
@@ -81,13 +81,12 @@ impl InitRequest {
             _ => None,
         };
         match problem {
-            Some(problem) => Err(Box::new(Envelope::refusal(
-                VERB,
+            Some(problem) => Err(Refused::new(
                 ErrorSlug::InvalidArguments,
                 problem,
                 Hint::next_step(HintId::SeeHelp, "Pass the flags that go together")
                     .with_action(Action::new("init").arg("owner_key", "PATH")),
-            ))),
+            )),
             None => Ok(()),
         }
     }
@@ -115,11 +114,6 @@ enum NotWritten {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
-}
-
-/// The refusal of `init` for each reason it wrote nothing.
-fn refusal(why: &NotWritten) -> Envelope {
-    why.refusal(VERB)
 }
 
 impl Refusal for NotWritten {
@@ -269,17 +263,12 @@ pub(crate) fn init(
     runtime: &Runtime,
     request: &InitRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
-    if let Err(refusal) = request.validate() {
-        return *refusal;
-    }
+) -> Result<Envelope, Refused> {
+    request.validate()?;
     if request.merge_driver {
         return driver::install_driver(ws);
     }
-    match write(ws, runtime, request, progress) {
-        Ok(envelope) => envelope,
-        Err(why) => refusal(&why),
-    }
+    Ok(write(ws, runtime, request, progress)?)
 }
 
 fn write(

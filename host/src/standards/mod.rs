@@ -15,7 +15,7 @@ use crate::measure::{self, ComponentOrigin, Components, EvidenceUse, ProposalCla
 use crate::planner::Plan;
 use crate::preflight::load_config;
 use crate::preflight::{self, Cleanliness, Preflight, Prepared};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -80,8 +80,8 @@ pub(crate) struct MeasureRequest {
 
 impl MeasureRequest {
     /// The request's own check, on both surfaces: flags that do not combine are refused.
-    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
-        conflicts::refusal(self).map_or(Ok(()), |refusal| Err(Box::new(refusal)))
+    pub(crate) fn validate(&self) -> Result<(), Refused> {
+        conflicts::refusal(self).map_or(Ok(()), Err)
     }
 
     /// What runs before it: a limit transaction a crash interrupted is finished (or unwound)
@@ -109,10 +109,8 @@ pub(crate) fn standards(
     request: &MeasureRequest,
     claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
-    if let Err(refusal) = request.validate() {
-        return *refusal;
-    }
+) -> Result<Envelope, Refused> {
+    request.validate()?;
     let ws = &prepared.ws;
     if request.pin {
         return pin::pin(
@@ -135,25 +133,19 @@ pub(crate) fn measure(
     request: &MeasureRequest,
     claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     // HEAD is measured whatever the work tree holds, so its committed config is the one read;
     // `--force` measures the work tree, config included.
     let loaded = match request.force {
-        true => load_config(ws, VERB),
-        false => preflight::load_committed_config(ws, VERB),
+        true => load_config(ws),
+        false => preflight::load_committed_config(ws),
     };
-    let config = match loaded {
-        Ok(config) => config.unwrap_or_else(Config::absent),
-        Err(refusal) => return *refusal,
-    };
+    let config = loaded?.unwrap_or_else(Config::absent);
     let names = match &request.explain {
         Some(name) => std::slice::from_ref(name),
         None => request.names.as_slice(),
     };
-    let selected = match select(&config, names) {
-        Ok(selected) => selected,
-        Err(refusal) => return *refusal,
-    };
+    let selected = select(&config, names)?;
     let options = measure::Options {
         worktree: request.force,
         tolerate_dirty: true,
@@ -168,7 +160,7 @@ pub(crate) fn measure(
         ..measure::Options::default()
     };
     let Ok(Some(head)) = ws.repo.head() else {
-        return report::none_configured();
+        return Ok(report::none_configured());
     };
     if request.dry_run {
         return dry_run(
@@ -189,7 +181,7 @@ pub(crate) fn measure(
         claims: &claims,
         progress,
     };
-    match measure::measure(&ctx, &options).map_err(|e| e.refusal(VERB)) {
+    match measure::measure(&ctx, &options).map_err(|e| e.refused_by(VERB)) {
         // No Standard left where the baseline had some is deletion, never "nothing to do".
         Ok(measured)
             if config.standards.is_empty()
@@ -198,13 +190,13 @@ pub(crate) fn measure(
         {
             let mut envelope = report::none_configured();
             envelope.advisories.extend(measured.advisories);
-            envelope
+            Ok(envelope)
         }
         Ok(measured) => match &request.explain {
             Some(name) => explain::explain(&measured, name),
             None => report::measured(&config, &measured, request.force),
         },
-        Err(refusal) => refusal,
+        Err(refusal) => Err(refusal),
     }
 }
 
@@ -216,7 +208,7 @@ fn dry_run(
     selected: &[&StandardDef],
     against: &limits::Against,
     claims: ClaimsOf,
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let limits = limits::check(&ws.repo, config, against, &claims(ws, config));
     let measurable: Vec<&StandardDef> = selected
         .iter()
@@ -234,28 +226,27 @@ fn dry_run(
         },
     );
     if let Err(error) = measure::component_configs(config, &plan, runtime) {
-        return preflight::config_refusal(VERB, &error);
+        return Err(preflight::config_refusal(&error));
     }
     let mut envelope = report::dry_run(config, selected, &plan, &limits);
     envelope
         .advisories
         .extend(preflight::pending_transaction(&ws.repo));
-    envelope
+    Ok(envelope)
 }
 
 /// The configured Standards named in `names` (all when empty), in declaration order.
 pub(crate) fn select<'c>(
     config: &'c Config,
     names: &[String],
-) -> Result<Vec<&'c StandardDef>, Box<Envelope>> {
+) -> Result<Vec<&'c StandardDef>, Refused> {
     let unknown: Vec<&String> = names
         .iter()
         .filter(|n| config.standard(n).is_none())
         .collect();
     if !unknown.is_empty() {
         let configured: Vec<&str> = config.standards.iter().map(|s| s.name.as_str()).collect();
-        return Err(Box::new(Envelope::refusal(
-            VERB,
+        return Err(Refused::new(
             ErrorSlug::UnknownStandard,
             format!(
                 "No Standard named {}; the configured Standards are: {}.",
@@ -271,7 +262,7 @@ pub(crate) fn select<'c>(
                 "Name configured Standards, or measure them all",
             )
             .with_action(Action::new("standards")),
-        )));
+        ));
     }
     Ok(config
         .standards

@@ -11,7 +11,7 @@ use crate::measure::{
     self, LimitsSummary, Measured, Measurement, StandardResult, data, pin_eligible,
 };
 use crate::preflight::{self, Prepared};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -76,10 +76,13 @@ pub(crate) fn pin(
     dry_run: bool,
     claims: super::ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let ws = &prepared.ws;
     let pending = preflight::pending_transaction(&ws.repo);
-    let planned = pinnable(prepared, names).and_then(|(config, branch)| {
+    let Some((config, branch)) = pinnable(prepared, names)? else {
+        return Ok(super::report::none_configured());
+    };
+    let mut measured = {
         let selected = select(&config, names)?;
         let options = measure::Options {
             dry_run,
@@ -95,12 +98,7 @@ pub(crate) fn pin(
             claims: &claims,
             progress,
         };
-        let measured = measure::measure(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
-        Ok((config, branch, measured))
-    });
-    let (config, branch, mut measured) = match planned {
-        Ok(planned) => planned,
-        Err(refusal) => return *refusal,
+        measure::measure(&ctx, &options).map_err(|e| e.refused_by(VERB))?
     };
     // A dry run runs no job, so a reading that needs one is not previewed (nor judged red).
     let mut pending = pending;
@@ -127,7 +125,7 @@ pub(crate) fn pin(
         }
     }
     if let Some(refusal) = not_all_passing(&measured) {
-        return refusal;
+        return Err(refusal);
     }
     let pins = pins(&measured, &baseline_margins(&ws.repo, &measured));
     if pins.is_empty() {
@@ -136,38 +134,34 @@ pub(crate) fn pin(
             envelope.dry_run = Some(true);
             envelope.advisories.extend(pending);
         }
-        return envelope;
+        return Ok(envelope);
     }
-    let content = match edit_limits(&config, &pins) {
-        Ok(content) => content,
-        Err(e) => return refusal(&NotPinned::Internal(e)),
-    };
+    let content = edit_limits(&config, &pins).map_err(NotPinned::Internal)?;
     if dry_run {
-        return dry_run_result(&measured, &pins, pending);
+        return Ok(dry_run_result(&measured, &pins, pending));
     }
     let message = pin_message(&config, &pins);
-    match commit_pins(ws, &branch, &measured, (&config.source, &content), &message) {
-        Ok(new) => pinned(&measured, &pins, &branch, new),
-        Err(why) => refusal(&why),
-    }
+    let new = commit_pins(ws, &branch, &measured, (&config.source, &content), &message)?;
+    Ok(pinned(&measured, &pins, &branch, new))
 }
 
 /// Configured, on a branch a config-only commit may be made on, clean (the table's preflight
-/// recovered the checkout, unless a dry run, and observed it): the config and that branch.
-fn pinnable(prepared: &Prepared, names: &[String]) -> Result<(Config, String), Box<Envelope>> {
+/// recovered the checkout, unless a dry run, and observed it): the config and that branch;
+/// `None` where no Standard is configured (nothing to pin).
+fn pinnable(prepared: &Prepared, names: &[String]) -> Result<Option<(Config, String)>, Refused> {
     let ws = &prepared.ws;
     let config = match prepared.config() {
         Some(config) if !config.standards.is_empty() => config.clone(),
-        _ => return Err(Box::new(super::report::none_configured())),
+        _ => return Ok(None),
     };
     select(&config, names)?;
-    let branch = commit::preflight(&ws.repo).map_err(|e| Box::new(commit_refusal(e)))?;
+    let branch = commit::preflight(&ws.repo).map_err(NotPinned::Commit)?;
     prepared.require_clean(VERB)?;
-    Ok((config, branch))
+    Ok(Some((config, branch)))
 }
 
 /// The refusal when a selected Standard does not pass or a limit is blocked versus the trunk.
-fn not_all_passing(measured: &Measured) -> Option<Envelope> {
+fn not_all_passing(measured: &Measured) -> Option<Refused> {
     let red: Vec<&str> = measured
         .standards
         .iter()
@@ -185,8 +179,7 @@ fn not_all_passing(measured: &Measured) -> Option<Envelope> {
         true => measured.limits.summary.reason.clone().unwrap_or_default(),
         false => format!("not passing: {}", red.join(", ")),
     };
-    let mut envelope = Envelope::refusal(
-        VERB,
+    let mut envelope = Refused::new(
         ErrorSlug::PinFailed,
         format!(
             "Nothing was pinned: every selected Standard must pass and no limit may be blocked versus {} ({why}).",
@@ -375,11 +368,6 @@ pub(crate) enum NotPinned {
     Internal(String),
 }
 
-/// The refusal of `standards --pin` for each reason nothing was pinned.
-pub(crate) fn refusal(why: &NotPinned) -> Envelope {
-    why.refusal(VERB)
-}
-
 impl Refusal for NotPinned {
     fn slug(&self) -> ErrorSlug {
         self.explained().0
@@ -440,11 +428,6 @@ impl NotPinned {
             ),
         }
     }
-}
-
-/// A commit that could not be made, as the refusal of `verb`'s pin.
-pub(crate) fn commit_refusal(e: CommitError) -> Envelope {
-    refusal(&NotPinned::Commit(e))
 }
 
 /// What `--pin --dry-run` shows: the pins a real run would commit, as a plan.

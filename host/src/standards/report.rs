@@ -7,7 +7,7 @@ use crate::git::short;
 use crate::measure::limits::{LimitsCheck, LimitsStatus};
 use crate::measure::{Measured, Measurement, StandardResult, Verdict, data, display};
 use crate::planner::Plan;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section, Table};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section, Table};
 
 /// `data` of a `standards --dry-run`: each selected Standard and whether the never-loosen
 /// check blocks it.
@@ -162,25 +162,19 @@ fn line(result: &StandardResult) -> String {
     text
 }
 
-pub(super) fn measured(config: &Config, measured: &Measured, force: bool) -> Envelope {
+pub(super) fn measured(
+    config: &Config,
+    measured: &Measured,
+    force: bool,
+) -> Result<Envelope, Refused> {
     let tally = Tally::of(measured);
     let state = state(measured, &tally);
     let sections = sections(measured);
-    let mut envelope = if tally.ok {
-        Envelope::ok(VERB, data(measured), Report { state, sections })
-    } else {
-        refusal(measured, &tally, state, sections)
-    };
-    envelope
-        .diagnostics
-        .extend(measured.diagnostics.iter().cloned());
-    envelope
-        .advisories
-        .extend(measured.advisories.iter().cloned());
+    let mut hints = Vec::new();
     // A required check refused as unverified names its fix in the refusal's own next step.
     let refused_unverified = !tally.ok && unverified_blocks(measured, &tally);
     if measured.limits.summary.status == LimitsStatus::Unverified && !refused_unverified {
-        envelope = envelope.with_hint(Hint::next_step(
+        hints.push(Hint::next_step(
             HintId::StandardsLimitsUnverified,
             format!(
                 "Limits were not compared with the trunk {:?}; make it readable with the command the advisory names, so loosened limits are caught.",
@@ -189,7 +183,7 @@ pub(super) fn measured(config: &Config, measured: &Measured, force: bool) -> Env
         ));
     }
     if force {
-        envelope = envelope.with_hint(Hint::new(
+        hints.push(Hint::new(
             HintId::StandardsForceNotRecorded,
             "--force measured the work tree as it is: these readings are not recorded and never feed a pin or a proposal.",
         ));
@@ -199,10 +193,23 @@ pub(super) fn measured(config: &Config, measured: &Measured, force: bool) -> Env
         && !force
         && let Some(hint) = pinnable_slack(measured)
     {
-        envelope = envelope.with_hint(hint);
+        hints.push(hint);
     }
     let _ = config;
-    envelope
+    let diagnostics = measured.diagnostics.iter().cloned();
+    let advisories = measured.advisories.iter().cloned();
+    if !tally.ok {
+        let mut refused = refusal(measured, &tally, state, sections);
+        refused.diagnostics.extend(diagnostics);
+        refused.advisories.extend(advisories);
+        refused.hints.extend(hints);
+        return Err(refused);
+    }
+    let mut envelope = Envelope::ok(VERB, data(measured), Report { state, sections });
+    envelope.diagnostics.extend(diagnostics);
+    envelope.advisories.extend(advisories);
+    envelope.hints.extend(hints);
+    Ok(envelope)
 }
 
 /// How the Standards of one measurement came out.
@@ -391,7 +398,7 @@ fn unverified_blocks(measured: &Measured, tally: &Tally) -> bool {
 }
 
 /// The refusal of a failed measurement, its slug and next step by what failed first.
-fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Section>) -> Envelope {
+fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Section>) -> Refused {
     let (slug, hint) = if unverified_blocks(measured, tally) {
         let fix = measured
             .limits
@@ -450,9 +457,8 @@ fn refusal(measured: &Measured, tally: &Tally, state: String, sections: Vec<Sect
             ).with_action(Action::new("standards")),
         )
     };
-    let mut envelope = Envelope::refusal(VERB, slug, state, hint);
-    envelope = envelope.with_data(data(measured));
-    envelope.report.sections = sections;
+    let mut envelope = Refused::new(slug, state, hint).with_data(data(measured));
+    envelope.sections = sections;
     if tally.regressed > 0 {
         envelope = envelope.with_hint(Hint::new(
             HintId::StandardsNeverMoveLimit,

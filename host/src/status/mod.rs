@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::proof::ProofState;
 use observation::{FleetRow, GitCount, Location, Observation};
 
-use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, Hint, HintId, Refused, Report, Section};
 use crate::workspace::Workspace;
 
 pub use project::{CAP, Mode, project};
@@ -44,32 +44,28 @@ pub struct StatusRequest {
 
 impl StatusRequest {
     /// The request's own check, on both surfaces: `--all` and `--local` contradict.
-    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+    pub(crate) fn validate(&self) -> Result<(), Refused> {
         match self.all && self.local {
-            true => Err(Box::new(Envelope::refusal(
-                VERB,
+            true => Err(Refused::new(
                 crate::result::ErrorSlug::InvalidArguments,
                 "--all and --local contradict each other.",
                 Hint::next_step(HintId::SeeHelp, "Pass at most one of --all and --local."),
-            ))),
+            )),
             false => Ok(()),
         }
     }
 }
 
 /// `discern status`: the projected envelope every surface shows.
-pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
-    if let Err(refusal) = request.validate() {
-        return *refusal;
-    }
+pub fn status(ws: &Workspace, request: &StatusRequest) -> Result<Envelope, Refused> {
+    request.validate()?;
     let verbose = request.verbose;
     let with_fleet = request.all || (!request.local && ws.repo.is_main_checkout());
     let data = match observe::observe(ws, with_fleet) {
         Ok(data) => data,
         Err(e) => {
-            let mut refusal = crate::preflight::config_refusal(VERB, &e);
-            refusal.data = Some(serde_json::json!({ "projection": { "mode": "orientation" } }));
-            return refusal;
+            let orientation = serde_json::json!({ "projection": { "mode": "orientation" } });
+            return Err(crate::preflight::config_refusal(&e).with_data(orientation));
         }
     };
     let mode = if verbose {
@@ -79,7 +75,7 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
     };
     let projected = match project(&data, mode) {
         Ok(projected) => projected,
-        Err(e) => return Envelope::internal(VERB, &e),
+        Err(e) => return Err(Refused::internal(&e)),
     };
     let report = report(&data, &projected, verbose);
     let mut envelope = Envelope::ok(VERB, projected.data, report);
@@ -96,7 +92,7 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Envelope {
                 .with_action(Action::new("status").flag("verbose")),
         );
     }
-    envelope
+    Ok(envelope)
 }
 
 /// The `discern://status` resource: the orientation projection, computed fresh.

@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::git::{Repo, RepoError};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report};
 use crate::workspace::Workspace;
 
 pub(crate) use integrate::RefState;
@@ -114,21 +114,20 @@ struct Synced {
     unpushed_landing: Option<landing::Unpushed>,
 }
 
-pub(crate) fn sync(ws: &Workspace, request: &SyncRequest) -> Envelope {
+pub(crate) fn sync(ws: &Workspace, request: &SyncRequest) -> Result<Envelope, Refused> {
     match committed_config(&ws.repo).and_then(|config| run(ws, &config, request)) {
         Ok(synced) => match &synced.unpushed_landing {
-            Some(unpushed) => landing_refused(&synced, unpushed),
-            None => envelope(&synced),
+            Some(unpushed) => Err(landing_refused(&synced, unpushed)),
+            None => Ok(envelope(&synced)),
         },
-        Err(e) => Envelope::refusal(
-            VERB,
+        Err(e) => Err(Refused::new(
             ErrorSlug::PreconditionFailed,
             format!("Nothing was pushed: {e}."),
             Hint::next_step(
                 HintId::SyncRefs,
                 "Fix what is named (the remote's URL and access: `git remote -v`, `git fetch`), then run `discern sync` again; every step is safe to repeat.",
             ),
-        ),
+        )),
     }
 }
 
@@ -266,9 +265,8 @@ fn envelope(synced: &Synced) -> Envelope {
 
 /// The notes went, the landing did not: a refusal (exit 1) that says why and what pushes it,
 /// with what was synced.
-fn landing_refused(synced: &Synced, unpushed: &landing::Unpushed) -> Envelope {
-    let mut e = Envelope::refusal(
-        VERB,
+fn landing_refused(synced: &Synced, unpushed: &landing::Unpushed) -> Refused {
+    Refused::new(
         ErrorSlug::PreconditionFailed,
         format!(
             "Synced with {}, but {}.",
@@ -283,9 +281,8 @@ fn landing_refused(synced: &Synced, unpushed: &landing::Unpushed) -> Envelope {
                 remote = synced.remote
             ),
         ),
-    );
-    e.data = serde_json::to_value(synced).ok();
-    e
+    )
+    .with_data(synced)
 }
 
 fn plural(n: usize) -> &'static str {

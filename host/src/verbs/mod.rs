@@ -8,6 +8,7 @@
 //! (`discern_standards`, see [`standards`]). Verbs return an [`Outcome`], so no frontend parses a
 //! result's `data` to decide anything.
 
+mod cli_only;
 mod producers;
 pub mod reference;
 mod standards;
@@ -20,7 +21,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::preflight::{Cleanliness, Preflight, Prepared};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused};
 use crate::runtime::Runtime;
 use crate::workspace::{Settings, Workspace};
 
@@ -45,25 +46,24 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// The repository the verb acts in, or the refusal of `verb` that says how to get there.
-    pub fn workspace(&self, verb: &str) -> Result<Workspace, Box<Envelope>> {
+    /// The repository the verb acts in, or the refusal that says how to get there.
+    pub fn workspace(&self) -> Result<Workspace, Refused> {
         Workspace::open(self.dir, self.settings.clone()).map_err(|e| {
             let hint = match self.surface {
                 Surface::Cli => "Run discern from inside a git work tree.",
                 Surface::Mcp => "Pass `path` with an absolute path inside a git work tree.",
             };
-            Box::new(Envelope::refusal(
-                verb,
+            Refused::new(
                 ErrorSlug::WrongCheckout,
                 e.to_string(),
                 Hint::next_step(HintId::RunFromRepository, hint),
-            ))
+            )
         })
     }
 
-    /// The producer runtime, or the refusal of `verb` when it cannot start.
-    pub fn runtime(&self, verb: &str) -> Result<Runtime, Box<Envelope>> {
-        self.settings.runtime(verb)
+    /// The producer runtime, or the refusal when it cannot start.
+    pub fn runtime(&self) -> Result<Runtime, Refused> {
+        self.settings.runtime()
     }
 }
 
@@ -98,9 +98,19 @@ impl From<Envelope> for Outcome {
     }
 }
 
-impl From<Box<Envelope>> for Outcome {
-    fn from(envelope: Box<Envelope>) -> Self {
-        Self::from(*envelope)
+impl Outcome {
+    /// The refusal of `verb`: the table's one mapping of a [`Refused`] to the envelope.
+    pub fn refused(verb: &str, refused: Refused) -> Self {
+        Self::from(refused.into_envelope(verb))
+    }
+}
+
+/// `verb`'s reply, or its refusal as the envelope (for the rows whose subcommands run
+/// outside the preflight: `producers`).
+fn answered(verb: &str, result: Result<impl Into<Outcome>, Refused>) -> Outcome {
+    match result {
+        Ok(reply) => reply.into(),
+        Err(refused) => Outcome::refused(verb, refused),
     }
 }
 
@@ -110,6 +120,37 @@ pub struct Annotations {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+}
+
+pub(super) const READ_ONLY: Annotations = Annotations {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+
+pub(super) const WRITES: Annotations = Annotations {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+};
+
+pub(super) const WRITES_IDEMPOTENT: Annotations = Annotations {
+    idempotent: true,
+    ..WRITES
+};
+
+pub(super) const DESTRUCTIVE: Annotations = Annotations {
+    destructive: true,
+    ..WRITES
+};
+
+/// The outcome of verb `name` that moved the caller's checkout, replied or refused.
+pub(super) fn moved(name: &str, moved: crate::lifecycle::Moved) -> Outcome {
+    let outcome = match moved.envelope {
+        Ok(envelope) => Outcome::from(envelope),
+        Err(refused) => Outcome::refused(name, refused),
+    };
+    outcome.with_root(moved.root)
 }
 
 /// One row of the verb table.
@@ -144,27 +185,35 @@ impl Info {
 /// either: decode, [`Verb::validate`], open the workspace, [`Verb::preflight`] (recovery and
 /// cleanliness, [`crate::preflight::prepare`]), then [`Verb::run`] with what that established.
 pub(crate) trait Verb: Sync + 'static {
-    type Request: clap::Args + clap::FromArgMatches + DeserializeOwned + schemars::JsonSchema;
+    type Request: DeserializeOwned + schemars::JsonSchema;
     fn info(&self) -> &'static Info;
     /// The request's own check, the same on both surfaces: flags that do not combine are
     /// refused, never dropped.
-    fn validate(&self, _request: &Self::Request) -> Result<(), Box<Envelope>> {
+    fn validate(&self, _request: &Self::Request) -> Result<(), Refused> {
         Ok(())
     }
     /// What runs before the verb: its row's preflight, adjusted by the request.
     fn preflight(&self, _request: &Self::Request) -> Preflight {
         self.info().preflight()
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: Self::Request) -> Outcome;
+    /// The verb's own work: its reply, or its refusal (which the table names and turns into
+    /// the envelope).
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: Self::Request,
+    ) -> Result<Outcome, Refused>;
 }
 
 /// `verb`'s request run as the table runs every verb (see [`Verb`]).
 fn call<V: Verb>(verb: &V, ctx: &Context, request: V::Request) -> Outcome {
-    if let Err(refusal) = verb.validate(&request) {
-        return refusal.into();
+    let name = Verb::info(verb).name;
+    if let Err(refused) = verb.validate(&request) {
+        return Outcome::refused(name, refused);
     }
     let preflight = verb.preflight(&request);
-    prepared(ctx, Verb::info(verb).name, preflight, |prepared| {
+    prepared(ctx, name, preflight, |prepared| {
         verb.run(ctx, prepared, request)
     })
 }
@@ -176,7 +225,7 @@ fn prepared(
     ctx: &Context,
     verb: &str,
     preflight: Preflight,
-    f: impl FnOnce(&Prepared) -> Outcome,
+    f: impl FnOnce(&Prepared) -> Result<Outcome, Refused>,
 ) -> Outcome {
     steps::within(ctx.surface, || prepared_here(ctx, verb, preflight, f))
 }
@@ -186,9 +235,9 @@ fn prepared_here(
     ctx: &Context,
     verb: &str,
     preflight: Preflight,
-    f: impl FnOnce(&Prepared) -> Outcome,
+    f: impl FnOnce(&Prepared) -> Result<Outcome, Refused>,
 ) -> Outcome {
-    let opened = ctx.workspace(verb);
+    let opened = ctx.workspace();
     match opened.and_then(|ws| crate::preflight::prepare(verb, ws, preflight)) {
         Ok(mut prepared) => {
             let recovered = std::mem::take(&mut prepared.advisories);
@@ -196,7 +245,7 @@ fn prepared_here(
                 mut envelope,
                 exit_code,
                 root,
-            } = f(&prepared);
+            } = f(&prepared).unwrap_or_else(|refused| Outcome::refused(verb, refused));
             envelope.advisories.extend(recovered);
             Outcome {
                 envelope: prepared.finish(envelope),
@@ -204,19 +253,7 @@ fn prepared_here(
                 root,
             }
         }
-        Err(refusal) => refusal.into(),
-    }
-}
-
-/// Run `f` with the producer runtime, or return the refusal of `verb` when it cannot start.
-fn with_runtime(
-    ctx: &Context,
-    verb: &str,
-    f: impl FnOnce(&crate::runtime::Runtime) -> Outcome,
-) -> Outcome {
-    match ctx.runtime(verb) {
-        Ok(runtime) => f(&runtime),
-        Err(refusal) => refusal.into(),
+        Err(refused) => Outcome::refused(verb, refused),
     }
 }
 
@@ -224,6 +261,11 @@ fn with_runtime(
 /// by design).
 pub trait Entry: Sync {
     fn info(&self) -> &'static Info;
+    /// The rows of the modes a verb's subcommands run (`standards propose`), when they differ
+    /// from its own.
+    fn modes(&self) -> &'static [&'static Info] {
+        &[]
+    }
     /// The CLI subcommand (without the output flags, which the CLI adds).
     fn command(&self) -> clap::Command;
     fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error>;
@@ -236,7 +278,10 @@ pub trait Entry: Sync {
     fn decodes(&self, arguments: Value) -> bool;
 }
 
-impl<V: Verb> Entry for V {
+impl<V: Verb> Entry for V
+where
+    V::Request: clap::Args + clap::FromArgMatches,
+{
     fn info(&self) -> &'static Info {
         Verb::info(self)
     }
@@ -253,8 +298,7 @@ impl<V: Verb> Entry for V {
     }
 
     fn decodes(&self, arguments: Value) -> bool {
-        parse::<V::Request>(Verb::info(self).name, arguments)
-            .is_ok_and(|request| self.validate(&request).is_ok())
+        parse::<V::Request>(arguments).is_ok_and(|request| self.validate(&request).is_ok())
     }
 
     fn input_schema(&self) -> Map<String, Value> {
@@ -262,9 +306,9 @@ impl<V: Verb> Entry for V {
     }
 
     fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome {
-        match parse::<V::Request>(Verb::info(self).name, arguments) {
+        match parse::<V::Request>(arguments) {
             Ok(request) => call(self, ctx, request),
-            Err(refusal) => refusal.into(),
+            Err(refused) => Outcome::refused(Verb::info(self).name, refused),
         }
     }
 }
@@ -318,20 +362,13 @@ fn compact(schema: &mut Map<String, Value>) {
     }
 }
 
-/// Strict MCP arguments for `verb`, or the `invalid_arguments` refusal naming what is wrong.
-pub fn parse<T: DeserializeOwned + schemars::JsonSchema>(
-    verb: &str,
-    arguments: Value,
-) -> Result<T, Box<Envelope>> {
+/// Strict MCP arguments, or the `invalid_arguments` refusal naming what is wrong.
+pub fn parse<T: DeserializeOwned + schemars::JsonSchema>(arguments: Value) -> Result<T, Refused> {
     // The published input schema is enforced exactly (types, `null` only where declared,
     // `minimum`, unknown keys) before serde reads the arguments.
     let schema = Value::Object(schema_of::<T>());
-    let validator = jsonschema::validator_for(&schema).map_err(|e| {
-        Box::new(invalid_arguments(
-            verb,
-            format!("the input schema is unusable: {e}"),
-        ))
-    })?;
+    let validator = jsonschema::validator_for(&schema)
+        .map_err(|e| invalid_arguments(format!("the input schema is unusable: {e}")))?;
     let problems: Vec<String> = validator
         .iter_errors(&arguments)
         .take(5)
@@ -345,11 +382,11 @@ pub fn parse<T: DeserializeOwned + schemars::JsonSchema>(
         .collect();
     if !problems.is_empty() {
         let message = format!("Invalid arguments: {}.", problems.join("; "));
-        return Err(Box::new(invalid_arguments(verb, message)));
+        return Err(invalid_arguments(message));
     }
     serde_json::from_value(arguments).map_err(|e| {
         let message = format!("Invalid arguments: {}.", bounded(&e.to_string()));
-        Box::new(invalid_arguments(verb, message))
+        invalid_arguments(message)
     })
 }
 
@@ -363,9 +400,8 @@ fn bounded(message: &str) -> String {
 }
 
 /// The refusal for arguments a tool's schema does not allow.
-pub fn invalid_arguments(verb: &str, message: impl Into<String>) -> Envelope {
-    Envelope::refusal(
-        verb,
+pub fn invalid_arguments(message: impl Into<String>) -> Refused {
+    Refused::new(
         ErrorSlug::InvalidArguments,
         message,
         Hint::next_step(
@@ -476,7 +512,7 @@ mod props {
     /// Decoding `arguments` as `T`: never a panic; what is accepted is an object the schema
     /// allows (no `null`, no unknown key).
     fn holds<T: serde::de::DeserializeOwned + schemars::JsonSchema>(arguments: &Value) -> bool {
-        match parse::<T>("props", arguments.clone()) {
+        match parse::<T>(arguments.clone()) {
             Err(_) => true,
             Ok(_) => arguments
                 .as_object()

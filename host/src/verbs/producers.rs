@@ -11,6 +11,7 @@ use crate::preflight::Cleanliness;
 use crate::producers::{
     self, Configured, FetchRequest, NewRequest, ProducersRequest, PublishRequest, RunRequest,
 };
+use crate::result::{Envelope, Refused};
 
 pub(super) struct Producers;
 
@@ -56,43 +57,39 @@ impl Entry for Producers {
     }
 
     fn run_cli(&self, ctx: &Context, matches: &clap::ArgMatches) -> Result<Outcome, clap::Error> {
-        match matches.subcommand() {
+        Ok(match matches.subcommand() {
             Some(("run", sub)) => {
                 let request = <RunRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
-                let ws = match ctx.workspace(producers::RUN_VERB) {
-                    Ok(ws) => ws,
-                    Err(refusal) => return Ok(refusal.into()),
-                };
-                Ok(match ctx.runtime(producers::RUN_VERB) {
-                    Ok(runtime) => producers::run(&ws, &runtime, ctx.dir, &request).into(),
-                    Err(refusal) => refusal.into(),
-                })
+                let ran = ctx.workspace().and_then(|ws| {
+                    let runtime = ctx.runtime()?;
+                    producers::run(&ws, &runtime, ctx.dir, &request)
+                });
+                super::answered(producers::RUN_VERB, ran)
             }
             Some(("new", sub)) => {
                 let request = <NewRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
-                Ok(producers::new(ctx.dir, &request).into())
+                super::answered(producers::NEW_VERB, producers::new(ctx.dir, &request))
             }
             Some(("fetch", sub)) => {
                 let request = <FetchRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
-                let ws = ctx.workspace(producers::FETCH_VERB).ok();
+                let ws = ctx.workspace().ok();
                 let root = ws.as_ref().map(|ws| ws.root());
-                Ok(producers::fetch(ctx.settings, root, &request).into())
+                let fetched = producers::fetch(ctx.settings, root, &request);
+                super::answered(producers::FETCH_VERB, fetched)
             }
             Some(("publish", sub)) => {
                 let request = <PublishRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
-                Ok(match ctx.runtime(producers::PUBLISH_VERB) {
-                    Ok(runtime) => {
-                        producers::publish(ctx.settings, &runtime, ctx.dir, &request).into()
-                    }
-                    Err(refusal) => refusal.into(),
-                })
+                let published = ctx.runtime().and_then(|runtime| {
+                    producers::publish(ctx.settings, &runtime, ctx.dir, &request)
+                });
+                super::answered(producers::PUBLISH_VERB, published)
             }
             _ => {
                 let request =
                     <ProducersRequest as clap::FromArgMatches>::from_arg_matches(matches)?;
-                Ok(list(ctx, &request))
+                super::answered(PRODUCERS.name, list(ctx, &request))
             }
-        }
+        })
     }
 
     fn input_schema(&self) -> JsonMap<String, Value> {
@@ -100,25 +97,20 @@ impl Entry for Producers {
     }
 
     fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome {
-        match super::parse::<ProducersRequest>(PRODUCERS.name, arguments) {
-            Ok(request) => list(ctx, &request),
-            Err(refusal) => refusal.into(),
-        }
+        let listed = super::parse::<ProducersRequest>(arguments).and_then(|r| list(ctx, &r));
+        super::answered(PRODUCERS.name, listed)
     }
 
     fn decodes(&self, arguments: Value) -> bool {
-        super::parse::<ProducersRequest>(PRODUCERS.name, arguments).is_ok()
+        super::parse::<ProducersRequest>(arguments).is_ok()
     }
 }
 
 /// The listing or one producer: built-ins anywhere, the repository's components inside one.
-fn list(ctx: &Context, request: &ProducersRequest) -> Outcome {
-    let runtime = match ctx.runtime(PRODUCERS.name) {
-        Ok(runtime) => runtime,
-        Err(refusal) => return refusal.into(),
-    };
-    let Ok(ws) = ctx.workspace(PRODUCERS.name) else {
-        return producers::producers(&runtime, Configured::None, ctx.dir, request).into();
+fn list(ctx: &Context, request: &ProducersRequest) -> Result<Envelope, Refused> {
+    let runtime = ctx.runtime()?;
+    let Ok(ws) = ctx.workspace() else {
+        return producers::producers(&runtime, Configured::None, ctx.dir, request);
     };
     let loaded = Config::load(ws.root());
     let configured = match &loaded {
@@ -126,5 +118,5 @@ fn list(ctx: &Context, request: &ProducersRequest) -> Outcome {
         Ok(None) => Configured::None,
         Err(e) => Configured::Unreadable(e.to_string()),
     };
-    producers::producers(&runtime, configured, ctx.dir, request).into()
+    producers::producers(&runtime, configured, ctx.dir, request)
 }

@@ -48,6 +48,10 @@ pub fn markdown() -> String {
         for sub in command.get_subcommands() {
             let path = format!("discern {} {}", info.name, sub.get_name());
             page.push_str(&section(sub, &path, 3));
+            let name = format!("{} {}", info.name, sub.get_name());
+            if let Some(mode) = entry.modes().iter().find(|mode| mode.name == name) {
+                page.push_str(&facts(mode));
+            }
         }
     }
     page.push_str(

@@ -6,30 +6,127 @@
 
 use serde_json::{Map as JsonMap, Value, json};
 
-use super::{
-    Annotations, Context, Entry, Info, Outcome, invalid_arguments, schema_of, with_runtime,
-};
-use crate::preflight::Preflight;
-use crate::proposals::{self, ProposalRequest, ProposeRequest};
+use super::{Annotations, Context, Entry, Info, Outcome, Verb, call, invalid_arguments, schema_of};
+use crate::preflight::{Cleanliness, Preflight, Prepared};
+use crate::proposals::{self, ProposalRequest, ProposeRequest, WithdrawRequest};
+use crate::result::Refused;
 use crate::standards::{self, MeasureRequest};
 
-/// The `standards` row, with an [`Entry`] of its own (the two surfaces differ).
+/// The `standards` row, with an [`Entry`] of its own (the two surfaces differ); each of its
+/// three modes is a [`Verb`] the table runs through [`call`] like every other row.
 pub(super) struct Standards;
 
+/// A limit commit writes a config-only commit: recovery first, a clean tree.
+const LIMIT_COMMIT: Annotations = Annotations {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+};
+
+/// Measuring writes evidence and a journal `progress` reads back, whatever the work tree
+/// holds (HEAD is measured; `--pin` alone needs a clean tree, which its request asks for).
 const STANDARDS: Info = Info {
     name: standards::VERB,
     tool: Some("discern_standards"),
     summary: "Measure the Standards of discern.toml on the committed HEAD",
     tool_description: "Measure the Standards (action measure; pin tightens gains), or, when your work itself breached limits, propose the exact measured limits for the owner's approval (action propose, all at once).",
-    annotations: Annotations {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-    },
+    annotations: LIMIT_COMMIT,
+    cleanliness: Cleanliness::Any,
+    writes: true,
+    journal: true,
+};
+
+const PROPOSE: Info = Info {
+    name: proposals::VERB,
+    tool: Some("discern_standards"),
+    summary: "Propose loosening limits to the exact measured values, for the owner's approval: one config-only commit for the whole batch",
+    tool_description: "with action propose and the proposals.",
+    annotations: LIMIT_COMMIT,
     cleanliness: standards::CLEANLINESS,
     writes: true,
     journal: false,
 };
+
+const WITHDRAW: Info = Info {
+    name: proposals::WITHDRAW_VERB,
+    tool: Some("discern_standards"),
+    summary: "Withdraw every proposal: limits back to the trunk's in one config-only commit, so one batch can propose them together",
+    tool_description: "with action withdraw.",
+    annotations: LIMIT_COMMIT,
+    cleanliness: standards::CLEANLINESS,
+    writes: true,
+    journal: false,
+};
+
+/// `standards [NAMES] [--pin]` (MCP `action: "measure"`).
+struct Measure;
+impl Verb for Measure {
+    type Request = MeasureRequest;
+    fn info(&self) -> &'static Info {
+        &STANDARDS
+    }
+    fn validate(&self, request: &MeasureRequest) -> Result<(), Refused> {
+        request.validate()
+    }
+    fn preflight(&self, request: &MeasureRequest) -> Preflight {
+        request.preflight()
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: MeasureRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        let claims = &proposals::claims;
+        standards::standards(prepared, &runtime, &request, claims, ctx.progress).map(Outcome::from)
+    }
+}
+
+/// `standards propose` (MCP `action: "propose"`).
+struct Propose;
+impl Verb for Propose {
+    type Request = ProposeRequest;
+    fn info(&self) -> &'static Info {
+        &PROPOSE
+    }
+    fn preflight(&self, request: &ProposeRequest) -> Preflight {
+        PROPOSE.preflight().config().dry_run(request.dry_run)
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: ProposeRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        proposals::propose(prepared, &runtime, &request, ctx.progress).map(Outcome::from)
+    }
+}
+
+/// `standards withdraw` (MCP `action: "withdraw"`).
+struct Withdraw;
+impl Verb for Withdraw {
+    type Request = WithdrawRequest;
+    fn info(&self) -> &'static Info {
+        &WITHDRAW
+    }
+    fn preflight(&self, request: &WithdrawRequest) -> Preflight {
+        WITHDRAW.preflight().config().dry_run(request.dry_run)
+    }
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: WithdrawRequest,
+    ) -> Result<Outcome, Refused> {
+        proposals::withdraw(prepared, &request).map(Outcome::from)
+    }
+}
+
+/// The modes' rows, for the reference page (the subcommands' facts); the MCP tool list is
+/// the table's rows only, so `discern_standards` is listed once.
+pub(super) const MODES: &[&Info] = &[&PROPOSE, &WITHDRAW];
 
 /// `standards propose`'s CLI arguments: the scalar pair or a JSON batch.
 #[derive(Debug, clap::Args)]
@@ -78,57 +175,21 @@ fn read_batch(source: &str) -> Result<Vec<ProposalRequest>, String> {
     })
 }
 
-fn measure(ctx: &Context, request: &MeasureRequest) -> Outcome {
-    if let Err(refusal) = request.validate() {
-        return refusal.into();
-    }
-    super::prepared(ctx, standards::VERB, request.preflight(), |prepared| {
-        with_runtime(ctx, standards::VERB, |runtime| {
-            let claims = &proposals::claims;
-            standards::standards(prepared, runtime, request, claims, ctx.progress).into()
-        })
-    })
-}
-
-/// `propose` and `withdraw` commit limits: recovery first (never on a dry run), a clean tree.
-fn limit_commit(dry_run: bool) -> Preflight {
-    Preflight::of(true, standards::CLEANLINESS)
-        .config()
-        .dry_run(dry_run)
-}
-
-fn withdraw(ctx: &Context, request: &proposals::WithdrawRequest) -> Outcome {
-    let verb = proposals::WITHDRAW_VERB;
-    super::prepared(ctx, verb, limit_commit(request.dry_run), |prepared| {
-        proposals::withdraw(prepared, request).into()
-    })
-}
-
-fn propose(ctx: &Context, request: &ProposeRequest) -> Outcome {
-    super::prepared(
-        ctx,
-        proposals::VERB,
-        limit_commit(request.dry_run),
-        |prepared| {
-            with_runtime(ctx, proposals::VERB, |runtime| {
-                proposals::propose(prepared, runtime, request, ctx.progress).into()
-            })
-        },
-    )
-}
-
 impl Entry for Standards {
     fn info(&self) -> &'static Info {
         &STANDARDS
     }
 
+    fn modes(&self) -> &'static [&'static Info] {
+        MODES
+    }
+
     fn command(&self) -> clap::Command {
         let propose = <ProposeArgs as clap::Args>::augment_args(clap::Command::new("propose"))
-            .about("Propose loosening limits to the exact measured values, for the owner's approval: one config-only commit for the whole batch");
-        let withdraw = <proposals::WithdrawRequest as clap::Args>::augment_args(
-            clap::Command::new("withdraw"),
-        )
-        .about("Withdraw every proposal: limits back to the trunk's in one config-only commit, so one batch can propose them together");
+            .about(PROPOSE.summary);
+        let withdraw =
+            <WithdrawRequest as clap::Args>::augment_args(clap::Command::new("withdraw"))
+                .about(WITHDRAW.summary);
         <MeasureRequest as clap::Args>::augment_args(clap::Command::new(STANDARDS.name))
             .about(STANDARDS.summary)
             .args_conflicts_with_subcommands(true)
@@ -141,25 +202,26 @@ impl Entry for Standards {
         if let Some(("propose", sub)) = matches.subcommand() {
             let args = <ProposeArgs as clap::FromArgMatches>::from_arg_matches(sub)?;
             return Ok(match args.request() {
-                Ok(request) => propose(ctx, &request),
-                Err(message) => Outcome::from(crate::result::Envelope::refusal(
-                    proposals::VERB,
-                    crate::result::ErrorSlug::InvalidArguments,
-                    message,
-                    crate::result::Hint::next_step(
-                        crate::result::HintId::SeeHelp,
-                        "Pass NAME --reason R, or --batch with a JSON array of {\"name\", \"reason\"}.",
+                Ok(request) => call(&Propose, ctx, request),
+                Err(message) => Outcome::refused(
+                    PROPOSE.name,
+                    crate::result::Refused::new(
+                        crate::result::ErrorSlug::InvalidArguments,
+                        message,
+                        crate::result::Hint::next_step(
+                            crate::result::HintId::SeeHelp,
+                            "Pass NAME --reason R, or --batch with a JSON array of {\"name\", \"reason\"}.",
+                        ),
                     ),
-                )),
+                ),
             });
         }
         if let Some(("withdraw", sub)) = matches.subcommand() {
-            let request =
-                <proposals::WithdrawRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
-            return Ok(withdraw(ctx, &request));
+            let request = <WithdrawRequest as clap::FromArgMatches>::from_arg_matches(sub)?;
+            return Ok(call(&Withdraw, ctx, request));
         }
         let request = <MeasureRequest as clap::FromArgMatches>::from_arg_matches(matches)?;
-        Ok(measure(ctx, &request))
+        Ok(call(&Measure, ctx, request))
     }
 
     fn input_schema(&self) -> JsonMap<String, Value> {
@@ -191,100 +253,82 @@ impl Entry for Standards {
         let Value::Object(mut arguments) = arguments else {
             return false;
         };
-        let verb = STANDARDS.name;
         let rest = |arguments: &JsonMap<String, Value>| Value::Object(arguments.clone());
         match arguments.remove("action").as_ref().and_then(Value::as_str) {
-            Some("measure") => super::parse::<MeasureRequest>(verb, rest(&arguments)).is_ok(),
-            Some("propose") => super::parse::<ProposeRequest>(verb, rest(&arguments)).is_ok(),
-            Some("withdraw") => {
-                super::parse::<proposals::WithdrawRequest>(verb, rest(&arguments)).is_ok()
-            }
+            Some("measure") => super::parse::<MeasureRequest>(rest(&arguments)).is_ok(),
+            Some("propose") => super::parse::<ProposeRequest>(rest(&arguments)).is_ok(),
+            Some("withdraw") => super::parse::<WithdrawRequest>(rest(&arguments)).is_ok(),
             _ => false,
         }
     }
 
     fn run_tool(&self, ctx: &Context, arguments: Value) -> Outcome {
-        let verb = STANDARDS.name;
-        let Value::Object(mut arguments) = arguments else {
-            return invalid_arguments(verb, "Invalid arguments: expected an object.").into();
-        };
-        let action = arguments.remove("action");
-        let action = action.as_ref().and_then(Value::as_str);
-        // The other action's keys are refused only when they ask for something (as the old
-        // surface did): `proposals: null`, `pin: false`, `force: false`, `names: []` are no-ops.
-        let other: &[&str] = match action {
-            Some("measure") => &["proposals"],
-            Some("withdraw") => &[
-                "proposals",
-                "pin",
-                "force",
-                "fresh",
-                "names",
-                "baseline",
-                "require_trunk",
-            ],
-            _ => &[
-                "pin",
-                "force",
-                "fresh",
-                "names",
-                "baseline",
-                "require_trunk",
-            ],
-        };
-        let mut asks = false;
-        for key in other {
-            match arguments.remove(*key) {
-                None | Some(Value::Null) | Some(Value::Bool(false)) => {}
-                Some(Value::Array(items)) if items.is_empty() && *key == "names" => {}
-                Some(value) => {
-                    asks = true;
-                    arguments.insert((*key).to_owned(), value);
-                }
+        match tool_call(ctx, arguments) {
+            Ok(outcome) => outcome,
+            Err(refused) => Outcome::refused(STANDARDS.name, refused),
+        }
+    }
+}
+
+/// A `discern_standards` call: its `action`'s request decoded and run through the table's
+/// one path, or the refusal of arguments that do not make one.
+fn tool_call(ctx: &Context, arguments: Value) -> Result<Outcome, Refused> {
+    let Value::Object(mut arguments) = arguments else {
+        return Err(invalid_arguments("Invalid arguments: expected an object."));
+    };
+    let action = arguments.remove("action");
+    let action = action.as_ref().and_then(Value::as_str);
+    // The other action's keys are refused only when they ask for something (as the old
+    // surface did): `proposals: null`, `pin: false`, `force: false`, `names: []` are no-ops.
+    let other: &[&str] = match action {
+        Some("measure") => &["proposals"],
+        Some("withdraw") => &[
+            "proposals",
+            "pin",
+            "force",
+            "fresh",
+            "names",
+            "baseline",
+            "require_trunk",
+        ],
+        _ => &[
+            "pin",
+            "force",
+            "fresh",
+            "names",
+            "baseline",
+            "require_trunk",
+        ],
+    };
+    let mut asks = false;
+    for key in other {
+        match arguments.remove(*key) {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => {}
+            Some(Value::Array(items)) if items.is_empty() && *key == "names" => {}
+            Some(value) => {
+                asks = true;
+                arguments.insert((*key).to_owned(), value);
             }
         }
-        let has = |key: &str| arguments.contains_key(key);
-        match action {
-            Some("measure") if asks => invalid_arguments(
-                verb,
-                "action measure takes no proposals; use action propose.",
-            )
-            .into(),
-            Some("measure") => match super::parse::<MeasureRequest>(verb, Value::Object(arguments))
-            {
-                Ok(request) => measure(ctx, &request),
-                Err(refusal) => refusal.into(),
-            },
-            Some("propose") if asks => invalid_arguments(
-                verb,
-                "action propose takes proposals only (no pin, force, fresh or names).",
-            )
-            .into(),
-            Some("propose") if !has("proposals") => {
-                invalid_arguments(verb, "action propose needs proposals: [{name, reason}, …].")
-                    .into()
-            }
-            Some("propose") => match super::parse::<ProposeRequest>(verb, Value::Object(arguments))
-            {
-                Ok(request) => propose(ctx, &request),
-                Err(refusal) => refusal.into(),
-            },
-            Some("withdraw") if asks => invalid_arguments(
-                verb,
-                "action withdraw takes dry_run only.",
-            )
-            .into(),
-            Some("withdraw") => {
-                match super::parse::<proposals::WithdrawRequest>(verb, Value::Object(arguments)) {
-                    Ok(request) => withdraw(ctx, &request),
-                    Err(refusal) => refusal.into(),
-                }
-            }
-            _ => invalid_arguments(
-                verb,
-                "Invalid arguments: `action` is required and must be \"measure\", \"propose\" or \"withdraw\"; to measure as `discern standards` does, call with {\"action\": \"measure\"}.",
-            )
-            .into(),
-        }
+    }
+    let proposing = arguments.contains_key("proposals");
+    let arguments = Value::Object(arguments);
+    match action {
+        Some("measure") if asks => Err(invalid_arguments(
+            "action measure takes no proposals; use action propose.",
+        )),
+        Some("measure") => Ok(call(&Measure, ctx, super::parse(arguments)?)),
+        Some("propose") if asks => Err(invalid_arguments(
+            "action propose takes proposals only (no pin, force, fresh or names).",
+        )),
+        Some("propose") if !proposing => Err(invalid_arguments(
+            "action propose needs proposals: [{name, reason}, …].",
+        )),
+        Some("propose") => Ok(call(&Propose, ctx, super::parse(arguments)?)),
+        Some("withdraw") if asks => Err(invalid_arguments("action withdraw takes dry_run only.")),
+        Some("withdraw") => Ok(call(&Withdraw, ctx, super::parse(arguments)?)),
+        _ => Err(invalid_arguments(
+            "Invalid arguments: `action` is required and must be \"measure\", \"propose\" or \"withdraw\"; to measure as `discern standards` does, call with {\"action\": \"measure\"}.",
+        )),
     }
 }

@@ -1,18 +1,20 @@
 //! The table itself: one row per verb, in the MCP tool order ADR 0405 fixes (the eight-tool
 //! lifecycle prefix status … map, then progress, test and the one `discern_standards` tool),
-//! followed by the verbs only the CLI has.
+//! followed by `setup` and the verbs only the CLI has (`cli_only.rs`).
 
-use super::{Annotations, Context, Entry, Info, Outcome, Surface, Verb};
-use crate::agents::{self, AgentsRequest};
+use super::{
+    Context, DESTRUCTIVE, Entry, Info, Outcome, READ_ONLY, Surface, Verb, WRITES,
+    WRITES_IDEMPOTENT, moved,
+};
+use crate::agents;
 use crate::lifecycle::{
     self, accept::AcceptRequest, approve::ApproveRequest, done::DoneRequest,
     stage_verbs::StageRequest, start::StartRequest, update::UpdateRequest, wait::AwaitRequest,
 };
 use crate::map::{self, MapRequest};
 use crate::operations::{self, ProgressRequest};
-use crate::preflight::{Cleanliness, Preflight, Prepared, Recover};
-use crate::result::Envelope;
-use crate::standards::{self, init::InitRequest};
+use crate::preflight::{Cleanliness, Preflight, Prepared};
+use crate::result::Refused;
 use crate::status::StatusRequest;
 
 /// The default `await` budget for MCP clients, which may drop long calls.
@@ -33,13 +35,13 @@ pub static TABLE: &[&dyn Entry] = &[
     &Test,
     &super::standards::Standards,
     &Setup,
-    &Init,
-    &Agents,
-    &Doctor,
-    &Abandon,
-    &Sync,
-    &Resolve,
-    &MergeDriver,
+    &super::cli_only::Init,
+    &super::cli_only::Agents,
+    &super::cli_only::Doctor,
+    &super::cli_only::Abandon,
+    &super::cli_only::Sync,
+    &super::cli_only::Resolve,
+    &super::cli_only::MergeDriver,
     &super::producers::Producers,
 ];
 
@@ -47,38 +49,6 @@ pub static TABLE: &[&dyn Entry] = &[
 pub fn tool_names() -> Vec<&'static str> {
     TABLE.iter().filter_map(|e| e.info().tool).collect()
 }
-
-const READ_ONLY: Annotations = Annotations {
-    read_only: true,
-    destructive: false,
-    idempotent: true,
-};
-
-const WRITES: Annotations = Annotations {
-    read_only: false,
-    destructive: false,
-    idempotent: false,
-};
-
-const WRITES_IDEMPOTENT: Annotations = Annotations {
-    idempotent: true,
-    ..WRITES
-};
-
-/// `resolve` and git's merge driver run inside a merge git is making: recovering another
-/// transaction there would write under it.
-const INSIDE_A_MERGE: Preflight = Preflight {
-    recover: Recover::No,
-    cleanliness: Cleanliness::Any,
-    config: false,
-    journal: false,
-    dry_run: false,
-};
-
-const DESTRUCTIVE: Annotations = Annotations {
-    destructive: true,
-    ..WRITES
-};
 
 struct Status;
 impl Verb for Status {
@@ -95,18 +65,28 @@ impl Verb for Status {
             journal: false,
         }
     }
-    fn validate(&self, request: &StatusRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &StatusRequest) -> Result<(), Refused> {
         request.validate()
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: StatusRequest) -> Outcome {
-        let mut envelope = crate::status::status(&prepared.ws, &request);
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: StatusRequest,
+    ) -> Result<Outcome, Refused> {
         let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
-        envelope.advisories.extend(stale);
-        match request.brief {
+        let outcome = match crate::status::status(&prepared.ws, &request) {
+            Ok(envelope) => Outcome::from(envelope),
+            Err(refused) if request.brief => Outcome::refused(crate::status::VERB, refused),
+            Err(refused) => return Err(refused),
+        };
+        let mut outcome = match request.brief {
             // A session-start hook's output: it never fails the session.
-            true => Outcome::from(envelope).with_exit_code(0),
-            false => envelope.into(),
-        }
+            true => outcome.with_exit_code(0),
+            false => outcome,
+        };
+        outcome.envelope.advisories.extend(stale);
+        Ok(outcome)
     }
 }
 
@@ -128,9 +108,14 @@ impl Verb for Start {
     fn preflight(&self, request: &StartRequest) -> Preflight {
         Verb::info(self).preflight().dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: StartRequest) -> Outcome {
-        let started = lifecycle::start::start(&prepared.ws, &request, ctx.progress);
-        Outcome::from(started.envelope).with_root(started.root)
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: StartRequest,
+    ) -> Result<Outcome, Refused> {
+        let started = lifecycle::start::start(&prepared.ws, &request, ctx.progress)?;
+        Ok(moved(Verb::info(self).name, started))
     }
 }
 
@@ -149,8 +134,17 @@ impl Verb for Prepare {
             journal: false,
         }
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
-        lifecycle::stage_verbs::prepare(&prepared.ws, ctx.progress).into()
+    fn preflight(&self, _request: &StageRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _request: StageRequest,
+    ) -> Result<Outcome, Refused> {
+        let (ws, config) = (&prepared.ws, prepared.config());
+        lifecycle::stage_verbs::prepare(ws, config, ctx.progress).map(Outcome::from)
     }
 }
 
@@ -175,13 +169,22 @@ impl Verb for Done {
             .config()
             .dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: DoneRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let mut done = lifecycle::done::done(prepared, runtime, &request, ctx.progress);
-            let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
-            done.advisories.extend(stale);
-            done.into()
-        })
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: DoneRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
+        let mut done = lifecycle::done::done(prepared, &runtime, &request, ctx.progress).map_err(
+            |mut refused| {
+                refused.advisories.extend(stale.clone());
+                refused
+            },
+        )?;
+        done.advisories.extend(stale);
+        Ok(done.into())
     }
 }
 
@@ -206,10 +209,14 @@ impl Verb for Update {
             .config()
             .dry_run(request.dry_run)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: UpdateRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            lifecycle::update::update(prepared, runtime, &request, ctx.progress).into()
-        })
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: UpdateRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        lifecycle::update::update(prepared, &runtime, &request, ctx.progress).map(Outcome::from)
     }
 }
 
@@ -228,22 +235,30 @@ impl Verb for Await {
             journal: true,
         }
     }
-    fn validate(&self, request: &AwaitRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &AwaitRequest) -> Result<(), Refused> {
         request.validate()
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: AwaitRequest) -> Outcome {
+    fn preflight(&self, _request: &AwaitRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: AwaitRequest,
+    ) -> Result<Outcome, Refused> {
         let default_timeout = match ctx.surface {
             Surface::Cli => lifecycle::wait::DEFAULT_TIMEOUT_S,
             Surface::Mcp => MCP_AWAIT_TIMEOUT_S,
         };
-        let awaited = lifecycle::wait::await_condition(&prepared.ws, &request, default_timeout);
-        let not_met = awaited.envelope.ok && !awaited.met;
+        let (ws, config) = (&prepared.ws, prepared.config());
+        let awaited = lifecycle::wait::await_condition(ws, config, &request, default_timeout)?;
         let outcome = Outcome::from(awaited.envelope);
         // Not met is a success with a distinct exit code, so scripts can loop on it.
-        match not_met {
-            true => outcome.with_exit_code(124),
-            false => outcome,
-        }
+        Ok(match awaited.met {
+            false => outcome.with_exit_code(124),
+            true => outcome,
+        })
     }
 }
 
@@ -265,11 +280,15 @@ impl Verb for Accept {
     fn preflight(&self, request: &AcceptRequest) -> Preflight {
         lifecycle::accept::preflight(request)
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: AcceptRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let accepted = lifecycle::accept::accept(prepared, runtime, &request, ctx.progress);
-            Outcome::from(accepted.envelope).with_root(accepted.root)
-        })
+    fn run(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        request: AcceptRequest,
+    ) -> Result<Outcome, Refused> {
+        let runtime = ctx.runtime()?;
+        let accepted = lifecycle::accept::accept(prepared, &runtime, &request, ctx.progress)?;
+        Ok(moved(Verb::info(self).name, accepted))
     }
 }
 
@@ -289,14 +308,19 @@ impl Verb for Approve {
             journal: false,
         }
     }
-    fn validate(&self, request: &ApproveRequest) -> Result<(), Box<Envelope>> {
+    fn validate(&self, request: &ApproveRequest) -> Result<(), Refused> {
         request.validate()
     }
     fn preflight(&self, request: &ApproveRequest) -> Preflight {
         Verb::info(self).preflight().dry_run(request.dry_run)
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: ApproveRequest) -> Outcome {
-        lifecycle::approve::approve(&prepared.ws, &request).into()
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: ApproveRequest,
+    ) -> Result<Outcome, Refused> {
+        lifecycle::approve::approve(&prepared.ws, &request).map(Outcome::from)
     }
 }
 
@@ -315,9 +339,17 @@ impl Verb for Map {
             journal: false,
         }
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: MapRequest) -> Outcome {
+    fn preflight(&self, _request: &MapRequest) -> Preflight {
+        Verb::info(self).preflight().config()
+    }
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: MapRequest,
+    ) -> Result<Outcome, Refused> {
         let (target, search) = (request.target.as_deref(), request.search.as_deref());
-        map::map(&prepared.ws, target, search).into()
+        map::map(&prepared.ws, prepared.config(), target, search).map(Outcome::from)
     }
 }
 
@@ -336,8 +368,13 @@ impl Verb for Progress {
             journal: false,
         }
     }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: ProgressRequest) -> Outcome {
-        operations::progress(&prepared.ws, request.handle.as_deref()).into()
+    fn run(
+        &self,
+        _ctx: &Context,
+        prepared: &Prepared,
+        request: ProgressRequest,
+    ) -> Result<Outcome, Refused> {
+        operations::progress(&prepared.ws, request.handle.as_deref()).map(Outcome::from)
     }
 }
 
@@ -356,36 +393,17 @@ impl Verb for Test {
             journal: true,
         }
     }
-    fn run(&self, ctx: &Context, prepared: &Prepared, _request: StageRequest) -> Outcome {
-        lifecycle::stage_verbs::test(&prepared.ws, ctx.progress).into()
-    }
-}
-
-struct Doctor;
-impl Verb for Doctor {
-    type Request = lifecycle::doctor::DoctorRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::doctor::VERB,
-            tool: None,
-            summary: "Check what this checkout needs (binary, git, config, agent clients, caches, worktrees), then prove the gate runs in a throwaway worktree (nothing recorded)",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: true,
-        }
+    fn preflight(&self, _request: &StageRequest) -> Preflight {
+        Verb::info(self).preflight().config()
     }
     fn run(
         &self,
         ctx: &Context,
         prepared: &Prepared,
-        request: lifecycle::doctor::DoctorRequest,
-    ) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            let tools = super::guide();
-            lifecycle::doctor::doctor(&prepared.ws, runtime, &request, &tools, ctx.progress).into()
-        })
+        _request: StageRequest,
+    ) -> Result<Outcome, Refused> {
+        let (ws, config) = (&prepared.ws, prepared.config());
+        lifecycle::stage_verbs::test(ws, config, ctx.progress).map(Outcome::from)
     }
 }
 
@@ -412,179 +430,7 @@ impl Verb for Setup {
         ctx: &Context,
         prepared: &Prepared,
         _request: lifecycle::setup::SetupRequest,
-    ) -> Outcome {
-        lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).into()
-    }
-}
-
-struct Abandon;
-impl Verb for Abandon {
-    type Request = lifecycle::abandon::AbandonRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::abandon::VERB,
-            // Discarding an effort is the owner's decision; the MCP tools are fixed (ADR 0405).
-            tool: None,
-            summary: "Give an effort up: its worktree and branch removed (work that would be lost only with --force)",
-            tool_description: "",
-            annotations: DESTRUCTIVE,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn preflight(&self, request: &lifecycle::abandon::AbandonRequest) -> Preflight {
-        Verb::info(self).preflight().dry_run(request.dry_run)
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        prepared: &Prepared,
-        request: lifecycle::abandon::AbandonRequest,
-    ) -> Outcome {
-        let abandoned = lifecycle::abandon::abandon(&prepared.ws, &request);
-        Outcome::from(abandoned.envelope).with_root(abandoned.root)
-    }
-}
-
-struct Sync;
-impl Verb for Sync {
-    type Request = crate::sync::SyncRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: crate::sync::VERB,
-            // Pushing is the team's (and CI's) act; the MCP tools are fixed (ADR 0405).
-            tool: None,
-            summary: "Share discern's notes and published evidence with a remote: fetch, merge without conflicts, and with --push publish and push atomically",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        prepared: &Prepared,
-        request: crate::sync::SyncRequest,
-    ) -> Outcome {
-        crate::sync::sync(&prepared.ws, &request).into()
-    }
-}
-
-struct Resolve;
-impl Verb for Resolve {
-    type Request = lifecycle::resolve::ResolveRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::resolve::RESOLVE_VERB,
-            tool: None,
-            summary: "Settle a conflicted discern.toml by meaning (limits both sides tightened take the tighter) and stage it",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn preflight(&self, _request: &lifecycle::resolve::ResolveRequest) -> Preflight {
-        INSIDE_A_MERGE
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        prepared: &Prepared,
-        _request: lifecycle::resolve::ResolveRequest,
-    ) -> Outcome {
-        lifecycle::resolve::resolve(&prepared.ws.repo).into()
-    }
-}
-
-struct MergeDriver;
-impl Verb for MergeDriver {
-    type Request = lifecycle::resolve::MergeDriverRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: lifecycle::resolve::DRIVER_VERB,
-            tool: None,
-            summary: "git's merge driver for discern.toml (%O %A %B %P): limits merged by meaning, conflicts named (`init --merge-driver` installs it)",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn preflight(&self, _request: &lifecycle::resolve::MergeDriverRequest) -> Preflight {
-        INSIDE_A_MERGE
-    }
-    fn run(
-        &self,
-        _ctx: &Context,
-        _prepared: &Prepared,
-        request: lifecycle::resolve::MergeDriverRequest,
-    ) -> Outcome {
-        lifecycle::resolve::merge_driver(&request).into()
-    }
-}
-
-struct Init;
-impl Verb for Init {
-    type Request = InitRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: standards::init::VERB,
-            tool: None,
-            summary: "Write a starter discern.toml: the built-in Standards that fit, limits at today's values",
-            tool_description: "",
-            annotations: WRITES,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn validate(&self, request: &InitRequest) -> Result<(), Box<Envelope>> {
-        request.validate()
-    }
-    fn run(&self, ctx: &Context, prepared: &Prepared, request: InitRequest) -> Outcome {
-        super::with_runtime(ctx, Verb::info(self).name, |runtime| {
-            standards::init::init(&prepared.ws, runtime, &request, ctx.progress).into()
-        })
-    }
-}
-
-struct Agents;
-impl Verb for Agents {
-    type Request = AgentsRequest;
-    fn info(&self) -> &'static Info {
-        &Info {
-            name: agents::VERB,
-            // The owner's setup: it writes what starts the agent's own server, so no agent
-            // rewires itself (and the MCP tools are fixed, ADR 0405).
-            tool: None,
-            summary: "Wire the agent clients (Claude Code, Codex, Cursor, Gemini, VS Code, Copilot CLI) to discern's MCP server, each in its own project file",
-            tool_description: "",
-            annotations: WRITES_IDEMPOTENT,
-            cleanliness: Cleanliness::Any,
-            writes: true,
-            journal: false,
-        }
-    }
-    fn validate(&self, request: &AgentsRequest) -> Result<(), Box<Envelope>> {
-        match request.conflicting() {
-            true => Err(Box::new(super::invalid_arguments(
-                agents::VERB,
-                "--check and --remove do not combine: check the entries, or remove them.",
-            ))),
-            false => Ok(()),
-        }
-    }
-    fn preflight(&self, request: &AgentsRequest) -> Preflight {
-        // `--check` writes nothing: no recovery, as a dry run.
-        Verb::info(self).preflight().dry_run(request.check)
-    }
-    fn run(&self, _ctx: &Context, prepared: &Prepared, request: AgentsRequest) -> Outcome {
-        agents::agents(&prepared.ws, &request, &super::guide()).into()
+    ) -> Result<Outcome, Refused> {
+        lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).map(Outcome::from)
     }
 }

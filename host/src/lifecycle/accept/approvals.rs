@@ -6,12 +6,12 @@
 
 use serde_json::json;
 
-use super::{AcceptRequest, Landing, VERB, refuse};
+use super::{AcceptRequest, Landing, refuse};
 use crate::approval::{self, Channel, Granted, Subject};
 use crate::config::ApprovalPolicy;
 use crate::git::short;
 use crate::proposals::required::{self, Required};
-use crate::result::{Action, Envelope, ErrorSlug, HintId, Section, WithNext};
+use crate::result::{Action, ErrorSlug, HintId, Refused, Section, WithNext};
 use crate::workspace::Workspace;
 
 /// The owner's approval of exactly `required`: recorded (and verified) on HEAD, or, where the
@@ -21,28 +21,26 @@ pub(super) fn approve(
     request: &AcceptRequest,
     landing: &Landing,
     required: &Required,
-) -> Result<Granted, Box<Envelope>> {
+) -> Result<Granted, Refused> {
     let repo = &ws.repo;
-    required.explained(VERB, "prove the new commit, then accept.")?;
+    required.explained("prove the new commit, then accept.")?;
     let stale = required.stale(repo, landing.head, &landing.trunk);
     if !stale.is_empty() {
-        return Err(Box::new(
-            refuse(
-                ErrorSlug::ProposalStale,
-                format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
-                HintId::StandardsPropose,
-                "Renew them (repeat the same proposal batch), prove the new commit, then accept.",
-            )
-            .with_next(Action::new("standards propose")),
-        ));
+        return Err(refuse(
+            ErrorSlug::ProposalStale,
+            format!("Stale proposals authorize nothing: {}.", stale.join(", ")),
+            HintId::StandardsPropose,
+            "Renew them (repeat the same proposal batch), prove the new commit, then accept.",
+        )
+        .with_next(Action::new("standards propose")));
     }
     let policy = approval::policy(repo, landing.trunk_commit).map_err(|e| {
-        Box::new(refuse(
+        refuse(
             ErrorSlug::CannotTell,
             format!("How the owner approves cannot be told: {e}."),
             HintId::AskOwner,
             "Ask the owner to fix [acceptance] on the trunk, then accept again",
-        ))
+        )
     })?;
     let subject = Subject {
         trunk: landing.trunk.clone(),
@@ -109,7 +107,7 @@ fn asked(
     ws: &Workspace,
     landing: &Landing,
     required: &Required,
-) -> Result<Option<Channel>, Box<Envelope>> {
+) -> Result<Option<Channel>, Refused> {
     let title = format!(
         "Approve these changes for {} landing on {}?",
         short(&landing.head.to_string()),
@@ -128,12 +126,12 @@ fn asked(
     };
     match answer {
         None => Ok(None),
-        Some(false) => Err(Box::new(refuse(
+        Some(false) => Err(refuse(
             ErrorSlug::AwaitingStandardApproval,
             "The owner did not approve every item; nothing landed.",
             HintId::AskOwner,
             "Ask the owner what to change, or accept again to ask once more",
-        ))),
+        )),
         Some(true) => {
             // The answer is for exactly what was shown: HEAD and the items, checked again.
             let now =
@@ -142,12 +140,12 @@ fn asked(
                     .ok();
             if ws.repo.head().ok().flatten() != Some(landing.head) || now != Some(required.tokens())
             {
-                return Err(Box::new(refuse(
+                return Err(refuse(
                     ErrorSlug::PreconditionFailed,
                     "HEAD or what needs approval changed while the owner was asked; nothing landed.",
                     HintId::FixGate,
                     "Run the gate on the new HEAD, then accept again",
-                )));
+                ));
             }
             Ok(Some(channel))
         }
@@ -165,7 +163,7 @@ fn awaiting_approval(
     policy: &approval::Policy,
     required: &Required,
     why: &approval::NotApproved,
-) -> Box<Envelope> {
+) -> Refused {
     let effort = ws
         .root()
         .file_name()
@@ -199,10 +197,10 @@ fn awaiting_approval(
         "standard_approvals_required": required.proposals,
         "protected_changes": required.protected,
     }));
-    e.report.sections = vec![Section {
+    e.sections = vec![Section {
         table: None,
         title: AWAITING.to_owned(),
         lines: required.lines(),
     }];
-    Box::new(e)
+    e
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{AcceptRequest, Authority, Consent, Landing, approvals, refuse};
 use crate::config::Config;
 use crate::proposals::required;
-use crate::result::{Action, Envelope, ErrorSlug, HintId, WithNext};
+use crate::result::{Action, ErrorSlug, HintId, Refused, WithNext};
 use crate::snapshot::Pathspec;
 use crate::workspace::Workspace;
 
@@ -25,7 +25,7 @@ pub(super) fn authority(
     ws: &Workspace,
     request: &AcceptRequest,
     landing: &Landing,
-) -> Result<Authority, Box<Envelope>> {
+) -> Result<Authority, Refused> {
     let repo = &ws.repo;
     let Landing {
         trunk,
@@ -44,12 +44,12 @@ pub(super) fn authority(
         // left, which the grant must cover too. In-process, never a `git` found on `PATH`.
         .changed_between(base, *head)
         .map_err(|e| {
-            Box::new(refuse(
+            refuse(
                 ErrorSlug::CannotTell,
                 format!("The changed paths cannot be listed: {e}."),
                 HintId::CheckRepository,
                 &format!("Run `git diff --name-only {base}..HEAD` and fix what it reports, then accept again."),
-            ))
+            )
         })?;
     let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
     // Standing grants are the owner's: read from the trunk's committed config, never from the
@@ -79,19 +79,17 @@ pub(super) fn authority(
             changed_paths: &changed,
             pre_authorized: &scopes,
         });
-        return Err(Box::new(e));
+        return Err(e);
     }
     // What needs approval is derived from the trunk's config and HEAD's, never remembered.
     let required = required::required(repo, trunk, *trunk_commit, *head).map_err(|e| {
-        Box::new(
-            refuse(
-                ErrorSlug::CannotTell,
-                format!("What needs the owner's approval cannot be told: {e}."),
-                HintId::CheckRepository,
-                "Fix what is named above, run the gate, then accept again",
-            )
-            .with_next(Action::new("done")),
+        refuse(
+            ErrorSlug::CannotTell,
+            format!("What needs the owner's approval cannot be told: {e}."),
+            HintId::CheckRepository,
+            "Fix what is named above, run the gate, then accept again",
         )
+        .with_next(Action::new("done"))
     })?;
     let approval = match required.is_empty() && required.unexplained.is_empty() {
         true => None,

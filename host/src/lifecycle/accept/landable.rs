@@ -10,16 +10,16 @@ use crate::git::{Repo, short};
 use crate::preflight::{self, Prepared};
 use crate::proof::{self, ProofState};
 use crate::result::spelled::{command_line, spell};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused};
 use crate::workspace::Workspace;
 
 /// The preconditions: an effort worktree on a branch, clean, with honored Proof for its HEAD,
 /// containing the current trunk.
-pub(super) fn landing(prepared: &Prepared) -> Result<Landing, Box<Envelope>> {
+pub(super) fn landing(prepared: &Prepared) -> Result<Landing, Refused> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     // Read after this verb's recovery; an unreadable config is refused: the trunk it names
     // is where the landing goes.
-    let config = preflight::load_config(ws, VERB)?;
+    let config = preflight::load_config(ws)?;
     // DISCERN_TRUNK never changes what the gate and the landing trust; a branch of a release
     // line the trunk's tip declares lands on that line.
     let declared = ws.landing_trunk(config.as_ref());
@@ -123,8 +123,8 @@ pub(super) enum NotLandable {
 }
 
 /// The refusal for each reason a checkout cannot land, with the step past it, in one place.
-pub(super) fn refusal(why: &NotLandable) -> Box<Envelope> {
-    Box::new(why.refusal(VERB))
+pub(super) fn refusal(why: &NotLandable) -> Refused {
+    why.refused()
 }
 
 impl Refusal for NotLandable {
@@ -234,8 +234,8 @@ fn land(id: &str) -> String {
 }
 
 /// From a checkout with the trunk out: the efforts ready to land, each with its exact command.
-fn owners_route(ws: &Workspace) -> Box<Envelope> {
-    let mut envelope = *refusal(&NotLandable::MainCheckout);
+fn owners_route(ws: &Workspace) -> Refused {
+    let mut envelope = refusal(&NotLandable::MainCheckout);
     // Which efforts are ready is never guessed as "none" when it cannot be told.
     let ready = match ready_to_land(ws) {
         Ok(ready) => ready,
@@ -245,9 +245,8 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
                 NotLandable::MainCheckout,
                 spell(&Action::new("status"))
             );
-            envelope.report.state = message.clone();
-            envelope.message = Some(message);
-            return Box::new(envelope);
+            envelope.message = message;
+            return envelope;
         }
     };
     let commands: Vec<String> = ready.iter().map(|id| land(id)).collect();
@@ -271,8 +270,7 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
                 .join(", ")
         ),
     };
-    envelope.report.state = message.clone();
-    envelope.message = Some(message);
+    envelope.message = message;
     envelope.data = Some(serde_json::json!({ "ready_to_land": ready, "commands": commands }));
     // The next step with the real effort ids, never a placeholder.
     let hint = match ready.as_slice() {
@@ -290,5 +288,5 @@ fn owners_route(ws: &Workspace) -> Box<Envelope> {
         ),
     };
     envelope.hints = vec![Hint::next_step(HintId::WorkInEffort, hint)];
-    Box::new(envelope)
+    envelope
 }

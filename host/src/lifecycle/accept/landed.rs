@@ -98,7 +98,7 @@ pub(super) fn finished_before(own: &landing::Recovered, main: Option<std::path::
     );
     envelope.advisories.push(own.message.clone());
     Moved {
-        envelope,
+        envelope: Ok(envelope),
         root: main,
     }
 }
@@ -117,14 +117,16 @@ pub(super) fn fast_forward(
     let landed = match landing::land(repo, main.repo.as_ref(), &journal, faults, lock) {
         Ok(landed) => landed,
         Err(e) => {
-            return refuse(
-                ErrorSlug::PreconditionFailed,
-                format!("Nothing landed: {e}."),
-                HintId::UpdateFromTrunk,
-                "Bring in the trunk, run the gate, then accept again",
-            )
-            .with_next(Action::new("update"))
-            .into();
+            return Moved {
+                envelope: Err(refuse(
+                    ErrorSlug::PreconditionFailed,
+                    format!("Nothing landed: {e}."),
+                    HintId::UpdateFromTrunk,
+                    "Bring in the trunk, run the gate, then accept again",
+                )
+                .with_next(Action::new("update"))),
+                root: None,
+            };
         }
     };
     let _ = proposals::store::save(repo, &[]);
@@ -236,7 +238,7 @@ fn result(
             ),
         ));
         return Moved {
-            envelope: e,
+            envelope: Ok(e),
             root: None,
         };
     }
@@ -254,7 +256,7 @@ fn result(
         ),
     ));
     Moved {
-        envelope: e,
+        envelope: Ok(e),
         root: landed.worktree_removed.then(|| main.info.path.clone()),
     }
 }

@@ -27,7 +27,7 @@ use crate::preflight::{self, Cleanliness, Preflight, Prepared, Recover};
 use crate::proof;
 use crate::proposals::ApprovalItem;
 use crate::protected::ProtectedChange;
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report};
 use crate::runtime::Runtime;
 
 pub(crate) const VERB: &str = "accept";
@@ -101,8 +101,8 @@ struct WouldLand<'a> {
     consent: &'a Consent,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Envelope {
-    Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
+fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Refused {
+    Refused::new(slug, message, Hint::next_step(id, hint))
 }
 
 /// What the table runs before `accept`: no recovery (accept finishes landings itself, since
@@ -130,41 +130,39 @@ pub(crate) fn accept(
     runtime: &Runtime,
     request: &AcceptRequest,
     say: Say,
-) -> Moved {
+) -> Result<Moved, Refused> {
     let ws = &prepared.ws;
     if let Some(effort) = &request.effort {
         // The named effort's own landing, cut short after the trunk moved (its worktree may be
         // gone already), is finished and is this call's result.
         if !request.dry_run {
             let here = crate::commit::landing::Here::Keep;
-            match preflight::finish_landings_from(VERB, &ws.repo, here) {
-                Err(refusal) => return (*refusal).into(),
-                Ok(done) => {
-                    let named = |b: &str| b == effort || b.rsplit('/').next() == Some(effort);
-                    if let Some(own) = done.iter().find(|r| r.landed.is_some() && named(&r.branch))
-                    {
-                        return landed::finished_before(own, None);
-                    }
-                }
+            let done = preflight::finish_landings_from(&ws.repo, here)?;
+            let named = |b: &str| b == effort || b.rsplit('/').next() == Some(effort);
+            if let Some(own) = done.iter().find(|r| r.landed.is_some() && named(&r.branch)) {
+                return Ok(landed::finished_before(own, None));
             }
         }
         let request = AcceptRequest {
             effort: None,
             ..request.clone()
         };
-        return match super::effort::workspace(ws, VERB, effort)
+        return match super::effort::workspace(ws, effort)
             .and_then(|effort_ws| preflight::prepare(VERB, effort_ws, preflight(&request)))
         {
             Ok(effort) => {
                 // The effort's own journal records this landing (the caller's has none).
-                let moved = accept(&effort, runtime, &request, say);
-                Moved {
-                    envelope: effort.finish(moved.envelope),
+                let moved = accept(&effort, runtime, &request, say)?;
+                Ok(Moved {
+                    envelope: effort.finish_reply(VERB, moved.envelope),
                     root: moved.root,
-                }
+                })
             }
             // An effort that landed before names the commit it landed as (its Proof note).
-            Err(refusal) => landed::already(ws, effort).unwrap_or(*refusal).into(),
+            Err(refusal) => match landed::already(ws, effort) {
+                Some(envelope) => Ok(envelope.into()),
+                None => Err(refusal),
+            },
         };
     }
     // The table journals it for `progress` (a dry run records nothing).
@@ -198,7 +196,12 @@ struct MainCheckout {
     on_trunk: bool,
 }
 
-fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest, say: Say) -> Moved {
+fn land(
+    prepared: &Prepared,
+    runtime: &Runtime,
+    request: &AcceptRequest,
+    say: Say,
+) -> Result<Moved, Refused> {
     let ws = &prepared.ws;
     // A landing a crash interrupted is finished (or unwound) before another is decided; this
     // effort's own, once its trunk moved, is finished whole — worktree and branch removed, as
@@ -213,19 +216,14 @@ fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest, say: Sa
         .map(|w| w.path);
     let finished = match request.dry_run {
         true => Ok(Vec::new()),
-        false => {
-            preflight::finish_landings_from(VERB, &ws.repo, crate::commit::landing::Here::Remove)
-        }
+        false => preflight::finish_landings_from(&ws.repo, crate::commit::landing::Here::Remove),
     };
-    let finished = match finished {
-        Ok(finished) => finished,
-        Err(refusal) => return (*refusal).into(),
-    };
+    let finished = finished?;
     if let Some(own) = finished
         .iter()
         .find(|r| r.landed.is_some() && Some(&r.branch) == branch.as_ref())
     {
-        return landed::finished_before(own, main);
+        return Ok(landed::finished_before(own, main));
     }
     // This checkout's config transaction a crash interrupted (a pin killed once its branch
     // moved) is settled too, as every writing verb does, so the tree is not called dirty with
@@ -233,14 +231,22 @@ fn land(prepared: &Prepared, runtime: &Runtime, request: &AcceptRequest, say: Sa
     if !request.dry_run
         && let Err(e) = crate::commit::recover(&ws.repo)
     {
-        return preflight::recovery_refusal(VERB, &e).into();
+        return Err(preflight::recovery_refusal(&e));
     }
-    let mut moved = decide_and_land(prepared, runtime, request, say);
-    moved
-        .envelope
-        .advisories
-        .extend(finished.into_iter().map(|r| r.message));
-    moved
+    let finished = finished.into_iter().map(|r| r.message);
+    match decide_and_land(prepared, runtime, request, say) {
+        Ok(mut moved) => {
+            match &mut moved.envelope {
+                Ok(envelope) => envelope.advisories.extend(finished),
+                Err(refused) => refused.advisories.extend(finished),
+            }
+            Ok(moved)
+        }
+        Err(mut refused) => {
+            refused.advisories.extend(finished);
+            Err(refused)
+        }
+    }
 }
 
 fn decide_and_land(
@@ -248,7 +254,7 @@ fn decide_and_land(
     runtime: &Runtime,
     request: &AcceptRequest,
     say: Say,
-) -> Moved {
+) -> Result<Moved, Refused> {
     let ws = &prepared.ws;
     say("accept: reading the Proof, the trunk and the effort");
     let decided = landing(prepared).and_then(|landing| {
@@ -258,15 +264,10 @@ fn decide_and_land(
         let authority = authority(ws, request, &landing)?;
         Ok((landing, authority))
     });
-    let (landing, authority) = match decided {
-        Ok(decided) => decided,
-        Err(refusal) => return (*refusal).into(),
-    };
+    let (landing, authority) = decided?;
     if request.dry_run {
-        return match main_checkout(&ws.repo, &landing.trunk) {
-            Ok(_) => dry_run(&landing, &authority).into(),
-            Err(refusal) => (*refusal).into(),
-        };
+        main_checkout(&ws.repo, &landing.trunk)?;
+        return Ok(dry_run(&landing, &authority).into());
     }
     // Concurrent landings serialise here: under the writer lock the trunk is re-read (a
     // landing that lost the race is told the trunk moved, never that the winner's main-checkout
@@ -274,50 +275,45 @@ fn decide_and_land(
     let lock = match commit::lock::WriterLock::acquire(&ws.repo) {
         Ok(lock) => lock,
         Err(e) => {
-            return refuse(
+            return Err(refuse(
                 ErrorSlug::WriterBusy,
                 format!("Nothing landed: {e}."),
                 HintId::CheckRepository,
                 "Let the other discern writer finish, then accept again",
-            )
-            .into();
+            ));
         }
     };
     let current = ws.repo.branch_commit(&landing.trunk).ok().flatten();
     if current != Some(landing.trunk_commit) {
         let (trunk, branch) = (landing.trunk.clone(), landing.branch.clone());
-        return (*refusal(&NotLandable::TrunkMoved { trunk, branch })).into();
+        return Err(refusal(&NotLandable::TrunkMoved { trunk, branch }));
     }
-    match main_checkout(&ws.repo, &landing.trunk) {
-        Ok(main) => {
-            say(&format!(
-                "accept: landing on {}: the trunk moves, the main checkout follows, the worktree and branch are removed",
-                landing.trunk
-            ));
-            landed::fast_forward(ws, &landing, &authority, &main, &lock)
-        }
-        Err(refusal) => (*refusal).into(),
-    }
+    let main = main_checkout(&ws.repo, &landing.trunk)?;
+    say(&format!(
+        "accept: landing on {}: the trunk moves, the main checkout follows, the worktree and branch are removed",
+        landing.trunk
+    ));
+    Ok(landed::fast_forward(ws, &landing, &authority, &main, &lock))
 }
 
 /// The main checkout; refused before anything moves if it holds the trunk and has tracked
 /// changes, or its state cannot be told.
-fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>> {
+fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Refused> {
     let worktrees = repo.worktrees().map_err(|e| {
-        Box::new(refuse(
+        refuse(
             ErrorSlug::CannotTell,
             format!("Nothing was landed: the worktrees cannot be listed ({e})."),
             HintId::CheckRepository,
             "Check the repository with `git worktree list` (and `git worktree prune` for a worktree whose folder is gone), then accept again.",
-        ))
+        )
     })?;
     let Some(info) = worktrees.iter().find(|w| w.is_main).cloned() else {
-        return Err(Box::new(refuse(
+        return Err(refuse(
             ErrorSlug::Internal,
             "Cannot find the main checkout.",
             HintId::ReportBug,
             "Report this as a bug in discern.",
-        )));
+        ));
     };
     let main_repo = Repo::discover(&info.path).ok();
     let on_trunk = info.branch.as_deref() == Some(trunk);
@@ -336,12 +332,12 @@ fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Box<Envelope>
         }),
     };
     let refused = |message: String, hint: &str| {
-        Box::new(refuse(
+        refuse(
             ErrorSlug::PreconditionFailed,
             message,
             HintId::AskOwner,
             hint,
-        ))
+        )
     };
     match dirty {
         Err(e) => Err(refused(

@@ -5,8 +5,7 @@
 
 use super::{Landing, VERB};
 use crate::measure::{self, EvidenceUse, MeasureError, Measurement};
-use crate::result::Refusal;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, WithNext};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, WithNext};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -16,26 +15,22 @@ pub(super) fn standards_hold(
     runtime: &Runtime,
     landing: &Landing,
     say: super::Say,
-) -> Result<(), Box<Envelope>> {
+) -> Result<(), Refused> {
     let Some(config) = landing.config.as_ref() else {
         return Ok(());
     };
-    let what =
-        failing(ws, runtime, config, &landing.trunk, say).map_err(|e| Box::new(e.refusal(VERB)))?;
+    let what = failing(ws, runtime, config, &landing.trunk, say).map_err(|e| e.refused_by(VERB))?;
     let Some(what) = what else {
         return Ok(());
     };
-    Err(Box::new(
-        Envelope::refusal(
-            VERB,
-            ErrorSlug::GateFailed,
-            format!(
-                "The Proof says the gate passed on this commit, but {what}; a Proof the gate did not write proves nothing. Nothing landed."
-            ),
-            Hint::next_step(HintId::FixGate, "Run the gate, then accept"),
-        )
-        .with_next(Action::new("done")),
-    ))
+    Err(Refused::new(
+        ErrorSlug::GateFailed,
+        format!(
+            "The Proof says the gate passed on this commit, but {what}; a Proof the gate did not write proves nothing. Nothing landed."
+        ),
+        Hint::next_step(HintId::FixGate, "Run the gate, then accept"),
+    )
+    .with_next(Action::new("done")))
 }
 
 /// What fails when HEAD's Standards are measured afresh against `trunk` (trusting no evidence

@@ -11,16 +11,28 @@ use super::{Pending, listing};
 use crate::approval::{self, Channel, Granted, tree};
 use crate::commit::ApprovalCommit;
 use crate::git::short;
-use crate::result::{Envelope, Hint, HintId};
+use crate::result::{Envelope, Hint, HintId, Refused};
 use crate::workspace::Workspace;
+
+/// Where a signed approval was committed, and how it reaches the pull request (`data` of
+/// `approve` beyond the listing).
+#[derive(Debug, serde::Serialize)]
+pub(super) struct Committed {
+    approval_commit: String,
+    approval_file: String,
+    approval_branch: String,
+    repository: String,
+    change: String,
+    push: String,
+}
 
 pub(super) fn in_tree(
     ws: &Workspace,
     pending: &Pending,
     policy: &approval::Policy,
     key: Option<&Path>,
-) -> Result<Envelope, Box<Envelope>> {
-    let failed = |why: String| Box::<Envelope>::from(NotApproved::NotCommitted { why });
+) -> Result<Envelope, Refused> {
+    let failed = |why: String| Refused::from(NotApproved::NotCommitted { why });
     let Some(repository) = tree::repository_for(policy, &pending.required.changes) else {
         return Err(NotApproved::NoRepository.into());
     };
@@ -122,15 +134,19 @@ pub(super) fn in_tree(
         .push
         .clone()
         .unwrap_or_else(|| format!("push the branch (`git push origin {branch}`)"));
-    let mut envelope = listing(pending, policy.approval, Some(&granted));
-    if let Some(data) = envelope.data.as_mut() {
-        data["approval_commit"] = serde_json::json!(new.to_string());
-        data["approval_file"] = serde_json::json!(approval.path());
-        data["approval_branch"] = serde_json::json!(branch);
-        data["repository"] = serde_json::json!(approval.items.repository);
-        data["change"] = serde_json::json!(approval.items.change);
-        data["push"] = serde_json::json!(push);
-    }
+    let committed = Committed {
+        approval_commit: new.to_string(),
+        approval_file: approval.path(),
+        approval_branch: branch.clone(),
+        repository: approval.items.repository.clone(),
+        change: approval.items.change.clone(),
+        push: push.clone(),
+    };
+    let details = super::Details {
+        command: None,
+        signed: Some(committed),
+    };
+    let mut envelope = listing(pending, policy.approval, Some(&granted), details);
     // What comes next is carrying the approval to the pull request, not landing from here.
     envelope.hints.insert(
         0,

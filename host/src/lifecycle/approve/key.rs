@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::refused::NotApproved;
 use crate::approval;
 use crate::git::Repo;
-use crate::result::Envelope;
+use crate::result::Refused;
 
 /// Whether git's `user.signingkey` names a key here (the owner then needs no `--key`).
 pub(super) fn configured(repo: &Repo) -> bool {
@@ -20,12 +20,12 @@ pub(super) fn signed(
     policy: &approval::Policy,
     key: Option<&Path>,
     payload: &str,
-) -> Result<(approval::Signer, String), Box<Envelope>> {
+) -> Result<(approval::Signer, String), Refused> {
     let key = match key {
         Some(key) => Staged::Path(key.to_owned()),
         None => signing_key(repo)?,
     };
-    let failed = |e: approval::SignError| Box::<Envelope>::from(NotApproved::NotSigned(e));
+    let failed = |e: approval::SignError| Refused::from(NotApproved::NotSigned(e));
     let signature = approval::sign(key.path(), payload).map_err(failed)?;
     let signers = policy
         .signers
@@ -53,8 +53,8 @@ impl Staged {
 
 /// git's `user.signingkey`, as git reads it for `gpg.format = ssh` (a path, `~/` expanded,
 /// or a `key::` literal public key whose private half is in the agent).
-fn signing_key(repo: &Repo) -> Result<Staged, Box<Envelope>> {
-    let missing = || Box::<Envelope>::from(NotApproved::NoSigningKey);
+fn signing_key(repo: &Repo) -> Result<Staged, Refused> {
+    let missing = || Refused::from(NotApproved::NoSigningKey);
     let output = crate::git::command()
         .arg("-C")
         .arg(repo.root())

@@ -19,7 +19,7 @@ use crate::approval::{self, Channel, Granted, Subject};
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, short};
 use crate::proposals::required::{self, Required};
-use crate::result::{Envelope, Hint, HintId, Refusal, Report, Section};
+use crate::result::{Envelope, Hint, HintId, Refusal, Refused, Report, Section};
 use crate::workspace::Workspace;
 
 mod in_tree;
@@ -73,7 +73,7 @@ pub(crate) struct ApproveRequest {
 
 impl ApproveRequest {
     /// The request's own check, on both surfaces: one target, and no flag its mode ignores.
-    pub(crate) fn validate(&self) -> Result<(), Box<Envelope>> {
+    pub(crate) fn validate(&self) -> Result<(), Refused> {
         let unused = |flag, when, why| NotApproved::Unused { flag, when, why };
         let refused = match self {
             r if r.target.is_some() && r.effort.is_some() => Some(NotApproved::TargetTwice),
@@ -92,7 +92,7 @@ impl ApproveRequest {
             }
             _ => None,
         };
-        refused.map_or(Ok(()), |why| Err(Box::new(why.refusal(VERB))))
+        refused.map_or(Ok(()), |why| Err(why.refused()))
     }
 }
 
@@ -118,51 +118,54 @@ struct Approved<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     channel: Option<&'a Channel>,
     required: &'a Required,
+    /// A dry run's: the command that approves exactly what it listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<String>,
+    /// A signed approval's: where it was committed and how it reaches the pull request.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    signed: Option<in_tree::Committed>,
 }
 
-pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Envelope {
-    let pending = match pending(ws, request) {
-        Ok(pending) => pending,
-        Err(refusal) => return *refusal,
-    };
-    let policy = match approval::policy(&pending.repo, pending.subject.trunk_commit) {
-        Ok(policy) => policy,
-        Err(e) => return NotApproved::PolicyUnreadable { why: e.to_string() }.refusal(VERB),
-    };
+/// What `data` says beyond the listing: a dry run's command, a signed approval's commit.
+#[derive(Debug, Default)]
+struct Details {
+    command: Option<String>,
+    signed: Option<in_tree::Committed>,
+}
+
+pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Result<Envelope, Refused> {
+    let pending = pending(ws, request)?;
+    let policy = approval::policy(&pending.repo, pending.subject.trunk_commit)
+        .map_err(|e| NotApproved::PolicyUnreadable { why: e.to_string() })?;
     if request.dry_run || pending.required.is_empty() {
-        let mut envelope = listing(&pending, policy.approval, None);
         if request.dry_run && !pending.required.is_empty() {
-            to_sign(&mut envelope, &pending, &policy, request);
+            return Ok(to_sign(&pending, &policy, request));
         }
-        return envelope;
+        return Ok(listing(&pending, policy.approval, None, Details::default()));
     }
-    if let Err(refusal) = exactly(&pending.required, request) {
-        return *refusal;
-    }
+    exactly(&pending.required, request)?;
     if policy.approval == ApprovalPolicy::Signed {
         // A signature is for what the owner reviewed: the head, or the items by token.
         if request.head.is_none() && request.tokens.is_empty() {
             let target = reviewed::target(request);
             let dry_run = reviewed::dry_run(request);
-            return NotApproved::NotReviewed { target, dry_run }.refusal(VERB);
+            return Err(NotApproved::NotReviewed { target, dry_run }.into());
         }
-        return match in_tree::in_tree(ws, &pending, &policy, request.key.as_deref()) {
-            Ok(envelope) => envelope,
-            Err(refusal) => *refusal,
-        };
+        return in_tree::in_tree(ws, &pending, &policy, request.key.as_deref());
     }
-    let granted = match asked(ws, &pending) {
-        Ok(granted) => granted,
-        Err(refusal) => return *refusal,
-    };
-    match record(&pending, &granted) {
-        Ok(()) => listing(&pending, policy.approval, Some(&granted)),
-        Err(refusal) => *refusal,
-    }
+    let granted = asked(ws, &pending)?;
+    record(&pending, &granted)?;
+    let granted = Some(&granted);
+    Ok(listing(
+        &pending,
+        policy.approval,
+        granted,
+        Details::default(),
+    ))
 }
 
 /// The target's checkout, HEAD, trunk and what it needs approved.
-fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Envelope>> {
+fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Refused> {
     let target::Target {
         repo,
         head,
@@ -174,11 +177,10 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
         request.target.as_deref(),
         request.branch.as_deref(),
     )?;
-    reviewed::check(&repo, request, head).map_err(Box::<Envelope>::from)?;
+    reviewed::check(&repo, request, head)?;
     // The approved checkout's own config (an effort's worktree, or this one): unreadable is a
     // refusal, never the default trunk.
-    let config = Config::load(repo.root())
-        .map_err(|e| Box::new(crate::preflight::config_refusal(VERB, &e)))?;
+    let config = Config::load(repo.root()).map_err(|e| crate::preflight::config_refusal(&e))?;
     let trunk = ws.landing_trunk(config.as_ref());
     // A branch of a release line is approved against that line, as CI judges it.
     let trunk = crate::measure::limits::landing_line(ws, trunk, Some(head));
@@ -196,7 +198,7 @@ fn pending(ws: &Workspace, request: &ApproveRequest) -> Result<Pending, Box<Enve
     }
     let required = required::required(&repo, &trunk, trunk_commit, head)
         .map_err(|e| NotApproved::RequiredUnknown { why: e.to_string() })?;
-    required.explained(VERB, "then approve.")?;
+    required.explained("then approve.")?;
     // A stale proposal authorizes nothing: caught here, before the owner signs it.
     let stale = required.stale(&repo, head, &trunk);
     if !stale.is_empty() {
@@ -243,7 +245,7 @@ fn lands(effort: Option<&str>, branch: Option<&str>, prefix: &str) -> String {
 }
 
 /// The owner's tokens, when given, name exactly the items awaiting approval.
-fn exactly(required: &Required, request: &ApproveRequest) -> Result<(), Box<Envelope>> {
+fn exactly(required: &Required, request: &ApproveRequest) -> Result<(), Refused> {
     let given = &request.tokens;
     if given.is_empty() {
         return Ok(());
@@ -277,7 +279,7 @@ fn exactly(required: &Required, request: &ApproveRequest) -> Result<(), Box<Enve
 }
 
 /// The interactive channel: yes or no to each item, on this terminal only.
-fn asked(ws: &Workspace, pending: &Pending) -> Result<Granted, Box<Envelope>> {
+fn asked(ws: &Workspace, pending: &Pending) -> Result<Granted, Refused> {
     if !ws.settings.terminal {
         return Err(NotApproved::NoTerminal.into());
     }
@@ -297,8 +299,8 @@ fn asked(ws: &Workspace, pending: &Pending) -> Result<Granted, Box<Envelope>> {
 }
 
 /// The approval as a note on the approved commit, under the writer lock.
-fn record(pending: &Pending, granted: &Granted) -> Result<(), Box<Envelope>> {
-    let failed = |why: String| Box::<Envelope>::from(NotApproved::NoteNotWritten { why });
+fn record(pending: &Pending, granted: &Granted) -> Result<(), Refused> {
+    let failed = |why: String| Refused::from(NotApproved::NoteNotWritten { why });
     let _lock = crate::commit::lock::WriterLock::acquire(&pending.repo)
         .map_err(|e| failed(e.to_string()))?;
     let bytes = serde_json::to_vec_pretty(granted).map_err(|e| failed(e.to_string()))?;
@@ -313,28 +315,30 @@ fn record(pending: &Pending, granted: &Granted) -> Result<(), Box<Envelope>> {
 }
 
 /// The dry run's last word: the command that approves exactly the head and items it listed.
-fn to_sign(
-    envelope: &mut Envelope,
-    pending: &Pending,
-    policy: &approval::Policy,
-    request: &ApproveRequest,
-) {
+fn to_sign(pending: &Pending, policy: &approval::Policy, request: &ApproveRequest) -> Envelope {
     let command = reviewed::command(request, pending.subject.head);
     let key = match policy.approval == ApprovalPolicy::Signed && !key::configured(&pending.repo) {
         true => " (add `--key PATH`: git's user.signingkey names no key here)",
         false => "",
     };
-    if let Some(data) = envelope.data.as_mut() {
-        data["command"] = serde_json::json!(command);
-    }
-    envelope.hints.push(Hint::next_step(
+    let hint = Hint::next_step(
         HintId::AskOwner,
         format!("Approve exactly what is listed, at this head: `{command}`{key}."),
-    ));
+    );
+    let details = Details {
+        command: Some(command),
+        signed: None,
+    };
+    listing(pending, policy.approval, None, details).with_hint(hint)
 }
 
 /// What awaits (or now has) the owner's approval, compact.
-fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>) -> Envelope {
+fn listing(
+    pending: &Pending,
+    policy: ApprovalPolicy,
+    granted: Option<&Granted>,
+    details: Details,
+) -> Envelope {
     let head = short(&pending.subject.head.to_string());
     let count = pending.required.proposals.len() + pending.required.protected.len();
     let state = match (granted, count) {
@@ -356,6 +360,8 @@ fn listing(pending: &Pending, policy: ApprovalPolicy, granted: Option<&Granted>)
         approval: policy.as_str(),
         channel: granted.map(|g| &g.channel),
         required: &pending.required,
+        command: details.command,
+        signed: details.signed,
     };
     let mut e = Envelope::ok(
         VERB,

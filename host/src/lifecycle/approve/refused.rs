@@ -1,7 +1,7 @@
 //! Why `discern approve` approves nothing, each reason with its slug and the owner's way past
 //! it; the envelope is built once, from [`Refusal`].
 
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refusal};
+use crate::result::{ErrorSlug, Hint, HintId, Refusal};
 
 /// Every reason `approve` refuses, by cause.
 #[derive(Debug, thiserror::Error)]
@@ -282,11 +282,5 @@ impl Refusal for NotApproved {
             ),
         };
         Hint::next_step(id, text)
-    }
-}
-
-impl From<NotApproved> for Box<Envelope> {
-    fn from(why: NotApproved) -> Self {
-        Box::new(why.refusal(super::VERB))
     }
 }

@@ -9,10 +9,9 @@
 
 use gix::ObjectId;
 
-use super::VERB;
 use super::refused::NotApproved;
 use crate::git::{Repo, short};
-use crate::result::Envelope;
+use crate::result::Refused;
 use crate::workspace::Workspace;
 
 /// The commit approved and where its approval commit goes.
@@ -34,8 +33,6 @@ pub(super) struct Receiving {
     pub forward: Option<ObjectId>,
 }
 
-type Refused = Box<Envelope>;
-
 /// The target the request names: `rev`, else `--effort`, else this checkout.
 pub(super) fn target(
     ws: &Workspace,
@@ -47,7 +44,7 @@ pub(super) fn target(
         (Some(_), Some(_)) => Err(NotApproved::TargetTwice.into()),
         (Some(rev), None) => named(ws, rev, branch),
         (None, Some(effort)) => {
-            let repo = super::super::effort::workspace(ws, VERB, effort)?.repo;
+            let repo = super::super::effort::workspace(ws, effort)?.repo;
             checked_out(recovered(repo)?)
         }
         (None, None) => this_checkout(ws),
@@ -57,7 +54,7 @@ pub(super) fn target(
 /// This checkout, when it has a branch other than the trunk out (an effort's worktree, or a
 /// plain clone with a pull request's branch checked out).
 fn this_checkout(ws: &Workspace) -> Result<Target, Refused> {
-    let config = crate::preflight::load_config(ws, VERB)?;
+    let config = crate::preflight::load_config(ws)?;
     let trunk = ws.landing_trunk(config.as_ref());
     let branch = ws.repo.branch().ok().flatten();
     let on_trunk = branch.is_none() || branch.as_deref() == Some(trunk.as_str());
@@ -90,8 +87,7 @@ fn checked_out(repo: Repo) -> Result<Target, Refused> {
 /// checkout the verb runs in, and its index and file must follow the branch before anything
 /// is read or committed there.
 fn recovered(repo: Repo) -> Result<Repo, Refused> {
-    crate::commit::recover(&repo)
-        .map_err(|e| Box::new(crate::preflight::recovery_refusal(VERB, &e)))?;
+    crate::commit::recover(&repo).map_err(|e| crate::preflight::recovery_refusal(&e))?;
     Ok(repo)
 }
 

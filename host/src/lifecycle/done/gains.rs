@@ -9,7 +9,7 @@ use crate::lifecycle::steps::Step;
 use crate::measure;
 use crate::preflight::Preflight;
 use crate::proposals;
-use crate::result::{Envelope, ErrorSlug, Hint, HintId};
+use crate::result::{ErrorSlug, Hint, HintId, Refused};
 use crate::runtime::Runtime;
 use crate::standards::gains;
 use crate::workspace::Workspace;
@@ -20,7 +20,7 @@ pub(super) fn stick(
     runtime: &Runtime,
     subject_now: Subject,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<(Subject, Option<Step>), Box<Envelope>> {
+) -> Result<(Subject, Option<Step>), Refused> {
     // A branch behind the trunk fails the gate's merge stage; nothing is pinned on it first.
     // Whether gains are pinned is the trunk's setting: a branch's change to it (a protected
     // change) takes effect once landed.
@@ -38,15 +38,14 @@ pub(super) fn stick(
     };
     // ADR 0405: proposal commits still invalidate Proof; no pin is stacked on live proposals.
     let live = proposals::live(&ws.repo, &subject_now.trunk).map_err(|e| {
-        Box::new(Envelope::refusal(
-            VERB,
+        Refused::new(
             ErrorSlug::PreconditionFailed,
             format!("The proposal records cannot be read: {e}."),
             Hint::next_step(
                 HintId::StandardsPropose,
                 "Fix what the message names, then run the gate again",
             ),
-        ))
+        )
     })?;
     if !live.records.is_empty() {
         return Ok((subject_now, None));

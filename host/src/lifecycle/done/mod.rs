@@ -12,7 +12,8 @@ use crate::measure;
 use crate::preflight::{self, Cleanliness, Journaling, Prepared};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Report, Section, WithNext,
+    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section,
+    WithNext,
 };
 use crate::runtime::Runtime;
 
@@ -42,8 +43,8 @@ pub(crate) struct DoneRequest {
     pub all: bool,
 }
 
-fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Envelope {
-    Envelope::refusal(VERB, slug, message, Hint::next_step(id, hint))
+fn refuse(slug: ErrorSlug, message: impl Into<String>, id: HintId, hint: &str) -> Refused {
+    Refused::new(slug, message, Hint::next_step(id, hint))
 }
 
 pub(crate) fn done(
@@ -51,7 +52,7 @@ pub(crate) fn done(
     runtime: &Runtime,
     request: &DoneRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     // The table journals it for `progress` (a dry run records nothing).
     gate(prepared, runtime, request, &prepared.journal, progress)
 }
@@ -109,9 +110,8 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// The failure at `stage`, with every step and diagnostic so far and `extra` data.
-    fn fail(self, stage: &str, message: String, found: Found) -> Box<Envelope> {
-        let mut envelope = Envelope::refusal(
-            VERB,
+    fn fail(self, stage: &str, message: String, found: Found) -> Refused {
+        let mut envelope = Refused::new(
             ErrorSlug::GateFailed,
             message,
             Hint::next_step(
@@ -129,9 +129,9 @@ impl Run<'_> {
             found,
             ..DoneData::default()
         });
-        envelope.steps = serde_json::to_value(&self.steps).ok();
+        envelope = envelope.with_steps(&self.steps);
         envelope.diagnostics = self.diagnostics;
-        Box::new(envelope)
+        envelope
     }
 }
 
@@ -141,12 +141,9 @@ fn gate(
     request: &DoneRequest,
     journal: &Journaling,
     progress: &(dyn Fn(&str) + Sync),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let ws = &prepared.ws;
-    let subject = match subject(prepared) {
-        Ok(subject) => subject,
-        Err(refusal) => return *refusal,
-    };
+    let subject = subject(prepared)?;
     // An existing Proof is handed back only once HEAD's Standards hold when measured afresh:
     // the marker is a file an agent can write, and its line is what the owner is told.
     if !request.rerun
@@ -157,16 +154,13 @@ fn gate(
             Ok(None)
         )
     {
-        return current_proof(&proof);
+        return Ok(current_proof(&proof));
     }
     if request.dry_run {
-        return dry_run(&ws.repo, &subject);
+        return Ok(dry_run(&ws.repo, &subject));
     }
     journal.phase("pin");
-    let (subject, gained) = match gains::stick(ws, runtime, subject, progress) {
-        Ok(stuck) => stuck,
-        Err(refusal) => return *refusal,
-    };
+    let (subject, gained) = gains::stick(ws, runtime, subject, progress)?;
     let mut run = Run {
         subject: &subject,
         steps: gained.into_iter().collect(),
@@ -188,12 +182,8 @@ fn gate(
             };
             stages.standards_and_jobs(&mut run).map(|p| (p, by_trunk))
         });
-    match proven {
-        Ok(((standards, proposals), by_trunk)) => {
-            record_proof(run, &ws.repo, standards, (proposals, by_trunk))
-        }
-        Err(failure) => *failure,
-    }
+    let ((standards, proposals), by_trunk) = proven?;
+    record_proof(run, &ws.repo, standards, (proposals, by_trunk))
 }
 
 /// Why the gate cannot run on this checkout (its own preconditions; cleanliness, config and
@@ -223,8 +213,8 @@ enum NotProvable {
 }
 
 /// The refusal of `done` for each reason the gate cannot run.
-fn refusal(why: &NotProvable) -> Box<Envelope> {
-    Box::new(why.refusal(VERB))
+fn refusal(why: &NotProvable) -> Refused {
+    why.refused()
 }
 
 impl Refusal for NotProvable {
@@ -282,7 +272,7 @@ impl Refusal for NotProvable {
 /// Every precondition of the gate, in order (after the table's preflight recovered the
 /// checkout, loaded its config and observed its cleanliness): an effort branch (not the
 /// trunk), a clean tree, a commit ahead of a readable trunk.
-pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Box<Envelope>> {
+pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Refused> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let config = prepared.config().cloned();
     // DISCERN_TRUNK never changes what the gate and the landing trust; a branch of a release
@@ -416,7 +406,7 @@ fn record_proof(
     repo: &crate::git::Repo,
     proven: Vec<ProvenStandard>,
     (pending, by_trunk): (Vec<ProvenProposal>, Vec<proof::TrunkVerdict>),
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let Subject {
         branch,
         trunk,
@@ -428,7 +418,7 @@ fn record_proof(
         preflight::dirty_paths(repo, run.subject.level).is_ok_and(|dirty| dirty.is_empty());
     if repo.head().ok().flatten() != Some(*head) || !still_clean {
         let message = "HEAD or the tree changed while the gate ran; no Proof was recorded.";
-        return *run.fail("proof", message.to_owned(), Found::default());
+        return Err(run.fail("proof", message.to_owned(), Found::default()));
     }
     let base = repo
         .merge_base(*trunk_commit, *head)
@@ -439,7 +429,7 @@ fn record_proof(
         Ok(required) => required.protected,
         Err(e) => {
             let message = format!("What needs the owner's approval cannot be told: {e}.");
-            return *run.fail("proof", message, Found::default());
+            return Err(run.fail("proof", message, Found::default()));
         }
     };
     let tested = run
@@ -476,12 +466,12 @@ fn record_proof(
         line: line.clone(),
     };
     if let Err(e) = proof::save(repo, &record) {
-        return refuse(
+        return Err(refuse(
             ErrorSlug::Internal,
             format!("The gate passed but the Proof could not be written: {e}"),
             HintId::ReportBug,
             "Check the git admin directory's permissions.",
-        );
+        ));
     }
     let lines = run.steps.iter().map(step_line).collect();
     let mut envelope = Envelope::ok(
@@ -501,9 +491,9 @@ fn record_proof(
             }],
         },
     );
-    envelope.steps = serde_json::to_value(&run.steps).ok();
+    envelope = envelope.with_steps(&run.steps);
     envelope.hints.push(land_it());
-    envelope
+    Ok(envelope)
 }
 
 /// The next step after Proof: the owner decides, the caller relays.

@@ -9,8 +9,7 @@ use crate::measure::{self, EvidenceUse, Measurement, Verdict};
 use crate::preflight::{self, Journaling};
 use crate::proof::{ProvenProposal, ProvenStandard};
 use crate::proposals;
-use crate::result::Refusal;
-use crate::result::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Severity, WithNext};
+use crate::result::{Action, Diagnostic, ErrorSlug, Hint, HintId, Refused, Severity, WithNext};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -19,7 +18,7 @@ pub(super) fn merge_check(
     run: &mut Run,
     repo: &crate::git::Repo,
     journal: &Journaling,
-) -> Result<(), Box<Envelope>> {
+) -> Result<(), Refused> {
     journal.phase("merge");
     let Subject {
         branch,
@@ -74,7 +73,7 @@ pub(super) fn limits_check(
     run: &mut Run,
     ws: &Workspace,
     journal: &Journaling,
-) -> Result<(), Box<Envelope>> {
+) -> Result<(), Refused> {
     journal.phase("standards-limits");
     // No discern.toml at HEAD deletes every Standard the baseline had.
     let absent = crate::config::Config::absent();
@@ -127,7 +126,7 @@ fn job_stages(
     repo: &crate::git::Repo,
     journal: &Journaling,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<(), Box<Envelope>> {
+) -> Result<(), Refused> {
     let config = run.subject.config.as_ref();
     ensure(run, repo, journal, progress)?;
     for (stage, name, parallel) in [
@@ -158,7 +157,7 @@ fn ensure(
     repo: &crate::git::Repo,
     journal: &Journaling,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<(), Box<Envelope>> {
+) -> Result<(), Refused> {
     let Some(settings) = run.subject.config.as_ref().map(|c| &c.worktree) else {
         return Ok(());
     };
@@ -180,7 +179,7 @@ fn ensure(
 }
 
 /// The fix jobs changed nothing committed (fail closed: an unknown state is a change).
-fn fix_left_the_commit(run: &mut Run, repo: &crate::git::Repo) -> Result<(), Box<Envelope>> {
+fn fix_left_the_commit(run: &mut Run, repo: &crate::git::Repo) -> Result<(), Refused> {
     let what = match preflight::dirty_paths(repo, run.subject.level) {
         Ok(dirty) if dirty.is_empty() => return Ok(()),
         Ok(_) => "The fix stage changed committed files".to_owned(),
@@ -223,7 +222,7 @@ impl Stages<'_> {
     pub(super) fn standards_and_jobs(
         &self,
         run: &mut Run,
-    ) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Box<Envelope>> {
+    ) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Refused> {
         let (ws, repo) = (self.ws, &self.ws.repo);
         self.journal.phase("standards");
         let subject = run.subject;
@@ -249,7 +248,7 @@ impl Stages<'_> {
             claims: &claims,
             progress: self.progress,
         };
-        let begun = measure::begin(&ctx, &options).map_err(|e| Box::new(e.refusal(VERB)))?;
+        let begun = measure::begin(&ctx, &options).map_err(|e| e.refused_by(VERB))?;
         if !begun.passes() && !self.all {
             return standards_judged(run, &begun.stop(&not_after_failure()), &records);
         }
@@ -272,7 +271,7 @@ fn standards_judged(
     run: &mut Run,
     measured: &measure::Measured,
     records: &[proposals::ProposalRecord],
-) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Box<Envelope>> {
+) -> Result<(Vec<ProvenStandard>, Vec<ProvenProposal>), Refused> {
     let judged = judge_readings(&measured.standards, records);
     run.steps.extend(measured.standards.iter().map(|s| {
         Step::check(
@@ -362,7 +361,7 @@ fn judge_readings(
 }
 
 /// Forget the proposals whose commit is no longer on this branch, and say so in the steps.
-fn clear_orphans(run: &mut Run, ws: &Workspace) -> Result<(), Box<Envelope>> {
+fn clear_orphans(run: &mut Run, ws: &Workspace) -> Result<(), Refused> {
     let cleared = proposals::live(&ws.repo, &run.subject.trunk)
         .map_err(|e| e.to_string())
         .and_then(|live| live.clear_orphans(&ws.repo).map_err(|e| e.to_string()));
@@ -372,12 +371,12 @@ fn clear_orphans(run: &mut Run, ws: &Workspace) -> Result<(), Box<Envelope>> {
             run.steps.push(Step::check("proposals", true, message));
             Ok(())
         }
-        Err(e) => Err(Box::new(refuse(
+        Err(e) => Err(refuse(
             ErrorSlug::PreconditionFailed,
             format!("The orphaned proposal records cannot be cleared: {e}."),
             HintId::StandardsPropose,
             "Fix what the message names, then run the gate again",
-        ))),
+        )),
     }
 }
 
@@ -386,18 +385,16 @@ fn clear_orphans(run: &mut Run, ws: &Workspace) -> Result<(), Box<Envelope>> {
 fn proposal_records(
     ws: &Workspace,
     trunk: &str,
-) -> Result<Vec<proposals::ProposalRecord>, Box<Envelope>> {
+) -> Result<Vec<proposals::ProposalRecord>, Refused> {
     proposals::live(&ws.repo, trunk)
         .map(|live| live.records)
         .map_err(|e| {
-            Box::new(
-                refuse(
-                    ErrorSlug::PreconditionFailed,
-                    format!("The proposal records cannot be read: {e}."),
-                    HintId::StandardsPropose,
-                    "Fix or remove the file named above, then run the gate again",
-                )
-                .with_next(Action::new("done")),
+            refuse(
+                ErrorSlug::PreconditionFailed,
+                format!("The proposal records cannot be read: {e}."),
+                HintId::StandardsPropose,
+                "Fix or remove the file named above, then run the gate again",
             )
+            .with_next(Action::new("done"))
         })
 }

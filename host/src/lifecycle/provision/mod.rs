@@ -98,9 +98,9 @@ pub(crate) fn ensured(
     repo: &Repo,
     config: Option<&crate::config::Config>,
     progress: &(dyn Fn(&str) + Sync),
-) -> crate::result::Envelope {
+) -> Result<crate::result::Envelope, crate::result::Refused> {
     let Some(settings) = config.map(|c| &c.worktree) else {
-        return envelope;
+        return Ok(envelope);
     };
     let ran = ensure(repo, settings, progress);
     let mut steps = match envelope.steps.take() {
@@ -112,14 +112,16 @@ pub(crate) fn ensured(
             .iter()
             .filter_map(|s| serde_json::to_value(s).ok()),
     );
+    let steps = (!steps.is_empty()).then_some(serde_json::Value::Array(steps));
     if let Some(failure) = ran.failure {
         let data = envelope.data.take().unwrap_or(serde_json::Value::Null);
         let mut failed = reply::failed(verb, repo.root(), &failure, data);
         failed.advisories = envelope.advisories;
-        envelope = failed;
+        failed.steps = steps;
+        return Err(failed);
     }
-    envelope.steps = (!steps.is_empty()).then_some(serde_json::Value::Array(steps));
-    envelope
+    envelope.steps = steps;
+    Ok(envelope)
 }
 
 /// Run `[worktree].setup` in `effort`'s worktree under its setup lock, keeping its record

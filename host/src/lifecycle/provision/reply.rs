@@ -8,7 +8,7 @@ use super::{Failure, Kind, Ran};
 use crate::config::WorktreeSettings;
 use crate::git::Repo;
 use crate::lifecycle::steps::{Outcome, Step};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
 use crate::setup_record as marker;
 
 /// `data` of `setup` (and of `start`'s provisioning): the effort's port and how setup ended.
@@ -76,48 +76,46 @@ pub(crate) fn reply(
     worktree: &Path,
     settings: &WorktreeSettings,
     provisioned: &Provisioned,
-) -> Envelope {
+) -> Result<Envelope, Refused> {
     let ran = &provisioned.ran;
     let state = match (&ran.failure, settings.setup.is_empty()) {
         (Some(_), _) => "failed",
         (None, true) => "none",
         (None, false) => "done",
     };
-    let data = match crate::result::to_data(
-        verb,
-        &SetupData {
-            setup: state,
-            port: provisioned.port,
-            env_files: &provisioned.env_files,
-        },
-    ) {
-        Ok(data) => data,
-        Err(refusal) => return *refusal,
-    };
-    let mut envelope = match &ran.failure {
-        Some(failure) => failed(verb, worktree, failure, data),
-        None => Envelope::ok(
-            verb,
-            data,
-            Report {
-                state: match ran.steps.is_empty() && provisioned.env_files.is_empty() {
-                    true => "Nothing to provision: discern.toml's [worktree] has no setup or ensure step and no env file to copy.".to_owned(),
-                    false => format!(
-                        "Provisioned {}: {} step(s) passed.",
-                        worktree.display(),
-                        ran.steps.len()
-                    ),
-                },
-                sections: Vec::new(),
-            },
+    let data = crate::result::to_data(&SetupData {
+        setup: state,
+        port: provisioned.port,
+        env_files: &provisioned.env_files,
+    })?;
+    if let Some(failure) = &ran.failure {
+        let mut refused = failed(verb, worktree, failure, data);
+        if !ran.steps.is_empty() {
+            refused = refused.with_steps(&ran.steps);
+            refused.sections.push(step_lines(&ran.steps));
+        }
+        refused.advisories.extend(provisioned.advisories.clone());
+        return Err(refused);
+    }
+    let state = match ran.steps.is_empty() && provisioned.env_files.is_empty() {
+        true => "Nothing to provision: discern.toml's [worktree] has no setup or ensure step and no env file to copy.".to_owned(),
+        false => format!(
+            "Provisioned {}: {} step(s) passed.",
+            worktree.display(),
+            ran.steps.len()
         ),
     };
+    let report = Report {
+        state,
+        sections: Vec::new(),
+    };
+    let mut envelope = Envelope::ok(verb, data, report);
     if !ran.steps.is_empty() {
-        envelope.steps = serde_json::to_value(&ran.steps).ok();
+        envelope = envelope.with_steps(&ran.steps);
         envelope.report.sections.push(step_lines(&ran.steps));
     }
     envelope.advisories.extend(provisioned.advisories.clone());
-    envelope
+    Ok(envelope)
 }
 
 /// The refusal for a failed setup or ensure step: what failed, that the effort is kept, and
@@ -127,7 +125,7 @@ pub(crate) fn failed(
     worktree: &Path,
     failure: &Failure,
     data: serde_json::Value,
-) -> Envelope {
+) -> Refused {
     let kept = match failure.kind {
         Kind::Setup => " The effort is kept, marked setup failed (`discern status` shows it).",
         Kind::Ensure => "",
@@ -137,8 +135,7 @@ pub(crate) fn failed(
         Kind::Ensure if verb != "start" => (verb, format!("run `discern {verb}` again")),
         _ => (marker::VERB, "run the setup again".to_owned()),
     };
-    let mut envelope = Envelope::refusal(
-        verb,
+    let mut envelope = Refused::new(
         ErrorSlug::SetupFailed,
         format!(
             "{} in {}.{kept}",

@@ -388,12 +388,12 @@ mod tests {
 
     #[test]
     fn a_refusal_without_standards_is_one_error_problem() {
-        let env = Envelope::refusal(
-            "accept",
+        let env = crate::result::Refused::new(
             ErrorSlug::DirtyWorktree,
             "commit first",
             Hint::next_step(HintId::SeeHelp, "x"),
-        );
+        )
+        .into_envelope("accept");
         let problems = problems(&env, &standards(&env));
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].title, "discern accept: dirty_worktree");

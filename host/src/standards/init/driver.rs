@@ -1,13 +1,13 @@
 //! `init --merge-driver`: git's merge driver for `discern.toml` installed in this clone.
 
-use super::{NotWritten, VERB, refusal};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use super::{NotWritten, VERB};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
 use crate::workspace::Workspace;
 
 /// The merge driver for `discern.toml`: the `.gitattributes` line (to commit, so every clone
 /// asks for it) and this clone's `merge.discern.*` config (each clone runs it once), naming
 /// what changed.
-pub(super) fn install_driver(ws: &Workspace) -> Envelope {
+pub(super) fn install_driver(ws: &Workspace) -> Result<Envelope, Refused> {
     const LINE: &str = "discern.toml merge=discern";
     let mut changed = Vec::new();
     let attributes = ws.root().join(".gitattributes");
@@ -15,10 +15,11 @@ pub(super) fn install_driver(ws: &Workspace) -> Envelope {
     let existing = match crate::fsutil::read_or_empty(&attributes) {
         Ok(text) => text,
         Err(e) => {
-            return refusal(&NotWritten::Write {
+            return Err(NotWritten::Write {
                 path: attributes,
                 source: e,
-            });
+            }
+            .into());
         }
     };
     if !existing.lines().any(|l| l.trim() == LINE) {
@@ -29,10 +30,11 @@ pub(super) fn install_driver(ws: &Workspace) -> Envelope {
         };
         let text = format!("{existing}{separator}{LINE}\n");
         if let Err(e) = std::fs::write(&attributes, text) {
-            return refusal(&NotWritten::Write {
+            return Err(NotWritten::Write {
                 path: attributes,
                 source: e,
-            });
+            }
+            .into());
         }
         changed.push(format!(".gitattributes: added `{LINE}` (commit it)"));
     }
@@ -48,19 +50,18 @@ pub(super) fn install_driver(ws: &Workspace) -> Envelope {
         ("merge.discern.driver", driver.as_str()),
     ] {
         if let Err(e) = ws.repo.git(&["config", key, value]) {
-            return Envelope::refusal(
-                VERB,
+            return Err(Refused::new(
                 ErrorSlug::PreconditionFailed,
                 format!("This clone's git config cannot be written ({key}): {e}."),
                 Hint::next_step(
                     HintId::CheckRepository,
                     "Fix the repository's config, then install again",
                 ),
-            );
+            ));
         }
         changed.push(format!("this clone's git config: {key} = {value}"));
     }
-    Envelope::ok(
+    Ok(Envelope::ok(
         VERB,
         serde_json::json!({ "merge_driver": driver, "changed": changed }),
         Report {
@@ -71,5 +72,5 @@ pub(super) fn install_driver(ws: &Workspace) -> Envelope {
                 lines: changed,
             }],
         },
-    )
+    ))
 }

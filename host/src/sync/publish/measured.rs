@@ -8,7 +8,7 @@
 
 use gix::ObjectId;
 
-use super::super::{SyncError, VERB};
+use super::super::SyncError;
 use crate::config::Config;
 use crate::evidence::{Entry, findings};
 use crate::measure::{ComponentOrigin, Components, component_configs};
@@ -60,14 +60,10 @@ pub(super) fn measure(ws: &Workspace, config: &Config, head: ObjectId) -> Result
             not_measured,
         });
     }
-    let runtime = ws.settings.runtime(VERB).map_err(|refusal| {
-        cannot(
-            refusal
-                .message
-                .clone()
-                .unwrap_or_else(|| "the producer runtime cannot start".to_owned()),
-        )
-    })?;
+    let runtime = ws
+        .settings
+        .runtime()
+        .map_err(|refusal| cannot(refusal.message.clone()))?;
     let components = Components {
         repo,
         snapshot: Some(&snapshot),

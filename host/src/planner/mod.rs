@@ -11,6 +11,8 @@
 mod execute;
 mod grouped;
 mod lacking;
+mod outcome;
+mod shared;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -21,9 +23,8 @@ use serde_json::{Value, json};
 use crate::config::{Config, Job, Per, ProducerRef, Stage, StandardDef};
 use crate::runtime::{Limits, ProducerComponent};
 
-pub(crate) use execute::{
-    ExecutionOutcome, Outcomes, Wave, after_jobs, before_jobs, execute, reuse, save_evidence,
-};
+pub(crate) use execute::{Outcomes, Wave, after_jobs, before_jobs, execute, reuse, save_evidence};
+pub(crate) use outcome::ExecutionOutcome;
 
 /// One physical producer run.
 #[derive(Debug, Clone)]

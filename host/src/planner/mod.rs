@@ -5,7 +5,8 @@
 //! `builtin:extent` too, so an extent shared with a Standard (or with another extent) runs
 //! once. Jobs named in `needs` run first, once each; their artifacts and stdout reach the
 //! producer through `snapshot.artifact`. Independent executions run in parallel up to the
-//! number of cores. A failed execution fails every dependent; a missing metric fails only
+//! number of cores, and those that read the same files together, sharing each blob's read
+//! (`shared.rs`). A failed execution fails every dependent; a missing metric fails only
 //! the Standard that wanted it.
 
 mod execute;

@@ -10,6 +10,7 @@ mod prefetch;
 mod promisor;
 mod reader;
 mod shared;
+mod shared_state;
 #[cfg(test)]
 mod shared_tests;
 mod verified;

@@ -14,20 +14,17 @@
 //! are those of the blob the snapshot names by id, whoever inflated them (the reader checks the
 //! id), so a producer sees exactly what it would read alone.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gix::ObjectId;
 
-use super::{Entry, EntryKind};
+use super::Entry;
+use super::shared_state::{State, Step};
 
 /// The most bytes of inflated blobs a batch holds (each thread may go over by one blob).
 pub(crate) const BUDGET: u64 = 64 << 20;
-
-/// How long an execution may read nothing before what is held for it is let go.
-const STALLED: Duration = Duration::from_millis(500);
 
 /// The most worker threads a batch starts.
 const MAX_WORKERS: usize = 4;
@@ -80,42 +77,6 @@ struct Inner {
     inflations: AtomicUsize,
 }
 
-struct State {
-    consumers: Vec<Consumer>,
-    /// Blobs being inflated or held, by entry index.
-    slots: HashMap<usize, Slot>,
-    /// Bytes held in `slots`.
-    held: u64,
-    /// The most bytes ever held at once.
-    peak: u64,
-    closed: bool,
-}
-
-struct Consumer {
-    /// The entries it will read, ascending.
-    expected: Vec<usize>,
-    /// Position in `expected` of the next entry it reads: those before are passed.
-    read: usize,
-    /// Position in `expected` of the next entry the workers inflate for it (at least `read`).
-    ahead: usize,
-    joined: bool,
-    left: bool,
-    /// Read nothing for [`STALLED`] while others needed room: nothing is held for it.
-    stalled: bool,
-    /// When it last read.
-    progress: Instant,
-    /// How many slots wait for it.
-    holds: usize,
-}
-
-struct Slot {
-    /// The blob, once inflated (`None` while it is, or when it could not be).
-    bytes: Option<Arc<Vec<u8>>>,
-    done: bool,
-    /// The consumers that will read it.
-    waiting: Vec<usize>,
-}
-
 impl SharedReads {
     /// Shared reads over the snapshot of `tree`: `expected[c]` are the entries (indices into
     /// `entries`) execution `c` will read. Submodules and empty blobs are left out.
@@ -125,41 +86,13 @@ impl SharedReads {
         expected: Vec<Vec<usize>>,
         budget: u64,
     ) -> Self {
-        let now = Instant::now();
-        let consumers = expected
-            .into_iter()
-            .map(|mut indices| {
-                indices.retain(|&i| {
-                    entries.get(i).is_some_and(|e| {
-                        e.kind != EntryKind::Submodule && e.id != ObjectId::empty_blob(e.id.kind())
-                    })
-                });
-                indices.sort_unstable();
-                indices.dedup();
-                Consumer {
-                    expected: indices,
-                    read: 0,
-                    ahead: 0,
-                    joined: false,
-                    left: false,
-                    stalled: false,
-                    progress: now,
-                    holds: 0,
-                }
-            })
-            .collect();
+        let state = State::new(expected, &entries);
         let inner = Arc::new(Inner {
             repo,
             tree,
             entries,
             budget,
-            state: Mutex::new(State {
-                consumers,
-                slots: HashMap::new(),
-                held: 0,
-                peak: 0,
-                closed: false,
-            }),
+            state: Mutex::new(state),
             changed: Condvar::new(),
             inflations: AtomicUsize::new(0),
         });
@@ -178,11 +111,7 @@ impl SharedReads {
 
     /// Execution `consumer` starts: from now on what it expects is held for it too.
     pub(crate) fn join(&self, consumer: usize) -> Member {
-        let mut state = self.inner.lock();
-        if let Some(c) = state.consumers.get_mut(consumer) {
-            c.joined = true;
-            c.progress = Instant::now();
-        }
+        self.inner.lock().join(consumer);
         self.inner.changed.notify_all();
         Member {
             share: Share {
@@ -201,16 +130,13 @@ impl SharedReads {
     /// The most bytes held at once.
     #[cfg(test)]
     pub(crate) fn peak(&self) -> u64 {
-        self.inner.lock().peak
+        self.inner.lock().peak()
     }
 }
 
 impl Drop for SharedReads {
     fn drop(&mut self) {
-        let mut state = self.inner.lock();
-        state.closed = true;
-        state.slots.clear();
-        state.held = 0;
+        self.inner.lock().close();
         self.inner.changed.notify_all();
     }
 }
@@ -225,12 +151,7 @@ impl Member {
 impl Drop for Member {
     fn drop(&mut self) {
         let inner = &self.share.inner;
-        let mut state = inner.lock();
-        let consumer = self.share.consumer;
-        if let Some(c) = state.consumers.get_mut(consumer) {
-            c.left = true;
-        }
-        state.release_all(consumer);
+        inner.lock().leave(self.share.consumer);
         inner.changed.notify_all();
     }
 }
@@ -246,14 +167,7 @@ impl Share {
         else {
             return false;
         };
-        let state = inner.lock();
-        state.consumers.get(self.consumer).is_some_and(|c| {
-            c.joined
-                && !c.left
-                && c.expected[c.read.min(c.expected.len())..]
-                    .binary_search(&index)
-                    .is_ok()
-        })
+        inner.lock().expects(self.consumer, index)
     }
 
     /// How the reader gets the blob `id` at `path`.
@@ -275,62 +189,24 @@ impl Share {
         let c = self.consumer;
         let mut state = inner.lock();
         loop {
-            let Some(consumer) = state.consumers.get(c) else {
-                return direct();
-            };
-            if state.closed || !consumer.joined || consumer.left {
-                return direct();
+            let step = state.step(c, index, inner.budget);
+            if !matches!(step, Step::Wait(_) | Step::Again) {
+                // What it went past may have made room.
+                inner.changed.notify_all();
             }
-            state.pass(c, index);
-            if state.consumers[c].expected.get(state.consumers[c].read) != Some(&index) {
-                // Not what it said it would read: a blob held for others is still the blob.
-                return match state.slots.get(&index).and_then(|s| s.bytes.clone()) {
-                    Some(bytes) => Take::Ready(bytes),
-                    None => direct(),
-                };
-            }
-            let slot = state.slots.get_mut(&index);
-            match slot {
-                Some(slot) if slot.done => {
-                    let bytes = slot.bytes.clone();
-                    state.consume(c, index);
-                    inner.changed.notify_all();
-                    return bytes.map_or_else(direct, Take::Ready);
+            match step {
+                Step::Ready(bytes) => return Take::Ready(bytes),
+                Step::Direct => return direct(),
+                Step::Share => {
+                    inner.inflations.fetch_add(1, Ordering::Relaxed);
+                    return Take::Share(Ticket {
+                        inner: Arc::clone(inner),
+                        index,
+                        done: false,
+                    });
                 }
-                Some(slot) => {
-                    if !slot.waiting.contains(&c) {
-                        slot.waiting.push(c);
-                        state.consumers[c].holds += 1;
-                    }
-                    state = inner.wait(state, None);
-                }
-                None => {
-                    let others = state.awaiting(index, Some(c));
-                    if others.is_empty() {
-                        state.consume(c, index);
-                        return direct();
-                    }
-                    if state.held < inner.budget {
-                        state.open(index, others);
-                        state.consume(c, index);
-                        inner.inflations.fetch_add(1, Ordering::Relaxed);
-                        return Take::Share(Ticket {
-                            inner: Arc::clone(inner),
-                            index,
-                            done: false,
-                        });
-                    }
-                    let now = Instant::now();
-                    if let Some(until) = state.pace(c, index, now) {
-                        state = inner.wait(state, Some(until - now));
-                        continue;
-                    }
-                    if state.release_stalled(c, now) {
-                        continue;
-                    }
-                    state.consume(c, index);
-                    return direct();
-                }
+                Step::Wait(timeout) => state = inner.wait(state, timeout),
+                Step::Again => {}
             }
         }
     }
@@ -380,20 +256,7 @@ impl Inner {
 
     /// The blob at `index` is inflated (or could not be): hand it to those waiting.
     fn finish(&self, index: usize, bytes: Option<Arc<Vec<u8>>>) {
-        let mut state = self.lock();
-        self.changed.notify_all();
-        let Some(slot) = state.slots.get_mut(&index) else {
-            return;
-        };
-        let size = bytes.as_ref().map_or(0, |b| b.len() as u64);
-        slot.bytes = bytes;
-        slot.done = true;
-        let unwanted = slot.waiting.is_empty();
-        state.held += size;
-        state.peak = state.peak.max(state.held);
-        if unwanted {
-            state.drop_slot(index);
-        }
+        self.lock().finish(index, bytes);
         self.changed.notify_all();
     }
 
@@ -404,12 +267,10 @@ impl Inner {
         loop {
             let mut state = self.lock();
             let claimed = loop {
-                if state.closed {
+                if state.is_closed() {
                     return;
                 }
-                if state.held < self.budget
-                    && let Some(index) = state.claim()
-                {
+                if let Some(index) = state.claim(self.budget) {
                     break index;
                 }
                 state = self.wait(state, None);
@@ -428,163 +289,5 @@ impl Inner {
             .flatten();
             self.finish(claimed, inflated);
         }
-    }
-}
-
-impl State {
-    /// The live consumers (but `except`) that will read `index` and have not passed it.
-    fn awaiting(&self, index: usize, except: Option<usize>) -> Vec<usize> {
-        (0..self.consumers.len())
-            .filter(|&d| Some(d) != except)
-            .filter(|&d| {
-                let c = &self.consumers[d];
-                c.joined
-                    && !c.left
-                    && !c.stalled
-                    && c.expected[c.read.min(c.expected.len())..]
-                        .binary_search(&index)
-                        .is_ok()
-            })
-            .collect()
-    }
-
-    /// A slot for `index`, being inflated, for `waiting`.
-    fn open(&mut self, index: usize, waiting: Vec<usize>) {
-        for &d in &waiting {
-            self.consumers[d].holds += 1;
-        }
-        let slot = Slot {
-            bytes: None,
-            done: false,
-            waiting,
-        };
-        self.slots.insert(index, slot);
-    }
-
-    /// The next blob a worker inflates: the lowest next entry of the live consumers'
-    /// read-aheads that no slot holds yet (slots on the way are taken on for them).
-    fn claim(&mut self) -> Option<usize> {
-        loop {
-            let (c, index) = (0..self.consumers.len())
-                .filter_map(|d| {
-                    let c = &mut self.consumers[d];
-                    if !c.joined || c.left || c.stalled {
-                        return None;
-                    }
-                    c.ahead = c.ahead.max(c.read);
-                    c.expected.get(c.ahead).map(|&index| (d, index))
-                })
-                .min_by_key(|&(_, index)| index)?;
-            self.consumers[c].ahead += 1;
-            match self.slots.get_mut(&index) {
-                Some(slot) => {
-                    if !slot.waiting.contains(&c) {
-                        slot.waiting.push(c);
-                        self.consumers[c].holds += 1;
-                    }
-                }
-                None => {
-                    let waiting = self.awaiting(index, None);
-                    self.open(index, waiting);
-                    return Some(index);
-                }
-            }
-        }
-    }
-
-    /// Consumer `c` goes past every entry it expects before `index`.
-    fn pass(&mut self, c: usize, index: usize) {
-        loop {
-            let consumer = &self.consumers[c];
-            match consumer.expected.get(consumer.read) {
-                Some(&next) if next < index => {
-                    self.release(c, next);
-                    self.consumers[c].read += 1;
-                }
-                _ => break,
-            }
-        }
-    }
-
-    /// Consumer `c` reads `index`, its next expected entry.
-    fn consume(&mut self, c: usize, index: usize) {
-        self.release(c, index);
-        let consumer = &mut self.consumers[c];
-        consumer.read += 1;
-        consumer.progress = Instant::now();
-        consumer.stalled = false;
-    }
-
-    /// Nothing at `index` is held for `c` any more.
-    fn release(&mut self, c: usize, index: usize) {
-        let Some(slot) = self.slots.get_mut(&index) else {
-            return;
-        };
-        let Some(at) = slot.waiting.iter().position(|&d| d == c) else {
-            return;
-        };
-        slot.waiting.swap_remove(at);
-        self.consumers[c].holds -= 1;
-        if slot.waiting.is_empty() && slot.done {
-            self.drop_slot(index);
-        }
-    }
-
-    /// Nothing at all is held for `c` any more.
-    fn release_all(&mut self, c: usize) {
-        let held: Vec<usize> = self
-            .slots
-            .iter()
-            .filter(|(_, s)| s.waiting.contains(&c))
-            .map(|(&index, _)| index)
-            .collect();
-        for index in held {
-            self.release(c, index);
-        }
-    }
-
-    fn drop_slot(&mut self, index: usize) {
-        if let Some(slot) = self.slots.remove(&index) {
-            let size = slot.bytes.as_ref().map_or(0, |b| b.len() as u64);
-            self.held = self.held.saturating_sub(size);
-        }
-    }
-
-    /// When `c`, at `index` with no room, should stop waiting for a consumer behind it that
-    /// holds blobs and still reads (`None`: there is none).
-    fn pace(&self, c: usize, index: usize, now: Instant) -> Option<Instant> {
-        self.consumers
-            .iter()
-            .enumerate()
-            .filter(|&(d, other)| {
-                d != c
-                    && other.joined
-                    && !other.left
-                    && !other.stalled
-                    && other.holds > 0
-                    && other.expected.get(other.read).is_some_and(|&at| at < index)
-            })
-            .map(|(_, other)| other.progress + STALLED)
-            .filter(|&until| until > now)
-            .min()
-    }
-
-    /// Let go of what is held for consumers (but `c`) that read nothing for [`STALLED`];
-    /// whether any was.
-    fn release_stalled(&mut self, c: usize, now: Instant) -> bool {
-        let stalled: Vec<usize> = (0..self.consumers.len())
-            .filter(|&d| {
-                let other = &self.consumers[d];
-                d != c && !other.stalled && other.holds > 0 && other.progress + STALLED <= now
-            })
-            .collect();
-        for &d in &stalled {
-            let other = &mut self.consumers[d];
-            other.stalled = true;
-            // Its read-ahead starts again from where it reads, when it reads again.
-            other.ahead = other.read;
-            self.release_all(d);
-        }
-        !stalled.is_empty()
     }
 }

@@ -22,7 +22,7 @@ fn repository() -> TestRepo {
         let line = format!("file {i:04} // TODO {}\n", i % 7);
         repo.write(
             &format!("src/f{i:04}.rs"),
-            &line.repeat(FILE_BYTES / line.len()),
+            line.repeat(FILE_BYTES / line.len()),
         );
     }
     repo.commit("files");

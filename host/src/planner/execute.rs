@@ -405,18 +405,18 @@ struct Pending<'a> {
 }
 
 impl Pending<'_> {
-    /// Run every execution that was not reused, in parallel up to the core count (or as many
-    /// as share their reads, `shared.rs`), those that share their reads first.
+    /// Run every execution that was not reused, in parallel up to the core count, those that
+    /// share their reads (`shared.rs`) first.
     fn run_all(&self, reused: Vec<Option<ExecutionOutcome>>) -> Vec<ExecutionOutcome> {
         let run: Vec<bool> = reused.iter().map(Option::is_none).collect();
-        let batch = super::shared::Batch::new(self.plan, self.snapshot, &run);
+        let threads = crate::cores::cores().min(self.plan.executions.len()).max(1);
+        let batch = super::shared::Batch::new(self.plan, self.snapshot, &run, threads);
         let order = batch.order();
         let slots: Vec<Mutex<Option<ExecutionOutcome>>> =
             reused.into_iter().map(Mutex::new).collect();
         let next = AtomicUsize::new(0);
-        let threads = batch.threads(crate::cores::cores());
         std::thread::scope(|scope| {
-            for _ in 0..threads.min(self.plan.executions.len()).max(1) {
+            for _ in 0..threads {
                 scope.spawn(|| {
                     while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let Some(execution) = self.plan.executions.get(index) else {

@@ -1,5 +1,6 @@
-//! One read per blob per batch: the executions of a wave that read the same files share their
-//! reads, each blob inflated once and handed to every one of them (`snapshot/shared.rs`).
+//! One read per blob per batch: the executions of a wave that read the same files, as many as
+//! run at once, share their reads, each blob inflated once and handed to each of them
+//! (`snapshot/shared.rs`).
 //!
 //! Sharing needs to know, before a producer runs, what it will read. The built-ins that read
 //! every non-empty file they list, and list what their `paths` match, say so by their config;
@@ -12,10 +13,6 @@ use crate::snapshot::{self, Member, SharedReads, Snapshot};
 /// The built-ins that read every non-empty file their `paths` match, in path order.
 const READ_ALL_THEY_LIST: &[&str] = &["builtin:pattern", "builtin:extent"];
 
-/// The most executions that run at once to share their reads, when there are more of them
-/// than cores (they read in step, so each blob is inflated once for all).
-const MOST_IN_STEP: usize = 8;
-
 /// The shared reads of one wave, when at least two of its executions read files.
 pub(super) struct Batch {
     reads: Option<SharedReads>,
@@ -24,14 +21,19 @@ pub(super) struct Batch {
 }
 
 impl Batch {
-    /// The shared reads of the executions of `plan` that `run` says run now, over `snapshot`;
-    /// none on a verifying snapshot (what runs after jobs reads alone, hashing each blob).
-    pub(super) fn new(plan: &Plan, snapshot: &Snapshot, run: &[bool]) -> Self {
+    /// The shared reads of the executions of `plan` that `run` says run now, over `snapshot`,
+    /// `threads` at a time: the first `threads` that read files share their reads (they start
+    /// together); the others read alone, as they would start after some of them finished. None
+    /// on a verifying snapshot (what runs after jobs reads alone, hashing each blob).
+    pub(super) fn new(plan: &Plan, snapshot: &Snapshot, run: &[bool], threads: usize) -> Self {
         let mut member = vec![None; plan.executions.len()];
         let mut expected = Vec::new();
         if !snapshot.is_verifying() {
             let running = plan.executions.iter().zip(run).enumerate();
             for (at, (execution, _)) in running.filter(|(_, (_, run))| **run) {
+                if expected.len() == threads {
+                    break;
+                }
                 if let Some(entries) = expected_reads(execution, snapshot) {
                     member[at] = Some(expected.len());
                     expected.push(entries);
@@ -57,19 +59,13 @@ impl Batch {
     }
 
     /// The order to start the executions in: those that share their reads first, so that they
-    /// run together.
+    /// run together (no more than the cores at once: more would stretch each one's wall time
+    /// towards its timeout).
     pub(super) fn order(&self) -> Vec<usize> {
         let (mut sharing, others): (Vec<usize>, Vec<usize>) =
             (0..self.member.len()).partition(|&at| self.member[at].is_some());
         sharing.extend(others);
         sharing
-    }
-
-    /// How many executions run at once: the cores, or all that share their reads (up to
-    /// [`MOST_IN_STEP`]) when they are more.
-    pub(super) fn threads(&self, cores: usize) -> usize {
-        let sharing = self.member.iter().filter(|m| m.is_some()).count();
-        cores.max(sharing.min(MOST_IN_STEP))
     }
 }
 

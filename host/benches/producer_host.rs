@@ -6,7 +6,8 @@
 //! with); built-ins load the code precompiled into the binary either way, so cold and warm
 //! rows should agree.
 //!
-//! Run: `cargo bench -p discern --bench producer_host` (env `BENCH_FILES`, `BENCH_RUNS`).
+//! Run: `cargo bench -p discern --bench producer_host` (env `BENCH_FILES`, `BENCH_RUNS`;
+//! `BENCH_ONLY=together` for the pattern + line-count rows of issue 51 alone).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +35,12 @@ fn main() {
     // `BENCH_ONLY=evidence`: the evidence-reuse rows alone (reuse against Proof's fresh runs).
     if std::env::var("BENCH_ONLY").is_ok_and(|only| only == "evidence") {
         print_evidence(&evidence_scenarios(&repo, runs));
+        empty_trash(&repo);
+        return;
+    }
+    // `BENCH_ONLY=together`: a pattern and a line count together against each alone.
+    if std::env::var("BENCH_ONLY").is_ok_and(|only| only == "together") {
+        print_together(&together(&repo, runs));
         empty_trash(&repo);
         return;
     }
@@ -147,6 +154,7 @@ fn main() {
 
     let evidence = evidence_scenarios(&repo, runs);
     let findings = findings_cost(&repo, runs);
+    let together = together(&repo, runs);
 
     assert_eq!(git_count, cold_count, "pattern and git grep disagree");
     assert_eq!(cold_count, warm_count);
@@ -204,6 +212,7 @@ fn main() {
     );
     print_evidence(&evidence);
     print_findings(&findings);
+    print_together(&together);
     empty_trash(&repo);
 }
 
@@ -832,4 +841,201 @@ fn measure_all_with(
         ..discern::testing::measure::Options::default()
     };
     discern::testing::measure::measure(&ctx, &options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const TOGETHER_PATTERN: &str = r#"
+[standards.todo]
+direction = "down"
+limit = 1000000000
+producer = "builtin:pattern"
+config = { pattern = "TODO", paths = ["**"] }
+metric = "matches"
+"#;
+
+const TOGETHER_EXTENT: &str = r#"
+[standards.lines]
+direction = "up"
+limit = 0
+producer = "builtin:extent"
+config = { paths = ["**"] }
+metric = "lines"
+"#;
+
+/// The rows of [`together`]: medians of wall time, and of CPU time (this process and its
+/// children), and the values each reading gave.
+struct Together {
+    grep: Duration,
+    wc: Duration,
+    pattern: Duration,
+    extent: Duration,
+    both: Duration,
+    cpu: [Duration; 5],
+    matches: f64,
+    lines: f64,
+}
+
+/// CPU time used so far by this process and its waited-for children (`/proc/self/stat`).
+fn cpu_so_far() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<u64> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // After the command name: state (not a number), then ppid… utime is field 14 of the line,
+    // the 11th number here; stime, cutime, cstime follow. Clock ticks of 10 ms.
+    let ticks: u64 = fields.iter().skip(10).take(4).sum();
+    Duration::from_millis(ticks * 10)
+}
+
+/// Issue 51: a first run (no evidence) of the whole `discern standards` flow with a pattern
+/// Standard on `**`, a line-count Standard on `**`, and both together, each in a clone of its
+/// own, interleaved run by run with `git grep -c TODO HEAD` and `wc -l` over `git ls-files` in
+/// the clone that holds both (its `discern.toml` is measured too).
+fn together(repo: &Path, runs: usize) -> Together {
+    use discern::workspace::{Settings, Workspace};
+    let cache = tempfile::tempdir().expect("temp dir");
+    let runtime = Runtime::with_cache_dir(Some(cache.path().to_owned())).expect("runtime");
+    for component in ["pattern", "extent"] {
+        let component = discern::testing::builtins::component(component).expect("built-in");
+        runtime.load(&component).expect("load");
+    }
+    let configure = |suffix: &str, config: String| {
+        let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
+        let clone = repo.with_file_name(format!("{name}-together-{suffix}"));
+        discard(&clone);
+        sh(
+            repo,
+            &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
+        );
+        std::fs::write(clone.join("discern.toml"), config).expect("write config");
+        sh(
+            &clone,
+            "git add -A && git -c user.name=b -c user.email=b@x commit -qm Standards",
+        );
+        let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
+        (clone, ws)
+    };
+    let clones = [
+        configure("pattern", TOGETHER_PATTERN.to_owned()),
+        configure("extent", TOGETHER_EXTENT.to_owned()),
+        configure("both", format!("{TOGETHER_PATTERN}{TOGETHER_EXTENT}")),
+    ];
+    let first_run = |(clone, ws): &(PathBuf, Workspace)| {
+        let _ = std::fs::remove_dir_all(clone.join(".git/discern/evidence"));
+        let (start, cpu) = (Instant::now(), cpu_so_far());
+        let measured = measure_all(ws, &runtime, clone);
+        let elapsed = (start.elapsed(), cpu_so_far() - cpu);
+        let values: Vec<f64> = measured
+            .standards
+            .iter()
+            .map(|s| s.value.unwrap_or_else(|| panic!("not measured: {s:?}")))
+            .collect();
+        (elapsed, values)
+    };
+    let both = &clones[2].0;
+    let timed = |script: &str| {
+        let (start, cpu) = (Instant::now(), cpu_so_far());
+        let out = sh(both, script);
+        ((start.elapsed(), cpu_so_far() - cpu), out)
+    };
+    let mut times: [Vec<(Duration, Duration)>; 5] = Default::default();
+    let (mut matches, mut lines) = (0.0, 0.0);
+    for _ in 0..runs.max(1) {
+        let (t, out) = timed(&format!("git grep -c {PATTERN} HEAD"));
+        times[0].push(t);
+        matches = out
+            .lines()
+            .filter_map(|l| l.rsplit(':').next()?.parse::<u64>().ok())
+            .sum::<u64>() as f64;
+        let (t, out) = timed("git ls-files -z | xargs -0 cat | wc -l");
+        times[1].push(t);
+        lines = out.trim().parse().expect("wc prints a number");
+        for (at, clone) in clones.iter().enumerate() {
+            let (t, values) = first_run(clone);
+            times[at + 2].push(t);
+            if at == 2 {
+                assert_eq!(
+                    values,
+                    [matches, lines],
+                    "pattern + extent disagree with git"
+                );
+            }
+        }
+    }
+    for clone in &clones {
+        discard(&clone.0);
+    }
+    let median = |at: usize, cpu: bool| {
+        let mut t: Vec<Duration> = times[at]
+            .iter()
+            .map(|t| if cpu { t.1 } else { t.0 })
+            .collect();
+        t.sort();
+        t[t.len() / 2]
+    };
+    Together {
+        grep: median(0, false),
+        wc: median(1, false),
+        pattern: median(2, false),
+        extent: median(3, false),
+        both: median(4, false),
+        cpu: [0, 1, 2, 3, 4].map(|at| median(at, true)),
+        matches,
+        lines,
+    }
+}
+
+fn print_together(t: &Together) {
+    println!("\nissue 51: a first run of `discern standards` (no evidence), Standards on `**`");
+    row(
+        &format!("git grep -c {PATTERN} HEAD"),
+        t.grep,
+        t.matches,
+        t.grep,
+    );
+    row(
+        "git ls-files -z | xargs -0 cat | wc -l",
+        t.wc,
+        t.lines,
+        t.wc,
+    );
+    row(
+        "pattern Standard alone (vs git grep)",
+        t.pattern,
+        t.matches,
+        t.grep,
+    );
+    row(
+        "line-count Standard alone (vs wc -l)",
+        t.extent,
+        t.lines,
+        t.wc,
+    );
+    row(
+        "pattern + line count together (vs pattern alone)",
+        t.both,
+        2.0,
+        t.pattern,
+    );
+    println!(
+        "together / (pattern alone + line count alone): {:.2}x; together / slower alone: {:.2}x",
+        t.both.as_secs_f64() / (t.pattern + t.extent).as_secs_f64(),
+        t.both.as_secs_f64() / t.pattern.max(t.extent).as_secs_f64()
+    );
+    let [grep, wc, pattern, extent, both] = t.cpu.map(|c| c.as_secs_f64());
+    println!(
+        "CPU (this process and its children): git grep {:.0} ms, wc {:.0} ms, pattern {:.0} ms ({:.2}x git grep), line count {:.0} ms ({:.2}x wc), together {:.0} ms ({:.2}x pattern alone, {:.2}x the two alone)",
+        grep * 1e3,
+        wc * 1e3,
+        pattern * 1e3,
+        pattern / grep,
+        extent * 1e3,
+        extent / wc,
+        both * 1e3,
+        both / pattern,
+        both / (pattern + extent)
+    );
 }

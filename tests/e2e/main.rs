@@ -67,6 +67,7 @@ mod remote_cache;
 mod runtime_cache;
 mod sandbox;
 mod sarif;
+mod shared_reads;
 mod signatures;
 mod snapshot;
 mod soak;

@@ -394,7 +394,7 @@ fn findings_cap(execution: &Execution) -> Option<usize> {
 }
 
 /// The globs the execution's config lists (`paths`, a string or a list), as the SDK reads them.
-fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
+pub(super) fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
     let config: serde_json::Value = serde_json::from_str(&execution.config).ok()?;
     let strings = match config.get("paths")? {
         serde_json::Value::String(one) => vec![one.clone()],

@@ -5,12 +5,15 @@
 //! `builtin:extent` too, so an extent shared with a Standard (or with another extent) runs
 //! once. Jobs named in `needs` run first, once each; their artifacts and stdout reach the
 //! producer through `snapshot.artifact`. Independent executions run in parallel up to the
-//! number of cores. A failed execution fails every dependent; a missing metric fails only
+//! number of cores, and those that read the same files together, sharing each blob's read
+//! (`shared.rs`). A failed execution fails every dependent; a missing metric fails only
 //! the Standard that wanted it.
 
 mod execute;
 mod grouped;
 mod lacking;
+mod outcome;
+mod shared;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -21,9 +24,8 @@ use serde_json::{Value, json};
 use crate::config::{Config, Job, Per, ProducerRef, Stage, StandardDef};
 use crate::runtime::{Limits, ProducerComponent};
 
-pub(crate) use execute::{
-    ExecutionOutcome, Outcomes, Wave, after_jobs, before_jobs, execute, reuse, save_evidence,
-};
+pub(crate) use execute::{Outcomes, Wave, after_jobs, before_jobs, execute, reuse, save_evidence};
+pub(crate) use outcome::ExecutionOutcome;
 
 /// One physical producer run.
 #[derive(Debug, Clone)]

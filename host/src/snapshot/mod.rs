@@ -9,6 +9,10 @@ mod pathspec;
 mod prefetch;
 mod promisor;
 mod reader;
+mod shared;
+mod shared_state;
+#[cfg(test)]
+mod shared_tests;
 mod verified;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +24,7 @@ pub use pathspec::Pathspec;
 pub(crate) use pathspec::PathspecError;
 pub(crate) use promisor::MissingBlobs;
 pub(crate) use reader::Reader;
+pub(crate) use shared::{BUDGET, Member, SharedReads};
 
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +98,8 @@ pub struct Snapshot {
     skipped: Arc<[String]>,
     /// Blobs a partial clone lacks may not be fetched (`--no-remote`; `promisor.rs`).
     offline: bool,
+    /// The batch whose reads this snapshot's readers share ([`Snapshot::read_by`]).
+    share: Option<shared::Share>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -194,6 +201,7 @@ impl Snapshot {
             sizes,
             skipped: skipped.into(),
             offline: false,
+            share: None,
         })
     }
 
@@ -254,6 +262,7 @@ impl Snapshot {
             sizes,
             skipped: Arc::from(Vec::new()),
             offline: self.offline,
+            share: self.share.clone(),
         }
     }
 
@@ -264,6 +273,7 @@ impl Snapshot {
     pub fn verifying(&self) -> Snapshot {
         let mut verifying = self.clone();
         verifying.verify = true;
+        verifying.share = None;
         // Sizes looked up from object headers before are not trusted either.
         verifying.sizes = self.entries.iter().map(|_| OnceLock::new()).collect();
         verifying
@@ -313,6 +323,24 @@ impl Snapshot {
     /// Entries matching the pathspec, sorted by path.
     pub fn matching<'a>(&'a self, pathspec: &'a Pathspec) -> impl Iterator<Item = &'a Entry> + 'a {
         self.entries.iter().filter(|e| pathspec.matches(&e.path))
+    }
+
+    /// The reads of several executions of a batch over this snapshot, shared: each blob
+    /// inflated once for all, at most `budget` bytes held (`shared.rs`). `expected[c]` are the
+    /// entries (indices into `entries()`) execution `c` will read.
+    pub(crate) fn shared_reads(&self, expected: Vec<Vec<usize>>, budget: u64) -> SharedReads {
+        let repo = (self.repo.clone(), self.tree);
+        SharedReads::new(repo, Arc::clone(&self.entries), expected, budget)
+    }
+
+    /// This snapshot as `member` of a batch reads it: its blobs shared with the other members.
+    /// A verifying snapshot reads alone.
+    pub(crate) fn read_by(&self, member: &Member) -> Snapshot {
+        let mut shared = self.clone();
+        if !self.verify {
+            shared.share = member.share(self.tree);
+        }
+        shared
     }
 
     /// A reader for one thread: blob reads are served from this thread's repository handle.

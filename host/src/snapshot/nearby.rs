@@ -71,6 +71,7 @@ impl Snapshot {
             sizes,
             skipped: self.skipped.clone(),
             offline: self.offline,
+            share: None,
         })
     }
 }

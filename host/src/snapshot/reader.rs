@@ -1,11 +1,13 @@
 //! Reading a snapshot's blobs, one reader a thread: the last blob kept for `read-range`, the
-//! files of a listing inflated ahead ([`super::prefetch`]), and in a verifying snapshot every
-//! blob hashed against its id as it is read.
+//! files of a listing inflated ahead ([`super::prefetch`]) or shared with the other executions
+//! of a batch ([`super::shared`]), and in a verifying snapshot every blob hashed against its
+//! id as it is read.
 
 use std::sync::{Arc, OnceLock};
 
 use gix::ObjectId;
 
+use super::shared::{Share, Take};
 use super::{Entry, EntryKind, Pathspec, PathspecError, ReadError, prefetch};
 
 /// Reads blobs of one snapshot for one thread. Keeps the last blob read so that a producer
@@ -19,6 +21,7 @@ pub struct Reader {
     verify: bool,
     last: Option<(ObjectId, Arc<Vec<u8>>)>,
     prefetch: Option<prefetch::Prefetch>,
+    share: Option<Share>,
 }
 
 impl Reader {
@@ -34,6 +37,7 @@ impl Reader {
             verify: snapshot.verify,
             last: None,
             prefetch: None,
+            share: snapshot.share.clone(),
         }
     }
 
@@ -91,7 +95,15 @@ impl Reader {
     /// blobs are inflated ahead of its reads once it reads the first of them. Replaces the
     /// plan of an earlier listing.
     pub fn plan(&mut self, indices: &[usize]) {
+        self.prefetch = None;
         if self.verify {
+            return;
+        }
+        // The batch reads ahead what its members will read.
+        let first = indices.first().and_then(|&i| self.entries.get(i));
+        if let (Some(share), Some(first)) = (&self.share, first)
+            && share.expects(&first.path)
+        {
             return;
         }
         let listed = indices
@@ -120,23 +132,33 @@ impl Reader {
         {
             return Ok((id, Arc::clone(bytes)));
         }
-        let ahead = self.prefetch.as_mut().and_then(|p| p.take(index));
-        let bytes = match ahead {
-            Some(bytes) => bytes,
-            None => {
-                let blob = self.repo.find_blob(id).map_err(|e| ReadError::Object {
-                    path: path.to_owned(),
-                    id,
-                    message: e.to_string(),
-                })?;
-                Arc::new(blob.detach().data)
+        let bytes = match self.share.as_ref().map(|s| s.take(path, id)) {
+            Some(Take::Ready(bytes)) => bytes,
+            Some(Take::Share(ticket)) => {
+                let read = self.inflate(path, id);
+                ticket.fulfil(read.as_ref().ok().map(Arc::clone));
+                read?
             }
+            Some(Take::Direct) | None => match self.prefetch.as_mut().and_then(|p| p.take(index)) {
+                Some(bytes) => bytes,
+                None => self.inflate(path, id)?,
+            },
         };
         if self.verify {
             verify_blob(path, id, &bytes)?;
         }
         self.last = Some((id, Arc::clone(&bytes)));
         Ok((id, bytes))
+    }
+
+    /// Inflate the blob `id` at `path` on this thread.
+    fn inflate(&self, path: &str, id: ObjectId) -> Result<Arc<Vec<u8>>, ReadError> {
+        let blob = self.repo.find_blob(id).map_err(|e| ReadError::Object {
+            path: path.to_owned(),
+            id,
+            message: e.to_string(),
+        })?;
+        Ok(Arc::new(blob.detach().data))
     }
 
     /// Like [`read`](Self::read), as an owned buffer: the blob is not kept for `read-range`,

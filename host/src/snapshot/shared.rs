@@ -1,0 +1,293 @@
+//! Blobs inflated once per batch, for every execution that reads them.
+//!
+//! Before any producer runs, the planner knows which entries each execution of a batch will
+//! read (the built-ins that read every file they list: the files their `paths` match). The
+//! executions then share one read-ahead: worker threads inflate, in path order, the blobs the
+//! running executions expect, each once, and hold each until every running execution that
+//! expects it has read it, gone past it, or finished, within a byte budget. An execution that
+//! reaches a blob nobody inflated yet reads it itself and leaves it for the others.
+//!
+//! Nobody waits on anybody for long. A reader waits for a blob being inflated (which always
+//! ends), or, when the budget is full of blobs held for an execution behind it, for that one to
+//! read on, while it does; an execution that has read nothing for [`STALLED`] is stalled: what
+//! is held for it is let go, and it reads by itself until it reads again. The bytes handed over
+//! are those of the blob the snapshot names by id, whoever inflated them (the reader checks the
+//! id), so a producer sees exactly what it would read alone.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use gix::ObjectId;
+
+use super::Entry;
+use super::shared_state::{State, Step};
+
+/// The most bytes of inflated blobs a batch holds (each thread may go over by one blob).
+pub(crate) const BUDGET: u64 = 64 << 20;
+
+/// The most worker threads a batch starts.
+const MAX_WORKERS: usize = 4;
+
+/// The shared reads of one batch over one snapshot; dropping it stops its workers.
+pub(crate) struct SharedReads {
+    inner: Arc<Inner>,
+}
+
+/// One execution's part in the shared reads, from [`SharedReads::join`] until it is dropped
+/// (the execution finished): nothing is held for it any more.
+pub(crate) struct Member {
+    share: Share,
+}
+
+/// What a snapshot read by a member carries to its readers.
+#[derive(Clone)]
+pub(super) struct Share {
+    inner: Arc<Inner>,
+    consumer: usize,
+}
+
+/// What a reader does for one blob.
+pub(super) enum Take {
+    /// The blob, inflated once for all.
+    Ready(Arc<Vec<u8>>),
+    /// Read it directly: nobody else is waiting for it (or there is no room to keep it).
+    Direct,
+    /// Read it directly, then hand it over with the ticket: others expect it.
+    Share(Ticket),
+}
+
+/// A blob a reader inflates for the others too; dropped unfulfilled, the others read it
+/// themselves.
+pub(super) struct Ticket {
+    inner: Arc<Inner>,
+    index: usize,
+    done: bool,
+}
+
+struct Inner {
+    repo: gix::ThreadSafeRepository,
+    tree: ObjectId,
+    entries: Arc<[Entry]>,
+    budget: u64,
+    state: Mutex<State>,
+    /// Signalled when a blob is ready, room is made, a member joins or leaves.
+    changed: Condvar,
+    /// Blobs inflated for the batch's members (by workers, or by readers directly).
+    inflations: AtomicUsize,
+}
+
+impl SharedReads {
+    /// Shared reads over the snapshot of `tree`: `expected[c]` are the entries (indices into
+    /// `entries`) execution `c` will read. Submodules and empty blobs are left out.
+    pub(super) fn new(
+        (repo, tree): (gix::ThreadSafeRepository, ObjectId),
+        entries: Arc<[Entry]>,
+        expected: Vec<Vec<usize>>,
+        budget: u64,
+    ) -> Self {
+        let state = State::new(expected, &entries);
+        let inner = Arc::new(Inner {
+            repo,
+            tree,
+            entries,
+            budget,
+            state: Mutex::new(state),
+            changed: Condvar::new(),
+            inflations: AtomicUsize::new(0),
+        });
+        for _ in 0..crate::cores::cores().clamp(1, MAX_WORKERS) {
+            let inner = Arc::clone(&inner);
+            let spawned = std::thread::Builder::new()
+                .name("discern-shared-reads".to_owned())
+                .spawn(move || inner.work());
+            // Without a worker, every member reads by itself: slower, never different.
+            if spawned.is_err() {
+                break;
+            }
+        }
+        Self { inner }
+    }
+
+    /// Execution `consumer` starts: from now on what it expects is held for it too.
+    pub(crate) fn join(&self, consumer: usize) -> Member {
+        self.inner.lock().join(consumer);
+        self.inner.changed.notify_all();
+        Member {
+            share: Share {
+                inner: Arc::clone(&self.inner),
+                consumer,
+            },
+        }
+    }
+
+    /// How many blobs were inflated for the members, by workers or by themselves.
+    #[cfg(test)]
+    pub(crate) fn inflations(&self) -> usize {
+        self.inner.inflations.load(Ordering::Relaxed)
+    }
+
+    /// The most bytes held at once.
+    #[cfg(test)]
+    pub(crate) fn peak(&self) -> u64 {
+        self.inner.lock().peak()
+    }
+}
+
+impl Drop for SharedReads {
+    fn drop(&mut self) {
+        self.inner.lock().close();
+        self.inner.changed.notify_all();
+    }
+}
+
+impl Member {
+    /// What a snapshot of `tree` read by this member carries (`None` for another tree).
+    pub(super) fn share(&self, tree: ObjectId) -> Option<Share> {
+        (self.share.inner.tree == tree).then(|| self.share.clone())
+    }
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        let inner = &self.share.inner;
+        inner.lock().leave(self.share.consumer);
+        inner.changed.notify_all();
+    }
+}
+
+impl Share {
+    /// Whether the member will still read `path` (it has not gone past it), so the batch
+    /// reads it ahead.
+    pub(super) fn expects(&self, path: &str) -> bool {
+        let inner = &self.inner;
+        let Ok(index) = inner
+            .entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+        else {
+            return false;
+        };
+        inner.lock().expects(self.consumer, index)
+    }
+
+    /// How the reader gets the blob `id` at `path`.
+    pub(super) fn take(&self, path: &str, id: ObjectId) -> Take {
+        let inner = &self.inner;
+        let direct = || {
+            inner.inflations.fetch_add(1, Ordering::Relaxed);
+            Take::Direct
+        };
+        let Ok(index) = inner
+            .entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+        else {
+            return direct();
+        };
+        if inner.entries[index].id != id {
+            return direct();
+        }
+        let c = self.consumer;
+        let mut state = inner.lock();
+        loop {
+            let step = state.step(c, index, inner.budget);
+            if !matches!(step, Step::Wait(_) | Step::Again) {
+                // What it went past may have made room.
+                inner.changed.notify_all();
+            }
+            match step {
+                Step::Ready(bytes) => return Take::Ready(bytes),
+                Step::Direct => return direct(),
+                Step::Share => {
+                    inner.inflations.fetch_add(1, Ordering::Relaxed);
+                    return Take::Share(Ticket {
+                        inner: Arc::clone(inner),
+                        index,
+                        done: false,
+                    });
+                }
+                Step::Wait(timeout) => state = inner.wait(state, timeout),
+                Step::Again => {}
+            }
+        }
+    }
+}
+
+impl Ticket {
+    /// Hand the blob over (`None`: it could not be read; the others read it themselves).
+    pub(super) fn fulfil(mut self, bytes: Option<Arc<Vec<u8>>>) {
+        self.done = true;
+        self.inner.finish(self.index, bytes);
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if !self.done {
+            self.inner.finish(self.index, None);
+        }
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn wait<'a>(
+        &self,
+        state: MutexGuard<'a, State>,
+        timeout: Option<Duration>,
+    ) -> MutexGuard<'a, State> {
+        match timeout {
+            None => self
+                .changed
+                .wait(state)
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            Some(timeout) => {
+                self.changed
+                    .wait_timeout(state, timeout)
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .0
+            }
+        }
+    }
+
+    /// The blob at `index` is inflated (or could not be): hand it to those waiting.
+    fn finish(&self, index: usize, bytes: Option<Arc<Vec<u8>>>) {
+        self.lock().finish(index, bytes);
+        self.changed.notify_all();
+    }
+
+    /// One worker: inflate, in path order, what the members expect, while there is room.
+    fn work(&self) {
+        let mut repo = self.repo.to_thread_local();
+        repo.object_cache_size_if_unset(0);
+        loop {
+            let mut state = self.lock();
+            let claimed = loop {
+                if state.is_closed() {
+                    return;
+                }
+                if let Some(index) = state.claim(self.budget) {
+                    break index;
+                }
+                state = self.wait(state, None);
+            };
+            drop(state);
+            self.inflations.fetch_add(1, Ordering::Relaxed);
+            let id = self.entries[claimed].id;
+            // A panic in the object database must not leave a reader waiting: the reader then
+            // reads the blob itself, and meets the same problem in its own thread.
+            let inflated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                repo.find_blob(id)
+                    .ok()
+                    .map(|blob| Arc::new(blob.detach().data))
+            }))
+            .ok()
+            .flatten();
+            self.finish(claimed, inflated);
+        }
+    }
+}

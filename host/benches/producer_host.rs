@@ -876,17 +876,17 @@ struct Together {
 
 /// CPU time used so far by this process and its waited-for children (`/proc/self/stat`).
 fn cpu_so_far() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<u64> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    // After the command name: state (not a number), then ppid… utime is field 14 of the line,
-    // the 11th number here; stime, cutime, cstime follow. Clock ticks of 10 ms.
-    let ticks: u64 = fields.iter().skip(10).take(4).sum();
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("read /proc/self/stat");
+    // After the command name (in parentheses, and it may hold spaces): the state is field 3 of
+    // the line, index 0 here; utime, stime, cutime and cstime are fields 14 to 17, indices 11
+    // to 14. Fields before them (tty_nr, tpgid) can be negative, so none are filtered out.
+    // Clock ticks of 10 ms (USER_HZ on Linux).
+    let after = stat.rsplit(')').next().expect("a stat line");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = fields[11..15]
+        .iter()
+        .map(|f| f.parse::<u64>().expect("a tick count"))
+        .sum();
     Duration::from_millis(ticks * 10)
 }
 

@@ -33,33 +33,6 @@ const PATH: u8 = 1;
 const LINE: u8 = 2;
 const COLUMN: u8 = 4;
 
-/// One metric's findings, as stored: how many were dropped, and those kept.
-#[cfg(test)]
-#[derive(Debug, Clone, Default, PartialEq)]
-struct MetricFindings {
-    dropped: usize,
-    findings: Vec<Finding>,
-}
-
-/// Metric name → its findings.
-#[cfg(test)]
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct File(BTreeMap<String, MetricFindings>);
-
-#[cfg(test)]
-impl File {
-    /// Give each of `metrics` its stored findings.
-    pub(crate) fn fill(self, metrics: &mut [Metric]) {
-        let mut by_name = self.0;
-        for metric in metrics {
-            if let Some(stored) = by_name.remove(&metric.name) {
-                metric.findings_dropped = stored.dropped;
-                metric.findings = stored.findings;
-            }
-        }
-    }
-}
-
 /// Where the findings of the entry at `entry` are kept.
 pub(crate) fn path_of(entry: &Path) -> PathBuf {
     entry.with_extension("findings")
@@ -129,31 +102,6 @@ fn put_str(out: &mut Vec<u8>, text: &str) -> std::io::Result<()> {
     put_len(out, text.len())?;
     out.extend_from_slice(text.as_bytes());
     Ok(())
-}
-
-/// The findings `bytes` hold, or `None` when they are damaged: decoded in one pass (a caller
-/// that may need only some of them reads them as [`Kept`]).
-#[cfg(test)] // only the unit tests decode a whole file at once; readers use `Kept`
-pub(crate) fn decode(bytes: &[u8]) -> Option<File> {
-    let mut input = Input(bytes.strip_prefix(MAGIC)?);
-    let mut file = BTreeMap::new();
-    for _ in 0..input.u32()? {
-        let name = input.str()?.to_owned();
-        let dropped = usize::try_from(input.u64()?).ok()?;
-        let count = input.u32()? as usize;
-        // Each finding takes at least 9 bytes: never reserve more than the input can hold.
-        let mut findings = Vec::with_capacity(count.min(input.0.len() / 9));
-        for _ in 0..count {
-            findings.push(input.parts()?.finding());
-        }
-        if file
-            .insert(name, MetricFindings { dropped, findings })
-            .is_some()
-        {
-            return None;
-        }
-    }
-    input.0.is_empty().then_some(File(file))
 }
 
 /// A findings file checked whole, its findings decoded only when asked for.

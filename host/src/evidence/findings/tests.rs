@@ -1,5 +1,55 @@
 use super::*;
 
+// The one-pass decode the tests read a whole file back with (the library reads `Kept`).
+
+/// One metric's findings, as stored: how many were dropped, and those kept.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct MetricFindings {
+    dropped: usize,
+    findings: Vec<Finding>,
+}
+
+/// Metric name → its findings.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct File(BTreeMap<String, MetricFindings>);
+
+impl File {
+    /// Give each of `metrics` its stored findings.
+    fn fill(self, metrics: &mut [Metric]) {
+        let mut by_name = self.0;
+        for metric in metrics {
+            if let Some(stored) = by_name.remove(&metric.name) {
+                metric.findings_dropped = stored.dropped;
+                metric.findings = stored.findings;
+            }
+        }
+    }
+}
+
+/// The findings `bytes` hold, or `None` when they are damaged: decoded in one pass (a caller
+/// that may need only some of them reads them as [`Kept`]).
+fn decode(bytes: &[u8]) -> Option<File> {
+    let mut input = Input(bytes.strip_prefix(MAGIC)?);
+    let mut file = BTreeMap::new();
+    for _ in 0..input.u32()? {
+        let name = input.str()?.to_owned();
+        let dropped = usize::try_from(input.u64()?).ok()?;
+        let count = input.u32()? as usize;
+        // Each finding takes at least 9 bytes: never reserve more than the input can hold.
+        let mut findings = Vec::with_capacity(count.min(input.0.len() / 9));
+        for _ in 0..count {
+            findings.push(input.parts()?.finding());
+        }
+        if file
+            .insert(name, MetricFindings { dropped, findings })
+            .is_some()
+        {
+            return None;
+        }
+    }
+    input.0.is_empty().then_some(File(file))
+}
+
 fn metric(name: &str, findings: Vec<Finding>, dropped: usize) -> Metric {
     Metric {
         name: name.into(),

@@ -178,7 +178,7 @@ fn self_approve(forge: &Forge, name: &str, key: &Path, signers: &str) {
     let approval = TreeApproval::signed(items, signer, signature);
     let path = c.join(approval.path());
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, approval.to_bytes()).unwrap();
+    std::fs::write(path, approval.to_bytes().unwrap()).unwrap();
     forge.git(c, &["add", "-A"]);
     forge.git(
         c,

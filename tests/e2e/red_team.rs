@@ -50,7 +50,7 @@ fn tree_approval(
         fingerprint,
         signature,
     };
-    (approval.path(), approval.to_bytes())
+    (approval.path(), approval.to_bytes().unwrap())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -157,11 +157,12 @@ impl TreeApproval {
         format!("{DIR}/{}.json", &digest[..16])
     }
 
-    /// The file's bytes, pretty-printed for the pull request's diff.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+    /// The file's bytes, pretty-printed for the pull request's diff; an approval that cannot
+    /// be written is an error, never an empty file committed in its place.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, serde_json::Error> {
+        let mut bytes = serde_json::to_vec_pretty(self)?;
         bytes.push(b'\n');
-        bytes
+        Ok(bytes)
     }
 
     /// Signed by `signer` with `signature` over these items.

@@ -112,11 +112,12 @@ pub(super) fn in_tree(
         pending.required.tokens().len(),
         pending.required.lines().join("\n")
     );
+    let content = approval.to_bytes().map_err(|e| failed(e.to_string()))?;
     let commit = ApprovalCommit {
         branch: &branch,
         head: pending.subject.head,
         path: &approval.path(),
-        content: &approval.to_bytes(),
+        content: &content,
         message: &message,
     };
     let new = crate::commit::approval_commit(&pending.repo, &commit, &ws.settings.faults)

@@ -102,8 +102,17 @@ pub(crate) fn run(job: &Job, dir: &Path, log_dir: &Path) -> JobRun {
         timed_out,
         cancelled,
     } = wait(&mut child, started, job.timeout);
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
+    // Output that could not be read whole is not output: a Standard's DISCERN_METRIC line or
+    // a failure's tail may be what was lost, so the job fails, naming why.
+    let (stdout, stderr) = match (joined(out_reader), joined(err_reader)) {
+        (Ok(stdout), Ok(stderr)) => (stdout, stderr),
+        (Err(e), _) | (_, Err(e)) => {
+            return fail(format!(
+                "cannot read the output of `sh -c {}`: {e}",
+                job.run
+            ));
+        }
+    };
 
     let mut log = stdout.clone();
     if !stderr.is_empty() {
@@ -176,12 +185,20 @@ fn wait(child: &mut std::process::Child, started: Instant, timeout_s: f64) -> Wa
     }
 }
 
-fn read_all(stream: Option<impl Read>) -> Vec<u8> {
+fn read_all(stream: Option<impl Read>) -> std::io::Result<Vec<u8>> {
     let mut buffer = Vec::new();
     if let Some(mut stream) = stream {
-        let _ = stream.read_to_end(&mut buffer);
+        stream.read_to_end(&mut buffer)?;
     }
-    buffer
+    Ok(buffer)
+}
+
+/// What a reader thread read, or why it has nothing.
+fn joined(reader: std::thread::JoinHandle<std::io::Result<Vec<u8>>>) -> Result<Vec<u8>, String> {
+    match reader.join() {
+        Ok(read) => read.map_err(|e| e.to_string()),
+        Err(_) => Err("its reader thread panicked".to_owned()),
+    }
 }
 
 /// Kill the job's whole process group (the shell and everything it started).

@@ -67,21 +67,25 @@ type Key = (String, Option<ObjectId>);
 impl Keys {
     fn of(&mut self, repo: &Repo, commit: ObjectId) -> Result<Key, RepoError> {
         let blob = repo.blob_at(commit, FILE)?;
-        let (acceptance, path) = self
-            .parsed
-            .entry(blob)
-            .or_insert_with(|| {
-                let config =
-                    Config::at_or_absent(repo, commit).unwrap_or_else(|_| Config::absent());
+        let (acceptance, path) = match self.parsed.get(&blob) {
+            Some(parsed) => parsed.clone(),
+            None => {
+                // A config that cannot be read is not "no config": which keys sign is unknown.
+                let config = Config::at_or_absent(repo, commit).map_err(|e| RepoError::Read {
+                    what: format!("{FILE} at {commit}"),
+                    message: e.to_string(),
+                })?;
                 let acceptance = config
                     .document
                     .get("acceptance")
                     .map(crate::config::item_to_json)
                     .map(|v| crate::config::canonical_json(&v))
                     .unwrap_or_default();
-                (acceptance, config.allowed_signers)
-            })
-            .clone();
+                let parsed = (acceptance, config.allowed_signers);
+                self.parsed.insert(blob, parsed.clone());
+                parsed
+            }
+        };
         let signers = match &path {
             Some(path) => repo.blob_at(commit, path)?,
             None => None,

@@ -103,11 +103,20 @@ impl Shared {
         let Some(trunk_side) = repo.merge_base(head, tip) else {
             return Self::default();
         };
-        let settings = crate::config::Config::at(repo, tip)
-            .ok()
-            .flatten()
-            .map(|config| config.evidence)
-            .unwrap_or_default();
+        // Unreadable, the trunk's settings are no settings to share by: the producers run, and
+        // the reason is said (a miss, never a reading).
+        let settings = match crate::config::Config::at(repo, tip) {
+            Ok(config) => config.map(|config| config.evidence).unwrap_or_default(),
+            Err(e) => {
+                let shared = Self::default();
+                shared.problem(format!(
+                    "shared evidence is not looked up: the trunk's {} at {} cannot be read: {e}",
+                    crate::config::FILE,
+                    crate::git::short(&tip.to_string())
+                ));
+                return shared;
+            }
+        };
         // Without a repository name no signature can count: nothing to read, no trust root.
         let Some(repository) = settings.repository.as_deref() else {
             return Self::default();
@@ -116,22 +125,32 @@ impl Shared {
         candidates.extend(baseline);
         let mut seen = std::collections::HashSet::new();
         candidates.retain(|commit| seen.insert(*commit));
+        let mut unreadable = None;
         let published = match repo.resolve_ref(tree::REF) {
             Ok(Some(resolved)) => tree::read(&repo.local(), resolved.commit, &candidates),
-            _ => HashMap::new(),
+            Ok(None) => HashMap::new(),
+            Err(e) => {
+                unreadable = Some(format!("{} cannot be read: {e}", tree::REF));
+                HashMap::new()
+            }
         };
         // The trust root walks history: only when there is something to check against it.
-        if published.is_empty() && settings.remote.is_none() {
-            return Self::default();
+        let shared = if published.is_empty() && settings.remote.is_none() {
+            Self::default()
+        } else {
+            Self {
+                trust: Trust::at(repo, tip, repository),
+                published,
+                via: tree::REF.to_owned(),
+                candidates,
+                ..Self::default()
+            }
+            .with_remote(settings.remote)
+        };
+        if let Some(why) = unreadable {
+            shared.problem(why);
         }
-        Self {
-            trust: Trust::at(repo, tip, repository),
-            published,
-            via: tree::REF.to_owned(),
-            candidates,
-            ..Self::default()
-        }
-        .with_remote(settings.remote)
+        shared
     }
 
     /// This, asking the remote cache at `url` on a miss.

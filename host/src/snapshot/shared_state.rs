@@ -99,10 +99,21 @@ impl State {
 
     /// Member `c` starts.
     pub(super) fn join(&mut self, c: usize) {
-        if let Some(consumer) = self.consumers.get_mut(c) {
-            consumer.joined = true;
-            consumer.progress = Instant::now();
+        let Some(consumer) = self.consumers.get_mut(c) else {
+            return;
+        };
+        consumer.joined = true;
+        consumer.progress = Instant::now();
+        // What is being inflated or held for the others already is held for it too: a blob
+        // opened before it joined is not inflated a second time for it.
+        let mut holds = 0;
+        for (index, slot) in &mut self.slots {
+            if consumer.expected.binary_search(index).is_ok() && !slot.waiting.contains(&c) {
+                slot.waiting.push(c);
+                holds += 1;
+            }
         }
+        consumer.holds += holds;
     }
 
     /// Member `c` finished: nothing is held for it any more.

@@ -9,6 +9,7 @@ use discern_tests::TestRepo;
 
 use crate::snapshot::Snapshot;
 use crate::snapshot::shared::{Member, SharedReads};
+use crate::snapshot::shared_state::{State, Step};
 
 type Outcome = Result<(), Box<dyn Error>>;
 
@@ -84,6 +85,26 @@ fn each_blob_is_inflated_once_for_two_readers() -> Outcome {
     let counts = two_readers(&snapshot, &shared, [Duration::ZERO; 2])?;
     assert_eq!(counts, [FILES, FILES]);
     assert_eq!(shared.inflations(), FILES, "each blob inflated once");
+    Ok(())
+}
+
+#[test]
+fn a_member_that_joins_while_a_blob_is_inflated_is_handed_it_too() -> Outcome {
+    let repo = repository();
+    let snapshot = Snapshot::open(repo.path(), "HEAD")?;
+    let all = everything(&snapshot);
+    let mut state = State::new(vec![all.clone(), all], snapshot.entries());
+    state.join(0);
+    // A worker takes the first blob on for member 0 alone, before member 1 joins.
+    assert_eq!(state.claim(64 << 20), Some(0));
+    state.join(1);
+    state.finish(0, Some(std::sync::Arc::new(b"blob".to_vec())));
+    assert!(matches!(state.step(0, 0, 64 << 20), Step::Ready(_)));
+    // Member 0 read it; it is still held for member 1 instead of inflated again.
+    assert!(
+        matches!(state.step(1, 0, 64 << 20), Step::Ready(_)),
+        "the late member reads the blob a second time"
+    );
     Ok(())
 }
 

@@ -202,16 +202,19 @@ fn run_quiet(dir: &Path, program: &str, args: &[&str]) {
 /// Sizes of the default and the full status result, in characters.
 fn sizes(root: &Path) -> (usize, usize, usize) {
     let ws = Workspace::open(root, Settings::default()).expect("workspace");
-    let default = status(&ws, &StatusRequest::default()).expect("status");
+    let envelope = |reply: discern::result::Reply| reply.into_envelope(discern::status::VERB);
+    let default = envelope(status(&ws, &StatusRequest::default()).expect("status"));
     let markdown = discern::result::markdown(&default, &discern::verbs::steps::tool_call);
-    let full = status(
-        &ws,
-        &StatusRequest {
-            verbose: true,
-            ..StatusRequest::default()
-        },
-    )
-    .expect("status");
+    let full = envelope(
+        status(
+            &ws,
+            &StatusRequest {
+                verbose: true,
+                ..StatusRequest::default()
+            },
+        )
+        .expect("status"),
+    );
     let full_chars = full.to_json().len()
         + discern::result::markdown(&full, &discern::verbs::steps::tool_call).len();
     (

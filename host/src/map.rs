@@ -7,9 +7,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::{Config, DEFAULT_MAP_DIR};
-use crate::result::{
-    Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section, WithNext,
-};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section, WithNext};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "map";
@@ -109,7 +107,7 @@ pub(crate) fn map(
     config: Option<&Config>,
     target: Option<&str>,
     search: Option<&str>,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let dir_name = config.map_or(DEFAULT_MAP_DIR.to_owned(), |c| c.map_dir.clone());
     let dir = ws.root().join(&dir_name);
     if !dir.is_dir() {
@@ -135,8 +133,7 @@ pub(crate) fn map(
     if let Some(target) = target {
         let wanted = target.trim_end_matches(".md");
         if let Some(page) = pages.iter().find(|p| p.target == wanted) {
-            return Ok(Envelope::ok(
-                VERB,
+            return Ok(Reply::new(
                 MapData {
                     doc: Some(Doc {
                         target: &page.target,
@@ -211,7 +208,7 @@ fn collect(root: &Path, dir: &Path, pages: &mut Vec<Page>) {
     }
 }
 
-fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
+fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Reply {
     let mut regions: Vec<(String, usize)> = Vec::new();
     for page in pages {
         match regions.iter_mut().find(|(r, _)| *r == page.region) {
@@ -223,8 +220,7 @@ fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
         .iter()
         .map(|p| format!("{} — {}", p.target, p.title))
         .collect();
-    Envelope::ok(
-        VERB,
+    Reply::new(
         MapData {
             count: Some(pages.len()),
             regions: Some(
@@ -256,7 +252,7 @@ fn index(dir: &str, pages: &[&Page], region: Option<&str>) -> Envelope {
     )
 }
 
-fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Result<Envelope, Refused> {
+fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Result<Reply, Refused> {
     let terms: Vec<String> = query
         .split_whitespace()
         .map(str::to_lowercase)
@@ -317,8 +313,7 @@ fn search_pages(dir: &str, pages: &[&Page], query: &str) -> Result<Envelope, Ref
         .iter()
         .map(|r| format!("{} — {}: {}", r.target, r.title, r.snippet))
         .collect();
-    Ok(Envelope::ok(
-        VERB,
+    Ok(Reply::new(
         MapData {
             query: Some(query),
             count: Some(total),

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::git::Repo;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
+use crate::result::{
+    Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section,
+};
 use crate::workspace::Workspace;
 
 pub(crate) const PROGRESS_VERB: &str = "progress";
@@ -178,7 +180,7 @@ fn load(path: &std::path::Path) -> Option<Operation> {
 }
 
 /// `discern progress [HANDLE]`: read an operation back (the latest of this checkout by default).
-pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Result<Envelope, Refused> {
+pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Result<Reply, Refused> {
     let root = ws.root().display().to_string();
     let found = match handle {
         Some(handle) => by_handle(ws, &root, handle),
@@ -220,8 +222,7 @@ pub(crate) fn progress(ws: &Workspace, handle: Option<&str>) -> Result<Envelope,
         outcome: outcome.as_ref(),
         result: operation.result.as_ref(),
     };
-    Ok(Envelope::ok(
-        PROGRESS_VERB,
+    Ok(Reply::new(
         &data,
         Report {
             state,

@@ -12,7 +12,7 @@
 use crate::config::{Config, ConfigError};
 use crate::git::{Repo, RepoError};
 use crate::operations::Journal;
-use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refused, Severity};
+use crate::result::{Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refused, Reply, Severity};
 use crate::workspace::Workspace;
 
 /// How clean a verb needs the checkout to be.
@@ -148,15 +148,19 @@ impl Prepared {
     }
 
     /// [`Prepared::finish`] for a verb that runs another checkout's preflight itself (`accept
-    /// --effort`): a refusal is recorded as the envelope of `verb` the table will send, and
-    /// keeps the handle its journal gave it.
+    /// --effort`): the reply or refusal is recorded as the envelope of `verb` the table will
+    /// send, and keeps the handle its journal gave it.
     pub(crate) fn finish_reply(
         self,
         verb: &str,
-        reply: Result<Envelope, Refused>,
-    ) -> Result<Envelope, Refused> {
+        reply: Result<Reply, Refused>,
+    ) -> Result<Reply, Refused> {
         match reply {
-            Ok(envelope) => Ok(self.finish(envelope)),
+            Ok(mut reply) => {
+                let recorded = self.finish(reply.clone().into_envelope(verb));
+                reply.data = recorded.data;
+                Ok(reply)
+            }
             Err(mut refused) => {
                 let recorded = self.finish(refused.clone().into_envelope(verb));
                 refused.data = recorded.data;

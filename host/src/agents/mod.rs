@@ -22,7 +22,7 @@ use clients::{Client, Format};
 use plan::Item;
 use serde_json::Value;
 
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused};
+use crate::result::{ErrorSlug, Hint, HintId, Refused, Reply};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "agents";
@@ -85,7 +85,7 @@ pub(crate) fn agents(
     config: Option<&crate::config::Config>,
     request: &AgentsRequest,
     tools: &[guidance::Tool],
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let root = ws.repo.root();
     let command = launch::command().map_err(|why| refuse(ErrorSlug::Internal, why))?;
     let found: Vec<Client> = Client::ALL

@@ -5,14 +5,14 @@ use serde_json::json;
 use super::clients::Client;
 use super::plan::{Item, Planned};
 use super::{Mode, VERB};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 
 pub(crate) fn reply(
     mode: Mode,
     command: &str,
     found: &[Client],
     planned: &[Planned],
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let files: Vec<_> = planned
         .iter()
         .map(|p| {
@@ -62,8 +62,7 @@ pub(crate) fn reply(
             Err(refusal)
         }
         _ => {
-            let mut ok = Envelope::ok(
-                VERB,
+            let mut ok = Reply::new(
                 data,
                 Report {
                     state: state(mode, changed, found, planned),

@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness};
 use crate::result::spelled::spell;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "abandon";
@@ -95,7 +95,7 @@ pub(crate) fn abandon(ws: &Workspace, request: &AbandonRequest) -> Result<Moved,
     journal.discard = request.force;
     match abandon::abandon(&effort.main, &journal, &ws.settings.faults) {
         Ok(done) => Ok(Moved {
-            envelope: Ok(result(&effort, Some(done.branch_deleted))),
+            reply: Ok(result(&effort, Some(done.branch_deleted))),
             root: Some(effort.main.root().to_owned()),
         }),
         Err(e) => Err(refuse(
@@ -240,7 +240,7 @@ fn nothing_lost(effort: &Effort, force: bool) -> Result<(), Refused> {
     ))
 }
 
-fn result(effort: &Effort, branch_deleted: Option<bool>) -> Envelope {
+fn result(effort: &Effort, branch_deleted: Option<bool>) -> Reply {
     let data = Abandoned {
         abandoned: &effort.id,
         branch: &effort.branch,
@@ -257,8 +257,7 @@ fn result(effort: &Effort, branch_deleted: Option<bool>) -> Envelope {
         ),
         _ => String::new(),
     };
-    let mut e = Envelope::ok(
-        VERB,
+    let mut e = Reply::new(
         &data,
         Report {
             state: format!(

@@ -19,7 +19,7 @@ use crate::config::{Config, Stage};
 use crate::git::Repo;
 use crate::git::worktree::{self, Removal};
 use crate::measure::{self, EvidenceUse, Measurement};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -57,11 +57,10 @@ pub(crate) fn doctor(
     request: &DoctorRequest,
     tools: &[Tool],
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let checks = checkup::checks(ws, tools);
     let result = match request.quick {
-        true => Ok(Envelope::ok(
-            VERB,
+        true => Ok(Reply::new(
             serde_json::json!({}),
             Report {
                 state: "The checks ran; the gate was not rehearsed (--quick).".to_owned(),
@@ -75,7 +74,7 @@ pub(crate) fn doctor(
 
 /// `result` with the checks: their section first, `data.checks`, and a refusal naming the
 /// failing ones where the rest passed.
-fn with_checks(result: Result<Envelope, Refused>, checks: &[Check]) -> Result<Envelope, Refused> {
+fn with_checks(result: Result<Reply, Refused>, checks: &[Check]) -> Result<Reply, Refused> {
     let failing: Vec<&str> = checks
         .iter()
         .filter(|c| c.status == Status::Fail)
@@ -127,7 +126,7 @@ fn rehearse(
     ws: &Workspace,
     runtime: &Runtime,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let repo = &ws.repo;
     // Read here, not by the preflight: the checks above report an invalid config themselves.
     let config = match Config::load(repo.root()) {
@@ -422,7 +421,7 @@ fn standards(
     checked.steps.push(step);
 }
 
-fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Result<Envelope, Refused> {
+fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Result<Reply, Refused> {
     let data = crate::result::to_data(&DoctorData {
         passed: checked.failed.is_none(),
         duration_s: (duration_s * 10.0).round() / 10.0,
@@ -449,9 +448,7 @@ fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Result<Envelop
         failed.diagnostics = checked.diagnostics;
         return Err(failed);
     }
-    let mut ok = Envelope::ok(
-        VERB,
-        data,
+    let mut ok = Reply::new(data,
         Report {
             state: format!(
                 "The gate passes in a fresh worktree: {} step(s) in {duration_s:.1} s; nothing was recorded.",

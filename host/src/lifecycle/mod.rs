@@ -22,21 +22,21 @@ pub(crate) mod wait;
 
 use std::path::PathBuf;
 
-use crate::result::{Envelope, Refused};
+use crate::result::{Refused, Reply};
 
 /// A lifecycle verb's result, and the checkout the caller works in from now on when the verb
 /// moved it (`start` into the new effort, a landing `accept` back to the main checkout) —
 /// even when it then refused (an effort whose setup failed is still where to work).
 #[derive(Debug, Clone)]
 pub(crate) struct Moved {
-    pub envelope: Result<Envelope, Refused>,
+    pub reply: Result<Reply, Refused>,
     pub root: Option<PathBuf>,
 }
 
-impl From<Envelope> for Moved {
-    fn from(envelope: Envelope) -> Self {
+impl From<Reply> for Moved {
+    fn from(envelope: Reply) -> Self {
         Self {
-            envelope: Ok(envelope),
+            reply: Ok(envelope),
             root: None,
         }
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, FILE, LimitConflict, merge_limits};
 use crate::git::Repo;
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report};
+use crate::result::{ErrorSlug, Hint, HintId, Refused, Reply, Report};
 
 pub(crate) const DRIVER_VERB: &str = "merge-driver";
 pub(crate) const RESOLVE_VERB: &str = "resolve";
@@ -34,7 +34,7 @@ pub(crate) struct MergeDriverRequest {
 pub(crate) struct ResolveRequest {}
 
 /// The refusal, as the reply of a verb here.
-fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Result<Envelope, Refused> {
+fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Result<Reply, Refused> {
     Err(Refused::new(
         slug,
         message,
@@ -42,10 +42,13 @@ fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Result<Envelope, Refu
     ))
 }
 
-fn ok(verb: &str, state: String) -> Result<Envelope, Refused> {
-    Ok(Envelope::ok(
-        verb,
-        serde_json::json!({}),
+/// `data` of a resolution: nothing beyond the report (`{}`).
+#[derive(serde::Serialize)]
+struct Resolved {}
+
+fn ok(state: String) -> Result<Reply, Refused> {
+    Ok(Reply::new(
+        Resolved {},
         Report {
             state,
             sections: Vec::new(),
@@ -55,7 +58,7 @@ fn ok(verb: &str, state: String) -> Result<Envelope, Refused> {
 
 /// The merge driver: the result in `ours` and exit 0, or conflict markers (led by the reason)
 /// in `ours` and a refusal (git sees a non-zero exit: a conflict).
-pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Result<Envelope, Refused> {
+pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Result<Reply, Refused> {
     let path = request.path.as_deref().unwrap_or(FILE);
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
     let (base, ours, theirs) = match (
@@ -90,7 +93,7 @@ pub(crate) fn merge_driver(request: &MergeDriverRequest) -> Result<Envelope, Ref
         );
     }
     match why {
-        None => ok(DRIVER_VERB, format!("{path}: merged by meaning.")),
+        None => ok(format!("{path}: merged by meaning.")),
         Some(why) => refuse(
             ErrorSlug::PreconditionFailed,
             format!("{path} conflicts: {why}."),
@@ -212,7 +215,7 @@ fn not_crossed(base: Option<&str>, ours: &str, theirs: &str) -> Result<(), Strin
 
 /// `discern resolve`: a conflicted `discern.toml` in this checkout settled by meaning and
 /// staged; anything else refused with why.
-pub(crate) fn resolve(repo: &Repo) -> Result<Envelope, Refused> {
+pub(crate) fn resolve(repo: &Repo) -> Result<Reply, Refused> {
     let stage = |n: u8| {
         repo.git_bytes(&["show", &format!(":{n}:{FILE}")])
             .ok()
@@ -242,12 +245,9 @@ pub(crate) fn resolve(repo: &Repo) -> Result<Envelope, Refused> {
                     "Resolve it by hand.",
                 );
             }
-            ok(
-                RESOLVE_VERB,
-                format!(
-                    "{FILE} resolved by meaning and staged; conclude the merge (`git commit`), then measure the merged tree."
-                ),
-            )
+            ok(format!(
+                "{FILE} resolved by meaning and staged; conclude the merge (`git commit`), then measure the merged tree."
+            ))
         }
         Err(e) => refuse(
             ErrorSlug::PreconditionFailed,

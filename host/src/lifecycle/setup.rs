@@ -4,7 +4,7 @@
 
 use super::provision::reply::{provision, reply};
 use crate::config::Config;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply};
 use crate::setup_record as marker;
 use crate::workspace::Workspace;
 
@@ -19,7 +19,7 @@ pub(crate) fn setup(
     ws: &Workspace,
     config: Option<&Config>,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let repo = &ws.repo;
     let Some(main) = crate::identity::main_checkout(repo).filter(|_| !repo.is_main_checkout())
     else {

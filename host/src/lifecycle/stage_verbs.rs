@@ -3,7 +3,7 @@
 
 use super::steps::{self, Outcome, Step};
 use crate::config::{Config, Stage};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 use crate::workspace::Workspace;
 
 /// `data` of `prepare` and `test`: they issue no Proof, and how many jobs ran.
@@ -23,7 +23,7 @@ pub(crate) fn prepare(
     ws: &Workspace,
     config: Option<&Config>,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let stages: &[&[Stage]] = &[&[Stage::Fix], &[Stage::Check]];
     run_stages(ws, config, "prepare", stages, progress)
 }
@@ -33,7 +33,7 @@ pub(crate) fn test(
     ws: &Workspace,
     config: Option<&Config>,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     run_stages(ws, config, "test", &[&[Stage::Test]], progress)
 }
 
@@ -43,7 +43,7 @@ fn run_stages(
     verb: &str,
     stages: &[&[Stage]],
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let mut all = Vec::new();
     let mut diagnostics = Vec::new();
     let ensured = config
@@ -100,13 +100,13 @@ fn job_lines(all: &[Step]) -> Section {
     }
 }
 
-fn none_configured(verb: &str, data: serde_json::Value) -> Envelope {
+fn none_configured(verb: &str, data: serde_json::Value) -> Reply {
     let state = format!("No {verb} jobs are configured; nothing ran.");
     let report = Report {
         state,
         sections: Vec::new(),
     };
-    let mut e = Envelope::ok(verb, data, report);
+    let mut e = Reply::new(data, report);
     e.hints.push(Hint::next_step(
         HintId::ConfigureJobs,
         "Add the commands to [jobs] in discern.toml (format, lint, typecheck, test, …).",
@@ -114,12 +114,12 @@ fn none_configured(verb: &str, data: serde_json::Value) -> Envelope {
     e
 }
 
-fn passed(verb: &str, data: serde_json::Value, all: &[Step]) -> Envelope {
+fn passed(verb: &str, data: serde_json::Value, all: &[Step]) -> Reply {
     let report = Report {
         state: format!("{} job(s) passed; no Proof is issued by {verb}.", all.len()),
         sections: vec![job_lines(all)],
     };
-    let mut e = Envelope::ok(verb, data, report);
+    let mut e = Reply::new(data, report);
     e.hints.push(
         Hint::next_step(HintId::CommitFirst, "Commit, then run the gate for Proof")
             .with_action(Action::new("done")),

@@ -9,9 +9,7 @@ use crate::commit;
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX, WorktreeSettings};
 use crate::git::Repo;
 use crate::preflight::{self, Cleanliness};
-use crate::result::{
-    Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section, WithNext,
-};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section, WithNext};
 use crate::setup_record::{self, SetupLock};
 use crate::task::{self, CreatedFrom, TaskMetadata};
 use crate::workspace::Workspace;
@@ -124,8 +122,7 @@ pub(crate) fn start(
             plan.branch,
             plan.from_ref
         );
-        let mut envelope = Envelope::ok(
-            VERB,
+        let mut envelope = Reply::new(
             data,
             Report {
                 state,
@@ -147,7 +144,7 @@ fn provisioned(
     plan: &Plan,
     (worktree, lock): (&WorktreeSettings, Option<&SetupLock>),
     progress: &(dyn Fn(&str) + Sync),
-) -> Option<Result<Envelope, Refused>> {
+) -> Option<Result<Reply, Refused>> {
     if worktree.is_empty() {
         return None;
     }
@@ -409,7 +406,7 @@ fn started(
     repo: &Repo,
     plan: Plan,
     data: serde_json::Value,
-    provisioned: Option<Result<Envelope, Refused>>,
+    provisioned: Option<Result<Reply, Refused>>,
 ) -> Moved {
     let Plan {
         id,
@@ -421,15 +418,14 @@ fn started(
     let provisioned = match provisioned {
         Some(Err(failed)) => {
             return Moved {
-                envelope: Err(provision_failed(&id, failed, data)),
+                reply: Err(provision_failed(&id, failed, data)),
                 root: Some(path),
             };
         }
         Some(Ok(provisioned)) => Some(provisioned),
         None => None,
     };
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         data,
         Report {
             state: format!(
@@ -466,7 +462,7 @@ fn started(
         with_provisioning(&mut envelope, provisioned);
     }
     Moved {
-        envelope: Ok(envelope),
+        reply: Ok(envelope),
         root: Some(path),
     }
 }
@@ -486,7 +482,7 @@ fn provision_failed(id: &str, mut failed: Refused, data: serde_json::Value) -> R
 }
 
 /// The steps, advisories and data of a provisioning that passed, added to `start`'s result.
-fn with_provisioning(envelope: &mut Envelope, provisioned: Envelope) {
+fn with_provisioning(envelope: &mut Reply, provisioned: Reply) {
     if let (Some(serde_json::Value::Object(all)), Some(serde_json::Value::Object(extra))) =
         (envelope.data.as_mut(), provisioned.data)
     {

@@ -8,7 +8,7 @@ use crate::git;
 use crate::git::{Repo, short};
 use crate::preflight::{self, Cleanliness, Preflight, Prepared};
 use crate::result::spelled::spell;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -160,7 +160,7 @@ pub(crate) fn update(
     runtime: &Runtime,
     request: &UpdateRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let envelope = merged_trunk(prepared, runtime, request)?;
     let ensure = prepared.config().map(|c| &c.worktree.ensure);
     if request.dry_run || ensure.is_none_or(Vec::is_empty) {
@@ -179,7 +179,7 @@ fn merged_trunk(
     prepared: &Prepared,
     runtime: &Runtime,
     request: &UpdateRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let (from, dry_run) = (request.from.as_deref(), request.dry_run);
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     // The preflight refused an unreadable config: the trunk it names is what is merged.
@@ -226,8 +226,7 @@ fn merged_trunk(
         }
     };
     if behind == 0 {
-        return Ok(Envelope::ok(
-            VERB,
+        return Ok(Reply::new(
             UpdateData {
                 behind: Some(0),
                 ..UpdateData::of(&source)
@@ -418,7 +417,7 @@ fn tracked_clean(prepared: &Prepared) -> Result<(), Refused> {
 /// A merge that went through: its reply, and whether `discern.toml`'s limits conflicted and
 /// were settled by meaning (the merged tree is then measured against them).
 struct Merged {
-    envelope: Envelope,
+    envelope: Reply,
     settled: bool,
 }
 
@@ -434,10 +433,9 @@ struct Merge<'a> {
 }
 
 impl Merge<'_> {
-    fn preview(&self) -> Envelope {
+    fn preview(&self) -> Reply {
         let (source, branch, behind) = (self.source, self.branch, self.behind);
-        let mut e = Envelope::ok(
-            VERB,
+        let mut e = Reply::new(
             UpdateData {
                 behind: Some(behind),
                 commits: Some(&self.commits),
@@ -494,7 +492,7 @@ impl Merge<'_> {
         }
     }
 
-    fn merged(&self, repo: &Repo) -> Envelope {
+    fn merged(&self, repo: &Repo) -> Reply {
         let (source, branch, behind, head) = (self.source, self.branch, self.behind, self.head);
         // Merged but unreadable afterwards: said, never an empty commit id.
         let after = match repo.head() {
@@ -502,8 +500,7 @@ impl Merge<'_> {
             Ok(None) => "no commit".to_owned(),
             Err(e) => format!("unreadable ({e})"),
         };
-        let mut e = Envelope::ok(
-            VERB,
+        let mut e = Reply::new(
             UpdateData {
                 merged: true,
                 behind: Some(behind),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, DEFAULT_BRANCH_PREFIX};
 use crate::git::Repo;
 use crate::proof::{self, ProofState};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report};
 use crate::workspace::Workspace;
 
 pub(crate) const VERB: &str = "await";
@@ -82,7 +82,7 @@ impl AwaitRequest {
 /// What `await` returns: the envelope, and whether the condition was met (a CLI that was not
 /// met exits 124 so that scripts can loop on it).
 pub(crate) struct Awaited {
-    pub envelope: Envelope,
+    pub reply: Reply,
     pub met: bool,
 }
 
@@ -178,14 +178,13 @@ pub(crate) fn await_condition(
         resume: request.resume.clone(),
     };
     let (envelope, met) = wait(ws, config, &wait_for)?;
-    Ok(Awaited { envelope, met })
+    Ok(Awaited {
+        reply: envelope,
+        met,
+    })
 }
 
-fn wait(
-    ws: &Workspace,
-    config: Option<&Config>,
-    request: &Wait,
-) -> Result<(Envelope, bool), Refused> {
+fn wait(ws: &Workspace, config: Option<&Config>, request: &Wait) -> Result<(Reply, bool), Refused> {
     let repo = &ws.repo;
     let prefix = config.map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
         c.branch_prefix.clone()
@@ -287,7 +286,7 @@ fn begin(
     })
 }
 
-fn met(continuation: &Continuation, started: Instant, observed: &Observed) -> Envelope {
+fn met(continuation: &Continuation, started: Instant, observed: &Observed) -> Reply {
     let state = match &continuation.condition {
         Condition::Green(t) => {
             format!("{t} is green: it holds Proof for its current commit (or has landed).")
@@ -295,8 +294,7 @@ fn met(continuation: &Continuation, started: Instant, observed: &Observed) -> En
         Condition::Landed(t) => format!("{t} has landed on {}.", continuation.trunk),
         Condition::TrunkMoved => format!("{} moved.", continuation.trunk),
     };
-    let mut e = Envelope::ok(
-        VERB,
+    let mut e = Reply::new(
         data(continuation, true, started, observed, None),
         Report {
             state,
@@ -322,7 +320,7 @@ fn not_met(
     resume: Option<&str>,
     started: Instant,
     timeout: Duration,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let handle = match resume {
         Some(handle) => handle.to_owned(),
         None => {
@@ -357,8 +355,7 @@ fn not_met(
         ));
     }
     let observed = observe(repo, prefix, &record);
-    let mut e = Envelope::ok(
-        VERB,
+    let mut e = Reply::new(
         data(&record, false, started, &observed, Some(&handle)),
         Report {
             state: format!(

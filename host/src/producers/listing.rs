@@ -4,10 +4,9 @@
 
 use serde::Serialize;
 
-use super::VERB;
 use super::catalog::{self, Row};
 use crate::config::Config;
-use crate::result::{Envelope, Hint, HintId, Report, Section};
+use crate::result::{Hint, HintId, Reply, Report, Section};
 use crate::runtime::{Runtime, SUPPORTED_WIT_VERSIONS, supported_wit_versions};
 use crate::workspace::Workspace;
 
@@ -29,7 +28,7 @@ pub(crate) enum Configured<'a> {
 
 /// The listing: built-ins, then the repository components (a component that fails is a row
 /// with its error; a config that cannot be read is an advisory).
-pub(super) fn list(runtime: &Runtime, configured: Configured) -> Envelope {
+pub(super) fn list(runtime: &Runtime, configured: Configured) -> Reply {
     let mut rows = catalog::builtin_rows(runtime);
     let builtins = rows.len();
     let mut advisories = Vec::new();
@@ -60,9 +59,7 @@ pub(super) fn list(runtime: &Runtime, configured: Configured) -> Envelope {
         state: state(builtins, repository_rows.len(), failed),
         sections,
     };
-    let mut envelope = Envelope::ok(
-        VERB,
-        ProducersData {
+    let mut envelope = Reply::new(ProducersData {
             wit_versions: SUPPORTED_WIT_VERSIONS
                 .iter()
                 .map(|(major, minor)| format!("{major}.{minor}.x"))

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use listing::Configured;
 
-use crate::result::{Envelope, Refused};
+use crate::result::{Refused, Reply};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -127,7 +127,7 @@ pub(crate) fn producers(
     configured: Configured,
     dir: &Path,
     request: &ProducersRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     match &request.name {
         Some(name) => show::show(runtime, &configured, dir, name),
         None => Ok(listing::list(runtime, configured)),
@@ -140,7 +140,7 @@ pub(crate) fn run(
     runtime: &Runtime,
     dir: &Path,
     request: &RunRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     run::run(ws, runtime, dir, request)
 }
 
@@ -150,7 +150,7 @@ pub(crate) fn fetch(
     settings: &crate::workspace::Settings,
     root: Option<&Path>,
     request: &FetchRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     registry::fetch(settings, root, request)
 }
 
@@ -160,11 +160,11 @@ pub(crate) fn publish(
     runtime: &Runtime,
     dir: &Path,
     request: &PublishRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     registry::publish(settings, runtime, dir, request)
 }
 
 /// `discern producers new`: writes `dir/NAME/`.
-pub(crate) fn new(dir: &Path, request: &NewRequest) -> Result<Envelope, Refused> {
+pub(crate) fn new(dir: &Path, request: &NewRequest) -> Result<Reply, Refused> {
     scaffold::new(dir, request)
 }

@@ -8,10 +8,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{FETCH_VERB, FetchRequest, PUBLISH_VERB, PublishRequest};
+use super::{FetchRequest, PublishRequest};
 use crate::config::{Config, ProducerRef};
 use crate::oci::{OciError, Reference, Unpinned};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
+use crate::result::{ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section};
 use crate::runtime::{ProducerComponent, Runtime};
 use crate::workspace::Settings;
 
@@ -86,7 +86,7 @@ pub(super) fn fetch(
     settings: &Settings,
     root: Option<&Path>,
     request: &FetchRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let wanted = match &request.reference {
         Some(text) => one(settings, text),
         None => configured(root),
@@ -148,7 +148,7 @@ fn configured(root: Option<&Path>) -> Result<Wanted, NotFetched> {
     Ok(wanted)
 }
 
-fn fetched(rows: Vec<Fetched>) -> Envelope {
+fn fetched(rows: Vec<Fetched>) -> Reply {
     let state = match rows.len() {
         0 => "discern.toml names no registry producer; nothing to fetch.".to_owned(),
         n => format!(
@@ -188,7 +188,7 @@ fn fetched(rows: Vec<Fetched>) -> Envelope {
         });
     }
     let data = serde_json::json!({ "components": rows });
-    Envelope::ok(FETCH_VERB, data, Report { state, sections })
+    Reply::new(data, Report { state, sections })
 }
 
 /// `discern producers publish COMPONENT --to oci://REGISTRY/REPOSITORY:TAG`.
@@ -197,7 +197,7 @@ pub(super) fn publish(
     runtime: &Runtime,
     dir: &Path,
     request: &PublishRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     push(settings, runtime, dir, request).map_err(Refused::from)
 }
 
@@ -206,7 +206,7 @@ fn push(
     runtime: &Runtime,
     dir: &Path,
     request: &PublishRequest,
-) -> Result<Envelope, NotFetched> {
+) -> Result<Reply, NotFetched> {
     let to = Unpinned::parse(&request.to)?;
     if to.digest.is_some() {
         return Err(NotFetched::Reference(
@@ -250,5 +250,5 @@ fn push(
         "component_sha256": component.digest().hex(),
         "bytes": component.bytes().len(),
     });
-    Ok(Envelope::ok(PUBLISH_VERB, data, report))
+    Ok(Reply::new(data, report))
 }

@@ -13,8 +13,7 @@ use super::{RUN_VERB, RunRequest};
 use crate::config::ConfigSchema;
 use crate::git::short;
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section,
-    Severity,
+    Action, Diagnostic, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section, Severity,
 };
 use crate::runtime::{Artifacts, Info, Limits, Metric, ProducerComponent, RunOutput, Runtime};
 use crate::snapshot::Snapshot;
@@ -48,7 +47,7 @@ pub(super) fn run(
     runtime: &Runtime,
     dir: &Path,
     request: &RunRequest,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     execute(runtime, &prepare(ws, runtime, dir, request)?)
 }
 
@@ -87,7 +86,7 @@ fn prepare(
     })
 }
 
-fn execute(runtime: &Runtime, ready: &Ready) -> Result<Envelope, Refused> {
+fn execute(runtime: &Runtime, ready: &Ready) -> Result<Reply, Refused> {
     let output = runtime.run(
         &ready.component,
         &ready.config,
@@ -102,7 +101,7 @@ fn execute(runtime: &Runtime, ready: &Ready) -> Result<Envelope, Refused> {
     }
 }
 
-fn measured(ready: &Ready, output: &RunOutput) -> Envelope {
+fn measured(ready: &Ready, output: &RunOutput) -> Reply {
     let commit = ready.snapshot.commit().to_string();
     let worktree = ready.snapshot.is_worktree();
     let data = RunData {
@@ -137,8 +136,7 @@ fn measured(ready: &Ready, output: &RunOutput) -> Envelope {
         },
         output.metrics.len(),
     );
-    Envelope::ok(
-        RUN_VERB,
+    Reply::new(
         data,
         Report {
             state,

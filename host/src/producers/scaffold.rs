@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::templates::{self, File, TemplateError};
-use super::{Lang, NEW_VERB, NewRequest};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
+use super::{Lang, NewRequest};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section};
 
 /// The SDK this binary was built from: the Rust scaffold's default dependency.
 const BUILT_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk");
@@ -45,11 +45,11 @@ struct NewData<'a> {
 }
 
 /// Write the scaffold into `dir/NAME/`.
-pub(super) fn new(dir: &Path, request: &NewRequest) -> Result<Envelope, Refused> {
+pub(super) fn new(dir: &Path, request: &NewRequest) -> Result<Reply, Refused> {
     write(dir, request).map_err(Refused::from)
 }
 
-fn write(dir: &Path, request: &NewRequest) -> Result<Envelope, NotScaffolded> {
+fn write(dir: &Path, request: &NewRequest) -> Result<Reply, NotScaffolded> {
     let name = request.name.as_str();
     check_name(name)?;
     let target = dir.join(name);
@@ -79,7 +79,7 @@ fn write(dir: &Path, request: &NewRequest) -> Result<Envelope, NotScaffolded> {
     Ok(written(request, &target, &files))
 }
 
-fn written(request: &NewRequest, target: &Path, files: &[File]) -> Envelope {
+fn written(request: &NewRequest, target: &Path, files: &[File]) -> Reply {
     let name = request.name.as_str();
     let (build, component) = build(request.lang, name);
     let paths: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
@@ -110,7 +110,7 @@ fn written(request: &NewRequest, target: &Path, files: &[File]) -> Envelope {
         build,
         component: component.clone(),
     };
-    Envelope::ok(NEW_VERB, data, report).with_hint(
+    Reply::new(data, report).with_hint(
         Hint::next_step(
             HintId::BuildCustomProducer,
             "Build it, then run it against this repository's HEAD without touching discern.toml",

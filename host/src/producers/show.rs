@@ -12,7 +12,7 @@ use super::catalog::{self, Row, Source};
 use super::listing::{self, Configured};
 use crate::builtins;
 use crate::config::ProducerRef;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 use crate::runtime::{ProducerComponent, Runtime};
 
 /// `data` of `producers NAME`.
@@ -29,7 +29,7 @@ pub(super) fn show(
     configured: &Configured,
     dir: &Path,
     name: &str,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let Some(row) = find(runtime, configured, dir, name) else {
         return Err(unknown(runtime, configured, name));
     };
@@ -76,7 +76,7 @@ pub(super) fn show(
         producer: &row,
         config_schema: &row.schema,
     };
-    Ok(Envelope::ok(VERB, data, Report { state, sections }))
+    Ok(Reply::new(data, Report { state, sections }))
 }
 
 /// The row `name` stands for: a built-in label, a configured path or Standard, or a file.

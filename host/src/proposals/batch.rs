@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::git::Repo;
 use crate::measure::{self, EvidenceUse, Measurement, Verdict};
 use crate::preflight::{self, Prepared};
-use crate::result::{Envelope, Refused, Report};
+use crate::result::{Refused, Reply, Report};
 use crate::runtime::Runtime;
 use crate::standards;
 use crate::workspace::Workspace;
@@ -30,7 +30,7 @@ pub(crate) fn propose(
     runtime: &Runtime,
     request: &ProposeRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let (requests, dry_run) = (&request.proposals[..], request.dry_run);
     // A crash in an earlier call was finished (or unwound) by the table's preflight; a dry run
@@ -112,7 +112,7 @@ fn existing_state(
     batch: &Batch,
     runtime: &Runtime,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Option<Envelope>, Refused> {
+) -> Result<Option<Reply>, Refused> {
     let Batch {
         ws,
         config,
@@ -207,7 +207,7 @@ fn new_batch(
     batch: &Batch,
     runtime: &Runtime,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let Batch {
         ws,
         config,
@@ -231,8 +231,7 @@ fn new_batch(
         }
     }
     if *dry_run {
-        let mut envelope = Envelope::ok(
-            VERB,
+        let mut envelope = Reply::new(
             json!({ "proposal_batch": { "status": "preview", "proposals": requests } }),
             Report {
                 state: format!(
@@ -407,7 +406,7 @@ fn commit_batch(
     batch: &Batch,
     head: gix::ObjectId,
     records: &[ProposalRecord],
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let repo = &batch.ws.repo;
     let branch = &batch.target.branch;
     let pins: Vec<standards::pin::Pinned> = records

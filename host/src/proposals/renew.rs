@@ -9,7 +9,7 @@ use super::{BatchStatus, ProposalRecord, ProposalRequest, VERB, store};
 use crate::commit::ConfigCommit;
 use crate::config::Config;
 use crate::measure::{self, EvidenceUse};
-use crate::result::{Envelope, Refused};
+use crate::result::{Refused, Reply};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -30,7 +30,7 @@ pub(super) fn rebind(
     config: &Config,
     renewal: &Renewal,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let Renewal {
         existing,
         requests,

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
-use super::{ApprovalItem, BatchStatus, ProposalRecord, VERB};
+use super::{ApprovalItem, BatchStatus, ProposalRecord};
 use crate::git::short;
-use crate::result::{Action, Envelope, Hint, HintId, Report, Section};
+use crate::result::{Action, Hint, HintId, Reply, Report, Section};
 
 /// `data` of a proposal batch result.
 #[derive(Debug, Serialize)]
@@ -66,7 +66,7 @@ pub(super) fn batch_result(
     records: &[ProposalRecord],
     branch: &str,
     dry_run: Option<bool>,
-) -> Envelope {
+) -> Reply {
     let items: Vec<ApprovalItem> = records.iter().map(ApprovalItem::of).collect();
     let proposals: Vec<Proposal> = records
         .iter()
@@ -102,8 +102,7 @@ pub(super) fn batch_result(
             records.len()
         ),
     };
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         BatchData {
             proposal_batch: Batch { status, proposals },
         },

@@ -9,7 +9,7 @@ use super::{LiveError, ProposalRecord, live, store, trailers};
 use crate::commit::{self, CommitError, ConfigCommit};
 use crate::config::{Config, Direction};
 use crate::preflight::Prepared;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section};
 use crate::standards::pin::{Pinned, edit_limits};
 use crate::workspace::Workspace;
 
@@ -94,10 +94,7 @@ impl Refusal for NotWithdrawn {
     }
 }
 
-pub(crate) fn withdraw(
-    prepared: &Prepared,
-    request: &WithdrawRequest,
-) -> Result<Envelope, Refused> {
+pub(crate) fn withdraw(prepared: &Prepared, request: &WithdrawRequest) -> Result<Reply, Refused> {
     let (ws, repo) = (&prepared.ws, &prepared.ws.repo);
     let config = prepared
         .config()
@@ -219,9 +216,8 @@ fn commit_withdrawal(
     Ok(new.to_string())
 }
 
-fn nothing(branch: &str) -> Envelope {
-    Envelope::ok(
-        VERB,
+fn nothing(branch: &str) -> Reply {
+    Reply::new(
         serde_json::json!({ "withdrawn": [], "reverted": [] }),
         Report {
             state: format!("{branch} has no proposal to withdraw."),
@@ -235,7 +231,7 @@ fn result(
     reverts: &[Pinned],
     commit: Option<String>,
     branch: &str,
-) -> Envelope {
+) -> Reply {
     let withdrawn: Vec<&str> = records.iter().map(|r| r.standard.as_str()).collect();
     let lines = reverts
         .iter()
@@ -257,8 +253,7 @@ fn result(
         reverted: reverts,
         commit,
     };
-    Envelope::ok(
-        VERB,
+    Reply::new(
         &data,
         Report {
             state,

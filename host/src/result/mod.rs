@@ -9,6 +9,7 @@ mod hints;
 mod refusal;
 mod refused;
 mod render;
+mod reply;
 pub mod spelled;
 
 use serde::Serialize;
@@ -18,6 +19,7 @@ pub use hints::{Action, Category, Hint, HintError, HintId};
 pub use refusal::Refusal;
 pub use refused::{Parts, Refused};
 pub use render::{StepRenderer, human, markdown};
+pub use reply::Reply;
 
 /// A stable machine-readable reason for a refusal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -161,53 +163,6 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    /// A success carrying `data`; data that cannot be written as JSON is the `internal` error
-    /// (a bug), never `data: null`.
-    pub fn ok(verb: &str, data: impl Serialize, report: Report) -> Self {
-        let data = match to_data(&data) {
-            Ok(data) => data,
-            Err(refused) => return refused.into_envelope(verb),
-        };
-        Self {
-            ok: true,
-            verb: verb.to_owned(),
-            dry_run: None,
-            plan: None,
-            steps: None,
-            diagnostics: Vec::new(),
-            data: Some(data),
-            hints: Vec::new(),
-            advisories: Vec::new(),
-            error: None,
-            message: None,
-            report,
-        }
-    }
-
-    /// This envelope carrying `data`; data that cannot be written as JSON turns it into the
-    /// `internal` error (a bug), never `data: null`.
-    pub fn with_data(mut self, data: impl Serialize) -> Self {
-        match to_data(&data) {
-            Ok(value) => {
-                self.data = Some(value);
-                self
-            }
-            Err(refused) => refused.into_envelope(&self.verb),
-        }
-    }
-
-    /// This envelope carrying the steps that ran; steps that cannot be written as JSON turn
-    /// it into the `internal` error, never a reply without them.
-    pub fn with_steps(mut self, steps: impl Serialize) -> Self {
-        match to_data(&steps) {
-            Ok(value) => {
-                self.steps = Some(value);
-                self
-            }
-            Err(refused) => refused.into_envelope(&self.verb),
-        }
-    }
-
     pub fn with_hint(mut self, hint: Hint) -> Self {
         self.hints.push(hint);
         self
@@ -267,7 +222,8 @@ mod tests {
 
     #[test]
     fn undefined_fields_are_omitted_and_ok_forbids_error() {
-        let ok = Envelope::ok("producers", serde_json::json!({"n": 1}), Report::default());
+        let ok =
+            Reply::new(serde_json::json!({"n": 1}), Report::default()).into_envelope("producers");
         assert_eq!(
             ok.to_json(),
             "{\n  \"ok\": true,\n  \"verb\": \"producers\",\n  \"data\": {\n    \"n\": 1\n  }\n}"

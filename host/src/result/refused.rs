@@ -5,7 +5,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Action, Category, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Report, Section};
+use super::{
+    Action, Category, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Reply, Report, Section,
+};
 
 /// Why something was refused, and everything the refusal reports besides (the steps that ran,
 /// their diagnostics, data a caller reads). Boxed: a `Result` carrying it stays small.
@@ -104,7 +106,7 @@ impl Refused {
 
     /// A refusal that reports everything a reply `carried` had (its data, steps, diagnostics,
     /// advisories and sections): a result whose own checks failed.
-    pub fn carrying(mut self, carried: Envelope) -> Self {
+    pub fn carrying(mut self, carried: Reply) -> Self {
         let parts = &mut self.0;
         parts.data = carried.data;
         parts.steps = carried.steps;

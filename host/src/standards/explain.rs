@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::VERB;
 use crate::findings::Explained;
 use crate::measure::{Measured, StandardResult};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
+use crate::result::{ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 
 /// `data` of `--explain`.
 #[derive(Debug, Serialize)]
@@ -18,7 +17,7 @@ struct ExplainData<'a> {
     all: &'a [Explained],
 }
 
-pub(super) fn explain(measured: &Measured, name: &str) -> Result<Envelope, Refused> {
+pub(super) fn explain(measured: &Measured, name: &str) -> Result<Reply, Refused> {
     let Some(result) = measured.standards.iter().find(|s| s.name == name) else {
         return Err(Refused::new(
             ErrorSlug::UnknownStandard,
@@ -45,7 +44,7 @@ pub(super) fn explain(measured: &Measured, name: &str) -> Result<Envelope, Refus
             ));
         }
     };
-    let mut envelope = Envelope::ok(VERB, data, report);
+    let mut envelope = Reply::new(data, report);
     envelope.ok = result.verdict.is_some_and(|v| v.passes());
     envelope
         .advisories

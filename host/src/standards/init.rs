@@ -20,7 +20,7 @@ use gix::ObjectId;
 use candidates::{Candidate, candidates, toml_list};
 
 use crate::config::{Config, Direction};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section};
 use crate::runtime::Runtime;
 use crate::snapshot::Snapshot;
 use crate::workspace::Workspace;
@@ -263,7 +263,7 @@ pub(crate) fn init(
     runtime: &Runtime,
     request: &InitRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     request.validate()?;
     if request.merge_driver {
         return driver::install_driver(ws);
@@ -276,7 +276,7 @@ fn write(
     runtime: &Runtime,
     request: &InitRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, NotWritten> {
+) -> Result<Reply, NotWritten> {
     let path = ws.root().join(crate::config::FILE);
     if path.exists() {
         return Err(NotWritten::Exists(path));
@@ -432,16 +432,14 @@ fn wrote(
     trunk: &str,
     kept: &[Candidate],
     values: &BTreeMap<String, f64>,
-) -> Envelope {
+) -> Reply {
     // The limits as written: today's value at the precision limits are written in.
     let written = |c: &Candidate| crate::measure::pin_target(c.direction, values[&c.name], 0.0);
     let lines: Vec<String> = kept
         .iter()
         .map(|c| format!("{} = {} ({})", c.name, written(c), c.comment))
         .collect();
-    Envelope::ok(
-        VERB,
-        InitData {
+    Reply::new(InitData {
             path,
             commit: head,
             trunk,

@@ -15,7 +15,7 @@ use crate::measure::{self, ComponentOrigin, Components, EvidenceUse, ProposalCla
 use crate::planner::Plan;
 use crate::preflight::load_config;
 use crate::preflight::{self, Cleanliness, Preflight, Prepared};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -109,7 +109,7 @@ pub(crate) fn standards(
     request: &MeasureRequest,
     claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     request.validate()?;
     let ws = &prepared.ws;
     if request.pin {
@@ -133,7 +133,7 @@ pub(crate) fn measure(
     request: &MeasureRequest,
     claims: ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     // HEAD is measured whatever the work tree holds, so its committed config is the one read;
     // `--force` measures the work tree, config included.
     let loaded = match request.force {
@@ -208,7 +208,7 @@ fn dry_run(
     selected: &[&StandardDef],
     against: &limits::Against,
     claims: ClaimsOf,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let limits = limits::check(&ws.repo, config, against, &claims(ws, config));
     let measurable: Vec<&StandardDef> = selected
         .iter()

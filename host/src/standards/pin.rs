@@ -11,7 +11,7 @@ use crate::measure::{
     self, LimitsSummary, Measured, Measurement, StandardResult, data, pin_eligible,
 };
 use crate::preflight::{self, Prepared};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section};
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
 
@@ -76,7 +76,7 @@ pub(crate) fn pin(
     dry_run: bool,
     claims: super::ClaimsOf,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let ws = &prepared.ws;
     let pending = preflight::pending_transaction(&ws.repo);
     let Some((config, branch)) = pinnable(prepared, names)? else {
@@ -235,9 +235,8 @@ fn baseline_margins(
         .unwrap_or_default()
 }
 
-fn nothing_to_pin(measured: &Measured) -> Envelope {
-    let mut envelope = Envelope::ok(
-        VERB,
+fn nothing_to_pin(measured: &Measured) -> Reply {
+    let mut envelope = Reply::new(
         PinData {
             commit: Some(measured.commit.clone()),
             measured_commit: None,
@@ -291,10 +290,9 @@ pub(super) fn commit_pins(
     )?)
 }
 
-fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId) -> Envelope {
+fn pinned(measured: &Measured, pins: &[Pinned], branch: &str, new: gix::ObjectId) -> Reply {
     let lines = pins.iter().map(Pinned::line).collect();
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         PinData {
             pinned: pins,
             commit: Some(new.to_string()),
@@ -431,10 +429,9 @@ impl NotPinned {
 }
 
 /// What `--pin --dry-run` shows: the pins a real run would commit, as a plan.
-fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>) -> Envelope {
+fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>) -> Reply {
     let lines = pins.iter().map(Pinned::line).collect();
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         PinData::of(measured),
         Report {
             state: format!(

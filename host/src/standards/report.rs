@@ -1,13 +1,12 @@
 //! The envelopes of `discern standards`: what happened, in data, text and hints.
 
-use super::VERB;
 use super::rows::{row, status, why};
 use crate::config::{Config, StandardDef};
 use crate::git::short;
 use crate::measure::limits::{LimitsCheck, LimitsStatus};
 use crate::measure::{Measured, Measurement, StandardResult, Verdict, data, display};
 use crate::planner::Plan;
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section, Table};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section, Table};
 
 /// `data` of a `standards --dry-run`: each selected Standard and whether the never-loosen
 /// check blocks it.
@@ -35,14 +34,12 @@ struct NothingData {
     producer_executions: std::collections::BTreeMap<String, u32>,
 }
 
-pub(super) fn none_configured() -> Envelope {
+pub(super) fn none_configured() -> Reply {
     let nothing = NothingData {
         standards: [],
         producer_executions: std::collections::BTreeMap::new(),
     };
-    Envelope::ok(
-        VERB,
-        nothing,
+    Reply::new(nothing,
         Report {
             state: "No Standards are configured; nothing was measured.".to_owned(),
             sections: Vec::new(),
@@ -59,7 +56,7 @@ pub(super) fn dry_run(
     selected: &[&StandardDef],
     plan: &Plan,
     limits: &LimitsCheck,
-) -> Envelope {
+) -> Reply {
     let mut lines = Vec::new();
     for execution in &plan.executions {
         lines.push(format!(
@@ -102,8 +99,7 @@ pub(super) fn dry_run(
             lines: blocked,
         });
     }
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         DryRunData {
             standards: selected
                 .iter()
@@ -166,7 +162,7 @@ pub(super) fn measured(
     config: &Config,
     measured: &Measured,
     force: bool,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let tally = Tally::of(measured);
     let state = state(measured, &tally);
     let sections = sections(measured);
@@ -205,7 +201,7 @@ pub(super) fn measured(
         refused.hints.extend(hints);
         return Err(refused);
     }
-    let mut envelope = Envelope::ok(VERB, data(measured), Report { state, sections });
+    let mut envelope = Reply::new(data(measured), Report { state, sections });
     envelope.diagnostics.extend(diagnostics);
     envelope.advisories.extend(advisories);
     envelope.hints.extend(hints);

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::proof::ProofState;
 use observation::{FleetRow, GitCount, Location, Observation};
 
-use crate::result::{Action, Envelope, Hint, HintId, Refused, Report, Section};
+use crate::result::{Action, Hint, HintId, Refused, Reply, Report, Section};
 use crate::workspace::Workspace;
 
 pub use project::{CAP, Mode, project};
@@ -57,7 +57,7 @@ impl StatusRequest {
 }
 
 /// `discern status`: the projected envelope every surface shows.
-pub fn status(ws: &Workspace, request: &StatusRequest) -> Result<Envelope, Refused> {
+pub fn status(ws: &Workspace, request: &StatusRequest) -> Result<Reply, Refused> {
     request.validate()?;
     let verbose = request.verbose;
     let with_fleet = request.all || (!request.local && ws.repo.is_main_checkout());
@@ -78,7 +78,7 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Result<Envelope, Refus
         Err(e) => return Err(Refused::internal(&e)),
     };
     let report = report(&data, &projected, verbose);
-    let mut envelope = Envelope::ok(VERB, projected.data, report);
+    let mut envelope = Reply::new(projected.data, report);
     envelope.hints = hints(&data);
     // Read-only: an interrupted transaction is reported, never recovered here.
     envelope

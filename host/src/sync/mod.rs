@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::git::{Repo, RepoError};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report};
+use crate::result::{ErrorSlug, Hint, HintId, Refused, Reply, Report};
 use crate::workspace::Workspace;
 
 pub(crate) use integrate::RefState;
@@ -114,7 +114,7 @@ struct Synced {
     unpushed_landing: Option<landing::Unpushed>,
 }
 
-pub(crate) fn sync(ws: &Workspace, request: &SyncRequest) -> Result<Envelope, Refused> {
+pub(crate) fn sync(ws: &Workspace, request: &SyncRequest) -> Result<Reply, Refused> {
     match committed_config(&ws.repo).and_then(|config| run(ws, &config, request)) {
         Ok(synced) => match &synced.unpushed_landing {
             Some(unpushed) => Err(landing_refused(&synced, unpushed)),
@@ -215,7 +215,7 @@ fn remote_of(repo: &Repo, named: Option<&str>) -> Result<String, SyncError> {
     }
 }
 
-fn envelope(synced: &Synced) -> Envelope {
+fn envelope(synced: &Synced) -> Reply {
     let mut lines: Vec<String> = synced.refs.iter().map(RefState::line).collect();
     lines.extend(synced.publish.as_ref().map(publish::Publication::line));
     if let Some(trunk) = &synced.landed_trunk {
@@ -243,8 +243,7 @@ fn envelope(synced: &Synced) -> Envelope {
         true => format!("Synced with {} and pushed.", synced.remote),
         false => format!("Synced from {}.", synced.remote),
     };
-    let mut e = Envelope::ok(
-        VERB,
+    let mut e = Reply::new(
         synced,
         Report {
             state: format!("{state}\n{}", lines.join("\n")),

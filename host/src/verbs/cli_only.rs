@@ -1,7 +1,7 @@
 //! The rows only the CLI has (no MCP tool: the owner's and the repository's upkeep, fixed by
 //! ADR 0405): `doctor`, `abandon`, `sync`, `resolve`, git's merge driver, `init`, `agents`.
 
-use super::{Context, DESTRUCTIVE, Info, Outcome, Verb, WRITES, WRITES_IDEMPOTENT, moved};
+use super::{Answer, Context, DESTRUCTIVE, Info, Verb, WRITES, WRITES_IDEMPOTENT};
 use crate::agents::{self, AgentsRequest};
 use crate::lifecycle;
 use crate::preflight::{Cleanliness, Preflight, Prepared, Recover};
@@ -38,11 +38,11 @@ impl Verb for Doctor {
         ctx: &Context,
         prepared: &Prepared,
         request: lifecycle::doctor::DoctorRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let runtime = ctx.runtime()?;
         let tools = super::guide();
         lifecycle::doctor::doctor(&prepared.ws, &runtime, &request, &tools, ctx.progress)
-            .map(Outcome::from)
+            .map(Answer::from)
     }
 }
 
@@ -70,9 +70,9 @@ impl Verb for Abandon {
         _ctx: &Context,
         prepared: &Prepared,
         request: lifecycle::abandon::AbandonRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let abandoned = lifecycle::abandon::abandon(&prepared.ws, &request)?;
-        Ok(moved(Verb::info(self).name, abandoned))
+        Ok(Answer::from(abandoned))
     }
 }
 
@@ -97,8 +97,8 @@ impl Verb for Sync {
         _ctx: &Context,
         prepared: &Prepared,
         request: crate::sync::SyncRequest,
-    ) -> Result<Outcome, Refused> {
-        crate::sync::sync(&prepared.ws, &request).map(Outcome::from)
+    ) -> Result<Answer, Refused> {
+        crate::sync::sync(&prepared.ws, &request).map(Answer::from)
     }
 }
 
@@ -125,8 +125,8 @@ impl Verb for Resolve {
         _ctx: &Context,
         prepared: &Prepared,
         _request: lifecycle::resolve::ResolveRequest,
-    ) -> Result<Outcome, Refused> {
-        lifecycle::resolve::resolve(&prepared.ws.repo).map(Outcome::from)
+    ) -> Result<Answer, Refused> {
+        lifecycle::resolve::resolve(&prepared.ws.repo).map(Answer::from)
     }
 }
 
@@ -153,8 +153,8 @@ impl Verb for MergeDriver {
         _ctx: &Context,
         _prepared: &Prepared,
         request: lifecycle::resolve::MergeDriverRequest,
-    ) -> Result<Outcome, Refused> {
-        lifecycle::resolve::merge_driver(&request).map(Outcome::from)
+    ) -> Result<Answer, Refused> {
+        lifecycle::resolve::merge_driver(&request).map(Answer::from)
     }
 }
 
@@ -181,9 +181,9 @@ impl Verb for Init {
         ctx: &Context,
         prepared: &Prepared,
         request: InitRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let runtime = ctx.runtime()?;
-        standards::init::init(&prepared.ws, &runtime, &request, ctx.progress).map(Outcome::from)
+        standards::init::init(&prepared.ws, &runtime, &request, ctx.progress).map(Answer::from)
     }
 }
 
@@ -221,8 +221,8 @@ impl Verb for Agents {
         _ctx: &Context,
         prepared: &Prepared,
         request: AgentsRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let (ws, config) = (&prepared.ws, prepared.config());
-        agents::agents(ws, config, &request, &super::guide()).map(Outcome::from)
+        agents::agents(ws, config, &request, &super::guide()).map(Answer::from)
     }
 }

@@ -5,8 +5,10 @@
 //! MCP server builds `tools/list` (names, order, descriptions, input schemas from the same
 //! derives, annotations) and its dispatch from it. A flag that exists on one surface and not
 //! the other cannot be written, except where ADR 0405 fixes a different shape per surface
-//! (`discern_standards`, see [`standards`]). Verbs return an [`Outcome`], so no frontend parses a
-//! result's `data` to decide anything.
+//! (`discern_standards`, see [`standards`]). A verb's run answers with a [`Reply`] or a
+//! [`Refused`], neither naming the verb; the table alone turns either into the [`Envelope`] of
+//! the verb it ran ([`Answer::into_outcome`]), so no frontend parses a result's `data` to decide
+//! anything.
 
 mod cli_only;
 mod producers;
@@ -21,7 +23,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::preflight::{Cleanliness, Preflight, Prepared};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused};
+use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Reply};
 use crate::runtime::Runtime;
 use crate::workspace::{Settings, Workspace};
 
@@ -76,18 +78,6 @@ pub struct Outcome {
     pub root: Option<PathBuf>,
 }
 
-impl Outcome {
-    pub fn with_root(mut self, root: Option<PathBuf>) -> Self {
-        self.root = root;
-        self
-    }
-
-    pub fn with_exit_code(mut self, code: i32) -> Self {
-        self.exit_code = code;
-        self
-    }
-}
-
 impl From<Envelope> for Outcome {
     fn from(envelope: Envelope) -> Self {
         Self {
@@ -105,13 +95,76 @@ impl Outcome {
     }
 }
 
-/// `verb`'s reply, or its refusal as the envelope (for the rows whose subcommands run
-/// outside the preflight: `producers`).
-fn answered(verb: &str, result: Result<impl Into<Outcome>, Refused>) -> Outcome {
-    match result {
-        Ok(reply) => reply.into(),
-        Err(refused) => Outcome::refused(verb, refused),
+/// What a verb's run answers, before the table names it: its reply or its refusal, the exit
+/// code when it is not the reply's own, and where the MCP server's working root moves.
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    pub(crate) reply: Result<Reply, Refused>,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) root: Option<PathBuf>,
+}
+
+impl Answer {
+    pub(crate) fn with_exit_code(mut self, code: i32) -> Self {
+        self.exit_code = Some(code);
+        self
     }
+
+    /// `lines` added to the advisories, replied or refused.
+    pub(crate) fn advise(&mut self, lines: impl IntoIterator<Item = String>) {
+        match &mut self.reply {
+            Ok(reply) => reply.advisories.extend(lines),
+            Err(refused) => refused.advisories.extend(lines),
+        }
+    }
+
+    /// The outcome of `verb`: the table's one mapping of a [`Reply`] or a [`Refused`] to the
+    /// envelope both surfaces send.
+    pub(crate) fn into_outcome(self, verb: &str) -> Outcome {
+        let envelope = match self.reply {
+            Ok(reply) => reply.into_envelope(verb),
+            Err(refused) => refused.into_envelope(verb),
+        };
+        let exit_code = self.exit_code.unwrap_or_else(|| envelope.exit_code());
+        Outcome {
+            envelope,
+            exit_code,
+            root: self.root,
+        }
+    }
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Self {
+        Self::from(Ok(reply))
+    }
+}
+
+impl From<Result<Reply, Refused>> for Answer {
+    fn from(reply: Result<Reply, Refused>) -> Self {
+        Self {
+            reply,
+            exit_code: None,
+            root: None,
+        }
+    }
+}
+
+/// The answer of a verb that moved the caller's checkout, replied or refused.
+impl From<crate::lifecycle::Moved> for Answer {
+    fn from(moved: crate::lifecycle::Moved) -> Self {
+        Self {
+            reply: moved.reply,
+            exit_code: None,
+            root: moved.root,
+        }
+    }
+}
+
+/// `verb`'s reply, or its refusal, as the envelope (for the rows whose subcommands run
+/// outside the preflight: `producers`).
+fn answered(verb: &str, result: Result<Reply, Refused>) -> Outcome {
+    Answer::from(result).into_outcome(verb)
 }
 
 /// The MCP annotations of a tool, stated truthfully.
@@ -143,15 +196,6 @@ pub(super) const DESTRUCTIVE: Annotations = Annotations {
     destructive: true,
     ..WRITES
 };
-
-/// The outcome of verb `name` that moved the caller's checkout, replied or refused.
-pub(super) fn moved(name: &str, moved: crate::lifecycle::Moved) -> Outcome {
-    let outcome = match moved.envelope {
-        Ok(envelope) => Outcome::from(envelope),
-        Err(refused) => Outcome::refused(name, refused),
-    };
-    outcome.with_root(moved.root)
-}
 
 /// One row of the verb table.
 #[derive(Debug, Clone, Copy)]
@@ -203,7 +247,7 @@ pub(crate) trait Verb: Sync + 'static {
         ctx: &Context,
         prepared: &Prepared,
         request: Self::Request,
-    ) -> Result<Outcome, Refused>;
+    ) -> Result<Answer, Refused>;
 }
 
 /// `verb`'s request run as the table runs every verb (see [`Verb`]).
@@ -225,7 +269,7 @@ fn prepared(
     ctx: &Context,
     verb: &str,
     preflight: Preflight,
-    f: impl FnOnce(&Prepared) -> Result<Outcome, Refused>,
+    f: impl FnOnce(&Prepared) -> Result<Answer, Refused>,
 ) -> Outcome {
     steps::within(ctx.surface, || prepared_here(ctx, verb, preflight, f))
 }
@@ -235,22 +279,18 @@ fn prepared_here(
     ctx: &Context,
     verb: &str,
     preflight: Preflight,
-    f: impl FnOnce(&Prepared) -> Result<Outcome, Refused>,
+    f: impl FnOnce(&Prepared) -> Result<Answer, Refused>,
 ) -> Outcome {
     let opened = ctx.workspace();
     match opened.and_then(|ws| crate::preflight::prepare(verb, ws, preflight)) {
         Ok(mut prepared) => {
             let recovered = std::mem::take(&mut prepared.advisories);
-            let Outcome {
-                mut envelope,
-                exit_code,
-                root,
-            } = f(&prepared).unwrap_or_else(|refused| Outcome::refused(verb, refused));
-            envelope.advisories.extend(recovered);
+            let mut answer = f(&prepared).unwrap_or_else(|refused| Answer::from(Err(refused)));
+            answer.advise(recovered);
+            let outcome = answer.into_outcome(verb);
             Outcome {
-                envelope: prepared.finish(envelope),
-                exit_code,
-                root,
+                envelope: prepared.finish(outcome.envelope),
+                ..outcome
             }
         }
         Err(refused) => Outcome::refused(verb, refused),

@@ -11,7 +11,7 @@ use crate::preflight::Cleanliness;
 use crate::producers::{
     self, Configured, FetchRequest, NewRequest, ProducersRequest, PublishRequest, RunRequest,
 };
-use crate::result::{Envelope, Refused};
+use crate::result::{Refused, Reply};
 
 pub(super) struct Producers;
 
@@ -107,7 +107,7 @@ impl Entry for Producers {
 }
 
 /// The listing or one producer: built-ins anywhere, the repository's components inside one.
-fn list(ctx: &Context, request: &ProducersRequest) -> Result<Envelope, Refused> {
+fn list(ctx: &Context, request: &ProducersRequest) -> Result<Reply, Refused> {
     let runtime = ctx.runtime()?;
     let Ok(ws) = ctx.workspace() else {
         return producers::producers(&runtime, Configured::None, ctx.dir, request);

@@ -6,7 +6,9 @@
 
 use serde_json::{Map as JsonMap, Value, json};
 
-use super::{Annotations, Context, Entry, Info, Outcome, Verb, call, invalid_arguments, schema_of};
+use super::{
+    Annotations, Answer, Context, Entry, Info, Outcome, Verb, call, invalid_arguments, schema_of,
+};
 use crate::preflight::{Cleanliness, Preflight, Prepared};
 use crate::proposals::{self, ProposalRequest, ProposeRequest, WithdrawRequest};
 use crate::result::Refused;
@@ -76,10 +78,10 @@ impl Verb for Measure {
         ctx: &Context,
         prepared: &Prepared,
         request: MeasureRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let runtime = ctx.runtime()?;
         let claims = &proposals::claims;
-        standards::standards(prepared, &runtime, &request, claims, ctx.progress).map(Outcome::from)
+        standards::standards(prepared, &runtime, &request, claims, ctx.progress).map(Answer::from)
     }
 }
 
@@ -98,9 +100,9 @@ impl Verb for Propose {
         ctx: &Context,
         prepared: &Prepared,
         request: ProposeRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let runtime = ctx.runtime()?;
-        proposals::propose(prepared, &runtime, &request, ctx.progress).map(Outcome::from)
+        proposals::propose(prepared, &runtime, &request, ctx.progress).map(Answer::from)
     }
 }
 
@@ -119,8 +121,8 @@ impl Verb for Withdraw {
         _ctx: &Context,
         prepared: &Prepared,
         request: WithdrawRequest,
-    ) -> Result<Outcome, Refused> {
-        proposals::withdraw(prepared, &request).map(Outcome::from)
+    ) -> Result<Answer, Refused> {
+        proposals::withdraw(prepared, &request).map(Answer::from)
     }
 }
 

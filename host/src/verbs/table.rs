@@ -3,8 +3,7 @@
 //! followed by `setup` and the verbs only the CLI has (`cli_only.rs`).
 
 use super::{
-    Context, DESTRUCTIVE, Entry, Info, Outcome, READ_ONLY, Surface, Verb, WRITES,
-    WRITES_IDEMPOTENT, moved,
+    Answer, Context, DESTRUCTIVE, Entry, Info, READ_ONLY, Surface, Verb, WRITES, WRITES_IDEMPOTENT,
 };
 use crate::agents;
 use crate::lifecycle::{
@@ -73,20 +72,19 @@ impl Verb for Status {
         _ctx: &Context,
         prepared: &Prepared,
         request: StatusRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
-        let outcome = match crate::status::status(&prepared.ws, &request) {
-            Ok(envelope) => Outcome::from(envelope),
-            Err(refused) if request.brief => Outcome::refused(crate::status::VERB, refused),
-            Err(refused) => return Err(refused),
+        let answer = match crate::status::status(&prepared.ws, &request) {
+            Err(refused) if !request.brief => return Err(refused),
+            replied => Answer::from(replied),
         };
-        let mut outcome = match request.brief {
+        let mut answer = match request.brief {
             // A session-start hook's output: it never fails the session.
-            true => outcome.with_exit_code(0),
-            false => outcome,
+            true => answer.with_exit_code(0),
+            false => answer,
         };
-        outcome.envelope.advisories.extend(stale);
-        Ok(outcome)
+        answer.advise(stale);
+        Ok(answer)
     }
 }
 
@@ -113,9 +111,9 @@ impl Verb for Start {
         ctx: &Context,
         prepared: &Prepared,
         request: StartRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let started = lifecycle::start::start(&prepared.ws, &request, ctx.progress)?;
-        Ok(moved(Verb::info(self).name, started))
+        Ok(Answer::from(started))
     }
 }
 
@@ -142,9 +140,9 @@ impl Verb for Prepare {
         ctx: &Context,
         prepared: &Prepared,
         _request: StageRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let (ws, config) = (&prepared.ws, prepared.config());
-        lifecycle::stage_verbs::prepare(ws, config, ctx.progress).map(Outcome::from)
+        lifecycle::stage_verbs::prepare(ws, config, ctx.progress).map(Answer::from)
     }
 }
 
@@ -174,7 +172,7 @@ impl Verb for Done {
         ctx: &Context,
         prepared: &Prepared,
         request: DoneRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let runtime = ctx.runtime()?;
         let stale = agents::stale_guidance(prepared.ws.repo.root(), &super::guide());
         let mut done = lifecycle::done::done(prepared, &runtime, &request, ctx.progress).map_err(
@@ -214,9 +212,9 @@ impl Verb for Update {
         ctx: &Context,
         prepared: &Prepared,
         request: UpdateRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let runtime = ctx.runtime()?;
-        lifecycle::update::update(prepared, &runtime, &request, ctx.progress).map(Outcome::from)
+        lifecycle::update::update(prepared, &runtime, &request, ctx.progress).map(Answer::from)
     }
 }
 
@@ -246,18 +244,18 @@ impl Verb for Await {
         ctx: &Context,
         prepared: &Prepared,
         request: AwaitRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let default_timeout = match ctx.surface {
             Surface::Cli => lifecycle::wait::DEFAULT_TIMEOUT_S,
             Surface::Mcp => MCP_AWAIT_TIMEOUT_S,
         };
         let (ws, config) = (&prepared.ws, prepared.config());
         let awaited = lifecycle::wait::await_condition(ws, config, &request, default_timeout)?;
-        let outcome = Outcome::from(awaited.envelope);
+        let answer = Answer::from(awaited.reply);
         // Not met is a success with a distinct exit code, so scripts can loop on it.
         Ok(match awaited.met {
-            false => outcome.with_exit_code(124),
-            true => outcome,
+            false => answer.with_exit_code(124),
+            true => answer,
         })
     }
 }
@@ -285,10 +283,10 @@ impl Verb for Accept {
         ctx: &Context,
         prepared: &Prepared,
         request: AcceptRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let runtime = ctx.runtime()?;
         let accepted = lifecycle::accept::accept(prepared, &runtime, &request, ctx.progress)?;
-        Ok(moved(Verb::info(self).name, accepted))
+        Ok(Answer::from(accepted))
     }
 }
 
@@ -319,8 +317,8 @@ impl Verb for Approve {
         _ctx: &Context,
         prepared: &Prepared,
         request: ApproveRequest,
-    ) -> Result<Outcome, Refused> {
-        lifecycle::approve::approve(&prepared.ws, &request).map(Outcome::from)
+    ) -> Result<Answer, Refused> {
+        lifecycle::approve::approve(&prepared.ws, &request).map(Answer::from)
     }
 }
 
@@ -347,9 +345,9 @@ impl Verb for Map {
         _ctx: &Context,
         prepared: &Prepared,
         request: MapRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let (target, search) = (request.target.as_deref(), request.search.as_deref());
-        map::map(&prepared.ws, prepared.config(), target, search).map(Outcome::from)
+        map::map(&prepared.ws, prepared.config(), target, search).map(Answer::from)
     }
 }
 
@@ -373,8 +371,8 @@ impl Verb for Progress {
         _ctx: &Context,
         prepared: &Prepared,
         request: ProgressRequest,
-    ) -> Result<Outcome, Refused> {
-        operations::progress(&prepared.ws, request.handle.as_deref()).map(Outcome::from)
+    ) -> Result<Answer, Refused> {
+        operations::progress(&prepared.ws, request.handle.as_deref()).map(Answer::from)
     }
 }
 
@@ -401,9 +399,9 @@ impl Verb for Test {
         ctx: &Context,
         prepared: &Prepared,
         _request: StageRequest,
-    ) -> Result<Outcome, Refused> {
+    ) -> Result<Answer, Refused> {
         let (ws, config) = (&prepared.ws, prepared.config());
-        lifecycle::stage_verbs::test(ws, config, ctx.progress).map(Outcome::from)
+        lifecycle::stage_verbs::test(ws, config, ctx.progress).map(Answer::from)
     }
 }
 
@@ -430,7 +428,7 @@ impl Verb for Setup {
         ctx: &Context,
         prepared: &Prepared,
         _request: lifecycle::setup::SetupRequest,
-    ) -> Result<Outcome, Refused> {
-        lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).map(Outcome::from)
+    ) -> Result<Answer, Refused> {
+        lifecycle::setup::setup(&prepared.ws, prepared.config(), ctx.progress).map(Answer::from)
     }
 }

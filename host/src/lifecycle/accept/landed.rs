@@ -5,13 +5,13 @@
 use serde::Serialize;
 
 use super::{
-    Authority, Consent, Landing, MainCheckout, NOTE_VERSION, NoteSubject, ProofNote, VERB, refuse,
+    Authority, Consent, Landing, MainCheckout, NOTE_VERSION, NoteSubject, ProofNote, refuse,
 };
 use crate::commit::{self, landing};
 use crate::git::{Repo, short};
 use crate::lifecycle::Moved;
 use crate::proposals::{self, ApprovalItem};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Report, WithNext};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Reply, Report, WithNext};
 use crate::workspace::Workspace;
 
 /// `data` of a landing.
@@ -50,7 +50,7 @@ struct LandingFacts {
 
 /// The landing of the effort `name` (its id or branch) on the trunk, found by its Proof note
 /// within the trunk's recent history: "already landed at <commit>".
-pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
+pub(super) fn already(ws: &Workspace, name: &str) -> Option<Reply> {
     // Whether it landed cannot be told without the config (its trunk and branch prefix): no
     // "already landed"; the caller's refusal stands.
     let Ok(config) = crate::config::Config::load(ws.root()) else {
@@ -66,8 +66,7 @@ pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
     // Whether it landed cannot be told: no "already landed"; the caller's refusal stands.
     let (at, branch) = landing::landed_by_note(&ws.repo, tip, &branches).ok()??;
     let landed = at.to_string();
-    Some(Envelope::ok(
-        VERB,
+    Some(Reply::new(
         serde_json::json!({ "already_landed": landed, "branch": branch, "trunk": trunk }),
         Report {
             state: format!(
@@ -83,8 +82,7 @@ pub(super) fn already(ws: &Workspace, name: &str) -> Option<Envelope> {
 /// and now finished: the result is that landing's.
 pub(super) fn finished_before(own: &landing::Recovered, main: Option<std::path::PathBuf>) -> Moved {
     let landed = own.landed.map(|c| c.to_string()).unwrap_or_default();
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         serde_json::json!({ "landed": landed, "finished_interrupted": true }),
         Report {
             state: format!(
@@ -98,7 +96,7 @@ pub(super) fn finished_before(own: &landing::Recovered, main: Option<std::path::
     );
     envelope.advisories.push(own.message.clone());
     Moved {
-        envelope: Ok(envelope),
+        reply: Ok(envelope),
         root: main,
     }
 }
@@ -118,7 +116,7 @@ pub(super) fn fast_forward(
         Ok(landed) => landed,
         Err(e) => {
             return Moved {
-                envelope: Err(refuse(
+                reply: Err(refuse(
                     ErrorSlug::PreconditionFailed,
                     format!("Nothing landed: {e}."),
                     HintId::UpdateFromTrunk,
@@ -216,8 +214,7 @@ fn result(
         },
         root: &main.info.path,
     };
-    let mut e = Envelope::ok(
-        VERB,
+    let mut e = Reply::new(
         &data,
         Report {
             state: format!(
@@ -238,7 +235,7 @@ fn result(
             ),
         ));
         return Moved {
-            envelope: Ok(e),
+            reply: Ok(e),
             root: None,
         };
     }
@@ -256,14 +253,14 @@ fn result(
         ),
     ));
     Moved {
-        envelope: Ok(e),
+        reply: Ok(e),
         root: landed.worktree_removed.then(|| main.info.path.clone()),
     }
 }
 
 /// The main checkout could not follow the landing: how to bring it up to date, and the
 /// owner's attention on it.
-fn main_behind(e: &mut Envelope, landing: &Landing, main: &MainCheckout, landed: &landing::Landed) {
+fn main_behind(e: &mut Reply, landing: &Landing, main: &MainCheckout, landed: &landing::Landed) {
     let Some(Err(why)) = &landed.main_updated else {
         return;
     };

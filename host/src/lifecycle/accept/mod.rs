@@ -27,7 +27,7 @@ use crate::preflight::{self, Cleanliness, Preflight, Prepared, Recover};
 use crate::proof;
 use crate::proposals::ApprovalItem;
 use crate::protected::ProtectedChange;
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report};
+use crate::result::{ErrorSlug, Hint, HintId, Refused, Reply, Report};
 use crate::runtime::Runtime;
 
 pub(crate) const VERB: &str = "accept";
@@ -154,7 +154,7 @@ pub(crate) fn accept(
                 // The effort's own journal records this landing (the caller's has none).
                 let moved = accept(&effort, runtime, &request, say)?;
                 Ok(Moved {
-                    envelope: effort.finish_reply(VERB, moved.envelope),
+                    reply: effort.finish_reply(VERB, moved.reply),
                     root: moved.root,
                 })
             }
@@ -236,7 +236,7 @@ fn land(
     let finished = finished.into_iter().map(|r| r.message);
     match decide_and_land(prepared, runtime, request, say) {
         Ok(mut moved) => {
-            match &mut moved.envelope {
+            match &mut moved.reply {
                 Ok(envelope) => envelope.advisories.extend(finished),
                 Err(refused) => refused.advisories.extend(finished),
             }
@@ -365,9 +365,8 @@ fn main_checkout(repo: &Repo, trunk: &str) -> Result<MainCheckout, Refused> {
 }
 
 /// `--dry-run`: what landing would do; nothing is written.
-fn dry_run(landing: &Landing, authority: &Authority) -> Envelope {
-    let mut e = Envelope::ok(
-        VERB,
+fn dry_run(landing: &Landing, authority: &Authority) -> Reply {
+    let mut e = Reply::new(
         &WouldLand {
             would_land: landing.head.to_string(),
             trunk: &landing.trunk,

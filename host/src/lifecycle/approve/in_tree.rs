@@ -11,7 +11,7 @@ use super::{Pending, listing};
 use crate::approval::{self, Channel, Granted, tree};
 use crate::commit::ApprovalCommit;
 use crate::git::short;
-use crate::result::{Envelope, Hint, HintId, Refused};
+use crate::result::{Hint, HintId, Refused, Reply};
 use crate::workspace::Workspace;
 
 /// Where a signed approval was committed, and how it reaches the pull request (`data` of
@@ -31,7 +31,7 @@ pub(super) fn in_tree(
     pending: &Pending,
     policy: &approval::Policy,
     key: Option<&Path>,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let failed = |why: String| Refused::from(NotApproved::NotCommitted { why });
     let Some(repository) = tree::repository_for(policy, &pending.required.changes) else {
         return Err(NotApproved::NoRepository.into());

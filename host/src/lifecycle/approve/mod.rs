@@ -19,7 +19,7 @@ use crate::approval::{self, Channel, Granted, Subject};
 use crate::config::{ApprovalPolicy, Config};
 use crate::git::{Repo, short};
 use crate::proposals::required::{self, Required};
-use crate::result::{Envelope, Hint, HintId, Refusal, Refused, Report, Section};
+use crate::result::{Hint, HintId, Refusal, Refused, Reply, Report, Section};
 use crate::workspace::Workspace;
 
 mod in_tree;
@@ -133,7 +133,7 @@ struct Details {
     signed: Option<in_tree::Committed>,
 }
 
-pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Result<Envelope, Refused> {
+pub(crate) fn approve(ws: &Workspace, request: &ApproveRequest) -> Result<Reply, Refused> {
     let pending = pending(ws, request)?;
     let policy = approval::policy(&pending.repo, pending.subject.trunk_commit)
         .map_err(|e| NotApproved::PolicyUnreadable { why: e.to_string() })?;
@@ -315,7 +315,7 @@ fn record(pending: &Pending, granted: &Granted) -> Result<(), Refused> {
 }
 
 /// The dry run's last word: the command that approves exactly the head and items it listed.
-fn to_sign(pending: &Pending, policy: &approval::Policy, request: &ApproveRequest) -> Envelope {
+fn to_sign(pending: &Pending, policy: &approval::Policy, request: &ApproveRequest) -> Reply {
     let command = reviewed::command(request, pending.subject.head);
     let key = match policy.approval == ApprovalPolicy::Signed && !key::configured(&pending.repo) {
         true => " (add `--key PATH`: git's user.signingkey names no key here)",
@@ -338,7 +338,7 @@ fn listing(
     policy: ApprovalPolicy,
     granted: Option<&Granted>,
     details: Details,
-) -> Envelope {
+) -> Reply {
     let head = short(&pending.subject.head.to_string());
     let count = pending.required.proposals.len() + pending.required.protected.len();
     let state = match (granted, count) {
@@ -363,8 +363,7 @@ fn listing(
         command: details.command,
         signed: details.signed,
     };
-    let mut e = Envelope::ok(
-        VERB,
+    let mut e = Reply::new(
         &data,
         Report {
             state,

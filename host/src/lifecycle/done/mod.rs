@@ -12,8 +12,7 @@ use crate::measure;
 use crate::preflight::{self, Cleanliness, Journaling, Prepared};
 use crate::proof::{self, Proof, ProofState, ProvenProposal, ProvenStandard};
 use crate::result::{
-    Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Refusal, Refused, Report, Section,
-    WithNext,
+    Action, Diagnostic, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section, WithNext,
 };
 use crate::runtime::Runtime;
 
@@ -52,7 +51,7 @@ pub(crate) fn done(
     runtime: &Runtime,
     request: &DoneRequest,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     // The table journals it for `progress` (a dry run records nothing).
     gate(prepared, runtime, request, &prepared.journal, progress)
 }
@@ -141,7 +140,7 @@ fn gate(
     request: &DoneRequest,
     journal: &Journaling,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let ws = &prepared.ws;
     let subject = subject(prepared)?;
     // An existing Proof is handed back only once HEAD's Standards hold when measured afresh:
@@ -322,9 +321,8 @@ pub(super) fn subject(prepared: &Prepared) -> Result<Subject, Refused> {
 }
 
 /// Proof is already current for this exact commit: the gate does not run again.
-fn current_proof(proof: &Proof) -> Envelope {
-    let mut envelope = Envelope::ok(
-        VERB,
+fn current_proof(proof: &Proof) -> Reply {
+    let mut envelope = Reply::new(
         &DoneData {
             proof: Some(proof),
             proof_line: Some(&proof.line),
@@ -344,7 +342,7 @@ fn current_proof(proof: &Proof) -> Envelope {
 }
 
 /// `--dry-run`: the steps the gate would run; nothing runs or is written.
-fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
+fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Reply {
     let config = subject.config.as_ref();
     // The Standards that need no job are measured before any job runs; those that do, after.
     let standards = |after_jobs: bool| {
@@ -371,8 +369,7 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Envelope {
         .chain(jobs)
         .chain(standards(true))
         .collect();
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         DoneData::default(),
         Report {
             state: format!(
@@ -406,7 +403,7 @@ fn record_proof(
     repo: &crate::git::Repo,
     proven: Vec<ProvenStandard>,
     (pending, by_trunk): (Vec<ProvenProposal>, Vec<proof::TrunkVerdict>),
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let Subject {
         branch,
         trunk,
@@ -474,8 +471,7 @@ fn record_proof(
         ));
     }
     let lines = run.steps.iter().map(step_line).collect();
-    let mut envelope = Envelope::ok(
-        VERB,
+    let mut envelope = Reply::new(
         &DoneData {
             gate_ran: true,
             proof: Some(&record),

@@ -94,11 +94,11 @@ pub(crate) fn ensure(
 /// steps added, or the verb failed with the step's output and the command that runs it again.
 pub(crate) fn ensured(
     verb: &str,
-    mut envelope: crate::result::Envelope,
+    mut envelope: crate::result::Reply,
     repo: &Repo,
     config: Option<&crate::config::Config>,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<crate::result::Envelope, crate::result::Refused> {
+) -> Result<crate::result::Reply, crate::result::Refused> {
     let Some(settings) = config.map(|c| &c.worktree) else {
         return Ok(envelope);
     };

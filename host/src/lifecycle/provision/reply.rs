@@ -8,7 +8,7 @@ use super::{Failure, Kind, Ran};
 use crate::config::WorktreeSettings;
 use crate::git::Repo;
 use crate::lifecycle::steps::{Outcome, Step};
-use crate::result::{Action, Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
+use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 use crate::setup_record as marker;
 
 /// `data` of `setup` (and of `start`'s provisioning): the effort's port and how setup ended.
@@ -76,7 +76,7 @@ pub(crate) fn reply(
     worktree: &Path,
     settings: &WorktreeSettings,
     provisioned: &Provisioned,
-) -> Result<Envelope, Refused> {
+) -> Result<Reply, Refused> {
     let ran = &provisioned.ran;
     let state = match (&ran.failure, settings.setup.is_empty()) {
         (Some(_), _) => "failed",
@@ -109,7 +109,7 @@ pub(crate) fn reply(
         state,
         sections: Vec::new(),
     };
-    let mut envelope = Envelope::ok(verb, data, report);
+    let mut envelope = Reply::new(data, report);
     if !ran.steps.is_empty() {
         envelope = envelope.with_steps(&ran.steps);
         envelope.report.sections.push(step_lines(&ran.steps));

@@ -191,11 +191,9 @@ mod tests {
             message: "m".to_owned(),
         };
         let many: Vec<&Annotation> = std::iter::repeat_n(&one, 25).collect();
-        let envelope = Envelope::ok(
-            "standards",
-            serde_json::Value::Null,
-            crate::result::Report::default(),
-        );
+        let envelope =
+            crate::result::Reply::new(serde_json::Value::Null, crate::result::Report::default())
+                .into_envelope("standards");
         let shown = capped(&many, Level::Error, &envelope);
         assert_eq!(shown.len(), SHOWN_PER_STEP);
         assert!(shown[9].message.starts_with("16 more errors"), "{shown:?}");

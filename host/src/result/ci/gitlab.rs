@@ -130,11 +130,8 @@ mod tests {
 
     #[test]
     fn a_report_without_problems_is_an_empty_array() {
-        let ok = Envelope::ok(
-            "status",
-            serde_json::json!({}),
-            crate::result::Report::default(),
-        );
+        let ok = crate::result::Reply::new(serde_json::json!({}), crate::result::Report::default())
+            .into_envelope("status");
         assert_eq!(render(&ok), "[]\n");
     }
 }

@@ -341,10 +341,10 @@ pub(super) fn advisories(envelope: &Envelope) -> Vec<Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::{Envelope, ErrorSlug, Hint, HintId, Report};
+    use crate::result::{Envelope, ErrorSlug, Hint, HintId, Reply, Report};
 
     fn envelope(data: serde_json::Value) -> Envelope {
-        Envelope::ok("standards", data, Report::default())
+        Reply::new(data, Report::default()).into_envelope("standards")
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! `init --merge-driver`: git's merge driver for `discern.toml` installed in this clone.
 
-use super::{NotWritten, VERB};
-use crate::result::{Envelope, ErrorSlug, Hint, HintId, Refused, Report, Section};
+use super::NotWritten;
+use crate::result::{ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 use crate::workspace::Workspace;
 
 /// The merge driver for `discern.toml`: the `.gitattributes` line (to commit, so every clone
 /// asks for it) and this clone's `merge.discern.*` config (each clone runs it once), naming
 /// what changed.
-pub(super) fn install_driver(ws: &Workspace) -> Result<Envelope, Refused> {
+pub(super) fn install_driver(ws: &Workspace) -> Result<Reply, Refused> {
     const LINE: &str = "discern.toml merge=discern";
     let mut changed = Vec::new();
     let attributes = ws.root().join(".gitattributes");
@@ -61,9 +61,7 @@ pub(super) fn install_driver(ws: &Workspace) -> Result<Envelope, Refused> {
         }
         changed.push(format!("this clone's git config: {key} = {value}"));
     }
-    Ok(Envelope::ok(
-        VERB,
-        serde_json::json!({ "merge_driver": driver, "changed": changed }),
+    Ok(Reply::new(serde_json::json!({ "merge_driver": driver, "changed": changed }),
         Report {
             state: "discern's merge driver is installed: git merges discern.toml by meaning in this clone (forges run no driver: use `discern resolve` there).".to_owned(),
             sections: vec![Section {

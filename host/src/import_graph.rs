@@ -349,3 +349,44 @@ fn the_reader_sees_grouped_and_inline_paths_and_finds_circles() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+/// Where `text` (code only) makes an envelope itself: an `Envelope { … }` literal, or a
+/// call of `into_envelope`.
+fn makes_envelope(code: &str) -> bool {
+    let literal = code.match_indices("Envelope {").any(|(at, _)| {
+        let before = code[..at].trim_end();
+        !(before.ends_with("->") || before.ends_with("for") || before.ends_with("struct"))
+    });
+    literal || code.contains(".into_envelope(")
+}
+
+/// The envelope is made in one place: `result/` (the mapping), the verb table and the journal
+/// its preflight keeps; domain code answers with a `Reply` or a `Refused`.
+#[test]
+fn only_the_table_makes_an_envelope() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let makers: Vec<String> = modules(&src)
+        .into_iter()
+        .filter(|(m, path)| {
+            let first = m.first().map(String::as_str);
+            let test = path.to_string_lossy().ends_with("tests.rs");
+            !test
+                && !matches!(
+                    first,
+                    Some("result" | "verbs" | "preflight" | "import_graph")
+                )
+        })
+        .filter(|(_, path)| {
+            let text = std::fs::read_to_string(path).expect("a readable source file");
+            let code = code_only(&text);
+            // Unit tests may build an envelope to check a rendering.
+            let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+            makes_envelope(code)
+        })
+        .map(|(m, _)| m.join("::"))
+        .collect();
+    assert!(makers.is_empty(), "domain code makes envelopes: {makers:?}");
+    assert!(makes_envelope("let e = Envelope { ok: true };"));
+    assert!(makes_envelope("refused.into_envelope(VERB)"));
+    assert!(!makes_envelope("fn finish(e: Envelope) -> Envelope {"));
+}

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::config::{Config, DEFAULT_MAP_DIR};
 use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section, WithNext};
@@ -96,6 +95,12 @@ struct Page {
     content: String,
 }
 
+/// `data` of a map target that names no page or region: the pages it could mean.
+#[derive(Serialize)]
+struct NotFound<'a> {
+    candidates: Vec<&'a str>,
+}
+
 fn refuse(slug: ErrorSlug, message: impl Into<String>, hint: &str) -> Refused {
     Refused::new(slug, message, Hint::next_step(HintId::MapIndex, hint))
 }
@@ -163,14 +168,13 @@ pub(crate) fn map(
             .map(|p| p.target.as_str())
             .take(5)
             .collect();
-        let mut e = refuse(
+        let e = refuse(
             ErrorSlug::NotFound,
             format!("No map page or region {target:?}."),
             "Look at the index (or search it for a page)",
         )
         .with_next(Action::new("map"));
-        e.data = Some(json!({ "candidates": candidates }));
-        return Err(e);
+        return Err(e.with_data(NotFound { candidates }));
     }
     Ok(index(&dir_name, &pages.iter().collect::<Vec<_>>(), None))
 }

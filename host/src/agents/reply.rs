@@ -1,11 +1,31 @@
 //! `discern agents`' result: one line per client's file, what became of it.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::clients::Client;
-use super::plan::{Item, Planned};
+use super::plan::{Item, Planned, State};
 use super::{Mode, VERB};
 use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
+
+/// `data` of `discern agents`.
+#[derive(Serialize)]
+struct AgentsData<'a> {
+    command: &'a str,
+    found_on_path: Vec<&'static str>,
+    files: Vec<FileData<'a>>,
+    changed: bool,
+}
+
+/// One client's file and what became of it.
+#[derive(Serialize)]
+struct FileData<'a> {
+    client: Option<&'static str>,
+    part: &'static str,
+    file: &'static str,
+    state: State,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+}
 
 pub(crate) fn reply(
     mode: Mode,
@@ -13,28 +33,23 @@ pub(crate) fn reply(
     found: &[Client],
     planned: &[Planned],
 ) -> Result<Reply, Refused> {
-    let files: Vec<_> = planned
+    let files = planned
         .iter()
-        .map(|p| {
-            let mut file = json!({
-                "client": p.item.client().map(Client::as_str),
-                "part": p.item.part(),
-                "file": p.item.file(),
-                "state": p.state,
-            });
-            if let Some(detail) = &p.detail {
-                file["detail"] = json!(detail);
-            }
-            file
+        .map(|p| FileData {
+            client: p.item.client().map(Client::as_str),
+            part: p.item.part(),
+            file: p.item.file(),
+            state: p.state,
+            detail: p.detail.as_deref(),
         })
         .collect();
     let changed = planned.iter().any(|p| p.state.changed());
-    let data = json!({
-        "command": command,
-        "found_on_path": found.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
-        "files": files,
-        "changed": changed,
-    });
+    let data = AgentsData {
+        command,
+        found_on_path: found.iter().map(|c| c.as_str()).collect(),
+        files,
+        changed,
+    };
     let section = Section {
         title: "Files".to_owned(),
         lines: planned.iter().map(line).collect(),
@@ -47,7 +62,7 @@ pub(crate) fn reply(
         .collect();
     match (mode, failing.is_empty()) {
         (Mode::Check, false) => {
-            let mut refusal = Refused::new(
+            let refusal = Refused::new(
                 ErrorSlug::PreconditionFailed,
                 format!(
                     "{} file(s) are not as `discern agents` writes them: {}.",
@@ -57,7 +72,7 @@ pub(crate) fn reply(
                 Hint::next_step(HintId::WireAgents, "Write the entries again")
                     .with_action(Action::new(VERB)),
             );
-            refusal.data = Some(data);
+            let mut refusal = refusal.with_data(data);
             refusal.sections.push(section);
             Err(refusal)
         }

@@ -62,18 +62,18 @@ fn run_stages(
             break;
         }
     }
-    let data = crate::result::to_data(&StageData {
+    let data = StageData {
         proof: "not-issued",
         jobs: all.len(),
-    })?;
+    };
     if !all.is_empty() && !steps::all_ok(&all) {
-        let mut refused = failed(verb, data, &all).with_steps(&all);
+        let mut refused = failed(verb, &data, &all).with_steps(&all);
         refused.diagnostics = diagnostics;
         return Err(refused);
     }
     let mut envelope = match all.is_empty() {
-        true => none_configured(verb, data),
-        false => passed(verb, data, &all),
+        true => none_configured(verb, &data),
+        false => passed(verb, &data, &all),
     }
     .with_steps(&all);
     envelope.diagnostics = diagnostics;
@@ -100,7 +100,7 @@ fn job_lines(all: &[Step]) -> Section {
     }
 }
 
-fn none_configured(verb: &str, data: serde_json::Value) -> Reply {
+fn none_configured(verb: &str, data: &StageData) -> Reply {
     let state = format!("No {verb} jobs are configured; nothing ran.");
     let report = Report {
         state,
@@ -114,7 +114,7 @@ fn none_configured(verb: &str, data: serde_json::Value) -> Reply {
     e
 }
 
-fn passed(verb: &str, data: serde_json::Value, all: &[Step]) -> Reply {
+fn passed(verb: &str, data: &StageData, all: &[Step]) -> Reply {
     let report = Report {
         state: format!("{} job(s) passed; no Proof is issued by {verb}.", all.len()),
         sections: vec![job_lines(all)],
@@ -127,13 +127,13 @@ fn passed(verb: &str, data: serde_json::Value, all: &[Step]) -> Reply {
     e
 }
 
-fn failed(verb: &str, data: serde_json::Value, all: &[Step]) -> Refused {
+fn failed(verb: &str, data: &StageData, all: &[Step]) -> Refused {
     let failed: Vec<&str> = all
         .iter()
         .filter(|s| s.outcome == Outcome::Failed)
         .map(|s| s.label.as_str())
         .collect();
-    let mut e = Refused::new(
+    let e = Refused::new(
         ErrorSlug::GateFailed,
         format!("{} failed.", failed.join(", ")),
         Hint::next_step(
@@ -142,7 +142,7 @@ fn failed(verb: &str, data: serde_json::Value, all: &[Step]) -> Refused {
         )
         .with_action(Action::new(verb)),
     );
-    e.data = Some(data);
+    let mut e = e.with_data(data);
     e.sections = vec![job_lines(all)];
     e
 }

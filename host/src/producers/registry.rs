@@ -187,8 +187,22 @@ fn fetched(rows: Vec<Fetched>) -> Reply {
             lines: producers,
         });
     }
-    let data = serde_json::json!({ "components": rows });
-    Reply::new(data, Report { state, sections })
+    Reply::new(FetchedData { components: rows }, Report { state, sections })
+}
+
+/// `data` of `producers fetch`.
+#[derive(serde::Serialize)]
+struct FetchedData {
+    components: Vec<Fetched>,
+}
+
+/// `data` of `producers publish`: where the component went, and the line that names it.
+#[derive(serde::Serialize)]
+struct PublishedData {
+    reference: String,
+    producer: String,
+    component_sha256: String,
+    bytes: usize,
 }
 
 /// `discern producers publish COMPONENT --to oci://REGISTRY/REPOSITORY:TAG`.
@@ -244,11 +258,11 @@ fn push(
             lines: vec![line.clone()],
         }],
     };
-    let data = serde_json::json!({
-        "reference": pinned.to_string(),
-        "producer": line,
-        "component_sha256": component.digest().hex(),
-        "bytes": component.bytes().len(),
-    });
+    let data = PublishedData {
+        reference: pinned.to_string(),
+        producer: line,
+        component_sha256: component.digest().hex(),
+        bytes: component.bytes().len(),
+    };
     Ok(Reply::new(data, report))
 }

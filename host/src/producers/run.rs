@@ -96,9 +96,17 @@ fn execute(runtime: &Runtime, ready: &Ready) -> Result<Reply, Refused> {
     );
     match output {
         Ok(output) => Ok(measured(ready, &output)),
-        Err(e) => Err(Refused::from(NotRun::Failed(e.to_string()))
-            .with_data(serde_json::json!({ "stderr": e.stderr }))),
+        Err(e) => {
+            Err(Refused::from(NotRun::Failed(e.to_string()))
+                .with_data(RunFailed { stderr: e.stderr }))
+        }
     }
+}
+
+/// `data` of a producer run that failed: what it wrote to stderr.
+#[derive(serde::Serialize)]
+struct RunFailed {
+    stderr: Option<String>,
 }
 
 fn measured(ready: &Ready, output: &RunOutput) -> Reply {

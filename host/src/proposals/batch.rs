@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::ProposeRequest;
 use super::renew::{Renewal, rebind};
@@ -73,15 +73,19 @@ pub(crate) fn propose(
     let Some(message) = cleared else {
         return decided;
     };
-    let steps = json!([{ "label": "proposals", "outcome": "ok", "note": message }]);
+    let steps = [Cleared {
+        label: "proposals",
+        outcome: "ok",
+        note: &message,
+    }];
     match decided {
-        Ok(mut envelope) => {
-            envelope.steps = Some(steps);
-            envelope.advisories.push(message);
-            Ok(envelope)
+        Ok(reply) => {
+            let mut reply = reply.with_steps(steps);
+            reply.advisories.push(message);
+            Ok(reply)
         }
-        Err(mut refused) => {
-            refused.steps = Some(steps);
+        Err(refused) => {
+            let mut refused = refused.with_steps(steps);
             refused.advisories.push(message);
             Err(refused)
         }
@@ -94,6 +98,26 @@ fn clear_orphans(repo: &Repo, trunk: &str) -> Result<Option<String>, Refused> {
     let failed = |e: LiveError| refusal(&NotProposed::OrphansUncleared(e));
     let live = super::live(repo, trunk).map_err(failed)?;
     live.clear_orphans(repo).map_err(|e| failed(e.into()))
+}
+
+/// The step that says what clearing the proposals of a landed batch did.
+#[derive(Serialize)]
+struct Cleared<'a> {
+    label: &'static str,
+    outcome: &'static str,
+    note: &'a str,
+}
+
+/// `data` of a dry run: the batch as it would be proposed.
+#[derive(Serialize)]
+struct Preview<'a> {
+    proposal_batch: PreviewBatch<'a>,
+}
+
+#[derive(Serialize)]
+struct PreviewBatch<'a> {
+    status: &'static str,
+    proposals: &'a [ProposalRequest],
 }
 
 /// One batch being decided.
@@ -232,7 +256,12 @@ fn new_batch(
     }
     if *dry_run {
         let mut envelope = Reply::new(
-            json!({ "proposal_batch": { "status": "preview", "proposals": requests } }),
+            Preview {
+                proposal_batch: PreviewBatch {
+                    status: "preview",
+                    proposals: requests,
+                },
+            },
             Report {
                 state: format!(
                     "Dry run: {} proposal(s) validated; nothing was measured or written.",

@@ -218,7 +218,11 @@ fn commit_withdrawal(
 
 fn nothing(branch: &str) -> Reply {
     Reply::new(
-        serde_json::json!({ "withdrawn": [], "reverted": [] }),
+        Withdrawn {
+            withdrawn: Vec::new(),
+            reverted: &[],
+            commit: None,
+        },
         Report {
             state: format!("{branch} has no proposal to withdraw."),
             sections: Vec::new(),

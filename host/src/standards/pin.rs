@@ -1,7 +1,6 @@
 //! `discern standards --pin [NAMES]`: tighten limits to measured gains in one config-only commit.
 
 use serde::Serialize;
-use serde_json::json;
 
 use super::{VERB, select};
 use crate::commit::{self, CommitError, ConfigCommit};
@@ -428,10 +427,16 @@ impl NotPinned {
     }
 }
 
+/// `plan` of `--pin --dry-run`: the pins a real run would commit.
+#[derive(Serialize)]
+struct PinPlan<'a> {
+    pin: &'a [Pinned],
+}
+
 /// What `--pin --dry-run` shows: the pins a real run would commit, as a plan.
 fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>) -> Reply {
     let lines = pins.iter().map(Pinned::line).collect();
-    let mut envelope = Reply::new(
+    let envelope = Reply::new(
         PinData::of(measured),
         Report {
             state: format!(
@@ -447,8 +452,8 @@ fn dry_run_result(measured: &Measured, pins: &[Pinned], pending: Option<String>)
             }],
         },
     );
+    let mut envelope = envelope.with_plan(PinPlan { pin: pins });
     envelope.dry_run = Some(true);
-    envelope.plan = Some(json!({ "pin": pins }));
     envelope.advisories.extend(pending);
     envelope.hints.push(
         Hint::next_step(HintId::StandardsMeasure, "Commit these limits")

@@ -56,6 +56,17 @@ impl StatusRequest {
     }
 }
 
+/// `data` of a status that cannot observe (its config is invalid): the projection only.
+#[derive(serde::Serialize)]
+struct Unobserved {
+    projection: Projection,
+}
+
+#[derive(serde::Serialize)]
+struct Projection {
+    mode: &'static str,
+}
+
 /// `discern status`: the projected envelope every surface shows.
 pub fn status(ws: &Workspace, request: &StatusRequest) -> Result<Reply, Refused> {
     request.validate()?;
@@ -64,7 +75,11 @@ pub fn status(ws: &Workspace, request: &StatusRequest) -> Result<Reply, Refused>
     let data = match observe::observe(ws, with_fleet) {
         Ok(data) => data,
         Err(e) => {
-            let orientation = serde_json::json!({ "projection": { "mode": "orientation" } });
+            let orientation = Unobserved {
+                projection: Projection {
+                    mode: "orientation",
+                },
+            };
             return Err(crate::preflight::config_refusal(&e).with_data(orientation));
         }
     };

@@ -4,7 +4,7 @@
 //! elicitation, bound to HEAD and the items and checked again after the answer. Tokens the
 //! caller passes never approve.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::{AcceptRequest, Landing, refuse};
 use crate::approval::{self, Channel, Granted, Subject};
@@ -156,6 +156,14 @@ fn asked(
 /// them on the CLI, so it cannot say "below").
 const AWAITING: &str = "Awaiting the owner's exact approval";
 
+/// `data` of the refusal that awaits the owner: the policy and the items to approve.
+#[derive(Serialize)]
+struct Awaiting<'a> {
+    approval: &'static str,
+    standard_approvals_required: &'a [crate::proposals::ApprovalItem],
+    protected_changes: &'a [crate::protected::ProtectedChange],
+}
+
 /// The refusal that lists what awaits the owner's approval, and how the owner gives it.
 fn awaiting_approval(
     ws: &Workspace,
@@ -181,7 +189,7 @@ fn awaiting_approval(
             "the owner approves with `discern approve --effort {effort}` on their terminal, or answers `discern accept` there"
         ),
     };
-    let mut e = refuse(
+    let e = refuse(
         ErrorSlug::AwaitingStandardApproval,
         format!(
             "{} change(s) need the owner's exact approval ({}).",
@@ -192,11 +200,11 @@ fn awaiting_approval(
         &format!("Show the owner each item under \"{AWAITING}\"; {how}"),
     )
     .with_next(Action::new("accept").flag("confirmed"));
-    e.data = Some(json!({
-        "approval": policy.approval.as_str(),
-        "standard_approvals_required": required.proposals,
-        "protected_changes": required.protected,
-    }));
+    let mut e = e.with_data(Awaiting {
+        approval: policy.approval.as_str(),
+        standard_approvals_required: &required.proposals,
+        protected_changes: &required.protected,
+    });
     e.sections = vec![Section {
         table: None,
         title: AWAITING.to_owned(),

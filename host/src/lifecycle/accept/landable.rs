@@ -233,6 +233,13 @@ fn land(id: &str) -> String {
     command_line(&Action::new("accept").arg("effort", id).flag("confirmed"))
 }
 
+/// `data` of the refusal from a checkout with the trunk out: the efforts ready to land.
+#[derive(serde::Serialize)]
+struct ReadyToLand<'a> {
+    ready_to_land: &'a [String],
+    commands: &'a [String],
+}
+
 /// From a checkout with the trunk out: the efforts ready to land, each with its exact command.
 fn owners_route(ws: &Workspace) -> Refused {
     let mut envelope = refusal(&NotLandable::MainCheckout);
@@ -271,7 +278,10 @@ fn owners_route(ws: &Workspace) -> Refused {
         ),
     };
     envelope.message = message;
-    envelope.data = Some(serde_json::json!({ "ready_to_land": ready, "commands": commands }));
+    let mut envelope = envelope.with_data(ReadyToLand {
+        ready_to_land: &ready,
+        commands: &commands,
+    });
     // The next step with the real effort ids, never a placeholder.
     let hint = match ready.as_slice() {
         [] => format!(

@@ -67,7 +67,11 @@ pub(super) fn already(ws: &Workspace, name: &str) -> Option<Reply> {
     let (at, branch) = landing::landed_by_note(&ws.repo, tip, &branches).ok()??;
     let landed = at.to_string();
     Some(Reply::new(
-        serde_json::json!({ "already_landed": landed, "branch": branch, "trunk": trunk }),
+        AlreadyLanded {
+            already_landed: &landed,
+            branch: &branch,
+            trunk: &trunk,
+        },
         Report {
             state: format!(
                 "{branch} already landed on {trunk} at {}; there is nothing to accept.",
@@ -78,12 +82,30 @@ pub(super) fn already(ws: &Workspace, name: &str) -> Option<Reply> {
     ))
 }
 
+/// `data` of an effort that landed before this `accept`.
+#[derive(Serialize)]
+struct AlreadyLanded<'a> {
+    already_landed: &'a str,
+    branch: &'a str,
+    trunk: &'a str,
+}
+
+/// `data` of a landing an earlier `accept` began and this one finished.
+#[derive(Serialize)]
+struct FinishedInterrupted<'a> {
+    landed: &'a str,
+    finished_interrupted: bool,
+}
+
 /// This effort's landing, begun by an earlier `accept` a crash cut short after the trunk moved,
 /// and now finished: the result is that landing's.
 pub(super) fn finished_before(own: &landing::Recovered, main: Option<std::path::PathBuf>) -> Moved {
     let landed = own.landed.map(|c| c.to_string()).unwrap_or_default();
     let mut envelope = Reply::new(
-        serde_json::json!({ "landed": landed, "finished_interrupted": true }),
+        FinishedInterrupted {
+            landed: &landed,
+            finished_interrupted: true,
+        },
         Report {
             state: format!(
                 "{} already landed at {}: {}",

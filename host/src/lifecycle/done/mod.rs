@@ -3,7 +3,6 @@
 //! marker for that commit and the Proof line.
 
 use serde::Serialize;
-use serde_json::json;
 
 use super::steps::{self, Step};
 use crate::config::{Config, Stage};
@@ -342,6 +341,12 @@ fn current_proof(proof: &Proof) -> Reply {
 }
 
 /// `--dry-run`: the steps the gate would run; nothing runs or is written.
+/// `plan` of a dry run: the gate's steps in order.
+#[derive(serde::Serialize)]
+struct DonePlan {
+    steps: Vec<String>,
+}
+
 fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Reply {
     let config = subject.config.as_ref();
     // The Standards that need no job are measured before any job runs; those that do, after.
@@ -369,7 +374,7 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Reply {
         .chain(jobs)
         .chain(standards(true))
         .collect();
-    let mut envelope = Reply::new(
+    let envelope = Reply::new(
         DoneData::default(),
         Report {
             state: format!(
@@ -384,13 +389,13 @@ fn dry_run(repo: &crate::git::Repo, subject: &Subject) -> Reply {
             }],
         },
     );
-    envelope.dry_run = Some(true);
-    let all: Vec<String> = ["merge", "standards-limits"]
+    let steps: Vec<String> = ["merge", "standards-limits"]
         .into_iter()
         .map(String::from)
         .chain(plan)
         .collect();
-    envelope.plan = Some(json!({ "steps": all }));
+    let mut envelope = envelope.with_plan(DonePlan { steps });
+    envelope.dry_run = Some(true);
     envelope
         .advisories
         .extend(preflight::pending_transaction(repo));

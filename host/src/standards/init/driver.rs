@@ -4,6 +4,13 @@ use super::NotWritten;
 use crate::result::{ErrorSlug, Hint, HintId, Refused, Reply, Report, Section};
 use crate::workspace::Workspace;
 
+/// `data` of `init --merge-driver`: the driver's command and what was changed.
+#[derive(serde::Serialize)]
+struct DriverData<'a> {
+    merge_driver: &'a str,
+    changed: Vec<String>,
+}
+
 /// The merge driver for `discern.toml`: the `.gitattributes` line (to commit, so every clone
 /// asks for it) and this clone's `merge.discern.*` config (each clone runs it once), naming
 /// what changed.
@@ -61,7 +68,12 @@ pub(super) fn install_driver(ws: &Workspace) -> Result<Reply, Refused> {
         }
         changed.push(format!("this clone's git config: {key} = {value}"));
     }
-    Ok(Reply::new(serde_json::json!({ "merge_driver": driver, "changed": changed }),
+    let data = DriverData {
+        merge_driver: &driver,
+        changed: changed.clone(),
+    };
+    Ok(Reply::new(
+        data,
         Report {
             state: "discern's merge driver is installed: git merges discern.toml by meaning in this clone (forges run no driver: use `discern resolve` there).".to_owned(),
             sections: vec![Section {

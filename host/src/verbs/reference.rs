@@ -45,6 +45,14 @@ pub fn markdown() -> String {
         let command = entry.command();
         page.push_str(&section(&command, &format!("discern {}", info.name), 2));
         page.push_str(&facts(info));
+        // A flag that asks for more than the row (`standards --pin` commits limits).
+        for mode in entry.modes() {
+            if let Some(flag) = mode.name.strip_prefix(&format!("{} ", info.name))
+                && flag.starts_with("--")
+            {
+                let _ = writeln!(page, "- Writes with `{flag}`: {}.", writes(mode));
+            }
+        }
         for sub in command.get_subcommands() {
             let path = format!("discern {} {}", info.name, sub.get_name());
             page.push_str(&section(sub, &path, 3));
@@ -130,11 +138,16 @@ fn facts(info: &Info) -> String {
         Some(tool) => format!("`{tool}` — {}", info.tool_description),
         None => "none (CLI only)".to_owned(),
     };
+    format!("\n- MCP tool: {tool}\n- Writes: {}.\n", writes(info))
+}
+
+/// Whether and where a row writes: never, in any checkout, or only as clean as it declares.
+fn writes(info: &Info) -> String {
     let moves = match info.annotations.destructive {
         true => ", and can move or remove what exists",
         false => "",
     };
-    let writes = match (info.annotations.read_only, info.cleanliness) {
+    match (info.annotations.read_only, info.cleanliness) {
         (true, _) => "no".to_owned(),
         (false, Cleanliness::Any) => format!("yes{moves}; in any checkout"),
         (false, Cleanliness::TrackedFiles) => {
@@ -143,8 +156,7 @@ fn facts(info: &Info) -> String {
         (false, Cleanliness::Full) => format!(
             "yes{moves}; only on a clean checkout (no change, no untracked file that is not ignored)"
         ),
-    };
-    format!("\n- MCP tool: {tool}\n- Writes: {writes}.\n")
+    }
 }
 
 /// The usage line clap prints, under the command's full name.

@@ -126,9 +126,18 @@ impl Verb for Withdraw {
     }
 }
 
-/// The modes' rows, for the reference page (the subcommands' facts); the MCP tool list is
-/// the table's rows only, so `discern_standards` is listed once.
-pub(super) const MODES: &[&Info] = &[&PROPOSE, &WITHDRAW];
+/// `standards --pin`: a measurement that commits the gains, so it needs the clean tree a
+/// limit commit describes (`MeasureRequest::preflight` asks for it).
+const PIN: Info = Info {
+    name: "standards --pin",
+    cleanliness: standards::CLEANLINESS,
+    journal: true,
+    ..STANDARDS
+};
+
+/// The modes' rows, for the reference page (the subcommands' and `--pin`'s facts); the MCP
+/// tool list is the table's rows only, so `discern_standards` is listed once.
+pub(super) const MODES: &[&Info] = &[&PIN, &PROPOSE, &WITHDRAW];
 
 /// `standards propose`'s CLI arguments: the scalar pair or a JSON batch.
 #[derive(Debug, clap::Args)]

@@ -37,12 +37,20 @@ pub(crate) struct DoctorRequest {
     pub quick: bool,
 }
 
+/// `data` of a rehearsed gate, with the checks.
 #[derive(Debug, serde::Serialize)]
-struct DoctorData {
+struct DoctorData<'a> {
     passed: bool,
     duration_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     failed_step: Option<String>,
+    checks: &'a [Check],
+}
+
+/// `data` of a doctor whose gate was not rehearsed (`--quick`, or refused before it ran).
+#[derive(Debug, serde::Serialize)]
+struct ChecksOnly<'a> {
+    checks: &'a [Check],
 }
 
 fn refuse(slug: ErrorSlug, message: String, hint: &str) -> Refused {
@@ -61,13 +69,13 @@ pub(crate) fn doctor(
     let checks = checkup::checks(ws, tools);
     let result = match request.quick {
         true => Ok(Reply::new(
-            serde_json::json!({}),
+            ChecksOnly { checks: &checks },
             Report {
                 state: "The checks ran; the gate was not rehearsed (--quick).".to_owned(),
                 sections: Vec::new(),
             },
         )),
-        false => rehearse(ws, runtime, progress),
+        false => rehearse(ws, runtime, &checks, progress),
     };
     with_checks(result, &checks)
 }
@@ -100,24 +108,19 @@ fn with_checks(result: Result<Reply, Refused>, checks: &[Check]) -> Result<Reply
         lines: checks.iter().map(checkup::line).collect(),
     };
     match result {
+        // The reply's data holds the checks already (`DoctorData`, `ChecksOnly`).
         Ok(mut envelope) => {
             envelope.report.sections.insert(0, section);
-            add_checks(&mut envelope.data, checks);
             Ok(envelope)
         }
+        // A refusal before the gate was rehearsed carries the checks alone.
         Err(mut refused) => {
             refused.sections.insert(0, section);
-            add_checks(&mut refused.data, checks);
-            Err(refused)
+            match refused.data.is_some() {
+                true => Err(refused),
+                false => Err(refused.with_data(ChecksOnly { checks })),
+            }
         }
-    }
-}
-
-/// `data.checks`.
-fn add_checks(data: &mut Option<serde_json::Value>, checks: &[Check]) {
-    let data = data.get_or_insert_with(|| serde_json::json!({}));
-    if let Some(map) = data.as_object_mut() {
-        map.insert("checks".to_owned(), serde_json::json!(checks));
     }
 }
 
@@ -125,6 +128,7 @@ fn add_checks(data: &mut Option<serde_json::Value>, checks: &[Check]) {
 fn rehearse(
     ws: &Workspace,
     runtime: &Runtime,
+    checks: &[Check],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Reply, Refused> {
     let repo = &ws.repo;
@@ -174,7 +178,12 @@ fn rehearse(
     let uncommitted = repo
         .git(&["status", "--porcelain", "--", crate::config::FILE])
         .map_or(true, |s| !s.is_empty());
-    match reply(checked, started.elapsed().as_secs_f64(), uncommitted) {
+    match reply(
+        checked,
+        started.elapsed().as_secs_f64(),
+        uncommitted,
+        checks,
+    ) {
         Ok(mut envelope) => {
             envelope.advisories.extend(advisories);
             Ok(envelope)
@@ -421,12 +430,18 @@ fn standards(
     checked.steps.push(step);
 }
 
-fn reply(checked: Checked, duration_s: f64, uncommitted: bool) -> Result<Reply, Refused> {
-    let data = crate::result::to_data(&DoctorData {
+fn reply(
+    checked: Checked,
+    duration_s: f64,
+    uncommitted: bool,
+    checks: &[Check],
+) -> Result<Reply, Refused> {
+    let data = DoctorData {
         passed: checked.failed.is_none(),
         duration_s: (duration_s * 10.0).round() / 10.0,
         failed_step: checked.failed.clone(),
-    })?;
+        checks,
+    };
     let section = Section {
         table: None,
         title: "Steps".to_owned(),

@@ -114,7 +114,6 @@ pub(crate) fn start(
             brief: request.brief.as_deref(),
         },
     };
-    let data = crate::result::to_data(&data)?;
     if request.dry_run {
         let state = format!(
             "Dry run: would create {} on branch {} from {}.",
@@ -134,7 +133,14 @@ pub(crate) fn start(
     }
     let (lock, worktree) = create(&ws.repo, request, &plan, &ws.settings.faults)?;
     let provisioned = provisioned(ws, &plan, (&worktree, lock.as_ref()), progress);
-    Ok(started(&ws.repo, plan, data, provisioned))
+    Ok(started(&ws.repo, &plan, data, provisioned))
+}
+
+/// What provisioning the new effort answered, and how its setup ended (`None` when the new
+/// worktree could not be provisioned at all).
+struct Provisioning {
+    reply: Result<Reply, Refused>,
+    setup: Option<setup::SetupData>,
 }
 
 /// The new effort provisioned as its own `[worktree]` says: nothing to do without the table;
@@ -144,7 +150,11 @@ fn provisioned(
     plan: &Plan,
     (worktree, lock): (&WorktreeSettings, Option<&SetupLock>),
     progress: &(dyn Fn(&str) + Sync),
-) -> Option<Result<Reply, Refused>> {
+) -> Option<Provisioning> {
+    let unprovisioned = |failure: &provision::Failure| Provisioning {
+        reply: Err(setup::failed(VERB, &plan.path, failure)),
+        setup: None,
+    };
     if worktree.is_empty() {
         return None;
     }
@@ -153,12 +163,7 @@ fn provisioned(
         Ok(effort) => effort,
         Err(e) => {
             let failure = provision::env_failure(&format!("the new worktree cannot be read: {e}"));
-            return Some(Err(setup::failed(
-                VERB,
-                &plan.path,
-                &failure,
-                serde_json::Value::Null,
-            )));
+            return Some(unprovisioned(&failure));
         }
     };
     // Without setup steps there is no record and no lock: env files and ensure only.
@@ -172,17 +177,24 @@ fn provisioned(
             }
             Err(e) => {
                 let failure = provision::env_failure(&e.to_string());
-                return Some(Err(setup::failed(
-                    VERB,
-                    &plan.path,
-                    &failure,
-                    serde_json::Value::Null,
-                )));
+                return Some(unprovisioned(&failure));
             }
         },
     };
     let done = setup::provision(ws.repo.root(), &effort, worktree, lock, progress);
-    Some(setup::reply(VERB, &plan.path, worktree, &done))
+    Some(Provisioning {
+        reply: setup::reply(VERB, &plan.path, worktree, &done),
+        setup: Some(setup::SetupData::of(worktree, &done)),
+    })
+}
+
+/// `data` of a started effort: the effort, and how its provisioning ended.
+#[derive(Debug, serde::Serialize)]
+struct Started<'a> {
+    #[serde(flatten)]
+    effort: StartData<'a>,
+    #[serde(flatten)]
+    setup: Option<setup::SetupData>,
 }
 
 /// `data` of a `start` result: the effort, where it forked from, its task.
@@ -404,9 +416,9 @@ fn lower_first(text: &str) -> String {
 /// The result of a started effort; the caller works in it from now on.
 fn started(
     repo: &Repo,
-    plan: Plan,
-    data: serde_json::Value,
-    provisioned: Option<Result<Reply, Refused>>,
+    plan: &Plan,
+    effort: StartData,
+    provisioned: Option<Provisioning>,
 ) -> Moved {
     let Plan {
         id,
@@ -415,18 +427,23 @@ fn started(
         from_ref,
         from_commit,
     } = plan;
+    let (provisioned, setup) = match provisioned {
+        Some(Provisioning { reply, setup }) => (Some(reply), setup),
+        None => (None, None),
+    };
+    let data = Started { effort, setup };
     let provisioned = match provisioned {
         Some(Err(failed)) => {
             return Moved {
-                reply: Err(provision_failed(&id, failed, data)),
-                root: Some(path),
+                reply: Err(provision_failed(id, failed, &data)),
+                root: Some(path.clone()),
             };
         }
         Some(Ok(provisioned)) => Some(provisioned),
         None => None,
     };
     let mut envelope = Reply::new(
-        data,
+        &data,
         Report {
             state: format!(
                 "Started effort {id}: {} on branch {branch}, forked from {from_ref} at {}.",
@@ -463,31 +480,21 @@ fn started(
     }
     Moved {
         reply: Ok(envelope),
-        root: Some(path),
+        root: Some(path.clone()),
     }
 }
 
 /// `start`'s refusal when provisioning failed: the effort exists (its data says where), and the
 /// step's refusal says what failed and how to run it again.
-fn provision_failed(id: &str, mut failed: Refused, data: serde_json::Value) -> Refused {
-    let mut data = data;
-    if let (Some(all), Some(serde_json::Value::Object(extra))) =
-        (data.as_object_mut(), failed.data.take())
-    {
-        all.extend(extra);
-    }
-    failed.data = Some(data);
+fn provision_failed(id: &str, failed: Refused, data: &Started) -> Refused {
+    let mut failed = failed.with_data(data);
     failed.message = format!("Started effort {id}, but {}", lower_first(&failed.message));
     failed
 }
 
-/// The steps, advisories and data of a provisioning that passed, added to `start`'s result.
+/// The steps and advisories of a provisioning that passed, added to `start`'s result (its
+/// data is in `Started`).
 fn with_provisioning(envelope: &mut Reply, provisioned: Reply) {
-    if let (Some(serde_json::Value::Object(all)), Some(serde_json::Value::Object(extra))) =
-        (envelope.data.as_mut(), provisioned.data)
-    {
-        all.extend(extra);
-    }
     envelope.steps = provisioned.steps;
     envelope.report.sections.extend(provisioned.report.sections);
     envelope.advisories.extend(provisioned.advisories);

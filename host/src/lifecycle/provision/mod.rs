@@ -114,8 +114,9 @@ pub(crate) fn ensured(
     );
     let steps = (!steps.is_empty()).then_some(serde_json::Value::Array(steps));
     if let Some(failure) = ran.failure {
-        let data = envelope.data.take().unwrap_or(serde_json::Value::Null);
-        let mut failed = reply::failed(verb, repo.root(), &failure, data);
+        // The verb's own reply so far becomes its refusal: the same data, the steps with this one.
+        let mut failed = reply::failed(verb, repo.root(), &failure);
+        failed.data = Some(envelope.data.take().unwrap_or(serde_json::Value::Null));
         failed.advisories = envelope.advisories;
         failed.steps = steps;
         return Err(failed);

@@ -12,14 +12,30 @@ use crate::result::{Action, ErrorSlug, Hint, HintId, Refused, Reply, Report, Sec
 use crate::setup_record as marker;
 
 /// `data` of `setup` (and of `start`'s provisioning): the effort's port and how setup ended.
-#[derive(Debug, serde::Serialize)]
-pub(crate) struct SetupData<'a> {
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct SetupData {
     /// `done`, `failed`, or `none` (no setup steps configured).
-    pub setup: &'a str,
+    pub setup: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub env_files: &'a [String],
+    pub env_files: Vec<String>,
+}
+
+impl SetupData {
+    /// How `provisioned` ended, under `settings`.
+    pub(crate) fn of(settings: &WorktreeSettings, provisioned: &Provisioned) -> Self {
+        let setup = match (&provisioned.ran.failure, settings.setup.is_empty()) {
+            (Some(_), _) => "failed",
+            (None, true) => "none",
+            (None, false) => "done",
+        };
+        Self {
+            setup,
+            port: provisioned.port,
+            env_files: provisioned.env_files.clone(),
+        }
+    }
 }
 
 /// What provisioning an effort did: the env files copied and advisories, and the steps.
@@ -78,18 +94,9 @@ pub(crate) fn reply(
     provisioned: &Provisioned,
 ) -> Result<Reply, Refused> {
     let ran = &provisioned.ran;
-    let state = match (&ran.failure, settings.setup.is_empty()) {
-        (Some(_), _) => "failed",
-        (None, true) => "none",
-        (None, false) => "done",
-    };
-    let data = crate::result::to_data(&SetupData {
-        setup: state,
-        port: provisioned.port,
-        env_files: &provisioned.env_files,
-    })?;
+    let data = SetupData::of(settings, provisioned);
     if let Some(failure) = &ran.failure {
-        let mut refused = failed(verb, worktree, failure, data);
+        let mut refused = failed(verb, worktree, failure).with_data(&data);
         if !ran.steps.is_empty() {
             refused = refused.with_steps(&ran.steps);
             refused.sections.push(step_lines(&ran.steps));
@@ -120,12 +127,7 @@ pub(crate) fn reply(
 
 /// The refusal for a failed setup or ensure step: what failed, that the effort is kept, and
 /// the command that runs it again.
-pub(crate) fn failed(
-    verb: &str,
-    worktree: &Path,
-    failure: &Failure,
-    data: serde_json::Value,
-) -> Refused {
+pub(crate) fn failed(verb: &str, worktree: &Path, failure: &Failure) -> Refused {
     let kept = match failure.kind {
         Kind::Setup => " The effort is kept, marked setup failed (`discern status` shows it).",
         Kind::Ensure => "",
@@ -151,7 +153,6 @@ pub(crate) fn failed(
         )
         .with_action(Action::new(retry)),
     );
-    envelope.data = Some(data);
     envelope.diagnostics.push(failure.diagnostic.clone());
     envelope
 }

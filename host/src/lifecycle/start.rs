@@ -94,13 +94,15 @@ pub(crate) fn worktree_root(main: &Path) -> PathBuf {
 }
 
 /// `start`, once the table's preflight has finished the landings a crash interrupted (from the
-/// main checkout too, before forking; never on a dry run).
+/// main checkout too, before forking; never on a dry run) and loaded this checkout's `config`
+/// (which names the trunk and the branch prefix).
 pub(crate) fn start(
     ws: &Workspace,
+    config: Option<&Config>,
     request: &StartRequest,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Moved, Refused> {
-    let plan = plan(ws, request)?;
+    let plan = plan(ws, config, request)?;
     let data = StartData {
         id: &plan.id,
         branch: &plan.branch,
@@ -231,7 +233,7 @@ struct Plan {
 
 /// Where the new effort goes and what it forks from, refused when it cannot be created: not
 /// the main checkout, a bad title or brief, an unknown `--from`, a taken or bad name.
-fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Refused> {
+fn plan(ws: &Workspace, config: Option<&Config>, request: &StartRequest) -> Result<Plan, Refused> {
     let repo = &ws.repo;
     let refused = |slug, message: String, hint: &str| refuse(slug, message, hint);
     if !repo.is_main_checkout() {
@@ -245,13 +247,10 @@ fn plan(ws: &Workspace, request: &StartRequest) -> Result<Plan, Refused> {
         )
         .with_next(Action::new("start")));
     }
-    let config = Config::load(repo.root()).map_err(|e| crate::preflight::config_refusal(&e))?;
-    let trunk = ws.trunk(config.as_ref());
-    let prefix = config
-        .as_ref()
-        .map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
-            c.branch_prefix.clone()
-        });
+    let trunk = ws.trunk(config);
+    let prefix = config.map_or(DEFAULT_BRANCH_PREFIX.to_owned(), |c| {
+        c.branch_prefix.clone()
+    });
     for (what, text, max) in [
         ("title", &request.title, task::MAX_TITLE),
         ("brief", &request.brief, task::MAX_BRIEF),

@@ -104,7 +104,10 @@ impl Verb for Start {
         }
     }
     fn preflight(&self, request: &StartRequest) -> Preflight {
-        Verb::info(self).preflight().dry_run(request.dry_run)
+        Verb::info(self)
+            .preflight()
+            .config()
+            .dry_run(request.dry_run)
     }
     fn run(
         &self,
@@ -112,7 +115,8 @@ impl Verb for Start {
         prepared: &Prepared,
         request: StartRequest,
     ) -> Result<Answer, Refused> {
-        let started = lifecycle::start::start(&prepared.ws, &request, ctx.progress)?;
+        let (ws, config) = (&prepared.ws, prepared.config());
+        let started = lifecycle::start::start(ws, config, &request, ctx.progress)?;
         Ok(Answer::from(started))
     }
 }

@@ -239,6 +239,28 @@ pub(crate) fn prepare(
     })
 }
 
+/// What a verb that committed itself (a merge, a pin) hands the step it runs next, without a
+/// second preflight: the workspace as it is now with the `config` the verb reloaded explicitly
+/// (its commit rewrote the file), nothing to recover (its own transaction finished), no journal,
+/// and the cleanliness `level` observed again fail closed.
+pub(crate) fn after_commit(
+    ws: Workspace,
+    config: Option<Config>,
+    level: Cleanliness,
+) -> Result<Prepared, Refused> {
+    let dirty = dirty_paths(&ws.repo, level)
+        .map_err(|e| cannot_tell(ws.repo.root(), &CleanError::CannotTell(e)))?;
+    Ok(Prepared {
+        config,
+        journal: Journaling(None),
+        ws,
+        recovered: None,
+        advisories: Vec::new(),
+        level,
+        dirty: Some(dirty),
+    })
+}
+
 /// Why a checkout does not meet the cleanliness a verb needs.
 #[derive(Debug, thiserror::Error)]
 pub enum CleanError {

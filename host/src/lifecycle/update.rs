@@ -6,7 +6,7 @@ use gix::ObjectId;
 use crate::config::Config;
 use crate::git;
 use crate::git::{Repo, short};
-use crate::preflight::{self, Cleanliness, Preflight, Prepared};
+use crate::preflight::{self, Cleanliness, Prepared};
 use crate::result::spelled::spell;
 use crate::result::{Action, ErrorSlug, Hint, HintId, Refusal, Refused, Reply, Report, Section};
 use crate::runtime::Runtime;
@@ -269,11 +269,20 @@ fn merged_trunk(
         mut envelope,
         settled,
     } = merge.run(repo, &ws.settings.faults)?;
+    // The merge rewrote discern.toml: reloaded once, explicitly; a merged config that does not
+    // load is refused (the merge stands, and the refusal carries its reply).
+    let merged = match Config::load(repo.root()) {
+        Ok(merged) => merged,
+        Err(e) => return Err(unreadable_merged(&e).carrying(envelope)),
+    };
+    let Some(merged) = merged else {
+        return Ok(envelope);
+    };
     // Limits settled by meaning: the two sides' work together is measured against them.
     if settled {
-        envelope.advisories.extend(breaches(ws, runtime));
+        envelope.advisories.extend(breaches(ws, runtime, &merged));
     }
-    if let Some((advisory, next)) = renewed(ws, runtime) {
+    if let Some((advisory, next)) = renewed(ws, runtime, merged) {
         envelope.advisories.push(advisory);
         if let Some(next) = next {
             envelope.hints = vec![next];
@@ -286,12 +295,7 @@ fn merged_trunk(
 /// exactly as repeating the batch would (same names and reasons, the same measured values),
 /// so `done`, `status` and the hints agree on one next step. When one cannot be renewed, that
 /// refusal and its step are the next step.
-fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> {
-    // The merge rewrote the file: read again, and an unreadable merged config is said.
-    let config = match Config::load(ws.repo.root()) {
-        Ok(config) => config?,
-        Err(e) => return Some((unreadable_merged(&e, "no proposal was renewed"), None)),
-    };
+fn renewed(ws: &Workspace, runtime: &Runtime, config: Config) -> Option<(String, Option<Hint>)> {
     let trunk = ws.trunk(Some(&config));
     let records = crate::proposals::live(&ws.repo, &trunk).ok()?.records;
     let stale = records
@@ -311,10 +315,10 @@ fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> 
             .collect(),
         dry_run: false,
     };
-    // Prepared as the table prepares a proposal, but with nothing to recover: this update
-    // recovered first, and its merge is settled.
-    let preflight = Preflight::of(false, crate::standards::CLEANLINESS).config();
-    let result = preflight::prepare(crate::proposals::VERB, ws.clone(), preflight)
+    // With the merged config this update reloaded, and nothing to recover: this update
+    // recovered first, and its merge is settled (no second preflight).
+    let level = crate::standards::CLEANLINESS;
+    let result = preflight::after_commit(ws.clone(), Some(config), level)
         .and_then(|prepared| crate::proposals::propose(&prepared, runtime, &request, &|_| ()));
     let names = names.join(", ");
     let refused = match result {
@@ -332,35 +336,33 @@ fn renewed(ws: &Workspace, runtime: &Runtime) -> Option<(String, Option<Hint>)> 
     Some((advisory, refused.hints.first().cloned()))
 }
 
-/// What an update says when the merged `discern.toml` cannot be read (`skipped`: what it
-/// therefore did not do).
-fn unreadable_merged(e: &crate::config::ConfigError, skipped: &str) -> String {
-    format!(
-        "The merged {} cannot be read ({e}), so {skipped}; `discern standards --dry-run` names what is wrong.",
-        crate::config::FILE
-    )
+/// The refusal of an update whose merged `discern.toml` does not load: the merge is committed,
+/// and nothing that reads the config (the settled limits' measurement, renewing proposals) ran.
+fn unreadable_merged(e: &crate::config::ConfigError) -> Refused {
+    let mut refused = preflight::config_refusal(e);
+    refused.message = format!(
+        "The trunk is merged, but the merged {} does not load, so the merged tree was not measured and no proposal was renewed: {}",
+        crate::config::FILE,
+        refused.message
+    );
+    refused
 }
 
 /// The merged tree measured against the limits the merge settled: each it breaches, with the
 /// way out (a settled limit is no looser than either side, but the two sides' work together
 /// may read worse than either alone).
-fn breaches(ws: &Workspace, runtime: &Runtime) -> Vec<String> {
-    let config = match Config::load(ws.repo.root()) {
-        Ok(Some(config)) => config,
-        Ok(None) => return Vec::new(),
-        Err(e) => return vec![unreadable_merged(&e, "the merged tree was not measured")],
-    };
+fn breaches(ws: &Workspace, runtime: &Runtime, config: &Config) -> Vec<String> {
     let selected: Vec<_> = config
         .standards
         .iter()
         .filter(|s| s.needs.is_empty() && s.run.is_none())
         .collect();
-    let claims = crate::proposals::claims(ws, &config);
+    let claims = crate::proposals::claims(ws, config);
     let options = crate::measure::Options::default();
     let ctx = crate::measure::Context {
         ws,
         runtime,
-        config: &config,
+        config,
         selected: &selected,
         claims: &claims,
         progress: &|_| (),

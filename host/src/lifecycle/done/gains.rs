@@ -2,12 +2,11 @@
 //! pinned in one config-only commit (unless `[repository].pin_on_done = false` or proposals
 //! are live), and the gate proves that commit.
 
-use super::{Subject, VERB, subject};
+use super::{Subject, subject};
 use crate::config::{Config, StandardDef};
 use crate::git::short;
 use crate::lifecycle::steps::Step;
 use crate::measure;
-use crate::preflight::Preflight;
 use crate::proposals;
 use crate::result::{ErrorSlug, Hint, HintId, Refused};
 use crate::runtime::Runtime;
@@ -94,10 +93,10 @@ pub(super) fn stick(
             pins.join(", ")
         ),
     );
-    // The gate proves the pin's commit: prepared again (nothing to recover: the pin was made
-    // under its own transaction), at the same level.
-    let preflight = Preflight::of(false, subject_now.level).config();
-    let again = crate::preflight::prepare(VERB, ws.clone(), preflight)?;
+    // The gate proves the pin's commit: its config reloaded (the pin rewrote it; unreadable is
+    // refused) and its cleanliness observed again, at the same level.
+    let config = crate::preflight::load_config(ws)?;
+    let again = crate::preflight::after_commit(ws.clone(), config, subject_now.level)?;
     Ok((subject(&again)?, Some(step)))
 }
 

@@ -217,3 +217,37 @@ fn update_names_a_settled_limit_the_merged_tree_breaches() {
         "{json}"
     );
 }
+
+/// The merged `discern.toml` is read once more after `update` merges; one that does not load
+/// is refused (naming the file and what to do), never read as no config: the merge stands and
+/// the refusal carries its reply.
+#[test]
+fn update_refuses_a_merged_config_that_does_not_load() {
+    let fixture = Fixture::new(CONFIG);
+    let dir = fixture.path().to_owned();
+    let started = fixture.run(&["start", "--name", "broken", "--json"]).json();
+    let effort = std::path::PathBuf::from(started["data"]["path"].as_str().unwrap());
+    let broken = with(
+        "metric = \"matches\"",
+        "metric = \"matches\"\nlimit_typo = 3",
+    );
+    std::fs::write(dir.join("discern.toml"), broken).unwrap();
+    fixture.git_in(
+        &dir,
+        &["commit", "-q", "-am", "the trunk breaks its config"],
+    );
+    let json = fixture.run_in(&effort, &["update", "--json"], &[]).json();
+    assert_eq!(json["ok"], false, "{json}");
+    assert_eq!(json["error"], "invalid_config", "{json}");
+    let message = json["message"].as_str().unwrap();
+    assert!(
+        message.contains("The trunk is merged") && message.contains("does not load"),
+        "{json}"
+    );
+    assert!(
+        json["data"].is_object(),
+        "the merge's reply is carried: {json}"
+    );
+    let head = fixture.git_out(&effort, &["log", "-1", "--format=%P"]);
+    assert_eq!(head.split_whitespace().count(), 2, "the merge stands");
+}

@@ -34,9 +34,9 @@ pub(crate) struct Moved {
 }
 
 impl From<Reply> for Moved {
-    fn from(envelope: Reply) -> Self {
+    fn from(reply: Reply) -> Self {
         Self {
-            reply: Ok(envelope),
+            reply: Ok(reply),
             root: None,
         }
     }

@@ -79,7 +79,7 @@ impl AwaitRequest {
     }
 }
 
-/// What `await` returns: the envelope, and whether the condition was met (a CLI that was not
+/// What `await` returns: the reply, and whether the condition was met (a CLI that was not
 /// met exits 124 so that scripts can loop on it).
 pub(crate) struct Awaited {
     pub reply: Reply,

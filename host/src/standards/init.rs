@@ -425,7 +425,7 @@ fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
     file.sync_all()
 }
 
-/// The envelope of a written `discern.toml`.
+/// The reply of a written `discern.toml`.
 fn wrote(
     path: &Path,
     head: &str,

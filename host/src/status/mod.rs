@@ -67,7 +67,7 @@ struct Projection {
     mode: &'static str,
 }
 
-/// `discern status`: the projected envelope every surface shows.
+/// `discern status`: the projected reply every surface shows.
 pub fn status(ws: &Workspace, request: &StatusRequest) -> Result<Reply, Refused> {
     request.validate()?;
     let verbose = request.verbose;

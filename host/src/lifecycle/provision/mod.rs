@@ -90,8 +90,9 @@ pub(crate) fn ensure(
     )
 }
 
-/// `envelope` (a verb that passed) after `[worktree].ensure` ran in `repo`'s worktree: its
-/// steps added, or the verb failed with the step's output and the command that runs it again.
+/// `envelope`, the reply of a verb that passed, after `[worktree].ensure` ran in `repo`'s
+/// worktree: its steps added, or the verb failed with the step's output and the command that
+/// runs it again.
 pub(crate) fn ensured(
     verb: &str,
     mut envelope: crate::result::Reply,

@@ -390,3 +390,29 @@ fn only_the_table_makes_an_envelope() {
     assert!(makes_envelope("refused.into_envelope(VERB)"));
     assert!(!makes_envelope("fn finish(e: Envelope) -> Envelope {"));
 }
+
+/// The preflight runs once per call, from the table. The one exception is `accept --effort`,
+/// which prepares the named effort's checkout (only accept can find it; the caller's own
+/// preflight recovers nothing and loads no config); a verb that committed itself hands on
+/// with `preflight::after_commit`, which recovers nothing.
+#[test]
+fn only_the_table_runs_the_preflight() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut callers: Vec<String> = modules(&src)
+        .into_iter()
+        .filter(|(_, path)| !path.to_string_lossy().ends_with("tests.rs"))
+        .filter(|(_, path)| {
+            let text = std::fs::read_to_string(path).expect("a readable source file");
+            let code = code_only(&text);
+            let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+            code.contains("preflight::prepare(")
+        })
+        .map(|(m, _)| m.join("::"))
+        .collect();
+    callers.sort();
+    assert_eq!(
+        callers,
+        ["lifecycle::accept", "verbs"],
+        "who runs the preflight"
+    );
+}

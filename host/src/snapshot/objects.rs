@@ -8,7 +8,6 @@
 //! read from it takes the new one, at its next blob. The bytes are the same either way (blobs
 //! are named by id); a store that cannot be opened again is kept, which only holds more memory.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -20,22 +19,22 @@ const REMAP: u64 = 128 << 20;
 
 /// The store blobs are read from, and how much was inflated from it.
 pub(crate) struct Objects {
-    git_dir: PathBuf,
-    current: Mutex<gix::ThreadSafeRepository>,
+    /// The repository the snapshot was taken in: its store lives as long as the repository is
+    /// open, and with it every page it mapped, so blobs are read through a store of their own.
+    origin: gix::ThreadSafeRepository,
+    /// That store, opened when the first blob is read (a run that reuses every reading opens
+    /// none).
+    current: Mutex<Option<gix::ThreadSafeRepository>>,
     /// Bumped each time `current` is replaced: a handle of an older one takes the new one.
     generation: AtomicU64,
     inflated: AtomicU64,
 }
 
 impl Objects {
-    /// Blobs of `repo`, read through a store of their own: `repo`'s lives as long as the
-    /// repository is open, and with it every page it mapped.
     pub(super) fn new(repo: &gix::ThreadSafeRepository) -> Arc<Self> {
-        let git_dir = repo.git_dir().to_owned();
-        let own = open(&git_dir).unwrap_or_else(|| repo.clone());
         Arc::new(Self {
-            git_dir,
-            current: Mutex::new(own),
+            origin: repo.clone(),
+            current: Mutex::new(None),
             generation: AtomicU64::new(0),
             inflated: AtomicU64::new(0),
         })
@@ -53,13 +52,20 @@ impl Objects {
     }
 
     fn current(&self, cache: usize) -> (u64, gix::Repository) {
-        let current = self
+        let mut current = self
             .current
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut repo = current.to_thread_local();
+        let store =
+            current.get_or_insert_with(|| self.open().unwrap_or_else(|| self.origin.clone()));
+        let mut repo = store.to_thread_local();
         repo.object_cache_size_if_unset(cache);
         (self.generation.load(Ordering::Acquire), repo)
+    }
+
+    /// The repository opened again, with a store of its own.
+    fn open(&self) -> Option<gix::ThreadSafeRepository> {
+        gix::ThreadSafeRepository::open_opts(self.origin.git_dir(), super::open_options()).ok()
     }
 
     /// Count `bytes` inflated; past each [`REMAP`], open the store again.
@@ -68,20 +74,16 @@ impl Objects {
         if before / REMAP == (before + bytes) / REMAP {
             return;
         }
-        let Some(fresh) = open(&self.git_dir) else {
+        let Some(fresh) = self.open() else {
             return;
         };
         let mut current = self
             .current
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        *current = fresh;
+        *current = Some(fresh);
         self.generation.fetch_add(1, Ordering::AcqRel);
     }
-}
-
-fn open(git_dir: &std::path::Path) -> Option<gix::ThreadSafeRepository> {
-    gix::ThreadSafeRepository::open_opts(git_dir, super::open_options()).ok()
 }
 
 /// One thread's way into [`Objects`].

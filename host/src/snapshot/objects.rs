@@ -15,7 +15,7 @@ use gix::ObjectId;
 
 /// Inflated bytes after which the store is opened again: a few tens of megabytes of pack, the
 /// most a store holds mapped; opening one costs about a millisecond.
-const REMAP: u64 = 128 << 20;
+const REMAP: u64 = 64 << 20;
 
 /// The store blobs are read from, and how much was inflated from it.
 pub(crate) struct Objects {

@@ -7,7 +7,11 @@
 //! rows should agree.
 //!
 //! Run: `cargo bench -p discern --bench producer_host` (env `BENCH_FILES`, `BENCH_RUNS`;
-//! `BENCH_ONLY=together` for the pattern + line-count rows of issue 51 alone).
+//! `BENCH_ONLY=together` for the pattern + line-count rows of issue 51 alone;
+//! `BENCH_ONLY=memory` for the peak memory of a first run at several sizes, see [`memory`]).
+
+#[path = "producer_host/memory.rs"]
+mod memory;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +28,11 @@ fn main() {
     let files: usize = env_or("BENCH_FILES", 20_000);
     let runs: usize = env_or("BENCH_RUNS", 5);
     let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    // `BENCH_ONLY=memory`: peak memory of a first run at `BENCH_MEMORY_FILES` sizes.
+    if std::env::var("BENCH_ONLY").is_ok_and(|only| only == "memory") {
+        memory::print_peaks(&target);
+        return;
+    }
     let repo = target.join(format!("synthetic-{files}"));
     ensure_repo(&repo, files);
     // `BENCH_ONLY=findings`: the findings rows alone (e.g. under a profiler).

@@ -5,6 +5,7 @@
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
 mod nearby;
+mod objects;
 mod pathspec;
 mod prefetch;
 mod promisor;
@@ -83,6 +84,8 @@ pub enum ReadError {
 #[derive(Clone)]
 pub struct Snapshot {
     repo: gix::ThreadSafeRepository,
+    /// Where blobs are inflated from (`objects.rs`).
+    objects: Arc<objects::Objects>,
     commit: ObjectId,
     tree: ObjectId,
     worktree: bool,
@@ -192,6 +195,7 @@ impl Snapshot {
         let sizes = entries.iter().map(|_| OnceLock::new()).collect();
         skipped.sort_unstable();
         Ok(Self {
+            objects: objects::Objects::new(&repo),
             repo,
             commit,
             tree,
@@ -254,6 +258,7 @@ impl Snapshot {
             .collect();
         Snapshot {
             repo: self.repo.clone(),
+            objects: Arc::clone(&self.objects),
             commit: self.commit,
             tree: self.tree,
             worktree: self.worktree,
@@ -329,8 +334,8 @@ impl Snapshot {
     /// inflated once for all, at most `budget` bytes held (`shared.rs`). `expected[c]` are the
     /// entries (indices into `entries()`) execution `c` will read.
     pub(crate) fn shared_reads(&self, expected: Vec<Vec<usize>>, budget: u64) -> SharedReads {
-        let repo = (self.repo.clone(), self.tree);
-        SharedReads::new(repo, Arc::clone(&self.entries), expected, budget)
+        let objects = (Arc::clone(&self.objects), self.tree);
+        SharedReads::new(objects, Arc::clone(&self.entries), expected, budget)
     }
 
     /// This snapshot as `member` of a batch reads it: its blobs shared with the other members.

@@ -63,6 +63,7 @@ impl Snapshot {
         let sizes = entries.iter().map(|_| OnceLock::new()).collect();
         Some(Snapshot {
             repo: self.repo.clone(),
+            objects: std::sync::Arc::clone(&self.objects),
             commit,
             tree,
             worktree: false,

@@ -28,7 +28,7 @@ pub(super) struct Prefetch {
 }
 
 struct Shared {
-    repo: gix::ThreadSafeRepository,
+    objects: Arc<super::objects::Objects>,
     /// The planned blobs, in listing order, with their sizes.
     blobs: Vec<(ObjectId, u64)>,
     state: Mutex<State>,
@@ -55,7 +55,7 @@ impl Prefetch {
     /// A plan over `listed` (entry index, blob id, size), in the order the producer sees them.
     /// Empty blobs and submodules are left out by the caller.
     pub(super) fn new(
-        repo: gix::ThreadSafeRepository,
+        objects: Arc<super::objects::Objects>,
         listed: Vec<(usize, ObjectId, u64)>,
     ) -> Self {
         let positions = listed
@@ -66,7 +66,7 @@ impl Prefetch {
         let blobs = listed.into_iter().map(|(_, id, size)| (id, size)).collect();
         Self {
             shared: Arc::new(Shared {
-                repo,
+                objects,
                 blobs,
                 state: Mutex::new(State::default()),
                 changed: Condvar::new(),
@@ -168,15 +168,12 @@ impl Shared {
 
     /// One worker: claim the next position while there is room, inflate it, hand it over.
     fn work(&self) {
-        let mut repo = self.repo.to_thread_local();
-        repo.object_cache_size_if_unset(0);
+        let mut objects = self.objects.handle(0);
         while let Some((position, id)) = self.claim() {
             // A panic in the object database must not leave the reader waiting: the reader
             // then reads the blob itself, and meets the same problem in its own thread.
             let inflated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                repo.find_blob(id)
-                    .ok()
-                    .map(|blob| Arc::new(blob.detach().data))
+                objects.blob(id).ok().map(Arc::new)
             }))
             .ok()
             .flatten();

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use gix::ObjectId;
 
+use super::objects::{Handle, Objects};
 use super::shared::{Share, Take};
 use super::{Entry, EntryKind, Pathspec, PathspecError, ReadError, prefetch};
 
@@ -14,8 +15,8 @@ use super::{Entry, EntryKind, Pathspec, PathspecError, ReadError, prefetch};
 /// streaming a large file through `read-range` inflates it once, and inflates the files of
 /// the last listing ahead of the reads on other threads ([`prefetch`]).
 pub struct Reader {
-    repo: gix::Repository,
-    shared: gix::ThreadSafeRepository,
+    objects: Handle,
+    shared: Arc<Objects>,
     entries: Arc<[Entry]>,
     sizes: Arc<[OnceLock<u64>]>,
     verify: bool,
@@ -27,11 +28,9 @@ pub struct Reader {
 impl Reader {
     /// A reader of `snapshot` for this thread.
     pub(super) fn new(snapshot: &super::Snapshot) -> Self {
-        let mut repo = snapshot.repo.to_thread_local();
-        repo.object_cache_size_if_unset(4 << 20);
         Reader {
-            repo,
-            shared: snapshot.repo.clone(),
+            objects: snapshot.objects.handle(4 << 20),
+            shared: Arc::clone(&snapshot.objects),
             entries: Arc::clone(&snapshot.entries),
             sizes: Arc::clone(&snapshot.sizes),
             verify: snapshot.verify,
@@ -69,7 +68,8 @@ impl Reader {
             // A header can lie about the size as a rewritten object can about its content.
             _ if self.verify => self.read(&entry.path)?.1.len() as u64,
             _ => self
-                .repo
+                .objects
+                .repo()
                 .find_header(entry.id)
                 .map_err(|e| ReadError::Object {
                     path: entry.path.clone(),
@@ -114,7 +114,7 @@ impl Reader {
                 (entry.kind != EntryKind::Submodule && size > 0).then_some((index, entry.id, size))
             })
             .collect();
-        self.prefetch = Some(prefetch::Prefetch::new(self.shared.clone(), listed));
+        self.prefetch = Some(prefetch::Prefetch::new(Arc::clone(&self.shared), listed));
     }
 
     /// The whole content of `path`.
@@ -152,13 +152,13 @@ impl Reader {
     }
 
     /// Inflate the blob `id` at `path` on this thread.
-    fn inflate(&self, path: &str, id: ObjectId) -> Result<Arc<Vec<u8>>, ReadError> {
-        let blob = self.repo.find_blob(id).map_err(|e| ReadError::Object {
+    fn inflate(&mut self, path: &str, id: ObjectId) -> Result<Arc<Vec<u8>>, ReadError> {
+        let blob = self.objects.blob(id).map_err(|e| ReadError::Object {
             path: path.to_owned(),
             id,
             message: e.to_string(),
         })?;
-        Ok(Arc::new(blob.detach().data))
+        Ok(Arc::new(blob))
     }
 
     /// Like [`read`](Self::read), as an owned buffer: the blob is not kept for `read-range`,

@@ -21,6 +21,7 @@ use std::time::Duration;
 use gix::ObjectId;
 
 use super::Entry;
+use super::objects::Objects;
 use super::shared_state::{State, Step};
 
 /// The most bytes of inflated blobs a batch holds (each thread may go over by one blob).
@@ -66,7 +67,7 @@ pub(super) struct Ticket {
 }
 
 struct Inner {
-    repo: gix::ThreadSafeRepository,
+    objects: Arc<Objects>,
     tree: ObjectId,
     entries: Arc<[Entry]>,
     budget: u64,
@@ -81,14 +82,14 @@ impl SharedReads {
     /// Shared reads over the snapshot of `tree`: `expected[c]` are the entries (indices into
     /// `entries`) execution `c` will read. Submodules and empty blobs are left out.
     pub(super) fn new(
-        (repo, tree): (gix::ThreadSafeRepository, ObjectId),
+        (objects, tree): (Arc<Objects>, ObjectId),
         entries: Arc<[Entry]>,
         expected: Vec<Vec<usize>>,
         budget: u64,
     ) -> Self {
         let state = State::new(expected, &entries);
         let inner = Arc::new(Inner {
-            repo,
+            objects,
             tree,
             entries,
             budget,
@@ -262,8 +263,7 @@ impl Inner {
 
     /// One worker: inflate, in path order, what the members expect, while there is room.
     fn work(&self) {
-        let mut repo = self.repo.to_thread_local();
-        repo.object_cache_size_if_unset(0);
+        let mut objects = self.objects.handle(0);
         loop {
             let mut state = self.lock();
             let claimed = loop {
@@ -281,9 +281,7 @@ impl Inner {
             // A panic in the object database must not leave a reader waiting: the reader then
             // reads the blob itself, and meets the same problem in its own thread.
             let inflated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                repo.find_blob(id)
-                    .ok()
-                    .map(|blob| Arc::new(blob.detach().data))
+                objects.blob(id).ok().map(Arc::new)
             }))
             .ok()
             .flatten();

@@ -1,0 +1,87 @@
+//! `BENCH_ONLY=memory` (issue 51): the peak resident memory of a first run of the real
+//! `discern standards` binary (no evidence), with a pattern Standard and a line-count Standard
+//! on `**`, at several sizes of the synthetic repository side by side, measured by
+//! `/usr/bin/time` (the child's maximum resident set). Once with a pattern that matches (about
+//! five findings a file) and once with one that matches nothing.
+//!
+//! Env: `BENCH_MEMORY_FILES` (default `50000,100000,200000`), `DISCERN_BIN` (default the
+//! binary cargo built beside this bench).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::{TOGETHER_EXTENT, TOGETHER_PATTERN, discard, ensure_repo, sh};
+
+const NOTHING: &str = r#"
+[standards.todo]
+direction = "down"
+limit = 1000000000
+producer = "builtin:pattern"
+config = { pattern = "NO_SUCH_WORD_ANYWHERE", paths = ["**"] }
+metric = "matches"
+"#;
+
+/// One first run: peak resident KiB, wall seconds.
+fn first_run(bin: &str, repo: &Path, config: &str) -> (u64, f64) {
+    let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
+    let clone = repo.with_file_name(format!("{name}-memory"));
+    discard(&clone);
+    sh(
+        repo,
+        &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
+    );
+    std::fs::write(clone.join("discern.toml"), config).expect("write config");
+    sh(
+        &clone,
+        "git add -A && git -c user.name=b -c user.email=b@x commit -qm Standards",
+    );
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M %e", bin, "standards"])
+        .current_dir(&clone)
+        .stdout(Stdio::null())
+        .output()
+        .expect("run /usr/bin/time");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "discern standards failed: {stderr}");
+    let last = stderr.lines().last().expect("time's line");
+    let mut fields = last.split_whitespace();
+    let kib = fields.next().and_then(|f| f.parse().ok()).expect("max RSS");
+    let secs = fields.next().and_then(|f| f.parse().ok()).expect("elapsed");
+    discard(&clone);
+    (kib, secs)
+}
+
+pub fn print_peaks(target: &Path) {
+    let sizes: Vec<usize> = std::env::var("BENCH_MEMORY_FILES")
+        .unwrap_or_else(|_| "50000,100000,200000".to_owned())
+        .split(',')
+        .map(|s| s.trim().parse().expect("a file count"))
+        .collect();
+    let bin = std::env::var("DISCERN_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_discern").into());
+    println!("\nissue 51: peak memory of a first run of `discern standards` ({bin})");
+    println!("files      pattern matches        pattern matches nothing");
+    let mut rows = Vec::new();
+    for files in sizes {
+        let repo = target.join(format!("synthetic-{files}"));
+        ensure_repo(&repo, files);
+        let matching = first_run(&bin, &repo, &format!("{TOGETHER_PATTERN}{TOGETHER_EXTENT}"));
+        let nothing = first_run(&bin, &repo, &format!("{NOTHING}{TOGETHER_EXTENT}"));
+        println!(
+            "{files:>7}    {:>5.0} MiB ({:>5.1} s)     {:>5.0} MiB ({:>5.1} s)",
+            matching.0 as f64 / 1024.0,
+            matching.1,
+            nothing.0 as f64 / 1024.0,
+            nothing.1
+        );
+        rows.push((files, matching.0, nothing.0));
+        super::empty_trash(&repo);
+    }
+    if let [(f0, m0, n0), .., (f1, m1, n1)] = rows[..] {
+        let per = |a: u64, b: u64| (b as f64 - a as f64) / (f1 - f0) as f64;
+        println!(
+            "growth per tracked file: {:.2} KiB (matches), {:.2} KiB (nothing)",
+            per(m0, m1),
+            per(n0, n1)
+        );
+    }
+}

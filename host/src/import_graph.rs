@@ -321,6 +321,32 @@ fn the_library_has_no_import_circles() {
     }
 }
 
+/// ARCHITECTURE's `measure/` invariant: the engine below the verbs reaches none of the verbs'
+/// rooms, so a verb can call it and it can never call a verb.
+#[test]
+fn measuring_never_calls_up_into_a_verb() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (top, _) = graphs(&src);
+    let below = reached(&top, "measure");
+    assert!(
+        below.contains("planner") && below.contains("snapshot"),
+        "the reader found what measure imports: {below:?}"
+    );
+    // The preflight is below the verbs (its refusals are measure's too): not a verb's room.
+    let verbs_rooms = [
+        "verbs",
+        "standards",
+        "lifecycle",
+        "proposals",
+        "status",
+        "sync",
+        "agents",
+        "producers",
+    ];
+    let up: Vec<_> = verbs_rooms.iter().filter(|r| below.contains(**r)).collect();
+    assert!(up.is_empty(), "measure reaches a verb's room: {up:?}");
+}
+
 #[test]
 fn the_reader_sees_grouped_and_inline_paths_and_finds_circles() {
     let code = code_only(

@@ -7,6 +7,7 @@ mod agents;
 mod agreement;
 mod approval;
 mod approval_protected;
+mod architecture;
 mod attacks;
 mod attacks_approval;
 mod attacks_evidence;

@@ -128,11 +128,14 @@ impl Journal {
         envelope
     }
 
+    /// Written as a cache is, without waiting for the disk: a kill leaves the previous write
+    /// whole (the rename is atomic), and the torn file a power loss may leave does not parse,
+    /// so every reader ([`load`]) skips it as if the operation had not been recorded.
     fn write(&self) {
         if let Some(path) = &self.path
             && let Ok(bytes) = serde_json::to_vec_pretty(&self.operation)
         {
-            let _ = crate::fsutil::write_atomic(path, &bytes);
+            let _ = crate::fsutil::write_cache(path, &bytes);
         }
     }
 }
@@ -175,6 +178,7 @@ fn alive(pid: u32) -> bool {
     }
 }
 
+/// The operation recorded at `path`; a missing, torn or foreign file is none.
 fn load(path: &std::path::Path) -> Option<Operation> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
@@ -363,5 +367,39 @@ fn state(operation: &Operation, executor: Executor, outcome: Option<&Outcome>) -
             "Operation {} ({}) stopped without finishing (its process is gone) during {}.",
             operation.handle, operation.verb, operation.phase
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A journal written without fsync may be torn by a power loss: cut short, or its blocks
+    /// never written (zeros). Every such file reads as no operation, never as another one.
+    #[test]
+    fn a_torn_operation_record_reads_as_none() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("R1-ABCD-EF01-23.json");
+        let operation = Operation {
+            version: VERSION,
+            handle: "R1-ABCD-EF01-23".to_owned(),
+            verb: "standards".to_owned(),
+            path: "/repo".to_owned(),
+            branch: Some("main".to_owned()),
+            pid: 1,
+            started_at: 1.0,
+            finished_at: Some(2.0),
+            phase: "finished".to_owned(),
+            result: Some(json!({ "ok": true, "data": { "standards": [] } })),
+        };
+        let bytes = serde_json::to_vec_pretty(&operation).expect("json");
+        crate::fsutil::write_cache(&path, &bytes).expect("write");
+        assert_eq!(load(&path), Some(operation));
+        for len in 0..bytes.len() {
+            std::fs::write(&path, &bytes[..len]).expect("write");
+            assert_eq!(load(&path), None, "cut at {len} of {}", bytes.len());
+        }
+        std::fs::write(&path, vec![0; bytes.len()]).expect("write");
+        assert_eq!(load(&path), None);
     }
 }

@@ -145,7 +145,7 @@ impl Grouped<'_> {
                 .into_iter()
                 .map(PartMetric::new)
                 .collect::<Option<_>>()?,
-            reads: output.read_set.read_entries().to_vec(),
+            reads: output.read_set.read_indices().to_vec(),
             listings: output
                 .read_set
                 .listings

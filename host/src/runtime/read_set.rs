@@ -110,8 +110,23 @@ impl ReadSet {
     }
 
     /// The indices of the entries the producer read, ascending.
-    pub(crate) fn read_entries(&self) -> &[u32] {
+    pub(crate) fn read_indices(&self) -> &[u32] {
         &self.reads
+    }
+
+    /// The entries the producer read (each with the blob id it read), in path order.
+    pub fn entries_read(&self) -> impl Iterator<Item = &Entry> {
+        self.entries_at(&self.reads)
+    }
+
+    /// The entries `listing` matched (each with its blob id), in path order.
+    pub fn entries_listed<'a>(&'a self, listing: &'a Listing) -> impl Iterator<Item = &'a Entry> {
+        self.entries_at(&listing.matched)
+    }
+
+    fn entries_at<'a>(&'a self, at: &'a [u32]) -> impl Iterator<Item = &'a Entry> {
+        at.iter()
+            .filter_map(|&i| self.entries.get(usize::try_from(i).ok()?))
     }
 
     fn path(&self, at: u32) -> Option<&str> {
@@ -177,7 +192,7 @@ mod tests {
         set.record_listing(&["*.rs".to_owned()], &[0, 1, 2]);
         set.record_listing(&["*.rs".to_owned()], &[0]);
         let set = set.sealed();
-        assert_eq!(set.read_entries(), [0, 2]);
+        assert_eq!(set.read_indices(), [0, 2]);
         assert_eq!(set.read_paths(), ["a.rs", "c.rs", "nope"]);
         assert_eq!((set.read_count(), set.read_absent()), (3, true));
         assert_eq!((set.listings.len(), set.listed_count()), (1, 3));

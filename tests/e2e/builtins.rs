@@ -202,8 +202,15 @@ fn the_read_set_records_listings_and_reads_with_blob_ids() {
         .git(&["rev-parse", "HEAD:src/lib.rs"])
         .trim()
         .to_owned();
-    assert_eq!(read_set.listings[0].matched["src/lib.rs"], blob);
-    assert_eq!(read_set.reads["src/lib.rs"].as_deref(), Some(blob.as_str()));
+    let lib = ("src/lib.rs".to_owned(), blob);
+    let named = |e: &discern::testing::snapshot::Entry| (e.path.clone(), e.id.to_string());
+    let listed: Vec<_> = read_set
+        .entries_listed(&read_set.listings[0])
+        .map(named)
+        .collect();
+    assert!(listed.contains(&lib), "{listed:?}");
+    let read: Vec<_> = read_set.entries_read().map(named).collect();
+    assert!(read.contains(&lib), "{read:?}");
     assert_eq!(
         read_set.paths().collect::<std::collections::BTreeSet<_>>(),
         ["src/lib.rs", "src/main.rs"].into_iter().collect()

@@ -2,7 +2,8 @@
 //! `discern standards` binary (no evidence), with a pattern Standard and a line-count Standard
 //! on `**`, at several sizes of the synthetic repository side by side, measured by
 //! `/usr/bin/time` (the child's maximum resident set). Once with a pattern that matches (about
-//! five findings a file) and once with one that matches nothing.
+//! five findings a file) and once with one that matches nothing; each followed by a commit
+//! that changes one file, measured again (what the first run recorded is reused).
 //!
 //! Env: `BENCH_MEMORY_FILES` (default `50000,100000,200000`), `DISCERN_BIN` (default the
 //! binary cargo built beside this bench).
@@ -21,8 +22,25 @@ config = { pattern = "NO_SUCH_WORD_ANYWHERE", paths = ["**"] }
 metric = "matches"
 "#;
 
-/// One first run: peak resident KiB, wall seconds.
-fn first_run(bin: &str, repo: &Path, config: &str) -> (u64, f64) {
+/// One run of `discern standards` in `clone`: peak resident KiB, wall seconds.
+fn peak(bin: &str, clone: &Path) -> (u64, f64) {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M %e", bin, "standards"])
+        .current_dir(clone)
+        .stdout(Stdio::null())
+        .output()
+        .expect("run /usr/bin/time");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "discern standards failed: {stderr}");
+    let last = stderr.lines().last().expect("time's line");
+    let mut fields = last.split_whitespace();
+    let kib = fields.next().and_then(|f| f.parse().ok()).expect("max RSS");
+    let secs = fields.next().and_then(|f| f.parse().ok()).expect("elapsed");
+    (kib, secs)
+}
+
+/// A first run, then a one-file commit after it: each one's peak resident KiB, wall seconds.
+fn first_run(bin: &str, repo: &Path, config: &str) -> [(u64, f64); 2] {
     let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
     let clone = repo.with_file_name(format!("{name}-memory"));
     discard(&clone);
@@ -35,20 +53,14 @@ fn first_run(bin: &str, repo: &Path, config: &str) -> (u64, f64) {
         &clone,
         "git add -A && git -c user.name=b -c user.email=b@x commit -qm Standards",
     );
-    let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M %e", bin, "standards"])
-        .current_dir(&clone)
-        .stdout(Stdio::null())
-        .output()
-        .expect("run /usr/bin/time");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "discern standards failed: {stderr}");
-    let last = stderr.lines().last().expect("time's line");
-    let mut fields = last.split_whitespace();
-    let kib = fields.next().and_then(|f| f.parse().ok()).expect("max RSS");
-    let secs = fields.next().and_then(|f| f.parse().ok()).expect("elapsed");
+    let first = peak(bin, &clone);
+    sh(
+        &clone,
+        "echo '// one more line' >> src/m000/d00/f00000.rs && git -c user.name=b -c user.email=b@x commit -qam one",
+    );
+    let one_file = peak(bin, &clone);
     discard(&clone);
-    (kib, secs)
+    [first, one_file]
 }
 
 pub fn print_peaks(target: &Path) {
@@ -59,19 +71,24 @@ pub fn print_peaks(target: &Path) {
         .collect();
     let bin = std::env::var("DISCERN_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_discern").into());
     println!("\nissue 51: peak memory of a first run of `discern standards` ({bin})");
-    println!("files      pattern matches        pattern matches nothing");
+    println!(
+        "files      pattern matches        pattern matches nothing    one-file commit after (matches, nothing)"
+    );
     let mut rows = Vec::new();
     for files in sizes {
         let repo = target.join(format!("synthetic-{files}"));
         ensure_repo(&repo, files);
-        let matching = first_run(&bin, &repo, &format!("{TOGETHER_PATTERN}{TOGETHER_EXTENT}"));
-        let nothing = first_run(&bin, &repo, &format!("{NOTHING}{TOGETHER_EXTENT}"));
+        let [matching, matching_one] =
+            first_run(&bin, &repo, &format!("{TOGETHER_PATTERN}{TOGETHER_EXTENT}"));
+        let [nothing, nothing_one] = first_run(&bin, &repo, &format!("{NOTHING}{TOGETHER_EXTENT}"));
+        let mib =
+            |(kib, secs): (u64, f64)| format!("{:>5.0} MiB ({secs:>5.1} s)", kib as f64 / 1024.0);
         println!(
-            "{files:>7}    {:>5.0} MiB ({:>5.1} s)     {:>5.0} MiB ({:>5.1} s)",
-            matching.0 as f64 / 1024.0,
-            matching.1,
-            nothing.0 as f64 / 1024.0,
-            nothing.1
+            "{files:>7}    {}     {}     {}, {}",
+            mib(matching),
+            mib(nothing),
+            mib(matching_one),
+            mib(nothing_one)
         );
         rows.push((files, matching.0, nothing.0));
         super::empty_trash(&repo);

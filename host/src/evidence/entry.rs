@@ -81,29 +81,23 @@ impl Entry {
     }
 
     /// The read set this entry stands for on `snapshot` (where it is valid): the recorded reads
-    /// and listings, with the snapshot's blob ids, which are the recorded ones.
+    /// and listings, over the snapshot's entries (whose blob ids are the recorded ones).
     pub fn read_set(&self, snapshot: &Snapshot) -> ReadSet {
-        let mut read_set = ReadSet::default();
+        let mut read_set = ReadSet::over(snapshot.shared_entries());
         for path in self.read_paths() {
-            read_set.reads.insert(
-                path.to_owned(),
-                snapshot.entry(path).map(|e| e.id.to_string()),
-            );
+            read_set.record_read(path);
         }
         for globs in &self.listings {
             let spec = Pathspec::new(globs);
-            let matched = snapshot
-                .matching(&spec)
-                .map(|e| (e.path.clone(), e.id.to_string()))
-                .collect();
-            read_set.record_listing(globs, matched);
+            let matched: Vec<usize> = snapshot.matching_indices(&spec).collect();
+            read_set.record_listing(globs, &matched);
         }
         read_set.artifacts = self
             .artifacts
             .iter()
             .map(|(name, digest)| (name.clone(), Some(digest.clone())))
             .collect();
-        read_set
+        read_set.sealed()
     }
 }
 
@@ -150,9 +144,8 @@ impl Entry {
             // A path with NUL cannot exist in a git tree, so its read stays absent on every
             // commit; dropping it keeps the separator unambiguous and the list sorted.
             reads: read_set
-                .reads
-                .keys()
-                .map(String::as_str)
+                .read_paths()
+                .into_iter()
                 .filter(|path| !path.contains('\0'))
                 .collect::<Vec<_>>()
                 .join("\0"),

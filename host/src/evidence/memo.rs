@@ -28,12 +28,13 @@ use crate::runtime::Metric;
 pub(crate) const DIR: &str = "groups";
 /// What a memo was before it was a file a part: removed where found.
 pub(crate) const OLD_FILE: &str = "groups.memo";
-/// Version 3: one file a part, each metric's findings a block of records.
-pub(crate) const VERSION: u32 = 3;
+/// Version 4: a part's reads are places in its group. Version 3: one file a part, each metric's
+/// findings a block of records.
+pub(crate) const VERSION: u32 = 4;
 /// A part larger than this is not written (its group runs again next time).
 pub(crate) const MAX_BYTES: usize = 64 << 20;
 /// The first bytes of a part file.
-const MAGIC: &[u8; 8] = b"dpart\x00\x00\x03";
+const MAGIC: &[u8; 8] = b"dpart\x00\x00\x04";
 /// A part file's extension.
 const EXTENSION: &str = "part";
 
@@ -42,8 +43,9 @@ const EXTENSION: &str = "part";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Part {
     pub metrics: Vec<PartMetric>,
-    /// The paths the run read (each one of the group's entries).
-    pub reads: Vec<String>,
+    /// The entries the run read, by their place in the group (whose entries the part's key
+    /// digests): a few bytes a file, where paths would be tens.
+    pub reads: Vec<u32>,
     /// The glob lists it listed, in order.
     pub listings: Vec<Vec<String>>,
     /// The fuel the run consumed.

@@ -86,15 +86,15 @@ pub struct ReadSets {
 }
 
 impl ReadSets {
-    /// What `standard`'s producer execution read, with its `per` extent's reads.
-    pub fn of(&self, standard: &str) -> crate::runtime::ReadSet {
-        let mut read_set = crate::runtime::ReadSet::default();
-        for index in self.by_standard.get(standard).into_iter().flatten() {
-            if let Some(Some(executed)) = self.executions.get(*index) {
-                read_set.merge(executed);
-            }
-        }
-        read_set
+    /// What `standard`'s producer execution read, with its `per` extent's reads: a read set a
+    /// run.
+    pub fn of(&self, standard: &str) -> Vec<&crate::runtime::ReadSet> {
+        self.by_standard
+            .get(standard)
+            .into_iter()
+            .flatten()
+            .filter_map(|&index| self.executions.get(index)?.as_ref())
+            .collect()
     }
 }
 

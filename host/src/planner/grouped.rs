@@ -104,7 +104,8 @@ impl Grouped<'_> {
             combined.add(&part, need)?;
             parts.push(strip(part, need, producer));
         }
-        let output = combined.output(self, &parts)?;
+        let read_set = read_set(&parts, &groups, (&globs, &listed), self.snapshot)?;
+        let output = combined.output(self, &parts, read_set)?;
         // The parts of the groups that ran are written, and those of groups gone removed: the
         // others are on disk as they were read.
         if !ran.is_empty() || !memo.parts.is_empty() {
@@ -133,14 +134,9 @@ impl Grouped<'_> {
                 &self.execution.limits,
             )
             .ok()?;
-        if !output.stderr.is_empty() || !output.read_set.artifacts.is_empty() {
-            return None;
-        }
-        let within = output.read_set.reads.iter().all(|(path, id)| {
-            let entry = restricted.entry(path);
-            entry.is_some_and(|e| id.as_deref() == Some(e.id.to_string().as_str()))
-        });
-        if !within {
+        // A read of a path the group does not hold is a read outside it.
+        let read_set = &output.read_set;
+        if !output.stderr.is_empty() || !read_set.artifacts.is_empty() || read_set.read_absent() {
             return None;
         }
         Some(Part {
@@ -149,7 +145,7 @@ impl Grouped<'_> {
                 .into_iter()
                 .map(PartMetric::new)
                 .collect::<Option<_>>()?,
-            reads: output.read_set.reads.into_keys().collect(),
+            reads: output.read_set.read_indices().to_vec(),
             listings: output
                 .read_set
                 .listings
@@ -287,9 +283,9 @@ impl<'a> Combined<'a> {
         Some(())
     }
 
-    /// The whole run's output: the parts' sums (or maxima) and the read set, with the findings
+    /// The whole run's output: the parts' sums (or maxima) and `read_set`, with the findings
     /// kept apart, still encoded (the metrics' own lists are empty).
-    fn output(self, grouped: &Grouped, parts: &[Part]) -> Option<Output> {
+    fn output(self, grouped: &Grouped, parts: &[Part], read_set: ReadSet) -> Option<Output> {
         let first = parts.first()?;
         let fuel: u64 = parts.iter().map(|p| p.fuel).sum();
         let same_shape = parts.iter().all(|p| {
@@ -342,7 +338,7 @@ impl<'a> Combined<'a> {
         }
         let findings = Kept::of_records(&columns).ok()?;
         let output = RunOutput {
-            read_set: read_set(parts, grouped.snapshot)?,
+            read_set,
             stderr: String::new(),
             fuel_consumed: fuel,
             metrics,
@@ -361,27 +357,22 @@ fn with_max_findings(config: &str, room: usize) -> Option<String> {
     serde_json::to_string(&value).ok()
 }
 
-/// The whole run's read set: every part's reads, and each listing matched on `snapshot`.
-fn read_set(parts: &[Part], snapshot: &Snapshot) -> Option<ReadSet> {
-    let mut read_set = ReadSet::default();
-    for part in parts {
-        for path in &part.reads {
-            let id = snapshot.entry(path)?.id.to_string();
-            read_set.reads.insert(path.clone(), Some(id));
+/// The whole run's read set: every part's reads (each an entry of its group, by its place in
+/// the group), and the listing of `globs`, which matched the entries `listed` of `snapshot`.
+fn read_set(
+    parts: &[Part],
+    groups: &[Vec<usize>],
+    (globs, listed): (&[String], &[usize]),
+    snapshot: &Snapshot,
+) -> Option<ReadSet> {
+    let mut read_set = ReadSet::over(snapshot.shared_entries());
+    for (part, group) in parts.iter().zip(groups) {
+        for &at in &part.reads {
+            read_set.record_entry(*group.get(usize::try_from(at).ok()?)?);
         }
     }
-    for globs in parts.iter().flat_map(|p| &p.listings) {
-        if read_set.listings.iter().any(|l| &l.globs == globs) {
-            continue;
-        }
-        let spec = snapshot.pathspec(globs).ok()?;
-        let matched = snapshot
-            .matching(&spec)
-            .map(|e| (e.path.clone(), e.id.to_string()))
-            .collect();
-        read_set.record_listing(globs, matched);
-    }
-    Some(read_set)
+    read_set.record_listing(globs, listed);
+    Some(read_set.sealed())
 }
 
 /// The most findings the producer lists per metric: `builtin:pattern`'s `max_findings`, none

@@ -123,13 +123,8 @@ fn measured(ready: &Ready, output: &RunOutput) -> Reply {
         metrics: &output.metrics,
         stderr: &output.stderr,
         fuel_consumed: output.fuel_consumed,
-        listed: output
-            .read_set
-            .listings
-            .iter()
-            .map(|l| l.matched.len())
-            .sum(),
-        read: output.read_set.reads.len(),
+        listed: output.read_set.listed_count(),
+        read: output.read_set.read_count(),
     };
     let state = format!(
         "{} v{} ({}) measured {}{}: {} metric(s); nothing was recorded.",

@@ -329,8 +329,8 @@ fn measure_records(
         let Some(result) = measured.standards.iter().find(|s| s.name == request.name) else {
             continue;
         };
-        let read_set = measured.read_sets.of(&request.name);
-        let evidence = evidence_paths(&changed, &read_set, standard.inputs.as_deref());
+        let read_sets = measured.read_sets.of(&request.name);
+        let evidence = evidence_paths(&changed, &read_sets, standard.inputs.as_deref());
         let evidence = behind_the_maximum(standard, result, evidence);
         let trunk_limit = target.trunk_limits[&request.name];
         let (value, proposed) = breach(standard, result, trunk_limit, &evidence)?;

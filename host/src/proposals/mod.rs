@@ -14,8 +14,6 @@ pub(crate) mod trailers;
 mod why;
 mod withdraw;
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 
 use crate::commit;
@@ -183,13 +181,12 @@ pub(crate) fn claims(ws: &Workspace, config: &Config) -> Vec<ProposalClaim> {
 /// glob it listed) or inside its declared `inputs`; never the config itself.
 pub(crate) fn evidence_paths(
     changed: &[String],
-    read_set: &crate::runtime::ReadSet,
+    read_sets: &[&crate::runtime::ReadSet],
     inputs: Option<&[String]>,
 ) -> Vec<String> {
-    let read: BTreeSet<&str> = read_set.paths().collect();
-    let listed: Vec<Pathspec> = read_set
-        .listings
+    let listed: Vec<Pathspec> = read_sets
         .iter()
+        .flat_map(|r| &r.listings)
         .map(|l| Pathspec::new(&l.globs))
         .collect();
     let declared = inputs.map(Pathspec::new);
@@ -197,7 +194,7 @@ pub(crate) fn evidence_paths(
         .iter()
         .filter(|p| p.as_str() != FILE)
         .filter(|p| {
-            read.contains(p.as_str())
+            read_sets.iter().any(|r| r.depends_on(p))
                 || listed.iter().any(|spec| spec.matches(p))
                 || declared.as_ref().is_some_and(|spec| spec.matches(p))
         })

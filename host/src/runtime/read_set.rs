@@ -1,46 +1,157 @@
 //! What one producer run read: the input closure that evidence reuse and proposal attribution
 //! are built on. Recorded by the host's snapshot implementation, so it is complete by
 //! construction: a producer can read nothing else.
+//!
+//! It names what it read by the index of the snapshot's entry (4 bytes a file, the path and
+//! blob id are the snapshot's own): a run over hundreds of thousands of files holds its read
+//! set in a few MB, not a map of path and id strings per file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use crate::snapshot::Entry;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// What one run read, over the entries of the snapshot it read.
+#[derive(Debug, Clone)]
 pub struct ReadSet {
-    /// Every distinct glob list the producer listed, with the entries it matched (path → blob id).
+    /// The snapshot's entries, sorted by path, that the indices below are into.
+    entries: Arc<[Entry]>,
+    /// Every distinct glob list the producer listed, with the entries it matched.
     pub listings: Vec<Listing>,
-    /// Every path the producer read (whole or a range): its blob id, or `None` if it was absent.
-    pub reads: BTreeMap<String, Option<String>>,
+    /// Every entry the producer read (whole or a range, or failed to read): ascending once
+    /// the run is over ([`ReadSet::sealed`]), in read order before.
+    reads: Vec<u32>,
+    /// Paths the producer asked to read that the snapshot does not hold.
+    absent: BTreeSet<String>,
     /// Every artifact the producer asked for: the sha256 of its content, or `None` if absent.
     pub artifacts: BTreeMap<String, Option<String>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
     pub globs: Vec<String>,
-    pub matched: BTreeMap<String, String>,
+    /// The entries it matched (ascending indices).
+    matched: Vec<u32>,
+}
+
+impl Default for ReadSet {
+    fn default() -> Self {
+        Self::over(Arc::from(Vec::new()))
+    }
+}
+
+/// An index into a snapshot's entries as a read set keeps it (a tree of more than 4 billion
+/// entries cannot be listed in memory anyway).
+fn index(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 impl ReadSet {
-    pub(crate) fn record_listing(&mut self, globs: &[String], matched: BTreeMap<String, String>) {
+    /// An empty read set of a run over a snapshot of `entries`.
+    pub(crate) fn over(entries: Arc<[Entry]>) -> Self {
+        Self {
+            entries,
+            listings: Vec::new(),
+            reads: Vec::new(),
+            absent: BTreeSet::new(),
+            artifacts: BTreeMap::new(),
+        }
+    }
+
+    /// Record a listing of `globs` that matched the entries `matched` (ascending indices); a
+    /// glob list listed before is kept as first listed.
+    pub(crate) fn record_listing(&mut self, globs: &[String], matched: &[usize]) {
         if !self.listings.iter().any(|l| l.globs == globs) {
             self.listings.push(Listing {
                 globs: globs.to_vec(),
-                matched,
+                matched: matched.iter().map(|&i| index(i)).collect(),
             });
         }
     }
 
-    /// Add everything `other` read.
-    pub fn merge(&mut self, other: &ReadSet) {
-        for listing in &other.listings {
-            self.record_listing(&listing.globs, listing.matched.clone());
+    /// Record a read of `path` (done, or failed): the entry at that path, or an absent path.
+    pub(crate) fn record_read(&mut self, path: &str) {
+        match self.entries.binary_search_by(|e| e.path.as_str().cmp(path)) {
+            Ok(at) => self.record_entry(at),
+            Err(_) => {
+                self.absent.insert(path.to_owned());
+            }
         }
-        self.reads
-            .extend(other.reads.iter().map(|(k, v)| (k.clone(), v.clone())));
-        self.artifacts
-            .extend(other.artifacts.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+
+    /// Record a read of the entry at `at`. A file streamed range by range is one read.
+    pub(crate) fn record_entry(&mut self, at: usize) {
+        let at = index(at);
+        if self.reads.last() != Some(&at) {
+            self.reads.push(at);
+        }
+    }
+
+    /// This read set with its reads in order and once each (what a finished run hands over).
+    pub(crate) fn sealed(mut self) -> Self {
+        self.reads.sort_unstable();
+        self.reads.dedup();
+        self
+    }
+
+    /// Whether the producer asked for a path the snapshot does not hold.
+    pub fn read_absent(&self) -> bool {
+        !self.absent.is_empty()
+    }
+
+    /// How many entries the listings matched, summed over the listings.
+    pub fn listed_count(&self) -> usize {
+        self.listings.iter().map(|l| l.matched.len()).sum()
+    }
+
+    /// How many distinct paths the producer read (present or not).
+    pub fn read_count(&self) -> usize {
+        self.reads.len() + self.absent.len()
+    }
+
+    /// The indices of the entries the producer read, ascending.
+    pub(crate) fn read_indices(&self) -> &[u32] {
+        &self.reads
+    }
+
+    /// The entries the producer read (each with the blob id it read), in path order.
+    pub fn entries_read(&self) -> impl Iterator<Item = &Entry> {
+        self.entries_at(&self.reads)
+    }
+
+    /// The entries `listing` matched (each with its blob id), in path order.
+    pub fn entries_listed<'a>(&'a self, listing: &'a Listing) -> impl Iterator<Item = &'a Entry> {
+        self.entries_at(&listing.matched)
+    }
+
+    fn entries_at<'a>(&'a self, at: &'a [u32]) -> impl Iterator<Item = &'a Entry> {
+        at.iter()
+            .filter_map(|&i| self.entries.get(usize::try_from(i).ok()?))
+    }
+
+    fn path(&self, at: u32) -> Option<&str> {
+        let at = usize::try_from(at).ok()?;
+        self.entries.get(at).map(|e| e.path.as_str())
+    }
+
+    /// Every path the producer read (present or not), sorted.
+    pub fn read_paths(&self) -> Vec<&str> {
+        let mut paths: Vec<&str> = self.reads.iter().filter_map(|&i| self.path(i)).collect();
+        paths.extend(self.absent.iter().map(String::as_str));
+        paths.sort_unstable();
+        paths.dedup();
+        paths
+    }
+
+    /// Whether this run depended on `path`: read it, or listed it.
+    pub fn depends_on(&self, path: &str) -> bool {
+        let Ok(at) = self.entries.binary_search_by(|e| e.path.as_str().cmp(path)) else {
+            return self.absent.contains(path);
+        };
+        let at = index(at);
+        // A run's read set is sealed (its reads in order), and a listing's matches always are.
+        let listed = |l: &Listing| l.matched.binary_search(&at).is_ok();
+        self.reads.binary_search(&at).is_ok() || self.listings.iter().any(listed)
     }
 
     /// Every snapshot path this run depended on: listed or read.
@@ -48,8 +159,50 @@ impl ReadSet {
         let listed = self
             .listings
             .iter()
-            .flat_map(|l| l.matched.keys().map(String::as_str));
-        let read = self.reads.keys().map(String::as_str);
-        listed.chain(read)
+            .flat_map(|l| l.matched.iter().filter_map(|&i| self.path(i)));
+        let read = self.reads.iter().filter_map(|&i| self.path(i));
+        listed
+            .chain(read)
+            .chain(self.absent.iter().map(String::as_str))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(paths: &[&str]) -> Arc<[Entry]> {
+        paths
+            .iter()
+            .map(|path| Entry {
+                path: (*path).to_owned(),
+                id: gix::ObjectId::null(gix::hash::Kind::Sha1),
+                executable: false,
+                kind: crate::snapshot::EntryKind::Blob,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reads_are_named_by_entry_once_each_and_absent_paths_by_name() {
+        let mut set = ReadSet::over(entries(&["a.rs", "b.rs", "c.rs"]));
+        for path in ["c.rs", "c.rs", "a.rs", "nope", "c.rs"] {
+            set.record_read(path);
+        }
+        set.record_listing(&["*.rs".to_owned()], &[0, 1, 2]);
+        set.record_listing(&["*.rs".to_owned()], &[0]);
+        let set = set.sealed();
+        assert_eq!(set.read_indices(), [0, 2]);
+        assert_eq!(set.read_paths(), ["a.rs", "c.rs", "nope"]);
+        assert_eq!((set.read_count(), set.read_absent()), (3, true));
+        assert_eq!((set.listings.len(), set.listed_count()), (1, 3));
+        let mut all: Vec<&str> = set.paths().collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all, ["a.rs", "b.rs", "c.rs", "nope"]);
+        for path in ["a.rs", "b.rs", "c.rs", "nope"] {
+            assert!(set.depends_on(path), "{path}");
+        }
+        assert!(!set.depends_on("d.rs"));
     }
 }

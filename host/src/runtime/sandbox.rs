@@ -1,7 +1,6 @@
 //! The store state of one producer run and the sandbox around it: deterministic WASI basics,
 //! a bounded stderr, resource limits, and the host side of the `snapshot` interface.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -104,7 +103,7 @@ impl StoreState {
     pub(super) fn take_read_set(&mut self) -> ReadSet {
         self.snapshot
             .as_mut()
-            .map(|s| std::mem::take(&mut s.read_set))
+            .map(|s| std::mem::take(&mut s.read_set).sealed())
             .unwrap_or_default()
     }
 
@@ -142,9 +141,9 @@ impl GuestSnapshot {
         trace: Option<(Arc<Trace>, String)>,
     ) -> Self {
         Self {
+            read_set: ReadSet::over(reader.shared_entries()),
             reader,
             artifacts,
-            read_set: ReadSet::default(),
             trace,
         }
     }
@@ -178,18 +177,15 @@ impl GuestSnapshot {
         Self::check_path(path)?;
         self.trace("read", serde_json::json!(path));
         match read(&mut self.reader, path) {
-            Ok((id, bytes)) => {
-                self.read_set
-                    .reads
-                    .insert(path.to_owned(), Some(id.to_string()));
+            Ok((_, bytes)) => {
+                self.read_set.record_read(path);
                 Ok(Ok(bytes))
             }
             // Not the producer's to handle: a rewritten object fails the reading whatever the
             // producer would do with a read error (skip the file, count nothing).
             Err(e @ ReadError::Tampered { .. }) => Err(wasmtime::Error::msg(e.to_string())),
             Err(e) => {
-                let known = self.reader.entry(path).map(|e| e.id.to_string());
-                self.read_set.reads.insert(path.to_owned(), known);
+                self.read_set.record_read(path);
                 Ok(Err(e.to_string()))
             }
         }
@@ -216,7 +212,6 @@ impl wit_snapshot::Host for StoreState {
             let why = e.to_string();
             wasmtime::Error::new(BadPathspec { glob, why })
         })?;
-        let mut matched = BTreeMap::new();
         let mut entries = Vec::new();
         let mut indices = Vec::new();
         let listed = snapshot.reader.shared_entries();
@@ -233,7 +228,6 @@ impl wit_snapshot::Host for StoreState {
                     "the repository cannot be read (a damaged or partial object database): {e}"
                 ))
             })?;
-            matched.insert(entry.path.clone(), id.clone());
             indices.push(index);
             entries.push(wit_snapshot::Entry {
                 path: entry.path.clone(),
@@ -242,7 +236,7 @@ impl wit_snapshot::Host for StoreState {
                 executable: entry.executable,
             });
         }
-        snapshot.read_set.record_listing(&globs, matched);
+        snapshot.read_set.record_listing(&globs, &indices);
         snapshot.reader.plan(&indices);
         Ok(entries)
     }

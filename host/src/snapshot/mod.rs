@@ -325,6 +325,19 @@ impl Snapshot {
             .map(|i| &self.entries[i])
     }
 
+    /// The indices (into [`Snapshot::entries`]) of the entries matching the pathspec, ascending.
+    pub(crate) fn matching_indices<'a>(
+        &'a self,
+        pathspec: &'a Pathspec,
+    ) -> impl Iterator<Item = usize> + 'a {
+        (0..self.entries.len()).filter(|&i| pathspec.matches(&self.entries[i].path))
+    }
+
+    /// The entries, shared: what a read set names its reads by the index of.
+    pub(crate) fn shared_entries(&self) -> Arc<[Entry]> {
+        Arc::clone(&self.entries)
+    }
+
     /// Entries matching the pathspec, sorted by path.
     pub fn matching<'a>(&'a self, pathspec: &'a Pathspec) -> impl Iterator<Item = &'a Entry> + 'a {
         self.entries.iter().filter(|e| pathspec.matches(&e.path))

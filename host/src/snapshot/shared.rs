@@ -25,7 +25,7 @@ use super::objects::Objects;
 use super::shared_state::{State, Step};
 
 /// The most bytes of inflated blobs a batch holds (each thread may go over by one blob).
-pub(crate) const BUDGET: u64 = 64 << 20;
+pub(crate) const BUDGET: u64 = 16 << 20;
 
 /// The most worker threads a batch starts.
 const MAX_WORKERS: usize = 4;

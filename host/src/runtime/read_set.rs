@@ -21,6 +21,8 @@ pub struct ReadSet {
     /// Every entry the producer read (whole or a range, or failed to read): ascending once
     /// the run is over ([`ReadSet::sealed`]), in read order before.
     reads: Vec<u32>,
+    /// Whether `reads` is ascending (searchable by halves); a read out of order clears it.
+    ascending: bool,
     /// Paths the producer asked to read that the snapshot does not hold.
     absent: BTreeSet<String>,
     /// Every artifact the producer asked for: the sha256 of its content, or `None` if absent.
@@ -53,6 +55,7 @@ impl ReadSet {
             entries,
             listings: Vec::new(),
             reads: Vec::new(),
+            ascending: true,
             absent: BTreeSet::new(),
             artifacts: BTreeMap::new(),
         }
@@ -62,9 +65,13 @@ impl ReadSet {
     /// glob list listed before is kept as first listed.
     pub(crate) fn record_listing(&mut self, globs: &[String], matched: &[usize]) {
         if !self.listings.iter().any(|l| l.globs == globs) {
+            let mut matched: Vec<u32> = matched.iter().map(|&i| index(i)).collect();
+            // Ascending whatever order the caller listed in (already so, in every caller).
+            matched.sort_unstable();
+            matched.dedup();
             self.listings.push(Listing {
                 globs: globs.to_vec(),
-                matched: matched.iter().map(|&i| index(i)).collect(),
+                matched,
             });
         }
     }
@@ -82,8 +89,13 @@ impl ReadSet {
     /// Record a read of the entry at `at`. A file streamed range by range is one read.
     pub(crate) fn record_entry(&mut self, at: usize) {
         let at = index(at);
-        if self.reads.last() != Some(&at) {
-            self.reads.push(at);
+        match self.reads.last() {
+            Some(&last) if last == at => {}
+            Some(&last) => {
+                self.ascending &= last < at;
+                self.reads.push(at);
+            }
+            None => self.reads.push(at),
         }
     }
 
@@ -91,6 +103,7 @@ impl ReadSet {
     pub(crate) fn sealed(mut self) -> Self {
         self.reads.sort_unstable();
         self.reads.dedup();
+        self.ascending = true;
         self
     }
 
@@ -149,9 +162,13 @@ impl ReadSet {
             return self.absent.contains(path);
         };
         let at = index(at);
-        // A run's read set is sealed (its reads in order), and a listing's matches always are.
+        // A listing's matches are always ascending; the reads once sealed or read in order.
         let listed = |l: &Listing| l.matched.binary_search(&at).is_ok();
-        self.reads.binary_search(&at).is_ok() || self.listings.iter().any(listed)
+        let read = match self.ascending {
+            true => self.reads.binary_search(&at).is_ok(),
+            false => self.reads.contains(&at),
+        };
+        read || self.listings.iter().any(listed)
     }
 
     /// Every snapshot path this run depended on: listed or read.
@@ -204,5 +221,18 @@ mod tests {
             assert!(set.depends_on(path), "{path}");
         }
         assert!(!set.depends_on("d.rs"));
+    }
+
+    /// A read set asked before it is sealed (reads out of order) still knows every read.
+    #[test]
+    fn an_unsealed_read_set_knows_reads_made_out_of_order() {
+        let mut set = ReadSet::over(entries(&["a.rs", "b.rs", "c.rs", "d.rs"]));
+        for path in ["d.rs", "b.rs", "c.rs"] {
+            set.record_read(path);
+        }
+        for path in ["b.rs", "c.rs", "d.rs"] {
+            assert!(set.depends_on(path), "{path}");
+        }
+        assert!(!set.depends_on("a.rs"));
     }
 }

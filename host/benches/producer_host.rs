@@ -912,18 +912,7 @@ fn together(repo: &Path, runs: usize) -> Together {
         runtime.load(&component).expect("load");
     }
     let configure = |suffix: &str, config: String| {
-        let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
-        let clone = repo.with_file_name(format!("{name}-together-{suffix}"));
-        discard(&clone);
-        sh(
-            repo,
-            &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
-        );
-        std::fs::write(clone.join("discern.toml"), config).expect("write config");
-        sh(
-            &clone,
-            "git add -A && git -c user.name=b -c user.email=b@x commit -qm Standards",
-        );
+        let clone = clone_with_config(repo, &format!("together-{suffix}"), &config);
         let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
         (clone, ws)
     };
@@ -995,6 +984,24 @@ fn together(repo: &Path, runs: usize) -> Together {
         matches,
         lines,
     }
+}
+
+/// A clone of `repo` beside it (`<repo>-<suffix>`, an earlier one discarded) whose last commit
+/// adds `config` as its `discern.toml`.
+fn clone_with_config(repo: &Path, suffix: &str, config: &str) -> PathBuf {
+    let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
+    let clone = repo.with_file_name(format!("{name}-{suffix}"));
+    discard(&clone);
+    sh(
+        repo,
+        &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
+    );
+    std::fs::write(clone.join("discern.toml"), config).expect("write config");
+    sh(
+        &clone,
+        "git add -A && git -c user.name=b -c user.email=b@x commit -qm Standards",
+    );
+    clone
 }
 
 fn print_together(t: &Together) {

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::{TOGETHER_EXTENT, TOGETHER_PATTERN, discard, ensure_repo, sh};
+use super::{TOGETHER_EXTENT, TOGETHER_PATTERN, clone_with_config, discard, ensure_repo, sh};
 
 const NOTHING: &str = r#"
 [standards.todo]
@@ -41,18 +41,7 @@ fn peak(bin: &str, clone: &Path) -> (u64, f64) {
 
 /// A first run, then a one-file commit after it: each one's peak resident KiB, wall seconds.
 fn first_run(bin: &str, repo: &Path, config: &str) -> [(u64, f64); 2] {
-    let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
-    let clone = repo.with_file_name(format!("{name}-memory"));
-    discard(&clone);
-    sh(
-        repo,
-        &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
-    );
-    std::fs::write(clone.join("discern.toml"), config).expect("write config");
-    sh(
-        &clone,
-        "git add -A && git -c user.name=b -c user.email=b@x commit -qm Standards",
-    );
+    let clone = clone_with_config(repo, "memory", config);
     let first = peak(bin, &clone);
     sh(
         &clone,

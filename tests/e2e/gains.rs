@@ -415,3 +415,40 @@ fn update_takes_the_trunks_loosening_over_the_branchs_pin_and_done_pins_again() 
         "8 less its gain of 1: {json}"
     );
 }
+
+/// A pin keeps the trunk's margins; where the trunk's `discern.toml` at the merge base cannot be
+/// read, the branch's own (wider) margins are not used in its place: `--pin` is refused, naming
+/// the file, and nothing is committed.
+#[test]
+fn a_baseline_config_that_cannot_be_read_lends_no_margin() {
+    let fixture = Fixture::new(config());
+    let root = fixture.path().to_owned();
+    commit_in(
+        &fixture,
+        &root,
+        "discern.toml",
+        "[standards.todo\n",
+        "a trunk config that does not parse",
+    );
+    fixture.git_in(&root, &["checkout", "-q", "-b", "wide"]);
+    let wide = config().standard(Standard::todo(5).margin(10));
+    commit_in(
+        &fixture,
+        &root,
+        "discern.toml",
+        &wide.to_string(),
+        "repair, with a wide margin",
+    );
+    let before = fixture.git_out(&root, &["rev-parse", "HEAD"]);
+    let pinned = fixture
+        .run_in(&root, &["standards", "--pin", "--json"], &[])
+        .json();
+    assert_eq!(pinned["ok"], false, "{pinned}");
+    let message = pinned["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Nothing was pinned") && message.contains("discern.toml"),
+        "{pinned}"
+    );
+    let after = fixture.git_out(&root, &["rev-parse", "HEAD"]);
+    assert_eq!(before, after, "nothing was committed: {pinned}");
+}

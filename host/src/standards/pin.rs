@@ -126,7 +126,7 @@ pub(crate) fn pin(
     if let Some(refusal) = not_all_passing(&measured) {
         return Err(refusal);
     }
-    let pins = pins(&measured, &baseline_margins(&ws.repo, &measured));
+    let pins = pins(&measured, &baseline_margins(&ws.repo, &measured)?);
     if pins.is_empty() {
         let mut envelope = nothing_to_pin(&measured);
         if dry_run {
@@ -212,26 +212,41 @@ fn pins(measured: &Measured, margins: &std::collections::HashMap<String, f64>) -
         .collect()
 }
 
-/// The margins the limits check's baseline commits, by Standard.
+/// The margins the limits check's baseline commits, by Standard (none without a baseline, or
+/// where it has no `discern.toml`). A baseline whose config cannot be read is refused: its
+/// margins would otherwise be this branch's own, which a branch may widen.
 fn baseline_margins(
     repo: &crate::git::Repo,
     measured: &Measured,
-) -> std::collections::HashMap<String, f64> {
-    let baseline = measured
-        .limits
-        .summary
-        .baseline
-        .as_deref()
-        .and_then(|b| b.parse::<gix::ObjectId>().ok());
-    baseline
-        .and_then(|b| Config::at(repo, b).ok()?)
+) -> Result<std::collections::HashMap<String, f64>, Refused> {
+    let Some(baseline) = measured.limits.summary.baseline.as_deref() else {
+        return Ok(Default::default());
+    };
+    let config = baseline
+        .parse::<gix::ObjectId>()
+        .map_err(|e| e.to_string())
+        .and_then(|b| Config::at(repo, b).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            Refused::new(
+                ErrorSlug::CannotTell,
+                format!(
+                    "Nothing was pinned: the baseline {}'s discern.toml, whose margins a pin keeps, cannot be read: {e}.",
+                    short(baseline)
+                ),
+                Hint::next_step(
+                    HintId::CheckRepository,
+                    format!("Run `git show {}:discern.toml` and fix what it reports on the trunk, then pin again", short(baseline)),
+                ),
+            )
+        })?;
+    Ok(config
         .map(|c| {
             c.standards
                 .iter()
                 .map(|s| (s.name.clone(), s.margin))
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default())
 }
 
 fn nothing_to_pin(measured: &Measured) -> Reply {

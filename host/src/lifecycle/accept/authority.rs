@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::{AcceptRequest, Authority, Consent, Landing, approvals, refuse};
 use crate::config::Config;
+use crate::git::short;
 use crate::proposals::required;
 use crate::result::{Action, ErrorSlug, HintId, Refused, WithNext};
 use crate::snapshot::Pathspec;
@@ -54,9 +55,16 @@ pub(super) fn authority(
     let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
     // Standing grants are the owner's: read from the trunk's committed config, never from the
     // branch being landed (a branch that widens its own grant takes effect only after landing).
+    // Unreadable, they are refused as unknown, never read as "no grant".
     let scopes = Config::at(repo, *trunk_commit)
-        .ok()
-        .flatten()
+        .map_err(|e| {
+            refuse(
+                ErrorSlug::CannotTell,
+                format!("The trunk's discern.toml at {} cannot be read: {e}.", short(&trunk_commit.to_string())),
+                HintId::CheckRepository,
+                &format!("Fix discern.toml on {trunk} (`git show {trunk}:discern.toml`), then accept again."),
+            )
+        })?
         .map(|c| c.pre_authorized)
         .unwrap_or_default();
     let granted = !scopes.is_empty() && {

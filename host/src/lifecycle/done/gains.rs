@@ -23,7 +23,12 @@ pub(super) fn stick(
     // A branch behind the trunk fails the gate's merge stage; nothing is pinned on it first.
     // Whether gains are pinned is the trunk's setting: a branch's change to it (a protected
     // change) takes effect once landed.
-    let trunk_config = trunk_config(ws, &subject_now);
+    let trunk_config = match trunk_config(ws, &subject_now) {
+        Ok(config) => config,
+        // Unreadable, the trunk's setting and margins are unknown: nothing is pinned (pinning
+        // only tightens, so not pinning loses nothing), and the step says why.
+        Err(why) => return Ok((subject_now, Some(Step::check("pin", true, why)))),
+    };
     let pin_on_done = trunk_config.as_ref().map_or_else(
         || subject_now.config.as_ref().is_some_and(|c| c.pin_on_done),
         |t| t.pin_on_done,
@@ -100,10 +105,18 @@ pub(super) fn stick(
     Ok((subject(&again)?, Some(step)))
 }
 
-/// The trunk's config as of this branch's merge base (whose margins a pin leaves).
-fn trunk_config(ws: &Workspace, subject: &Subject) -> Option<Config> {
-    let base = base_commit(ws, subject)?;
-    crate::config::Config::at(&ws.repo, base).ok()?
+/// The trunk's config as of this branch's merge base (whose margins a pin leaves): none
+/// without a merge base or a `discern.toml` there, and why not where it cannot be read.
+fn trunk_config(ws: &Workspace, subject: &Subject) -> Result<Option<Config>, String> {
+    let Some(base) = base_commit(ws, subject) else {
+        return Ok(None);
+    };
+    Config::at(&ws.repo, base).map_err(|e| {
+        format!(
+            "gains not pinned: the trunk's discern.toml at the merge base {} cannot be read ({e})",
+            short(&base.to_string())
+        )
+    })
 }
 
 /// This branch's merge base with the trunk.

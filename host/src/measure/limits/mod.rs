@@ -148,11 +148,14 @@ impl Against {
         {
             named = name::Named::given(line);
         }
-        let trunk_requires = name::resolve(&ws.repo, &named.trunk, ci)
-            .ok()
-            .flatten()
-            .and_then(|found| Config::at(&ws.repo, found.trunk.commit).ok()?)
-            .is_some_and(|c| c.require_trunk);
+        // The trunk's own `require_trunk`; a trunk or config that cannot be read may require
+        // it, so it is required (a trunk that is absent requires nothing).
+        let trunk_requires = match name::resolve(&ws.repo, &named.trunk, ci) {
+            Ok(Some(found)) => Config::at(&ws.repo, found.trunk.commit)
+                .map_or(true, |c| c.is_some_and(|c| c.require_trunk)),
+            Ok(None) => false,
+            Err(_) => true,
+        };
         Self {
             trunk: named.trunk.clone(),
             head,

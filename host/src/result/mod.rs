@@ -202,16 +202,21 @@ pub trait WithNext {
     fn with_next(self, action: Action) -> Self;
 }
 
+/// `action` on the first next-step hint of `hints` (none: nothing to name it on), for every
+/// [`WithNext`].
+pub(crate) fn name_next(hints: &mut Vec<Hint>, action: Action) {
+    if let Some(at) = hints
+        .iter()
+        .position(|h| h.category() == Category::NextStep)
+    {
+        let hint = hints.remove(at);
+        hints.insert(at, hint.with_action(action));
+    }
+}
+
 impl WithNext for Envelope {
     fn with_next(mut self, action: Action) -> Self {
-        if let Some(at) = self
-            .hints
-            .iter()
-            .position(|h| h.category() == Category::NextStep)
-        {
-            let hint = self.hints.remove(at);
-            self.hints.insert(at, hint.with_action(action));
-        }
+        name_next(&mut self.hints, action);
         self
     }
 }

@@ -5,9 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{
-    Action, Category, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Reply, Report, Section,
-};
+use super::{Action, Diagnostic, Envelope, ErrorSlug, Hint, HintId, Reply, Report, Section};
 
 /// Why something was refused, and everything the refusal reports besides (the steps that ran,
 /// their diagnostics, data a caller reads). Boxed: a `Result` carrying it stays small.
@@ -160,14 +158,7 @@ impl Refused {
 
 impl super::WithNext for Refused {
     fn with_next(mut self, action: Action) -> Self {
-        let hints = &mut self.0.hints;
-        if let Some(at) = hints
-            .iter()
-            .position(|h| h.category() == Category::NextStep)
-        {
-            let hint = hints.remove(at);
-            hints.insert(at, hint.with_action(action));
-        }
+        super::name_next(&mut self.0.hints, action);
         self
     }
 }

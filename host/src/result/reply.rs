@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Action, Category, Diagnostic, Envelope, Hint, Refused, Report, to_data};
+use super::{Action, Diagnostic, Envelope, Hint, Refused, Report, to_data};
 
 /// A verb's answer: its typed data (serialised once, here), the human report, and what the
 /// envelope carries besides.
@@ -121,14 +121,7 @@ impl Reply {
 
 impl super::WithNext for Reply {
     fn with_next(mut self, action: Action) -> Self {
-        if let Some(at) = self
-            .hints
-            .iter()
-            .position(|h| h.category() == Category::NextStep)
-        {
-            let hint = self.hints.remove(at);
-            self.hints.insert(at, hint.with_action(action));
-        }
+        super::name_next(&mut self.hints, action);
         self
     }
 }

@@ -216,7 +216,41 @@ impl<'k> Of<'k> {
     /// `false` when a finding cannot be read.
     pub fn every_path(&self, mut test: impl FnMut(Option<&'k str>) -> bool) -> bool {
         let mut input = Input(self.bytes);
-        (0..self.count).all(|_| input.path_only().is_some_and(&mut test))
+        (0..self.count).all(|_| input.skim().is_some_and(|(path, _)| test(path)))
+    }
+
+    /// Every finding, still encoded; `None` when one cannot be read.
+    pub fn records(&self) -> Option<Vec<Record<'k>>> {
+        let mut input = Input(self.bytes);
+        (0..self.count)
+            .map(|_| {
+                let start = input.0;
+                let (path, line) = input.skim()?;
+                let bytes = start.get(..start.len() - input.0.len())?;
+                Some(Record { bytes, path, line })
+            })
+            .collect()
+    }
+}
+
+/// One finding still encoded: its bytes, equal exactly when the findings are (the encoding is
+/// one-to-one), its path, and whether it names a line.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'k> {
+    bytes: &'k [u8],
+    pub path: Option<&'k str>,
+    pub line: bool,
+}
+
+impl Record<'_> {
+    /// The finding; `None` when it cannot be read.
+    pub fn decode(&self) -> Option<Finding> {
+        Input(self.bytes).parts().map(Parts::finding)
+    }
+
+    /// Whether it is the same finding as `other`.
+    pub fn same(&self, other: &Record) -> bool {
+        self.bytes == other.bytes
     }
 }
 
@@ -375,9 +409,9 @@ impl<'a> Input<'a> {
         self.take(len).map(drop)
     }
 
-    /// The next finding's path, the rest of it skipped: what [`Input::parts`] reads as its
-    /// path, where the file was parsed whole before.
-    fn path_only(&mut self) -> Option<Option<&'a str>> {
+    /// The next finding's path and whether it names a line, the rest of it skipped: what
+    /// [`Input::parts`] reads, where the file was parsed whole before.
+    fn skim(&mut self) -> Option<(Option<&'a str>, bool)> {
         self.skip_str()?;
         let flags = *self.take(1)?.first()?;
         let path = match flags & PATH {
@@ -390,7 +424,7 @@ impl<'a> Input<'a> {
             .count();
         self.take(4 * numbers)?;
         self.skip_str()?;
-        Some(path)
+        Some((path, flags & LINE != 0))
     }
 
     fn parts(&mut self) -> Option<Parts<'a>> {

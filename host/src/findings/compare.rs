@@ -87,27 +87,38 @@ pub(crate) struct Touched {
 /// are placed unread on both sides (see [`compare`]), so this split is the one [`split`] makes
 /// of the placed lists.
 pub(crate) fn touched(baseline: &Baseline, head: &[Finding], base: &[Finding]) -> Option<Touched> {
+    let (head_left, head_alone) = split_alone(head, placed_alone(baseline)?);
+    let (base_left, base_alone) = split_alone(base, placed_alone(baseline)?);
+    same_list((head, &head_alone), (base, &base_alone)).then_some(Touched {
+        head: head_left,
+        base: base_left,
+    })
+}
+
+/// `findings`, by index: those left to pair, and those with a line on a file `alone` says the
+/// change left alone.
+fn split_alone<'p>(
+    findings: &'p [Finding],
+    mut alone: impl FnMut(&'p str) -> bool,
+) -> (Vec<usize>, Vec<usize>) {
+    partition(findings, |i| {
+        findings[i].line.is_some() && findings[i].path.as_deref().is_some_and(&mut alone)
+    })
+}
+
+/// Whether a finding with a line on `path` is placed on a file the change left alone (see
+/// [`touched`]), asked once per run of findings on one path; `None` when that cannot be told
+/// (the first commit, or the trees' diff unknown): every finding then takes part.
+pub(crate) fn placed_alone<'p>(baseline: &Baseline) -> Option<impl FnMut(&'p str) -> bool> {
     let snapshot = baseline.snapshot?;
     baseline.changed?;
-    let placed_alone = |path: &str| {
+    Some(memo_by_path(move |path| {
         same_file(baseline, snapshot, path)
             && baseline
                 .head
                 .entry(path)
                 .is_some_and(|e| matches!(e.kind, EntryKind::Blob | EntryKind::Symlink))
-    };
-    let side = |findings: &[Finding]| {
-        let mut alone = memo_by_path(placed_alone);
-        partition(findings, |i| {
-            findings[i].line.is_some() && findings[i].path.as_deref().is_some_and(&mut alone)
-        })
-    };
-    let (head_left, head_alone) = side(head);
-    let (base_left, base_alone) = side(base);
-    same_list((head, &head_alone), (base, &base_alone)).then_some(Touched {
-        head: head_left,
-        base: base_left,
-    })
+    }))
 }
 
 /// [`compare`] of the `touched` findings alone ([`touched`]): the baseline's others are not
@@ -366,4 +377,4 @@ fn partition(
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

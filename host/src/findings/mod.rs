@@ -19,19 +19,22 @@ mod line_map;
 mod lines;
 mod place;
 mod renames;
+mod sparse;
 
 use serde::Serialize;
 
 use crate::runtime::Finding;
 
 pub(crate) use compare::{
-    Baseline, Compared, Touched, compare, compare_touched, same_files, touched, untouched,
+    Baseline, Compared, Touched, compare, compare_touched, placed_alone, same_files, touched,
+    untouched,
 };
 pub(crate) use diff::{Diff, Side};
 pub(crate) use identity::Fingerprints;
 pub(crate) use line_map::LineMap;
 pub(crate) use place::{Place, ReadLines, complete, places, places_at};
 pub(crate) use renames::{Renames, renames};
+pub(crate) use sparse::sparse;
 
 /// How many new and fixed findings a Standard's result lists (the totals are exact).
 pub(crate) const SHOWN: usize = 20;

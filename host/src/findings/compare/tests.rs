@@ -138,7 +138,7 @@ fn pairing_the_touched_files_only_gives_the_whole_pairing() {
 }
 
 /// A file of `TODO`, `FIXME` and code lines picked by `seed`.
-fn text_of(seed: u64, lines: u64) -> String {
+pub(in crate::findings) fn text_of(seed: u64, lines: u64) -> String {
     (1..=lines)
         .map(
             |line| match (seed ^ line).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62 {
@@ -152,7 +152,7 @@ fn text_of(seed: u64, lines: u64) -> String {
 
 /// Every `TODO` and `FIXME` of the snapshot's files, as a pattern producer lists them,
 /// and two it cannot place (no path; a path outside the snapshot).
-fn scan(snapshot: &Snapshot) -> Vec<Finding> {
+pub(in crate::findings) fn scan(snapshot: &Snapshot) -> Vec<Finding> {
     let mut reader = snapshot.reader();
     let mut found = Vec::new();
     let paths: Vec<String> = snapshot.entries().iter().map(|e| e.path.clone()).collect();

@@ -137,13 +137,17 @@ pub(super) fn measure_baseline<'a>(
                     snapshot,
                 )
             });
+        let derived = derived.map(|metrics| BaseMetrics::Own(Cow::Owned(metrics)));
         let recorded = || {
             let outcome = crate::planner::reuse(execution, batch.runtime, snapshot, evidence)?;
-            outcome.into_metrics().ok()
+            outcome
+                .result
+                .is_ok()
+                .then(|| BaseMetrics::Encoded(Box::new(outcome)))
         };
         match derived.or_else(recorded) {
             Some(metrics) => {
-                outputs.insert(i, Ok(BaseMetrics::Own(Cow::Owned(metrics))));
+                outputs.insert(i, Ok(metrics));
             }
             None => whole.push(i),
         }
@@ -201,10 +205,10 @@ pub(super) fn measure_whole<'a>(
         .into_iter()
         .zip(outcomes.executions)
         .map(|(i, outcome)| {
-            let metrics = outcome
-                .into_metrics()
-                .map(|metrics| BaseMetrics::Own(Cow::Owned(metrics)))
-                .map_err(|e| format!("the baseline measurement failed: {e}"));
+            let metrics = match &outcome.result {
+                Ok(_) => Ok(BaseMetrics::Encoded(Box::new(outcome))),
+                Err(e) => Err(format!("the baseline measurement failed: {e}")),
+            };
             (i, metrics)
         })
         .collect()

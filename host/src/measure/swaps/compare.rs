@@ -41,14 +41,19 @@ impl<'a> Comparing<'a> {
     }
 }
 
-/// The baseline's reading is HEAD's own ([`BaseMetrics::Head`]).
-pub(super) struct Shared;
+/// A baseline reading whose findings are not decoded yet.
+pub(super) enum Encoded<'a> {
+    /// HEAD's own ([`BaseMetrics::Head`]).
+    Head,
+    /// Its own, with its findings still encoded ([`BaseMetrics::Encoded`]).
+    Own(&'a ExecutionOutcome),
+}
 
-/// One reading's baseline as `attach` finds it: the commit, and its metrics (HEAD's own, or
-/// its own, or why there are none).
+/// One reading's baseline as `attach` finds it: the commit, and its metrics (decoded, or not
+/// yet, or why there are none).
 pub(super) type ReadingBase<'a> = (
     Option<ObjectId>,
-    Result<Result<&'a [Metric], String>, Shared>,
+    Result<Result<&'a [Metric], String>, Encoded<'a>>,
 );
 
 /// `reading`'s baseline at `commit`, from the baseline's `outputs`.
@@ -59,8 +64,9 @@ pub(super) fn reading_base<'o>(
     outputs: &'o BaseOutputs,
 ) -> ReadingBase<'o> {
     let metrics = match outputs.get(&reading.execution) {
-        Some(Ok(BaseMetrics::Head)) => Err(Shared),
+        Some(Ok(BaseMetrics::Head)) => Err(Encoded::Head),
         Some(Ok(BaseMetrics::Own(metrics))) => Ok(Ok(metrics.as_ref())),
+        Some(Ok(BaseMetrics::Encoded(outcome))) => Err(Encoded::Own(outcome)),
         Some(Err(why)) => Ok(Err(why.clone())),
         None => Ok(Err(no_baseline_reason(batch, reading))),
     };
@@ -70,12 +76,16 @@ pub(super) fn reading_base<'o>(
 /// The baseline's values (its findings may be left out): HEAD's (`outcome`'s) where the
 /// reading is HEAD's own.
 pub(super) fn base_values<'a>(outcome: &'a ExecutionOutcome, base: &ReadingBase<'a>) -> Base<'a> {
-    let values = match &base.1 {
-        Err(Shared) => outcome
+    let values_of = |outcome: &'a ExecutionOutcome| {
+        outcome
             .result
             .as_ref()
             .map(|o| o.metrics.as_slice())
-            .map_err(Clone::clone),
+            .map_err(Clone::clone)
+    };
+    let values = match &base.1 {
+        Err(Encoded::Head) => values_of(outcome),
+        Err(Encoded::Own(own)) => values_of(own),
         Ok(metrics) => metrics.clone(),
     };
     (base.0, values)
@@ -102,11 +112,19 @@ pub(super) fn compare_reading(
     comparing: &Comparing,
 ) {
     let name = &compare.reading.metric;
-    if let (Some((Some(commit), Err(Shared))), Some(of), false) =
-        (&base, compare.outcome.kept(name), compare.keep_all)
-        && compare_unchanged(compare, result, (*commit, of), comparing)
-    {
-        return;
+    let head_of = compare.outcome.kept(name).filter(|_| !compare.keep_all);
+    match (&base, head_of) {
+        (Some((Some(commit), Err(Encoded::Head))), Some(of))
+            if compare_unchanged(compare, result, (*commit, of), comparing) =>
+        {
+            return;
+        }
+        (Some((commit, Err(Encoded::Own(own)))), Some(of))
+            if compare_sparse(compare, result, (*commit, own), of, comparing) =>
+        {
+            return;
+        }
+        _ => {}
     }
     let metrics = match compare.outcome.metrics() {
         Ok(metrics) => metrics,
@@ -119,9 +137,54 @@ pub(super) fn compare_reading(
             format!("no metric {name} among the findings"),
         );
     };
-    let base = base.map(|(commit, base)| (commit, base.unwrap_or(Ok(metrics))));
-    let reading = (compare.reading, metric, compare.keep_all);
+    let base = base.map(|(commit, base)| {
+        let decoded = match base {
+            Ok(metrics) => metrics,
+            Err(Encoded::Head) => Ok(metrics),
+            Err(Encoded::Own(own)) => own
+                .metrics()
+                .map_err(|why| format!("the baseline's findings cannot be read: {why}")),
+        };
+        (commit, decoded)
+    });
+    let reading = (compare.reading, metric, compare.keep_all, 0);
     compare_one(compare.standard, result, reading, base, comparing);
+}
+
+/// The comparison of a reading whose findings (`of`) and baseline's (`own`'s, at `commit`) are
+/// both still encoded, from the findings it reads alone ([`findings::sparse`]); `false` when
+/// that cannot be told (the caller then decodes every finding).
+pub(super) fn compare_sparse(
+    compare: &Compare,
+    result: &mut StandardResult,
+    (commit, own): (Option<ObjectId>, &ExecutionOutcome),
+    of: Of,
+    comparing: &Comparing,
+) -> bool {
+    let name = &compare.reading.metric;
+    let (Ok(renames), Some(base_of), Ok(base_output)) =
+        (&comparing.renames, own.kept(name), &own.result)
+    else {
+        return false;
+    };
+    let Some(base_metric) = base_output.metrics.iter().find(|m| &m.name == name) else {
+        return false;
+    };
+    let baseline = comparing.baseline(renames);
+    let Some(sparse) = findings::sparse(&baseline, (of, base_of), WHY_SHOWN) else {
+        return false;
+    };
+    let with = |metric: &Metric, findings: Vec<Finding>, dropped: usize| Metric {
+        findings,
+        findings_dropped: dropped,
+        ..metric.clone()
+    };
+    let head = with(compare.metric, sparse.head, of.dropped());
+    let base = [with(base_metric, sparse.base, base_of.dropped())];
+    let reading = (compare.reading, &head, false, sparse.omitted);
+    let base = (commit, Ok(&base[..]));
+    compare_one(compare.standard, result, reading, Some(base), comparing);
+    true
 }
 
 /// The comparison of a reading whose baseline (`commit`) reads HEAD's own reused reading,
@@ -213,11 +276,13 @@ pub(super) fn unreadable(compare: &Compare, result: &mut StandardResult, why: St
 pub(super) fn compare_one(
     standard: &StandardDef,
     result: &mut StandardResult,
-    (reading, metric, keep_all): (&Reading, &Metric, bool),
+    (reading, metric, keep_all, omitted): (&Reading, &Metric, bool, usize),
     base: Option<Base>,
     comparing: &Comparing,
 ) {
     let kept = if keep_all { usize::MAX } else { WHY_SHOWN };
+    // Each side's length, with the findings left out of both lists as their own twins.
+    let total = metric.findings.len() + omitted;
     let shown_first = 0..metric.findings.len().min(kept);
     // Findings the baseline shares on files the change left alone pair with themselves: only
     // those shown and those on the files it touched need a place (the others' are never read).
@@ -237,13 +302,13 @@ pub(super) fn compare_one(
     let (compared, base_complete) = against_baseline(
         reading,
         (head, &mut read),
-        (base, touched.as_ref()),
+        (base, touched.as_ref(), omitted),
         comparing,
     );
     let complete = base_complete
         && metric.counted
         && metric.findings_dropped == 0
-        && metric.findings.len() as f64 == metric.value;
+        && total as f64 == metric.value;
     // Only the findings shown are fingerprinted: their lines are read now if they were not.
     let new = compared
         .as_ref()
@@ -262,7 +327,7 @@ pub(super) fn compare_one(
         })
         .collect();
     let mut summary = FindingsSummary {
-        total: metric.findings.len(),
+        total,
         dropped: metric.findings_dropped,
         new_total: None,
         fixed_total: None,
@@ -379,7 +444,7 @@ pub(super) struct Against<'m> {
 pub(super) fn against_baseline<'m>(
     reading: &Reading,
     (head, read): (findings::Side, &mut findings::ReadLines),
-    (base, touched): (Option<Base<'m>>, Option<&findings::Touched>),
+    (base, touched, omitted): (Option<Base<'m>>, Option<&findings::Touched>, usize),
     comparing: &Comparing,
 ) -> (Result<Against<'m>, String>, bool) {
     let (commit, base_metrics, renames) = match (base, &comparing.renames) {
@@ -391,7 +456,7 @@ pub(super) fn against_baseline<'m>(
     let base_metric = base_metrics.iter().find(|m| m.name == reading.metric);
     let base_findings = base_metric.map_or(&[][..], |m| m.findings.as_slice());
     let complete = !base_metric.is_some_and(|m| {
-        m.findings_dropped > 0 || (m.counted && m.findings.len() as f64 != m.value)
+        m.findings_dropped > 0 || (m.counted && (m.findings.len() + omitted) as f64 != m.value)
     });
     let baseline = comparing.baseline(renames);
     let compared = match touched {

@@ -124,7 +124,7 @@ fn stretch_passes(
     compare_one(
         &own,
         &mut scratch,
-        (reading, metric, false),
+        (reading, metric, false, 0),
         Some(base),
         &comparing,
     );
@@ -160,6 +160,7 @@ fn metrics_at(
     match outputs.remove(&reading.execution)? {
         Ok(BaseMetrics::Head) => Some(head.to_vec()),
         Ok(BaseMetrics::Own(metrics)) => Some(Cow::into_owned(metrics)),
+        Ok(BaseMetrics::Encoded(outcome)) => outcome.into_metrics().ok(),
         Err(_) => None,
     }
 }

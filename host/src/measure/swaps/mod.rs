@@ -60,6 +60,9 @@ enum BaseMetrics<'a> {
     Head,
     /// Its own.
     Own(Cow<'a, [Metric]>),
+    /// Its own, measured or reused with the findings still encoded: decoded only as far as
+    /// the comparison reads them (`sparse.rs`).
+    Encoded(Box<ExecutionOutcome>),
 }
 
 /// The baseline the findings are compared with: its commit (`None`: HEAD is the first

@@ -1,0 +1,127 @@
+use super::*;
+use crate::evidence::findings::{Kept, encode};
+use crate::findings::compare::tests::{scan, text_of};
+use crate::findings::{Fingerprints, ReadLines, Renames, Side, compare, places};
+use crate::git::Repo;
+use crate::runtime::Metric;
+use crate::snapshot::Snapshot;
+
+/// `findings` kept encoded, as a reused reading or a grouped run keeps them.
+fn kept(findings: &[Finding]) -> Kept {
+    let metric = Metric {
+        name: "matches".into(),
+        value: findings.len() as f64,
+        findings: findings.to_vec(),
+        findings_dropped: 0,
+        counted: true,
+    };
+    Kept::parse(encode(&[metric]).unwrap().unwrap()).unwrap()
+}
+
+/// A comparison's new and fixed findings, each with its fingerprint, and the fingerprints of
+/// the first `shown` of this commit's.
+type Shown = (Vec<(Finding, String)>, Vec<(Finding, String)>, Vec<String>);
+
+fn shown(baseline: &Baseline, head: &[Finding], base: &[Finding], first: usize) -> Shown {
+    let (head_snapshot, base_snapshot) = (baseline.head, baseline.snapshot.unwrap());
+    let unread = |path: &str, blob| base_snapshot.entry(path).is_some_and(|e| e.id == blob);
+    let mut read = ReadLines::default();
+    let mut head_places = places(head_snapshot, head, &mut read, &unread);
+    let side = Side {
+        findings: head,
+        places: &head_places,
+    };
+    let compared = compare(baseline, side, base, &mut read).unwrap();
+    let mut base_places = compared.base_places.clone();
+    let all = |n: usize| (0..n).collect::<Vec<_>>();
+    crate::findings::complete(
+        head_snapshot,
+        (head, &mut head_places),
+        &all(head.len()),
+        &mut read,
+    );
+    crate::findings::complete(
+        base_snapshot,
+        (base, &mut base_places),
+        &all(base.len()),
+        &mut read,
+    );
+    let head_ids = Fingerprints::new(head, &head_places);
+    let base_ids = Fingerprints::new(base, &base_places);
+    let new = compared
+        .diff
+        .new
+        .iter()
+        .map(|&i| (head[i].clone(), head_ids.get(i)));
+    let fixed = compared
+        .diff
+        .fixed
+        .iter()
+        .map(|&i| (base[i].clone(), base_ids.get(i)));
+    let first = (0..first.min(head.len()))
+        .map(|i| head_ids.get(i))
+        .collect();
+    (new.collect(), fixed.collect(), first)
+}
+
+#[test]
+fn the_findings_a_comparison_reads_compare_as_every_finding_does() {
+    for seed in [0x2545_f491_u64, 0x9e37_79b9, 0xdead_beef, 7] {
+        let repo = discern_tests::TestRepo::new();
+        for f in 0..12u64 {
+            repo.write(&format!("f{f:02}.rs"), text_of(seed ^ (f * 0x51), 16));
+        }
+        let base_commit = repo.commit("base");
+        // One file edited (a TODO added, a line rewritten), one removed, one added.
+        let f5 = text_of(seed ^ (5 * 0x51), 16);
+        let (top, rest) = f5.split_at(f5.len() / 2);
+        repo.write(
+            "f05.rs",
+            format!("{top}// TODO\n{}", rest.replacen("code", "// FIXME", 1)),
+        );
+        repo.remove("f08.rs");
+        repo.write("g.rs", "// TODO\n// FIXME\n");
+        let head_commit = repo.commit("head");
+        let git = Repo::discover(repo.path()).unwrap();
+        let head = Snapshot::open(repo.path(), &head_commit).unwrap();
+        let base = Snapshot::open(repo.path(), &base_commit).unwrap();
+        let changed = head.changed_since(&base_commit).unwrap();
+        let renames = Renames::default();
+        let baseline = Baseline {
+            repo: &git,
+            head: &head,
+            snapshot: Some(&base),
+            renames: &renames,
+            changed: Some(&changed),
+        };
+        let (head_findings, base_findings) = (scan(&head), scan(&base));
+        let (head_kept, base_kept) = (kept(&head_findings), kept(&base_findings));
+        let ofs = (head_kept.of("matches"), base_kept.of("matches"));
+        let part = sparse(&baseline, ofs, 3).expect("the files left alone agree");
+
+        // Most findings are left out, as many on each side.
+        assert!(part.head.len() < head_findings.len() / 2, "seed {seed:#x}");
+        assert_eq!(part.head.len() + part.omitted, head_findings.len());
+        assert_eq!(part.base.len() + part.omitted, base_findings.len());
+        // The first findings a result shows are the first of the list.
+        assert_eq!(part.head[..3], head_findings[..3]);
+        // New and fixed, and every fingerprint shown, as the whole lists give them.
+        let whole = shown(&baseline, &head_findings, &base_findings, 3);
+        assert!(!whole.0.is_empty() && !whole.1.is_empty(), "seed {seed:#x}");
+        assert_eq!(
+            shown(&baseline, &part.head, &part.base, 3),
+            whole,
+            "seed {seed:#x}"
+        );
+
+        // A file left alone whose findings differ: every finding takes part.
+        let mut other = base_findings.clone();
+        let i = other
+            .iter()
+            .position(|f| f.path.as_deref() == Some("f00.rs"))
+            .unwrap();
+        other[i].message = "FIXED".into();
+        let other = kept(&other);
+        assert!(sparse(&baseline, (head_kept.of("matches"), other.of("matches")), 3).is_none());
+    }
+}

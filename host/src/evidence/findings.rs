@@ -309,6 +309,22 @@ impl Records {
         Some(self)
     }
 
+    /// Each finding, still encoded; `None` when one cannot be read.
+    pub(crate) fn records(&self) -> Option<Vec<Record<'_>>> {
+        let of = Of {
+            bytes: &self.bytes,
+            dropped: 0,
+            count: self.count,
+        };
+        of.records()
+    }
+
+    /// `record` after these.
+    pub(crate) fn push(&mut self, record: &Record) {
+        self.count += 1;
+        self.bytes.extend_from_slice(record.bytes);
+    }
+
     /// `other`'s findings after these.
     pub(crate) fn extend(&mut self, other: &Records) {
         self.count += other.count;

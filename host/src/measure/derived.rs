@@ -17,7 +17,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use crate::planner::Execution;
+use crate::evidence::findings::{Kept, Of, Records};
+use crate::planner::{Execution, ExecutionOutcome};
 use crate::runtime::{Artifacts, Finding, MAX_FINDINGS, Metric, RunOutput, Runtime};
 use crate::snapshot::{Snapshot, changed_paths};
 
@@ -29,6 +30,33 @@ pub(super) fn applies(execution: &Execution) -> bool {
     FILE_LOCAL.contains(&execution.producer.as_str()) && execution.needs.is_empty()
 }
 
+/// A baseline reading derived from HEAD's.
+pub(super) enum Derived {
+    /// Its metrics with their findings (HEAD's carried theirs).
+    Metrics(Vec<Metric>),
+    /// An outcome whose findings stay encoded, as HEAD's were (a reused or grouped reading's):
+    /// neither side's whole list is decoded (`findings/sparse.rs` compares them).
+    Encoded(Box<ExecutionOutcome>),
+}
+
+/// The baseline's reading of `execution`, derived from HEAD's `outcome` over `head`, or `None`
+/// when that cannot be exact (then the baseline is measured whole).
+pub(super) fn derive_from(
+    runtime: &Runtime,
+    execution: &Execution,
+    head: &Snapshot,
+    outcome: &ExecutionOutcome,
+    base: &Snapshot,
+) -> Option<Derived> {
+    let wholes = &outcome.result.as_ref().ok()?.metrics;
+    let encoded: Option<Vec<Of>> = wholes.iter().map(|m| outcome.kept(&m.name)).collect();
+    match encoded {
+        Some(ofs) => derive_encoded(runtime, execution, (head, base), (wholes, &ofs))
+            .map(|outcome| Derived::Encoded(Box::new(outcome))),
+        None => derive(runtime, execution, head, wholes, base).map(Derived::Metrics),
+    }
+}
+
 /// The baseline's metrics for `execution`, derived from HEAD's `head_metrics` over `head`, or
 /// `None` when that cannot be exact (then the baseline is measured whole).
 pub(super) fn derive(
@@ -38,41 +66,110 @@ pub(super) fn derive(
     head_metrics: &[Metric],
     base: &Snapshot,
 ) -> Option<Vec<Metric>> {
-    if !applies(execution) {
+    if !applies(execution) || !head_metrics.iter().all(complete) {
         return None;
     }
+    let parts = parts(runtime, execution, (head, base))?;
+    let changed = parts.changed();
+    let order = positions(base);
+    head_metrics
+        .iter()
+        .map(|whole| {
+            let (head_part, base_part) = parts.named(&whole.name)?;
+            combine(whole, head_part, base_part, &changed, &order, parts.cap)
+        })
+        .collect()
+}
+
+/// [`derive`] of HEAD's metrics `wholes` whose findings `ofs` are still encoded: the derived
+/// findings are HEAD's records outside the changed files, copied, and the baseline's in them.
+fn derive_encoded(
+    runtime: &Runtime,
+    execution: &Execution,
+    (head, base): (&Snapshot, &Snapshot),
+    (wholes, ofs): (&[Metric], &[Of]),
+) -> Option<ExecutionOutcome> {
+    let complete_encoded =
+        |(m, of): (&Metric, &Of)| of.dropped() == 0 && (!m.counted || of.len() as f64 == m.value);
+    if !applies(execution) || !wholes.iter().zip(ofs).all(complete_encoded) {
+        return None;
+    }
+    let parts = parts(runtime, execution, (head, base))?;
+    let changed = parts.changed();
+    let mut metrics = Vec::new();
+    let mut kept = Vec::new();
+    for (whole, of) in wholes.iter().zip(ofs) {
+        let (head_part, base_part) = parts.named(&whole.name)?;
+        let sides = (*of, head_part, base_part);
+        let (metric, records) = combine_encoded(whole, sides, (&changed, base), parts.cap)?;
+        metrics.push(metric);
+        kept.push(records);
+    }
+    let columns: Vec<(&str, usize, &Records)> = metrics
+        .iter()
+        .zip(&kept)
+        .map(|(m, records)| (m.name.as_str(), 0, records))
+        .collect();
+    let findings = Kept::of_records(&columns).ok()?;
+    let output = RunOutput {
+        metrics,
+        read_set: crate::runtime::ReadSet::default(),
+        stderr: String::new(),
+        fuel_consumed: 0,
+    };
+    Some(ExecutionOutcome::derived(output, findings))
+}
+
+/// The producer's runs over the files that differ, on both sides.
+struct Parts {
+    head: RunOutput,
+    base: RunOutput,
+    changed: Vec<String>,
+    cap: usize,
+}
+
+impl Parts {
+    fn changed(&self) -> BTreeSet<&str> {
+        self.changed.iter().map(String::as_str).collect()
+    }
+
+    fn named(&self, name: &str) -> Option<(&Metric, &Metric)> {
+        Some((named(&self.head, name)?, named(&self.base, name)?))
+    }
+}
+
+/// Run `execution` over the files that differ between `head` and `base`, on each; `None` when
+/// more than a quarter of the files differ or a run fails.
+fn parts(
+    runtime: &Runtime,
+    execution: &Execution,
+    (head, base): (&Snapshot, &Snapshot),
+) -> Option<Parts> {
     let component = execution.component.as_ref().ok()?;
-    if !head_metrics.iter().all(complete) {
-        return None;
-    }
     let changed = changed_paths(Some(base), head);
     if changed.len() * 4 > base.entries().len().max(head.entries().len()) {
         return None;
     }
-    let changed: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
+    let paths: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
     let run = |snapshot: &Snapshot| {
         runtime
             .run(
                 component,
                 &execution.config,
-                &snapshot.restricted(&changed),
+                &snapshot.restricted(&paths),
                 Arc::new(Artifacts::new()),
                 &execution.limits,
             )
             .ok()
     };
-    let head_part = run(head)?;
-    let base_part = run(base)?;
+    let (head, base) = (run(head)?, run(base)?);
     let cap = findings_cap(&execution.config)?;
-    let order = positions(base);
-    head_metrics
-        .iter()
-        .map(|whole| {
-            let head_part = named(&head_part, &whole.name)?;
-            let base_part = named(&base_part, &whole.name)?;
-            combine(whole, head_part, base_part, &changed, &order, cap)
-        })
-        .collect()
+    Some(Parts {
+        head,
+        base,
+        changed,
+        cap,
+    })
 }
 
 /// Every finding of a counted metric is kept (a metric that counts none has nothing to lose).
@@ -145,6 +242,68 @@ fn combine(
         findings_dropped: 0,
         counted: whole.counted,
     })
+}
+
+/// [`combine`] of HEAD's findings `of`, still encoded: the metric (its findings left out) and
+/// the derived findings, encoded in the order [`combine`] gives them.
+fn combine_encoded(
+    whole: &Metric,
+    (of, head_part, base_part): (Of, &Metric, &Metric),
+    (changed, base): (&BTreeSet<&str>, &Snapshot),
+    cap: usize,
+) -> Option<(Metric, Records)> {
+    if !complete(head_part) || !complete(base_part) || whole.counted != base_part.counted {
+        return None;
+    }
+    let records = of.records()?;
+    let in_changed = |path: Option<&str>| path.is_some_and(|p| changed.contains(p));
+    let head_changed: Vec<Finding> = records
+        .iter()
+        .filter(|r| in_changed(r.path))
+        .map(|r| r.decode())
+        .collect::<Option<_>>()?;
+    if !same_multiset(
+        &head_changed.iter().collect::<Vec<_>>(),
+        &head_part.findings,
+    ) {
+        return None;
+    }
+    let base_records = Records::encode(&base_part.findings).ok()?;
+    let base_records = base_records.records()?;
+    // HEAD's kept records, then the baseline's: a stable sort by each one's place in the
+    // baseline's listing gives the order a whole run reports them in.
+    let position = |path: Option<&str>| {
+        let path = path?;
+        base.entries()
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+    };
+    let mut order: Vec<(usize, _)> = records
+        .iter()
+        .filter(|r| !in_changed(r.path))
+        .chain(&base_records)
+        .map(|r| Some((position(r.path)?, r)))
+        .collect::<Option<_>>()?;
+    if order.len() >= cap {
+        return None;
+    }
+    order.sort_by_key(|(at, _)| *at);
+    let mut derived = Records::default();
+    for (_, record) in &order {
+        derived.push(record);
+    }
+    let value = whole.value - head_part.value + base_part.value;
+    if whole.counted && derived.len() as f64 != value {
+        return None;
+    }
+    let metric = Metric {
+        name: whole.name.clone(),
+        value,
+        findings: Vec::new(),
+        findings_dropped: 0,
+        counted: whole.counted,
+    };
+    Some((metric, derived))
 }
 
 /// Finding by finding, in any order (duplicates count).
@@ -279,6 +438,20 @@ mod tests {
             derive(&runtime, &pattern, &head, &head_output.metrics, &base).expect("derivable");
         assert_eq!(derived, whole.metrics);
         assert!(derived.iter().any(|m| m.counted && !m.findings.is_empty()));
+
+        // HEAD's findings kept encoded (a reused or grouped reading's): derived still encoded,
+        // the same reading once decoded.
+        let encoded = crate::evidence::findings::encode(&head_output.metrics).unwrap();
+        let kept = Kept::parse(encoded.unwrap()).unwrap();
+        let mut values = head_output.clone();
+        values.metrics.iter_mut().for_each(|m| m.findings.clear());
+        let head_outcome = ExecutionOutcome::derived(values, Some(kept));
+        let Some(Derived::Encoded(derived)) =
+            derive_from(&runtime, &pattern, &head, &head_outcome, &base)
+        else {
+            panic!("derivable, encoded");
+        };
+        assert_eq!(derived.into_metrics().unwrap(), whole.metrics);
     }
 
     #[test]

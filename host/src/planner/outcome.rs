@@ -43,6 +43,18 @@ impl ExecutionOutcome {
         }
     }
 
+    /// A reading derived from another rather than run (`measure/derived.rs`): its metrics'
+    /// findings are `encoded`.
+    pub(crate) fn derived(
+        output: RunOutput,
+        encoded: Option<crate::evidence::findings::Kept>,
+    ) -> Self {
+        Self {
+            encoded,
+            ..Self::ran(Ok(output), 0)
+        }
+    }
+
     /// A grouped run's outcome: its metrics' findings are `encoded`.
     pub(super) fn grouped((output, encoded): super::grouped::Output) -> Self {
         Self {

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use gix::ObjectId;
 
 use super::*;
+use crate::measure::derived::{Derived, derive_from};
 
 /// What the first commit is compared with: nothing, for every execution.
 pub(super) fn root_outputs<'a>(readings: &[(&Reading, &Metric)]) -> BaseOutputs<'a> {
@@ -125,19 +126,12 @@ pub(super) fn measure_baseline<'a>(
             whole.push(i);
             continue;
         }
-        let derived = batch.outcomes.executions[i]
-            .metrics()
-            .ok()
-            .and_then(|head| {
-                crate::measure::derived::derive(
-                    batch.runtime,
-                    execution,
-                    batch.snapshot,
-                    head,
-                    snapshot,
-                )
-            });
-        let derived = derived.map(|metrics| BaseMetrics::Own(Cow::Owned(metrics)));
+        let head = &batch.outcomes.executions[i];
+        let derived = derive_from(batch.runtime, execution, batch.snapshot, head, snapshot);
+        let derived = derived.map(|derived| match derived {
+            Derived::Metrics(metrics) => BaseMetrics::Own(Cow::Owned(metrics)),
+            Derived::Encoded(outcome) => BaseMetrics::Encoded(outcome),
+        });
         let recorded = || {
             let outcome = crate::planner::reuse(execution, batch.runtime, snapshot, evidence)?;
             outcome

@@ -256,11 +256,13 @@ fn combine_encoded(
         return None;
     }
     let records = of.records()?;
-    let in_changed = |path: Option<&str>| path.is_some_and(|p| changed.contains(p));
+    let mut in_changed = per_file(|path: Option<&str>| path.is_some_and(|p| changed.contains(p)));
+    let changed_at: Vec<bool> = records.iter().map(|r| in_changed(r.path)).collect();
     let head_changed: Vec<Finding> = records
         .iter()
-        .filter(|r| in_changed(r.path))
-        .map(|r| r.decode())
+        .zip(&changed_at)
+        .filter(|&(_, &changed)| changed)
+        .map(|(r, _)| r.decode())
         .collect::<Option<_>>()?;
     if !same_multiset(
         &head_changed.iter().collect::<Vec<_>>(),
@@ -272,15 +274,17 @@ fn combine_encoded(
     let base_records = base_records.records()?;
     // HEAD's kept records, then the baseline's: a stable sort by each one's place in the
     // baseline's listing gives the order a whole run reports them in.
-    let position = |path: Option<&str>| {
+    let mut position = per_file(|path: Option<&str>| {
         let path = path?;
         base.entries()
             .binary_search_by(|e| e.path.as_str().cmp(path))
             .ok()
-    };
+    });
     let mut order: Vec<(usize, _)> = records
         .iter()
-        .filter(|r| !in_changed(r.path))
+        .zip(&changed_at)
+        .filter(|&(_, &changed)| !changed)
+        .map(|(r, _)| r)
         .chain(&base_records)
         .map(|r| Some((position(r.path)?, r)))
         .collect::<Option<_>>()?;
@@ -304,6 +308,22 @@ fn combine_encoded(
         counted: whole.counted,
     };
     Some((metric, derived))
+}
+
+/// `answer` of a finding's path, asked once per run of findings on one path (a producer lists
+/// a file's findings together).
+fn per_file<'p, T: Copy>(
+    answer: impl Fn(Option<&'p str>) -> T,
+) -> impl FnMut(Option<&'p str>) -> T {
+    let mut last: Option<(Option<&'p str>, T)> = None;
+    move |path| match last {
+        Some((seen, value)) if seen == path => value,
+        _ => {
+            let value = answer(path);
+            last = Some((path, value));
+            value
+        }
+    }
 }
 
 /// Finding by finding, in any order (duplicates count).

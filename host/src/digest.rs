@@ -16,12 +16,11 @@ impl Digest {
 
     /// The digest of `parts`, each prefixed with its length, so no two lists of parts meet.
     pub fn of_parts(parts: &[&[u8]]) -> Self {
-        let mut hasher = Sha256::new();
+        let mut hasher = Parts::default();
         for part in parts {
-            hasher.update((part.len() as u64).to_le_bytes());
-            hasher.update(part);
+            hasher.part(&[part]);
         }
-        Self(hasher.finalize().into())
+        hasher.finish()
     }
 
     pub fn hex(&self) -> String {
@@ -56,5 +55,24 @@ mod tests {
             Digest::of(b"abc").hex(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+}
+
+/// [`Digest::of_parts`], fed one part at a time (a long list is not gathered first).
+#[derive(Default)]
+pub(crate) struct Parts(Sha256);
+
+impl Parts {
+    /// One part, the concatenation of `pieces`.
+    pub(crate) fn part(&mut self, pieces: &[&[u8]]) {
+        let len: usize = pieces.iter().map(|p| p.len()).sum();
+        self.0.update((len as u64).to_le_bytes());
+        for piece in pieces {
+            self.0.update(piece);
+        }
+    }
+
+    pub(crate) fn finish(self) -> Digest {
+        Digest(self.0.finalize().into())
     }
 }

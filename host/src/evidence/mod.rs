@@ -211,9 +211,14 @@ impl Store {
         if header.version != VERSION
             || header.identity != identity
             || (header.exact_commit && !same_commit)
-            || (!same_commit && self.changed_since(&header.commit, snapshot).is_none())
         {
             return None;
+        }
+        if !same_commit {
+            let changed = self.changed_since(&header.commit, snapshot)?;
+            if entry::names_a_read(&bytes, &changed) {
+                return None;
+            }
         }
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         let usable = entry.version == VERSION
@@ -429,6 +434,30 @@ mod tests {
         }
         assert!(!entry(&[]).has_read("a"));
         assert_eq!(e.read_paths(), ["a/b.rs", "a/bc.rs", "src/x"]);
+    }
+
+    #[test]
+    fn a_read_is_found_in_an_entry_as_saved_and_a_part_of_one_is_not() {
+        let reads = [
+            "a/b.rs",
+            "a/bc.rs",
+            "q\"uote.rs",
+            "new\nline",
+            "tab\there",
+            "\u{e9}t\u{e9}",
+        ];
+        let bytes = serde_json::to_vec(&entry(&reads)).unwrap();
+        for read in reads {
+            assert!(entry::names_a_read(&bytes, &[read.to_owned()]), "{read:?}");
+        }
+        for not in [
+            "a/b", "b.rs", "a/bc", "uote.rs", "q", "line", "new", "\u{e9}t",
+        ] {
+            assert!(!entry::names_a_read(&bytes, &[not.to_owned()]), "{not:?}");
+        }
+        // The first and last of a list, and a list of one.
+        let one = serde_json::to_vec(&entry(&["only.rs"])).unwrap();
+        assert!(entry::names_a_read(&one, &["only.rs".to_owned()]));
     }
 
     #[test]

@@ -60,7 +60,10 @@ pub(crate) fn sparse(baseline: &Baseline, (head, base): (Of, Of), shown: usize) 
 
 /// One side's findings with a line on a file left alone, as (path, index), by path (in order
 /// within a path).
-fn by_file<'k>(records: &[Record<'k>], alone: &[bool]) -> Vec<(&'k str, usize)> {
+type Files<'k> = Vec<(&'k str, usize)>;
+
+/// [`Files`] of one side's `records`.
+fn by_file<'k>(records: &[Record<'k>], alone: &[bool]) -> Files<'k> {
     let mut files: Vec<(&str, usize)> = records
         .iter()
         .enumerate()
@@ -75,7 +78,7 @@ fn by_file<'k>(records: &[Record<'k>], alone: &[bool]) -> Vec<(&'k str, usize)> 
 /// The files left alone whose findings are the same list on both sides: each one's path and
 /// indices on each side.
 fn twins<'k>(
-    (head, base): &(Vec<(&'k str, usize)>, Vec<(&'k str, usize)>),
+    (head, base): &(Files<'k>, Files<'k>),
     (head_records, base_records): (&[Record], &[Record]),
 ) -> Vec<(&'k str, Vec<usize>, Vec<usize>)> {
     let mut head_files = head.chunk_by(|a, b| a.0 == b.0).peekable();

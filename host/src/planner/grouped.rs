@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::Execution;
-use crate::digest::Digest;
+
 use crate::evidence::Store;
 use crate::evidence::findings::{Kept, Records};
 use crate::evidence::memo::{Part, PartMetric};
@@ -33,13 +33,18 @@ use crate::snapshot::{Entry, EntryKind, Snapshot};
 const GROUPED: &[&str] = &["builtin:pattern", "builtin:extent"];
 /// Metrics that are the largest part rather than the sum of the parts.
 const MAXED: &[(&str, &str)] = &[("builtin:extent", "max_lines")];
-/// About how many groups the listed entries are cut into: each run pays a fixed cost per
-/// group, and a change runs its group again.
+/// About how many groups the listed entries are cut into, up to [`MAX_SPREAD`] entries each:
+/// each run pays a fixed cost per group, and a change runs its group again.
 const GROUPS: usize = 64;
 /// The longest a group gets, in spreads (see [`groups`]).
 const LONGEST: usize = 2;
 /// The fewest entries a group holds on average.
 const MIN_SPREAD: u64 = 64;
+/// The most entries a group holds on average: past `GROUPS * MAX_SPREAD` files there are more
+/// groups, not longer ones, so a change of one file runs about this many again (at 200,000
+/// files, 512 rather than 4,096; each more group costs a memo part read back, well under a
+/// millisecond).
+const MAX_SPREAD: u64 = 512;
 
 /// Whether `execution` may run by groups.
 pub(super) fn applies(execution: &Execution) -> bool {
@@ -401,14 +406,14 @@ pub(super) fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
 
 /// The `listed` entries (indices into `entries`) cut into groups where a path's hash says: a
 /// group ends after an entry whose path hashes to 0 modulo the spread, a power of two near
-/// `listed.len() / GROUPS`, or once it holds [`LONGEST`] spreads. Cut by hash alone, a group's
+/// `listed.len() / GROUPS` (within [`MIN_SPREAD`] and [`MAX_SPREAD`]), or once it holds [`LONGEST`] spreads. Cut by hash alone, a group's
 /// length would be geometric, and the group a changed file is in twice the spread long on
 /// average (the long ones hold more files); the bound keeps re-running it short. A file added
 /// or removed moves the cuts of its own stretch between two hash cuts only.
 fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Vec<usize>> {
     let spread = ((listed.len() / GROUPS) as u64)
         .next_power_of_two()
-        .max(MIN_SPREAD);
+        .clamp(MIN_SPREAD, MAX_SPREAD);
     let longest = usize::try_from(spread)
         .unwrap_or(usize::MAX)
         .saturating_mul(LONGEST);
@@ -438,20 +443,17 @@ fn fnv(bytes: &[u8]) -> u64 {
 
 /// The digest of everything a producer sees of a group: each entry's path, blob id, mode.
 fn key(entries: &[Entry], group: &[usize]) -> String {
-    let mut parts: Vec<Vec<u8>> = Vec::with_capacity(group.len() * 2);
+    let mut digest = crate::digest::Parts::default();
     for entry in group.iter().filter_map(|&i| entries.get(i)) {
         let kind = match entry.kind {
             EntryKind::Blob => b'b',
             EntryKind::Symlink => b'l',
             EntryKind::Submodule => b's',
         };
-        parts.push(entry.path.as_bytes().to_vec());
-        let mut id = entry.id.as_bytes().to_vec();
-        id.extend([kind, u8::from(entry.executable)]);
-        parts.push(id);
+        digest.part(&[entry.path.as_bytes()]);
+        digest.part(&[entry.id.as_bytes(), &[kind, u8::from(entry.executable)]]);
     }
-    let borrowed: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-    Digest::of_parts(&borrowed).hex()
+    digest.finish().hex()
 }
 
 #[cfg(test)]

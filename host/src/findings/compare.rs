@@ -112,12 +112,13 @@ fn split_alone<'p>(
 pub(crate) fn placed_alone<'p>(baseline: &Baseline) -> Option<impl FnMut(&'p str) -> bool> {
     let snapshot = baseline.snapshot?;
     baseline.changed?;
+    let near = std::cell::Cell::new(0);
     Some(memo_by_path(move |path| {
         same_file(baseline, snapshot, path)
             && baseline
                 .head
-                .entry(path)
-                .is_some_and(|e| matches!(e.kind, EntryKind::Blob | EntryKind::Symlink))
+                .entry_from(path, &near)
+                .is_some_and(|(_, e)| matches!(e.kind, EntryKind::Blob | EntryKind::Symlink))
     }))
 }
 

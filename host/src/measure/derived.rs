@@ -274,12 +274,8 @@ fn combine_encoded(
     let base_records = base_records.records()?;
     // HEAD's kept records, then the baseline's: a stable sort by each one's place in the
     // baseline's listing gives the order a whole run reports them in.
-    let mut position = per_file(|path: Option<&str>| {
-        let path = path?;
-        base.entries()
-            .binary_search_by(|e| e.path.as_str().cmp(path))
-            .ok()
-    });
+    let near = std::cell::Cell::new(0);
+    let mut position = per_file(|path: Option<&str>| Some(base.entry_from(path?, &near)?.0));
     let mut order: Vec<(usize, _)> = records
         .iter()
         .zip(&changed_at)

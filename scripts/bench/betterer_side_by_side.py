@@ -10,7 +10,7 @@ matching .betterer.results, with NODE_MODULES (where `npm install @betterer/cli@
 @betterer/regexp@5.4.0` ran) symlinked as node_modules and excluded in .git/info/exclude.
 Every round starts from that commit (the branch is reset to it at the end of each round).
 """
-import subprocess, time, shutil, os, statistics, sys, re
+import subprocess, time, shutil, os, statistics, sys, re, resource
 
 D = os.path.abspath(sys.argv[1])
 R = int(sys.argv[2])
@@ -27,10 +27,16 @@ env = dict(os.environ, TS_NODE_SKIP_PROJECT='true', GIT_AUTHOR_NAME='a', GIT_AUT
 env.pop('CI', None)
 
 
+def cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def t(cmd, cwd=W):
-    s = time.perf_counter()
+    """Wall seconds, exit code, CPU seconds (the command and every process it waited for)."""
+    s, c = time.perf_counter(), cpu_of_children()
     r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - s, r.returncode
+    return time.perf_counter() - s, r.returncode, cpu_of_children() - c
 
 
 def sh(c, cwd=W):
@@ -52,10 +58,11 @@ print(f'discern {D}  rounds {R}  base {BASE[:12]}  load at start {os.getloadavg(
 
 res = {k: [] for k in ['first_b', 'first_d', 'rerun_b', 'rerun_d', 'one_b', 'one_d', 'ci_b', 'ci_d']}
 rcs = {k: set() for k in res}
+cpu = {k: [] for k in res}
 
 
 def rec(k, r):
-    res[k].append(r[0]); rcs[k].add(r[1])
+    res[k].append(r[0]); rcs[k].add(r[1]); cpu[k].append(r[2])
 
 
 for i in range(R):
@@ -88,5 +95,7 @@ for i in range(R):
 print(f'load at end {os.getloadavg()}   exit codes {dict((k, sorted(v)) for k, v in rcs.items())}')
 for case in ['first', 'rerun', 'one', 'ci']:
     b = statistics.median(res[case + '_b']); d = statistics.median(res[case + '_d'])
+    bc = statistics.median(cpu[case + '_b']); dc = statistics.median(cpu[case + '_d'])
     print(f"{case:6} betterer {b*1000:7.0f} ms   discern {d*1000:6.0f} ms   betterer/discern {b/d:6.1f}x"
-          f"   (discern min {min(res[case+'_d'])*1000:.0f} max {max(res[case+'_d'])*1000:.0f})")
+          f"   (discern min {min(res[case+'_d'])*1000:.0f} max {max(res[case+'_d'])*1000:.0f})"
+          f"   CPU betterer {bc*1000:.0f} ms discern {dc*1000:.0f} ms: {bc/dc:.1f}x")

@@ -178,6 +178,38 @@ pub(in crate::findings) fn scan(snapshot: &Snapshot) -> Vec<Finding> {
     found
 }
 
+/// A baseline commit and the one measured, in a test repository, as a comparison reads them.
+pub(in crate::findings) struct Commits {
+    git: Repo,
+    pub(in crate::findings) head: Snapshot,
+    pub(in crate::findings) base: Snapshot,
+    changed: Vec<String>,
+    renames: Renames,
+}
+
+impl Commits {
+    pub(in crate::findings) fn of(repo: &discern_tests::TestRepo, base: &str, head: &str) -> Self {
+        let head_snapshot = Snapshot::open(repo.path(), head).unwrap();
+        Commits {
+            git: Repo::discover(repo.path()).unwrap(),
+            changed: head_snapshot.changed_since(base).unwrap(),
+            head: head_snapshot,
+            base: Snapshot::open(repo.path(), base).unwrap(),
+            renames: Renames::default(),
+        }
+    }
+
+    pub(in crate::findings) fn baseline(&self) -> Baseline<'_> {
+        Baseline {
+            repo: &self.git,
+            head: &self.head,
+            snapshot: Some(&self.base),
+            renames: &self.renames,
+            changed: Some(&self.changed),
+        }
+    }
+}
+
 #[test]
 fn comparing_the_touched_findings_alone_pairs_as_the_whole_comparison_does() {
     for seed in [0x2545_f491_u64, 0x9e37_79b9, 0xdead_beef, 7] {
@@ -204,19 +236,9 @@ fn comparing_the_touched_findings_alone_pairs_as_the_whole_comparison_does() {
         repo.remove("f6.rs");
         repo.write("g.rs", "// TODO\n// FIXME\n");
         let head_commit = repo.commit("head");
-        let git = Repo::discover(repo.path()).unwrap();
-        let head = Snapshot::open(repo.path(), &head_commit).unwrap();
-        let base = Snapshot::open(repo.path(), &base_commit).unwrap();
-        let changed = head.changed_since(&base_commit).unwrap();
-        let renames = Renames::default();
-        let baseline = Baseline {
-            repo: &git,
-            head: &head,
-            snapshot: Some(&base),
-            renames: &renames,
-            changed: Some(&changed),
-        };
-        let (head_findings, base_findings) = (scan(&head), scan(&base));
+        let commits = Commits::of(&repo, &base_commit, &head_commit);
+        let (head, base, baseline) = (&commits.head, &commits.base, commits.baseline());
+        let (head_findings, base_findings) = (scan(head), scan(base));
         let unread = |path: &str, blob| base.entry(path).is_some_and(|e| e.id == blob);
         let mut read = ReadLines::default();
         let head_places = places(&head, &head_findings, &mut read, &unread);

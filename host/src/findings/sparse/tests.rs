@@ -1,10 +1,8 @@
 use super::*;
 use crate::evidence::findings::{Kept, encode};
-use crate::findings::compare::tests::{scan, text_of};
-use crate::findings::{Fingerprints, ReadLines, Renames, Side, compare, places};
-use crate::git::Repo;
+use crate::findings::compare::tests::{Commits, scan, text_of};
+use crate::findings::{Fingerprints, ReadLines, Side, compare, places};
 use crate::runtime::Metric;
-use crate::snapshot::Snapshot;
 
 /// `findings` kept encoded, as a reused reading or a grouped run keeps them.
 fn kept(findings: &[Finding]) -> Kept {
@@ -82,19 +80,9 @@ fn the_findings_a_comparison_reads_compare_as_every_finding_does() {
         repo.remove("f08.rs");
         repo.write("g.rs", "// TODO\n// FIXME\n");
         let head_commit = repo.commit("head");
-        let git = Repo::discover(repo.path()).unwrap();
-        let head = Snapshot::open(repo.path(), &head_commit).unwrap();
-        let base = Snapshot::open(repo.path(), &base_commit).unwrap();
-        let changed = head.changed_since(&base_commit).unwrap();
-        let renames = Renames::default();
-        let baseline = Baseline {
-            repo: &git,
-            head: &head,
-            snapshot: Some(&base),
-            renames: &renames,
-            changed: Some(&changed),
-        };
-        let (head_findings, base_findings) = (scan(&head), scan(&base));
+        let commits = Commits::of(&repo, &base_commit, &head_commit);
+        let baseline = commits.baseline();
+        let (head_findings, base_findings) = (scan(&commits.head), scan(&commits.base));
         let (head_kept, base_kept) = (kept(&head_findings), kept(&base_findings));
         let ofs = (head_kept.of("matches"), base_kept.of("matches"));
         let part = sparse(&baseline, ofs, 3).expect("the files left alone agree");

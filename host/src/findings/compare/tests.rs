@@ -241,7 +241,7 @@ fn comparing_the_touched_findings_alone_pairs_as_the_whole_comparison_does() {
         let (head_findings, base_findings) = (scan(head), scan(base));
         let unread = |path: &str, blob| base.entry(path).is_some_and(|e| e.id == blob);
         let mut read = ReadLines::default();
-        let head_places = places(&head, &head_findings, &mut read, &unread);
+        let head_places = places(head, &head_findings, &mut read, &unread);
         let side = Side {
             findings: &head_findings,
             places: &head_places,
@@ -252,7 +252,7 @@ fn comparing_the_touched_findings_alone_pairs_as_the_whole_comparison_does() {
         let left = touched(&baseline, &head_findings, &base_findings).unwrap();
         assert!(left.head.len() < head_findings.len() / 2, "{left:?}");
         let mut read = ReadLines::default();
-        let head_places = places_at(&head, (&head_findings, &left.head), &mut read, &unread);
+        let head_places = places_at(head, (&head_findings, &left.head), &mut read, &unread);
         let side = Side {
             findings: &head_findings,
             places: &head_places,

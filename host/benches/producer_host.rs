@@ -726,15 +726,7 @@ fn findings_cost(repo: &Path, runs: usize) -> FindingsCost {
     };
     // A clone of its own per definition: redefining a Standard on the trunk is refused.
     let configure = |suffix: &str, config: String| {
-        let name = repo.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
-        let clone = repo.with_file_name(format!("{name}-findings-{suffix}"));
-        discard(&clone);
-        sh(
-            repo,
-            &format!("git clone -q . {}", clone.to_str().expect("utf-8")),
-        );
-        std::fs::write(clone.join("discern.toml"), config).expect("write config");
-        commit(&clone, "Standards");
+        let clone = clone_with_config(repo, &format!("findings-{suffix}"), &config);
         let ws = Workspace::open(&clone, Settings::default()).expect("workspace");
         (clone, ws)
     };

@@ -8,7 +8,7 @@ use gix::ObjectId;
 
 use super::diff::{self, Diff, Side};
 use super::line_map::{LineMap, LineMapError, Versions, line_maps};
-use super::{Place, ReadLines, Renames, places, places_at};
+use super::{Place, ReadLines, Renames, once_per_run, places, places_at};
 use crate::git::Repo;
 use crate::runtime::Finding;
 use crate::snapshot::{EntryKind, Snapshot};
@@ -113,7 +113,7 @@ pub(crate) fn placed_alone<'p>(baseline: &Baseline) -> Option<impl FnMut(&'p str
     let snapshot = baseline.snapshot?;
     baseline.changed?;
     let near = std::cell::Cell::new(0);
-    Some(memo_by_path(move |path| {
+    Some(once_per_run(move |path| {
         same_file(baseline, snapshot, path)
             && baseline
                 .head
@@ -168,23 +168,10 @@ fn diff_changed(
     maps: &HashMap<String, LineMap>,
 ) -> Diff {
     let reduced = baseline.changed.and_then(|_| {
-        let mut alone = memo_by_path(|path| same_file(baseline, snapshot, path));
+        let mut alone = once_per_run(|path| same_file(baseline, snapshot, path));
         diff_touched(head, base, baseline.renames, maps, &mut alone)
     });
     reduced.unwrap_or_else(|| diff::diff(head, base, baseline.renames, maps))
-}
-
-/// `test` asked once per run of findings on the same path.
-fn memo_by_path<'p>(test: impl Fn(&str) -> bool) -> impl FnMut(&'p str) -> bool {
-    let mut last: Option<(&'p str, bool)> = None;
-    move |path| match last {
-        Some((seen, answer)) if seen == path => answer,
-        _ => {
-            let answer = test(path);
-            last = Some((path, answer));
-            answer
-        }
-    }
 }
 
 /// [`diff::diff`] of the findings not placed on a file `alone` says the change left alone, with
@@ -288,7 +275,7 @@ pub(crate) fn untouched(baseline: &Baseline, head: &[Finding], base: &[Finding])
 /// findings on one path; `None` on the first commit, which has no baseline snapshot.
 pub(crate) fn same_files<'p>(baseline: &Baseline) -> Option<impl FnMut(&'p str) -> bool> {
     let snapshot = baseline.snapshot?;
-    Some(memo_by_path(move |path| {
+    Some(once_per_run(move |path| {
         same_file(baseline, snapshot, path)
     }))
 }

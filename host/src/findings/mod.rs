@@ -90,3 +90,20 @@ pub struct Explained {
     /// `None` without a baseline.
     pub new: Option<bool>,
 }
+
+/// `answer` asked once per run of equal keys, the last answer given again while the key
+/// repeats: findings come file by file, so a question about a finding's path is asked once a
+/// file, not once a finding.
+pub(crate) fn once_per_run<K: PartialEq + Copy, T: Copy>(
+    answer: impl Fn(K) -> T,
+) -> impl FnMut(K) -> T {
+    let mut last: Option<(K, T)> = None;
+    move |key| match last {
+        Some((seen, value)) if seen == key => value,
+        _ => {
+            let value = answer(key);
+            last = Some((key, value));
+            value
+        }
+    }
+}

@@ -18,6 +18,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::evidence::findings::{Kept, Of, Records};
+use crate::findings::once_per_run;
 use crate::planner::{Execution, ExecutionOutcome};
 use crate::runtime::{Artifacts, Finding, MAX_FINDINGS, Metric, RunOutput, Runtime};
 use crate::snapshot::{Snapshot, changed_paths};
@@ -256,7 +257,8 @@ fn combine_encoded(
         return None;
     }
     let records = of.records()?;
-    let mut in_changed = per_file(|path: Option<&str>| path.is_some_and(|p| changed.contains(p)));
+    let mut in_changed =
+        once_per_run(|path: Option<&str>| path.is_some_and(|p| changed.contains(p)));
     let changed_at: Vec<bool> = records.iter().map(|r| in_changed(r.path)).collect();
     let head_changed: Vec<Finding> = records
         .iter()
@@ -275,7 +277,7 @@ fn combine_encoded(
     // HEAD's kept records, then the baseline's: a stable sort by each one's place in the
     // baseline's listing gives the order a whole run reports them in.
     let near = std::cell::Cell::new(0);
-    let mut position = per_file(|path: Option<&str>| Some(base.entry_from(path?, &near)?.0));
+    let mut position = once_per_run(|path: Option<&str>| Some(base.entry_from(path?, &near)?.0));
     let mut order: Vec<(usize, _)> = records
         .iter()
         .zip(&changed_at)
@@ -304,22 +306,6 @@ fn combine_encoded(
         counted: whole.counted,
     };
     Some((metric, derived))
-}
-
-/// `answer` of a finding's path, asked once per run of findings on one path (a producer lists
-/// a file's findings together).
-fn per_file<'p, T: Copy>(
-    answer: impl Fn(Option<&'p str>) -> T,
-) -> impl FnMut(Option<&'p str>) -> T {
-    let mut last: Option<(Option<&'p str>, T)> = None;
-    move |path| match last {
-        Some((seen, value)) if seen == path => value,
-        _ => {
-            let value = answer(path);
-            last = Some((path, value));
-            value
-        }
-    }
 }
 
 /// Finding by finding, in any order (duplicates count).

@@ -324,10 +324,14 @@ impl Snapshot {
     }
 
     pub fn entry(&self, path: &str) -> Option<&Entry> {
+        self.index_of(path).map(|i| &self.entries[i])
+    }
+
+    /// Where `path` is in the listing (sorted by path).
+    fn index_of(&self, path: &str) -> Option<usize> {
         self.entries
             .binary_search_by(|e| e.path.as_str().cmp(path))
             .ok()
-            .map(|i| &self.entries[i])
     }
 
     /// [`Snapshot::entry`], looked for first in the few entries from `from` on, which is moved
@@ -338,14 +342,11 @@ impl Snapshot {
         path: &str,
         from: &std::cell::Cell<usize>,
     ) -> Option<(usize, &Entry)> {
-        let near = self.entries.get(from.get()..).unwrap_or_default();
-        let step = near.iter().take(NEAR).position(|e| e.path == path);
+        let mut near = self.entries.iter().skip(from.get()).take(NEAR);
+        let step = near.position(|e| e.path == path);
         let at = match step {
             Some(step) => from.get() + step,
-            None => self
-                .entries
-                .binary_search_by(|e| e.path.as_str().cmp(path))
-                .ok()?,
+            None => self.index_of(path)?,
         };
         from.set(at);
         self.entries.get(at).map(|entry| (at, entry))

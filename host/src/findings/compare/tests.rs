@@ -150,6 +150,19 @@ pub(in crate::findings) fn text_of(seed: u64, lines: u64) -> String {
         .collect()
 }
 
+/// `count` files named by `name`, each of 16 lines picked by `seed` and its number
+/// ([`text_of`]).
+pub(in crate::findings) fn seeded(
+    repo: &discern_tests::TestRepo,
+    seed: u64,
+    count: u64,
+    name: impl Fn(u64) -> String,
+) {
+    for f in 0..count {
+        repo.write(&name(f), text_of(seed ^ (f * 0x51), 16));
+    }
+}
+
 /// Every `TODO` and `FIXME` of the snapshot's files, as a pattern producer lists them,
 /// and two it cannot place (no path; a path outside the snapshot).
 pub(in crate::findings) fn scan(snapshot: &Snapshot) -> Vec<Finding> {
@@ -214,9 +227,7 @@ impl Commits {
 fn comparing_the_touched_findings_alone_pairs_as_the_whole_comparison_does() {
     for seed in [0x2545_f491_u64, 0x9e37_79b9, 0xdead_beef, 7] {
         let repo = discern_tests::TestRepo::new();
-        for f in 0..8u64 {
-            repo.write(&format!("f{f}.rs"), text_of(seed ^ (f * 0x51), 16));
-        }
+        seeded(&repo, seed, 8, |f| format!("f{f}.rs"));
         let base_commit = repo.commit("base");
         // Two files edited (a line added in the middle; lines removed and rewritten), one
         // removed, one added.

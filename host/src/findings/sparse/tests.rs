@@ -1,6 +1,6 @@
 use super::*;
 use crate::evidence::findings::{Kept, encode};
-use crate::findings::compare::tests::{Commits, scan, text_of};
+use crate::findings::compare::tests::{Commits, scan, seeded, text_of};
 use crate::findings::{Fingerprints, ReadLines, Side, compare, places};
 use crate::runtime::Metric;
 
@@ -66,9 +66,7 @@ fn shown(baseline: &Baseline, head: &[Finding], base: &[Finding], first: usize) 
 fn the_findings_a_comparison_reads_compare_as_every_finding_does() {
     for seed in [0x2545_f491_u64, 0x9e37_79b9, 0xdead_beef, 7] {
         let repo = discern_tests::TestRepo::new();
-        for f in 0..12u64 {
-            repo.write(&format!("f{f:02}.rs"), text_of(seed ^ (f * 0x51), 16));
-        }
+        seeded(&repo, seed, 12, |f| format!("f{f:02}.rs"));
         let base_commit = repo.commit("base");
         // One file edited (a TODO added, a line rewritten), one removed, one added.
         let f5 = text_of(seed ^ (5 * 0x51), 16);

@@ -394,6 +394,55 @@ fn extent_agrees_with_wc_on_the_committed_blobs() {
     println!("agreement: {agreed} files' lines, words and bytes agree with wc");
 }
 
+/// Texts of a few kilobytes, mostly ASCII source with characters of two to four bytes, lone
+/// continuation bytes and every separator at any offset: the built-in judges whole blocks of
+/// ASCII at once and decodes the rest, and both must agree with `wc` wherever a block is cut.
+#[test]
+fn long_texts_agree_with_wc_wherever_the_blocks_fall() {
+    let pieces: [&[u8]; 12] = [
+        b"fn main() {\n    let quick = brown(fox); // jumps over the lazy dog\n}\n",
+        b"        return Err(Error::new(\"a message that runs on and on\"));\r\n",
+        b" ",
+        b"\t\t",
+        b"\n",
+        b"\x0b\x0c",
+        "\u{e9}t\u{e9}".as_bytes(),
+        "\u{3000}".as_bytes(),
+        "\u{4e2d}\u{1f600}".as_bytes(),
+        "\u{a0}".as_bytes(),
+        b"\xff\x80",
+        b"x",
+    ];
+    let repo = TestRepo::new();
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for file in 0..24 {
+        let mut text = Vec::new();
+        let size = 1_000 + next() % 40_000;
+        while (text.len() as u64) < size {
+            // Mostly the long ASCII lines, as source is.
+            let piece = match next() % 4 {
+                0 => next() % 12,
+                _ => next() % 2,
+            };
+            text.extend_from_slice(pieces[piece as usize]);
+        }
+        repo.write(&format!("long/{file}.txt"), &text);
+    }
+    // More newlines than a lane counts before it is summed (255 rounds of 16 bytes).
+    repo.write("long/newlines.txt", [b'\n'; 16 * 700 + 5]);
+    repo.commit("long texts");
+    let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
+    let agreed = extent_agrees_with_wc(&repo, &snapshot);
+    assert_eq!(agreed, 25);
+    println!("agreement: {agreed} long texts' lines, words and bytes agree with wc");
+}
+
 /// Names and contents drawn from the characters that break naive implementations.
 fn name() -> impl Strategy<Value = String> {
     proptest::string::string_regex("[a-c .\\[\\]*?_\u{e9}\u{4e2d}-]{1,6}")

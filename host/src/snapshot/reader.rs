@@ -100,9 +100,11 @@ impl Reader {
             return;
         }
         // The batch reads ahead what its members will read.
-        let first = indices.first().and_then(|&i| self.entries.get(i));
-        if let (Some(share), Some(first)) = (&self.share, first)
-            && share.expects(&first.path)
+        let first = indices
+            .first()
+            .and_then(|&i| Some((i, self.entries.get(i)?)));
+        if let (Some(share), Some((at, first))) = (&self.share, first)
+            && share.expects(at, &first.path)
         {
             return;
         }
@@ -132,17 +134,27 @@ impl Reader {
         {
             return Ok((id, Arc::clone(bytes)));
         }
-        let bytes = match self.share.as_ref().map(|s| s.take(path, id)) {
-            Some(Take::Ready(bytes)) => bytes,
-            Some(Take::Share(ticket)) => {
-                let read = self.inflate(path, id);
-                ticket.fulfil(read.as_ref().ok().map(Arc::clone));
-                read?
-            }
-            Some(Take::Direct) | None => match self.prefetch.as_mut().and_then(|p| p.take(index)) {
-                Some(bytes) => bytes,
-                None => self.inflate(path, id)?,
-            },
+        let bytes = loop {
+            break match self.share.as_ref().map(|s| s.take(index, path, id)) {
+                Some(Take::Ready(bytes)) => bytes,
+                Some(Take::Share(ticket)) => {
+                    let read = self.inflate(path, id);
+                    ticket.fulfil(read.as_ref().ok().map(Arc::clone));
+                    read?
+                }
+                Some(Take::Help(ticket)) => {
+                    let (other, other_id) = ticket.entry();
+                    let read = self.inflate(other, other_id).ok();
+                    ticket.fulfil(read);
+                    continue;
+                }
+                Some(Take::Direct) | None => {
+                    match self.prefetch.as_mut().and_then(|p| p.take(index)) {
+                        Some(bytes) => bytes,
+                        None => self.inflate(path, id)?,
+                    }
+                }
+            };
         };
         if self.verify {
             verify_blob(path, id, &bytes)?;

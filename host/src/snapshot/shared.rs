@@ -46,6 +46,10 @@ pub(crate) struct Member {
 pub(super) struct Share {
     inner: Arc<Inner>,
     consumer: usize,
+    /// The batch's entry after the last one this member asked about: a member reads in
+    /// listing order, so the next is usually there (a reader's listing may be a part of the
+    /// batch's, as a group's is, and its indices then differ).
+    next: Arc<AtomicUsize>,
 }
 
 /// What a reader does for one blob.
@@ -56,6 +60,16 @@ pub(super) enum Take {
     Direct,
     /// Read it directly, then hand it over with the ticket: others expect it.
     Share(Ticket),
+    /// The blob is being inflated elsewhere: meanwhile inflate the ticket's (another the
+    /// members expect next) and hand it over, then ask again. A reader that would wait works.
+    Help(Ticket),
+}
+
+/// Who waits on the batch's state.
+#[derive(Clone, Copy)]
+enum Sleeper {
+    Reader = 0,
+    Worker = 1,
 }
 
 /// A blob a reader inflates for the others too; dropped unfulfilled, the others read it
@@ -72,8 +86,14 @@ struct Inner {
     entries: Arc<[Entry]>,
     budget: u64,
     state: Mutex<State>,
-    /// Signalled when a blob is ready, room is made, a member joins or leaves.
-    changed: Condvar,
+    /// Readers wait here for a blob being inflated, or for room: woken when a blob is ready,
+    /// room is made, a member leaves.
+    readers: Condvar,
+    /// Workers wait here for a blob to inflate and room to hold it: woken when that may be so.
+    workers: Condvar,
+    /// How many wait on each (changed only with `state` locked): nobody is woken, and no
+    /// system call made, when nobody waits.
+    sleeping: [AtomicUsize; 2],
     /// Blobs inflated for the batch's members (by workers, or by readers directly).
     inflations: AtomicUsize,
 }
@@ -94,7 +114,9 @@ impl SharedReads {
             entries,
             budget,
             state: Mutex::new(state),
-            changed: Condvar::new(),
+            readers: Condvar::new(),
+            workers: Condvar::new(),
+            sleeping: [AtomicUsize::new(0), AtomicUsize::new(0)],
             inflations: AtomicUsize::new(0),
         });
         for _ in 0..crate::cores::cores().clamp(1, MAX_WORKERS) {
@@ -113,11 +135,12 @@ impl SharedReads {
     /// Execution `consumer` starts: from now on what it expects is held for it too.
     pub(crate) fn join(&self, consumer: usize) -> Member {
         self.inner.lock().join(consumer);
-        self.inner.changed.notify_all();
+        self.inner.wake(Sleeper::Worker, true);
         Member {
             share: Share {
                 inner: Arc::clone(&self.inner),
                 consumer,
+                next: Arc::new(AtomicUsize::new(0)),
             },
         }
     }
@@ -138,7 +161,8 @@ impl SharedReads {
 impl Drop for SharedReads {
     fn drop(&mut self) {
         self.inner.lock().close();
-        self.inner.changed.notify_all();
+        self.inner.wake(Sleeper::Worker, true);
+        self.inner.wake(Sleeper::Reader, true);
     }
 }
 
@@ -153,35 +177,42 @@ impl Drop for Member {
     fn drop(&mut self) {
         let inner = &self.share.inner;
         inner.lock().leave(self.share.consumer);
-        inner.changed.notify_all();
+        inner.wake(Sleeper::Worker, true);
+        inner.wake(Sleeper::Reader, true);
     }
 }
 
 impl Share {
-    /// Whether the member will still read `path` (it has not gone past it), so the batch
-    /// reads it ahead.
-    pub(super) fn expects(&self, path: &str) -> bool {
-        let inner = &self.inner;
-        let Ok(index) = inner
-            .entries
-            .binary_search_by(|e| e.path.as_str().cmp(path))
-        else {
-            return false;
-        };
-        inner.lock().expects(self.consumer, index)
+    /// Entry `index` of a reader's listing, `path`, in the batch's listing: the same index when
+    /// the listings agree there, the one after the last asked about, or found by its path.
+    fn position(&self, index: usize, path: &str) -> Option<usize> {
+        let entries = &self.inner.entries;
+        let next = self.next.load(Ordering::Relaxed);
+        let at = [index, next]
+            .into_iter()
+            .find(|&at| entries.get(at).is_some_and(|e| e.path == path))
+            .or_else(|| entries.binary_search_by(|e| e.path.as_str().cmp(path)).ok())?;
+        self.next.store(at + 1, Ordering::Relaxed);
+        Some(at)
     }
 
-    /// How the reader gets the blob `id` at `path`.
-    pub(super) fn take(&self, path: &str, id: ObjectId) -> Take {
+    /// Whether the member will still read `path`, entry `index` of the reader's listing (it
+    /// has not gone past it), so the batch reads it ahead.
+    pub(super) fn expects(&self, index: usize, path: &str) -> bool {
+        let Some(index) = self.position(index, path) else {
+            return false;
+        };
+        self.inner.lock().expects(self.consumer, index)
+    }
+
+    /// How the reader gets the blob `id` at `path`, entry `index` of its listing.
+    pub(super) fn take(&self, index: usize, path: &str, id: ObjectId) -> Take {
         let inner = &self.inner;
         let direct = || {
             inner.inflations.fetch_add(1, Ordering::Relaxed);
             Take::Direct
         };
-        let Ok(index) = inner
-            .entries
-            .binary_search_by(|e| e.path.as_str().cmp(path))
-        else {
+        let Some(index) = self.position(index, path) else {
             return direct();
         };
         if inner.entries[index].id != id {
@@ -189,31 +220,52 @@ impl Share {
         }
         let c = self.consumer;
         let mut state = inner.lock();
-        loop {
-            let step = state.step(c, index, inner.budget);
-            if !matches!(step, Step::Wait(_) | Step::Again) {
-                // What it went past may have made room.
-                inner.changed.notify_all();
-            }
-            match step {
-                Step::Ready(bytes) => return Take::Ready(bytes),
-                Step::Direct => return direct(),
-                Step::Share => {
-                    inner.inflations.fetch_add(1, Ordering::Relaxed);
-                    return Take::Share(Ticket {
-                        inner: Arc::clone(inner),
-                        index,
-                        done: false,
-                    });
-                }
-                Step::Wait(timeout) => state = inner.wait(state, timeout),
+        let step = loop {
+            match state.step(c, index, inner.budget) {
+                Step::Wait(None) => match state.claim(inner.budget) {
+                    Some(other) => {
+                        drop(state);
+                        inner.inflations.fetch_add(1, Ordering::Relaxed);
+                        return Take::Help(Ticket {
+                            inner: Arc::clone(inner),
+                            index: other,
+                            done: false,
+                        });
+                    }
+                    None => state = inner.wait(Sleeper::Reader, state, None),
+                },
+                Step::Wait(timeout) => state = inner.wait(Sleeper::Reader, state, timeout),
                 Step::Again => {}
+                step => break step,
             }
+        };
+        // What it went past may have made room for the workers, or let a reader ahead on.
+        let room = state.may_claim(inner.budget);
+        drop(state);
+        inner.wake(Sleeper::Worker, room);
+        inner.wake(Sleeper::Reader, true);
+        match step {
+            Step::Ready(bytes) => Take::Ready(bytes),
+            Step::Share => {
+                inner.inflations.fetch_add(1, Ordering::Relaxed);
+                Take::Share(Ticket {
+                    inner: Arc::clone(inner),
+                    index,
+                    done: false,
+                })
+            }
+            Step::Direct | Step::Wait(_) | Step::Again => direct(),
         }
     }
 }
 
 impl Ticket {
+    /// The path and blob id of the entry to inflate.
+    pub(super) fn entry(&self) -> (&str, ObjectId) {
+        let entry = &self.inner.entries[self.index];
+        (&entry.path, entry.id)
+    }
+
     /// Hand the blob over (`None`: it could not be read; the others read it themselves).
     pub(super) fn fulfil(mut self, bytes: Option<Arc<Vec<u8>>>) {
         self.done = true;
@@ -236,29 +288,56 @@ impl Inner {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    fn condvar(&self, who: Sleeper) -> &Condvar {
+        match who {
+            Sleeper::Reader => &self.readers,
+            Sleeper::Worker => &self.workers,
+        }
+    }
+
+    /// Wait as `who` for a change (at most `timeout`).
     fn wait<'a>(
         &self,
+        who: Sleeper,
         state: MutexGuard<'a, State>,
         timeout: Option<Duration>,
     ) -> MutexGuard<'a, State> {
-        match timeout {
-            None => self
-                .changed
+        let (condvar, sleeping) = (self.condvar(who), &self.sleeping[who as usize]);
+        sleeping.fetch_add(1, Ordering::Relaxed);
+        let state = match timeout {
+            None => condvar
                 .wait(state)
                 .unwrap_or_else(|poisoned| poisoned.into_inner()),
             Some(timeout) => {
-                self.changed
+                condvar
                     .wait_timeout(state, timeout)
                     .unwrap_or_else(|poisoned| poisoned.into_inner())
                     .0
             }
+        };
+        sleeping.fetch_sub(1, Ordering::Relaxed);
+        state
+    }
+
+    /// Wake those waiting as `who`, when `changed` says a change may let them on and any
+    /// waits. Called after the change was made under the lock: a waiter counted itself under
+    /// the lock before it waited, so it is seen here or it saw the change.
+    fn wake(&self, who: Sleeper, changed: bool) {
+        if changed && self.sleeping[who as usize].load(Ordering::Relaxed) > 0 {
+            self.condvar(who).notify_all();
         }
     }
 
     /// The blob at `index` is inflated (or could not be): hand it to those waiting.
     fn finish(&self, index: usize, bytes: Option<Arc<Vec<u8>>>) {
-        self.lock().finish(index, bytes);
-        self.changed.notify_all();
+        let mut state = self.lock();
+        let held = state.held();
+        state.finish(index, bytes);
+        // A blob nobody waits for any more is dropped as it is finished: no more room taken.
+        let room = state.held() <= held && state.may_claim(self.budget);
+        drop(state);
+        self.wake(Sleeper::Reader, true);
+        self.wake(Sleeper::Worker, room);
     }
 
     /// One worker: inflate, in path order, what the members expect, while there is room.
@@ -273,7 +352,7 @@ impl Inner {
                 if let Some(index) = state.claim(self.budget) {
                     break index;
                 }
-                state = self.wait(state, None);
+                state = self.wait(Sleeper::Worker, state, None);
             };
             drop(state);
             self.inflations.fetch_add(1, Ordering::Relaxed);

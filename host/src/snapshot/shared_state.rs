@@ -141,6 +141,21 @@ impl State {
         self.peak
     }
 
+    /// Bytes held now.
+    pub(super) fn held(&self) -> u64 {
+        self.held
+    }
+
+    /// Whether a worker may find a blob to inflate and room to hold it: there is room, and a
+    /// live member's read-ahead has not reached the end of what it expects.
+    pub(super) fn may_claim(&self, budget: u64) -> bool {
+        self.held < budget
+            && !self.closed
+            && self.consumers.iter().any(|c| {
+                c.joined && !c.left && !c.stalled && c.ahead.max(c.read) < c.expected.len()
+            })
+    }
+
     /// Whether member `c` will still read entry `index` (it has not gone past it).
     pub(super) fn expects(&self, c: usize, index: usize) -> bool {
         self.consumers.get(c).is_some_and(|consumer| {

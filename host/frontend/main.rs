@@ -9,5 +9,6 @@ mod desk;
 mod mcp;
 
 fn main() {
+    discern::heap::settle();
     std::process::exit(cli::main());
 }

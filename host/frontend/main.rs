@@ -9,6 +9,5 @@ mod desk;
 mod mcp;
 
 fn main() {
-    discern::heap::settle();
     std::process::exit(cli::main());
 }

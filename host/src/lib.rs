@@ -10,7 +10,6 @@
 // The face the frontends are built on: the verb table and what it runs in, the envelope, the
 // MCP wire, the status resource, cancellation. Everything else is the crate's own.
 pub mod cancel;
-pub mod heap;
 pub mod mcp_wire;
 pub mod result;
 pub mod status;

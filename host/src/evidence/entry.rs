@@ -31,8 +31,8 @@ pub struct Entry {
     pub metrics: Vec<MetricValue>,
     /// Every glob list the producer listed.
     pub listings: Vec<Vec<String>>,
-    /// Every path it read (present or not), sorted, separated by NUL: one string loads in one
-    /// pass however many paths it holds.
+    /// Every path it read (present or not) that none of its listings matched, sorted,
+    /// separated by NUL: one string loads in one pass however many paths it holds.
     pub reads: String,
     /// The artifacts it was handed: name → sha256.
     pub artifacts: BTreeMap<String, String>,
@@ -50,19 +50,22 @@ pub struct Entry {
 
 impl Entry {
     /// Where a reused reading came from, when another clone published it: "evidence signed by
-    /// ci@acme via refs/discern/evidence, 312 paths read".
+    /// ci@acme via refs/discern/evidence, 1 listing and 2 paths read outside it".
     pub fn provenance(&self) -> Option<String> {
         let source = self.source.as_ref()?;
-        let reads = self.read_paths().len();
+        let (listings, reads) = (self.listings.len(), self.read_paths().len());
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
         Some(format!(
-            "evidence signed by {} via {}, {reads} path{} read",
+            "evidence signed by {} via {}, {listings} listing{} and {reads} path{} read outside {}",
             source.signer,
             source.via,
-            if reads == 1 { "" } else { "s" }
+            plural(listings),
+            plural(reads),
+            if listings == 1 { "it" } else { "them" }
         ))
     }
 
-    /// The read paths, sorted.
+    /// The read paths no listing matched (see [`unlisted_reads`]), sorted.
     pub fn read_paths(&self) -> Vec<&str> {
         self.reads.split('\0').filter(|p| !p.is_empty()).collect()
     }
@@ -129,6 +132,18 @@ pub(super) fn names_a_read(bytes: &[u8], changed: &[String]) -> bool {
 /// The most changed paths [`names_a_read`] looks for in an entry's bytes.
 const FEW_CHANGED: usize = 64;
 
+/// The paths of `read_set` an entry names as read: those none of its listings matched. A
+/// listed path that changes is told by its listing already ([`Store::valid_on`] matches every
+/// changed path against each listing's globs, read again), so naming it too only made the entry
+/// larger: a pattern over `**` at 200,000 files wrote, and read back, a 5 MB string on every
+/// commit. A listing whose globs no longer parse covers nothing (`valid_on` then refuses the
+/// entry anyway).
+///
+/// [`Store::valid_on`]: super::Store::valid_on
+fn unlisted_reads(read_set: &ReadSet) -> Vec<&str> {
+    read_set.read_paths_outside(|listing| Pathspec::parse(&listing.globs, None).is_ok())
+}
+
 /// What decides most lookups: an entry's fields before its read set, borrowed where their JSON
 /// has no escapes (every other field is skipped, not decoded).
 #[derive(Deserialize)]
@@ -171,8 +186,7 @@ impl Entry {
                 .collect(),
             // A path with NUL cannot exist in a git tree, so its read stays absent on every
             // commit; dropping it keeps the separator unambiguous and the list sorted.
-            reads: read_set
-                .read_paths()
+            reads: unlisted_reads(read_set)
                 .into_iter()
                 .filter(|path| !path.contains('\0'))
                 .collect::<Vec<_>>()

@@ -436,6 +436,40 @@ mod tests {
         assert_eq!(e.read_paths(), ["a/b.rs", "a/bc.rs", "src/x"]);
     }
 
+    /// An entry names only the reads no listing matched, and every path its producer read is
+    /// still one whose change `valid_on` sees: named, or matched by a listing's globs read
+    /// again. A listing whose globs no longer parse covers nothing.
+    #[test]
+    fn an_entry_names_the_reads_its_listings_do_not_cover() {
+        let paths = ["docs/a.md", "src/a.rs", "src/b.rs", "src/c.txt"];
+        let entries: Arc<[crate::snapshot::Entry]> = (paths.iter())
+            .map(|path| crate::snapshot::Entry {
+                path: (*path).to_owned(),
+                id: gix::ObjectId::null(gix::hash::Kind::Sha1),
+                executable: false,
+                kind: crate::snapshot::EntryKind::Blob,
+            })
+            .collect();
+        let unparsable = ":(nonsense)src/c.txt".to_owned();
+        assert!(Pathspec::parse(std::slice::from_ref(&unparsable), None).is_err());
+        let mut set = ReadSet::over(entries);
+        for path in ["src/b.rs", "docs/a.md", "gone.rs", "src/a.rs", "src/c.txt"] {
+            set.record_read(path);
+        }
+        set.record_listing(&["src/**/*.rs".to_owned()], &[1, 2]);
+        set.record_listing(&[unparsable], &[3]);
+        let set = set.sealed();
+        let e = Entry::measured("id", "c", &[], &set, false);
+        assert_eq!(e.read_paths(), ["docs/a.md", "gone.rs", "src/c.txt"]);
+        let listings: Vec<Pathspec> = (e.listings.iter())
+            .filter_map(|globs| Pathspec::parse(globs, None).ok())
+            .collect();
+        for path in set.read_paths() {
+            let seen = e.has_read(path) || listings.iter().any(|spec| spec.matches(path));
+            assert!(seen, "a change to {path} would go unseen");
+        }
+    }
+
     #[test]
     fn a_read_is_found_in_an_entry_as_saved_and_a_part_of_one_is_not() {
         let reads = [

@@ -149,7 +149,17 @@ impl ReadSet {
 
     /// Every path the producer read (present or not), sorted.
     pub fn read_paths(&self) -> Vec<&str> {
-        let mut paths: Vec<&str> = self.reads.iter().filter_map(|&i| self.path(i)).collect();
+        self.read_paths_outside(|_| false)
+    }
+
+    /// [`read_paths`](Self::read_paths) but those a listing that `covers` matched.
+    pub(crate) fn read_paths_outside(&self, covers: impl Fn(&Listing) -> bool) -> Vec<&str> {
+        let covering: Vec<&Listing> = self.listings.iter().filter(|l| covers(l)).collect();
+        let listed = |at: &u32| covering.iter().any(|l| l.matched.binary_search(at).is_ok());
+        let mut paths: Vec<&str> = (self.reads.iter())
+            .filter(|at| !listed(at))
+            .filter_map(|&i| self.path(i))
+            .collect();
         paths.extend(self.absent.iter().map(String::as_str));
         paths.sort_unstable();
         paths.dedup();

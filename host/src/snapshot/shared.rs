@@ -218,25 +218,11 @@ impl Share {
         if inner.entries[index].id != id {
             return direct();
         }
-        let c = self.consumer;
-        let mut state = inner.lock();
-        let step = loop {
-            match state.step(c, index, inner.budget) {
-                Step::Wait(None) => match state.claim(inner.budget) {
-                    Some(other) => {
-                        drop(state);
-                        inner.inflations.fetch_add(1, Ordering::Relaxed);
-                        return Take::Help(Ticket {
-                            inner: Arc::clone(inner),
-                            index: other,
-                            done: false,
-                        });
-                    }
-                    None => state = inner.wait(Sleeper::Reader, state, None),
-                },
-                Step::Wait(timeout) => state = inner.wait(Sleeper::Reader, state, timeout),
-                Step::Again => {}
-                step => break step,
+        let (step, state) = match self.settle(inner.lock(), index) {
+            Ok(settled) => settled,
+            Err(help) => {
+                inner.inflations.fetch_add(1, Ordering::Relaxed);
+                return Take::Help(help);
             }
         };
         // What it went past may have made room for the workers, or let a reader ahead on.
@@ -255,6 +241,33 @@ impl Share {
                 })
             }
             Step::Direct | Step::Wait(_) | Step::Again => direct(),
+        }
+    }
+
+    /// Step this member's read of entry `index` until it neither waits nor looks again: the
+    /// step, or (while its blob is inflated elsewhere) another blob to inflate meanwhile.
+    fn settle<'a>(
+        &'a self,
+        mut state: MutexGuard<'a, State>,
+        index: usize,
+    ) -> Result<(Step, MutexGuard<'a, State>), Ticket> {
+        let inner = &self.inner;
+        loop {
+            match state.step(self.consumer, index, inner.budget) {
+                Step::Wait(None) => match state.claim(inner.budget) {
+                    Some(other) => {
+                        return Err(Ticket {
+                            inner: Arc::clone(inner),
+                            index: other,
+                            done: false,
+                        });
+                    }
+                    None => state = inner.wait(Sleeper::Reader, state, None),
+                },
+                Step::Wait(timeout) => state = inner.wait(Sleeper::Reader, state, timeout),
+                Step::Again => {}
+                step => return Ok((step, state)),
+            }
         }
     }
 }

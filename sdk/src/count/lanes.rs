@@ -40,31 +40,31 @@ pub(super) use simd::{newlines, word_bytes};
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
     use core::arch::wasm32::{
-        i8x16_bitmask, i8x16_eq, u8x16_le, u8x16_splat, u8x16_sub, u16x8_extadd_pairwise_u8x16,
-        u32x4_extadd_pairwise_u16x8, u32x4_extract_lane, v128, v128_load, v128_or,
+        i8x16_bitmask, i8x16_eq, u8x16, u8x16_le, u8x16_splat, u8x16_sub,
+        u16x8_extadd_pairwise_u8x16, u32x4_extadd_pairwise_u16x8, u32x4_extract_lane, v128,
+        v128_or,
     };
 
     use super::BLOCK;
 
-    /// Sixteen bytes from `bytes`, which holds at least sixteen.
-    fn load(bytes: &[u8]) -> v128 {
-        assert!(bytes.len() >= 16, "sixteen bytes to load");
-        // SAFETY: the sixteen bytes read are in bounds (asserted above), and `v128.load` has
-        // no alignment requirement.
-        unsafe { v128_load(bytes.as_ptr().cast::<v128>()) }
+    /// Sixteen bytes, built lane by lane: the compiler makes one `v128.load` of it, with no
+    /// `unsafe` here.
+    fn load(b: &[u8; 16]) -> v128 {
+        u8x16(
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+            b[14], b[15],
+        )
     }
 
     pub(in super::super) fn newlines(bytes: &[u8]) -> u64 {
-        let mut sixteens = bytes.chunks_exact(16);
+        let (sixteens, rest) = bytes.as_chunks::<16>();
         let mut total = 0;
-        loop {
-            // Each lane counts at most 255 newlines before it is summed.
+        // Each lane counts at most 255 newlines before it is summed.
+        for run in sixteens.chunks(255) {
             let mut lanes = u8x16_splat(0);
-            let mut rounds = 0;
-            for sixteen in sixteens.by_ref().take(255) {
+            for sixteen in run {
                 // A newline's lane is all ones (-1): subtracting it adds one.
                 lanes = u8x16_sub(lanes, i8x16_eq(load(sixteen), u8x16_splat(b'\n')));
-                rounds += 1;
             }
             let sums = u32x4_extadd_pairwise_u16x8(u16x8_extadd_pairwise_u8x16(lanes));
             total += u64::from(
@@ -73,20 +73,14 @@ mod simd {
                     + u32x4_extract_lane::<2>(sums)
                     + u32x4_extract_lane::<3>(sums),
             );
-            if rounds < 255 {
-                break;
-            }
         }
-        let rest = sixteens.remainder();
         total + rest.iter().filter(|&&b| b == b'\n').count() as u64
     }
 
     pub(in super::super) fn word_bytes(block: &[u8]) -> Option<u64> {
-        if block.len() != BLOCK {
-            return None;
-        }
+        let block: &[u8; BLOCK] = block.try_into().ok()?;
         let (mut high, mut words) = (0u16, 0u64);
-        for (k, sixteen) in block.chunks_exact(16).enumerate() {
+        for (k, sixteen) in block.as_chunks::<16>().0.iter().enumerate() {
             let v = load(sixteen);
             high |= i8x16_bitmask(v);
             let space = i8x16_eq(v, u8x16_splat(b' '));

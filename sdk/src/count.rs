@@ -97,7 +97,7 @@ impl TextCounter {
             }
             let lead = data[i];
             if lead.is_ascii() {
-                self.word_boundary(matches!(lead, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'));
+                self.word_boundary(lanes::separates(lead));
                 i += 1;
                 continue;
             }
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn the_ascii_shortcut_is_the_separator_set() {
         for b in 0u8..0x80 {
-            let fast = matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+            let fast = lanes::separates(b);
             assert_eq!(fast, is_word_separator(char::from(b)), "byte {b:#x}");
         }
     }

@@ -8,8 +8,7 @@
 pub(super) const BLOCK: usize = 64;
 
 /// Whether an ASCII byte separates words (`is_word_separator` on ASCII).
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn separates(b: u8) -> bool {
+pub(super) fn separates(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 

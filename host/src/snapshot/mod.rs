@@ -342,12 +342,7 @@ impl Snapshot {
         path: &str,
         from: &std::cell::Cell<usize>,
     ) -> Option<(usize, &Entry)> {
-        let mut near = self.entries.iter().skip(from.get()).take(NEAR);
-        let step = near.position(|e| e.path == path);
-        let at = match step {
-            Some(step) => from.get() + step,
-            None => self.index_of(path)?,
-        };
+        let at = position_near(&self.entries, path, from.get())?;
         from.set(at);
         self.entries.get(at).map(|entry| (at, entry))
     }
@@ -558,4 +553,14 @@ fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotErro
         path: dir.to_owned(),
         message: e.to_string(),
     })
+}
+
+/// Where `path` is in `entries` (sorted by path): looked for first in the few entries from
+/// `from` on, where a caller going through paths in listing order finds the next, then searched.
+pub(super) fn position_near(entries: &[Entry], path: &str, from: usize) -> Option<usize> {
+    let mut near = entries.iter().skip(from).take(NEAR);
+    match near.position(|e| e.path == path) {
+        Some(step) => Some(from + step),
+        None => entries.binary_search_by(|e| e.path.as_str().cmp(path)).ok(),
+    }
 }

@@ -184,14 +184,14 @@ impl Drop for Member {
 
 impl Share {
     /// Entry `index` of a reader's listing, `path`, in the batch's listing: the same index when
-    /// the listings agree there, the one after the last asked about, or found by its path.
+    /// the listings agree there, else found near the one after the last asked about
+    /// ([`super::position_near`]).
     fn position(&self, index: usize, path: &str) -> Option<usize> {
         let entries = &self.inner.entries;
-        let next = self.next.load(Ordering::Relaxed);
-        let at = [index, next]
-            .into_iter()
-            .find(|&at| entries.get(at).is_some_and(|e| e.path == path))
-            .or_else(|| entries.binary_search_by(|e| e.path.as_str().cmp(path)).ok())?;
+        let at = match entries.get(index).is_some_and(|e| e.path == path) {
+            true => index,
+            false => super::position_near(entries, path, self.next.load(Ordering::Relaxed))?,
+        };
         self.next.store(at + 1, Ordering::Relaxed);
         Some(at)
     }

@@ -6,6 +6,7 @@
 
 #[cfg(test)]
 mod entry_tests;
+mod listing;
 mod nearby;
 mod objects;
 mod pathspec;
@@ -158,47 +159,15 @@ impl Snapshot {
         worktree: bool,
     ) -> Result<Self, SnapshotError> {
         let local = repo.to_thread_local();
-        let tree_error = |message: String| SnapshotError::Tree { commit, message };
-        let tree_object = local
-            .find_tree(tree)
-            .map_err(|e| tree_error(e.to_string()))?;
-        let records = tree_object
-            .traverse()
-            .breadthfirst
-            .files()
-            .map_err(|e| tree_error(e.to_string()))?;
-        let mut entries = Vec::with_capacity(records.len());
-        let mut skipped = Vec::new();
-        for record in records {
-            let mode = record.mode;
-            let kind = if mode.is_tree() {
-                continue;
-            } else if mode.is_commit() {
-                EntryKind::Submodule
-            } else if mode.is_link() {
-                EntryKind::Symlink
-            } else {
-                EntryKind::Blob
-            };
-            let path = match String::from_utf8(record.filepath.into()) {
-                Ok(path) => path,
-                Err(e) => {
-                    skipped.push(escape(e.as_bytes()));
-                    continue;
-                }
-            };
-            entries.push(Entry {
-                path,
-                id: record.oid,
-                executable: mode.is_executable(),
-                kind,
-            });
-        }
-        entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        drop(tree_object);
+        let listed = listing::list(&local, tree, listing::Check::AsStored, 0).map_err(|e| {
+            SnapshotError::Tree {
+                commit,
+                message: e.to_string(),
+            }
+        })?;
         drop(local);
+        let listing::Listed { entries, skipped } = listed;
         let sizes = entries.iter().map(|_| OnceLock::new()).collect();
-        skipped.sort_unstable();
         Ok(Self {
             objects: objects::Objects::new(&repo),
             repo,

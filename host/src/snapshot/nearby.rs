@@ -56,7 +56,7 @@ impl Snapshot {
                 path,
                 id,
                 executable: mode.is_executable(),
-                kind: kind(mode),
+                kind: EntryKind::of(mode),
             });
         }
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
@@ -74,17 +74,6 @@ impl Snapshot {
             offline: self.offline,
             share: None,
         })
-    }
-}
-
-/// What an entry of `mode` is, as a listing says.
-fn kind(mode: EntryMode) -> EntryKind {
-    if mode.is_commit() {
-        EntryKind::Submodule
-    } else if mode.is_link() {
-        EntryKind::Symlink
-    } else {
-        EntryKind::Blob
     }
 }
 

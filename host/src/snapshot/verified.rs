@@ -5,7 +5,8 @@
 use gix::ObjectId;
 use gix::objs::Kind;
 
-use super::{EntryKind, Snapshot};
+use super::Snapshot;
+use super::listing::{Check, MAX_DEPTH};
 
 /// Why a snapshot's listing is not the commit's.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +25,11 @@ pub enum ListingError {
     },
     #[error("the listing differs from the trees it was read from at {path}")]
     Differs { path: String },
+    #[error(
+        "{path}: trees nest deeper than {max} levels, deeper than git itself reads (core.maxTreeDepth); a commit with such a tree cannot be measured: flatten the directories in a new commit",
+        max = MAX_DEPTH
+    )]
+    TooDeep { path: String },
 }
 
 impl Snapshot {
@@ -45,66 +51,33 @@ impl Snapshot {
                 });
             }
         }
-        let mut listed = Vec::with_capacity(self.entries.len());
-        walk(&repo, self.tree, "", &mut listed)?;
-        listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut ours = self.entries.iter();
-        for (path, id, kind, executable) in listed {
-            match ours.next() {
-                Some(e) if e.path == path && e.id == id && e.kind == kind => {
-                    if e.executable != executable {
-                        return Err(ListingError::Differs { path });
-                    }
-                }
-                _ => return Err(ListingError::Differs { path }),
-            }
-        }
-        match ours.next() {
-            Some(extra) => Err(ListingError::Differs {
-                path: extra.path.clone(),
+        let listed = super::listing::list(&repo, self.tree, Check::Hashed, self.entries.len())?;
+        let (theirs, ours) = (&listed.entries[..], &self.entries[..]);
+        let differs = (0..theirs.len().max(ours.len())).find_map(|i| {
+            let (a, b) = (theirs.get(i), ours.get(i));
+            (a != b).then_some(a.or(b)).flatten()
+        });
+        match differs {
+            Some(entry) => Err(ListingError::Differs {
+                path: entry.path.clone(),
             }),
             None => Ok(()),
         }
     }
 }
 
-/// One listed file: path, id, kind, executable.
-type Listed = (String, ObjectId, EntryKind, bool);
-
-/// List the files under tree `id` (checked) into `out`, each under `prefix`.
-fn walk(
-    repo: &gix::Repository,
-    id: ObjectId,
-    prefix: &str,
-    out: &mut Vec<Listed>,
-) -> Result<(), ListingError> {
-    let data = verified(repo, id, Kind::Tree)?;
-    let tree = gix::objs::TreeRef::from_bytes(&data, id.kind()).map_err(|e| unreadable(id, e))?;
-    for entry in tree.entries {
-        // A name that is not UTF-8 is left out of every snapshot (and named in an advisory).
-        let Ok(name) = std::str::from_utf8(entry.filename) else {
-            continue;
-        };
-        let path = format!("{prefix}{name}");
-        let oid = entry.oid.to_owned();
-        if entry.mode.is_tree() {
-            walk(repo, oid, &format!("{path}/"), out)?;
-            continue;
-        }
-        let kind = if entry.mode.is_commit() {
-            EntryKind::Submodule
-        } else if entry.mode.is_link() {
-            EntryKind::Symlink
-        } else {
-            EntryKind::Blob
-        };
-        out.push((path, oid, kind, entry.mode.is_executable()));
-    }
-    Ok(())
-}
-
 /// The bytes of object `id`, which must be a `kind` whose content hashes to `id`.
 fn verified(repo: &gix::Repository, id: ObjectId, kind: Kind) -> Result<Vec<u8>, ListingError> {
+    Ok(object(repo, id, kind, Check::Hashed)?.detach().data)
+}
+
+/// Object `id`, which must be a `kind` (and, `Verified`, hash to `id`).
+pub(super) fn object(
+    repo: &gix::Repository,
+    id: ObjectId,
+    kind: Kind,
+    check: Check,
+) -> Result<gix::Object<'_>, ListingError> {
     let object = repo.find_object(id).map_err(|e| unreadable(id, e))?;
     if object.kind != kind {
         return Err(ListingError::Unreadable {
@@ -112,15 +85,22 @@ fn verified(repo: &gix::Repository, id: ObjectId, kind: Kind) -> Result<Vec<u8>,
             message: format!("it is a {}, not a {kind}", object.kind),
         });
     }
-    let found =
-        gix::objs::compute_hash(id.kind(), kind, &object.data).map_err(|e| unreadable(id, e))?;
+    if check == Check::Hashed {
+        check_hash(id, kind, &object.data)?;
+    }
+    Ok(object)
+}
+
+/// `data`, a `kind`, must hash to `id`.
+fn check_hash(id: ObjectId, kind: Kind, data: &[u8]) -> Result<(), ListingError> {
+    let found = gix::objs::compute_hash(id.kind(), kind, data).map_err(|e| unreadable(id, e))?;
     match found == id {
-        true => Ok(object.detach().data),
+        true => Ok(()),
         false => Err(ListingError::Tampered { id, found }),
     }
 }
 
-fn unreadable(id: ObjectId, e: impl std::fmt::Display) -> ListingError {
+pub(super) fn unreadable(id: ObjectId, e: impl std::fmt::Display) -> ListingError {
     ListingError::Unreadable {
         id,
         message: e.to_string(),

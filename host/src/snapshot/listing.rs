@@ -1,0 +1,118 @@
+//! A tree listed into a snapshot's entries: one depth-first walk, each file pushed as it is
+//! met, in git's tree order (which is the order of the full paths, so the listing comes out
+//! sorted). No intermediate record of the walk is held: at 200,000 files that record was a
+//! second listing, alive while the first was built.
+
+use gix::ObjectId;
+use gix::objs::Kind;
+use gix::objs::tree::EntryMode;
+
+use super::verified::{ListingError, unreadable};
+use super::{Entry, EntryKind, escape};
+
+/// How deep trees may nest: git's own `core.maxTreeDepth`. A deeper tree is refused, as git
+/// refuses it, never walked on a stack it could exhaust.
+pub(super) const MAX_DEPTH: usize = 4096;
+
+/// Whether each object read is hashed and compared with its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Check {
+    /// As the object store gives it.
+    AsStored,
+    /// Hashed as git hashes it: an object rewritten in place is refused.
+    Hashed,
+}
+
+/// The files below one tree, sorted by path.
+#[derive(Debug, Default)]
+pub(super) struct Listed {
+    pub entries: Vec<Entry>,
+    /// Paths whose names are not UTF-8, escaped: no snapshot holds them.
+    pub skipped: Vec<String>,
+}
+
+/// A tree being walked: its entries not yet visited, and where its path ends.
+struct Frame {
+    entries: std::vec::IntoIter<gix::objs::tree::Entry>,
+    prefix: usize,
+}
+
+/// List every file below `root`, `capacity` entries expected.
+pub(super) fn list(
+    repo: &gix::Repository,
+    root: ObjectId,
+    check: Check,
+    capacity: usize,
+) -> Result<Listed, ListingError> {
+    let mut listed = Listed {
+        entries: Vec::with_capacity(capacity),
+        skipped: Vec::new(),
+    };
+    let mut path = Vec::new();
+    let mut stack = vec![frame(repo, root, check, 0)?];
+    while let Some(top) = stack.last_mut() {
+        let Some(entry) = top.entries.next() else {
+            stack.pop();
+            continue;
+        };
+        path.truncate(top.prefix);
+        path.extend_from_slice(&entry.filename);
+        if entry.mode.is_tree() {
+            if stack.len() >= MAX_DEPTH {
+                return Err(ListingError::TooDeep {
+                    path: escape(&path),
+                });
+            }
+            path.push(b'/');
+            stack.push(frame(repo, entry.oid, check, path.len())?);
+            continue;
+        }
+        match String::from_utf8(path.clone()) {
+            Ok(path) => listed.entries.push(Entry {
+                path,
+                id: entry.oid,
+                executable: entry.mode.is_executable(),
+                kind: EntryKind::of(entry.mode),
+            }),
+            Err(e) => listed.skipped.push(escape(e.as_bytes())),
+        }
+    }
+    // Already in order for any tree git wrote; a tree whose entries are out of order (crafted)
+    // is listed in order all the same.
+    listed.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    listed.skipped.sort_unstable();
+    Ok(listed)
+}
+
+/// The walk's frame for tree `id`, whose path ends at `prefix`.
+fn frame(
+    repo: &gix::Repository,
+    id: ObjectId,
+    check: Check,
+    prefix: usize,
+) -> Result<Frame, ListingError> {
+    let object = super::verified::object(repo, id, Kind::Tree, check)?;
+    let tree =
+        gix::objs::TreeRef::from_bytes(&object.data, id.kind()).map_err(|e| unreadable(id, e))?;
+    Ok(Frame {
+        entries: gix::objs::Tree::from(tree).entries.into_iter(),
+        prefix,
+    })
+}
+
+impl EntryKind {
+    /// What a tree entry of `mode` is in a listing (a subtree is walked, never listed).
+    pub(super) fn of(mode: EntryMode) -> EntryKind {
+        if mode.is_commit() {
+            EntryKind::Submodule
+        } else if mode.is_link() {
+            EntryKind::Symlink
+        } else {
+            EntryKind::Blob
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "listing_tests.rs"]
+mod tests;

@@ -98,7 +98,10 @@ fn discern_files(snapshot: &Snapshot, specs: &[&str]) -> BTreeSet<String> {
     let spec = snapshot
         .pathspec(specs)
         .unwrap_or_else(|e| panic!("{specs:?}: {e}"));
-    snapshot.matching(&spec).map(|e| e.path.clone()).collect()
+    snapshot
+        .matching(&spec)
+        .map(|e| e.path.to_string())
+        .collect()
 }
 
 fn blob_size(repo: &TestRepo, path: &str) -> u64 {

@@ -444,7 +444,7 @@ mod tests {
         let paths = ["docs/a.md", "src/a.rs", "src/b.rs", "src/c.txt"];
         let entries: Arc<[crate::snapshot::Entry]> = (paths.iter())
             .map(|path| crate::snapshot::Entry {
-                path: (*path).to_owned(),
+                path: (*path).into(),
                 id: gix::ObjectId::null(gix::hash::Kind::Sha1),
                 executable: false,
                 kind: crate::snapshot::EntryKind::Blob,

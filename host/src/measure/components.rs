@@ -101,7 +101,7 @@ fn close_names(snapshot: &crate::snapshot::Snapshot, path: &str) -> String {
         .entries()
         .iter()
         .filter(|e| e.path.ends_with(".wasm"))
-        .map(|e| (strsim::levenshtein(path, &e.path), e.path.as_str()))
+        .map(|e| (strsim::levenshtein(path, &e.path), e.path.as_ref()))
         .filter(|(distance, _)| *distance <= most)
         .collect();
     close.sort();

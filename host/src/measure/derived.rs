@@ -193,7 +193,7 @@ fn positions(base: &Snapshot) -> HashMap<&str, usize> {
     base.entries()
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.path.as_str(), i))
+        .map(|(i, e)| (e.path.as_ref(), i))
         .collect()
 }
 

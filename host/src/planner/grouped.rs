@@ -463,7 +463,7 @@ mod tests {
     #[test]
     fn a_group_boundary_moves_only_with_its_own_path() {
         let entry = |path: String| Entry {
-            path,
+            path: path.into(),
             id: gix::ObjectId::null(gix::hash::Kind::Sha1),
             executable: false,
             kind: EntryKind::Blob,

@@ -230,7 +230,7 @@ impl wit_snapshot::Host for StoreState {
             })?;
             indices.push(index);
             entries.push(wit_snapshot::Entry {
-                path: entry.path.clone(),
+                path: entry.path.to_string(),
                 size,
                 id,
                 executable: entry.executable,

@@ -12,7 +12,11 @@ fn an_entry_is_found_from_a_hint_as_a_search_finds_it() {
     }
     repo.commit("files");
     let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
-    let paths: Vec<String> = snapshot.entries().iter().map(|e| e.path.clone()).collect();
+    let paths: Vec<String> = snapshot
+        .entries()
+        .iter()
+        .map(|e| e.path.to_string())
+        .collect();
     // In listing order, backwards, by leaps, and paths the listing does not hold.
     let forward = paths.iter().map(String::as_str);
     let backward = paths.iter().rev().map(String::as_str);
@@ -22,7 +26,7 @@ fn an_entry_is_found_from_a_hint_as_a_search_finds_it() {
     for path in forward.chain(backward).chain(leaps).chain(absent) {
         let found = snapshot
             .entry_from(path, &near)
-            .map(|(at, e)| (at, e.path.as_str()));
+            .map(|(at, e)| (at, e.path.as_ref()));
         let searched = paths.iter().position(|p| p == path);
         assert_eq!(found, searched.map(|at| (at, path)), "{path}");
     }

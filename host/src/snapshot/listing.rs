@@ -67,14 +67,14 @@ pub(super) fn list(
             stack.push(frame(repo, entry.oid, check, path.len())?);
             continue;
         }
-        match String::from_utf8(path.clone()) {
-            Ok(path) => listed.entries.push(Entry {
-                path,
+        match std::str::from_utf8(&path) {
+            Ok(name) => listed.entries.push(Entry {
+                path: name.into(),
                 id: entry.oid,
                 executable: entry.mode.is_executable(),
                 kind: EntryKind::of(entry.mode),
             }),
-            Err(e) => listed.skipped.push(escape(e.as_bytes())),
+            Err(_) => listed.skipped.push(escape(&path)),
         }
     }
     // Already in order for any tree git wrote; a tree whose entries are out of order (crafted)

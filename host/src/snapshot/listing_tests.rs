@@ -31,7 +31,7 @@ fn ls_tree(repo: &TestRepo) -> Vec<Entry> {
             _ => EntryKind::Blob,
         };
         entries.push(Entry {
-            path: path.to_owned(),
+            path: path.into(),
             id: id.parse().unwrap(),
             executable: mode == "100755",
             kind,
@@ -100,7 +100,7 @@ fn trees_nested_deeper_than_git_reads_are_refused() {
     let path = deepest
         .entries
         .iter()
-        .map(|e| e.path.as_str())
+        .map(|e| e.path.as_ref())
         .collect::<Vec<_>>();
     assert_eq!(path, [format!("{}f.rs", "d/".repeat(MAX_DEPTH - 1))]);
     for check in [Check::AsStored, Check::Hashed] {

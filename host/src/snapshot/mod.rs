@@ -45,7 +45,7 @@ pub enum EntryKind {
 /// One tracked file of the snapshot commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    pub path: String,
+    pub path: Arc<str>,
     pub id: ObjectId,
     pub executable: bool,
     pub kind: EntryKind,
@@ -213,7 +213,7 @@ impl Snapshot {
     /// those files alone (see `standards/derived.rs`).
     pub fn restricted(&self, paths: &std::collections::BTreeSet<&str>) -> Snapshot {
         let keep: Vec<usize> = (0..self.entries.len())
-            .filter(|&i| paths.contains(self.entries[i].path.as_str()))
+            .filter(|&i| paths.contains(self.entries[i].path.as_ref()))
             .collect();
         self.restricted_to(&keep)
     }
@@ -299,7 +299,7 @@ impl Snapshot {
     /// Where `path` is in the listing (sorted by path).
     fn index_of(&self, path: &str) -> Option<usize> {
         self.entries
-            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .binary_search_by(|e| e.path.as_ref().cmp(path))
             .ok()
     }
 
@@ -490,7 +490,7 @@ pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String>
                 Ordering::Equal => (Ordering::Equal, (o != n).then_some(n)),
             },
         };
-        changed.extend(path.map(|e| e.path.clone()));
+        changed.extend(path.map(|e| e.path.to_string()));
         i += usize::from(order != Ordering::Greater);
         j += usize::from(order != Ordering::Less);
     }
@@ -528,8 +528,8 @@ fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotErro
 /// `from` on, where a caller going through paths in listing order finds the next, then searched.
 pub(super) fn position_near(entries: &[Entry], path: &str, from: usize) -> Option<usize> {
     let mut near = entries.iter().skip(from).take(NEAR);
-    match near.position(|e| e.path == path) {
+    match near.position(|e| *e.path == *path) {
         Some(step) => Some(from + step),
-        None => entries.binary_search_by(|e| e.path.as_str().cmp(path)).ok(),
+        None => entries.binary_search_by(|e| e.path.as_ref().cmp(path)).ok(),
     }
 }

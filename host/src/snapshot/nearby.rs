@@ -42,24 +42,30 @@ impl Snapshot {
             NonUtf8::Fail,
             &mut record,
         )?;
-        let mut entries: Vec<Entry> = self
-            .entries
-            .iter()
-            .filter(|e| !changes.contains_key(&e.path))
-            .cloned()
-            .collect();
-        for (path, side) in changes {
-            let Some((mode, id)) = side else {
-                continue;
-            };
-            entries.push(Entry {
-                path,
-                id,
-                executable: mode.is_executable(),
-                kind: EntryKind::of(mode),
-            });
+        // Both sides are sorted by path: merged, the unchanged entries shared (their paths are
+        // the same allocations), not copied and sorted again.
+        let mut added = (changes.iter())
+            .filter_map(|(path, side)| {
+                let (mode, id) = (*side)?;
+                Some(Entry {
+                    path: path.as_str().into(),
+                    id,
+                    executable: mode.is_executable(),
+                    kind: EntryKind::of(mode),
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .peekable();
+        let mut entries = Vec::with_capacity(self.entries.len() + added.len());
+        let kept = (self.entries.iter()).filter(|e| !changes.contains_key(&*e.path));
+        for entry in kept {
+            entries.extend(std::iter::from_fn(|| {
+                added.next_if(|a| a.path < entry.path)
+            }));
+            entries.push(entry.clone());
         }
-        entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        entries.extend(added);
         let sizes = entries.iter().map(|_| OnceLock::new()).collect();
         Some(Snapshot {
             repo: self.repo.clone(),

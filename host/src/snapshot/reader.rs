@@ -72,7 +72,7 @@ impl Reader {
                 .repo()
                 .find_header(entry.id)
                 .map_err(|e| ReadError::Object {
-                    path: entry.path.clone(),
+                    path: entry.path.to_string(),
                     id: entry.id,
                     message: e.to_string(),
                 })?
@@ -87,7 +87,7 @@ impl Reader {
 
     fn position(&self, path: &str) -> Option<usize> {
         self.entries
-            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .binary_search_by(|e| e.path.as_ref().cmp(path))
             .ok()
     }
 

@@ -188,7 +188,7 @@ impl Share {
     /// ([`super::position_near`]).
     fn position(&self, index: usize, path: &str) -> Option<usize> {
         let entries = &self.inner.entries;
-        let at = match entries.get(index).is_some_and(|e| e.path == path) {
+        let at = match entries.get(index).is_some_and(|e| *e.path == *path) {
             true => index,
             false => super::position_near(entries, path, self.next.load(Ordering::Relaxed))?,
         };

@@ -59,7 +59,7 @@ impl Snapshot {
         });
         match differs {
             Some(entry) => Err(ListingError::Differs {
-                path: entry.path.clone(),
+                path: entry.path.to_string(),
             }),
             None => Ok(()),
         }

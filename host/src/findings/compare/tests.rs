@@ -168,7 +168,11 @@ pub(in crate::findings) fn seeded(
 pub(in crate::findings) fn scan(snapshot: &Snapshot) -> Vec<Finding> {
     let mut reader = snapshot.reader();
     let mut found = Vec::new();
-    let paths: Vec<String> = snapshot.entries().iter().map(|e| e.path.clone()).collect();
+    let paths: Vec<String> = snapshot
+        .entries()
+        .iter()
+        .map(|e| e.path.to_string())
+        .collect();
     for path in paths {
         let (_, bytes) = reader.read(&path).unwrap();
         for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {

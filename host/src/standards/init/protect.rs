@@ -79,7 +79,7 @@ pub(super) fn protected_paths(snapshot: &Snapshot, commands: &[&str]) -> Vec<Str
                 .iter()
                 .any(|e| match prefix.ends_with('/') {
                     true => e.path.starts_with(prefix),
-                    false => e.path == *prefix,
+                    false => *e.path == **prefix,
                 })
         })
         .map(|(_, spec)| (*spec).to_owned())

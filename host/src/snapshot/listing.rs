@@ -7,12 +7,35 @@ use gix::ObjectId;
 use gix::objs::Kind;
 use gix::objs::tree::EntryMode;
 
-use super::verified::{ListingError, unreadable};
 use super::{Entry, EntryKind, escape};
 
 /// How deep trees may nest: git's own `core.maxTreeDepth`. A deeper tree is refused, as git
 /// refuses it, never walked on a stack it could exhaust.
 pub(super) const MAX_DEPTH: usize = 4096;
+
+/// Why a tree cannot be listed, or its listing is not the commit's.
+#[derive(Debug, thiserror::Error)]
+pub enum ListingError {
+    #[error("object {id} cannot be read: {message}")]
+    Unreadable { id: ObjectId, message: String },
+    #[error(
+        "object {id} reads back as content whose id is {found}: the object store was changed after it was written"
+    )]
+    Tampered { id: ObjectId, found: ObjectId },
+    #[error("commit {commit} names tree {named}, not the tree {listed} that was listed")]
+    OtherTree {
+        commit: ObjectId,
+        named: ObjectId,
+        listed: ObjectId,
+    },
+    #[error("the listing differs from the trees it was read from at {path}")]
+    Differs { path: String },
+    #[error(
+        "{path}: trees nest deeper than {max} levels, deeper than git itself reads (core.maxTreeDepth); a commit with such a tree cannot be measured: flatten the directories in a new commit",
+        max = MAX_DEPTH
+    )]
+    TooDeep { path: String },
+}
 
 /// Whether each object read is hashed and compared with its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,13 +114,49 @@ fn frame(
     check: Check,
     prefix: usize,
 ) -> Result<Frame, ListingError> {
-    let object = super::verified::object(repo, id, Kind::Tree, check)?;
+    let object = object(repo, id, Kind::Tree, check)?;
     let tree =
         gix::objs::TreeRef::from_bytes(&object.data, id.kind()).map_err(|e| unreadable(id, e))?;
     Ok(Frame {
         entries: gix::objs::Tree::from(tree).entries.into_iter(),
         prefix,
     })
+}
+
+/// Object `id`, which must be a `kind` (and, `Verified`, hash to `id`).
+pub(super) fn object(
+    repo: &gix::Repository,
+    id: ObjectId,
+    kind: Kind,
+    check: Check,
+) -> Result<gix::Object<'_>, ListingError> {
+    let object = repo.find_object(id).map_err(|e| unreadable(id, e))?;
+    if object.kind != kind {
+        return Err(ListingError::Unreadable {
+            id,
+            message: format!("it is a {}, not a {kind}", object.kind),
+        });
+    }
+    if check == Check::Hashed {
+        check_hash(id, kind, &object.data)?;
+    }
+    Ok(object)
+}
+
+/// `data`, a `kind`, must hash to `id`.
+fn check_hash(id: ObjectId, kind: Kind, data: &[u8]) -> Result<(), ListingError> {
+    let found = gix::objs::compute_hash(id.kind(), kind, data).map_err(|e| unreadable(id, e))?;
+    match found == id {
+        true => Ok(()),
+        false => Err(ListingError::Tampered { id, found }),
+    }
+}
+
+pub(super) fn unreadable(id: ObjectId, e: impl std::fmt::Display) -> ListingError {
+    ListingError::Unreadable {
+        id,
+        message: e.to_string(),
+    }
 }
 
 impl EntryKind {

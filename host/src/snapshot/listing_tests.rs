@@ -7,8 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use discern_tests::TestRepo;
 use gix::objs::tree::EntryKind as Mode;
 
-use super::{Check, MAX_DEPTH, list};
-use crate::snapshot::verified::ListingError;
+use super::{Check, ListingError, MAX_DEPTH, list};
 use crate::snapshot::{Entry, EntryKind, Snapshot};
 
 /// What `git ls-tree -r --full-tree HEAD` lists, as entries (names that are not UTF-8 left out).

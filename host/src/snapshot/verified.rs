@@ -6,31 +6,8 @@ use gix::ObjectId;
 use gix::objs::Kind;
 
 use super::Snapshot;
-use super::listing::{Check, MAX_DEPTH};
-
-/// Why a snapshot's listing is not the commit's.
-#[derive(Debug, thiserror::Error)]
-pub enum ListingError {
-    #[error("object {id} cannot be read: {message}")]
-    Unreadable { id: ObjectId, message: String },
-    #[error(
-        "object {id} reads back as content whose id is {found}: the object store was changed after it was written"
-    )]
-    Tampered { id: ObjectId, found: ObjectId },
-    #[error("commit {commit} names tree {named}, not the tree {listed} that was listed")]
-    OtherTree {
-        commit: ObjectId,
-        named: ObjectId,
-        listed: ObjectId,
-    },
-    #[error("the listing differs from the trees it was read from at {path}")]
-    Differs { path: String },
-    #[error(
-        "{path}: trees nest deeper than {max} levels, deeper than git itself reads (core.maxTreeDepth); a commit with such a tree cannot be measured: flatten the directories in a new commit",
-        max = MAX_DEPTH
-    )]
-    TooDeep { path: String },
-}
+use super::listing::ListingError;
+use super::listing::{Check, object, unreadable};
 
 impl Snapshot {
     /// Check that the commit names this snapshot's tree and that every tree below it, read back
@@ -69,42 +46,6 @@ impl Snapshot {
 /// The bytes of object `id`, which must be a `kind` whose content hashes to `id`.
 fn verified(repo: &gix::Repository, id: ObjectId, kind: Kind) -> Result<Vec<u8>, ListingError> {
     Ok(object(repo, id, kind, Check::Hashed)?.detach().data)
-}
-
-/// Object `id`, which must be a `kind` (and, `Verified`, hash to `id`).
-pub(super) fn object(
-    repo: &gix::Repository,
-    id: ObjectId,
-    kind: Kind,
-    check: Check,
-) -> Result<gix::Object<'_>, ListingError> {
-    let object = repo.find_object(id).map_err(|e| unreadable(id, e))?;
-    if object.kind != kind {
-        return Err(ListingError::Unreadable {
-            id,
-            message: format!("it is a {}, not a {kind}", object.kind),
-        });
-    }
-    if check == Check::Hashed {
-        check_hash(id, kind, &object.data)?;
-    }
-    Ok(object)
-}
-
-/// `data`, a `kind`, must hash to `id`.
-fn check_hash(id: ObjectId, kind: Kind, data: &[u8]) -> Result<(), ListingError> {
-    let found = gix::objs::compute_hash(id.kind(), kind, data).map_err(|e| unreadable(id, e))?;
-    match found == id {
-        true => Ok(()),
-        false => Err(ListingError::Tampered { id, found }),
-    }
-}
-
-pub(super) fn unreadable(id: ObjectId, e: impl std::fmt::Display) -> ListingError {
-    ListingError::Unreadable {
-        id,
-        message: e.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -89,7 +89,10 @@ fn a_tree_rewritten_in_place_fails_the_listing_check() -> Outcome {
     );
     let checked = snapshot.verify_listing();
     assert!(
-        matches!(checked, Err(super::ListingError::Tampered { .. })),
+        matches!(
+            checked,
+            Err(crate::snapshot::listing::ListingError::Tampered { .. })
+        ),
         "{checked:?}"
     );
     Ok(())

@@ -158,18 +158,22 @@ impl Snapshot {
         tree: ObjectId,
         worktree: bool,
     ) -> Result<Self, SnapshotError> {
-        let local = repo.to_thread_local();
-        let listed = listing::list(&local, tree, listing::Check::AsStored, 0).map_err(|e| {
-            SnapshotError::Tree {
-                commit,
-                message: e.to_string(),
-            }
-        })?;
-        drop(local);
+        // The trees are read through the store blobs are read from: the pages of the pack index
+        // a listing touches (nearly all of it) are then mapped once, not by two stores.
+        let objects = objects::Objects::new(&repo);
+        let mut handle = objects.handle(0);
+        let listed =
+            listing::list(handle.repo(), tree, listing::Check::AsStored, 0).map_err(|e| {
+                SnapshotError::Tree {
+                    commit,
+                    message: e.to_string(),
+                }
+            })?;
+        drop(handle);
         let listing::Listed { entries, skipped } = listed;
         let sizes = entries.iter().map(|_| OnceLock::new()).collect();
         Ok(Self {
-            objects: objects::Objects::new(&repo),
+            objects,
             repo,
             commit,
             tree,

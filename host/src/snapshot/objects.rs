@@ -7,6 +7,7 @@
 //! [`REMAP`] bytes inflated: the old one, and the pages it mapped, go when the last thread that
 //! read from it takes the new one, at its next blob. The bytes are the same either way (blobs
 //! are named by id); a store that cannot be opened again is kept, which only holds more memory.
+//! The snapshot's trees are listed through the same store.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,8 +23,8 @@ pub(crate) struct Objects {
     /// The repository the snapshot was taken in: its store lives as long as the repository is
     /// open, and with it every page it mapped, so blobs are read through a store of their own.
     origin: gix::ThreadSafeRepository,
-    /// That store, opened when the first blob is read (a run that reuses every reading opens
-    /// none).
+    /// That store, opened when the snapshot's trees are listed through it (so the pack index
+    /// pages a listing touches, nearly all of them, are mapped by this store alone).
     current: Mutex<Option<gix::ThreadSafeRepository>>,
     /// Bumped each time `current` is replaced: a handle of an older one takes the new one.
     generation: AtomicU64,

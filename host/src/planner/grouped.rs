@@ -17,6 +17,7 @@
 //! metrics, a budget the parts together exceed — runs the execution whole instead.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::Execution;
@@ -85,7 +86,10 @@ impl Grouped<'_> {
             return None;
         }
         let mut memo = store.memo(&self.execution.identity);
-        let keys: Vec<String> = groups.iter().map(|g| key(entries, g)).collect();
+        let keys: Vec<String> = groups
+            .iter()
+            .map(|g| key(entries, &listed[g.clone()]))
+            .collect();
         let producer = self.execution.producer.as_str();
         let mut combined = Combined::new(cap, producer);
         let mut parts = Vec::with_capacity(groups.len());
@@ -100,7 +104,7 @@ impl Grouped<'_> {
                 }
                 _ => {
                     ran.insert(key.clone());
-                    self.part(group, need, cap)?
+                    self.part(&listed[group.clone()], need, cap)?
                 }
             };
             if part.listings != [globs.clone()] {
@@ -363,15 +367,17 @@ fn with_max_findings(config: &str, room: usize) -> Option<String> {
 }
 
 /// The whole run's read set: every part's reads (each an entry of its group, by its place in
-/// the group), and the listing of `globs`, which matched the entries `listed` of `snapshot`.
+/// the group), and the listing of `globs`, which matched the entries `listed` of `snapshot`
+/// (each group a stretch of them).
 fn read_set(
     parts: &[Part],
-    groups: &[Vec<usize>],
+    groups: &[Range<usize>],
     (globs, listed): (&[String], &[usize]),
     snapshot: &Snapshot,
 ) -> Option<ReadSet> {
     let mut read_set = ReadSet::over(snapshot.shared_entries());
     for (part, group) in parts.iter().zip(groups) {
+        let group = listed.get(group.clone())?;
         for &at in &part.reads {
             read_set.record_entry(*group.get(usize::try_from(at).ok()?)?);
         }
@@ -404,13 +410,14 @@ pub(super) fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
     usable.then_some(strings)
 }
 
-/// The `listed` entries (indices into `entries`) cut into groups where a path's hash says: a
-/// group ends after an entry whose path hashes to 0 modulo the spread, a power of two near
-/// `listed.len() / GROUPS` (within [`MIN_SPREAD`] and [`MAX_SPREAD`]), or once it holds [`LONGEST`] spreads. Cut by hash alone, a group's
+/// The `listed` entries (indices into `entries`) cut into groups, each a stretch of `listed`,
+/// where a path's hash says: a group ends after an entry whose path hashes to 0 modulo the
+/// spread, a power of two near `listed.len() / GROUPS` (within [`MIN_SPREAD`] and
+/// [`MAX_SPREAD`]), or once it holds [`LONGEST`] spreads. Cut by hash alone, a group's
 /// length would be geometric, and the group a changed file is in twice the spread long on
 /// average (the long ones hold more files); the bound keeps re-running it short. A file added
 /// or removed moves the cuts of its own stretch between two hash cuts only.
-fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Vec<usize>> {
+fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Range<usize>> {
     let spread = ((listed.len() / GROUPS) as u64)
         .next_power_of_two()
         .clamp(MIN_SPREAD, MAX_SPREAD);
@@ -418,18 +425,18 @@ fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Vec<usize>> {
         .unwrap_or(usize::MAX)
         .saturating_mul(LONGEST);
     let mut groups = Vec::new();
-    let mut group = Vec::new();
-    for &i in listed {
-        group.push(i);
+    let mut start = 0;
+    for (at, &i) in listed.iter().enumerate() {
         let cut = entries
             .get(i)
             .is_some_and(|e| fnv(e.path.as_bytes()).is_multiple_of(spread));
-        if cut || group.len() >= longest {
-            groups.push(std::mem::take(&mut group));
+        if cut || at + 1 - start >= longest {
+            groups.push(start..at + 1);
+            start = at + 1;
         }
     }
-    if !group.is_empty() {
-        groups.push(group);
+    if start < listed.len() {
+        groups.push(start..listed.len());
     }
     groups
 }
@@ -475,9 +482,17 @@ mod tests {
             let listed: Vec<usize> = (0..entries.len()).collect();
             let groups = groups(entries, &listed);
             assert!(groups.len() > 5 && groups.len() < 100, "{}", groups.len());
-            let longest = groups.iter().map(Vec::len).max().unwrap_or(0);
+            let longest = groups.iter().map(ExactSizeIterator::len).max().unwrap_or(0);
             assert!(longest <= 128 * LONGEST, "a group of {longest}");
-            groups.iter().map(|g| key(entries, g)).collect()
+            let covered: Vec<usize> = groups.iter().flat_map(Clone::clone).collect();
+            assert_eq!(
+                covered, listed,
+                "the groups are the listing, in order, once"
+            );
+            groups
+                .iter()
+                .map(|g| key(entries, &listed[g.clone()]))
+                .collect()
         };
         let mut fewer = all.clone();
         fewer.remove(2500);

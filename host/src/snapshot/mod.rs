@@ -17,10 +17,11 @@ mod shared;
 mod shared_state;
 #[cfg(test)]
 mod shared_tests;
+mod sizes;
 mod verified;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use gix::ObjectId;
 
@@ -101,7 +102,7 @@ pub struct Snapshot {
     entries: Arc<[Entry]>,
     /// Blob sizes, looked up (from object headers) only when a producer lists an entry: a
     /// measurement that reuses evidence never pays for them.
-    sizes: Arc<[OnceLock<u64>]>,
+    sizes: Arc<sizes::Sizes>,
     /// Tracked paths whose names are not UTF-8, escaped: they cannot cross the WIT (`string`),
     /// so they are left out of the snapshot and named in an advisory.
     skipped: Arc<[String]>,
@@ -171,7 +172,7 @@ impl Snapshot {
             })?;
         drop(handle);
         let listing::Listed { entries, skipped } = listed;
-        let sizes = entries.iter().map(|_| OnceLock::new()).collect();
+        let sizes = Arc::new(sizes::Sizes::unknown(entries.len()));
         Ok(Self {
             objects,
             repo,
@@ -225,15 +226,12 @@ impl Snapshot {
     /// This snapshot with only the entries at `keep` (ascending indices into `entries()`).
     pub fn restricted_to(&self, keep: &[usize]) -> Snapshot {
         let kept = || keep.iter().filter(|&&i| i < self.entries.len());
-        let sizes = kept()
-            .map(|&i| {
-                let size = OnceLock::new();
-                if let Some(&known) = self.sizes.get(i).and_then(OnceLock::get) {
-                    let _ = size.set(known);
-                }
-                size
-            })
-            .collect();
+        let sizes = sizes::Sizes::unknown(keep.len());
+        for (at, &i) in kept().enumerate() {
+            if let Some(known) = self.sizes.get(i) {
+                sizes.set(at, known);
+            }
+        }
         Snapshot {
             repo: self.repo.clone(),
             objects: Arc::clone(&self.objects),
@@ -242,7 +240,7 @@ impl Snapshot {
             worktree: self.worktree,
             verify: self.verify,
             entries: kept().map(|&i| self.entries[i].clone()).collect(),
-            sizes,
+            sizes: Arc::new(sizes),
             skipped: Arc::from(Vec::new()),
             offline: self.offline,
             share: self.share.clone(),
@@ -258,7 +256,7 @@ impl Snapshot {
         verifying.verify = true;
         verifying.share = None;
         // Sizes looked up from object headers before are not trusted either.
-        verifying.sizes = self.entries.iter().map(|_| OnceLock::new()).collect();
+        verifying.sizes = Arc::new(sizes::Sizes::unknown(self.entries.len()));
         verifying
     }
 

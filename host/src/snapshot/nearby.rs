@@ -5,7 +5,6 @@
 //! side, a tree that cannot be read).
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use gix::ObjectId;
 use gix::objs::tree::EntryMode;
@@ -66,7 +65,7 @@ impl Snapshot {
             entries.push(entry.clone());
         }
         entries.extend(added);
-        let sizes = entries.iter().map(|_| OnceLock::new()).collect();
+        let sizes = std::sync::Arc::new(super::sizes::Sizes::unknown(entries.len()));
         Some(Snapshot {
             repo: self.repo.clone(),
             objects: std::sync::Arc::clone(&self.objects),

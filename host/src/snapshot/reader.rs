@@ -3,7 +3,7 @@
 //! of a batch ([`super::shared`]), and in a verifying snapshot every blob hashed against its
 //! id as it is read.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use gix::ObjectId;
 
@@ -18,7 +18,7 @@ pub struct Reader {
     objects: Handle,
     shared: Arc<Objects>,
     entries: Arc<[Entry]>,
-    sizes: Arc<[OnceLock<u64>]>,
+    sizes: Arc<super::sizes::Sizes>,
     verify: bool,
     last: Option<(ObjectId, Arc<Vec<u8>>)>,
     prefetch: Option<prefetch::Prefetch>,
@@ -60,8 +60,8 @@ impl Reader {
         let entry = entries
             .get(index)
             .ok_or_else(|| ReadError::NotFound(format!("entry #{index}")))?;
-        if let Some(size) = self.sizes[index].get() {
-            return Ok(*size);
+        if let Some(size) = self.sizes.get(index) {
+            return Ok(size);
         }
         let size = match entry.kind {
             EntryKind::Submodule => 0,
@@ -78,7 +78,8 @@ impl Reader {
                 })?
                 .size(),
         };
-        Ok(*self.sizes[index].get_or_init(|| size))
+        self.sizes.set(index, size);
+        Ok(size)
     }
 
     pub fn entry(&self, path: &str) -> Option<&Entry> {
@@ -112,7 +113,7 @@ impl Reader {
             .iter()
             .filter_map(|&index| {
                 let entry = self.entries.get(index)?;
-                let size = *self.sizes.get(index)?.get()?;
+                let size = self.sizes.get(index)?;
                 (entry.kind != EntryKind::Submodule && size > 0).then_some((index, entry.id, size))
             })
             .collect();

@@ -324,42 +324,43 @@ impl Records {
         self.count += 1;
         self.bytes.extend_from_slice(record.bytes);
     }
-
-    /// `other`'s findings after these.
-    pub(crate) fn extend(&mut self, other: &Records) {
-        self.count += other.count;
-        self.bytes.extend_from_slice(&other.bytes);
-    }
 }
 
 impl Kept {
-    /// The findings file of `metrics` (name, dropped, findings), as [`encode`] writes one of
-    /// the same findings: the records are copied, not decoded. `None` when no metric has any.
-    pub(crate) fn of_records(metrics: &[(&str, usize, &Records)]) -> std::io::Result<Option<Kept>> {
-        let mut kept: Vec<&(&str, usize, &Records)> = metrics
+    /// The findings file of `metrics` (name, dropped, the records of its parts in order), as
+    /// [`encode`] writes one of the same findings: the records are copied once, into it, not
+    /// joined first nor decoded. `None` when no metric has any.
+    pub(crate) fn of_records(
+        metrics: &[(&str, usize, &[&Records])],
+    ) -> std::io::Result<Option<Kept>> {
+        let count = |parts: &[&Records]| parts.iter().map(|r| r.count).sum::<usize>();
+        let mut kept: Vec<&(&str, usize, &[&Records])> = metrics
             .iter()
-            .filter(|(_, dropped, records)| records.count > 0 || *dropped > 0)
+            .filter(|(_, dropped, parts)| count(parts) > 0 || *dropped > 0)
             .collect();
         if kept.is_empty() {
             return Ok(None);
         }
         kept.sort_by(|a, b| a.0.cmp(b.0));
-        let size: usize = kept.iter().map(|(_, _, r)| r.bytes.len() + 64).sum();
+        let held = |parts: &[&Records]| parts.iter().map(|r| r.bytes.len()).sum::<usize>();
+        let size: usize = kept.iter().map(|(_, _, parts)| held(parts) + 64).sum();
         let mut bytes = Vec::with_capacity(MAGIC.len() + size);
         bytes.extend_from_slice(MAGIC);
         put_len(&mut bytes, kept.len())?;
         let mut spans = BTreeMap::new();
-        for (name, dropped, records) in kept {
+        for (name, dropped, parts) in kept {
             put_str(&mut bytes, name)?;
             bytes.extend_from_slice(&(*dropped as u64).to_le_bytes());
-            put_len(&mut bytes, records.count)?;
+            put_len(&mut bytes, count(parts))?;
             let span = Span {
                 dropped: *dropped,
-                count: records.count,
+                count: count(parts),
                 start: bytes.len(),
             };
             spans.insert((*name).to_owned(), span);
-            bytes.extend_from_slice(&records.bytes);
+            for records in *parts {
+                bytes.extend_from_slice(&records.bytes);
+            }
         }
         Ok(Some(Kept {
             bytes,

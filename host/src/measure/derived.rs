@@ -106,10 +106,11 @@ fn derive_encoded(
         metrics.push(metric);
         kept.push(records);
     }
-    let columns: Vec<(&str, usize, &Records)> = metrics
+    let kept: Vec<[&Records; 1]> = kept.iter().map(|records| [records]).collect();
+    let columns: Vec<(&str, usize, &[&Records])> = metrics
         .iter()
         .zip(&kept)
-        .map(|(m, records)| (m.name.as_str(), 0, records))
+        .map(|(m, records)| (m.name.as_str(), 0, &records[..]))
         .collect();
     let findings = Kept::of_records(&columns).ok()?;
     let output = RunOutput {

@@ -110,7 +110,7 @@ impl Grouped<'_> {
             if part.listings != [globs.clone()] {
                 return None;
             }
-            combined.add(&part, need)?;
+            combined.add((parts.len(), &part), need)?;
             parts.push(strip(part, need, producer));
         }
         let read_set = read_set(&parts, &groups, (&globs, &listed), self.snapshot)?;
@@ -218,8 +218,12 @@ struct Combined<'a> {
     cap: usize,
     /// The findings the whole run lists from the parts so far (at most `cap`).
     listed: usize,
-    /// The findings kept (at most the host's cap), and the metric they belong to.
-    kept: Records,
+    /// The findings kept (at most the host's cap), part by part: the index of the part in the
+    /// run's parts, and its first findings where it gives only those (else all of its own).
+    kept: Vec<(usize, Option<Records>)>,
+    /// How many findings `kept` holds.
+    kept_count: usize,
+    /// The metric they belong to.
     column: Option<usize>,
     /// Each maximum's largest part so far (the first on a tie) and its findings, by column.
     maxima: std::collections::BTreeMap<usize, (f64, Records)>,
@@ -231,15 +235,17 @@ impl<'a> Combined<'a> {
             producer,
             cap,
             listed: 0,
-            kept: Records::default(),
+            kept: Vec::new(),
+            kept_count: 0,
             column: None,
             maxima: std::collections::BTreeMap::new(),
         }
     }
 
-    /// Add the findings of `part` a whole run lists (`need` at most); `None` where more than
-    /// one summed metric has findings, or a producer that lists none lists some.
-    fn add(&mut self, part: &Part, need: usize) -> Option<()> {
+    /// Add the findings of `part`, the run's part number `at`, a whole run lists (`need` at
+    /// most); `None` where more than one summed metric has findings, or a producer that lists
+    /// none lists some.
+    fn add(&mut self, (at, part): (usize, &Part), need: usize) -> Option<()> {
         self.add_maxima(part)?;
         let producer = self.producer;
         let mut with = part
@@ -254,14 +260,17 @@ impl<'a> Combined<'a> {
             return None;
         }
         let take = need.min(metric.kept + metric.dropped);
-        let room = MAX_FINDINGS.saturating_sub(self.kept.len()).min(take);
+        let room = MAX_FINDINGS.saturating_sub(self.kept_count).min(take);
         if room > 0 {
             let records = metric.records.as_ref()?;
             match records.len().cmp(&room) {
                 std::cmp::Ordering::Less => return None,
-                std::cmp::Ordering::Equal => self.kept.extend(records),
-                std::cmp::Ordering::Greater => self.kept.extend(&records.clone().first(room)?),
+                std::cmp::Ordering::Equal => self.kept.push((at, None)),
+                std::cmp::Ordering::Greater => {
+                    self.kept.push((at, Some(records.clone().first(room)?)));
+                }
             }
+            self.kept_count += room;
         }
         self.listed += take;
         Some(())
@@ -292,6 +301,18 @@ impl<'a> Combined<'a> {
         Some(())
     }
 
+    /// The records of the findings kept, in order: each part's own, or its first findings.
+    fn kept_records<'p>(&'p self, parts: &'p [Part]) -> Option<Vec<&'p Records>> {
+        let column = self.column;
+        (self.kept.iter())
+            .map(|(at, first)| match (first, column) {
+                (Some(first), _) => Some(first),
+                (None, Some(column)) => parts.get(*at)?.metrics.get(column)?.records.as_ref(),
+                (None, None) => None,
+            })
+            .collect()
+    }
+
     /// The whole run's output: the parts' sums (or maxima) and `read_set`, with the findings
     /// kept apart, still encoded (the metrics' own lists are empty).
     fn output(self, grouped: &Grouped, parts: &[Part], read_set: ReadSet) -> Option<Output> {
@@ -319,7 +340,7 @@ impl<'a> Combined<'a> {
                 false => values.sum(),
             };
             let dropped = match self.column == Some(column) {
-                true => self.listed.checked_sub(self.kept.len())?,
+                true => self.listed.checked_sub(self.kept_count)?,
                 false => 0,
             };
             metrics.push(Metric {
@@ -330,20 +351,24 @@ impl<'a> Combined<'a> {
                 counted: head.counted,
             });
         }
-        let mut columns: Vec<(&str, usize, &Records)> = match self.column {
+        let kept = self.kept_records(parts)?;
+        let mut columns: Vec<(&str, usize, &[&Records])> = match self.column {
             Some(column) => {
                 let metric = metrics.get(column)?;
-                vec![(metric.name.as_str(), metric.findings_dropped, &self.kept)]
+                vec![(metric.name.as_str(), metric.findings_dropped, &kept)]
             }
             None => Vec::new(),
         };
-        for (column, (value, records)) in &self.maxima {
-            let metric = metrics.get(*column)?;
-            // The part that holds the maximum is the one whose finding names it.
-            if metric.value != *value || self.column == Some(*column) {
-                return None;
-            }
-            columns.push((metric.name.as_str(), 0, records));
+        let maxima: Vec<(usize, [&Records; 1])> = (self.maxima.iter())
+            .map(|(column, (value, records))| {
+                // The part that holds the maximum is the one whose finding names it.
+                let metric = metrics.get(*column)?;
+                let holds = metric.value == *value && self.column != Some(*column);
+                holds.then_some((*column, [records]))
+            })
+            .collect::<Option<_>>()?;
+        for (column, records) in &maxima {
+            columns.push((metrics.get(*column)?.name.as_str(), 0, records));
         }
         let findings = Kept::of_records(&columns).ok()?;
         let output = RunOutput {

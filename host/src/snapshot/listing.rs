@@ -123,7 +123,7 @@ fn frame(
     })
 }
 
-/// Object `id`, which must be a `kind` (and, `Verified`, hash to `id`).
+/// Object `id`, which must be a `kind` (and, `Check::Hashed`, hash to `id`).
 pub(super) fn object(
     repo: &gix::Repository,
     id: ObjectId,

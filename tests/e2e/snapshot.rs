@@ -373,3 +373,54 @@ fn a_mode_change_alone_is_a_changed_path() {
         ["run.sh"]
     );
 }
+
+/// A branch `deep{dirs}` whose one file is `dirs` directories deep, written by `git
+/// fast-import` (no work tree can hold it: the path is longer than the system allows).
+fn deep_branch(repo: &TestRepo, dirs: usize) {
+    use std::io::Write;
+    let path = format!("{}f.rs", "d/".repeat(dirs));
+    let stream = format!(
+        "commit refs/heads/deep{dirs}\ncommitter a <a@x> 0 +0000\ndata 4\ndeep\nM 100644 inline {path}\ndata 2\nx\n\n"
+    );
+    let mut git = std::process::Command::new("git");
+    git.args(["fast-import", "--quiet"])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::piped());
+    discern_tests::hermetic(&mut git, repo.home());
+    let mut child = git.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success(), "git fast-import failed");
+}
+
+#[test]
+fn a_tree_deeper_than_git_reads_is_refused_as_git_refuses_it() {
+    let repo = TestRepo::new();
+    for dirs in [2048, 2049] {
+        deep_branch(&repo, dirs);
+    }
+    let git_lists = |rev: &str| repo.git_output(&["ls-tree", "-r", rev]).status.success();
+    assert!(git_lists("deep2048"));
+    let listed = Snapshot::open(repo.path(), "deep2048").unwrap();
+    let paths: Vec<_> = listed.entries().iter().map(|e| e.path.len()).collect();
+    assert_eq!(
+        paths,
+        [2 * 2048 + 4],
+        "the one file, 2,048 directories deep"
+    );
+    assert!(
+        !git_lists("deep2049"),
+        "git refuses a file 2,049 directories deep"
+    );
+    let refused = Snapshot::open(repo.path(), "deep2049")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("deeper than 2048 levels") && refused.contains("flatten"),
+        "{refused}"
+    );
+}

@@ -9,9 +9,10 @@ use gix::objs::tree::EntryMode;
 
 use super::{Entry, EntryKind, escape};
 
-/// How deep trees may nest: git's own `core.maxTreeDepth`. A deeper tree is refused, as git
-/// refuses it, never walked on a stack it could exhaust.
-pub(super) const MAX_DEPTH: usize = 4096;
+/// How many directories deep a path may be: git's own `core.maxTreeDepth` default (git 2.47
+/// lists a file 2,048 directories deep and refuses one 2,049 deep). A deeper tree is refused,
+/// as git refuses it.
+pub(super) const MAX_DEPTH: usize = 2048;
 
 /// Why a tree cannot be listed, or its listing is not the commit's.
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +32,7 @@ pub enum ListingError {
     #[error("the listing differs from the trees it was read from at {path}")]
     Differs { path: String },
     #[error(
-        "{path}: trees nest deeper than {max} levels, deeper than git itself reads (core.maxTreeDepth); a commit with such a tree cannot be measured: flatten the directories in a new commit",
+        "{path}: directories nest deeper than {max} levels, deeper than git itself reads (core.maxTreeDepth); a commit with such a tree cannot be measured: flatten the directories in a new commit",
         max = MAX_DEPTH
     )]
     TooDeep { path: String },
@@ -81,7 +82,8 @@ pub(super) fn list(
         path.truncate(top.prefix);
         path.extend_from_slice(&entry.filename);
         if entry.mode.is_tree() {
-            if stack.len() >= MAX_DEPTH {
+            // The stack holds the root and a tree a directory: this one is `stack.len()` deep.
+            if stack.len() > MAX_DEPTH {
                 return Err(ListingError::TooDeep {
                     path: escape(&path),
                 });

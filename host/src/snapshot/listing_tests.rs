@@ -95,17 +95,18 @@ fn trees_nested_deeper_than_git_reads_are_refused() {
         }
         inner
     };
-    let deepest = list(&git, nest(MAX_DEPTH), Check::AsStored, 0).unwrap();
+    // `nest(n)`: n trees, so a file n - 1 directories deep.
+    let deepest = list(&git, nest(MAX_DEPTH + 1), Check::AsStored, 0).unwrap();
     let path = deepest
         .entries
         .iter()
         .map(|e| e.path.as_ref())
         .collect::<Vec<_>>();
-    assert_eq!(path, [format!("{}f.rs", "d/".repeat(MAX_DEPTH - 1))]);
+    assert_eq!(path, [format!("{}f.rs", "d/".repeat(MAX_DEPTH))]);
     for check in [Check::AsStored, Check::Hashed] {
-        let refused = list(&git, nest(MAX_DEPTH + 1), check, 0);
+        let refused = list(&git, nest(MAX_DEPTH + 2), check, 0);
         assert!(
-            matches!(&refused, Err(ListingError::TooDeep { path }) if path.len() == 2 * MAX_DEPTH - 1),
+            matches!(&refused, Err(ListingError::TooDeep { path }) if path.len() == 2 * MAX_DEPTH + 1),
             "{refused:?}"
         );
     }

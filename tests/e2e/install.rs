@@ -33,9 +33,10 @@ fn target() -> String {
 
 /// The tarballs `scripts/package` made, once for every test: this discern (its symbols
 /// stripped first where `strip` exists, so that packaging takes seconds), and an older
-/// "release" whose binary is a script that prints its version.
+/// "release" whose binary is a script that prints its version. They are made under the
+/// target's folder for tests, afresh each run: a static is never dropped, so a temporary
+/// folder held by one was left behind (about 110 MB a run).
 struct Packaged {
-    _dir: tempfile::TempDir,
     current: PathBuf,
     old: PathBuf,
 }
@@ -43,25 +44,23 @@ struct Packaged {
 fn packaged() -> &'static Packaged {
     static PACKAGED: OnceLock<Packaged> = OnceLock::new();
     PACKAGED.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let binary = dir.path().join("discern");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("install-packaged");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a folder for the tarballs");
+        let binary = dir.join("discern");
         std::fs::copy(env!("CARGO_BIN_EXE_discern"), &binary).expect("copy the binary");
         let _ = Command::new("strip").arg(&binary).status();
-        let current = dir.path().join("current");
+        let current = dir.join("current");
         // The version comes from the workspace, as in a release.
         package(&binary, None, &current);
 
-        let stub = dir.path().join("stub/discern");
+        let stub = dir.join("stub/discern");
         std::fs::create_dir_all(stub.parent().expect("a parent")).expect("a folder");
         std::fs::write(&stub, format!("#!/bin/sh\necho 'discern {OLD}'\n")).expect("the stub");
         set_executable(&stub);
-        let old = dir.path().join("old");
+        let old = dir.join("old");
         package(&stub, Some(OLD), &old);
-        Packaged {
-            _dir: dir,
-            current,
-            old,
-        }
+        Packaged { current, old }
     })
 }
 

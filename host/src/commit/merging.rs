@@ -167,11 +167,13 @@ fn settle(repo: &Repo, journal: &MergeJournal) -> Result<String, CommitError> {
             crate::git::short(&journal.head)
         ));
     }
-    let parents = now
-        .map(|c| repo.git(&["rev-list", "--parents", "-n", "1", &c.to_string()]))
-        .transpose()
-        .map_err(|e| git_error("cannot read HEAD's parents", e))?
-        .unwrap_or_default();
+    // No HEAD at all: the branch was moved by another writer, as below.
+    let Some(now) = now else {
+        return Err(moved_by_another(journal));
+    };
+    let parents = repo
+        .git(&["rev-list", "--parents", "-n", "1", &now.to_string()])
+        .map_err(|e| git_error("cannot read HEAD's parents", e))?;
     let expected = format!("{head} {incoming}");
     match parents.split_once(' ').map(|(_, p)| p.trim()) {
         Some(p) if p == expected => {
@@ -188,9 +190,14 @@ fn settle(repo: &Repo, journal: &MergeJournal) -> Result<String, CommitError> {
                 journal.branch
             ))
         }
-        _ => Err(CommitError::Git(format!(
-            "the merge journal of {} describes a merge that is neither pending nor HEAD (another writer moved the branch); inspect it, then delete {}",
-            journal.branch, FILE
-        ))),
+        _ => Err(moved_by_another(journal)),
     }
+}
+
+/// The refusal for a journal whose merge is neither pending nor HEAD.
+fn moved_by_another(journal: &MergeJournal) -> CommitError {
+    CommitError::Git(format!(
+        "the merge journal of {} describes a merge that is neither pending nor HEAD (another writer moved the branch); inspect it, then delete {}",
+        journal.branch, FILE
+    ))
 }

@@ -303,8 +303,8 @@ fn row(
     .filter_map(|p| mtime(p))
     .max()
     .map(|secs| secs.min(now));
-    // No readable time: the row sorts last and shows none.
-    row.last_activity_secs = activity.unwrap_or_default();
+    // No readable time: the row sorts last, shows none and is not judged idle.
+    row.last_activity_secs = activity;
     row.last_activity = activity.filter(|secs| *secs > 0).map(iso8601);
     row.task = crate::task::load(&repo)
         .and_then(|t| t.title)

@@ -183,12 +183,10 @@ fn facts(observation: &Observation, verbose: bool) -> Vec<String> {
     }
     if observation.location == Location::Worktree {
         let proof = &observation.proof;
-        let line = proof
-            .line
-            .as_ref()
-            .map(|l| format!(". {l}"))
-            .unwrap_or_default();
-        facts.push(format!("Proof: {}{line}", proof.status.as_str()));
+        facts.push(match &proof.line {
+            Some(line) => format!("Proof: {}. {line}", proof.status.as_str()),
+            None => format!("Proof: {}", proof.status.as_str()),
+        });
     }
     facts.push(format!(
         "Standards configured: {}",

@@ -117,8 +117,9 @@ pub struct FleetRow {
     pub line: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_activity: Option<String>,
+    /// Seconds since the epoch of the latest activity; `None` when no time could be read.
     #[serde(skip)]
-    pub last_activity_secs: u64,
+    pub last_activity_secs: Option<u64>,
     pub id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<RowTask>,
@@ -189,10 +190,31 @@ impl FleetRow {
         self.clean == Some(false)
     }
 
-    /// Idle for a week with unlanded work.
+    /// Idle for a week with unlanded work. A row whose last activity cannot be read is not
+    /// judged idle: that would be a guess.
     pub fn idle_with_work(&self, now: u64) -> bool {
-        let idle = now.saturating_sub(self.last_activity_secs) >= 7 * 24 * 3600;
+        let idle =
+            (self.last_activity_secs).is_some_and(|secs| now.saturating_sub(secs) >= 7 * 24 * 3600);
         let unlanded = self.dirty() || matches!(self.ahead, Some(GitCount::Known(n)) if n > 0);
         !self.is_main && !self.broken && idle && unlanded
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FleetRow, GitCount};
+
+    #[test]
+    fn a_row_whose_last_activity_cannot_be_read_is_not_judged_idle() {
+        let week = 7 * 24 * 3600;
+        let row = |last_activity_secs| FleetRow {
+            ahead: Some(GitCount::Known(2)),
+            last_activity_secs,
+            ..FleetRow::default()
+        };
+        let now = 10 * week;
+        assert!(row(Some(now - week)).idle_with_work(now));
+        assert!(!row(Some(now - week + 1)).idle_with_work(now));
+        assert!(!row(None).idle_with_work(now), "no time read: not a guess of idle");
     }
 }

@@ -129,10 +129,7 @@ pub fn observe(
             line: proof.as_ref().map(|p| p.line.clone()),
             commit: proof.as_ref().map(|p| p.commit.clone()),
         },
-        standards: config
-            .as_ref()
-            .map(|c| c.standards.iter().map(|s| s.name.clone()).collect())
-            .unwrap_or_default(),
+        standards: standard_names(config.as_ref()),
         proposals,
         proposals_unreadable,
         fleet_unreadable,
@@ -145,6 +142,15 @@ pub fn observe(
         fleet,
         unlanded_branches: unlanded,
     })
+}
+
+/// The Standards `config` names. Without a `discern.toml` there are none; one that cannot be
+/// read was refused before the observation began (`Config::load`'s error).
+fn standard_names(config: Option<&Config>) -> Vec<String> {
+    match config {
+        Some(config) => config.standards.iter().map(|s| s.name.clone()).collect(),
+        None => Vec::new(),
+    }
 }
 
 /// Read the configuration (`Settings`) while the work trees are surveyed (this checkout, and

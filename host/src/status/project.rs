@@ -90,16 +90,26 @@ pub fn project(observation: &Observation, mode: Mode) -> Result<Projected, serde
         Mode::Full => (0..fleet.len()).collect(),
         Mode::Orientation => sample_fleet(fleet),
     };
+    // The rows kept, serialized from the observation's own rows.
+    let rows = (sample.iter().filter_map(|&i| fleet.get(i)))
+        .map(serde_json::to_value)
+        .collect::<Result<Vec<_>, _>>()?;
+    let fleet = (&rows[..], fleet.len(), fleet_total);
     Ok(Projected {
-        data: project_value(&data, &sample, fleet_total, mode),
+        data: project_value(&data, fleet, mode),
         sample,
         fleet_total,
     })
 }
 
 /// The serialized observation `data`, bounded: every array cut to [`CAP`], the fleet to the
-/// rows in `sample` reduced to their allow-list (orientation), or everything (full).
-fn project_value(data: &Value, sample: &[usize], fleet_total: usize, mode: Mode) -> Value {
+/// sampled `rows` (of `all` rows, `fleet_total` of them not main) reduced to their allow-list
+/// (orientation), or everything (full).
+fn project_value(
+    data: &Value,
+    (rows, all, fleet_total): (&[Value], usize, usize),
+    mode: Mode,
+) -> Value {
     let Value::Object(data) = data else {
         return json!({ "projection": { "mode": "orientation" } });
     };
@@ -121,14 +131,12 @@ fn project_value(data: &Value, sample: &[usize], fleet_total: usize, mode: Mode)
         };
         out.insert(key.clone(), bound(&value, key, &mut omitted));
     }
-    let rows = fleet_rows(data);
-    let kept: Vec<&Value> = sample.iter().filter_map(|i| rows.get(*i)).collect();
     let mut fleet = Vec::new();
-    for (i, row) in kept.iter().enumerate() {
+    for (i, row) in rows.iter().enumerate() {
         fleet.push(bound(&reduced(row), &format!("fleet[{i}]"), &mut omitted));
     }
-    if rows.len() > kept.len() {
-        omitted.insert("fleet".to_owned(), json!(rows.len() - kept.len()));
+    if all > rows.len() {
+        omitted.insert("fleet".to_owned(), json!(all - rows.len()));
     }
     out.insert("fleet".to_owned(), Value::Array(fleet));
     out.insert("fleet_total".to_owned(), json!(fleet_total));
@@ -161,20 +169,20 @@ fn reduced(row: &Value) -> Value {
     // and its changes are not the caller's to work on (ADR 0306), so only the main and
     // the current row carry their path and their count of changed files. The current row
     // is this checkout, whose state the result states once (`root`, `git`, `proof`).
+    // A row serialized from a `FleetRow` is an object; anything else has no field to hide.
+    let Value::Object(fields) = row else {
+        return row.clone();
+    };
     let current = row["is_current"] == true;
     let own = row["is_main"] == true || current;
-    let fields: Map<String, Value> = row
-        .as_object()
-        .map(|r| {
-            r.iter()
-                .filter(|(k, _)| ROW_FIELDS.contains(&k.as_str()))
-                .filter(|(k, _)| own || !SIBLING_HIDES.contains(&k.as_str()))
-                .filter(|(k, _)| !current || !CURRENT_HIDES.contains(&k.as_str()))
-                .filter(|(k, v)| !(ROW_FLAGS.contains(&k.as_str()) && **v == false))
-                .map(|(k, v)| (k.clone(), counted(k, v)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let fields: Map<String, Value> = fields
+        .iter()
+        .filter(|(k, _)| ROW_FIELDS.contains(&k.as_str()))
+        .filter(|(k, _)| own || !SIBLING_HIDES.contains(&k.as_str()))
+        .filter(|(k, _)| !current || !CURRENT_HIDES.contains(&k.as_str()))
+        .filter(|(k, v)| !(ROW_FLAGS.contains(&k.as_str()) && **v == false))
+        .map(|(k, v)| (k.clone(), counted(k, v)))
+        .collect();
     Value::Object(fields)
 }
 
@@ -190,13 +198,6 @@ fn counted(key: &str, value: &Value) -> Value {
         ),
         _ => value.clone(),
     }
-}
-
-fn fleet_rows(data: &Map<String, Value>) -> Vec<Value> {
-    data.get("fleet")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
 }
 
 /// The main row plus [`CAP`] non-main rows, attention first: dirty, ready, stale Proof, then
@@ -267,7 +268,7 @@ mod tests {
             changed_files: Some(usize::from(!clean)),
             ahead: Some(GitCount::Known(1)),
             behind: Some(GitCount::Known(0)),
-            last_activity_secs: (i % 60) as u64,
+            last_activity_secs: Some((i % 60) as u64),
             id: format!("e{i:03}"),
             proof: Some(ProofState::Missing),
             changed_paths: (0..8).map(|n| format!("p{n}")).collect(),
@@ -290,7 +291,13 @@ mod tests {
         assert!(sample[1..5].iter().all(|i| fleet[*i].clean == Some(false)));
         let data = json!({ "fleet": fleet, "standards": (0..9).map(|i| format!("s{i}")).collect::<Vec<_>>(),
                            "nested": { "groups": [ { "items": [1, 2, 3, 4, 5, 6, 7, 8] } ] } });
-        let out = project_value(&data, &sample, 80, Mode::Orientation);
+        let rows_at =
+            |at: &[usize]| -> Vec<Value> { at.iter().map(|i| json!(fleet[*i])).collect() };
+        let out = project_value(
+            &data,
+            (&rows_at(&sample), fleet.len(), 80),
+            Mode::Orientation,
+        );
         let rows = out["fleet"].as_array().expect("test fixture");
         assert_eq!(rows.len(), 7);
         assert!(
@@ -309,7 +316,7 @@ mod tests {
         assert_eq!(out["projection"]["mode"], "orientation");
 
         let all: Vec<usize> = (0..fleet.len()).collect();
-        let full = project_value(&data, &all, 80, Mode::Full);
+        let full = project_value(&data, (&rows_at(&all), fleet.len(), 80), Mode::Full);
         assert_eq!(full["fleet"].as_array().expect("test fixture").len(), 81);
         assert_eq!(full["standards"].as_array().expect("test fixture").len(), 9);
         assert_eq!(full["projection"], json!({ "mode": "full" }));
@@ -319,8 +326,7 @@ mod tests {
     fn nothing_cut_means_no_omitted_map() {
         let out = project_value(
             &json!({ "standards": ["a"], "fleet": [] }),
-            &[],
-            0,
+            (&[], 0, 0),
             Mode::Orientation,
         );
         assert_eq!(out["projection"], json!({ "mode": "orientation" }));

@@ -226,7 +226,7 @@ impl Snapshot {
     /// This snapshot with only the entries at `keep` (ascending indices into `entries()`).
     pub fn restricted_to(&self, keep: &[usize]) -> Snapshot {
         let kept = || keep.iter().filter(|&&i| i < self.entries.len());
-        let sizes = sizes::Sizes::unknown(keep.len());
+        let sizes = sizes::Sizes::unknown(kept().count());
         for (at, &i) in kept().enumerate() {
             if let Some(known) = self.sizes.get(i) {
                 sizes.set(at, known);

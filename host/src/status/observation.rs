@@ -215,6 +215,9 @@ mod tests {
         let now = 10 * week;
         assert!(row(Some(now - week)).idle_with_work(now));
         assert!(!row(Some(now - week + 1)).idle_with_work(now));
-        assert!(!row(None).idle_with_work(now), "no time read: not a guess of idle");
+        assert!(
+            !row(None).idle_with_work(now),
+            "no time read: not a guess of idle"
+        );
     }
 }

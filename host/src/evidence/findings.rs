@@ -221,15 +221,54 @@ impl<'k> Of<'k> {
 
     /// Every finding, still encoded; `None` when one cannot be read.
     pub fn records(&self) -> Option<Vec<Record<'k>>> {
-        let mut input = Input(self.bytes);
-        (0..self.count)
-            .map(|_| {
-                let start = input.0;
-                let (path, line) = input.skim()?;
-                let bytes = start.get(..start.len() - input.0.len())?;
-                Some(Record { bytes, path, line })
-            })
-            .collect()
+        self.iter().collect()
+    }
+
+    /// Every finding in order, still encoded, one at a time: an item is `None` where a finding
+    /// cannot be read, and none follows it.
+    pub fn iter(&self) -> RecordIter<'k> {
+        RecordIter {
+            input: Input(self.bytes),
+            left: self.count,
+        }
+    }
+
+    /// Whether the findings that name a file come in the order of their paths (a producer that
+    /// reports file by file in listing order gives them so); `false` when one cannot be read.
+    pub fn in_path_order(&self) -> bool {
+        let mut last = None;
+        self.every_path(|path| match path {
+            None => true,
+            Some(path) => last.replace(path).is_none_or(|last| last <= path),
+        })
+    }
+}
+
+/// The findings of an [`Of`], one at a time ([`Of::iter`]).
+#[derive(Debug, Clone)]
+pub struct RecordIter<'k> {
+    input: Input<'k>,
+    left: usize,
+}
+
+impl<'k> Iterator for RecordIter<'k> {
+    type Item = Option<Record<'k>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.left = self.left.checked_sub(1)?;
+        let start = self.input.0;
+        let record = self.input.skim().and_then(|(path, line)| {
+            let bytes = start.get(..start.len() - self.input.0.len())?;
+            Some(Record { bytes, path, line })
+        });
+        if record.is_none() {
+            self.left = 0;
+        }
+        Some(record)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
     }
 }
 
@@ -375,6 +414,7 @@ impl Kept {
 }
 
 /// What is left to decode.
+#[derive(Debug, Clone)]
 struct Input<'a>(&'a [u8]);
 
 /// One finding as it is encoded, its strings borrowed.

@@ -9,6 +9,11 @@
 //! by a cap ends in one), and on the files whose findings a result shows first (their
 //! fingerprints count occurrences along the file). A change of a few files on a reading of
 //! 100,000 findings then decodes a few files' findings, not 200,000.
+//!
+//! Where both lists come in the order of their paths (as a producer that reports file by file
+//! gives them), each file's findings are one stretch of its list, and the lists are compared
+//! stretch by stretch in one pass (`stretches.rs`): only the findings decoded are held, not an
+//! index of every finding on both sides. Otherwise every finding is indexed by its file first.
 
 use std::collections::HashSet;
 
@@ -18,7 +23,7 @@ use crate::runtime::Finding;
 
 /// The findings of both sides a comparison reads, each list in its order, and how many of each
 /// were left out (the same number on both sides: they pair with themselves).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Sparse {
     pub(crate) head: Vec<Finding>,
     pub(crate) base: Vec<Finding>,
@@ -29,7 +34,15 @@ pub(crate) struct Sparse {
 /// them; the first `shown` of HEAD's are kept (a result shows them). `None` when the files left
 /// alone cannot be told (the first commit, the trees' diff unknown) or a finding cannot be
 /// read: every finding then takes part.
-pub(crate) fn sparse(baseline: &Baseline, (head, base): (Of, Of), shown: usize) -> Option<Sparse> {
+pub(crate) fn sparse(baseline: &Baseline, sides: (Of, Of), shown: usize) -> Option<Sparse> {
+    if sides.0.in_path_order() && sides.1.in_path_order() {
+        return stretches::sparse(baseline, sides, shown);
+    }
+    indexed(baseline, sides, shown)
+}
+
+/// [`sparse`] of lists in any order: every finding of both sides indexed by its file.
+fn indexed(baseline: &Baseline, (head, base): (Of, Of), shown: usize) -> Option<Sparse> {
     let head = head.records()?;
     let base = base.records()?;
     let head_alone = alone(baseline, &head)?;
@@ -125,6 +138,8 @@ fn decode(records: &[Record], left: &[bool]) -> Option<Vec<Finding>> {
         .map(|(record, _)| record.decode())
         .collect()
 }
+
+mod stretches;
 
 #[cfg(test)]
 mod tests;

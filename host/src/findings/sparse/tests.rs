@@ -122,3 +122,106 @@ fn the_findings_a_comparison_reads_compare_as_every_finding_does() {
         );
     }
 }
+
+/// `findings` with `extra` put in at `at` (an index into the list).
+fn with(findings: &[Finding], at: usize, extra: Finding) -> Vec<Finding> {
+    let mut out = findings.to_vec();
+    out.insert(at.min(out.len()), extra);
+    out
+}
+
+fn finding(path: Option<&str>, line: Option<u32>, message: &str) -> Finding {
+    Finding {
+        fingerprint: format!("extra:{message}"),
+        path: path.map(str::to_owned),
+        line,
+        column: None,
+        severity: None,
+        message: message.into(),
+    }
+}
+
+#[test]
+fn lists_in_path_order_are_compared_a_file_at_a_time_as_the_indexed_comparison_does() {
+    for seed in [0x2545_f491_u64, 0x9e37_79b9, 0xdead_beef, 7] {
+        let repo = discern_tests::TestRepo::new();
+        seeded(&repo, seed, 12, |f| format!("f{f:02}.rs"));
+        let base_commit = repo.commit("base");
+        let f5 = text_of(seed ^ (5 * 0x51), 16);
+        repo.write("f05.rs", format!("// TODO\n{f5}"));
+        repo.remove("f08.rs");
+        repo.write("g.rs", "// TODO\n// FIXME\n");
+        let head_commit = repo.commit("head");
+        let commits = Commits::of(&repo, &base_commit, &head_commit);
+        let baseline = commits.baseline();
+        let (head, base) = (scan(&commits.head), scan(&commits.base));
+        let on = |findings: &[Finding], path: &str| {
+            findings
+                .iter()
+                .position(|f| f.path.as_deref() == Some(path))
+                .unwrap()
+        };
+        let mut differs = base.clone();
+        differs[on(&base, "f10.rs")].message = "FIXED".into();
+        let cut = base[..base.len() - 3].to_vec();
+        let cases: Vec<(&str, Vec<Finding>, Vec<Finding>)> = vec![
+            ("as scanned", head.clone(), base.clone()),
+            ("a file left alone differs", head.clone(), differs),
+            ("the baseline's list cut short", head.clone(), cut),
+            (
+                "findings that name no file, first and within a file's",
+                with(&head, 0, finding(None, None, "nowhere")),
+                with(&base, on(&base, "f03.rs") + 1, finding(None, Some(1), "x")),
+            ),
+            (
+                "a finding on a file left alone without a line, on one side",
+                with(
+                    &head,
+                    on(&head, "f02.rs"),
+                    finding(Some("f02.rs"), None, "f"),
+                ),
+                base.clone(),
+            ),
+            (
+                "a file with findings on one side only",
+                with(&head, 0, finding(Some("a.rs"), Some(1), "a")),
+                with(&base, base.len(), finding(Some("z.rs"), Some(1), "z")),
+            ),
+        ];
+        for (case, head, base) in cases {
+            let (head_kept, base_kept) = (kept(&head), kept(&base));
+            let sides = (head_kept.of("matches"), base_kept.of("matches"));
+            assert!(sides.0.in_path_order() && sides.1.in_path_order(), "{case}");
+            for shown in [0, 3, 1000] {
+                let streamed = stretches::sparse(&baseline, sides, shown);
+                let indexed = indexed(&baseline, sides, shown);
+                assert!(indexed.is_some(), "{case}, seed {seed:#x}");
+                assert_eq!(streamed, indexed, "{case}, shown {shown}, seed {seed:#x}");
+                assert_eq!(sparse(&baseline, sides, shown), indexed, "{case}");
+            }
+            let part = sparse(&baseline, sides, 3).unwrap();
+            assert!(part.omitted > head.len() / 2, "{case}, seed {seed:#x}");
+        }
+    }
+}
+
+#[test]
+fn a_list_out_of_path_order_is_compared_by_the_index() {
+    let repo = discern_tests::TestRepo::new();
+    seeded(&repo, 7, 6, |f| format!("f{f:02}.rs"));
+    let base_commit = repo.commit("base");
+    repo.write("g.rs", "// TODO\n");
+    let head_commit = repo.commit("head");
+    let commits = Commits::of(&repo, &base_commit, &head_commit);
+    let baseline = commits.baseline();
+    let (head, base) = (scan(&commits.head), scan(&commits.base));
+    // The files in reverse order, each one's findings in its own.
+    let mut reversed = head.clone();
+    reversed.sort_by(|a, b| b.path.cmp(&a.path));
+    let (head_kept, base_kept) = (kept(&reversed), kept(&base));
+    let sides = (head_kept.of("matches"), base_kept.of("matches"));
+    assert!(!sides.0.in_path_order() && sides.1.in_path_order());
+    let part = sparse(&baseline, sides, 0).unwrap();
+    assert_eq!(Some(&part), indexed(&baseline, sides, 0).as_ref());
+    assert!(part.omitted > 0);
+}

@@ -239,9 +239,14 @@ impl Store {
         if self.read_only {
             return Ok(());
         }
+        // A kept reading's findings are written from where they are held, not copied first.
+        let encoded_now;
         let kept = match encoded {
-            Some(kept) => Some(kept.bytes().to_vec()),
-            None => findings::encode(metrics)?,
+            Some(kept) => Some(kept.bytes()),
+            None => {
+                encoded_now = findings::encode(metrics)?;
+                encoded_now.as_deref()
+            }
         };
         let entry = Entry::measured(identity, commit, metrics, read_set, kept.is_some());
         let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;

@@ -71,16 +71,16 @@ impl Batch {
 
 /// The entries `execution` will read (indices into `snapshot.entries()`), when its producer
 /// says so by its config.
-fn expected_reads(execution: &Execution, snapshot: &Snapshot) -> Option<Vec<usize>> {
+fn expected_reads(execution: &Execution, snapshot: &Snapshot) -> Option<Vec<u32>> {
     if !READ_ALL_THEY_LIST.contains(&execution.producer.as_str()) || execution.component.is_err() {
         return None;
     }
     let globs = super::grouped::listed_globs(execution)?;
     let spec = snapshot.pathspec(&globs).ok()?;
     let entries = snapshot.entries();
-    Some(
-        (0..entries.len())
-            .filter(|&at| spec.matches(&entries[at].path))
-            .collect(),
-    )
+    // Four bytes an entry, as a read set holds its reads (no listing has 4 billion entries).
+    (0..entries.len())
+        .filter(|&at| spec.matches(&entries[at].path))
+        .map(|at| u32::try_from(at).ok())
+        .collect()
 }

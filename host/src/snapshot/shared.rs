@@ -104,7 +104,7 @@ impl SharedReads {
     pub(super) fn new(
         (objects, tree): (Arc<Objects>, ObjectId),
         entries: Arc<[Entry]>,
-        expected: Vec<Vec<usize>>,
+        expected: Vec<Vec<u32>>,
         budget: u64,
     ) -> Self {
         let state = State::new(expected, &entries);

@@ -37,8 +37,8 @@ pub(super) struct State {
 }
 
 struct Consumer {
-    /// The entries it will read, ascending.
-    expected: Vec<usize>,
+    /// The entries it will read, ascending (4 bytes an entry: read sets index them so too).
+    expected: Vec<u32>,
     /// Position in `expected` of the next entry it reads: those before are passed.
     read: usize,
     /// Position in `expected` of the next entry the workers inflate for it (at least `read`).
@@ -53,6 +53,22 @@ struct Consumer {
     holds: usize,
 }
 
+impl Consumer {
+    /// The entry it expects at position `at`.
+    fn at(&self, at: usize) -> Option<usize> {
+        self.expected.get(at).map(|&index| index as usize)
+    }
+
+    /// Whether it expects entry `index` at position `from` or after.
+    fn expects_from(&self, from: usize, index: usize) -> bool {
+        u32::try_from(index).is_ok_and(|index| {
+            self.expected[from.min(self.expected.len())..]
+                .binary_search(&index)
+                .is_ok()
+        })
+    }
+}
+
 struct Slot {
     /// The blob, once inflated (`None` while it is, or when it could not be).
     bytes: Option<Arc<Vec<u8>>>,
@@ -64,13 +80,13 @@ struct Slot {
 impl State {
     /// `expected[c]`: the entries (indices into `entries`) member `c` will read; submodules and
     /// empty blobs are left out (nothing to inflate).
-    pub(super) fn new(expected: Vec<Vec<usize>>, entries: &[Entry]) -> Self {
+    pub(super) fn new(expected: Vec<Vec<u32>>, entries: &[Entry]) -> Self {
         let now = Instant::now();
         let consumers = expected
             .into_iter()
             .map(|mut indices| {
                 indices.retain(|&i| {
-                    entries.get(i).is_some_and(|e| {
+                    entries.get(i as usize).is_some_and(|e| {
                         e.kind != EntryKind::Submodule && e.id != ObjectId::empty_blob(e.id.kind())
                     })
                 });
@@ -108,7 +124,7 @@ impl State {
         // opened before it joined is not inflated a second time for it.
         let mut holds = 0;
         for (index, slot) in &mut self.slots {
-            if consumer.expected.binary_search(index).is_ok() && !slot.waiting.contains(&c) {
+            if consumer.expects_from(0, *index) && !slot.waiting.contains(&c) {
                 slot.waiting.push(c);
                 holds += 1;
             }
@@ -159,11 +175,7 @@ impl State {
     /// Whether member `c` will still read entry `index` (it has not gone past it).
     pub(super) fn expects(&self, c: usize, index: usize) -> bool {
         self.consumers.get(c).is_some_and(|consumer| {
-            consumer.joined
-                && !consumer.left
-                && consumer.expected[consumer.read.min(consumer.expected.len())..]
-                    .binary_search(&index)
-                    .is_ok()
+            consumer.joined && !consumer.left && consumer.expects_from(consumer.read, index)
         })
     }
 
@@ -190,7 +202,7 @@ impl State {
             return Step::Direct;
         }
         self.pass(c, index);
-        if self.consumers[c].expected.get(self.consumers[c].read) != Some(&index) {
+        if self.consumers[c].at(self.consumers[c].read) != Some(index) {
             // Not what it said it would read: a blob held for others is still the blob.
             return match self.slots.get(&index).and_then(|s| s.bytes.clone()) {
                 Some(bytes) => Step::Ready(bytes),
@@ -244,12 +256,7 @@ impl State {
             .filter(|&d| Some(d) != except)
             .filter(|&d| {
                 let c = &self.consumers[d];
-                c.joined
-                    && !c.left
-                    && !c.stalled
-                    && c.expected[c.read.min(c.expected.len())..]
-                        .binary_search(&index)
-                        .is_ok()
+                c.joined && !c.left && !c.stalled && c.expects_from(c.read, index)
             })
             .collect()
     }
@@ -281,7 +288,7 @@ impl State {
                         return None;
                     }
                     c.ahead = c.ahead.max(c.read);
-                    c.expected.get(c.ahead).map(|&index| (d, index))
+                    c.at(c.ahead).map(|index| (d, index))
                 })
                 .min_by_key(|&(_, index)| index)?;
             self.consumers[c].ahead += 1;
@@ -305,8 +312,8 @@ impl State {
     fn pass(&mut self, c: usize, index: usize) {
         loop {
             let consumer = &self.consumers[c];
-            match consumer.expected.get(consumer.read) {
-                Some(&next) if next < index => {
+            match consumer.at(consumer.read) {
+                Some(next) if next < index => {
                     self.release(c, next);
                     self.consumers[c].read += 1;
                 }
@@ -371,7 +378,7 @@ impl State {
                     && !other.left
                     && !other.stalled
                     && other.holds > 0
-                    && other.expected.get(other.read).is_some_and(|&at| at < index)
+                    && other.at(other.read).is_some_and(|at| at < index)
             })
             .map(|(_, other)| other.progress + STALLED)
             .filter(|&until| until > now)

@@ -72,8 +72,8 @@ fn two_readers(
     })
 }
 
-fn everything(snapshot: &Snapshot) -> Vec<usize> {
-    (0..snapshot.entries().len()).collect()
+fn everything(snapshot: &Snapshot) -> Vec<u32> {
+    (0..snapshot.entries().len() as u32).collect()
 }
 
 #[test]

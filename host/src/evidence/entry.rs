@@ -92,8 +92,7 @@ impl Entry {
         }
         for globs in &self.listings {
             let spec = Pathspec::new(globs);
-            let matched: Vec<usize> = snapshot.matching_indices(&spec).collect();
-            read_set.record_listing(globs, &matched);
+            read_set.record_listing(globs, snapshot.matching_indices(&spec));
         }
         read_set.artifacts = self
             .artifacts

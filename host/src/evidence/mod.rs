@@ -461,8 +461,8 @@ mod tests {
         for path in ["src/b.rs", "docs/a.md", "gone.rs", "src/a.rs", "src/c.txt"] {
             set.record_read(path);
         }
-        set.record_listing(&["src/**/*.rs".to_owned()], &[1, 2]);
-        set.record_listing(&[unparsable], &[3]);
+        set.record_listing(&["src/**/*.rs".to_owned()], [1, 2]);
+        set.record_listing(&[unparsable], [3]);
         let set = set.sealed();
         let e = Entry::measured("id", "c", &[], &set, false);
         assert_eq!(e.read_paths(), ["docs/a.md", "gone.rs", "src/c.txt"]);

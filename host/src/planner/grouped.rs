@@ -78,9 +78,11 @@ impl Grouped<'_> {
         let globs = listed_globs(self.execution)?;
         let spec = self.snapshot.pathspec(&globs).ok()?;
         let entries = self.snapshot.entries();
-        let listed: Vec<usize> = (0..entries.len())
+        // The matched entries' indices, four bytes each (as read sets hold them).
+        let listed: Vec<u32> = (0..entries.len())
             .filter(|&i| spec.matches(&entries[i].path))
-            .collect();
+            .map(|i| u32::try_from(i).ok())
+            .collect::<Option<_>>()?;
         let groups = groups(entries, &listed);
         if groups.is_empty() {
             return None;
@@ -127,7 +129,7 @@ impl Grouped<'_> {
     /// Run the producer over `group` alone, listing at most `need` findings (the whole run's
     /// room left); `None` when its part is not its share of a whole run (a failure, stderr, an
     /// artifact, a read outside the group).
-    fn part(&self, group: &[usize], need: usize, cap: usize) -> Option<Part> {
+    fn part(&self, group: &[u32], need: usize, cap: usize) -> Option<Part> {
         let restricted = self.snapshot.restricted_to(group);
         let config = match need < cap {
             true => with_max_findings(&self.execution.config, need)?,
@@ -397,17 +399,17 @@ fn with_max_findings(config: &str, room: usize) -> Option<String> {
 fn read_set(
     parts: &[Part],
     groups: &[Range<usize>],
-    (globs, listed): (&[String], &[usize]),
+    (globs, listed): (&[String], &[u32]),
     snapshot: &Snapshot,
 ) -> Option<ReadSet> {
     let mut read_set = ReadSet::over(snapshot.shared_entries());
     for (part, group) in parts.iter().zip(groups) {
         let group = listed.get(group.clone())?;
         for &at in &part.reads {
-            read_set.record_entry(*group.get(usize::try_from(at).ok()?)?);
+            read_set.record_entry(*group.get(usize::try_from(at).ok()?)? as usize);
         }
     }
-    read_set.record_listing(globs, listed);
+    read_set.record_listing(globs, listed.iter().map(|&i| i as usize));
     Some(read_set.sealed())
 }
 
@@ -442,7 +444,7 @@ pub(super) fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
 /// length would be geometric, and the group a changed file is in twice the spread long on
 /// average (the long ones hold more files); the bound keeps re-running it short. A file added
 /// or removed moves the cuts of its own stretch between two hash cuts only.
-fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Range<usize>> {
+fn groups(entries: &[Entry], listed: &[u32]) -> Vec<Range<usize>> {
     let spread = ((listed.len() / GROUPS) as u64)
         .next_power_of_two()
         .clamp(MIN_SPREAD, MAX_SPREAD);
@@ -453,7 +455,7 @@ fn groups(entries: &[Entry], listed: &[usize]) -> Vec<Range<usize>> {
     let mut start = 0;
     for (at, &i) in listed.iter().enumerate() {
         let cut = entries
-            .get(i)
+            .get(i as usize)
             .is_some_and(|e| fnv(e.path.as_bytes()).is_multiple_of(spread));
         if cut || at + 1 - start >= longest {
             groups.push(start..at + 1);
@@ -474,9 +476,9 @@ fn fnv(bytes: &[u8]) -> u64 {
 }
 
 /// The digest of everything a producer sees of a group: each entry's path, blob id, mode.
-fn key(entries: &[Entry], group: &[usize]) -> String {
+fn key(entries: &[Entry], group: &[u32]) -> String {
     let mut digest = crate::digest::Parts::default();
-    for entry in group.iter().filter_map(|&i| entries.get(i)) {
+    for entry in group.iter().filter_map(|&i| entries.get(i as usize)) {
         let kind = match entry.kind {
             EntryKind::Blob => b'b',
             EntryKind::Symlink => b'l',
@@ -504,12 +506,16 @@ mod tests {
             .map(|i| entry(format!("src/f{i:05}.rs")))
             .collect();
         let keys = |entries: &[Entry]| -> Vec<String> {
-            let listed: Vec<usize> = (0..entries.len()).collect();
+            let listed: Vec<u32> = (0..entries.len() as u32).collect();
             let groups = groups(entries, &listed);
             assert!(groups.len() > 5 && groups.len() < 100, "{}", groups.len());
             let longest = groups.iter().map(ExactSizeIterator::len).max().unwrap_or(0);
             assert!(longest <= 128 * LONGEST, "a group of {longest}");
-            let covered: Vec<usize> = groups.iter().flat_map(Clone::clone).collect();
+            let covered: Vec<u32> = groups
+                .iter()
+                .flat_map(Clone::clone)
+                .map(|i| i as u32)
+                .collect();
             assert_eq!(
                 covered, listed,
                 "the groups are the listing, in order, once"

@@ -63,9 +63,13 @@ impl ReadSet {
 
     /// Record a listing of `globs` that matched the entries `matched` (ascending indices); a
     /// glob list listed before is kept as first listed.
-    pub(crate) fn record_listing(&mut self, globs: &[String], matched: &[usize]) {
+    pub(crate) fn record_listing(
+        &mut self,
+        globs: &[String],
+        matched: impl IntoIterator<Item = usize>,
+    ) {
         if !self.listings.iter().any(|l| l.globs == globs) {
-            let mut matched: Vec<u32> = matched.iter().map(|&i| index(i)).collect();
+            let mut matched: Vec<u32> = matched.into_iter().map(index).collect();
             // Ascending whatever order the caller listed in (already so, in every caller).
             matched.sort_unstable();
             matched.dedup();
@@ -216,8 +220,8 @@ mod tests {
         for path in ["c.rs", "c.rs", "a.rs", "nope", "c.rs"] {
             set.record_read(path);
         }
-        set.record_listing(&["*.rs".to_owned()], &[0, 1, 2]);
-        set.record_listing(&["*.rs".to_owned()], &[0]);
+        set.record_listing(&["*.rs".to_owned()], [0, 1, 2]);
+        set.record_listing(&["*.rs".to_owned()], [0]);
         let set = set.sealed();
         assert_eq!(set.read_indices(), [0, 2]);
         assert_eq!(set.read_paths(), ["a.rs", "c.rs", "nope"]);

@@ -236,7 +236,9 @@ impl wit_snapshot::Host for StoreState {
                 executable: entry.executable,
             });
         }
-        snapshot.read_set.record_listing(&globs, &indices);
+        snapshot
+            .read_set
+            .record_listing(&globs, indices.iter().copied());
         snapshot.reader.plan(&indices);
         Ok(entries)
     }

@@ -217,17 +217,22 @@ impl Snapshot {
     /// The same snapshot holding only the entries at `paths`: a producer run over it sees
     /// those files alone (see `standards/derived.rs`).
     pub fn restricted(&self, paths: &std::collections::BTreeSet<&str>) -> Snapshot {
-        let keep: Vec<usize> = (0..self.entries.len())
+        let keep: Vec<u32> = (0..self.entries.len())
             .filter(|&i| paths.contains(self.entries[i].path.as_ref()))
+            .filter_map(|i| u32::try_from(i).ok())
             .collect();
         self.restricted_to(&keep)
     }
 
     /// This snapshot with only the entries at `keep` (ascending indices into `entries()`).
-    pub fn restricted_to(&self, keep: &[usize]) -> Snapshot {
-        let kept = || keep.iter().filter(|&&i| i < self.entries.len());
+    pub fn restricted_to(&self, keep: &[u32]) -> Snapshot {
+        let kept = || {
+            keep.iter()
+                .map(|&i| i as usize)
+                .filter(|&i| i < self.entries.len())
+        };
         let sizes = sizes::Sizes::unknown(kept().count());
-        for (at, &i) in kept().enumerate() {
+        for (at, i) in kept().enumerate() {
             if let Some(known) = self.sizes.get(i) {
                 sizes.set(at, known);
             }
@@ -239,7 +244,7 @@ impl Snapshot {
             tree: self.tree,
             worktree: self.worktree,
             verify: self.verify,
-            entries: kept().map(|&i| self.entries[i].clone()).collect(),
+            entries: kept().map(|i| self.entries[i].clone()).collect(),
             sizes: Arc::new(sizes),
             skipped: Arc::from(Vec::new()),
             offline: self.offline,

@@ -100,7 +100,7 @@ fn discern_files(snapshot: &Snapshot, specs: &[&str]) -> BTreeSet<String> {
         .unwrap_or_else(|e| panic!("{specs:?}: {e}"));
     snapshot
         .matching(&spec)
-        .map(|e| e.path.to_string())
+        .map(|e| e.path().to_string())
         .collect()
 }
 
@@ -377,13 +377,13 @@ fn extent_agrees_with_wc(repo: &TestRepo, snapshot: &Snapshot) -> usize {
             continue;
         }
         let (lines, words, bytes, binary) = wc(repo, &entry.id.to_string());
-        let ours = extent(snapshot, &[format!(":(literal){}", entry.path)]);
+        let ours = extent(snapshot, &[format!(":(literal){}", entry.path())]);
         let expected = if binary {
             (0.0, 0.0, bytes as f64)
         } else {
             (lines as f64, words as f64, bytes as f64)
         };
-        assert_eq!(ours, expected, "{} (lines, words, bytes)", entry.path);
+        assert_eq!(ours, expected, "{} (lines, words, bytes)", entry.path());
         agreed += 1;
     }
     agreed

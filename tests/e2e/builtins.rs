@@ -203,7 +203,7 @@ fn the_read_set_records_listings_and_reads_with_blob_ids() {
         .trim()
         .to_owned();
     let lib = ("src/lib.rs".to_owned(), blob);
-    let named = |e: &discern::testing::snapshot::Entry| (e.path.to_string(), e.id.to_string());
+    let named = |e: &discern::testing::snapshot::Entry| (e.path().to_string(), e.id.to_string());
     let listed: Vec<_> = read_set
         .entries_listed(&read_set.listings[0])
         .map(named)

@@ -12,7 +12,7 @@ fn lists_tracked_entries_with_size_id_and_mode() {
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     repo.commit("one");
     let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
-    let paths: Vec<_> = snapshot.entries().iter().map(|e| e.path.as_ref()).collect();
+    let paths: Vec<_> = snapshot.entries().iter().map(|e| e.path()).collect();
     assert_eq!(paths, ["a/script.sh", "b.txt"]);
     let script = snapshot.entry("a/script.sh").unwrap();
     assert!(script.executable);
@@ -89,7 +89,7 @@ fn pathspec_selection_and_clear_errors() {
     repo.commit("one");
     let snapshot = Snapshot::open(repo.path(), "HEAD").unwrap();
     let spec = Pathspec::new(&["**/*.rs", ":!vendor"]);
-    let paths: Vec<_> = snapshot.matching(&spec).map(|e| e.path.as_ref()).collect();
+    let paths: Vec<_> = snapshot.matching(&spec).map(|e| e.path()).collect();
     assert_eq!(paths, ["src/a.rs", "src/x/b.rs"]);
 
     let err = Snapshot::open(repo.path(), "no-such-branch").unwrap_err();
@@ -299,7 +299,7 @@ fn reads_ahead_of_a_listing_return_exactly_the_blobs_in_any_order() {
     let expected: Vec<(String, Vec<u8>)> = snapshot
         .entries()
         .iter()
-        .map(|e| (e.path.to_string(), blob(&e.path)))
+        .map(|e| (e.path().to_string(), blob(e.path())))
         .collect();
     let all: Vec<usize> = (0..expected.len()).collect();
     // In order; every third skipped; backwards; a file read twice; then a new listing.
@@ -406,7 +406,7 @@ fn a_tree_deeper_than_git_reads_is_refused_as_git_refuses_it() {
     let git_lists = |rev: &str| repo.git_output(&["ls-tree", "-r", rev]).status.success();
     assert!(git_lists("deep2048"));
     let listed = Snapshot::open(repo.path(), "deep2048").unwrap();
-    let paths: Vec<_> = listed.entries().iter().map(|e| e.path.len()).collect();
+    let paths: Vec<_> = listed.entries().iter().map(|e| e.path().len()).collect();
     assert_eq!(
         paths,
         [2 * 2048 + 4],

@@ -448,11 +448,13 @@ mod tests {
     fn an_entry_names_the_reads_its_listings_do_not_cover() {
         let paths = ["docs/a.md", "src/a.rs", "src/b.rs", "src/c.txt"];
         let entries: Arc<[crate::snapshot::Entry]> = (paths.iter())
-            .map(|path| crate::snapshot::Entry {
-                path: (*path).into(),
-                id: gix::ObjectId::null(gix::hash::Kind::Sha1),
-                executable: false,
-                kind: crate::snapshot::EntryKind::Blob,
+            .map(|path| {
+                crate::snapshot::Entry::new(
+                    path,
+                    gix::ObjectId::null(gix::hash::Kind::Sha1),
+                    false,
+                    crate::snapshot::EntryKind::Blob,
+                )
             })
             .collect();
         let unparsable = ":(nonsense)src/c.txt".to_owned();

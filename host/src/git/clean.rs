@@ -304,7 +304,7 @@ fn index_matches(state: &State, head: Head) -> bool {
                 EntryKind::Symlink => Mode::SYMLINK,
                 EntryKind::Submodule => Mode::COMMIT,
             };
-            entry.path(state) == committed.path.as_bytes()
+            entry.path(state) == committed.path().as_bytes()
                 && entry.id == committed.id
                 && entry.mode == mode
         })

@@ -100,8 +100,8 @@ fn close_names(snapshot: &crate::snapshot::Snapshot, path: &str) -> String {
     let mut close: Vec<(usize, &str)> = snapshot
         .entries()
         .iter()
-        .filter(|e| e.path.ends_with(".wasm"))
-        .map(|e| (strsim::levenshtein(path, &e.path), e.path.as_ref()))
+        .filter(|e| e.path().ends_with(".wasm"))
+        .map(|e| (strsim::levenshtein(path, e.path()), e.path()))
         .filter(|(distance, _)| *distance <= most)
         .collect();
     close.sort();

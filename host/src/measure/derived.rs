@@ -194,7 +194,7 @@ fn positions(base: &Snapshot) -> HashMap<&str, usize> {
     base.entries()
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.path.as_ref(), i))
+        .map(|(i, e)| (e.path(), i))
         .collect()
 }
 

@@ -59,7 +59,7 @@ pub(super) fn advisories(
     let changed = baseline.and_then(|b| snapshot.changed_since(b));
     let candidates: Vec<&str> = match &changed {
         Some(paths) => paths.iter().map(String::as_str).collect(),
-        None => snapshot.entries().iter().map(|e| e.path.as_ref()).collect(),
+        None => snapshot.entries().iter().map(|e| e.path()).collect(),
     };
     let mut reader = snapshot.reader();
     let mut seen: BTreeMap<&str, Option<Hidden>> = BTreeMap::new();

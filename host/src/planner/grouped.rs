@@ -80,7 +80,7 @@ impl Grouped<'_> {
         let entries = self.snapshot.entries();
         // The matched entries' indices, four bytes each (as read sets hold them).
         let listed: Vec<u32> = (0..entries.len())
-            .filter(|&i| spec.matches(&entries[i].path))
+            .filter(|&i| spec.matches(entries[i].path()))
             .map(|i| u32::try_from(i).ok())
             .collect::<Option<_>>()?;
         let groups = groups(entries, &listed);
@@ -456,7 +456,7 @@ fn groups(entries: &[Entry], listed: &[u32]) -> Vec<Range<usize>> {
     for (at, &i) in listed.iter().enumerate() {
         let cut = entries
             .get(i as usize)
-            .is_some_and(|e| fnv(e.path.as_bytes()).is_multiple_of(spread));
+            .is_some_and(|e| fnv(e.path().as_bytes()).is_multiple_of(spread));
         if cut || at + 1 - start >= longest {
             groups.push(start..at + 1);
             start = at + 1;
@@ -484,7 +484,7 @@ fn key(entries: &[Entry], group: &[u32]) -> String {
             EntryKind::Symlink => b'l',
             EntryKind::Submodule => b's',
         };
-        digest.part(&[entry.path.as_bytes()]);
+        digest.part(&[entry.path().as_bytes()]);
         digest.part(&[entry.id.as_bytes(), &[kind, u8::from(entry.executable)]]);
     }
     digest.finish().hex()
@@ -496,11 +496,13 @@ mod tests {
 
     #[test]
     fn a_group_boundary_moves_only_with_its_own_path() {
-        let entry = |path: String| Entry {
-            path: path.into(),
-            id: gix::ObjectId::null(gix::hash::Kind::Sha1),
-            executable: false,
-            kind: EntryKind::Blob,
+        let entry = |path: String| {
+            Entry::new(
+                &path,
+                gix::ObjectId::null(gix::hash::Kind::Sha1),
+                false,
+                EntryKind::Blob,
+            )
         };
         let all: Vec<Entry> = (0..5000)
             .map(|i| entry(format!("src/f{i:05}.rs")))

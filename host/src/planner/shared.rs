@@ -80,7 +80,7 @@ fn expected_reads(execution: &Execution, snapshot: &Snapshot) -> Option<Vec<u32>
     let entries = snapshot.entries();
     // Four bytes an entry, as a read set holds its reads (no listing has 4 billion entries).
     (0..entries.len())
-        .filter(|&at| spec.matches(&entries[at].path))
+        .filter(|&at| spec.matches(entries[at].path()))
         .map(|at| u32::try_from(at).ok())
         .collect()
 }

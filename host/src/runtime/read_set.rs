@@ -82,7 +82,7 @@ impl ReadSet {
 
     /// Record a read of `path` (done, or failed): the entry at that path, or an absent path.
     pub(crate) fn record_read(&mut self, path: &str) {
-        match self.entries.binary_search_by(|e| e.path.as_ref().cmp(path)) {
+        match self.entries.binary_search_by(|e| e.path().cmp(path)) {
             Ok(at) => self.record_entry(at),
             Err(_) => {
                 self.absent.insert(path.to_owned());
@@ -148,7 +148,7 @@ impl ReadSet {
 
     fn path(&self, at: u32) -> Option<&str> {
         let at = usize::try_from(at).ok()?;
-        self.entries.get(at).map(|e| e.path.as_ref())
+        self.entries.get(at).map(|e| e.path())
     }
 
     /// Every path the producer read (present or not), sorted.
@@ -172,7 +172,7 @@ impl ReadSet {
 
     /// Whether this run depended on `path`: read it, or listed it.
     pub fn depends_on(&self, path: &str) -> bool {
-        let Ok(at) = self.entries.binary_search_by(|e| e.path.as_ref().cmp(path)) else {
+        let Ok(at) = self.entries.binary_search_by(|e| e.path().cmp(path)) else {
             return self.absent.contains(path);
         };
         let at = index(at);
@@ -205,11 +205,13 @@ mod tests {
     fn entries(paths: &[&str]) -> Arc<[Entry]> {
         paths
             .iter()
-            .map(|path| Entry {
-                path: (*path).into(),
-                id: gix::ObjectId::null(gix::hash::Kind::Sha1),
-                executable: false,
-                kind: crate::snapshot::EntryKind::Blob,
+            .map(|path| {
+                Entry::new(
+                    path,
+                    gix::ObjectId::null(gix::hash::Kind::Sha1),
+                    false,
+                    crate::snapshot::EntryKind::Blob,
+                )
             })
             .collect()
     }

@@ -218,7 +218,7 @@ impl wit_snapshot::Host for StoreState {
         for (index, entry) in listed
             .iter()
             .enumerate()
-            .filter(|(_, e)| pathspec.matches(&e.path))
+            .filter(|(_, e)| pathspec.matches(e.path()))
         {
             let id = entry.id.to_string();
             // An object the snapshot lists but cannot read is the repository's fault, not the
@@ -230,7 +230,7 @@ impl wit_snapshot::Host for StoreState {
             })?;
             indices.push(index);
             entries.push(wit_snapshot::Entry {
-                path: entry.path.to_string(),
+                path: entry.path().to_string(),
                 size,
                 id,
                 executable: entry.executable,

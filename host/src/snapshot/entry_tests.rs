@@ -15,7 +15,7 @@ fn an_entry_is_found_from_a_hint_as_a_search_finds_it() {
     let paths: Vec<String> = snapshot
         .entries()
         .iter()
-        .map(|e| e.path.to_string())
+        .map(|e| e.path().to_string())
         .collect();
     // In listing order, backwards, by leaps, and paths the listing does not hold.
     let forward = paths.iter().map(String::as_str);
@@ -26,7 +26,7 @@ fn an_entry_is_found_from_a_hint_as_a_search_finds_it() {
     for path in forward.chain(backward).chain(leaps).chain(absent) {
         let found = snapshot
             .entry_from(path, &near)
-            .map(|(at, e)| (at, e.path.as_ref()));
+            .map(|(at, e)| (at, e.path()));
         let searched = paths.iter().position(|p| p == path);
         assert_eq!(found, searched.map(|at| (at, path)), "{path}");
     }

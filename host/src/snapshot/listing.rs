@@ -7,6 +7,7 @@ use gix::ObjectId;
 use gix::objs::Kind;
 use gix::objs::tree::EntryMode;
 
+use super::entry::{Listing, TooLarge};
 use super::{Entry, EntryKind, escape};
 
 /// How many directories deep a path may be: git's own `core.maxTreeDepth` default (git 2.47
@@ -36,6 +37,8 @@ pub enum ListingError {
         max = MAX_DEPTH
     )]
     TooDeep { path: String },
+    #[error("{0}: a listing this large cannot be measured")]
+    TooLarge(#[from] TooLarge),
 }
 
 /// Whether each object read is hashed and compared with its id.
@@ -68,10 +71,8 @@ pub(super) fn list(
     check: Check,
     capacity: usize,
 ) -> Result<Listed, ListingError> {
-    let mut listed = Listed {
-        entries: Vec::with_capacity(capacity),
-        skipped: Vec::new(),
-    };
+    let mut listing = Listing::with_capacity(capacity);
+    let mut skipped = Vec::new();
     let mut path = Vec::new();
     let mut stack = vec![frame(repo, root, check, 0)?];
     while let Some(top) = stack.last_mut() {
@@ -93,20 +94,19 @@ pub(super) fn list(
             continue;
         }
         match std::str::from_utf8(&path) {
-            Ok(name) => listed.entries.push(Entry {
-                path: name.into(),
-                id: entry.oid,
-                executable: entry.mode.is_executable(),
-                kind: EntryKind::of(entry.mode),
-            }),
-            Err(_) => listed.skipped.push(escape(&path)),
+            Ok(name) => {
+                let kind = EntryKind::of(entry.mode);
+                listing.push(name, (entry.oid, entry.mode.is_executable(), kind))?;
+            }
+            Err(_) => skipped.push(escape(&path)),
         }
     }
+    let mut entries = listing.entries();
     // Already in order for any tree git wrote; a tree whose entries are out of order (crafted)
     // is listed in order all the same.
-    listed.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    listed.skipped.sort_unstable();
-    Ok(listed)
+    entries.sort_unstable_by(|a, b| a.path().cmp(b.path()));
+    skipped.sort_unstable();
+    Ok(Listed { entries, skipped })
 }
 
 /// The walk's frame for tree `id`, whose path ends at `prefix`.

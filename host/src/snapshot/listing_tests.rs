@@ -29,12 +29,12 @@ fn ls_tree(repo: &TestRepo) -> Vec<Entry> {
             "120000" => EntryKind::Symlink,
             _ => EntryKind::Blob,
         };
-        entries.push(Entry {
-            path: path.into(),
-            id: id.parse().unwrap(),
-            executable: mode == "100755",
+        entries.push(Entry::new(
+            path,
+            id.parse().unwrap(),
+            mode == "100755",
             kind,
-        });
+        ));
     }
     entries
 }
@@ -66,7 +66,7 @@ fn a_listing_is_what_git_ls_tree_lists_in_the_order_of_its_paths() {
     let reference = ls_tree(&repo);
     assert_eq!(snapshot.entries(), reference.as_slice());
     let mut sorted = reference.clone();
-    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    sorted.sort_by(|a, b| a.path().cmp(b.path()));
     assert_eq!(
         sorted, reference,
         "git's tree order is the order of the paths"
@@ -97,11 +97,7 @@ fn trees_nested_deeper_than_git_reads_are_refused() {
     };
     // `nest(n)`: n trees, so a file n - 1 directories deep.
     let deepest = list(&git, nest(MAX_DEPTH + 1), Check::AsStored, 0).unwrap();
-    let path = deepest
-        .entries
-        .iter()
-        .map(|e| e.path.as_ref())
-        .collect::<Vec<_>>();
+    let path = deepest.entries.iter().map(|e| e.path()).collect::<Vec<_>>();
     assert_eq!(path, [format!("{}f.rs", "d/".repeat(MAX_DEPTH))]);
     for check in [Check::AsStored, Check::Hashed] {
         let refused = list(&git, nest(MAX_DEPTH + 2), check, 0);

@@ -4,6 +4,7 @@
 //! so uncommitted edits can never leak into a measurement. Entries are listed once when the
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
+mod entry;
 #[cfg(test)]
 mod entry_tests;
 mod listing;
@@ -25,6 +26,8 @@ use std::sync::Arc;
 
 use gix::ObjectId;
 
+pub use entry::{Entry, EntryKind};
+
 pub use pathspec::Pathspec;
 pub(crate) use pathspec::PathspecError;
 pub(crate) use promisor::MissingBlobs;
@@ -33,24 +36,6 @@ pub(crate) use shared::{BUDGET, Member, SharedReads};
 
 /// How many entries [`Snapshot::entry_from`] looks at before it searches the listing.
 const NEAR: usize = 4;
-
-/// What a tracked path is in the commit's tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
-    Blob,
-    Symlink,
-    /// A gitlink: listed, never followed; its `id` is the submodule's commit.
-    Submodule,
-}
-
-/// One tracked file of the snapshot commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    pub path: Arc<str>,
-    pub id: ObjectId,
-    pub executable: bool,
-    pub kind: EntryKind,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
@@ -218,7 +203,7 @@ impl Snapshot {
     /// those files alone (see `standards/derived.rs`).
     pub fn restricted(&self, paths: &std::collections::BTreeSet<&str>) -> Snapshot {
         let keep: Vec<u32> = (0..self.entries.len())
-            .filter(|&i| paths.contains(self.entries[i].path.as_ref()))
+            .filter(|&i| paths.contains(self.entries[i].path()))
             .filter_map(|i| u32::try_from(i).ok())
             .collect();
         self.restricted_to(&keep)
@@ -305,9 +290,7 @@ impl Snapshot {
 
     /// Where `path` is in the listing (sorted by path).
     fn index_of(&self, path: &str) -> Option<usize> {
-        self.entries
-            .binary_search_by(|e| e.path.as_ref().cmp(path))
-            .ok()
+        self.entries.binary_search_by(|e| e.path().cmp(path)).ok()
     }
 
     /// [`Snapshot::entry`], looked for first in the few entries from `from` on, which is moved
@@ -328,7 +311,7 @@ impl Snapshot {
         &'a self,
         pathspec: &'a Pathspec,
     ) -> impl Iterator<Item = usize> + 'a {
-        (0..self.entries.len()).filter(|&i| pathspec.matches(&self.entries[i].path))
+        (0..self.entries.len()).filter(|&i| pathspec.matches(self.entries[i].path()))
     }
 
     /// The entries, shared: what a read set names its reads by the index of.
@@ -338,7 +321,7 @@ impl Snapshot {
 
     /// Entries matching the pathspec, sorted by path.
     pub fn matching<'a>(&'a self, pathspec: &'a Pathspec) -> impl Iterator<Item = &'a Entry> + 'a {
-        self.entries.iter().filter(|e| pathspec.matches(&e.path))
+        self.entries.iter().filter(|e| pathspec.matches(e.path()))
     }
 
     /// The reads of several executions of a batch over this snapshot, shared: each blob
@@ -491,13 +474,13 @@ pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String>
             (None, None) => break,
             (Some(o), None) => (Ordering::Less, Some(o)),
             (None, Some(n)) => (Ordering::Greater, Some(n)),
-            (Some(o), Some(n)) => match o.path.cmp(&n.path) {
+            (Some(o), Some(n)) => match o.path().cmp(n.path()) {
                 Ordering::Less => (Ordering::Less, Some(o)),
                 Ordering::Greater => (Ordering::Greater, Some(n)),
                 Ordering::Equal => (Ordering::Equal, (o != n).then_some(n)),
             },
         };
-        changed.extend(path.map(|e| e.path.to_string()));
+        changed.extend(path.map(|e| e.path().to_string()));
         i += usize::from(order != Ordering::Greater);
         j += usize::from(order != Ordering::Less);
     }
@@ -535,8 +518,8 @@ fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotErro
 /// `from` on, where a caller going through paths in listing order finds the next, then searched.
 pub(super) fn position_near(entries: &[Entry], path: &str, from: usize) -> Option<usize> {
     let mut near = entries.iter().skip(from).take(NEAR);
-    match near.position(|e| *e.path == *path) {
+    match near.position(|e| *e.path() == *path) {
         Some(step) => Some(from + step),
-        None => entries.binary_search_by(|e| e.path.as_ref().cmp(path)).ok(),
+        None => entries.binary_search_by(|e| e.path().cmp(path)).ok(),
     }
 }

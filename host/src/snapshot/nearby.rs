@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use gix::ObjectId;
 use gix::objs::tree::EntryMode;
 
-use super::{Entry, EntryKind, NonUtf8, Snapshot, SnapshotError, diff_trees};
+use super::entry::Listing;
+use super::{EntryKind, NonUtf8, Snapshot, SnapshotError, diff_trees};
 
 /// Per changed path: its entry on the other side, or `None` where it has none.
 type Changes = BTreeMap<String, Option<(EntryMode, ObjectId)>>;
@@ -42,25 +43,20 @@ impl Snapshot {
             &mut record,
         )?;
         // Both sides are sorted by path: merged, the unchanged entries shared (their paths are
-        // the same allocations), not copied and sorted again.
-        let mut added = (changes.iter())
-            .filter_map(|(path, side)| {
-                let (mode, id) = (*side)?;
-                Some(Entry {
-                    path: path.as_str().into(),
-                    id,
-                    executable: mode.is_executable(),
-                    kind: EntryKind::of(mode),
-                })
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .peekable();
+        // in the same buffer), not copied and sorted again.
+        let mut listing = Listing::default();
+        for (path, side) in &changes {
+            if let Some((mode, id)) = *side {
+                let kind = EntryKind::of(mode);
+                listing.push(path, (id, mode.is_executable(), kind)).ok()?;
+            }
+        }
+        let mut added = listing.entries().into_iter().peekable();
         let mut entries = Vec::with_capacity(self.entries.len() + added.len());
-        let kept = (self.entries.iter()).filter(|e| !changes.contains_key(&*e.path));
+        let kept = (self.entries.iter()).filter(|e| !changes.contains_key(e.path()));
         for entry in kept {
             entries.extend(std::iter::from_fn(|| {
-                added.next_if(|a| a.path < entry.path)
+                added.next_if(|a| a.path() < entry.path())
             }));
             entries.push(entry.clone());
         }
@@ -91,6 +87,7 @@ mod tests {
     fn a_nearby_snapshot_lists_what_the_commit_lists() {
         let repo = TestRepo::new();
         repo.write("a.rs", "a\n")
+            .write("keep.rs", "k\n")
             .write("src/b.rs", "b\n")
             .write("src/deep/c.rs", "c\n")
             .write("d/e.rs", "e\n")
@@ -107,9 +104,19 @@ mod tests {
         let second = repo.commit("second");
         let open = |rev: &str| Snapshot::open(repo.path(), rev).unwrap();
         for (from, to) in [(&second, &first), (&first, &second), (&first, &first)] {
-            let nearby = open(from).nearby(to.parse().unwrap()).unwrap();
+            let near = open(from);
+            let nearby = near.nearby(to.parse().unwrap()).unwrap();
             let listed = open(to);
             assert_eq!(nearby.entries(), listed.entries(), "{from} -> {to}");
+            // An entry both commits hold keeps its path where the open snapshot keeps it; a
+            // changed one has its own.
+            let (kept, changed) = (
+                near.entry("keep.rs").unwrap(),
+                near.entry("src/b.rs").unwrap(),
+            );
+            assert!(nearby.entry("keep.rs").unwrap().shares_paths_with(kept));
+            let changed_there = nearby.entry("src/b.rs").unwrap();
+            assert_eq!(changed_there.shares_paths_with(changed), from == to);
             assert_eq!(
                 (nearby.commit(), nearby.tree()),
                 (listed.commit(), listed.tree())

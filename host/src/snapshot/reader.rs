@@ -66,13 +66,13 @@ impl Reader {
         let size = match entry.kind {
             EntryKind::Submodule => 0,
             // A header can lie about the size as a rewritten object can about its content.
-            _ if self.verify => self.read(&entry.path)?.1.len() as u64,
+            _ if self.verify => self.read(entry.path())?.1.len() as u64,
             _ => self
                 .objects
                 .repo()
                 .find_header(entry.id)
                 .map_err(|e| ReadError::Object {
-                    path: entry.path.to_string(),
+                    path: entry.path().to_string(),
                     id: entry.id,
                     message: e.to_string(),
                 })?
@@ -87,9 +87,7 @@ impl Reader {
     }
 
     fn position(&self, path: &str) -> Option<usize> {
-        self.entries
-            .binary_search_by(|e| e.path.as_ref().cmp(path))
-            .ok()
+        self.entries.binary_search_by(|e| e.path().cmp(path)).ok()
     }
 
     /// A producer listed `indices` (entries whose sizes it was given), in this order: their
@@ -105,7 +103,7 @@ impl Reader {
             .first()
             .and_then(|&i| Some((i, self.entries.get(i)?)));
         if let (Some(share), Some((at, first))) = (&self.share, first)
-            && share.expects(at, &first.path)
+            && share.expects(at, first.path())
         {
             return;
         }

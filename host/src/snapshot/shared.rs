@@ -188,7 +188,7 @@ impl Share {
     /// ([`super::position_near`]).
     fn position(&self, index: usize, path: &str) -> Option<usize> {
         let entries = &self.inner.entries;
-        let at = match entries.get(index).is_some_and(|e| *e.path == *path) {
+        let at = match entries.get(index).is_some_and(|e| *e.path() == *path) {
             true => index,
             false => super::position_near(entries, path, self.next.load(Ordering::Relaxed))?,
         };
@@ -276,7 +276,7 @@ impl Ticket {
     /// The path and blob id of the entry to inflate.
     pub(super) fn entry(&self) -> (&str, ObjectId) {
         let entry = &self.inner.entries[self.index];
-        (&entry.path, entry.id)
+        (entry.path(), entry.id)
     }
 
     /// Hand the blob over (`None`: it could not be read; the others read it themselves).

@@ -38,10 +38,10 @@ fn read_all(snapshot: &Snapshot, member: &Member, pause: Duration) -> Result<usi
     let mut alone = snapshot.reader();
     let mut read = 0;
     for entry in snapshot.entries() {
-        let (_, bytes) = reader.read(&entry.path).map_err(|e| e.to_string())?;
-        let (_, expected) = alone.read(&entry.path).map_err(|e| e.to_string())?;
+        let (_, bytes) = reader.read(entry.path()).map_err(|e| e.to_string())?;
+        let (_, expected) = alone.read(entry.path()).map_err(|e| e.to_string())?;
         if bytes != expected {
-            return Err(format!("{}: other bytes when shared", entry.path));
+            return Err(format!("{}: other bytes when shared", entry.path()));
         }
         read += 1;
         std::thread::sleep(pause);

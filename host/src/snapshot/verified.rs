@@ -36,7 +36,7 @@ impl Snapshot {
         });
         match differs {
             Some(entry) => Err(ListingError::Differs {
-                path: entry.path.to_string(),
+                path: entry.path().to_string(),
             }),
             None => Ok(()),
         }

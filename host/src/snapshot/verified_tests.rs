@@ -69,7 +69,7 @@ fn a_blob_rewritten_in_place_fails_a_verifying_read() -> Outcome {
     let index = verifying
         .entries()
         .iter()
-        .position(|e| &*e.path == "src/todo.rs")
+        .position(|e| e.path() == "src/todo.rs")
         .ok_or("src/todo.rs is listed")?;
     let size = reader.size(index);
     assert!(matches!(size, Err(ReadError::Tampered { .. })), "{size:?}");
@@ -84,7 +84,7 @@ fn a_tree_rewritten_in_place_fails_the_listing_check() -> Outcome {
     rewrite(&repo, &src, &other)?;
     let snapshot = Snapshot::open(repo.path(), "HEAD")?;
     assert!(
-        snapshot.entries().iter().any(|e| &*e.path == "src/x.rs"),
+        snapshot.entries().iter().any(|e| e.path() == "src/x.rs"),
         "the rewrite did not take"
     );
     let checked = snapshot.verify_listing();

@@ -171,7 +171,7 @@ pub(in crate::findings) fn scan(snapshot: &Snapshot) -> Vec<Finding> {
     let paths: Vec<String> = snapshot
         .entries()
         .iter()
-        .map(|e| e.path.to_string())
+        .map(|e| e.path().to_string())
         .collect();
     for path in paths {
         let (_, bytes) = reader.read(&path).unwrap();

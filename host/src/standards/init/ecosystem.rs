@@ -40,7 +40,7 @@ impl<'a> Files<'a> {
 
     /// Every tracked path.
     pub(super) fn paths(&self) -> impl Iterator<Item = &str> {
-        self.snapshot.entries().iter().map(|e| e.path.as_ref())
+        self.snapshot.entries().iter().map(|e| e.path())
     }
 }
 

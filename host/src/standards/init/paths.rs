@@ -62,8 +62,8 @@ fn attribute_exclusions(snapshot: &Snapshot) -> Vec<String> {
     let files: Vec<String> = snapshot
         .entries()
         .iter()
-        .filter(|e| &*e.path == ".gitattributes" || e.path.ends_with("/.gitattributes"))
-        .map(|e| e.path.to_string())
+        .filter(|e| e.path() == ".gitattributes" || e.path().ends_with("/.gitattributes"))
+        .map(|e| e.path().to_string())
         .collect();
     let mut specs = Vec::new();
     for file in files {

@@ -78,8 +78,8 @@ pub(super) fn protected_paths(snapshot: &Snapshot, commands: &[&str]) -> Vec<Str
                 .entries()
                 .iter()
                 .any(|e| match prefix.ends_with('/') {
-                    true => e.path.starts_with(prefix),
-                    false => *e.path == **prefix,
+                    true => e.path().starts_with(prefix),
+                    false => *e.path() == **prefix,
                 })
         })
         .map(|(_, spec)| (*spec).to_owned())
@@ -197,7 +197,7 @@ fn covering(snapshot: &Snapshot, script: &str) -> String {
             let files = snapshot
                 .entries()
                 .iter()
-                .filter(|e| e.path.starts_with(&prefix))
+                .filter(|e| e.path().starts_with(&prefix))
                 .take(SCRIPT_FOLDER_FILES + 1)
                 .count();
             match files > SCRIPT_FOLDER_FILES {

@@ -109,5 +109,5 @@ pub mod runtime {
 }
 
 pub mod snapshot {
-    pub use crate::snapshot::{Entry, EntryKind, Pathspec, Snapshot, changed_paths};
+    pub use crate::snapshot::{Entries, Entry, EntryKind, Pathspec, Snapshot, changed_paths};
 }

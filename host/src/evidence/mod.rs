@@ -447,7 +447,7 @@ mod tests {
     #[test]
     fn an_entry_names_the_reads_its_listings_do_not_cover() {
         let paths = ["docs/a.md", "src/a.rs", "src/b.rs", "src/c.txt"];
-        let entries: Arc<[crate::snapshot::Entry]> = (paths.iter())
+        let entries: crate::snapshot::Entries = (paths.iter())
             .map(|path| {
                 crate::snapshot::Entry::new(
                     path,

@@ -28,7 +28,7 @@ use crate::evidence::memo::{Part, PartMetric};
 use crate::runtime::{
     Artifacts, MAX_FINDINGS, Metric, ProducerComponent, ReadSet, RunOutput, Runtime,
 };
-use crate::snapshot::{Entry, EntryKind, Snapshot};
+use crate::snapshot::{Entries, EntryKind, Snapshot};
 
 /// The built-ins whose every file's part depends on that file alone.
 const GROUPED: &[&str] = &["builtin:pattern", "builtin:extent"];
@@ -79,9 +79,9 @@ impl Grouped<'_> {
         let spec = self.snapshot.pathspec(&globs).ok()?;
         let entries = self.snapshot.entries();
         // The matched entries' indices, four bytes each (as read sets hold them).
-        let listed: Vec<u32> = (0..entries.len())
-            .filter(|&i| spec.matches(entries[i].path()))
-            .map(|i| u32::try_from(i).ok())
+        let listed: Vec<u32> = (entries.iter().enumerate())
+            .filter(|(_, e)| spec.matches(e.path()))
+            .map(|(i, _)| u32::try_from(i).ok())
             .collect::<Option<_>>()?;
         let groups = groups(entries, &listed);
         if groups.is_empty() {
@@ -444,7 +444,7 @@ pub(super) fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
 /// length would be geometric, and the group a changed file is in twice the spread long on
 /// average (the long ones hold more files); the bound keeps re-running it short. A file added
 /// or removed moves the cuts of its own stretch between two hash cuts only.
-fn groups(entries: &[Entry], listed: &[u32]) -> Vec<Range<usize>> {
+fn groups(entries: &Entries, listed: &[u32]) -> Vec<Range<usize>> {
     let spread = ((listed.len() / GROUPS) as u64)
         .next_power_of_two()
         .clamp(MIN_SPREAD, MAX_SPREAD);
@@ -476,7 +476,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 }
 
 /// The digest of everything a producer sees of a group: each entry's path, blob id, mode.
-fn key(entries: &[Entry], group: &[u32]) -> String {
+fn key(entries: &Entries, group: &[u32]) -> String {
     let mut digest = crate::digest::Parts::default();
     for entry in group.iter().filter_map(|&i| entries.get(i as usize)) {
         let kind = match entry.kind {
@@ -494,6 +494,8 @@ fn key(entries: &[Entry], group: &[u32]) -> String {
 mod tests {
     use super::*;
 
+    use crate::snapshot::Entry;
+
     #[test]
     fn a_group_boundary_moves_only_with_its_own_path() {
         let entry = |path: String| {
@@ -508,6 +510,7 @@ mod tests {
             .map(|i| entry(format!("src/f{i:05}.rs")))
             .collect();
         let keys = |entries: &[Entry]| -> Vec<String> {
+            let entries = &Entries::from(entries.to_vec());
             let listed: Vec<u32> = (0..entries.len() as u32).collect();
             let groups = groups(entries, &listed);
             assert!(groups.len() > 5 && groups.len() < 100, "{}", groups.len());

@@ -79,8 +79,8 @@ fn expected_reads(execution: &Execution, snapshot: &Snapshot) -> Option<Vec<u32>
     let spec = snapshot.pathspec(&globs).ok()?;
     let entries = snapshot.entries();
     // Four bytes an entry, as a read set holds its reads (no listing has 4 billion entries).
-    (0..entries.len())
-        .filter(|&at| spec.matches(entries[at].path()))
-        .map(|at| u32::try_from(at).ok())
+    (entries.iter().enumerate())
+        .filter(|(_, e)| spec.matches(e.path()))
+        .map(|(at, _)| u32::try_from(at).ok())
         .collect()
 }

@@ -7,15 +7,14 @@
 //! set in a few MB, not a map of path and id strings per file.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
-use crate::snapshot::Entry;
+use crate::snapshot::{Entries, Entry};
 
 /// What one run read, over the entries of the snapshot it read.
 #[derive(Debug, Clone)]
 pub struct ReadSet {
     /// The snapshot's entries, sorted by path, that the indices below are into.
-    entries: Arc<[Entry]>,
+    entries: Entries,
     /// Every distinct glob list the producer listed, with the entries it matched.
     pub listings: Vec<Listing>,
     /// Every entry the producer read (whole or a range, or failed to read): ascending once
@@ -38,7 +37,7 @@ pub struct Listing {
 
 impl Default for ReadSet {
     fn default() -> Self {
-        Self::over(Arc::from(Vec::new()))
+        Self::over(Entries::default())
     }
 }
 
@@ -50,7 +49,7 @@ fn index(at: usize) -> u32 {
 
 impl ReadSet {
     /// An empty read set of a run over a snapshot of `entries`.
-    pub(crate) fn over(entries: Arc<[Entry]>) -> Self {
+    pub(crate) fn over(entries: Entries) -> Self {
         Self {
             entries,
             listings: Vec::new(),
@@ -202,7 +201,7 @@ impl ReadSet {
 mod tests {
     use super::*;
 
-    fn entries(paths: &[&str]) -> Arc<[Entry]> {
+    fn entries(paths: &[&str]) -> Entries {
         paths
             .iter()
             .map(|path| {

@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use gix::ObjectId;
 
+use super::entries::{CHUNK, Entries};
+
 /// What a tracked path is in the commit's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
@@ -37,7 +39,7 @@ impl Entry {
         listing
             .push(path, (id, executable, kind))
             .expect("a test's path is short");
-        listing.entries().remove(0)
+        listing.entries()[0].clone()
     }
 
     /// Its path, repository-relative with `/` separators.
@@ -73,24 +75,22 @@ impl fmt::Debug for Entry {
 #[error("the listing's paths take more than 4 GiB")]
 pub struct TooLarge;
 
-/// Entries being listed, their paths pushed into one buffer.
+/// Entries being listed, a chunk at a time: each chunk's paths one after another in one
+/// buffer its entries share, sealed once full, so a listing never holds a second copy of
+/// itself on its way to [`Entries`].
 #[derive(Default)]
 pub(crate) struct Listing {
-    text: String,
-    /// What the entries point at until [`Listing::entries`] points them at `text`.
-    unset: Arc<String>,
+    chunks: Vec<Arc<[Entry]>>,
+    /// The chunk being filled, its entries pointing at `unset` until sealed.
     entries: Vec<Entry>,
+    /// Its paths.
+    text: String,
+    unset: Arc<String>,
+    /// Whether a path came before the one pushed before it (a crafted tree's order).
+    unsorted: bool,
 }
 
 impl Listing {
-    /// A listing with room for `capacity` entries.
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
-        Listing {
-            entries: Vec::with_capacity(capacity),
-            ..Listing::default()
-        }
-    }
-
     /// An entry at `path`: its blob or commit id, executable bit and kind.
     pub(crate) fn push(
         &mut self,
@@ -100,6 +100,11 @@ impl Listing {
         let start = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
         let len = u32::try_from(path.len()).map_err(|_| TooLarge)?;
         start.checked_add(len).ok_or(TooLarge)?;
+        let before = match self.entries.last() {
+            Some(last) => Some(&self.text[last.start as usize..start as usize]),
+            None => self.chunks.last().and_then(|c| c.last()).map(Entry::path),
+        };
+        self.unsorted |= before.is_some_and(|before| before > path);
         self.text.push_str(path);
         self.entries.push(Entry {
             paths: Arc::clone(&self.unset),
@@ -109,17 +114,37 @@ impl Listing {
             executable,
             kind,
         });
+        if self.entries.len() == CHUNK {
+            self.seal();
+        }
         Ok(())
     }
 
-    /// The entries pushed, in the order pushed, sharing one buffer of their paths.
-    pub(crate) fn entries(mut self) -> Vec<Entry> {
-        self.text.shrink_to_fit();
-        let paths = Arc::new(self.text);
-        for entry in &mut self.entries {
+    /// The chunk being filled, done: its entries pointed at its paths.
+    fn seal(&mut self) {
+        if self.entries.is_empty() {
+            return;
+        }
+        let paths = Arc::new(std::mem::take(&mut self.text));
+        let mut entries = std::mem::take(&mut self.entries);
+        for entry in &mut entries {
             entry.paths = Arc::clone(&paths);
         }
-        self.entries
+        self.chunks.push(Arc::from(entries));
+    }
+
+    /// The entries pushed, sorted by path (in the order pushed, for a tree git wrote).
+    pub(crate) fn entries(mut self) -> Entries {
+        self.seal();
+        match self.unsorted {
+            false => Entries::of_chunks(self.chunks),
+            true => {
+                let mut all: Vec<Entry> =
+                    self.chunks.iter().flat_map(|c| c.iter().cloned()).collect();
+                all.sort_unstable_by(|a, b| a.path().cmp(b.path()));
+                Entries::from(all)
+            }
+        }
     }
 }
 
@@ -138,8 +163,8 @@ mod tests {
     #[test]
     fn a_listing_s_entries_keep_their_paths_in_one_buffer() {
         let id = ObjectId::null(gix::hash::Kind::Sha1);
-        let paths = ["a.rs", "", "src/é/ß.rs", "src/é/ß.rs", "z/"];
-        let mut listing = Listing::with_capacity(2);
+        let paths = ["", "a.rs", "src/é/ß.rs", "src/é/ß.rs", "z/"];
+        let mut listing = Listing::default();
         for (i, path) in paths.iter().enumerate() {
             listing
                 .push(path, (id, i % 2 == 0, EntryKind::Blob))
@@ -151,12 +176,41 @@ mod tests {
         assert!(entries.iter().all(|e| e.shares_paths_with(&entries[0])));
         // Equal as their parts are, wherever their paths are kept.
         let own = Entry::new("src/é/ß.rs", id, true, EntryKind::Blob);
+        assert!(entries[2].executable);
         assert_eq!(entries[2], own);
         assert!(!own.shares_paths_with(&entries[2]));
         assert_ne!(entries[2], entries[3], "the executable bit differs");
         assert_eq!(
-            format!("{:?}", entries[0]),
-            format!("Entry {{ path: \"a.rs\", id: {id:?}, executable: true, kind: Blob }}")
+            format!("{:?}", entries[1]),
+            format!("Entry {{ path: \"a.rs\", id: {id:?}, executable: false, kind: Blob }}")
         );
+    }
+
+    #[test]
+    fn a_long_listing_is_sealed_chunk_by_chunk_and_one_out_of_order_is_sorted() {
+        let id = ObjectId::null(gix::hash::Kind::Sha1);
+        let paths: Vec<String> = (0..CHUNK + 3).map(|i| format!("f{i:06}")).collect();
+        let list = |paths: &[String]| {
+            let mut listing = Listing::default();
+            for path in paths {
+                listing.push(path, (id, false, EntryKind::Blob)).unwrap();
+            }
+            listing.entries()
+        };
+        let entries = list(&paths);
+        assert!(
+            entries
+                .iter()
+                .map(Entry::path)
+                .eq(paths.iter().map(String::as_str))
+        );
+        // A chunk's entries share its buffer; the next chunk has its own.
+        assert!(entries[CHUNK - 1].shares_paths_with(&entries[0]));
+        assert!(!entries[CHUNK].shares_paths_with(&entries[CHUNK - 1]));
+        assert!(entries[CHUNK + 2].shares_paths_with(&entries[CHUNK]));
+        // A crafted tree's order: listed in path order all the same.
+        let mut shuffled = paths.clone();
+        shuffled.swap(1, CHUNK + 1);
+        assert_eq!(list(&shuffled), entries);
     }
 }

@@ -8,7 +8,7 @@ use gix::objs::Kind;
 use gix::objs::tree::EntryMode;
 
 use super::entry::{Listing, TooLarge};
-use super::{Entry, EntryKind, escape};
+use super::{Entries, EntryKind, escape};
 
 /// How many directories deep a path may be: git's own `core.maxTreeDepth` default (git 2.47
 /// lists a file 2,048 directories deep and refuses one 2,049 deep). A deeper tree is refused,
@@ -53,7 +53,7 @@ pub(super) enum Check {
 /// The files below one tree, sorted by path.
 #[derive(Debug, Default)]
 pub(super) struct Listed {
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     /// Paths whose names are not UTF-8, escaped: no snapshot holds them.
     pub skipped: Vec<String>,
 }
@@ -64,14 +64,13 @@ struct Frame {
     prefix: usize,
 }
 
-/// List every file below `root`, `capacity` entries expected.
+/// List every file below `root`.
 pub(super) fn list(
     repo: &gix::Repository,
     root: ObjectId,
     check: Check,
-    capacity: usize,
 ) -> Result<Listed, ListingError> {
-    let mut listing = Listing::with_capacity(capacity);
+    let mut listing = Listing::default();
     let mut skipped = Vec::new();
     let mut path = Vec::new();
     let mut stack = vec![frame(repo, root, check, 0)?];
@@ -101,10 +100,9 @@ pub(super) fn list(
             Err(_) => skipped.push(escape(&path)),
         }
     }
-    let mut entries = listing.entries();
     // Already in order for any tree git wrote; a tree whose entries are out of order (crafted)
     // is listed in order all the same.
-    entries.sort_unstable_by(|a, b| a.path().cmp(b.path()));
+    let entries = listing.entries();
     skipped.sort_unstable();
     Ok(Listed { entries, skipped })
 }

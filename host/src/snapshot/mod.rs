@@ -4,6 +4,7 @@
 //! so uncommitted edits can never leak into a measurement. Entries are listed once when the
 //! snapshot is opened; blob contents are read lazily, by any number of threads at once.
 
+mod entries;
 mod entry;
 #[cfg(test)]
 mod entry_tests;
@@ -26,6 +27,7 @@ use std::sync::Arc;
 
 use gix::ObjectId;
 
+pub use entries::Entries;
 pub use entry::{Entry, EntryKind};
 
 pub use pathspec::Pathspec;
@@ -84,7 +86,7 @@ pub struct Snapshot {
     /// Every blob read through this snapshot is hashed and compared with its id
     /// ([`Snapshot::verifying`]).
     verify: bool,
-    entries: Arc<[Entry]>,
+    entries: Entries,
     /// Blob sizes, looked up (from object headers) only when a producer lists an entry: a
     /// measurement that reuses evidence never pays for them.
     sizes: Arc<sizes::Sizes>,
@@ -148,13 +150,12 @@ impl Snapshot {
         // a listing touches (nearly all of it) are then mapped once, not by two stores.
         let objects = objects::Objects::new(&repo);
         let mut handle = objects.handle(0);
-        let listed =
-            listing::list(handle.repo(), tree, listing::Check::AsStored, 0).map_err(|e| {
-                SnapshotError::Tree {
-                    commit,
-                    message: e.to_string(),
-                }
-            })?;
+        let listed = listing::list(handle.repo(), tree, listing::Check::AsStored).map_err(|e| {
+            SnapshotError::Tree {
+                commit,
+                message: e.to_string(),
+            }
+        })?;
         drop(handle);
         let listing::Listed { entries, skipped } = listed;
         let sizes = Arc::new(sizes::Sizes::unknown(entries.len()));
@@ -165,7 +166,7 @@ impl Snapshot {
             tree,
             worktree,
             verify: false,
-            entries: entries.into(),
+            entries,
             sizes,
             skipped: skipped.into(),
             offline: false,
@@ -189,7 +190,7 @@ impl Snapshot {
     }
 
     /// Every tracked entry, sorted by path.
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &Entries {
         &self.entries
     }
 
@@ -202,9 +203,9 @@ impl Snapshot {
     /// The same snapshot holding only the entries at `paths`: a producer run over it sees
     /// those files alone (see `standards/derived.rs`).
     pub fn restricted(&self, paths: &std::collections::BTreeSet<&str>) -> Snapshot {
-        let keep: Vec<u32> = (0..self.entries.len())
-            .filter(|&i| paths.contains(self.entries[i].path()))
-            .filter_map(|i| u32::try_from(i).ok())
+        let keep: Vec<u32> = (self.entries.iter().enumerate())
+            .filter(|(_, e)| paths.contains(e.path()))
+            .filter_map(|(i, _)| u32::try_from(i).ok())
             .collect();
         self.restricted_to(&keep)
     }
@@ -311,12 +312,14 @@ impl Snapshot {
         &'a self,
         pathspec: &'a Pathspec,
     ) -> impl Iterator<Item = usize> + 'a {
-        (0..self.entries.len()).filter(|&i| pathspec.matches(self.entries[i].path()))
+        (self.entries.iter().enumerate())
+            .filter(|(_, e)| pathspec.matches(e.path()))
+            .map(|(i, _)| i)
     }
 
     /// The entries, shared: what a read set names its reads by the index of.
-    pub(crate) fn shared_entries(&self) -> Arc<[Entry]> {
-        Arc::clone(&self.entries)
+    pub(crate) fn shared_entries(&self) -> Entries {
+        self.entries.clone()
     }
 
     /// Entries matching the pathspec, sorted by path.
@@ -329,7 +332,7 @@ impl Snapshot {
     /// entries (indices into `entries()`) execution `c` will read.
     pub(crate) fn shared_reads(&self, expected: Vec<Vec<u32>>, budget: u64) -> SharedReads {
         let objects = (Arc::clone(&self.objects), self.tree);
-        SharedReads::new(objects, Arc::clone(&self.entries), expected, budget)
+        SharedReads::new(objects, self.entries.clone(), expected, budget)
     }
 
     /// This snapshot as `member` of a batch reads it: its blobs shared with the other members.
@@ -465,7 +468,8 @@ fn diff_trees(
 pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String> {
     use std::cmp::Ordering;
     // Both listings are sorted by path: one pass over the two, nothing copied but the answer.
-    let (old, new) = (before.map_or(&[][..], Snapshot::entries), after.entries());
+    let none = Entries::default();
+    let (old, new) = (before.map_or(&none, Snapshot::entries), after.entries());
     let (mut i, mut j) = (0, 0);
     let mut changed = Vec::new();
     loop {
@@ -516,8 +520,8 @@ fn open_repository(dir: &Path) -> Result<gix::ThreadSafeRepository, SnapshotErro
 
 /// Where `path` is in `entries` (sorted by path): looked for first in the few entries from
 /// `from` on, where a caller going through paths in listing order finds the next, then searched.
-pub(super) fn position_near(entries: &[Entry], path: &str, from: usize) -> Option<usize> {
-    let mut near = entries.iter().skip(from).take(NEAR);
+pub(super) fn position_near(entries: &Entries, path: &str, from: usize) -> Option<usize> {
+    let mut near = entries.iter_from(from).take(NEAR);
     match near.position(|e| *e.path() == *path) {
         Some(step) => Some(from + step),
         None => entries.binary_search_by(|e| e.path().cmp(path)).ok(),

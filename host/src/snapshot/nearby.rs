@@ -5,12 +5,14 @@
 //! side, a tree that cannot be read).
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
 
 use gix::ObjectId;
 use gix::objs::tree::EntryMode;
 
 use super::entry::Listing;
-use super::{EntryKind, NonUtf8, Snapshot, SnapshotError, diff_trees};
+use super::{Entries, Entry, EntryKind, NonUtf8, Snapshot, SnapshotError, diff_trees};
 
 /// Per changed path: its entry on the other side, or `None` where it has none.
 type Changes = BTreeMap<String, Option<(EntryMode, ObjectId)>>;
@@ -42,8 +44,6 @@ impl Snapshot {
             NonUtf8::Fail,
             &mut record,
         )?;
-        // Both sides are sorted by path: merged, the unchanged entries shared (their paths are
-        // in the same buffer), not copied and sorted again.
         let mut listing = Listing::default();
         for (path, side) in &changes {
             if let Some((mode, id)) = *side {
@@ -51,16 +51,7 @@ impl Snapshot {
                 listing.push(path, (id, mode.is_executable(), kind)).ok()?;
             }
         }
-        let mut added = listing.entries().into_iter().peekable();
-        let mut entries = Vec::with_capacity(self.entries.len() + added.len());
-        let kept = (self.entries.iter()).filter(|e| !changes.contains_key(e.path()));
-        for entry in kept {
-            entries.extend(std::iter::from_fn(|| {
-                added.next_if(|a| a.path() < entry.path())
-            }));
-            entries.push(entry.clone());
-        }
-        entries.extend(added);
+        let entries = changed(&self.entries, &changes, &listing.entries());
         let sizes = std::sync::Arc::new(super::sizes::Sizes::unknown(entries.len()));
         Some(Snapshot {
             repo: self.repo.clone(),
@@ -69,7 +60,7 @@ impl Snapshot {
             tree,
             worktree: false,
             verify: self.verify,
-            entries: entries.into(),
+            entries,
             sizes,
             skipped: self.skipped.clone(),
             offline: self.offline,
@@ -78,10 +69,108 @@ impl Snapshot {
     }
 }
 
+/// `entries` with `changes` made: each changed path's entry left out, and `added` (the changed
+/// paths' entries on the other side, sorted) put in at its place. Both are sorted by path, so
+/// they are merged, not sorted again; a chunk no change falls in is shared, not copied (nor the
+/// paths of the entries kept: they stay in the listing's buffer).
+fn changed<V>(entries: &Entries, changes: &BTreeMap<String, V>, added: &Entries) -> Entries {
+    let chunks = entries.chunks();
+    let mut added = added.iter().cloned().peekable();
+    let mut out = Vec::with_capacity(chunks.len() + 1);
+    for (at, chunk) in chunks.iter().enumerate() {
+        // The paths this chunk covers: from its first (from none, the first chunk) up to the
+        // next one's first (to every path, the last chunk).
+        let next = chunks.get(at + 1).and_then(|c| c.first()).map(Entry::path);
+        let from = match (at, chunk.first()) {
+            (0, _) | (_, None) => Bound::Unbounded,
+            (_, Some(first)) => Bound::Included(first.path()),
+        };
+        let to = next.map_or(Bound::Unbounded, Bound::Excluded);
+        if changes.range::<str, _>((from, to)).next().is_none() {
+            out.push(Arc::clone(chunk));
+            continue;
+        }
+        let mut rebuilt = Vec::with_capacity(chunk.len());
+        for entry in chunk.iter().filter(|e| !changes.contains_key(e.path())) {
+            rebuilt.extend(std::iter::from_fn(|| {
+                added.next_if(|a| a.path() < entry.path())
+            }));
+            rebuilt.push(entry.clone());
+        }
+        rebuilt.extend(std::iter::from_fn(|| {
+            added.next_if(|a| next.is_none_or(|next| a.path() < next))
+        }));
+        out.extend(Entries::from(rebuilt).chunks().iter().cloned());
+    }
+    // No chunk to put them in (the listing was empty): the added entries are the listing.
+    out.extend(
+        Entries::from(added.collect::<Vec<_>>())
+            .chunks()
+            .iter()
+            .cloned(),
+    );
+    Entries::of_chunks(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use discern_tests::TestRepo;
+
+    fn entry(path: &str, version: u8) -> Entry {
+        let id = ObjectId::from_bytes_or_panic(&[version; 20]);
+        Entry::new(path, id, false, EntryKind::Blob)
+    }
+
+    #[test]
+    fn a_changed_listing_is_the_merge_and_shares_every_chunk_no_change_falls_in() {
+        let head: Vec<Entry> = (0..10_000).map(|i| entry(&format!("f{i:05}"), 0)).collect();
+        let entries = Entries::from(head.clone());
+        assert_eq!(entries.chunks().len(), 3);
+        // Removed, changed and added paths: before the first, inside the first chunk, between
+        // the first two, at the start of the last, after the last.
+        let cases: [&[(&str, Option<u8>)]; 5] = [
+            &[("a", Some(1)), ("f00010", None), ("f00011", Some(1))],
+            &[("f04095x", Some(1))],
+            &[("f08192", None), ("f08192a", Some(1))],
+            &[("z", Some(1)), ("f09999", Some(2))],
+            &[],
+        ];
+        for changes in cases {
+            let map: BTreeMap<String, Option<u8>> =
+                changes.iter().map(|(p, v)| ((*p).to_owned(), *v)).collect();
+            let added: Vec<Entry> = (map.iter())
+                .filter_map(|(p, v)| Some(entry(p, (*v)?)))
+                .collect();
+            let got = changed(&entries, &map, &Entries::from(added.clone()));
+            let mut expected: Vec<Entry> = (head.iter())
+                .filter(|e| !map.contains_key(e.path()))
+                .cloned()
+                .chain(added)
+                .collect();
+            expected.sort_by(|a, b| a.path().cmp(b.path()));
+            assert!(got.iter().eq(&expected), "{changes:?}");
+            assert_eq!(got.len(), expected.len());
+            // The chunks no change falls in are the same allocations.
+            let shared = (got.chunks().iter())
+                .filter(|c| entries.chunks().iter().any(|h| Arc::ptr_eq(c, h)))
+                .count();
+            // A path's chunk: the one its entry is in, or the one before its place.
+            let touched: std::collections::BTreeSet<usize> = (map.keys())
+                .map(|p| match entries.binary_search_by(|e| e.path().cmp(p)) {
+                    Ok(at) => at / 4096,
+                    Err(at) => at.saturating_sub(1) / 4096,
+                })
+                .collect();
+            assert_eq!(shared, 3 - touched.len(), "{changes:?}");
+        }
+        // An empty listing: the added entries are the listing.
+        let added = vec![entry("a", 1), entry("b", 1)];
+        let map: BTreeMap<String, Option<u8>> =
+            [("a".to_owned(), Some(1)), ("b".to_owned(), Some(1))].into();
+        let got = changed(&Entries::default(), &map, &Entries::from(added.clone()));
+        assert!(got.iter().eq(&added));
+    }
 
     #[test]
     fn a_nearby_snapshot_lists_what_the_commit_lists() {

@@ -17,7 +17,7 @@ use super::{Entry, EntryKind, Pathspec, PathspecError, ReadError, prefetch};
 pub struct Reader {
     objects: Handle,
     shared: Arc<Objects>,
-    entries: Arc<[Entry]>,
+    entries: super::Entries,
     sizes: Arc<super::sizes::Sizes>,
     verify: bool,
     last: Option<(ObjectId, Arc<Vec<u8>>)>,
@@ -31,7 +31,7 @@ impl Reader {
         Reader {
             objects: snapshot.objects.handle(4 << 20),
             shared: Arc::clone(&snapshot.objects),
-            entries: Arc::clone(&snapshot.entries),
+            entries: snapshot.entries.clone(),
             sizes: Arc::clone(&snapshot.sizes),
             verify: snapshot.verify,
             last: None,
@@ -40,13 +40,13 @@ impl Reader {
         }
     }
 
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &super::Entries {
         &self.entries
     }
 
     /// The entries, shared: to walk them while reading.
-    pub fn shared_entries(&self) -> Arc<[Entry]> {
-        Arc::clone(&self.entries)
+    pub fn shared_entries(&self) -> super::Entries {
+        self.entries.clone()
     }
 
     /// Parse the pathspecs a producer lists (see [`Snapshot::pathspec`]).
@@ -56,7 +56,7 @@ impl Reader {
 
     /// The size in bytes of the blob of `entries()[index]` (0 for a submodule).
     pub fn size(&mut self, index: usize) -> Result<u64, ReadError> {
-        let entries = Arc::clone(&self.entries);
+        let entries = self.entries.clone();
         let entry = entries
             .get(index)
             .ok_or_else(|| ReadError::NotFound(format!("entry #{index}")))?;

@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use gix::ObjectId;
 
-use super::Entry;
 use super::objects::Objects;
 use super::shared_state::{State, Step};
 
@@ -83,7 +82,7 @@ pub(super) struct Ticket {
 struct Inner {
     objects: Arc<Objects>,
     tree: ObjectId,
-    entries: Arc<[Entry]>,
+    entries: super::Entries,
     budget: u64,
     state: Mutex<State>,
     /// Readers wait here for a blob being inflated, or for room: woken when a blob is ready,
@@ -103,7 +102,7 @@ impl SharedReads {
     /// `entries`) execution `c` will read. Submodules and empty blobs are left out.
     pub(super) fn new(
         (objects, tree): (Arc<Objects>, ObjectId),
-        entries: Arc<[Entry]>,
+        entries: super::Entries,
         expected: Vec<Vec<u32>>,
         budget: u64,
     ) -> Self {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use gix::ObjectId;
 
-use super::{Entry, EntryKind};
+use super::EntryKind;
 
 /// How long an execution may read nothing before what is held for it is let go.
 const STALLED: Duration = Duration::from_millis(500);
@@ -80,7 +80,7 @@ struct Slot {
 impl State {
     /// `expected[c]`: the entries (indices into `entries`) member `c` will read; submodules and
     /// empty blobs are left out (nothing to inflate).
-    pub(super) fn new(expected: Vec<Vec<u32>>, entries: &[Entry]) -> Self {
+    pub(super) fn new(expected: Vec<Vec<u32>>, entries: &super::Entries) -> Self {
         let now = Instant::now();
         let consumers = expected
             .into_iter()

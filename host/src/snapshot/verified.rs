@@ -28,12 +28,13 @@ impl Snapshot {
                 });
             }
         }
-        let listed = super::listing::list(&repo, self.tree, Check::Hashed, self.entries.len())?;
-        let (theirs, ours) = (&listed.entries[..], &self.entries[..]);
-        let differs = (0..theirs.len().max(ours.len())).find_map(|i| {
-            let (a, b) = (theirs.get(i), ours.get(i));
-            (a != b).then_some(a.or(b)).flatten()
-        });
+        let listed = super::listing::list(&repo, self.tree, Check::Hashed)?;
+        let (mut theirs, mut ours) = (listed.entries.iter(), self.entries.iter());
+        let differs = std::iter::from_fn(|| match (theirs.next(), ours.next()) {
+            (None, None) => None,
+            pair => Some(pair),
+        })
+        .find_map(|(a, b)| (a != b).then_some(a.or(b)).flatten());
         match differs {
             Some(entry) => Err(ListingError::Differs {
                 path: entry.path().to_string(),

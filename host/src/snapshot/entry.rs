@@ -125,7 +125,12 @@ impl Listing {
         if self.entries.is_empty() {
             return;
         }
-        let paths = Arc::new(std::mem::take(&mut self.text));
+        // The next chunk's paths likely take about as much room: sized so, they are not grown
+        // by doubling; this chunk's keep only what they use.
+        let room = self.text.len() + self.text.len() / 8;
+        let mut text = std::mem::replace(&mut self.text, String::with_capacity(room));
+        text.shrink_to_fit();
+        let paths = Arc::new(text);
         let mut entries = std::mem::take(&mut self.entries);
         for entry in &mut entries {
             entry.paths = Arc::clone(&paths);

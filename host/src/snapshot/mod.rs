@@ -203,20 +203,21 @@ impl Snapshot {
     /// The same snapshot holding only the entries at `paths`: a producer run over it sees
     /// those files alone (see `standards/derived.rs`).
     pub fn restricted(&self, paths: &std::collections::BTreeSet<&str>) -> Snapshot {
-        let keep: Vec<u32> = (self.entries.iter().enumerate())
+        let keep: Vec<usize> = (self.entries.iter().enumerate())
             .filter(|(_, e)| paths.contains(e.path()))
-            .filter_map(|(i, _)| u32::try_from(i).ok())
+            .map(|(i, _)| i)
             .collect();
-        self.restricted_to(&keep)
+        self.keeping(keep.iter().copied())
     }
 
     /// This snapshot with only the entries at `keep` (ascending indices into `entries()`).
     pub fn restricted_to(&self, keep: &[u32]) -> Snapshot {
-        let kept = || {
-            keep.iter()
-                .map(|&i| i as usize)
-                .filter(|&i| i < self.entries.len())
-        };
+        self.keeping(keep.iter().map(|&i| i as usize))
+    }
+
+    /// This snapshot with only the entries at `keep` (ascending indices into `entries()`).
+    fn keeping(&self, keep: impl Iterator<Item = usize> + Clone) -> Snapshot {
+        let kept = || keep.clone().filter(|&i| i < self.entries.len());
         let sizes = sizes::Sizes::unknown(kept().count());
         for (at, i) in kept().enumerate() {
             if let Some(known) = self.sizes.get(i) {

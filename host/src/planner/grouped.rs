@@ -156,7 +156,7 @@ impl Grouped<'_> {
                 .into_iter()
                 .map(PartMetric::new)
                 .collect::<Option<_>>()?,
-            reads: output.read_set.read_indices().to_vec(),
+            reads: output.read_set.read_indices(),
             listings: output
                 .read_set
                 .listings

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::runs::Runs;
 use crate::snapshot::{Entries, Entry};
 
 /// What one run read, over the entries of the snapshot it read.
@@ -17,11 +18,8 @@ pub struct ReadSet {
     entries: Entries,
     /// Every distinct glob list the producer listed, with the entries it matched.
     pub listings: Vec<Listing>,
-    /// Every entry the producer read (whole or a range, or failed to read): ascending once
-    /// the run is over ([`ReadSet::sealed`]), in read order before.
-    reads: Vec<u32>,
-    /// Whether `reads` is ascending (searchable by halves); a read out of order clears it.
-    ascending: bool,
+    /// Every entry the producer read (whole or a range, or failed to read).
+    reads: Reads,
     /// Paths the producer asked to read that the snapshot does not hold.
     absent: BTreeSet<String>,
     /// Every artifact the producer asked for: the sha256 of its content, or `None` if absent.
@@ -31,8 +29,17 @@ pub struct ReadSet {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
     pub globs: Vec<String>,
-    /// The entries it matched (ascending indices).
-    matched: Vec<u32>,
+    /// The entries it matched.
+    matched: Runs,
+}
+
+/// The entries a run read: in read order while it runs, as runs of indices once it is over.
+#[derive(Debug, Clone)]
+enum Reads {
+    /// In read order, and whether that is ascending (searchable by halves).
+    Open { order: Vec<u32>, ascending: bool },
+    /// Ascending, each once ([`ReadSet::sealed`]).
+    Sealed(Runs),
 }
 
 impl Default for ReadSet {
@@ -53,8 +60,10 @@ impl ReadSet {
         Self {
             entries,
             listings: Vec::new(),
-            reads: Vec::new(),
-            ascending: true,
+            reads: Reads::Open {
+                order: Vec::new(),
+                ascending: true,
+            },
             absent: BTreeSet::new(),
             artifacts: BTreeMap::new(),
         }
@@ -71,10 +80,9 @@ impl ReadSet {
             let mut matched: Vec<u32> = matched.into_iter().map(index).collect();
             // Ascending whatever order the caller listed in (already so, in every caller).
             matched.sort_unstable();
-            matched.dedup();
             self.listings.push(Listing {
                 globs: globs.to_vec(),
-                matched,
+                matched: Runs::of_ascending(matched),
             });
         }
     }
@@ -92,22 +100,54 @@ impl ReadSet {
     /// Record a read of the entry at `at`. A file streamed range by range is one read.
     pub(crate) fn record_entry(&mut self, at: usize) {
         let at = index(at);
-        match self.reads.last() {
+        if let Reads::Sealed(runs) = &self.reads {
+            let order = runs.iter().collect();
+            self.reads = Reads::Open {
+                order,
+                ascending: true,
+            };
+        }
+        let Reads::Open { order, ascending } = &mut self.reads else {
+            return;
+        };
+        match order.last() {
             Some(&last) if last == at => {}
             Some(&last) => {
-                self.ascending &= last < at;
-                self.reads.push(at);
+                *ascending &= last < at;
+                order.push(at);
             }
-            None => self.reads.push(at),
+            None => order.push(at),
         }
     }
 
-    /// This read set with its reads in order and once each (what a finished run hands over).
+    /// This read set with its reads in order and once each, as runs of indices (what a
+    /// finished run hands over).
     pub(crate) fn sealed(mut self) -> Self {
-        self.reads.sort_unstable();
-        self.reads.dedup();
-        self.ascending = true;
+        if let Reads::Open { order, .. } = &mut self.reads {
+            order.sort_unstable();
+            self.reads = Reads::Sealed(Runs::of_ascending(std::mem::take(order)));
+        }
         self
+    }
+
+    /// The indices of the entries read, in read order (ascending once sealed).
+    fn read_order(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        match &self.reads {
+            Reads::Open { order, .. } => Box::new(order.iter().copied()),
+            Reads::Sealed(runs) => Box::new(runs.iter()),
+        }
+    }
+
+    /// Whether the entry at `at` was read.
+    fn was_read(&self, at: u32) -> bool {
+        match &self.reads {
+            Reads::Open {
+                order,
+                ascending: true,
+            } => order.binary_search(&at).is_ok(),
+            Reads::Open { order, .. } => order.contains(&at),
+            Reads::Sealed(runs) => runs.contains(at),
+        }
     }
 
     /// Whether the producer asked for a path the snapshot does not hold.
@@ -122,27 +162,33 @@ impl ReadSet {
 
     /// How many distinct paths the producer read (present or not).
     pub fn read_count(&self) -> usize {
-        self.reads.len() + self.absent.len()
+        let read = match &self.reads {
+            Reads::Open { order, .. } => order.len(),
+            Reads::Sealed(runs) => runs.len(),
+        };
+        read + self.absent.len()
     }
 
-    /// The indices of the entries the producer read, ascending.
-    pub(crate) fn read_indices(&self) -> &[u32] {
-        &self.reads
+    /// The indices of the entries the producer read, ascending once sealed.
+    pub(crate) fn read_indices(&self) -> Vec<u32> {
+        self.read_order().collect()
     }
 
     /// The entries the producer read (each with the blob id it read), in path order.
     pub fn entries_read(&self) -> impl Iterator<Item = &Entry> {
-        self.entries_at(&self.reads)
+        self.entries_at(self.read_order())
     }
 
     /// The entries `listing` matched (each with its blob id), in path order.
     pub fn entries_listed<'a>(&'a self, listing: &'a Listing) -> impl Iterator<Item = &'a Entry> {
-        self.entries_at(&listing.matched)
+        self.entries_at(listing.matched.iter())
     }
 
-    fn entries_at<'a>(&'a self, at: &'a [u32]) -> impl Iterator<Item = &'a Entry> {
-        at.iter()
-            .filter_map(|&i| self.entries.get(usize::try_from(i).ok()?))
+    fn entries_at<'a>(
+        &'a self,
+        at: impl Iterator<Item = u32> + 'a,
+    ) -> impl Iterator<Item = &'a Entry> {
+        at.filter_map(|i| self.entries.get(usize::try_from(i).ok()?))
     }
 
     fn path(&self, at: u32) -> Option<&str> {
@@ -158,10 +204,10 @@ impl ReadSet {
     /// [`read_paths`](Self::read_paths) but those a listing that `covers` matched.
     pub(crate) fn read_paths_outside(&self, covers: impl Fn(&Listing) -> bool) -> Vec<&str> {
         let covering: Vec<&Listing> = self.listings.iter().filter(|l| covers(l)).collect();
-        let listed = |at: &u32| covering.iter().any(|l| l.matched.binary_search(at).is_ok());
-        let mut paths: Vec<&str> = (self.reads.iter())
-            .filter(|at| !listed(at))
-            .filter_map(|&i| self.path(i))
+        let listed = |at: u32| covering.iter().any(|l| l.matched.contains(at));
+        let mut paths: Vec<&str> = (self.read_order())
+            .filter(|&at| !listed(at))
+            .filter_map(|i| self.path(i))
             .collect();
         paths.extend(self.absent.iter().map(String::as_str));
         paths.sort_unstable();
@@ -175,13 +221,7 @@ impl ReadSet {
             return self.absent.contains(path);
         };
         let at = index(at);
-        // A listing's matches are always ascending; the reads once sealed or read in order.
-        let listed = |l: &Listing| l.matched.binary_search(&at).is_ok();
-        let read = match self.ascending {
-            true => self.reads.binary_search(&at).is_ok(),
-            false => self.reads.contains(&at),
-        };
-        read || self.listings.iter().any(listed)
+        self.was_read(at) || self.listings.iter().any(|l| l.matched.contains(at))
     }
 
     /// Every snapshot path this run depended on: listed or read.
@@ -189,8 +229,8 @@ impl ReadSet {
         let listed = self
             .listings
             .iter()
-            .flat_map(|l| l.matched.iter().filter_map(|&i| self.path(i)));
-        let read = self.reads.iter().filter_map(|&i| self.path(i));
+            .flat_map(|l| l.matched.iter().filter_map(|i| self.path(i)));
+        let read = self.read_order().filter_map(|i| self.path(i));
         listed
             .chain(read)
             .chain(self.absent.iter().map(String::as_str))
@@ -236,6 +276,44 @@ mod tests {
             assert!(set.depends_on(path), "{path}");
         }
         assert!(!set.depends_on("d.rs"));
+    }
+
+    /// Sealed (its reads and listings kept as runs of indices), a read set answers as it did
+    /// while it was read: out of order, repeated, with gaps and long stretches.
+    #[test]
+    fn a_sealed_read_set_answers_as_the_reads_it_was_made_of() {
+        let paths: Vec<String> = (0..1000).map(|i| format!("f{i:04}")).collect();
+        let all: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let mut set = ReadSet::over(entries(&all));
+        let reads = (100..600)
+            .rev()
+            .chain((0..1000).step_by(3))
+            .chain([5, 5, 999]);
+        for at in reads {
+            set.record_read(&paths[at]);
+        }
+        set.record_read("gone");
+        set.record_listing(&["f0*".to_owned()], (0..1000).filter(|i| i % 2 == 0));
+        let open = set.clone();
+        let sealed = set.sealed();
+        for path in all.iter().chain(&["gone", "f1000"]) {
+            assert_eq!(open.depends_on(path), sealed.depends_on(path), "{path}");
+        }
+        assert_eq!(open.read_paths(), sealed.read_paths());
+        assert_eq!(open.listed_count(), 500);
+        assert_eq!(sealed.listed_count(), 500);
+        let mut indices = open.read_indices();
+        indices.sort_unstable();
+        indices.dedup();
+        assert_eq!(sealed.read_indices(), indices);
+        assert_eq!(sealed.read_count(), indices.len() + 1);
+        let listing = &sealed.listings[0];
+        assert!(
+            sealed
+                .entries_listed(listing)
+                .map(|e| e.path())
+                .eq(all.iter().copied().step_by(2))
+        );
     }
 
     /// A read set asked before it is sealed (reads out of order) still knows every read.

@@ -2,9 +2,10 @@
 //! are built on. Recorded by the host's snapshot implementation, so it is complete by
 //! construction: a producer can read nothing else.
 //!
-//! It names what it read by the index of the snapshot's entry (4 bytes a file, the path and
-//! blob id are the snapshot's own): a run over hundreds of thousands of files holds its read
-//! set in a few MB, not a map of path and id strings per file.
+//! It names what it read by the index of the snapshot's entry (the path and blob id are the
+//! snapshot's own): 4 bytes a file while the run reads, and once it is over runs of consecutive
+//! indices (`runs.rs`), so a run over hundreds of thousands of files that read what it listed
+//! holds a few runs, not a map of path and id strings per file.
 
 use std::collections::{BTreeMap, BTreeSet};
 

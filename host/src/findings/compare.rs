@@ -329,14 +329,18 @@ fn by_path(
     let files: Vec<Versions> = files.into_values().collect();
     let trees = (base_snapshot.tree(), baseline.head.tree());
     let maps = line_maps(baseline.repo, trees, &files)?;
-    Ok(files
-        .into_iter()
-        .map(|f| {
-            // `line_maps` maps every changed pair; a file whose blob is the same is unchanged.
-            let map = maps.get(&(f.old, f.new)).cloned().unwrap_or_default();
-            (f.new_path, map)
-        })
-        .collect())
+    let mut by_path = HashMap::with_capacity(files.len());
+    for f in files {
+        // `line_maps` maps every changed pair; a file whose blob is the same is unchanged. A
+        // changed pair it did not map is refused, never read as unchanged.
+        let map = match maps.get(&(f.old, f.new)) {
+            Some(map) => map.clone(),
+            None if f.old == f.new => LineMap::unchanged(),
+            None => return Err(LineMapError::Unmapped(f.new_path).into()),
+        };
+        by_path.insert(f.new_path, map);
+    }
+    Ok(by_path)
 }
 
 /// `side`'s findings, by index: those left to pair, and those placed on a file the change left

@@ -47,6 +47,8 @@ pub(crate) enum LineMapError {
     Git(#[from] RepoError),
     #[error("`git diff` printed a hunk header discern cannot read: {0:?}")]
     Header(String),
+    #[error("{0}: changed, but `git diff` gave no line map for it")]
+    Unmapped(String),
 }
 
 impl LineMap {

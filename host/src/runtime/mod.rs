@@ -376,8 +376,12 @@ impl Runtime {
             .pre
             .instantiate(&mut store)
             .and_then(|producer| f(&producer, &mut store));
-        // Every store runs with fuel (engine.rs); were it off, nothing would be reported used.
-        let fuel_consumed = store.get_fuel().map_or(0, |left| fuel.saturating_sub(left));
+        // Every store runs with fuel (engine.rs); were it off, the whole budget counts as used
+        // (never none: a grouped run sums its parts' fuel against the budget).
+        let fuel_consumed = match store.get_fuel() {
+            Ok(left) => fuel.saturating_sub(left),
+            Err(_) => fuel,
+        };
         let stderr = store.data().stderr.contents();
         match result {
             Ok(value) => Ok((

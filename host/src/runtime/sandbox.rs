@@ -101,10 +101,12 @@ impl StoreState {
     }
 
     pub(super) fn take_read_set(&mut self) -> ReadSet {
-        self.snapshot
-            .as_mut()
-            .map(|s| std::mem::take(&mut s.read_set).sealed())
-            .unwrap_or_default()
+        match self.snapshot.as_mut() {
+            Some(snapshot) => std::mem::take(&mut snapshot.read_set).sealed(),
+            // No snapshot was offered (a `describe` call): every read was refused as a
+            // violation, so there is nothing it could have read.
+            None => ReadSet::default(),
+        }
     }
 
     fn snapshot(&mut self) -> wasmtime::Result<&mut GuestSnapshot> {

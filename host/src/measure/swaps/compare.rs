@@ -247,10 +247,14 @@ pub(super) fn compare_unchanged(
 
 /// A reading whose findings cannot be read back: counted, never compared, no swap ruled out.
 pub(super) fn unreadable(compare: &Compare, result: &mut StandardResult, why: String) {
-    let (total, dropped) = compare
-        .outcome
-        .kept(&compare.metric.name)
-        .map_or((0, 0), |of| (of.len(), of.dropped()));
+    // Still encoded, or decoded into the reading's metric: counted either way, never as none.
+    let (total, dropped) = match compare.outcome.kept(&compare.metric.name) {
+        Some(of) => (of.len(), of.dropped()),
+        None => (
+            compare.metric.findings.len(),
+            compare.metric.findings_dropped,
+        ),
+    };
     let mut summary = FindingsSummary {
         total,
         dropped,

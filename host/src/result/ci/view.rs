@@ -83,11 +83,18 @@ impl StandardView {
 
     /// New findings the envelope counted but did not list.
     pub(super) fn unlisted(&self) -> usize {
-        self.findings.as_ref().map_or(0, |f| {
-            f.new_total
-                .unwrap_or(f.new.len())
-                .saturating_sub(f.new.len())
-        })
+        match &self.findings {
+            // Counted: those past the ones listed.
+            Some(FindingsView {
+                new_total: Some(total),
+                new,
+            }) => total.saturating_sub(new.len()),
+            // No baseline to compare with (nothing is new), or no findings at all.
+            Some(FindingsView {
+                new_total: None, ..
+            })
+            | None => 0,
+        }
     }
 
     /// One line: `todo: swapped (2, ceiling 2)`, or why it has no reading.

@@ -35,7 +35,7 @@ impl Entry {
     /// An entry whose path is its own, not in a listing's buffer (for tests).
     #[cfg(test)]
     pub fn new(path: &str, id: ObjectId, executable: bool, kind: EntryKind) -> Entry {
-        let mut listing = Listing::default();
+        let mut listing = ListingBuilder::default();
         listing
             .push(path, (id, executable, kind))
             .expect("a test's path is short");
@@ -79,7 +79,7 @@ pub struct TooLarge;
 /// buffer its entries share, sealed once full, so a listing never holds a second copy of
 /// itself on its way to [`Entries`].
 #[derive(Default)]
-pub(crate) struct Listing {
+pub(crate) struct ListingBuilder {
     chunks: Vec<Arc<[Entry]>>,
     /// The chunk being filled, its entries pointing at `unset` until sealed.
     entries: Vec<Entry>,
@@ -90,7 +90,7 @@ pub(crate) struct Listing {
     unsorted: bool,
 }
 
-impl Listing {
+impl ListingBuilder {
     /// An entry at `path`: its blob or commit id, executable bit and kind.
     pub(crate) fn push(
         &mut self,
@@ -169,7 +169,7 @@ mod tests {
     fn a_listing_s_entries_keep_their_paths_in_one_buffer() {
         let id = ObjectId::null(gix::hash::Kind::Sha1);
         let paths = ["", "a.rs", "src/é/ß.rs", "src/é/ß.rs", "z/"];
-        let mut listing = Listing::default();
+        let mut listing = ListingBuilder::default();
         for (i, path) in paths.iter().enumerate() {
             listing
                 .push(path, (id, i % 2 == 0, EntryKind::Blob))
@@ -196,7 +196,7 @@ mod tests {
         let id = ObjectId::null(gix::hash::Kind::Sha1);
         let paths: Vec<String> = (0..CHUNK + 3).map(|i| format!("f{i:06}")).collect();
         let list = |paths: &[String]| {
-            let mut listing = Listing::default();
+            let mut listing = ListingBuilder::default();
             for path in paths {
                 listing.push(path, (id, false, EntryKind::Blob)).unwrap();
             }

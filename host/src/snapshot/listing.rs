@@ -7,7 +7,7 @@ use gix::ObjectId;
 use gix::objs::Kind;
 use gix::objs::tree::EntryMode;
 
-use super::entry::{Listing, TooLarge};
+use super::entry::{ListingBuilder, TooLarge};
 use super::{Entries, EntryKind, escape};
 
 /// How many directories deep a path may be: git's own `core.maxTreeDepth` default (git 2.47
@@ -70,7 +70,7 @@ pub(super) fn list(
     root: ObjectId,
     check: Check,
 ) -> Result<Listed, ListingError> {
-    let mut listing = Listing::default();
+    let mut listing = ListingBuilder::default();
     let mut skipped = Vec::new();
     let mut path = Vec::new();
     let mut stack = vec![frame(repo, root, check, 0)?];

@@ -470,24 +470,25 @@ pub fn changed_paths(before: Option<&Snapshot>, after: &Snapshot) -> Vec<String>
     use std::cmp::Ordering;
     // Both listings are sorted by path: one pass over the two, nothing copied but the answer.
     let none = Entries::default();
-    let (old, new) = (before.map_or(&none, Snapshot::entries), after.entries());
-    let (mut i, mut j) = (0, 0);
+    let before = before.map_or(&none, Snapshot::entries);
+    let (mut old, mut new) = (before.iter().peekable(), after.entries().iter().peekable());
     let mut changed = Vec::new();
     loop {
-        let (o, n) = (old.get(i), new.get(j));
-        let (order, path) = match (o, n) {
+        let order = match (old.peek(), new.peek()) {
             (None, None) => break,
-            (Some(o), None) => (Ordering::Less, Some(o)),
-            (None, Some(n)) => (Ordering::Greater, Some(n)),
-            (Some(o), Some(n)) => match o.path().cmp(n.path()) {
-                Ordering::Less => (Ordering::Less, Some(o)),
-                Ordering::Greater => (Ordering::Greater, Some(n)),
-                Ordering::Equal => (Ordering::Equal, (o != n).then_some(n)),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(o), Some(n)) => o.path().cmp(n.path()),
+        };
+        let path = match order {
+            Ordering::Less => old.next(),
+            Ordering::Greater => new.next(),
+            Ordering::Equal => match (old.next(), new.next()) {
+                (Some(o), Some(n)) if o != n => Some(n),
+                _ => None,
             },
         };
-        changed.extend(path.map(|e| e.path().to_string()));
-        i += usize::from(order != Ordering::Greater);
-        j += usize::from(order != Ordering::Less);
+        changed.extend(path.map(|e| e.path().to_owned()));
     }
     changed
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use gix::ObjectId;
 use gix::objs::tree::EntryMode;
 
-use super::entry::Listing;
+use super::entry::ListingBuilder;
 use super::{Entries, Entry, EntryKind, NonUtf8, Snapshot, SnapshotError, diff_trees};
 
 /// Per changed path: its entry on the other side, or `None` where it has none.
@@ -44,7 +44,7 @@ impl Snapshot {
             NonUtf8::Fail,
             &mut record,
         )?;
-        let mut listing = Listing::default();
+        let mut listing = ListingBuilder::default();
         for (path, side) in &changes {
             if let Some((mode, id)) = *side {
                 let kind = EntryKind::of(mode);

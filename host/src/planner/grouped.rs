@@ -28,6 +28,7 @@ use crate::evidence::memo::{Part, PartMetric};
 use crate::runtime::{
     Artifacts, MAX_FINDINGS, Metric, ProducerComponent, ReadSet, RunOutput, Runtime,
 };
+use crate::snapshot::runs::Counted;
 use crate::snapshot::{Entries, EntryKind, Snapshot};
 
 /// The built-ins whose every file's part depends on that file alone.
@@ -78,11 +79,11 @@ impl Grouped<'_> {
         let globs = listed_globs(self.execution)?;
         let spec = self.snapshot.pathspec(&globs).ok()?;
         let entries = self.snapshot.entries();
-        // The matched entries' indices, four bytes each (as read sets hold them).
-        let listed: Vec<u32> = (entries.iter().enumerate())
-            .filter(|(_, e)| spec.matches(e.path()))
-            .map(|(i, _)| u32::try_from(i).ok())
-            .collect::<Option<_>>()?;
+        // The matched entries' indices as runs (one over `**`); no listing has 4 billion
+        // entries (one that did would run whole), so each fits in four bytes.
+        u32::try_from(entries.len()).ok()?;
+        let matching = (entries.iter().enumerate()).filter(|(_, e)| spec.matches(e.path()));
+        let listed = Counted::of_ascending(matching.map(|(i, _)| i as u32));
         let groups = groups(entries, &listed);
         if groups.is_empty() {
             return None;
@@ -90,7 +91,7 @@ impl Grouped<'_> {
         let mut memo = store.memo(&self.execution.identity);
         let keys: Vec<String> = groups
             .iter()
-            .map(|g| key(entries, &listed[g.clone()]))
+            .map(|g| key(entries, listed.places(g.clone())))
             .collect();
         let producer = self.execution.producer.as_str();
         let mut combined = Combined::new(cap, producer);
@@ -106,7 +107,8 @@ impl Grouped<'_> {
                 }
                 _ => {
                     ran.insert(key.clone());
-                    self.part(&listed[group.clone()], need, cap)?
+                    let group: Vec<u32> = listed.places(group.clone()).collect();
+                    self.part(&group, need, cap)?
                 }
             };
             if part.listings != [globs.clone()] {
@@ -399,17 +401,18 @@ fn with_max_findings(config: &str, room: usize) -> Option<String> {
 fn read_set(
     parts: &[Part],
     groups: &[Range<usize>],
-    (globs, listed): (&[String], &[u32]),
+    (globs, listed): (&[String], &Counted),
     snapshot: &Snapshot,
 ) -> Option<ReadSet> {
     let mut read_set = ReadSet::over(snapshot.shared_entries());
     for (part, group) in parts.iter().zip(groups) {
-        let group = listed.get(group.clone())?;
         for &at in &part.reads {
-            read_set.record_entry(*group.get(usize::try_from(at).ok()?)? as usize);
+            // A read is a place in its group: one past the group is no read of it.
+            let at = usize::try_from(at).ok().filter(|&at| at < group.len())?;
+            read_set.record_entry(listed.nth(group.start + at)? as usize);
         }
     }
-    read_set.record_listing(globs, listed.iter().map(|&i| i as usize));
+    read_set.record_listing(globs, listed.iter().map(|i| i as usize));
     Some(read_set.sealed())
 }
 
@@ -444,7 +447,7 @@ pub(super) fn listed_globs(execution: &Execution) -> Option<Vec<String>> {
 /// length would be geometric, and the group a changed file is in twice the spread long on
 /// average (the long ones hold more files); the bound keeps re-running it short. A file added
 /// or removed moves the cuts of its own stretch between two hash cuts only.
-fn groups(entries: &Entries, listed: &[u32]) -> Vec<Range<usize>> {
+fn groups(entries: &Entries, listed: &Counted) -> Vec<Range<usize>> {
     let spread = ((listed.len() / GROUPS) as u64)
         .next_power_of_two()
         .clamp(MIN_SPREAD, MAX_SPREAD);
@@ -453,7 +456,7 @@ fn groups(entries: &Entries, listed: &[u32]) -> Vec<Range<usize>> {
         .saturating_mul(LONGEST);
     let mut groups = Vec::new();
     let mut start = 0;
-    for (at, &i) in listed.iter().enumerate() {
+    for (at, i) in listed.iter().enumerate() {
         let cut = entries
             .get(i as usize)
             .is_some_and(|e| fnv(e.path().as_bytes()).is_multiple_of(spread));
@@ -476,9 +479,9 @@ fn fnv(bytes: &[u8]) -> u64 {
 }
 
 /// The digest of everything a producer sees of a group: each entry's path, blob id, mode.
-fn key(entries: &Entries, group: &[u32]) -> String {
+fn key(entries: &Entries, group: impl Iterator<Item = u32>) -> String {
     let mut digest = crate::digest::Parts::default();
-    for entry in group.iter().filter_map(|&i| entries.get(i as usize)) {
+    for entry in group.filter_map(|i| entries.get(i as usize)) {
         let kind = match entry.kind {
             EntryKind::Blob => b'b',
             EntryKind::Symlink => b'l',
@@ -511,7 +514,7 @@ mod tests {
             .collect();
         let keys = |entries: &[Entry]| -> Vec<String> {
             let entries = &Entries::from(entries.to_vec());
-            let listed: Vec<u32> = (0..entries.len() as u32).collect();
+            let listed = Counted::of_ascending(0..entries.len() as u32);
             let groups = groups(entries, &listed);
             assert!(groups.len() > 5 && groups.len() < 100, "{}", groups.len());
             let longest = groups.iter().map(ExactSizeIterator::len).max().unwrap_or(0);
@@ -521,13 +524,13 @@ mod tests {
                 .flat_map(Clone::clone)
                 .map(|i| i as u32)
                 .collect();
-            assert_eq!(
-                covered, listed,
+            assert!(
+                covered.iter().copied().eq(listed.iter()),
                 "the groups are the listing, in order, once"
             );
             groups
                 .iter()
-                .map(|g| key(entries, &listed[g.clone()]))
+                .map(|g| key(entries, listed.places(g.clone())))
                 .collect()
         };
         let mut fewer = all.clone();

@@ -8,6 +8,7 @@
 //! producer gets are the same either way: only who inflated them differs.
 
 use super::{Execution, Plan};
+use crate::snapshot::runs::Counted;
 use crate::snapshot::{self, Member, SharedReads, Snapshot};
 
 /// The built-ins that read every non-empty file their `paths` match, in path order.
@@ -71,16 +72,17 @@ impl Batch {
 
 /// The entries `execution` will read (indices into `snapshot.entries()`), when its producer
 /// says so by its config.
-fn expected_reads(execution: &Execution, snapshot: &Snapshot) -> Option<Vec<u32>> {
+fn expected_reads(execution: &Execution, snapshot: &Snapshot) -> Option<Counted> {
     if !READ_ALL_THEY_LIST.contains(&execution.producer.as_str()) || execution.component.is_err() {
         return None;
     }
     let globs = super::grouped::listed_globs(execution)?;
     let spec = snapshot.pathspec(&globs).ok()?;
     let entries = snapshot.entries();
-    // Four bytes an entry, as a read set holds its reads (no listing has 4 billion entries).
-    (entries.iter().enumerate())
-        .filter(|(_, e)| spec.matches(e.path()))
-        .map(|(at, _)| u32::try_from(at).ok())
-        .collect()
+    // No listing has 4 billion entries (one that did would not be shared), so every index of
+    // one fits in four bytes.
+    u32::try_from(entries.len()).ok()?;
+    let matching = (entries.iter().enumerate()).filter(|(_, e)| spec.matches(e.path()));
+    // As runs of consecutive entries (one over `**`), not four bytes an entry.
+    Some(Counted::of_ascending(matching.map(|(at, _)| at as u32)))
 }

@@ -13,7 +13,6 @@ mod finding;
 mod output;
 mod precompiled;
 mod read_set;
-mod runs;
 mod sandbox;
 mod trace;
 mod version;

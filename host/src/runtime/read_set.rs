@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::runs::Runs;
+use crate::snapshot::runs::Runs;
 use crate::snapshot::{Entries, Entry};
 
 /// What one run read, over the entries of the snapshot it read.

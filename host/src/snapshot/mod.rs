@@ -15,6 +15,7 @@ mod pathspec;
 mod prefetch;
 mod promisor;
 mod reader;
+pub(crate) mod runs;
 mod shared;
 mod shared_state;
 #[cfg(test)]
@@ -331,7 +332,7 @@ impl Snapshot {
     /// The reads of several executions of a batch over this snapshot, shared: each blob
     /// inflated once for all, at most `budget` bytes held (`shared.rs`). `expected[c]` are the
     /// entries (indices into `entries()`) execution `c` will read.
-    pub(crate) fn shared_reads(&self, expected: Vec<Vec<u32>>, budget: u64) -> SharedReads {
+    pub(crate) fn shared_reads(&self, expected: Vec<runs::Counted>, budget: u64) -> SharedReads {
         let objects = (Arc::clone(&self.objects), self.tree);
         SharedReads::new(objects, self.entries.clone(), expected, budget)
     }

@@ -21,6 +21,7 @@ use std::time::Duration;
 use gix::ObjectId;
 
 use super::objects::Objects;
+use super::runs::Counted;
 use super::shared_state::{State, Step};
 
 /// The most bytes of inflated blobs a batch holds (each thread may go over by one blob).
@@ -103,7 +104,7 @@ impl SharedReads {
     pub(super) fn new(
         (objects, tree): (Arc<Objects>, ObjectId),
         entries: super::Entries,
-        expected: Vec<Vec<u32>>,
+        expected: Vec<Counted>,
         budget: u64,
     ) -> Self {
         let state = State::new(expected, &entries);

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use gix::ObjectId;
 
 use super::EntryKind;
+use super::runs::Counted;
 
 /// How long an execution may read nothing before what is held for it is let go.
 const STALLED: Duration = Duration::from_millis(500);
@@ -37,8 +38,8 @@ pub(super) struct State {
 }
 
 struct Consumer {
-    /// The entries it will read, ascending (4 bytes an entry: read sets index them so too).
-    expected: Vec<u32>,
+    /// The entries it will read, ascending, as runs (a run over `**` expects one).
+    expected: Counted,
     /// Position in `expected` of the next entry it reads: those before are passed.
     read: usize,
     /// Position in `expected` of the next entry the workers inflate for it (at least `read`).
@@ -56,16 +57,14 @@ struct Consumer {
 impl Consumer {
     /// The entry it expects at position `at`.
     fn at(&self, at: usize) -> Option<usize> {
-        self.expected.get(at).map(|&index| index as usize)
+        self.expected.nth(at).map(|index| index as usize)
     }
 
     /// Whether it expects entry `index` at position `from` or after.
     fn expects_from(&self, from: usize, index: usize) -> bool {
-        u32::try_from(index).is_ok_and(|index| {
-            self.expected[from.min(self.expected.len())..]
-                .binary_search(&index)
-                .is_ok()
-        })
+        (u32::try_from(index).ok())
+            .and_then(|index| self.expected.position(index))
+            .is_some_and(|at| at >= from)
     }
 }
 
@@ -80,20 +79,18 @@ struct Slot {
 impl State {
     /// `expected[c]`: the entries (indices into `entries`) member `c` will read; submodules and
     /// empty blobs are left out (nothing to inflate).
-    pub(super) fn new(expected: Vec<Vec<u32>>, entries: &super::Entries) -> Self {
+    pub(super) fn new(expected: Vec<Counted>, entries: &super::Entries) -> Self {
         let now = Instant::now();
         let consumers = expected
             .into_iter()
-            .map(|mut indices| {
-                indices.retain(|&i| {
+            .map(|indices| {
+                let inflated = indices.iter().filter(|&i| {
                     entries.get(i as usize).is_some_and(|e| {
                         e.kind != EntryKind::Submodule && e.id != ObjectId::empty_blob(e.id.kind())
                     })
                 });
-                indices.sort_unstable();
-                indices.dedup();
                 Consumer {
-                    expected: indices,
+                    expected: Counted::of_ascending(inflated),
                     read: 0,
                     ahead: 0,
                     joined: false,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use discern_tests::TestRepo;
 
 use crate::snapshot::Snapshot;
+use crate::snapshot::runs::Counted;
 use crate::snapshot::shared::{Member, SharedReads};
 use crate::snapshot::shared_state::{State, Step};
 
@@ -72,8 +73,8 @@ fn two_readers(
     })
 }
 
-fn everything(snapshot: &Snapshot) -> Vec<u32> {
-    (0..snapshot.entries().len() as u32).collect()
+fn everything(snapshot: &Snapshot) -> Counted {
+    Counted::of_ascending(0..snapshot.entries().len() as u32)
 }
 
 #[test]

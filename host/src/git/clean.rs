@@ -161,19 +161,14 @@ pub(super) fn walk_only(
     only: Option<&[String]>,
 ) -> Option<Survey> {
     let state: &State = index;
-    let paths: Vec<&[u8]> = state
-        .entries()
-        .iter()
-        .map(|e| e.path(state).as_ref())
-        .collect();
     let mut folders = Vec::new();
-    tracked_folders(&paths, Vec::new(), 0..paths.len(), &mut folders);
+    tracked_folders(state, Vec::new(), 0..state.entries().len(), &mut folders);
     if let Some(only) = only {
         folders = holding(folders, only);
     }
     let record_file = settled::path(git_dir);
     let checksum = index.checksum().filter(|c| !c.is_null());
-    let record = checksum.and_then(|c| Record::load(&record_file, c, paths.len()));
+    let record = checksum.and_then(|c| Record::load(&record_file, c, state.entries().len()));
     let started = Record::now();
     let racy = AtomicUsize::new(0);
     let filters = Filters::new(root);
@@ -181,7 +176,6 @@ pub(super) fn walk_only(
     let check = Check {
         state,
         root: root_folder.as_fd(),
-        paths: &paths,
         racy: &racy,
         mode,
         filters: &filters,
@@ -195,7 +189,7 @@ pub(super) fn walk_only(
     {
         remember(
             &record_file,
-            Record::new(checksum, started, paths.len()),
+            Record::new(checksum, started, state.entries().len()),
             state,
             &survey,
             record.as_ref(),

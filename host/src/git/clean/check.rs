@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gix::index::State;
 use gix::index::entry::{Mode, Stat, stat, stat::Options};
 
-use super::folders::Folder;
+use super::folders::{Folder, Paths};
 use super::{Survey, Walk};
 use crate::git::lstat::{self, Listed, Lstat};
 use crate::git::settle::{Filters, Settled, Settling};
@@ -67,7 +67,6 @@ pub(super) struct Check<'a> {
     pub(super) state: &'a State,
     /// The work tree's root, open.
     pub(super) root: BorrowedFd<'a>,
-    pub(super) paths: &'a [&'a [u8]],
     pub(super) racy: &'a AtomicUsize,
     pub(super) mode: Walk,
     pub(super) filters: &'a Filters,
@@ -108,7 +107,7 @@ impl Check<'_> {
         let dir = match lstat::open_folder(self.root, prefix) {
             Ok(dir) => dir,
             Err(e) if self.mode == Walk::Survey && e.kind() == std::io::ErrorKind::NotFound => {
-                return self.suspect_all(files.iter().map(|(_, index)| index), survey);
+                return self.suspect_all(files.iter().map(|&index| index as usize), survey);
             }
             Err(_) => return None,
         };
@@ -122,7 +121,7 @@ impl Check<'_> {
         recorded.extend(
             files
                 .iter()
-                .map(|(_, index)| Recorded::of(&entries[*index])),
+                .map(|&index| Recorded::of(&entries[index as usize])),
         );
         lstat::each_name(&dir, buffer, |name, listed| {
             let at = (dir.as_fd(), name, listed);
@@ -134,7 +133,7 @@ impl Check<'_> {
             .iter()
             .zip(recorded.iter())
             .filter(|(_, recorded)| !recorded.seen)
-            .map(|((_, index), _)| index);
+            .map(|(&index, _)| index as usize);
         self.suspect_all(missing, survey)
     }
 
@@ -152,11 +151,11 @@ impl Check<'_> {
         if folder.prefix.is_empty() && bytes == b".git" {
             return Some(());
         }
-        if let Some(at) = folder.file(bytes) {
+        if let Some(at) = folder.file(self.state, bytes) {
             recorded[at].seen = true;
             // Relative to the open folder, as cheap as git's own lstat.
             let meta = lstat::lstat(dir, name).ok()?;
-            let file = (folder.files[at].1, &recorded[at]);
+            let file = (folder.files[at] as usize, &recorded[at]);
             return self.tracked(file, &meta, survey, settling);
         }
         let is_folder = match listed {
@@ -196,13 +195,9 @@ impl Check<'_> {
         Some(())
     }
 
-    fn suspect_all<'i>(
-        &self,
-        indices: impl Iterator<Item = &'i usize>,
-        survey: &mut Survey,
-    ) -> Option<()> {
-        for &index in indices {
-            self.suspect(self.paths[index], survey)?;
+    fn suspect_all(&self, indices: impl Iterator<Item = usize>, survey: &mut Survey) -> Option<()> {
+        for index in indices {
+            self.suspect(self.state.path(index), survey)?;
         }
         Some(())
     }
@@ -224,7 +219,7 @@ impl Check<'_> {
             return Some(());
         }
         let entry = &self.state.entries()[index];
-        let path = self.paths[index];
+        let path = self.state.path(index);
         let by_content = match (seen, self.mode) {
             (Seen::Matches, _) => return Some(()),
             (Seen::Resized, Walk::Survey) => return self.changed(path, survey),

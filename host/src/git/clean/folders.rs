@@ -1,16 +1,38 @@
 //! The index's tracked folders: each with its tracked files (found by a key of their first
 //! bytes, then by name) and its tracked subfolders, read from the index's sorted paths in one
-//! pass.
+//! pass. A folder names its files by their entries (four bytes each), whose paths the index
+//! holds already.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+
+use gix::index::State;
+
+/// The index's paths, by entry.
+pub(super) trait Paths {
+    /// The path of entry `index`.
+    fn path(&self, index: usize) -> &[u8];
+}
+
+impl Paths for State {
+    fn path(&self, index: usize) -> &[u8] {
+        self.entries()[index].path(self).as_ref()
+    }
+}
+
+impl Paths for [&[u8]] {
+    fn path(&self, index: usize) -> &[u8] {
+        self[index]
+    }
+}
 
 /// One tracked folder, as the index knows it.
 pub(super) struct Folder<'a> {
     /// Empty for the root, else ending in `/`.
     pub(super) prefix: Vec<u8>,
-    /// Tracked files directly in it, sorted by name: name and index of the entry.
-    pub(super) files: Vec<(&'a [u8], usize)>,
+    /// The entries of the tracked files directly in it, sorted by name (an index counts its
+    /// entries in 32 bits).
+    pub(super) files: Vec<u32>,
     /// The [`name_key`] of each of `files`, in the same order (so sorted too).
     keys: Vec<u64>,
     /// Names of tracked subfolders, sorted.
@@ -18,14 +40,19 @@ pub(super) struct Folder<'a> {
 }
 
 impl Folder<'_> {
+    /// The name in this folder of the tracked file at `files[at]`, whose paths are `paths`.
+    fn name<'p, P: Paths + ?Sized>(&self, paths: &'p P, at: usize) -> &'p [u8] {
+        &paths.path(self.files[at] as usize)[self.prefix.len()..]
+    }
+
     /// Where in `files` the tracked file `name` is: found among the keys (one word each), and
-    /// only then among the names that share its key.
-    pub(super) fn file(&self, name: &[u8]) -> Option<usize> {
+    /// only then among the names that share its key (read from `paths`).
+    pub(super) fn file<P: Paths + ?Sized>(&self, paths: &P, name: &[u8]) -> Option<usize> {
         let key = name_key(name);
         let from = self.keys.partition_point(|k| *k < key);
         let to = from + self.keys[from..].partition_point(|k| *k == key);
-        let at = self.files[from..to].binary_search_by(|(n, _)| (*n).cmp(name));
-        at.ok().map(|at| from + at)
+        let at = from + partition_point(from..to, |at| self.name(paths, at) < name);
+        (at < to && self.name(paths, at) == name).then_some(at)
     }
 
     pub(super) fn has_subfolder(&self, name: &[u8]) -> bool {
@@ -42,10 +69,10 @@ fn name_key(name: &[u8]) -> u64 {
     u64::from_be_bytes(word)
 }
 
-/// Every tracked folder below `prefix`, whose sorted index paths are `range`, in one pass:
-/// a subfolder's paths are a contiguous run, skipped with a binary search.
-pub(super) fn tracked_folders<'a>(
-    paths: &[&'a [u8]],
+/// Every tracked folder below `prefix`, whose sorted index paths are entries `range` of
+/// `paths`, in one pass: a subfolder's paths are a contiguous run, skipped with a binary search.
+pub(super) fn tracked_folders<'a, P: Paths + ?Sized>(
+    paths: &'a P,
     prefix: Vec<u8>,
     range: Range<usize>,
     folders: &mut Vec<Folder<'a>>,
@@ -59,35 +86,50 @@ pub(super) fn tracked_folders<'a>(
     let mut below = Vec::new();
     let mut at = range.start;
     while at < range.end {
-        let path = paths[at];
+        let path = paths.path(at);
         let rest = &path[folder.prefix.len()..];
         match rest.iter().position(|b| *b == b'/') {
             Some(slash) => {
                 let sub = &path[..folder.prefix.len() + slash + 1];
-                let len = paths[at..range.end].partition_point(|p| p.starts_with(sub));
+                let len = partition_point(at..range.end, |i| paths.path(i).starts_with(sub));
                 folder.subfolders.push(&rest[..slash]);
                 below.push((sub.to_vec(), at..at + len));
                 at += len;
             }
             None => {
-                folder.files.push((rest, at));
+                folder.files.push(at as u32);
                 at += 1;
             }
         }
     }
     // Index order is byte order of whole paths: the files come sorted, the subfolders need
     // not (`b-c/…` sorts before `b/…`).
-    folder.files.sort_unstable();
-    folder.keys = folder
-        .files
-        .iter()
-        .map(|(name, _)| name_key(name))
+    let skip = folder.prefix.len();
+    folder.files.sort_unstable_by(|&a, &b| {
+        paths.path(a as usize)[skip..].cmp(&paths.path(b as usize)[skip..])
+    });
+    folder.keys = (folder.files.iter())
+        .map(|&at| name_key(&paths.path(at as usize)[skip..]))
         .collect();
+    folder.files.shrink_to_fit();
     folder.subfolders.sort_unstable();
     folders.push(folder);
     for (sub, range) in below {
         tracked_folders(paths, sub, range, folders);
     }
+}
+
+/// How many of the entries `range` (from its start) `holds`: those that do come first.
+fn partition_point(range: Range<usize>, holds: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (range.start, range.end);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        match holds(mid) {
+            true => low = mid + 1,
+            false => high = mid,
+        }
+    }
+    low - range.start
 }
 
 /// The folders of `folders` that hold one of `paths`: the deepest tracked folder each path is
@@ -149,11 +191,14 @@ mod tests {
         let mut paths: Vec<&[u8]> = names.iter().map(|n| n.as_bytes()).collect();
         paths.sort_unstable();
         let mut folders = Vec::new();
-        tracked_folders(&paths, Vec::new(), 0..paths.len(), &mut folders);
+        let paths: &[&[u8]] = &paths;
+        tracked_folders(paths, Vec::new(), 0..paths.len(), &mut folders);
         let src: &Folder = folders.iter().find(|f| f.prefix == b"src/").unwrap();
-        for (at, (name, _)) in src.files.iter().enumerate() {
+        assert_eq!(src.files.len(), names.len());
+        for at in 0..src.files.len() {
+            let name = src.name(paths, at);
             assert_eq!(
-                src.file(name),
+                src.file(paths, name),
                 Some(at),
                 "{}",
                 String::from_utf8_lossy(name)
@@ -168,7 +213,7 @@ mod tests {
             "component_g",
             "zz",
         ] {
-            assert_eq!(src.file(absent.as_bytes()), None, "{absent}");
+            assert_eq!(src.file(paths, absent.as_bytes()), None, "{absent}");
         }
     }
 }

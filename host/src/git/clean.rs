@@ -161,6 +161,8 @@ pub(super) fn walk_only(
     only: Option<&[String]>,
 ) -> Option<Survey> {
     let state: &State = index;
+    // Folders name their files by entry in four bytes, as the index counts its entries.
+    u32::try_from(state.entries().len()).ok()?;
     let mut folders = Vec::new();
     tracked_folders(state, Vec::new(), 0..state.entries().len(), &mut folders);
     if let Some(only) = only {

@@ -97,6 +97,7 @@ pub(super) fn tracked_folders<'a, P: Paths + ?Sized>(
                 at += len;
             }
             None => {
+                // The caller holds an index of fewer than 2^32 entries (`walk_only`).
                 folder.files.push(at as u32);
                 at += 1;
             }

@@ -203,16 +203,24 @@ fn days_since_epoch(y: u64, m: u64, d: u64) -> u64 {
 impl AllowedSigner {
     /// Whether this line lets its key sign for `namespace` now.
     pub(crate) fn allows(&self, namespace: &str) -> bool {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).ok();
+        self.allows_at(namespace, now.map(|d| d.as_secs()))
+    }
+
+    /// Whether this line lets its key sign for `namespace` at `now` (seconds since the epoch;
+    /// `None`: the clock reads before 1970). A line with a validity window allows nothing
+    /// when the time cannot be told.
+    fn allows_at(&self, namespace: &str, now: Option<u64>) -> bool {
+        let within = |bound: Option<u64>, inside: fn(u64, u64) -> bool| {
+            bound.is_none_or(|t| now.is_some_and(|now| inside(now, t)))
+        };
         !self.cert_authority
             && self
                 .namespaces
                 .as_deref()
                 .is_none_or(|list| pattern_list(list, namespace))
-            && self.valid_after.is_none_or(|t| now >= t)
-            && self.valid_before.is_none_or(|t| now <= t)
+            && within(self.valid_after, |now, t| now >= t)
+            && within(self.valid_before, |now, t| now <= t)
     }
 }
 
@@ -268,6 +276,25 @@ mod tests {
         assert!(signers[0].allows("discern-approval"));
         assert!(!signers[1].allows("discern-approval"));
         assert!(signers[1].allows("discern-evidence"));
+    }
+
+    #[test]
+    fn a_validity_window_allows_only_within_it_and_nothing_when_the_time_cannot_be_told() {
+        let text = format!(
+            "open@example.com {KEY}\nwindow@example.com valid-after=\"20200101\",valid-before=\"20300101\" {KEY}\nexpiring@example.com valid-before=\"20300101\" {KEY}\n"
+        );
+        let signers = parse(&text).expect("parses");
+        let (open, window, expiring) = (&signers[0], &signers[1], &signers[2]);
+        let (before, inside, after) = (1_500_000_000, 1_700_000_000, 1_950_000_000);
+        assert!(window.allows_at("discern-approval", Some(inside)));
+        assert!(!window.allows_at("discern-approval", Some(before)));
+        assert!(!window.allows_at("discern-approval", Some(after)));
+        assert!(!window.allows_at("discern-approval", None));
+        // An expiry alone is no more to be trusted when the time cannot be told.
+        assert!(expiring.allows_at("discern-approval", Some(inside)));
+        assert!(!expiring.allows_at("discern-approval", Some(after)));
+        assert!(!expiring.allows_at("discern-approval", None));
+        assert!(open.allows_at("discern-approval", None));
     }
 
     #[test]

@@ -23,9 +23,15 @@ pub(crate) struct Claim {
 
 /// Claim `paths` for this process, now.
 pub(crate) fn claim(paths: impl IntoIterator<Item = PathBuf>) -> Vec<Claim> {
-    let since_ns = std::time::SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    let now = std::time::SystemTime::now().duration_since(UNIX_EPOCH).ok();
+    claim_at(paths, now.map(|d| d.as_nanos()))
+}
+
+/// Claim `paths` as claimed at `now` (nanoseconds since the epoch; `None`: the clock reads
+/// before 1970). A claim whose time cannot be told is as late as can be: no lock is younger,
+/// so recovery never proves one discern's by it and leaves the file, naming it.
+fn claim_at(paths: impl IntoIterator<Item = PathBuf>, now: Option<u128>) -> Vec<Claim> {
+    let since_ns = now.unwrap_or(u128::MAX);
     paths
         .into_iter()
         .map(|path| Claim {
@@ -133,6 +139,16 @@ mod tests {
         let mut older = stale(dir.path(), "b.lock");
         older.since_ns += 10_000_000_000;
         assert!(release_left(std::slice::from_ref(&older)).is_empty());
+
+        // Claimed when the clock could not be read: no lock is proven younger.
+        let mut untimed = stale(dir.path(), "d.lock");
+        untimed.since_ns = claim_at([untimed.path.clone()], None)[0].since_ns;
+        assert!(release_left(std::slice::from_ref(&untimed)).is_empty());
+        assert!(untimed.path.exists());
+        // As a journal keeps it, and reads it back after a crash.
+        let kept = serde_json::to_string(&untimed).expect("serialises");
+        let back: Claim = serde_json::from_str(&kept).expect("reads back");
+        assert_eq!(back, untimed);
 
         // A live claimer (this very process).
         let mut live = stale(dir.path(), "c.lock");

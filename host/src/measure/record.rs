@@ -37,11 +37,10 @@ pub(crate) fn load(repo: &Repo) -> Result<Option<Record>, String> {
         return Ok(None);
     };
     let version = value.get("version").and_then(serde_json::Value::as_u64);
-    if version.is_some_and(|v| v > u64::from(VERSION)) {
+    if let Some(version) = version.filter(|&v| v > u64::from(VERSION)) {
         return Err(format!(
-            "{} was written by a newer discern (format version {}); upgrade discern or delete the file",
+            "{} was written by a newer discern (format version {version}); upgrade discern or delete the file",
             repo.admin_path(FILE).display(),
-            version.unwrap_or_default()
         ));
     }
     Ok(serde_json::from_value(value).ok())

@@ -49,8 +49,8 @@ impl Default for ReadSet {
     }
 }
 
-/// An index into a snapshot's entries as a read set keeps it (a tree of more than 4 billion
-/// entries cannot be listed in memory anyway).
+/// An index into a snapshot's entries as a read set keeps it: a listing of a tree refuses a
+/// 2^32nd entry (`snapshot/entry.rs`, `TooLarge`), so no index of one saturates here.
 fn index(at: usize) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
 }

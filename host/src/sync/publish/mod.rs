@@ -98,12 +98,15 @@ pub(super) fn publish(
         Err(why) => return Ok(Publication::skipped(why)),
     };
     let key = key()?;
+    // A bundle stamped 1970 would be pruned as old at once: refused instead.
+    let now = now().ok_or_else(|| {
+        SyncError::Publish("the system clock reads before 1970: set it, then publish again".into())
+    })?;
     let measured = measured::measure(ws, config, head)?;
     let tip = repo.resolve_ref(tree::REF)?.map(|r| r.commit);
     let mut files = Vec::new();
     let mut published = 0;
     let mut bundles = Vec::new();
-    let now = now();
     for entry in measured.entries {
         let bundle = signed(entry.entry, entry.findings, &key, &repository)?;
         bundles.push((entry.identity.clone(), bundle.clone()));
@@ -253,7 +256,11 @@ pub(crate) fn prune(repo: &Repo, config: &Config) -> Result<usize, SyncError> {
     let Some(tip) = repo.resolve_ref(tree::REF)?.map(|r| r.commit) else {
         return Ok(0);
     };
-    let cutoff = now().saturating_sub(u64::from(days) * 86_400);
+    // A clock before 1970 tells no age: nothing is old enough to drop.
+    let Some(now) = now() else {
+        return Ok(0);
+    };
+    let cutoff = now.saturating_sub(u64::from(days) * 86_400);
     let old: Vec<String> = tree::published_times(&repo.local(), tip)
         .into_iter()
         .filter(|(_, time)| *time < cutoff)
@@ -288,8 +295,8 @@ fn commit_tree(
     Ok(commit)
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+/// Seconds since the epoch; `None` when the clock reads before 1970.
+fn now() -> Option<u64> {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok();
+    now.map(|d| d.as_secs())
 }

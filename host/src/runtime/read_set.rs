@@ -49,8 +49,9 @@ impl Default for ReadSet {
     }
 }
 
-/// An index into a snapshot's entries as a read set keeps it: a listing of a tree refuses a
-/// 2^32nd entry (`snapshot/entry.rs`, `TooLarge`), so no index of one saturates here.
+/// An index into a snapshot's entries as a read set keeps it: a snapshot lists fewer than 2^32
+/// entries (`snapshot/entry.rs` refuses more, `TooLarge`; a nearby listing that would hold more
+/// is listed whole), so no index of one saturates here.
 fn index(at: usize) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
 }

@@ -70,7 +70,7 @@ impl fmt::Debug for Entry {
     }
 }
 
-/// A listing of 2^32 entries or more (what read sets count in four bytes), or a chunk whose
+/// A listing of 2^32 entries or more (read sets count them in four bytes), or a chunk whose
 /// paths pass 4 GiB: refused, not cut.
 #[derive(Debug, thiserror::Error)]
 #[error("the listing has more entries than 4,294,967,295, or paths longer than 4 GiB")]
@@ -98,8 +98,9 @@ impl ListingBuilder {
         path: &str,
         (id, executable, kind): (ObjectId, bool, EntryKind),
     ) -> Result<(), TooLarge> {
-        // Every entry's index fits in four bytes (read sets and shared reads keep them so).
-        u32::try_from(self.chunks.len() * CHUNK + self.entries.len()).map_err(|_| TooLarge)?;
+        // A listing holds fewer than 2^32 entries: each index fits in four bytes (read sets and
+        // shared reads keep them so).
+        u32::try_from(self.chunks.len() * CHUNK + self.entries.len() + 1).map_err(|_| TooLarge)?;
         let start = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
         let len = u32::try_from(path.len()).map_err(|_| TooLarge)?;
         start.checked_add(len).ok_or(TooLarge)?;

@@ -52,6 +52,9 @@ impl Snapshot {
             }
         }
         let entries = changed(&self.entries, &changes, &listing.entries());
+        // Fewer than 2^32 entries, as a listing holds (`entry.rs`); else it is listed whole,
+        // which refuses it.
+        u32::try_from(entries.len()).ok()?;
         let sizes = std::sync::Arc::new(super::sizes::Sizes::unknown(entries.len()));
         Some(Snapshot {
             repo: self.repo.clone(),
